@@ -1,0 +1,121 @@
+"""Input checks shared by every rlcore function.
+
+Each check raises ``ValueError`` whose message names the argument and the
+offending value, so a page can show it to the learner as it is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+PROB_TOL = 1e-9
+
+
+def _show(value) -> str:
+    text = np.array2string(np.asarray(value), precision=4, threshold=8) if np.ndim(value) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:
+    """A finite 1-D float64 array with at least ``min_len`` entries."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a sequence of numbers, got {_show(value)}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size < min_len:
+        raise ValueError(f"{name} must have at least {min_len} entries, got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers, got {_show(arr)}")
+    return arr
+
+
+def as_probs(name: str, value) -> np.ndarray:
+    """A probability vector: entries in [0, 1] that sum to 1 within 1e-9."""
+    arr = as_vector(name, value)
+    if np.any(arr < 0) or np.any(arr > 1):
+        raise ValueError(f"{name} must lie in [0, 1], got {_show(arr)}")
+    total = float(arr.sum())
+    if abs(total - 1.0) > PROB_TOL:
+        raise ValueError(f"{name} must sum to 1, got {_show(arr)} (sum {total:.12g})")
+    return arr
+
+
+def as_real(name: str, value) -> float:
+    """A finite real number."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {_show(value)}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def in_range(name: str, value, low: float, high: float) -> float:
+    """A finite number in the closed interval [low, high]."""
+    x = as_real(name, value)
+    if not low <= x <= high:
+        raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {x!r}")
+    return x
+
+
+def positive(name: str, value) -> float:
+    """A finite number > 0."""
+    x = as_real(name, value)
+    if x <= 0:
+        raise ValueError(f"{name} must be > 0, got {x!r}")
+    return x
+
+
+def non_negative(name: str, value) -> float:
+    """A finite number >= 0."""
+    x = as_real(name, value)
+    if x < 0:
+        raise ValueError(f"{name} must be >= 0, got {x!r}")
+    return x
+
+
+def count(name: str, value, *, low: int = 1, high: int | None = None) -> int:
+    """A whole number in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be a whole number, got {_show(value)}")
+    n = int(value)
+    if n < low or (high is not None and n > high):
+        upper = "" if high is None else f" and <= {high}"
+        raise ValueError(f"{name} must be >= {low}{upper}, got {n}")
+    return n
+
+
+def same_length(name_a: str, a: Sequence, name_b: str, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
+
+
+def as_samples(name: str, value, n_actions: int | None = None) -> tuple[np.ndarray, ...]:
+    """Per-action score samples: a sequence of non-empty finite score lists."""
+    try:
+        groups = [as_vector(f"{name}[{i}]", s) for i, s in enumerate(value)]
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of score lists, got {_show(value)}") from None
+    if not groups:
+        raise ValueError(f"{name} must not be empty")
+    if n_actions is not None and len(groups) != n_actions:
+        raise ValueError(f"{name} must have one score list per token ({n_actions}), got {len(groups)}")
+    return tuple(groups)
+
+
+def rng_from(name: str, value) -> np.random.Generator:
+    """A numpy Generator from a Generator or an integer seed."""
+    if isinstance(value, np.random.Generator):
+        return value
+    return np.random.default_rng(count(name, value, low=0))

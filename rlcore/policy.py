@@ -1,0 +1,234 @@
+"""The policy as a softmax over logits, and how gradient steps move it."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+
+BASELINES = ("none", "batch mean", "V")
+_LOG_FLOOR = np.log(np.finfo(np.float64).tiny)
+
+
+def softmax(logits, temperature: float = 1.0) -> np.ndarray:
+    """Probabilities from logits at a sampling temperature.
+
+    πₐ = exp(zₐ/τ) / Σ_b exp(z_b/τ).
+
+    Args:
+        logits: shape [K], z.
+        temperature: τ > 0; small τ sharpens towards the argmax, large τ flattens.
+
+    Returns:
+        shape [K], sums to 1.
+
+    >>> np.round(softmax(np.log([0.5, 0.3, 0.2])), 10).tolist()
+    [0.5, 0.3, 0.2]
+    """
+    z = as_vector("logits", logits) / positive("temperature", temperature)
+    if not np.all(np.isfinite(z)):
+        raise ValueError(f"temperature {temperature!r} is too small for these logits")
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def log_softmax(logits) -> np.ndarray:
+    """Log-probabilities from logits, computed stably.
+
+    log πₐ = zₐ − log Σ_b exp(z_b).
+
+    >>> np.round(np.exp(log_softmax([0.0, 0.0])), 10).tolist()
+    [0.5, 0.5]
+    """
+    z = as_vector("logits", logits)
+    shifted = z - z.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def logits_from_probs(probs) -> np.ndarray:
+    """Logits whose softmax is ``probs`` (log π; a zero probability gets a very negative logit)."""
+    p = as_probs("probs", probs)
+    with np.errstate(divide="ignore"):
+        return np.maximum(np.log(p), _LOG_FLOOR)
+
+
+def policy_gradient_step(logits, q, lr: float) -> np.ndarray:
+    """One exact expected-gradient ascent step on V = Σ πₐ Qₐ.
+
+    z ← z + η · π ⊙ (Q − V), since ∂V/∂zₐ = πₐ (Qₐ − V).
+
+    Args:
+        logits: shape [K], z.
+        q: shape [K], Q of each token.
+        lr: step size η ≥ 0.
+
+    Returns:
+        shape [K], the new logits.
+    """
+    z = as_vector("logits", logits)
+    qv = as_vector("q", q)
+    if z.size != qv.size:
+        raise ValueError(f"logits and q must have the same length, got {z.size} and {qv.size}")
+    eta = non_negative("lr", lr)
+    p = softmax(z)
+    return z + eta * p * (qv - p @ qv)
+
+
+class PolicyPath(NamedTuple):
+    """Exact policy-gradient trajectory."""
+
+    probs: np.ndarray   # shape [steps+1, K]
+    values: np.ndarray  # shape [steps+1]: V = Σ π Q at each step
+
+
+def policy_gradient_path(probs, q, lr: float, steps: int) -> PolicyPath:
+    """Probabilities and V along ``steps`` exact policy-gradient steps.
+
+    Article: 0.50/0.30/0.20 → 0.15/0.36/0.49 → 0.04/0.11/0.86, V 4.3 → 6.5 → 8.3 (η = 1).
+
+    Args:
+        probs: shape [K], the starting policy.
+        q: shape [K], Q of each token.
+        lr: step size η ≥ 0.
+        steps: number of steps (≥ 0).
+
+    Returns:
+        PolicyPath(probs [steps+1, K], values [steps+1]).
+    """
+    p = as_probs("probs", probs)
+    qv = as_vector("q", q)
+    if p.size != qv.size:
+        raise ValueError(f"probs and q must have the same length, got {p.size} and {qv.size}")
+    n = count("steps", steps, low=0)
+    z = logits_from_probs(p)
+    out = np.empty((n + 1, p.size))
+    out[0] = p
+    for t in range(n):
+        z = policy_gradient_step(z, qv, lr)
+        out[t + 1] = softmax(z)
+    return PolicyPath(out, out @ qv)
+
+
+class TrainingRun(NamedTuple):
+    """REINFORCE from sampled answers, one row per seed."""
+
+    probs: np.ndarray       # shape [S, steps+1, K]: π at temperature 1 before each step and after the last
+    mean_score: np.ndarray  # shape [S, steps]: mean judge score of each step's batch
+
+
+def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
+                          temperature: float = 1.0, greedy: bool = False,
+                          baseline: str = "batch mean", seeds=(0,)) -> TrainingRun:
+    """REINFORCE on the one decision, for several seeds at once (vectorised over seeds).
+
+    Each step draws ``batch`` answers, first token aₙ from softmax(z/τ) (or argmax z when greedy),
+    score Rₙ uniformly from that token's samples, and moves the logits by
+    z ← z + η · mean over n of (Rₙ − b)(e_{aₙ} − π),  π = softmax(z).
+    b is 0 ("none"), the batch's mean score ("batch mean"), or the expected score of the decoding
+    actually used, Σ μₐ Qₐ with μ the sampling distribution ("V").
+    Greedy decoding only ever sees its argmax token; with a batch-mean baseline every advantage
+    cancels and the policy never moves.
+
+    Args:
+        probs: shape [K], the starting policy.
+        samples: K lists of scores.
+        lr: step size η ≥ 0.
+        steps: number of updates (≥ 1).
+        batch: answers per update (≥ 1).
+        temperature: sampling temperature τ > 0 (ignored when greedy).
+        greedy: decode with argmax instead of sampling.
+        baseline: "none", "batch mean" or "V".
+        seeds: one integer seed per run.
+
+    Returns:
+        TrainingRun(probs [S, steps+1, K], mean_score [S, steps]).
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    eta = non_negative("lr", lr)
+    n_steps = count("steps", steps, low=1, high=100_000)
+    n_batch = count("batch", batch, low=1, high=100_000)
+    tau = positive("temperature", temperature)
+    if baseline not in BASELINES:
+        raise ValueError(f"baseline must be one of {list(BASELINES)}, got {baseline!r}")
+    seed_list = [count("seeds", s, low=0) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
+    if not seed_list:
+        raise ValueError("seeds must hold at least one seed")
+    k, n_seeds = p.size, len(seed_list)
+    rngs = [np.random.default_rng(s) for s in seed_list]
+    q = np.array([g.mean() for g in groups])
+    lengths = np.array([g.size for g in groups])
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    flat = np.concatenate(groups)
+    eye = np.eye(k)
+
+    z = np.tile(logits_from_probs(p), (n_seeds, 1))
+    probs_out = np.empty((n_seeds, n_steps + 1, k))
+    scores_out = np.empty((n_seeds, n_steps))
+    for t in range(n_steps):
+        pi = _softmax_rows(z)
+        probs_out[:, t] = pi
+        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(z / tau)
+        u = np.stack([r.random((2, n_batch)) for r in rngs])           # [S, 2, B]
+        cdf = np.cumsum(mu, axis=1)
+        cdf[:, -1] = 1.0
+        actions = (u[:, 0, :, None] > cdf[:, None, :]).sum(axis=2)     # [S, B]
+        actions = np.minimum(actions, k - 1)
+        picks = (u[:, 1] * lengths[actions]).astype(np.int64)
+        scores = flat[offsets[actions] + picks]                        # [S, B]
+        scores_out[:, t] = scores.mean(axis=1)
+        if baseline == "none":
+            b = np.zeros((n_seeds, 1))
+        elif baseline == "batch mean":
+            b = scores.mean(axis=1, keepdims=True)
+        else:
+            b = (mu @ q)[:, None]
+        weight = scores - b                                            # [S, B]
+        counts = np.einsum("sb,sbk->sk", weight, eye[actions])         # Σ (R−b) e_a
+        grad = (counts - weight.sum(axis=1, keepdims=True) * pi) / n_batch
+        z = z + eta * grad
+    probs_out[:, -1] = _softmax_rows(z)
+    return TrainingRun(probs_out, scores_out)
+
+
+def sampled_training(probs, samples, *, lr: float, steps: int, batch: int,
+                     temperature: float = 1.0, greedy: bool = False,
+                     baseline: str = "batch mean", seed: int = 0) -> TrainingRun:
+    """REINFORCE from sampled answers for one seed: ``sampled_training_many`` with one seed.
+
+    Returns:
+        TrainingRun(probs [steps+1, K], mean_score [steps]).
+    """
+    run = sampled_training_many(probs, samples, lr=lr, steps=steps, batch=batch,
+                                temperature=temperature, greedy=greedy, baseline=baseline,
+                                seeds=(seed,))
+    return TrainingRun(run.probs[0], run.mean_score[0])
+
+
+def _softmax_rows(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def discovery_chance(p, k) -> np.ndarray:
+    """Chance of seeing a token at least once in k samples.
+
+    P = 1 − (1 − p)^k.
+
+    Args:
+        p: the token's probability, in [0, 1].
+        k: shape [M], sample counts (≥ 0).
+
+    Returns:
+        shape [M].
+
+    >>> np.round(discovery_chance(0.2, [1, 2]), 12).tolist()
+    [0.2, 0.36]
+    """
+    prob = in_range("p", p, 0.0, 1.0)
+    ks = as_vector("k", k)
+    if np.any(ks < 0):
+        raise ValueError(f"k must be >= 0, got {ks.tolist()}")
+    return 1.0 - np.power(1.0 - prob, ks)
