@@ -72,12 +72,13 @@ from .ppo import (
     ppo_epochs,
 )
 from .returns import discounted_returns, first_token_return, sparse_rewards
+from .summary import Summary, summarize
 
 __all__ = [
     "ARTICLE_ANSWER", "ARTICLE_ANSWER_SCORE", "ARTICLE_ANSWER_TOKENS", "ARTICLE_ANSWER_VALUES",
     "ARTICLE_SCENARIO", "BASELINES", "FLATTERY", "GROUP_METHODS", "MAX_TOKENS", "PRESETS",
     "AnswerTrace", "CriticErrorStudy", "FlatteryBranch", "GradientStats", "KLEstimates",
-    "MCEstimates", "PPOEpochs", "PolicyPath", "RegularizedObjective", "Scenario", "ShareCurve",
+    "MCEstimates", "PPOEpochs", "PolicyPath", "RegularizedObjective", "Scenario", "ShareCurve", "Summary",
     "TrainingRun",
     "advantages", "answer_tokens", "answer_trace", "clip_bounds", "clipped_objective",
     "critic_error_study", "discounted_returns", "discovery_chance", "expected_value",
@@ -86,5 +87,5 @@ __all__ = [
     "kl_regularized_objective", "log_softmax", "logits_from_probs", "mc_estimates",
     "normalize_probs", "optimal_baseline", "policy_gradient_path", "policy_gradient_step",
     "ppo_epochs", "sample_answers", "sampled_training", "sampled_training_many", "share_curve",
-    "softmax", "sparse_rewards", "split_tokens", "td_errors",
+    "softmax", "sparse_rewards", "split_tokens", "summarize", "td_errors",
 ]

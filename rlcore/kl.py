@@ -87,8 +87,11 @@ def kl_regularized_objective(p, rewards, p_ref, beta: float) -> RegularizedObjec
     r = as_vector("rewards", rewards)
     if r.size != pp.size:
         raise ValueError(f"p and rewards must have the same length, got {pp.size} and {r.size}")
+    ref = as_probs("p_ref", p_ref)
+    if ref.size != pp.size:
+        raise ValueError(f"p and p_ref must have the same length, got {pp.size} and {ref.size}")
     b = non_negative("beta", beta)
-    kl = kl_divergence(pp, p_ref)
+    kl = kl_divergence(pp, ref)
     reward = float(pp @ r)
     objective = reward - b * kl if b > 0 else reward
     return RegularizedObjective(reward, kl, objective)

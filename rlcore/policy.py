@@ -27,10 +27,11 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     >>> np.round(softmax(np.log([0.5, 0.3, 0.2])), 10).tolist()
     [0.5, 0.3, 0.2]
     """
-    z = as_vector("logits", logits) / positive("temperature", temperature)
-    if not np.all(np.isfinite(z)):
-        raise ValueError(f"temperature {temperature!r} is too small for these logits")
-    e = np.exp(z - z.max())
+    z = as_vector("logits", logits)
+    tau = positive("temperature", temperature)
+    with np.errstate(over="ignore"):  # (z − max)/τ → −inf only means exp(·) = 0: the argmax limit
+        shifted = (z - z.max()) / tau
+    e = np.exp(shifted)
     return e / e.sum()
 
 

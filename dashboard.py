@@ -1,0 +1,104 @@
+"""Home page: the running example, the RL loop, and a quick reference of every term."""
+
+import pandas as pd
+import streamlit as st
+
+import rlcore
+from ui import charts, page
+from ui.format import esc, fmt, fmt_list, pct
+
+scenario = page.setup(
+    "RL for LLMs, one token at a time", "🧭",
+    "A judge reads a finished answer and returns **one number**. Training, though, has to decide "
+    "for **every token** whether to make it more or less likely. This explorer follows one small "
+    "example through each reinforcement-learning term that bridges that gap. Edit the example in "
+    "the sidebar and every page recomputes.",
+)
+s = page.run(rlcore.summarize, scenario)
+tokens = scenario.tokens
+likely, best = esc(tokens[s.likely]), esc(tokens[s.best])  # escaped: shown in markdown
+prompt, prefix = esc(scenario.prompt), esc(scenario.prefix)
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader(f"“{prompt}”")
+    st.markdown(f"The model has written **{prefix}** and now picks the next token. "
+                "Its policy gives each candidate a probability; the judge's average score for answers "
+                "that start with it is that token's Q.")
+    table = pd.DataFrame({"token": tokens, "probability": scenario.probs, "mean judge score (Q)": s.q,
+                          "answer": [f"{scenario.prefix} {t}{c if c[:1] in '.,:;!?' else ' ' + c}"
+                                     .rstrip() for t, c in zip(tokens, scenario.continuations, strict=True)]})
+    st.altair_chart(charts.token_bars(table, value="probability", title="The policy: π(next token)",
+                                      value_title="probability", tokens=tokens, domain=[0, 1]),
+                    alt="Bar chart of the probability of each candidate next token")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"probability": st.column_config.NumberColumn(format="%.3f"),
+                                "mean judge score (Q)": st.column_config.NumberColumn(format="%.2f")})
+with right:
+    st.subheader("One round of the loop")
+    st.graphviz_chart("""
+digraph loop {
+  rankdir=TB; bgcolor="transparent";
+  node [shape=box, style="rounded,filled", fillcolor="#F2F2F2", fontname="Helvetica", fontsize=12];
+  edge [fontname="Helvetica", fontsize=10, color="#555555"];
+  prompt [label="Environment gives a prompt"];
+  write  [label="Policy writes an answer\\n(one token = one action)"];
+  judge  [label="Judge scores the whole answer"];
+  credit [label="Credit: advantage per token\\n(baseline, TD error, GAE, group)"];
+  update [label="Update the policy\\n(gradient, clipping, KL)"];
+  prompt -> write -> judge -> credit -> update;
+  update -> prompt [label="next round", style=dashed];
+}
+""")
+
+st.subheader("The judge gives one score: which tokens get the credit?")
+st.markdown(
+    f"Every answer that starts with **{likely}** also starts with “{prefix}”, so the return "
+    f"alone (it is {fmt(s.answer_score)} at every token of such an answer) cannot tell tokens apart. "
+    f"What separates them is where the *expected* score changes. Before the choice the model expects "
+    f"V = {fmt(s.v)}; right after writing **{likely}** it expects Q = {fmt(s.q[s.likely])}. That jump, "
+    f"the TD error δ = {fmt(s.td_at_action, sign=True)}, lands on **{likely}** and on no other token. "
+    f"Each candidate's advantage A = Q − V ({', '.join(f'{esc(t)} {fmt(a, sign=True)}' for t, a in zip(tokens, s.advantage, strict=True))}) "
+    f"then tells the update which way to push it: after one policy-gradient step the probabilities "
+    f"go from {fmt_list(scenario.probs)} to {fmt_list(s.probs_after_step)}, and V rises to {fmt(s.v_after_step)}."
+)
+
+st.subheader("Quick reference")
+rows = [
+    ("Policy π", "The model's probability for each next token", f"π({likely}) = {fmt(scenario.probs[s.likely])}",
+     "pages/1_🔁_Loop_state_action.py"),
+    ("State", "The prompt plus every token written so far", f"“{prompt}” + “{prefix}”",
+     "pages/1_🔁_Loop_state_action.py"),
+    ("Action", "The next token the policy samples", " / ".join(esc(t) for t in tokens), "pages/1_🔁_Loop_state_action.py"),
+    ("Reward", "Score per token: zero until the last token, which gets the judge's score",
+     f"{fmt(s.answer_score)} on the last of {len(s.answer_tokens)} tokens", "pages/2_🎯_Reward_and_return.py"),
+    ("Return G", "Sum of the rewards from a token to the end (γ = 1)", f"{fmt(s.answer_score)} at every token",
+     "pages/2_🎯_Reward_and_return.py"),
+    ("Value V", "Expected score from a state, before choosing", fmt(s.v), "pages/3_📊_Value_Q_advantage.py"),
+    ("Q", "Expected score after writing a given token", fmt_list(s.q), "pages/3_📊_Value_Q_advantage.py"),
+    ("Advantage A", "Q − V: better or worse than usual", " / ".join(fmt(a, sign=True) for a in s.advantage),
+     "pages/3_📊_Value_Q_advantage.py"),
+    ("Baseline", "Subtracted from each score to cut the noise, not the direction",
+     f"variance × {fmt(s.variance_ratio, 3)} with b = V", "pages/4_📉_Baseline_and_variance.py"),
+    ("TD error δ", "r + V(next) − V(now): where the expected score moves", f"{fmt(s.td_at_action, sign=True)} at {likely}",
+     "pages/5_🧮_TD_error_and_GAE.py"),
+    ("GAE", "Blend of TD errors, λ between 0 (trust V) and 1 (trust the score)",
+     f"{fmt(s.gae_first_token, sign=True)} on the first token at λ = 0.95", "pages/5_🧮_TD_error_and_GAE.py"),
+    ("Group baseline (GRPO)", "Each answer against the other answers to the same prompt",
+     f"{fmt(s.group_advantage_likely, sign=True)} for the {likely} answers", "pages/5_🧮_TD_error_and_GAE.py"),
+    ("Policy gradient", "Move each logit by π·A", f"after one step: {fmt_list(s.probs_after_step)}",
+     "pages/6_🧭_Policy_gradient.py"),
+    ("Exploration", "Sampling sometimes tries less likely tokens",
+     f"{pct(s.discover_best_10)} chance to see {best} in 10 samples", "pages/7_🔍_Exploration.py"),
+    ("Ratio & clipping", "ρ = π/π_old; no gradient once ρ leaves [1 − ε, 1 + ε]",
+     f"π({best}) stays within {fmt(s.clip_range_best[0])}–{fmt(s.clip_range_best[1])} on one batch",
+     "pages/8_🧷_Clipping_and_KL.py"),
+    ("KL penalty", "β·KL(π‖π_ref) keeps the policy near the reference",
+     f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_🧷_Clipping_and_KL.py"),
+]
+for term, meaning, value, target in rows:
+    c1, c2, c3, c4 = st.columns([2, 5, 4, 2], vertical_alignment="center")
+    c1.markdown(f"**{term}**")
+    c2.markdown(meaning)
+    c3.markdown(value)
+    c4.page_link(target, label="Open", icon="➡️")

@@ -1,0 +1,68 @@
+"""Helpers for AppTest page tests: run a page, read its charts' real Vega-Lite specs and data."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+
+import pandas as pd
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
+
+
+def page_file(prefix: str) -> pathlib.Path:
+    """The page whose file name starts with ``prefix`` (e.g. "3_")."""
+    for p in ALL_PAGES:
+        if p.name.startswith(prefix):
+            return p
+    raise FileNotFoundError(prefix)
+
+
+def run_page(path, *, scenario=None, query: dict | None = None, state: dict | None = None,
+             timeout: float = 60) -> AppTest:
+    """Run a page once, optionally with a scenario, query parameters or session state set first."""
+    at = AppTest.from_file(str(path), default_timeout=timeout)
+    if scenario is not None:
+        at.session_state["scenario"] = scenario
+    for k, v in (state or {}).items():
+        at.session_state[k] = v
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def charts(at: AppTest) -> list[dict]:
+    """Every Altair chart on the page: {"spec": dict, "data": {name: DataFrame}, "alt": str}."""
+    out = []
+    for el in at.get("vega_lite_chart"):
+        proto = el.proto
+        data = {d.name: pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas()
+                for d in proto.datasets}
+        out.append({"spec": json.loads(proto.spec), "data": data, "alt": proto.alt})
+    return out
+
+
+def chart_fingerprint(at: AppTest) -> list[str]:
+    """The charts' data as text, to compare before and after a widget change."""
+    return [df.to_csv(index=False) for c in charts(at) for df in c["data"].values()]
+
+
+def page_text(at: AppTest) -> str:
+    """All text a learner reads: markdown, captions, metrics, titles, alerts."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [f"{m.label} {m.value} {m.proto.delta}" for m in at.metric]
+    parts += [t.value for t in at.title] + [h.value for h in at.header] + [h.value for h in at.subheader]
+    parts += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
+    parts += [s.value for s in at.success]
+    for df in at.dataframe:
+        parts.append(df.value.to_csv(index=False) if isinstance(df.value, pd.DataFrame) else str(df.value))
+    return "\n".join(str(p) for p in parts)
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]

@@ -1,0 +1,367 @@
+"""Identities between rlcore's functions, and rlcore against slow, obviously-correct references."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore import ARTICLE_SCENARIO as S
+
+SEEDS = range(8)
+
+
+def _random_episode(rng, terminal_zero=True):
+    t = int(rng.integers(1, 25))
+    rewards = rng.normal(0.0, 3.0, size=t)
+    values = rng.normal(0.0, 3.0, size=t + 1)
+    if terminal_zero:
+        values[-1] = 0.0
+    return rewards, values
+
+
+def _random_probs(rng, k):
+    w = rng.uniform(0.05, 1.0, size=k)
+    return w / w.sum()
+
+
+def _random_samples(rng, k):
+    return [list(rng.integers(0, 11, size=int(rng.integers(1, 6))).astype(float)) for _ in range(k)]
+
+
+# ---------------------------------------------------------------- returns, TD, GAE
+
+
+def _returns_by_loop(rewards, gamma):
+    """G_t = Σ_k γ^k r_{t+k}, summed forwards for every t (a different algorithm from rlcore's)."""
+    n = len(rewards)
+    return [sum(gamma**k * rewards[t + k] for k in range(n - t)) for t in range(n)]
+
+
+def _gae_by_loop(rewards, values, gamma, lam):
+    """Â_t = Σ_k (γλ)^k δ_{t+k}, δ_t = r_t + γV_{t+1} − V_t, summed forwards."""
+    n = len(rewards)
+    delta = [rewards[t] + gamma * values[t + 1] - values[t] for t in range(n)]
+    return [sum((gamma * lam) ** k * delta[t + k] for k in range(n - t)) for t in range(n)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_discounted_returns_matches_loop(seed):
+    rng = np.random.default_rng(seed)
+    rewards, _ = _random_episode(rng)
+    for gamma in (0.0, 0.5, 0.9, 1.0, float(rng.uniform())):
+        np.testing.assert_allclose(rlcore.discounted_returns(rewards, gamma),
+                                   _returns_by_loop(list(rewards), gamma), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gae_matches_loop(seed):
+    rng = np.random.default_rng(seed)
+    rewards, values = _random_episode(rng, terminal_zero=False)
+    for gamma, lam in [(1.0, 0.95), (0.9, 0.5), (0.99, 1.0), (0.7, 0.0), tuple(rng.uniform(size=2))]:
+        np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, lam),
+                                   _gae_by_loop(list(rewards), list(values), gamma, lam),
+                                   rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gae_lambda_1_is_return_minus_value(seed):
+    rng = np.random.default_rng(seed)
+    rewards, values = _random_episode(rng, terminal_zero=True)
+    for gamma in (1.0, 0.9, float(rng.uniform())):
+        expected = rlcore.discounted_returns(rewards, gamma) - values[:-1]
+        np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 1.0), expected, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gae_lambda_1_bootstraps_from_a_nonzero_final_value(seed):
+    rng = np.random.default_rng(seed)
+    rewards, values = _random_episode(rng, terminal_zero=False)
+    gamma = 0.9
+    t = np.arange(rewards.size)
+    expected = rlcore.discounted_returns(rewards, gamma) + gamma ** (rewards.size - t) * values[-1] - values[:-1]
+    np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 1.0), expected, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gae_lambda_0_is_td_error(seed):
+    rng = np.random.default_rng(seed)
+    rewards, values = _random_episode(rng, terminal_zero=False)
+    gamma = float(rng.uniform())
+    td = rlcore.td_errors(rewards, values, gamma)
+    np.testing.assert_allclose(td, rewards + gamma * values[1:] - values[:-1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 0.0), td, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- policy gradient
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_policy_gradient_step_is_the_finite_difference_gradient(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 7))
+    z = rng.normal(0.0, 2.0, size=k)
+    q = rng.normal(0.0, 5.0, size=k)
+
+    def value(logits):
+        e = np.exp(logits - logits.max())
+        return float(e @ q / e.sum())
+
+    h = 1e-6
+    fd = np.array([(value(z + h * np.eye(k)[i]) - value(z - h * np.eye(k)[i])) / (2 * h) for i in range(k)])
+    lr = 0.3
+    step = (rlcore.policy_gradient_step(z, q, lr) - z) / lr
+    np.testing.assert_allclose(step, fd, atol=1e-6)
+    assert np.abs(fd).max() > 1e-3  # the comparison is not between two zeros
+
+
+def test_policy_gradient_step_with_zero_lr_does_not_move():
+    z = np.array([0.1, -0.4, 2.0])
+    np.testing.assert_array_equal(rlcore.policy_gradient_step(z, [1.0, 5.0, 2.0], 0.0), z)
+
+
+def test_policy_gradient_path_values_are_expected_q():
+    path = rlcore.policy_gradient_path(S.pi, S.q, 0.5, 6)
+    np.testing.assert_allclose(path.values, path.probs @ S.q, rtol=1e-12)
+    np.testing.assert_allclose(path.probs.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(np.diff(path.values) > 0)  # exact gradient ascent on V, small step: V rises
+
+
+# ---------------------------------------------------------------- REINFORCE moments
+
+
+def _brute_force_moments(probs, samples, baseline):
+    """Enumerate every (action, sample) pair with its probability π_a / n_a."""
+    k = len(probs)
+    weights, grads = [], []
+    for a in range(k):
+        for r in samples[a]:
+            weights.append(probs[a] / len(samples[a]))
+            grads.append((r - baseline) * (np.eye(k)[a] - np.asarray(probs)))
+    w, g = np.array(weights), np.array(grads)
+    mean = w @ g
+    total_variance = float(w @ ((g - mean) ** 2).sum(axis=1))
+    return mean, total_variance
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gradient_stats_matches_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 6))
+    probs, samples = _random_probs(rng, k), _random_samples(rng, k)
+    for baseline in (0.0, float(rng.uniform(0, 10)), -3.0):
+        stats = rlcore.gradient_stats(probs, samples, baseline)
+        mean, var = _brute_force_moments(probs, samples, baseline)
+        np.testing.assert_allclose(stats.mean, mean, atol=1e-12)
+        assert stats.total_variance == pytest.approx(var, rel=1e-10, abs=1e-12)
+
+
+def test_gradient_stats_matches_enumeration_on_the_article():
+    for baseline in (0.0, 4.3):
+        stats = rlcore.gradient_stats(S.pi, S.samples, baseline)
+        mean, var = _brute_force_moments(list(S.probs), S.samples, baseline)
+        np.testing.assert_allclose(stats.mean, mean, atol=1e-12)
+        assert stats.total_variance == pytest.approx(var, rel=1e-12)
+
+
+@pytest.mark.parametrize("baseline", [0.0, 4.3])
+def test_gradient_samples_approach_gradient_stats(baseline):
+    n = 200_000
+    g = rlcore.gradient_samples(S.pi, S.samples, baseline, n, 12345)
+    assert g.shape == (n, 3)
+    stats = rlcore.gradient_stats(S.pi, S.samples, baseline)
+    se = math.sqrt(stats.total_variance / n)  # bound on each component's standard error
+    np.testing.assert_allclose(g.mean(axis=0), stats.mean, atol=5 * se)
+    empirical = float(np.var(g, axis=0, ddof=1).sum())
+    assert empirical == pytest.approx(stats.total_variance, rel=0.03)
+
+
+def test_gradient_samples_are_reproducible_per_seed():
+    a = rlcore.gradient_samples(S.pi, S.samples, 0.0, 50, 7)
+    b = rlcore.gradient_samples(S.pi, S.samples, 0.0, 50, np.random.default_rng(7))
+    c = rlcore.gradient_samples(S.pi, S.samples, 0.0, 50, 8)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_optimal_baseline_has_the_smallest_variance(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 6))
+    probs, samples = _random_probs(rng, k), _random_samples(rng, k)
+    b_star = rlcore.optimal_baseline(probs, samples)
+    best = rlcore.gradient_stats(probs, samples, b_star).total_variance
+    v = rlcore.expected_value(probs, [np.mean(s) for s in samples])
+    for b in (0.0, v, b_star - 1.0, b_star + 1.0, b_star - 1e-3, b_star + 1e-3, *rng.uniform(-5, 15, 5)):
+        assert best <= rlcore.gradient_stats(probs, samples, float(b)).total_variance + 1e-12
+
+
+def test_optimal_baseline_beats_v_on_the_article():
+    b_star = rlcore.optimal_baseline(S.pi, S.samples)
+    # b* = Σ π w Q / Σ π w with w = ‖e_a − π‖² = (0.38, 0.78, 0.98)
+    w = np.array([0.5 * 0.38, 0.3 * 0.78, 0.2 * 0.98])
+    assert b_star == pytest.approx(float(w @ [2, 5, 9] / w.sum()), rel=1e-12)
+    assert rlcore.gradient_stats(S.pi, S.samples, b_star).total_variance < \
+        rlcore.gradient_stats(S.pi, S.samples, 4.3).total_variance
+
+
+def test_mc_estimates_gives_nan_for_an_unsampled_action():
+    est = rlcore.mc_estimates([0, 0, 2, 2, 2], [1.0, 3.0, 9.0, 8.0, 10.0], 4)
+    assert est.q[0] == pytest.approx(2.0)
+    assert est.q[2] == pytest.approx(9.0)
+    assert math.isnan(est.q[1]) and math.isnan(est.q[3])
+    assert est.counts.tolist() == [2, 0, 3, 0]
+    assert est.v == pytest.approx(31.0 / 5)
+
+
+def test_sample_answers_only_draws_scores_of_the_drawn_token():
+    actions, scores = rlcore.sample_answers(S.pi, S.samples, 2000, 3)
+    for a, s in zip(actions, scores, strict=True):
+        assert s in S.samples[a]
+    shares = np.bincount(actions, minlength=3) / 2000
+    np.testing.assert_allclose(shares, S.pi, atol=0.05)
+
+
+# ---------------------------------------------------------------- group advantages
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rloo_is_leave_one_out(seed):
+    rng = np.random.default_rng(seed)
+    s = list(rng.normal(5.0, 3.0, size=int(rng.integers(2, 12))))
+    expected = [s[i] - sum(s[:i] + s[i + 1:]) / (len(s) - 1) for i in range(len(s))]
+    np.testing.assert_allclose(rlcore.group_advantages(s, "rloo"), expected, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_grpo_uses_the_n_minus_1_std(seed):
+    rng = np.random.default_rng(seed)
+    s = list(rng.normal(5.0, 3.0, size=int(rng.integers(2, 12))))
+    n, mean = len(s), sum(s) / len(s)
+    std_n1 = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1))
+    std_n = math.sqrt(sum((x - mean) ** 2 for x in s) / n)
+    eps = 1e-6
+    got = rlcore.group_advantages(s, "grpo", eps=eps)
+    np.testing.assert_allclose(got, [(x - mean) / (std_n1 + eps) for x in s], rtol=1e-10, atol=1e-10)
+    assert not np.allclose(got, [(x - mean) / (std_n + eps) for x in s], rtol=1e-6)
+    np.testing.assert_allclose(rlcore.group_advantages(s, "dr_grpo"), [x - mean for x in s], atol=1e-10)
+
+
+def test_grpo_small_example_by_hand():
+    # scores 1, 3: mean 2, std (N − 1) = √2
+    got = rlcore.group_advantages([1.0, 3.0], "grpo", eps=1e-6)
+    np.testing.assert_allclose(got, [-1 / (math.sqrt(2) + 1e-6), 1 / (math.sqrt(2) + 1e-6)], rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
+def test_all_equal_group_and_group_of_one_give_zeros(method):
+    assert rlcore.group_advantages([7.0, 7.0, 7.0, 7.0], method).tolist() == [0.0] * 4
+    assert rlcore.group_advantages([3.0], method).tolist() == [0.0]
+
+
+# ---------------------------------------------------------------- sampled training
+
+
+@pytest.mark.parametrize(("greedy", "baseline", "temperature"),
+                         [(False, "batch mean", 1.0), (False, "none", 0.7), (False, "V", 1.5),
+                          (True, "V", 1.0)])
+def test_sampled_training_many_rows_equal_single_runs(greedy, baseline, temperature):
+    seeds = (0, 7, 42)
+    kwargs = dict(lr=0.5, steps=15, batch=6, temperature=temperature, greedy=greedy, baseline=baseline)
+    many = rlcore.sampled_training_many(S.pi, S.samples, seeds=seeds, **kwargs)
+    assert many.probs.shape == (3, 16, 3) and many.mean_score.shape == (3, 15)
+    for row, seed in enumerate(seeds):
+        one = rlcore.sampled_training(S.pi, S.samples, seed=seed, **kwargs)
+        np.testing.assert_allclose(many.probs[row], one.probs, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(many.mean_score[row], one.mean_score, rtol=1e-12)
+    again = rlcore.sampled_training_many(S.pi, S.samples, seeds=seeds, **kwargs)
+    np.testing.assert_array_equal(again.probs, many.probs)
+    if not greedy:
+        assert not np.allclose(many.probs[0], many.probs[1])  # different seeds, different runs
+
+
+def test_sampled_training_with_zero_lr_never_moves():
+    run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)
+    np.testing.assert_array_equal(run.probs, np.tile(run.probs[0], (11, 1)))
+    np.testing.assert_allclose(run.probs[0], S.pi, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- critic error study
+
+
+def _study(gamma=1.0, **kw):
+    trace = rlcore.answer_trace(S, "open", gamma=gamma)
+    args = dict(lams=[0.0, 0.5, 1.0], bias=0.7, noise=0.0, n_draws=20_000, seed=0)
+    args.update(kw)
+    return rlcore.critic_error_study(trace, S.samples[0], gamma=gamma, **args)
+
+
+def test_critic_error_study_lambda_0_inherits_the_critic_bias():
+    study = _study()
+    assert study.true_advantage == pytest.approx(-2.3, abs=1e-12)
+    assert study.bias[0] == pytest.approx(0.7, abs=1e-9)
+    assert study.variance[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_critic_error_study_lambda_1_is_unbiased_but_noisy():
+    study = _study()
+    # λ = 1: Â = R − V(s); R uniform on (3, 1, 2, 1, 3): mean 2 (= Q), variance 0.8
+    assert study.bias[2] == pytest.approx(0.0, abs=0.03)
+    assert study.variance[2] == pytest.approx(0.8, rel=0.05)
+    assert study.variance[2] > study.variance[0]
+    np.testing.assert_allclose(study.mse, study.bias**2 + study.variance, rtol=1e-12)
+
+
+def test_critic_error_study_discounted_truth():
+    study = _study(gamma=0.9)
+    # a = 2, T = 10: true advantage γ^(T−1−a)·(Q − V) = 0.9⁷ · (−2.3); with λ = 0 the bias is γ·0.7
+    assert study.true_advantage == pytest.approx(0.9**7 * -2.3, abs=1e-12)
+    assert study.bias[0] == pytest.approx(0.9 * 0.7, abs=1e-9)
+
+
+def test_critic_error_study_noise_adds_variance_at_lambda_0():
+    quiet, noisy = _study(), _study(noise=0.5)
+    assert noisy.variance[0] > quiet.variance[0] + 0.1
+
+
+# ---------------------------------------------------------------- PPO epochs
+
+
+def test_ppo_token_stops_moving_once_clipped():
+    eps = 0.2
+    run = rlcore.ppo_epochs(S.pi, [2, 2, 0, 1], [4.7, 4.7, 0.0, 0.0], lr=1e-3, epochs=300, eps=eps)
+    rho = run.probs[:, 2] / 0.2
+    first = int(np.argmax(rho > 1 + eps))
+    assert first > 0 and rho[first] > 1 + eps
+    assert np.all(np.diff(run.probs[: first + 1, 2]) > 0)    # it moves while inside the range
+    np.testing.assert_array_equal(run.probs[first:], np.tile(run.probs[first], (301 - first, 1)))
+    assert np.all(run.clip_fraction[:first] == 0.0)
+    assert np.all(run.clip_fraction[first:] == 0.5)           # both `partly` answers, 2 of 4
+    assert rho[first] < 1 + eps + 0.01                        # a small lr overshoots only a little
+
+
+def test_ppo_clip_fraction_reaches_1_for_a_one_token_batch():
+    run = rlcore.ppo_epochs(S.pi, [2, 2, 2], [4.7, 4.7, 4.7], lr=1e-3, epochs=300, eps=0.2)
+    assert run.clip_fraction[0] == 0.0
+    assert run.clip_fraction[-1] == 1.0
+    assert run.probs[-1, 2] / 0.2 > 1.2
+
+
+def test_ppo_negative_advantage_stops_below_1_minus_eps():
+    run = rlcore.ppo_epochs(S.pi, [0, 0], [-2.3, -2.3], lr=1e-3, epochs=300, eps=0.2)
+    rho = run.probs[:, 0] / 0.5
+    assert rho[-1] < 0.8 and rho[-1] > 0.79
+    assert run.clip_fraction[-1] == 1.0
+    np.testing.assert_array_equal(run.probs[-1], run.probs[-2])
+
+
+def test_ppo_objective_is_mean_clipped_objective():
+    run = rlcore.ppo_epochs(S.pi, [2, 0, 1], [4.7, -2.3, 0.7], lr=0.05, epochs=5, eps=0.2)
+    old = np.array(S.probs)
+    for t in range(6):
+        rho = run.probs[t, [2, 0, 1]] / old[[2, 0, 1]]
+        adv = np.array([4.7, -2.3, 0.7])
+        by_hand = np.minimum(rho * adv, np.clip(rho, 0.8, 1.2) * adv).mean()
+        assert run.objective[t] == pytest.approx(by_hand, rel=1e-12)

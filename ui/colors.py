@@ -1,0 +1,26 @@
+"""One fixed, colour-blind-safe colour per token, the same on every page (Okabe-Ito palette)."""
+
+from __future__ import annotations
+
+import altair as alt
+
+# Okabe & Ito (2008); yellow is left out, it is unreadable on a white background.
+PALETTE = ("#D55E00", "#0072B2", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#7F7F7F")
+FIXED = {"open": "#D55E00", "closed": "#0072B2", "partly": "#009E73"}
+NEUTRAL = "#7F7F7F"
+ACCENT = "#CC79A7"
+
+
+def token_colors(tokens) -> dict[str, str]:
+    """A colour for each token: the article's tokens keep theirs, others take the free ones in order."""
+    free = [c for c in PALETTE if c not in {FIXED[t] for t in tokens if t in FIXED}]
+    out = {}
+    for tok in tokens:
+        out[tok] = FIXED.get(tok) or (free.pop(0) if free else NEUTRAL)
+    return out
+
+
+def token_scale(tokens) -> alt.Scale:
+    """An Altair colour scale that maps each token to its colour."""
+    colors = token_colors(tokens)
+    return alt.Scale(domain=list(colors), range=list(colors.values()))
