@@ -52,13 +52,14 @@ digraph loop {
 """)
 
 st.subheader("The judge gives one score: which tokens get the credit?")
+adv_text = ", ".join(f"{esc(t)} {fmt(a, sign=True)}" for t, a in zip(tokens, s.advantage, strict=True))
 st.markdown(
     f"Every answer that starts with **{likely}** also starts with “{prefix}”, so the return "
     f"alone (it is {fmt(s.answer_score)} at every token of such an answer) cannot tell tokens apart. "
     f"What separates them is where the *expected* score changes. Before the choice the model expects "
     f"V = {fmt(s.v)}; right after writing **{likely}** it expects Q = {fmt(s.q[s.likely])}. That jump, "
     f"the TD error δ = {fmt(s.td_at_action, sign=True)}, lands on **{likely}** and on no other token. "
-    f"Each candidate's advantage A = Q − V ({', '.join(f'{esc(t)} {fmt(a, sign=True)}' for t, a in zip(tokens, s.advantage, strict=True))}) "
+    f"Each candidate's advantage A = Q − V ({adv_text}) "
     f"then tells the update which way to push it: after one policy-gradient step the probabilities "
     f"go from {fmt_list(scenario.probs)} to {fmt_list(s.probs_after_step)}, and V rises to {fmt(s.v_after_step)}."
 )
@@ -69,7 +70,8 @@ rows = [
      "pages/1_🔁_Loop_state_action.py"),
     ("State", "The prompt plus every token written so far", f"“{prompt}” + “{prefix}”",
      "pages/1_🔁_Loop_state_action.py"),
-    ("Action", "The next token the policy samples", " / ".join(esc(t) for t in tokens), "pages/1_🔁_Loop_state_action.py"),
+    ("Action", "The next token the policy samples", " / ".join(esc(t) for t in tokens),
+     "pages/1_🔁_Loop_state_action.py"),
     ("Reward", "Score per token: zero until the last token, which gets the judge's score",
      f"{fmt(s.answer_score)} on the last of {len(s.answer_tokens)} tokens", "pages/2_🎯_Reward_and_return.py"),
     ("Return G", "Sum of the rewards from a token to the end (γ = 1)", f"{fmt(s.answer_score)} at every token",
@@ -80,7 +82,8 @@ rows = [
      "pages/3_📊_Value_Q_advantage.py"),
     ("Baseline", "Subtracted from each score to cut the noise, not the direction",
      f"variance × {fmt(s.variance_ratio, 3)} with b = V", "pages/4_📉_Baseline_and_variance.py"),
-    ("TD error δ", "r + V(next) − V(now): where the expected score moves", f"{fmt(s.td_at_action, sign=True)} at {likely}",
+    ("TD error δ", "r + V(next) − V(now): where the expected score moves",
+     f"{fmt(s.td_at_action, sign=True)} at {likely}",
      "pages/5_🧮_TD_error_and_GAE.py"),
     ("GAE", "Blend of TD errors, λ between 0 (trust V) and 1 (trust the score)",
      f"{fmt(s.gae_first_token, sign=True)} on the first token at λ = 0.95", "pages/5_🧮_TD_error_and_GAE.py"),

@@ -139,10 +139,7 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
         **enc, tooltip=[alt.Tooltip(f"{label}:N", title="line"), _num(at, "value")])
     text = alt.Chart(df).mark_text(align=align, dx=4 if axis == "x" else 0, dy=-6, color=color,
                                    fontSize=12).encode(**enc, text=f"{label}:N")
-    if axis == "y":
-        text = text.encode(x=alt.value(4))
-    else:
-        text = text.encode(y=alt.value(8))
+    text = text.encode(x=alt.value(4)) if axis == "y" else text.encode(y=alt.value(8))
     return rule + text
 
 
