@@ -34,3 +34,51 @@ def show_code(*functions) -> None:
     with st.expander("Show the code behind this page"):
         for fn in functions:
             st.code(inspect.getsource(fn), language="python")
+
+
+def chart(ch, data, *, alt_text: str, name: str) -> None:
+    """Show an Altair chart with its text alternative: the data as a table and a CSV download.
+
+    Args:
+        ch: the ``alt.Chart`` (built by a ``ui.charts`` builder, with a title).
+        data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most).
+        alt_text: one sentence describing the chart for screen readers.
+        name: a short slug, used for the CSV file name and the widget keys.
+    """
+    st.altair_chart(ch, alt=alt_text)
+    with st.expander(f"Data behind this chart ({len(data)} rows)"):
+        st.dataframe(data, hide_index=True, width="stretch")
+        st.download_button("Download as CSV", data.to_csv(index=False).encode(), file_name=f"{name}.csv",
+                           mime="text/csv", key=f"csv_{name}", on_click="ignore")
+
+
+def presets(views: dict, *, label: str = "Views an instructor might show") -> None:
+    """A row of buttons, each setting several widgets at once (keys → values).
+
+    Use before the widgets are drawn: ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``.
+    """
+    def apply(values: dict) -> None:
+        for k, v in values.items():
+            st.session_state[k] = v
+
+    st.caption(label)
+    cols = st.columns(len(views))
+    for col, (name, values) in zip(cols, views.items(), strict=True):
+        col.button(name, on_click=apply, args=(values,), width="stretch", key=f"view_{name}")
+
+
+def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> None:
+    """Predict, then reveal: the learner commits to an answer before seeing it explained.
+
+    ``answer`` must be computed from the current state (rlcore), so it stays right when the
+    scenario changes. ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
+    """
+    with st.container(border=True):
+        st.markdown(f"**Predict first.** {question}")
+        choice = st.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed")
+        if choice is None:
+            st.caption("Choose an answer to reveal what happens.")
+        elif choice == answer:
+            st.success(f"Right: **{answer}**. {explanation}")
+        else:
+            st.warning(f"Not this time: the answer is **{answer}**. {explanation}")
