@@ -6,6 +6,7 @@ an invalid one shows ``st.error`` beside the inputs and the pages keep the last 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -17,7 +18,8 @@ MIN_TOKENS, MAX_TOKENS = 2, 6
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
 PRESET = "scenario_preset"
-FIELDS = ("token", "prob", "scores", "cont")
+URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
+MAX_JSON_BYTES = 100_000
 
 
 def key(field: str, i: int) -> str:
@@ -89,6 +91,91 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
                            continuations=tuple(str(r.get("cont") or "") for r in rows))
 
 
+def to_json(scenario: rlcore.Scenario, *, indent: int | None = 2) -> str:
+    """The scenario as a JSON document (what the sidebar's download gives)."""
+    doc = {"prompt": scenario.prompt, "prefix": scenario.prefix, "tokens": list(scenario.tokens),
+           "probs": list(scenario.probs), "samples": [list(s) for s in scenario.samples],
+           "continuations": list(scenario.continuations)}
+    return json.dumps(doc, indent=indent, ensure_ascii=False, separators=None if indent else (",", ":"))
+
+
+def from_json(data: str | bytes) -> rlcore.Scenario:
+    """Read a scenario saved with ``to_json``; raises ValueError saying what is wrong with it."""
+    if len(data) > MAX_JSON_BYTES:
+        raise ValueError(f"The file is {len(data):,} bytes; the limit is {MAX_JSON_BYTES:,}")
+    try:
+        doc = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"This is not valid JSON ({err})") from None
+    if not isinstance(doc, dict):
+        raise ValueError("The JSON must be an object with tokens, probs and samples")
+    missing = [k for k in ("tokens", "probs", "samples") if k not in doc]
+    if missing:
+        raise ValueError(f"The JSON lacks {', '.join(missing)}")
+    tokens, probs, samples = doc["tokens"], doc["probs"], doc["samples"]
+    if not all(isinstance(x, list) for x in (tokens, probs, samples)):
+        raise ValueError("tokens, probs and samples must be lists")
+    if not MIN_TOKENS <= len(tokens) <= MAX_TOKENS:
+        raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(tokens)}")
+    if not all(isinstance(t, str) and len(t) <= 24 for t in tokens):
+        raise ValueError("Every token must be a string of at most 24 characters")
+    for name in ("prompt", "prefix"):
+        if not isinstance(doc.get(name, ""), str) or len(doc.get(name, "")) > 200:
+            raise ValueError(f"{name} must be a string of at most 200 characters")
+    conts = doc.get("continuations") or [""] * len(tokens)
+    if not isinstance(conts, list) or not all(isinstance(c, str) and len(c) <= 80 for c in conts):
+        raise ValueError("continuations must be a list of strings of at most 80 characters")
+    for group in samples:
+        if not isinstance(group, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                  for x in group):
+            raise ValueError("samples must be a list of lists of numbers")
+        if any(x < 0 for x in group):
+            raise ValueError("Judge scores must not be negative")
+    if not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in probs):
+        raise ValueError("probs must be numbers")
+    base = rlcore.ARTICLE_SCENARIO
+    return rlcore.Scenario(tokens=tuple(tokens), probs=tuple(probs), samples=tuple(tuple(g) for g in samples),
+                           prompt=doc.get("prompt", base.prompt), prefix=doc.get("prefix", base.prefix),
+                           continuations=tuple(conts))
+
+
+def _from_url() -> None:
+    """On a session's first run, adopt a scenario carried by a shared link (``?scn=...``)."""
+    if STATE in st.session_state or URL_KEY not in st.query_params:
+        return
+    raw = st.query_params.get_all(URL_KEY)
+    try:
+        if len(raw) != 1:
+            raise ValueError("the link repeats the scenario parameter")
+        replace(from_json(raw[0]))
+    except ValueError as err:
+        st.session_state["scenario_url_notice"] = f"The scenario in this link could not be used ({err}); " \
+                                                  "showing the article's example instead."
+
+
+def _to_url(scenario: rlcore.Scenario) -> None:
+    """Keep the link shareable: a custom scenario rides along in the URL."""
+    if scenario == rlcore.ARTICLE_SCENARIO:
+        if URL_KEY in st.query_params:
+            del st.query_params[URL_KEY]
+    else:
+        text = to_json(scenario, indent=None)
+        if st.query_params.get(URL_KEY) != text:
+            st.query_params[URL_KEY] = text
+
+
+def _load_file() -> None:
+    upload = st.session_state.get("scenario_upload")
+    if upload is None:
+        return
+    try:
+        replace(from_json(upload.getvalue()))
+        st.session_state["scenario_file_notice"] = ("success", f"Loaded {upload.name}.")
+    except ValueError as err:
+        st.session_state["scenario_file_notice"] = ("error", f"{upload.name} was not loaded: {err}. "
+                                                    "The current example is unchanged.")
+
+
 def replace(scenario: rlcore.Scenario) -> None:
     """Make ``scenario`` current and refill the sidebar inputs from it (use in callbacks)."""
     st.session_state[STATE] = scenario
@@ -137,6 +224,7 @@ def _normalise() -> None:
 
 def sidebar() -> rlcore.Scenario:
     """Draw the scenario inputs in the sidebar and return the current valid scenario."""
+    _from_url()
     scenario = current()
     if DRAFT not in st.session_state:
         st.session_state[DRAFT] = to_rows(scenario)
@@ -183,4 +271,18 @@ def sidebar() -> rlcore.Scenario:
         c1, c2 = st.columns(2)
         c1.button("Add a token", on_click=_add_token, disabled=len(draft) >= MAX_TOKENS, width="stretch")
         c2.button("Reset", on_click=_reset, width="stretch", help="Back to the article's example")
+        notice = st.session_state.pop("scenario_url_notice", None)
+        if notice:
+            st.warning(notice)
+        with st.expander("Save or load this example"):
+            st.download_button("Download as JSON", to_json(scenario).encode(), file_name="scenario.json",
+                               mime="application/json", on_click="ignore", width="stretch")
+            st.file_uploader("Load a saved example (JSON, at most 100 kB)", type=["json"],
+                             key="scenario_upload", on_change=_load_file)
+            kind, text = st.session_state.pop("scenario_file_notice", (None, None))
+            if kind == "error":
+                st.error(text)
+            elif kind == "success":
+                st.success(text)
+    _to_url(scenario)
     return scenario

@@ -1,0 +1,89 @@
+"""Helpers for the browser tests: a real `streamlit run` server, Chromium settings, waiting for reruns."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHROMIUM = pathlib.Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+SHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def require_browser() -> None:
+    problem = None
+    if not CHROMIUM.exists():
+        problem = f"no Chromium at {CHROMIUM} (install it with: apt-get install -y chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the playwright package is not installed (pip install -r requirements-dev.txt)"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI: {problem}")
+        pytest.skip(problem)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A `streamlit run dashboard.py` process on 127.0.0.1 and a free port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.ready_after = self._wait_healthy()
+
+    def _wait_healthy(self, timeout: float = 60) -> float:
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited early:\n{self.proc.stdout.read()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return time.perf_counter() - self.started
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("streamlit did not become healthy in time")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+
+
+def wait_for_run(page, timeout_ms: int = 30_000) -> None:
+    """Wait until the app is connected and its script has finished running (as Streamlit's own e2e suite does)."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout_ms)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')",
+        timeout=timeout_ms)
+    page.wait_for_timeout(300)

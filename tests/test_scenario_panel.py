@@ -1,0 +1,139 @@
+"""The shared scenario sidebar: editing, validation, presets, links and JSON files (AppTest + pure helpers)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from apphelp import no_exception, page_file, page_text, run_page
+
+import rlcore
+from ui import scenario as panel
+
+HOME = page_file("dashboard")
+
+
+def test_default_is_the_article_example():
+    at = run_page(HOME)
+    no_exception(at)
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
+    assert [at.text_input(key=panel.key("token", i)).value for i in range(3)] == ["open", "closed", "partly"]
+    assert at.text_input(key=panel.key("scores", 0)).value == "3, 1, 2, 1, 3"
+
+
+def test_valid_edit_changes_the_scenario_everywhere():
+    at = run_page(HOME)
+    at.text_input(key=panel.key("scores", 1)).set_value("7, 9").run()
+    no_exception(at)
+    assert at.session_state["scenario"].samples[1] == (7.0, 9.0)
+    at.switch_page("pages/3_📊_Value_Q_advantage.py").run()
+    no_exception(at)
+    assert at.session_state["scenario"].samples[1] == (7.0, 9.0)
+
+
+@pytest.mark.parametrize(("field", "row", "value", "message"), [
+    ("scores", 1, "5, x", "not a number"),
+    ("scores", 2, "", "no judge score"),
+    ("scores", 0, "-3", "negative"),
+    ("token", 1, "open", "repeated"),
+    ("token", 2, "  ", "no name"),
+])
+def test_invalid_edit_shows_error_and_keeps_last_valid(field, row, value, message):
+    at = run_page(HOME)
+    at.text_input(key=panel.key(field, row)).set_value(value).run()
+    no_exception(at)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
+    assert "4.3" in page_text(at)  # the pages still show the last valid example
+
+
+def test_probabilities_off_by_a_little_offer_rescaling():
+    at = run_page(HOME)
+    at.number_input(key=panel.key("prob", 0)).set_value(0.6).run()
+    assert any("add up to 1.1" in e.value for e in at.error)
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
+    rescale = next(b for b in at.button if b.label.startswith("Rescale"))
+    rescale.click().run()
+    no_exception(at)
+    assert not at.error
+    assert at.session_state["scenario"].probs == pytest.approx((0.6 / 1.1, 0.3 / 1.1, 0.2 / 1.1))
+
+
+def test_add_and_remove_tokens_within_limits():
+    at = run_page(HOME)
+    add = next(b for b in at.button if b.label == "Add a token")
+    for _ in range(3):
+        add.click().run()
+        add = next(b for b in at.button if b.label == "Add a token")
+    no_exception(at)
+    assert at.session_state["scenario"].n == 6
+    assert add.disabled  # no more than six tokens
+    at.button(key=panel.key("remove", 5)).click().run()
+    at.button(key=panel.key("remove", 4)).click().run()
+    at.button(key=panel.key("remove", 3)).click().run()
+    at.button(key=panel.key("remove", 2)).click().run()
+    no_exception(at)
+    s = at.session_state["scenario"]
+    assert s.tokens == ("open", "closed")
+    assert s.probs == pytest.approx((0.5 / 0.8, 0.3 / 0.8))  # the removed share is spread over the rest
+    assert at.button(key=panel.key("remove", 0)).disabled  # no fewer than two
+
+
+def test_presets_and_reset():
+    at = run_page(HOME)
+    at.selectbox(key=panel.PRESET).set_value("Best token is rare (2%)").run()
+    assert at.session_state["scenario"].probs == (0.6, 0.38, 0.02)
+    assert at.number_input(key=panel.key("prob", 2)).value == pytest.approx(0.02)
+    next(b for b in at.button if b.label == "Reset").click().run()
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
+
+
+def test_link_carries_a_custom_scenario():
+    custom = rlcore.PRESETS["Most likely is already best"]
+    at = run_page(HOME, query={panel.URL_KEY: panel.to_json(custom, indent=None)})
+    no_exception(at)
+    assert at.session_state["scenario"] == custom
+    raw = at.query_params[panel.URL_KEY]
+    assert json.loads(raw if isinstance(raw, str) else raw[0])["tokens"] == list(custom.tokens)
+
+
+@pytest.mark.parametrize("raw", ["{bad", "[]", '{"tokens": ["a"], "probs": [1], "samples": [[1]]}',
+                                 '{"tokens": ["a", "b"], "probs": [0.5, 0.6], "samples": [[1], [2]]}',
+                                 "x" * 200_000, "ünïcødé ☃"])
+def test_bad_link_falls_back_with_a_notice(raw):
+    at = run_page(HOME, query={panel.URL_KEY: raw})
+    no_exception(at)
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
+    assert any("could not be used" in w.value for w in at.warning)
+
+
+def test_json_round_trip():
+    for scenario in rlcore.PRESETS.values():
+        assert panel.from_json(panel.to_json(scenario)) == scenario
+        assert panel.from_json(panel.to_json(scenario).encode()) == scenario
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\xff\xfe", "not valid JSON"),
+    (b"{", "not valid JSON"),
+    (b"[1, 2]", "must be an object"),
+    (b'{"tokens": ["a", "b"]}', "lacks probs, samples"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], ["x"]]}', "lists of numbers"),
+    (b'{"tokens": ["a", "a"], "probs": [0.5, 0.5], "samples": [[1], [2]]}', "unique"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.4], "samples": [[1], [2]]}', "sum to 1"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], []]}', "at least one score"),
+    (b" " * 100_001, "limit is 100,000"),
+])
+def test_malformed_files_are_rejected_with_a_reason(data, message):
+    with pytest.raises(ValueError, match=message):
+        panel.from_json(data)
+
+
+def test_user_text_is_escaped_in_markdown():
+    hostile = rlcore.Scenario(tokens=("<b>x</b>", "[l](http://e.x)"), probs=(0.5, 0.5), samples=((1,), (2,)),
+                              continuations=("$\\alpha$", "*y*"))
+    at = run_page(HOME, scenario=hostile)
+    no_exception(at)
+    md = "\n".join(m.value for m in at.markdown)
+    assert "[l](http://e.x)" not in md and "<b>" not in md
+    assert "\\[l\\]\\(http\\://e\\.x\\)" in md
