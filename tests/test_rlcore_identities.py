@@ -282,6 +282,34 @@ def test_sampled_training_many_rows_equal_single_runs(greedy, baseline, temperat
         assert not np.allclose(many.probs[0], many.probs[1])  # different seeds, different runs
 
 
+@pytest.mark.parametrize("temperature", [1.0, 2.0])
+@pytest.mark.parametrize("baseline", ["none", "batch mean", "V"])
+def test_sampled_training_one_answer_step_by_hand(baseline, temperature):
+    # R fixed at Q, one answer per step: the score tells which token was drawn
+    q = np.array([2.0, 5.0, 9.0])
+    pi = np.array(S.probs)
+    for seed in range(6):
+        run = rlcore.sampled_training(pi, [[2], [5], [9]], lr=0.5, steps=1, batch=1,
+                                      temperature=temperature, baseline=baseline, seed=seed)
+        r = run.mean_score[0]
+        a = int(np.flatnonzero(q == r)[0])
+        mu = pi ** (1 / temperature) / (pi ** (1 / temperature)).sum()  # sampling distribution
+        b = {"none": 0.0, "batch mean": r, "V": float(mu @ q)}[baseline]
+        z = np.log(pi) + 0.5 * (r - b) * (np.eye(3)[a] - pi)
+        expected = np.exp(z) / np.exp(z).sum()
+        np.testing.assert_allclose(run.probs[1], expected, rtol=1e-12)
+
+
+def test_greedy_training_moves_only_without_a_baseline():
+    fixed = [[2], [5], [9]]
+    kw = dict(lr=0.5, steps=5, batch=4, greedy=True)
+    for baseline in ("batch mean", "V"):  # b = 2 = the only score greedy ever sees
+        run = rlcore.sampled_training(S.pi, fixed, baseline=baseline, **kw)
+        np.testing.assert_allclose(run.probs[-1], S.pi, atol=1e-12)
+    run = rlcore.sampled_training(S.pi, fixed, baseline="none", **kw)
+    assert run.probs[-1, 0] > 0.6  # R = 2 > 0 with no baseline: greedy reinforces `open`
+
+
 def test_sampled_training_with_zero_lr_never_moves():
     run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)
     np.testing.assert_array_equal(run.probs, np.tile(run.probs[0], (11, 1)))
@@ -365,3 +393,35 @@ def test_ppo_objective_is_mean_clipped_objective():
         adv = np.array([4.7, -2.3, 0.7])
         by_hand = np.minimum(rho * adv, np.clip(rho, 0.8, 1.2) * adv).mean()
         assert run.objective[t] == pytest.approx(by_hand, rel=1e-12)
+
+
+# ---------------------------------------------------------------- KL
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.05, 1.0, 3.0])
+def test_share_curve_equals_kl_regularized_objective_pointwise(beta):
+    f = rlcore.FLATTERY
+    shares = np.linspace(0.0, 1.0, 41)
+    curve = rlcore.share_curve(shares, f.rewards, f.p_ref, beta)
+    for i, s in enumerate(shares):
+        one = rlcore.kl_regularized_objective([1 - s, s], f.rewards, f.p_ref, beta)
+        assert curve.expected_reward[i] == pytest.approx(one.expected_reward, rel=1e-12)
+        assert curve.kl[i] == pytest.approx(one.kl, rel=1e-12, abs=1e-15)
+        assert curve.objective[i] == pytest.approx(one.objective, rel=1e-12)
+
+
+def test_kl_by_hand():
+    # KL((0.1, 0.9) ‖ (0.95, 0.05)) = 0.1 ln(0.1/0.95) + 0.9 ln(0.9/0.05)
+    expected = 0.1 * math.log(0.1 / 0.95) + 0.9 * math.log(0.9 / 0.05)
+    assert rlcore.kl_divergence([0.1, 0.9], [0.95, 0.05]) == pytest.approx(expected, rel=1e-12)
+    assert rlcore.kl_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+    assert rlcore.kl_divergence([1.0, 0.0], [0.5, 0.5]) == pytest.approx(math.log(2), rel=1e-12)
+
+
+def test_kl_optimal_policy_closed_form():
+    ref, r, beta = np.array([0.95, 0.05]), np.array([9.0, 9.6]), 1.0
+    w = ref * np.exp(r / beta)
+    np.testing.assert_allclose(rlcore.kl_optimal_policy(ref, r, beta), w / w.sum(), rtol=1e-12)
+    # a small β lets the reward win; a large β keeps the reference
+    assert rlcore.kl_optimal_policy(ref, r, 0.01)[1] > 0.999
+    np.testing.assert_allclose(rlcore.kl_optimal_policy(ref, r, 1e6), ref, rtol=1e-5)

@@ -139,7 +139,7 @@ def test_kl_estimators_are_unbiased_under_pi(pair):
         est = rlcore.kl_estimators(np.log(pi), np.log(ref))
         kl = rlcore.kl_divergence(pi, ref)
         # the expectation over a ~ π, taken exactly by enumerating the categorical
-        assert float(pi @ est.k1) == np.float64(kl) or abs(float(pi @ est.k1) - kl) <= 1e-9 * (1 + kl)
+        assert abs(float(pi @ est.k1) - kl) <= 1e-9 * (1 + kl)
         assert abs(float(pi @ est.k3) - kl) <= 1e-9 * (1 + kl)
     assert np.all(est.k3 >= 0) and np.all(est.k2 >= 0)
 
