@@ -1,0 +1,261 @@
+"""Benchmark: how fast each page reruns, against Streamlit's own floor. Prints a table, writes BENCHMARKS.md.
+
+    python bench/run.py            # everything (needs /usr/bin/chromium for the browser part)
+    python bench/run.py --no-browser
+
+Server side: AppTest rerun after a change of the page's first slider (median of 20 reruns, alternating
+two values so each rerun does real work; caches warm, as for a learner dragging a slider back and forth),
+beside a floor app in the same process: the same number of st.altair_chart calls on precomputed
+DataFrames of the same sizes, so the ratio isolates this project's own cost.
+Browser: key press on the first slider until the rerun finished and the chart repainted (median of 10),
+beside an empty page with one slider; bytes received over the websocket per rerun; cold start.
+Scaling: the heaviest simulation at 1×, 10×, 100× its sample count, and its chart payload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+import numpy as np  # noqa: E402
+from apphelp import ALL_PAGES, charts  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import rlcore  # noqa: E402
+
+REPEATS, BROWSER_REPEATS = 20, 10
+TARGET_MS, LAB_TARGET_MS, RATIO, KB = 60, 250, 1.5, 150
+
+
+def main_slider(at):
+    sliders = [s for s in at.slider if s.key and not str(s.key).startswith("scn_")]
+    return sliders[0] if sliders else None
+
+
+def other_value(slider):
+    lo, hi = slider.min, slider.max
+    return hi if slider.value != hi else lo
+
+
+def time_reruns(path: pathlib.Path, repeats: int = REPEATS):
+    at = AppTest.from_file(str(path), default_timeout=120).run()
+    slider = main_slider(at)
+    if slider is None:
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            at.run()
+            times.append(time.perf_counter() - t)
+        return at, statistics.median(times) * 1000, None
+    key, first = slider.key, slider.value
+    second = other_value(slider)
+    at.slider(key=key).set_value(second).run()  # warm both values
+    at.slider(key=key).set_value(first).run()
+    times = []
+    for i in range(repeats):
+        t = time.perf_counter()
+        at.slider(key=key).set_value(second if i % 2 == 0 else first).run()
+        times.append(time.perf_counter() - t)
+    assert not at.exception, at.exception
+    return at, statistics.median(times) * 1000, key
+
+
+def floor_script(frames) -> str:
+    """A page with the same number of charts on precomputed data of the same sizes."""
+    tmp = pathlib.Path(tempfile.mkdtemp())
+    for i, df in enumerate(frames):
+        df.to_parquet(tmp / f"f{i}.parquet")
+    script = tmp / "floor.py"
+    script.write_text(textwrap.dedent(f"""
+        import pathlib
+        import altair as alt, pandas as pd, streamlit as st
+        st.set_page_config(layout="wide")
+        frames = [pd.read_parquet(pathlib.Path({str(tmp)!r}) / f"f{{i}}.parquet") for i in range({len(frames)})]
+        st.slider("x", 0, 10, 5, key="x")
+        for df in frames:
+            df = df.copy()
+            df["_row"] = range(len(df))
+            st.altair_chart(alt.Chart(df).mark_point().encode(x="_row:Q", y="_row:Q"))
+    """))
+    return str(script)
+
+
+def server_side():
+    rows = []
+    for path in ALL_PAGES:
+        at, ms, key = time_reruns(path)
+        frames = [df for c in charts(at) for df in c["data"].values()]
+        n_rows = sum(len(df) for df in frames)
+        floor = AppTest.from_file(floor_script(frames), default_timeout=60).run()
+        floor_times = []
+        for i in range(REPEATS):
+            t = time.perf_counter()
+            floor.slider(key="x").set_value(i % 10).run()
+            floor_times.append(time.perf_counter() - t)
+        floor_ms = statistics.median(floor_times) * 1000
+        rows.append({"page": path.stem, "slider": key or "-", "rerun_ms": ms, "floor_ms": floor_ms,
+                     "ratio": ms / floor_ms, "charts": len(frames), "chart_rows": n_rows})
+        print(f"{path.stem:32s} {ms:7.1f} ms  floor {floor_ms:6.1f} ms  x{ms / floor_ms:4.2f}  "
+              f"{len(frames)} charts, {n_rows} rows", flush=True)
+    return rows
+
+
+def browser_side():
+    from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, wait_for_run
+    from playwright.sync_api import sync_playwright
+
+    results, empty = [], None
+    t0 = time.perf_counter()
+    srv = Server()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(srv.url)
+        wait_for_run(page)
+        cold_s = time.perf_counter() - t0
+        received = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
+            len(f) if isinstance(f, (bytes, str)) else 0)))
+        paths = [""] + [f.stem.split("_", 2)[2] for f in ALL_PAGES[1:]]
+        for path in paths:
+            results.append(round_trip(page, f"{srv.url}/{path}", received, path or "home", wait_for_run))
+        browser.close()
+    srv.stop()
+    # the floor: an empty Streamlit page with one slider, on its own server
+    tmp = pathlib.Path(tempfile.mkdtemp())
+    (tmp / "empty.py").write_text("import streamlit as st\nst.slider('x', 0, 100, 50)\n")
+    srv = Server.__new__(Server)
+    srv.__init__ = None
+    empty = empty_round_trip(tmp / "empty.py", wait_for_run, CHROMIUM, CHROMIUM_ARGS)
+    return results, empty, cold_s, srv
+
+
+def round_trip(page, url, received, name, wait_for_run):
+    page.goto(url)
+    wait_for_run(page)
+    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] [role='slider']")
+    if sliders.count() == 0:
+        return {"page": name, "round_trip_ms": None, "kB_per_rerun": None}
+    thumb = sliders.first
+    times, sizes = [], []
+    for i in range(BROWSER_REPEATS):
+        thumb.focus()
+        received.clear()
+        t = time.perf_counter()
+        thumb.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        page.wait_for_timeout(50)
+        wait_for_run(page, settle_ms=0)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        times.append((time.perf_counter() - t) * 1000 - 50)
+        sizes.append(sum(received) / 1024)
+    return {"page": name, "round_trip_ms": statistics.median(times), "kB_per_rerun": statistics.median(sizes)}
+
+
+def empty_round_trip(script, wait_for_run, chromium, args):
+    import subprocess
+
+    from e2ehelp import free_port
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(chromium), args=args)
+            page = browser.new_page()
+            deadline = time.time() + 60
+            while True:
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/")
+                    break
+                except Exception:
+                    if time.time() > deadline:
+                        raise
+                    time.sleep(0.5)
+            wait_for_run(page)
+            received = []
+            res = round_trip(page, f"http://127.0.0.1:{port}/", received, "empty", wait_for_run)
+            browser.close()
+            return res
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def scaling():
+    """The heaviest simulation (REINFORCE gradient samples for the baseline page) at 1×, 10×, 100×."""
+    s = rlcore.ARTICLE_SCENARIO
+    out = []
+    for mult in (1, 10, 100):
+        n = 2000 * mult
+        t = time.perf_counter()
+        g = rlcore.gradient_samples(s.pi, s.samples, 4.3, n, 0)
+        counts, _ = np.histogram(g[:, 2], bins=40)
+        ms = (time.perf_counter() - t) * 1000
+        out.append({"samples": n, "ms": ms, "chart_rows": counts.size})
+    return out
+
+
+def write_report(server_rows, browser_rows, empty, cold_s, scale_rows):
+    lines = ["# Benchmarks", "", f"Measured by `python bench/run.py` on {time.strftime('%Y-%m-%d')}, "
+             "on this project's 2-core machine.", "",
+             "## Server-side rerun after a slider change (AppTest, median of 20)", "",
+             "| page | slider | rerun ms | floor ms | ratio | charts | chart rows | meets target |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in server_rows:
+        limit = LAB_TARGET_MS if "lab" in r["page"].lower() else TARGET_MS
+        ok = r["rerun_ms"] <= limit and r["ratio"] <= RATIO
+        lines.append(f"| {r['page']} | {r['slider']} | {r['rerun_ms']:.1f} | {r['floor_ms']:.1f} | "
+                     f"{r['ratio']:.2f} | {r['charts']} | {r['chart_rows']} | {'yes' if ok else 'no'} |")
+    lines += ["", f"Targets: ≤ {TARGET_MS} ms (training lab ≤ {LAB_TARGET_MS} ms) and ≤ {RATIO}× the floor app "
+              "(same number of charts on precomputed data of the same size).", ""]
+    if browser_rows:
+        lines += ["## Browser round trip (key press → rerun finished → repaint, median of 10)", "",
+                  "| page | round trip ms | × empty page | kB received per rerun | meets target |",
+                  "|---|---:|---:|---:|---|"]
+        base = empty["round_trip_ms"] if empty and empty["round_trip_ms"] else None
+        for r in browser_rows:
+            if r["round_trip_ms"] is None:
+                lines.append(f"| {r['page']} | – | – | – | no slider |")
+                continue
+            ratio = r["round_trip_ms"] / base if base else float("nan")
+            ok = ratio <= RATIO and r["kB_per_rerun"] <= KB
+            lines.append(f"| {r['page']} | {r['round_trip_ms']:.0f} | {ratio:.2f} | {r['kB_per_rerun']:.1f} | "
+                         f"{'yes' if ok else 'no'} |")
+        if base:
+            lines += ["", f"Empty Streamlit page with one slider: {base:.0f} ms. Cold start (server start to first "
+                      f"page rendered): {cold_s:.1f} s. Targets: ≤ {RATIO}× the empty page, ≤ {KB} kB per rerun.", ""]
+    lines += ["## How cost grows with the sample count (baseline page's simulation)", "",
+              "| samples | ms | chart rows |", "|---:|---:|---:|"]
+    lines += [f"| {r['samples']} | {r['ms']:.1f} | {r['chart_rows']} |" for r in scale_rows]
+    lines += ["", "The chart payload is the histogram's bins, so it does not grow with the sample count.", ""]
+    (ROOT / "BENCHMARKS.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-browser", action="store_true", help="skip the browser round trips")
+    args = ap.parse_args()
+    server_rows = server_side()
+    browser_rows, empty, cold_s = [], None, 0.0
+    if not args.no_browser:
+        browser_rows, empty, cold_s, _ = browser_side()
+    write_report(server_rows, browser_rows, empty, cold_s, scaling())
+
+
+if __name__ == "__main__":
+    main()

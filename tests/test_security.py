@@ -1,0 +1,86 @@
+"""Static rules of SECURITY.md, checked on the source tree."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import tomllib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py")),
+             *sorted((ROOT / "rlcore").glob("*.py"))]
+
+
+def calls(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield node
+
+
+def dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_nothing_unsafe_is_called(path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for call in calls(tree):
+        name = dotted(call.func)
+        assert name not in {"eval", "exec", "compile", "st.html", "pickle.loads", "pickle.load",
+                            "open", "os.system", "subprocess.run", "subprocess.Popen"}, f"{path.name}: {name}"
+        for kw in call.keywords:
+            assert kw.arg != "unsafe_allow_html", f"{path.name}: unsafe_allow_html in {name}"
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            assert not {"pickle", "subprocess", "socket", "urllib", "requests"} & set(names), path.name
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_every_cache_is_bounded(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for deco in node.decorator_list:
+                name = dotted(deco.func if isinstance(deco, ast.Call) else deco)
+                if name.endswith(("cache_data", "cache_resource")):
+                    assert isinstance(deco, ast.Call), f"{path.name}:{node.name} cache without max_entries"
+                    assert "max_entries" in {k.arg for k in deco.keywords}, f"{path.name}:{node.name}"
+
+
+def test_rlcore_imports_only_numpy_and_the_standard_library():
+    for path in (ROOT / "rlcore").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            assert not roots & {"streamlit", "altair", "pandas", "scipy"}, f"{path.name} imports {roots}"
+
+
+def test_server_config_keeps_protections_on():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    server = config.get("server", {})
+    assert server.get("enableXsrfProtection", True) is True
+    assert server.get("enableCORS", True) is True
+    assert server.get("maxUploadSize", 200) <= 1
+    assert config.get("client", {}).get("showErrorDetails") == "none"
+
+
+def test_import_rlcore_loads_no_app_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys, rlcore; bad = sorted(m for m in sys.modules "
+            "if m.split('.')[0] in {'streamlit', 'altair', 'pandas', 'pyarrow', 'scipy'}); print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
