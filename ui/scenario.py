@@ -17,6 +17,7 @@ import rlcore
 MIN_TOKENS, MAX_TOKENS = 2, 6
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
+SYNCED = "scenario_synced"  # the scenario the draft last agreed with
 PRESET = "scenario_preset"
 URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
 MAX_JSON_BYTES = 100_000
@@ -195,7 +196,9 @@ def _pick_preset() -> None:
 
 
 def _reset() -> None:
-    st.session_state[PRESET] = next(iter(rlcore.PRESETS))
+    """Back to the defaults: the article's example and every page input at its starting value."""
+    for k in list(st.session_state):
+        del st.session_state[k]
     replace(rlcore.ARTICLE_SCENARIO)
 
 
@@ -226,8 +229,8 @@ def sidebar() -> rlcore.Scenario:
     """Draw the scenario inputs in the sidebar and return the current valid scenario."""
     _from_url()
     scenario = current()
-    if DRAFT not in st.session_state:
-        st.session_state[DRAFT] = to_rows(scenario)
+    if DRAFT not in st.session_state or st.session_state.get(SYNCED) != scenario:
+        _set_draft(to_rows(scenario))  # first run, or the scenario was replaced from outside the sidebar
     draft = st.session_state[DRAFT]
     with st.sidebar:
         st.markdown("**The running example**")
@@ -270,7 +273,8 @@ def sidebar() -> rlcore.Scenario:
             st.error(note)
         c1, c2 = st.columns(2)
         c1.button("Add a token", on_click=_add_token, disabled=len(draft) >= MAX_TOKENS, width="stretch")
-        c2.button("Reset", on_click=_reset, width="stretch", help="Back to the article's example")
+        c2.button("Reset", on_click=_reset, width="stretch",
+                  help="Back to the article's example and every input's default")
         notice = st.session_state.pop("scenario_url_notice", None)
         if notice:
             st.warning(notice)
@@ -284,5 +288,6 @@ def sidebar() -> rlcore.Scenario:
                 st.error(text)
             elif kind == "success":
                 st.success(text)
+    st.session_state[SYNCED] = scenario
     _to_url(scenario)
     return scenario
