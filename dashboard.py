@@ -28,9 +28,9 @@ with left:
     table = pd.DataFrame({"token": tokens, "probability": scenario.probs, "mean judge score (Q)": s.q,
                           "answer": [f"{scenario.prefix} {t}{c if c[:1] in '.,:;!?' else ' ' + c}"
                                      .rstrip() for t, c in zip(tokens, scenario.continuations, strict=True)]})
-    st.altair_chart(charts.token_bars(table, value="probability", title="The policy: π(next token)",
-                                      value_title="probability", tokens=tokens, domain=[0, 1]),
-                    alt="Bar chart of the probability of each candidate next token")
+    page.chart(charts.token_bars(table, value="probability", title="The policy: π(next token)",
+                                 value_title="probability", tokens=tokens, domain=[0, 1]), table,
+               alt_text="Bar chart of the probability of each candidate next token", name="policy")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"probability": st.column_config.NumberColumn(format="%.3f"),
                                 "mean judge score (Q)": st.column_config.NumberColumn(format="%.2f")})

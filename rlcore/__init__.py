@@ -8,22 +8,36 @@ from .credit import (
     GROUP_METHODS,
     AnswerTrace,
     CriticErrorStudy,
+    GroupCredit,
     answer_trace,
+    credit_positions,
     critic_error_study,
     gae,
     group_advantages,
+    group_credit,
     td_errors,
 )
 from .estimates import (
+    BaselineStudy,
     GradientStats,
+    Histogram,
     MCEstimates,
+    RunningEstimates,
+    ValueBreakdown,
     advantages,
+    baseline_study,
     expected_value,
     gradient_samples,
     gradient_stats,
+    gradient_variance_curve,
+    histogram_counts,
     mc_estimates,
     optimal_baseline,
+    running_mc_estimates,
+    running_mean,
     sample_answers,
+    sample_checkpoints,
+    value_breakdown,
 )
 from .example import (
     ARTICLE_ANSWER,
@@ -40,38 +54,85 @@ from .example import (
     normalize_probs,
     split_tokens,
 )
+from .generation import (
+    GenerationStep,
+    JudgeChecks,
+    answer_matches,
+    answer_text,
+    join_tokens,
+    next_step,
+    rarest_token_shift,
+    rollout,
+    rule_based_judge,
+    step_rng,
+)
 from .kl import (
     KLEstimates,
+    KLEstimatorStudy,
     RegularizedObjective,
     ShareCurve,
     kl_divergence,
+    kl_estimator_study,
     kl_estimators,
     kl_optimal_policy,
     kl_regularized_objective,
+    regularized_optimum,
     share_curve,
+)
+from .lab import (
+    ALGORITHM_NAMES,
+    ALGORITHMS,
+    JUDGES,
+    LabConfig,
+    LabHistory,
+    LabTree,
+    dead_share,
+    first_step_loss,
+    lab_tree,
+    thin_steps,
+    train,
+    training_loop,
 )
 from .policy import (
     BASELINES,
+    ExplorationOutcome,
     PolicyPath,
+    PolicyTrace,
+    SeedBands,
     TrainingRun,
     discovery_chance,
+    exploration_outcome,
     log_softmax,
     logits_from_probs,
     policy_gradient_path,
     policy_gradient_step,
+    policy_gradient_trace,
     sampled_training,
     sampled_training_many,
+    samples_to_discover,
+    seed_bands,
     softmax,
+    temperature_probs,
+    turning_steps,
 )
 from .ppo import (
+    PPOBatch,
     PPOEpochs,
+    batch_advantages,
     clip_bounds,
     clipped_objective,
     importance_ratio,
     is_clipped,
     ppo_epochs,
 )
-from .returns import discounted_returns, first_token_return, sparse_rewards
+from .returns import (
+    BlindSpot,
+    discounted_returns,
+    first_token_return,
+    outcome_blind_spot,
+    outcome_judge,
+    sparse_rewards,
+)
 from .summary import Summary, summarize
 
 __all__ = [
@@ -88,4 +149,24 @@ __all__ = [
     "normalize_probs", "optimal_baseline", "policy_gradient_path", "policy_gradient_step",
     "ppo_epochs", "sample_answers", "sampled_training", "sampled_training_many", "share_curve",
     "softmax", "sparse_rewards", "split_tokens", "summarize", "td_errors",
+]
+__all__ += [  # V, Q, advantage and baseline pages
+    "BaselineStudy", "Histogram", "RunningEstimates", "ValueBreakdown", "baseline_study",
+    "gradient_variance_curve", "histogram_counts", "running_mc_estimates", "running_mean",
+    "sample_checkpoints", "value_breakdown",
+]
+__all__ += [  # TD error / GAE and policy gradient pages
+    "GroupCredit", "PolicyTrace", "credit_positions", "group_credit", "policy_gradient_trace", "turning_steps",
+]
+__all__ += [  # exploration, clipping and KL pages
+    "ExplorationOutcome", "KLEstimatorStudy", "PPOBatch", "SeedBands", "batch_advantages", "exploration_outcome",
+    "kl_estimator_study", "regularized_optimum", "samples_to_discover", "seed_bands", "temperature_probs",
+]
+__all__ += [  # loop and reward pages
+    "BlindSpot", "GenerationStep", "JudgeChecks", "answer_matches", "answer_text", "join_tokens", "next_step",
+    "outcome_blind_spot", "outcome_judge", "rarest_token_shift", "rollout", "rule_based_judge", "step_rng",
+]
+__all__ += [  # training lab
+    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "LabConfig", "LabHistory", "LabTree", "dead_share",
+    "first_step_loss", "lab_tree", "thin_steps", "train", "training_loop",
 ]

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_real, as_samples, as_vector, count, in_range, non_negative, positive, rng_from
-from .estimates import expected_value
+from .estimates import expected_value, sample_answers
 from .example import Scenario, answer_tokens, split_tokens
 from .returns import sparse_rewards
 
@@ -154,6 +154,16 @@ class CriticErrorStudy(NamedTuple):
     mse: np.ndarray       # shape [L]: bias² + variance
     true_advantage: float
 
+    @property
+    def bias_squared(self) -> np.ndarray:
+        """Shape [L]: the squared bias, the part of the MSE that more draws would not remove."""
+        return self.bias**2
+
+    @property
+    def best_lam(self) -> float:
+        """The λ of the grid with the smallest mean squared error (the first one on a tie)."""
+        return float(self.lams[int(np.argmin(self.mse))])
+
 
 def critic_error_study(trace: AnswerTrace, scores, *, gamma: float, lams, bias: float,
                        noise: float, n_draws: int, seed) -> CriticErrorStudy:
@@ -204,3 +214,60 @@ def critic_error_study(trace: AnswerTrace, scores, *, gamma: float, lams, bias: 
     var = est.var(axis=1, ddof=1)
     bias_out = mean - true_adv
     return CriticErrorStudy(lam, bias_out, var, bias_out**2 + var, true_adv)
+
+
+def credit_positions(advantages, tol: float = 1e-9) -> np.ndarray:
+    """Positions of an answer that get blame or credit: a non-zero advantage.
+
+    {t : |Âₜ| > tol}.
+
+    Args:
+        advantages: shape [T], Â₀…Â_{T−1} (e.g. from ``gae``).
+        tol: tolerance ≥ 0 under which an advantage counts as zero (rounding noise).
+
+    Returns:
+        shape [M], the positions in increasing order (int).
+
+    >>> credit_positions([0.0, 0.0, -2.3, 1e-12]).tolist()
+    [2]
+    """
+    adv = as_vector("advantages", advantages)
+    t = non_negative("tol", tol)
+    return np.flatnonzero(np.abs(adv) > t)
+
+
+class GroupCredit(NamedTuple):
+    """A group of sampled answers to one prompt, scored against each other (GRPO-style)."""
+
+    actions: np.ndarray     # shape [G]: index of each answer's first (decision) token
+    scores: np.ndarray      # shape [G]: each answer's judge score
+    advantages: np.ndarray  # shape [G]: each answer's advantage, shared by all its tokens
+    members: np.ndarray     # shape [M]: positions of the answers that start with the chosen token
+    dead: bool              # every score is equal (or G = 1): every advantage is 0, no signal
+
+
+def group_credit(scenario: Scenario, token: str, group_size: int, method: str = "grpo",
+                 seed=0) -> GroupCredit:
+    """Sample a group of answers, score each against the group, find those starting with ``token``.
+
+    aᵢ ~ π, sᵢ drawn uniformly from the scores of token aᵢ, Aᵢ = group_advantages(s)ᵢ.
+    The group is "dead" when all sᵢ are equal: Aᵢ = 0 for every answer, nothing is learned.
+
+    Source: Shao et al. (2024), DeepSeekMath (GRPO); Liu et al. (2025) (Dr. GRPO); Ahmadian et al. (2024).
+
+    Args:
+        scenario: the running example.
+        token: one of scenario.tokens, the decision whose answers to pick out.
+        group_size: G ≥ 1, answers sampled for the prompt.
+        method: "grpo", "dr_grpo" or "rloo".
+        seed: integer seed or numpy Generator.
+
+    Returns:
+        GroupCredit(actions [G], scores [G], advantages [G], members [M], dead).
+    """
+    i = scenario.index(token)
+    g = count("group_size", group_size, low=1, high=100_000)
+    actions, scores = sample_answers(scenario.pi, scenario.samples, g, seed)
+    adv = group_advantages(scores, method)
+    dead = bool(np.ptp(scores) == 0)
+    return GroupCredit(actions, scores, adv, np.flatnonzero(actions == i), dead)

@@ -172,3 +172,306 @@ def gradient_samples(probs, samples, baseline: float, n: int, rng) -> np.ndarray
     b = as_real("baseline", baseline)
     actions, scores = sample_answers(p, samples, n, rng)
     return (scores - b)[:, None] * (np.eye(p.size)[actions] - p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Breakdowns, running estimates and histograms for the "V, Q, advantage" and "baseline" pages.
+# ---------------------------------------------------------------------------------------------
+
+
+class ValueBreakdown(NamedTuple):
+    """Every term of Q, V and A for one decision, so a page can print the sums it shows."""
+
+    counts: np.ndarray              # shape [K]: number of sampled scores per token
+    sums: np.ndarray                # shape [K]: sum of each token's sampled scores
+    q: np.ndarray                   # shape [K]: Qₐ = sumₐ / countₐ
+    weighted_q: np.ndarray          # shape [K]: πₐ Qₐ (the terms of V)
+    v: float                        # V = Σₐ πₐ Qₐ
+    advantage: np.ndarray           # shape [K]: Aₐ = Qₐ − V
+    weighted_advantage: np.ndarray  # shape [K]: πₐ Aₐ (the terms of the check Σ π·A = 0)
+    advantage_check: float          # Σₐ πₐ Aₐ, zero up to rounding
+    sample_mean: float              # the plain mean of all sampled scores
+    sample_share: np.ndarray        # shape [K]: countₐ / Σ count, the share of samples per token
+    mean_matches: bool              # whether the plain mean equals V (within 1e-9)
+    centered: tuple[np.ndarray, ...]  # K arrays: R − V for each sampled score of each token
+
+
+def value_breakdown(probs, samples) -> ValueBreakdown:
+    """Q, V and A of one decision with every intermediate term.
+
+    Qₐ = (1/nₐ) Σᵢ Rₐᵢ;  V = Σₐ πₐ Qₐ;  Aₐ = Qₐ − V;  Σₐ πₐ Aₐ = 0.
+    The plain mean of all scores, Σₐ nₐ Qₐ / Σₐ nₐ, equals V only when the sample shares nₐ/N
+    weight the Q values the way π does (in the article 5 / 3 / 2 answers follow π = 0.5 / 0.3 / 0.2).
+
+    Args:
+        probs: shape [K], the policy π.
+        samples: K lists of scores, the sampled judge scores of the answers that began with each token.
+
+    Returns:
+        ValueBreakdown (see its fields).
+
+    >>> bd = value_breakdown([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]])
+    >>> bd.q.tolist(), round(bd.v, 10), np.round(bd.advantage, 10).tolist()
+    ([2.0, 5.0, 9.0], 4.3, [-2.3, 0.7, 4.7])
+    >>> np.round(bd.weighted_advantage, 10).tolist(), bd.mean_matches
+    ([-1.15, 0.21, 0.94], True)
+    >>> np.round(bd.centered[0], 10).tolist()
+    [-1.3, -3.3, -2.3, -3.3, -1.3]
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    counts = np.array([g.size for g in groups])
+    sums = np.array([g.sum() for g in groups])
+    q = sums / counts
+    v = float(p @ q)
+    adv = q - v
+    total = counts.sum()
+    sample_mean = float(sums.sum() / total)
+    return ValueBreakdown(
+        counts=counts, sums=sums, q=q, weighted_q=p * q, v=v, advantage=adv,
+        weighted_advantage=p * adv, advantage_check=float(p @ adv), sample_mean=sample_mean,
+        sample_share=counts / total, mean_matches=bool(abs(sample_mean - v) <= 1e-9 * max(1.0, abs(v))),
+        centered=tuple(g - v for g in groups))
+
+
+def sample_checkpoints(n: int, points: int, *, log: bool = True) -> np.ndarray:
+    """Sample counts at which to report a running estimate: at most ``points`` whole numbers in 1…n, ending at n.
+
+    Args:
+        n: the total number of samples (≥ 1).
+        points: the largest number of checkpoints (≥ 1).
+        log: space them evenly on a log scale (True) or a linear one (False).
+
+    Returns:
+        shape [C], C ≤ points, strictly increasing integers, the last one n.
+
+    >>> sample_checkpoints(1000, 4).tolist()
+    [1, 10, 100, 1000]
+    >>> sample_checkpoints(10, 5, log=False).tolist()
+    [1, 3, 6, 8, 10]
+    >>> sample_checkpoints(3, 20).tolist()
+    [1, 2, 3]
+    """
+    m = count("n", n)
+    k = count("points", points)
+    if k == 1:
+        return np.array([m])
+    grid = np.geomspace(1, m, k) if log else np.linspace(1, m, k)
+    return np.unique(np.round(grid).astype(np.int64))
+
+
+class RunningEstimates(NamedTuple):
+    """Monte-Carlo Q and V after the first n samples, for several n."""
+
+    at: np.ndarray      # shape [C]: number of samples used
+    q: np.ndarray       # shape [C, K]: mean score per first token so far, NaN before its first sample
+    v: np.ndarray       # shape [C]: mean of all scores so far
+    counts: np.ndarray  # shape [C, K]: samples per first token so far
+
+
+def running_mc_estimates(actions, scores, n_actions: int, at) -> RunningEstimates:
+    """``mc_estimates`` on the first n samples, for each n in ``at`` (the estimates' convergence).
+
+    Q̂ₐ(n) = Σᵢ≤ₙ Rᵢ·[aᵢ = a] / Σᵢ≤ₙ [aᵢ = a];  V̂(n) = (1/n) Σᵢ≤ₙ Rᵢ.
+
+    Args:
+        actions: shape [N], index of each answer's first token, in 0…n_actions−1.
+        scores: shape [N], each answer's score.
+        n_actions: K.
+        at: shape [C], sample counts in 1…N (e.g. from ``sample_checkpoints``).
+
+    Returns:
+        RunningEstimates(at, q [C, K], v [C], counts [C, K]).
+
+    >>> est = running_mc_estimates([0, 1, 0, 1], [2.0, 6.0, 4.0, 8.0], 2, [1, 2, 4])
+    >>> est.q.tolist(), est.v.tolist()
+    ([[2.0, nan], [2.0, 6.0], [3.0, 7.0]], [2.0, 4.0, 5.0])
+    """
+    k = count("n_actions", n_actions)
+    a = as_vector("actions", actions)
+    s = as_vector("scores", scores)
+    if a.size != s.size:
+        raise ValueError(f"actions and scores must have the same length, got {a.size} and {s.size}")
+    if np.any(a != np.round(a)) or np.any(a < 0) or np.any(a >= k):
+        raise ValueError(f"actions must be whole numbers in [0, {k - 1}], got {a.tolist()[:8]}")
+    idx = _checkpoints("at", at, s.size)
+    onehot = np.eye(k)[a.astype(np.int64)]                  # [N, K]
+    counts = np.cumsum(onehot, axis=0)[idx - 1]             # [C, K]
+    sums = np.cumsum(onehot * s[:, None], axis=0)[idx - 1]  # [C, K]
+    q = np.full(counts.shape, np.nan)
+    seen = counts > 0
+    q[seen] = sums[seen] / counts[seen]
+    v = np.cumsum(s)[idx - 1] / idx
+    return RunningEstimates(at=idx, q=q, v=v, counts=counts.astype(np.int64))
+
+
+def running_mean(values, at) -> np.ndarray:
+    """The mean of the first n values, for each n in ``at``.
+
+    m(n) = (1/n) Σᵢ≤ₙ xᵢ.
+
+    Args:
+        values: shape [N] or [N, K], one row per sample.
+        at: shape [C], sample counts in 1…N.
+
+    Returns:
+        shape [C] or [C, K].
+
+    >>> running_mean([4.0, 0.0, 2.0, 2.0], [1, 2, 4]).tolist()
+    [4.0, 2.0, 2.0]
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim not in (1, 2) or x.shape[0] == 0:
+        raise ValueError(f"values must have shape [N] or [N, K] with N ≥ 1, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values must contain only finite numbers")
+    idx = _checkpoints("at", at, x.shape[0])
+    sums = np.cumsum(x, axis=0)[idx - 1]
+    return sums / (idx if x.ndim == 1 else idx[:, None])
+
+
+def _checkpoints(name: str, at, n: int) -> np.ndarray:
+    c = as_vector(name, at)
+    if np.any(c != np.round(c)) or np.any(c < 1) or np.any(c > n):
+        raise ValueError(f"{name} must hold whole numbers in [1, {n}], got {c.tolist()[:8]}")
+    return c.astype(np.int64)
+
+
+class Histogram(NamedTuple):
+    """Counts of values in equal-width bins shared by every series."""
+
+    edges: np.ndarray   # shape [B+1]: bin edges, lowest to highest
+    counts: np.ndarray  # shape [B] or [S, B]: number of values per bin
+    shares: np.ndarray  # like counts: counts divided by the number of values in that series
+
+
+def histogram_counts(values, bins: int, *, low: float | None = None, high: float | None = None) -> Histogram:
+    """Bin one or several series of values into the same equal-width bins (aggregate before charting).
+
+    Bin i holds edgesᵢ ≤ x < edgesᵢ₊₁; the last bin also holds x = high. Values outside [low, high]
+    are left out. Without low/high the bins span the smallest to the largest value of all series
+    (widened by 0.5 each way when they are all equal).
+
+    Args:
+        values: shape [N] (one series) or [S, N] (S series of N values each).
+        bins: number of bins (≥ 1).
+        low, high: the range to bin, optional.
+
+    Returns:
+        Histogram(edges [bins+1], counts [bins] or [S, bins], shares of the same shape).
+
+    >>> h = histogram_counts([0.0, 1.0, 1.5, 4.0], 4)
+    >>> h.edges.tolist(), h.counts.tolist(), h.shares.tolist()
+    ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 2, 0, 1], [0.25, 0.5, 0.0, 0.25])
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim not in (1, 2) or x.size == 0:
+        raise ValueError(f"values must have shape [N] or [S, N] with N ≥ 1, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values must contain only finite numbers")
+    b = count("bins", bins)
+    lo = float(x.min()) if low is None else as_real("low", low)
+    hi = float(x.max()) if high is None else as_real("high", high)
+    if lo > hi:
+        raise ValueError(f"low must not exceed high, got low={lo!r} and high={hi!r}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = np.linspace(lo, hi, b + 1)
+    rows = np.atleast_2d(x)
+    inside = (rows >= lo) & (rows <= hi)
+    which = np.clip(np.floor((rows - lo) / (hi - lo) * b).astype(np.int64), 0, b - 1)
+    counts = np.zeros((rows.shape[0], b), dtype=np.int64)
+    for r in range(rows.shape[0]):
+        counts[r] = np.bincount(which[r][inside[r]], minlength=b)
+    shares = counts / rows.shape[1]
+    if x.ndim == 1:
+        return Histogram(edges=edges, counts=counts[0], shares=shares[0])
+    return Histogram(edges=edges, counts=counts, shares=shares)
+
+
+def gradient_variance_curve(probs, samples, baselines) -> np.ndarray:
+    """Total variance of the REINFORCE estimate for many constant baselines at once (a parabola in b).
+
+    tr Cov[g](b) = Σₐ πₐ wₐ E[R² | a] − 2b Σₐ πₐ wₐ Qₐ + b² Σₐ πₐ wₐ − ‖π ⊙ A‖²,  wₐ = ‖eₐ − π‖²;
+    the same as ``gradient_stats(probs, samples, b).total_variance`` for each b.
+
+    Args:
+        probs: shape [K], π.
+        samples: K lists of scores.
+        baselines: shape [M], the values of b.
+
+    Returns:
+        shape [M], the total variance for each b.
+
+    >>> np.round(gradient_variance_curve([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]], [0, 4.3]), 4)
+    array([20.7398,  3.7032])
+    """
+    p, first, second = _moments(probs, samples)
+    b = as_vector("baselines", baselines)
+    w = p * (1.0 - 2.0 * p + p @ p)
+    mean = p * (first - p @ first)
+    total = (w @ second) - 2.0 * b * (w @ first) + b * b * w.sum() - mean @ mean
+    return np.maximum(total, 0.0)
+
+
+class BaselineStudy(NamedTuple):
+    """The REINFORCE estimate with several baselines, on one shared set of sampled answers."""
+
+    baselines: np.ndarray              # shape [B]
+    mean: np.ndarray                   # shape [B, K]: exact E[g], the same for every b
+    total_variance: np.ndarray         # shape [B]: exact tr Cov[g]
+    variance_ratio: np.ndarray         # shape [B]: total_variance / total_variance[0]
+    sample_total_variance: np.ndarray  # shape [B]: tr of the sample covariance of the n draws
+    token: int                         # the logit whose gradient component is histogrammed
+    sample_mean: np.ndarray            # shape [B]: mean of that component over the n draws
+    right_direction: np.ndarray        # shape [B]: share of draws whose component has the sign of its exact mean
+    edges: np.ndarray                  # shape [bins+1]: shared histogram bin edges
+    shares: np.ndarray                 # shape [B, bins]: share of draws per bin
+    at: np.ndarray                     # shape [C]: sample counts of the running mean
+    running: np.ndarray                # shape [B, C]: running mean of that component
+
+
+def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: int = 30,
+                   points: int = 200) -> BaselineStudy:
+    """Compare baselines on the same n sampled answers: same mean update, different noise.
+
+    gᵢ(b) = (Rᵢ − b)(e_{aᵢ} − π) for n answers (aᵢ, Rᵢ) drawn once and reused for every b
+    (common random numbers), with the exact moments from ``gradient_stats``.
+
+    Source: Williams (1992); Greensmith, Bartlett & Baxter (2004) for the baseline's effect on variance.
+
+    Args:
+        probs: shape [K], π.
+        samples: K lists of scores.
+        baselines: shape [B], the baselines to compare (the first is the reference of variance_ratio).
+        n: number of sampled answers (≥ 2).
+        rng: a numpy Generator or an integer seed.
+        token: index in 0…K−1 of the logit whose gradient component is histogrammed and averaged.
+        bins: number of histogram bins.
+        points: largest number of running-mean checkpoints (log-spaced, from 1 to n).
+
+    Returns:
+        BaselineStudy (see its fields).
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    b = as_vector("baselines", baselines)
+    m = count("n", n, low=2)
+    k = count("token", token, low=0, high=p.size - 1)
+    actions, scores = sample_answers(p, groups, m, rng)
+    direction = np.eye(p.size)[actions] - p                      # [n, K]: e_a − π
+    g = (scores[None, :] - b[:, None])[:, :, None] * direction   # [B, n, K]
+    stats = [gradient_stats(p, groups, float(bi)) for bi in b]
+    total = np.array([s.total_variance for s in stats])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(total[0] > 0, total / total[0], np.nan)
+    comp = g[:, :, k]                                            # [B, n]
+    hist = histogram_counts(comp, bins)
+    at = sample_checkpoints(m, points)
+    sign = np.sign(np.array([s.mean[k] for s in stats]))        # [B]: the direction the average takes
+    right = np.where(sign != 0, (np.sign(comp) == sign[:, None]).mean(axis=1), np.nan)
+    return BaselineStudy(
+        baselines=b, mean=np.array([s.mean for s in stats]), total_variance=total, variance_ratio=ratio,
+        sample_total_variance=g.var(axis=1, ddof=1).sum(axis=1), token=k, sample_mean=comp.mean(axis=1),
+        right_direction=right,
+        edges=hist.edges, shares=hist.shares, at=at, running=running_mean(comp.T, at).T)

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_vector, count, in_range, non_negative, positive
+from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, positive
 from .policy import logits_from_probs, softmax
 
 
@@ -162,3 +162,36 @@ def ppo_epochs(p_old, actions, advantages, *, lr: float, epochs: int, eps: float
         w = np.where(clipped, 0.0, adv * rho)
         z = z + eta * (w @ eye - w.sum() * pi) / a.size
     return PPOEpochs(probs, frac, obj)
+
+
+class PPOBatch(NamedTuple):
+    """Sampled answers as one PPO batch of first-token decisions."""
+
+    actions: np.ndarray     # shape [N], int: each answer's first token
+    scores: np.ndarray      # shape [N]: each answer's judge score R
+    advantages: np.ndarray  # shape [N]: R − V
+    value: float            # V = Σₐ πₐ Qₐ, the baseline
+
+
+def batch_advantages(probs, samples) -> PPOBatch:
+    """Every sampled answer as a batch entry, with advantage R − V.
+
+    Aₙ = Rₙ − V,  V = Σₐ πₐ Qₐ,  Qₐ = mean score of the answers that began with a.
+    Article: V = 4.3, so the five `open` answers (3, 1, 2, 1, 3) get −1.3, −3.3, −2.3, −3.3, −1.3.
+
+    Args:
+        probs: shape [K], the policy π that sampled the batch.
+        samples: K lists of judge scores, the answers that began with each token.
+
+    Returns:
+        PPOBatch(actions [N], scores [N], advantages [N], value), answers in token order.
+
+    >>> batch_advantages([0.5, 0.5], [[1, 3], [6]]).advantages.round(10).tolist()
+    [-3.0, -1.0, 2.0]
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    v = float(p @ np.array([g.mean() for g in groups]))
+    actions = np.concatenate([np.full(g.size, i, dtype=np.int64) for i, g in enumerate(groups)])
+    scores = np.concatenate(groups)
+    return PPOBatch(actions, scores, scores - v, v)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import NamedTuple
+
 import numpy as np
 
 from ._checks import as_real, as_vector, count, in_range
+from .generation import answer_matches, answer_text
 
 
 def sparse_rewards(n_tokens: int, score: float) -> np.ndarray:
@@ -77,3 +81,74 @@ def first_token_return(lengths, score: float, gamma: float) -> np.ndarray:
     s = as_real("score", score)
     g = in_range("gamma", gamma, 0.0, 1.0)
     return s * np.power(g, t - 1)
+
+
+def outcome_judge(answer: str, expected: str, full_marks: float = 10.0) -> float:
+    """An outcome-only judge: full marks when the conclusion is right, whatever the reasoning.
+
+    score = full_marks · 1[conclusion ends with expected], where the conclusion is the text before the
+    first , . : ; ! or ? that ends a clause (followed by a space or the end of the text), compared
+    ignoring case and punctuation. The reasoning after it is never read.
+
+    Args:
+        answer: the answer's text.
+        expected: the correct conclusion, not empty.
+        full_marks: the score of a right conclusion (a wrong one gets 0).
+
+    Returns:
+        the score, 0 or full_marks.
+
+    >>> outcome_judge("OpenAI is partly. It's in the name.", "partly")
+    10.0
+    >>> outcome_judge("OpenAI is open. It's in the name.", "partly")
+    0.0
+    """
+    if not isinstance(answer, str):
+        raise ValueError(f"answer must be a string, got {answer!r}")
+    if not isinstance(expected, str) or not expected.strip():
+        raise ValueError(f"expected must not be empty, got {expected!r}")
+    marks = as_real("full_marks", full_marks)
+    conclusion = re.split(r"[,.:;!?](?=\s|$)", answer, maxsplit=1)[0]
+    return marks if answer_matches(conclusion, expected) else 0.0
+
+
+class BlindSpot(NamedTuple):
+    """Two answers with the same conclusion, one with its own reasoning and one with borrowed reasoning."""
+
+    conclusion: str       # the token with the highest Q: the right conclusion
+    borrowed_from: str    # the token with the lowest Q among the others: whose reasoning is borrowed
+    sound: str            # the answer with the conclusion's own reasoning
+    unsound: str          # the same conclusion followed by the borrowed reasoning
+    sound_score: float    # outcome_judge of each
+    unsound_score: float
+
+
+def outcome_blind_spot(scenario, full_marks: float = 10.0) -> BlindSpot:
+    """What an outcome-only judge cannot see: right conclusion, wrong reasoning, same score.
+
+    The conclusion is argmax Q; the reasoning is borrowed from argmin Q among the other tokens
+    (the first one on a tie); both answers go to ``outcome_judge`` with the conclusion as expected.
+
+    Args:
+        scenario: the running example, with at least two tokens.
+        full_marks: the judge's score for a right conclusion.
+
+    Returns:
+        BlindSpot(conclusion, borrowed_from, sound, unsound, sound_score, unsound_score).
+
+    >>> from .example import ARTICLE_SCENARIO
+    >>> b = outcome_blind_spot(ARTICLE_SCENARIO)
+    >>> b.unsound, b.sound, b.unsound_score == b.sound_score == 10.0
+    ("OpenAI is partly. It's in the name.", 'OpenAI is partly: some open weights.', True)
+    """
+    if len(getattr(scenario, "tokens", ())) < 2:
+        raise ValueError("scenario must have at least two tokens to borrow reasoning from another")
+    q = scenario.q
+    best = int(np.argmax(q))
+    others = [i for i in range(q.size) if i != best]
+    worst = others[int(np.argmin(q[others]))]
+    token, other = scenario.tokens[best], scenario.tokens[worst]
+    sound = answer_text(scenario, token)
+    unsound = answer_text(scenario, token, reasoning_of=other)
+    return BlindSpot(token, other, sound, unsound, outcome_judge(sound, token, full_marks),
+                     outcome_judge(unsound, token, full_marks))

@@ -55,6 +55,8 @@ def start_server(port: int) -> subprocess.Popen:
 def wait_idle(page, timeout_ms: int = 30_000) -> None:
     """Wait until the app has finished its rerun (Streamlit marks the app root with data-test-script-state)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=timeout_ms)
     page.wait_for_timeout(600)
 
 

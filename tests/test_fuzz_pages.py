@@ -78,8 +78,10 @@ def test_fuzz_page(path):
         for key, lo, hi, step in sliders:
             state[key] = grid_value(lo, hi, step, data.draw(st.sampled_from([0.0, 1.0, 0.5]) | st.floats(0, 1)))
         for key, options in boxes:
+            if set(options) == set(rlcore.ARTICLE_SCENARIO.tokens):
+                options = scenario.tokens  # a token picker follows the scenario, as in the browser
             if options:
-                state[key] = data.draw(st.sampled_from(options))
+                state[key] = data.draw(st.sampled_from(list(options)))
         query = {}
         if data.draw(st.booleans()):
             keys = [k for k, *_ in sliders] + ["scn", "unknown"]
@@ -88,7 +90,10 @@ def test_fuzz_page(path):
             at = run_page(path, scenario=scenario, query=query)
         else:
             at = shared
-            at.session_state["scenario"] = scenario
+            if at.session_state["scenario"] != scenario:
+                at.session_state["scenario"] = scenario
+                at.run()  # the learner switches scenario first; widgets then offer the new tokens
+                no_exception(at)
             for k, v in state.items():
                 at.session_state[k] = v
             at.run()

@@ -91,7 +91,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
               subtitle: str | None = None, height: int = 90, width: int = 520) -> alt.Chart:
     """Pre-binned counts, one small panel per series stacked in rows (aggregate before charting)."""
     base = alt.Chart(df).mark_bar(opacity=0.85).encode(
-        x=alt.X(f"{start}:Q", title=x_title),
+        x=alt.X(f"{start}:Q", bin="binned", title=x_title),  # "binned": bars stand on zero, from start to end
         x2=f"{end}:Q",
         y=alt.Y(f"{count}:Q", title=y_title),
         color=_color(series, tokens, None),
@@ -156,3 +156,89 @@ def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
     return alt.Chart(df).mark_circle(size=size, opacity=0.8).encode(**enc).properties(
         title=_title(title, subtitle), height=height)
+
+
+def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, x_title: str | None = None,
+           start_title: str = "from", end_title: str = "to", color: str = "#333333") -> alt.Chart:
+    """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q).
+
+    Each arrow ends at a short tick in the token's colour and carries the text in ``label`` beside it.
+    Layer it on a chart with the same nominal ``x`` (e.g. ``points_chart``).
+    """
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{x}:N", sort=list(tokens), title=x_title),
+        tooltip=[alt.Tooltip(f"{x}:N", title="token"), _num(start, start_title), _num(end, end_title),
+                 alt.Tooltip(f"{label}:N", title="label")])
+    shaft = base.mark_rule(strokeWidth=2, color=color).encode(y=alt.Y(f"{start}:Q"), y2=f"{end}:Q")
+    head = base.mark_point(filled=True, size=90, color=color, opacity=1, shape=alt.expr(
+        f"datum['{end}'] >= datum['{start}'] ? 'triangle-up' : 'triangle-down'")).encode(y=f"{end}:Q")
+    tick = base.mark_tick(thickness=3, size=46).encode(y=f"{end}:Q", color=_color(x, tokens, None))
+    text = base.transform_calculate(mid=f"(datum['{start}'] + datum['{end}']) / 2").mark_text(
+        align="left", dx=10, fontSize=13, fontWeight="bold", color=color).encode(y="mid:Q", text=f"{label}:N")
+    return shaft + tick + head + text
+
+
+def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
+                    y_title: str, tokens=None, size: int = 120) -> alt.Chart:
+    """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
+        color=_color(series, tokens, None),
+        tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
+    return base.mark_point(filled=True, size=size, opacity=1) + base.mark_text(
+        dy=-14, fontSize=12, fontWeight="bold").encode(text=f"{label}:N")
+
+
+def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: str | None = None,
+                 opacity: float = 0.13) -> alt.Chart:
+    """Shaded vertical spans on a quantitative x (e.g. where a gradient is zero), labelled at the top.
+
+    One row per span; ``color`` optionally names a column of hex colours (one per span). Layer it
+    under a chart that shares the same x (``shaded_spans(...) + line_chart(...)``).
+    """
+    fill = alt.Color(f"{color}:N", scale=None, legend=None) if color else alt.value(NEUTRAL)
+    tooltip = [alt.Tooltip(f"{label}:N", title="region"), _num(start, "from"), _num(end, "to")]
+    base = alt.Chart(df)
+    rect = base.mark_rect(opacity=opacity).encode(x=alt.X(f"{start}:Q"), x2=f"{end}:Q", color=fill,
+                                                  tooltip=tooltip)
+    text = base.transform_calculate(mid=f"(datum['{start}'] + datum['{end}']) / 2").mark_text(
+        fontSize=12, fontWeight="bold", baseline="top").encode(x="mid:Q", y=alt.value(20), text=f"{label}:N",
+                                                               color=fill)
+    return rect + text
+
+
+def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, facet: str,
+                title: str, x_title: str, y_title: str = "value", facet_order=None, tokens=None,
+                legend_title: str | None = None, subtitle: str | None = None, columns: int = 2,
+                width: int = 330, height: int = 170, independent_y: bool = True,
+                y_domain=None, colors: dict | None = None) -> alt.FacetChart:
+    """Small multiples of ``band_chart``: one panel per value of ``facet`` (e.g. one per quantity or
+    per algorithm), each with its lines and min–max bands; one chart, so one conversion per rerun.
+
+    ``colors`` (series value → hex) fixes the series colours, e.g. ``ui.colors.ALGORITHM_COLORS``.
+    """
+    if colors is not None:
+        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320)
+        color = alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                          legend=legend, sort=list(colors))
+    else:
+        color = _color(series, tokens, legend_title or series)
+    base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(nice=False)), color=color)
+    yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
+    yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
+    bands = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=y_title, scale=yscale, axis=yaxis),
+                                               y2=f"{high}:Q")
+    line = base.mark_line(strokeWidth=2.5).encode(
+        y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale, axis=yaxis),
+        tooltip=[alt.Tooltip(f"{facet}:N", title="panel"), alt.Tooltip(f"{series}:N", title=legend_title or series),
+                 alt.Tooltip(f"{x}:Q", title=x_title), _num(mid, "median"), _num(low, "lowest"),
+                 _num(high, "highest")],
+    )
+    order = list(facet_order) if facet_order is not None else alt.Undefined
+    chart = alt.layer(bands, line, data=df).properties(width=width, height=height).facet(
+        facet=alt.Facet(f"{facet}:N", sort=order, title=None, header=alt.Header(labelFontSize=13,
+                                                                                  labelFontWeight="bold")),
+        columns=columns)
+    if independent_y:
+        chart = chart.resolve_scale(y="independent")
+    return chart.properties(title=_title(title, subtitle))

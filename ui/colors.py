@@ -24,3 +24,8 @@ def token_scale(tokens) -> alt.Scale:
     """An Altair colour scale that maps each token to its colour."""
     colors = token_colors(tokens)
     return alt.Scale(domain=list(colors), range=list(colors.values()))
+
+# One fixed colour per training algorithm (training lab), chosen apart from the article's token colours so an
+# algorithm's curve is never mistaken for a token's: indigo, pink, orange, sky blue, black, grey (Tol, Okabe-Ito).
+ALGORITHM_COLORS = {"reinforce": "#7F7F7F", "reinforce_mean": "#332288", "grpo": "#CC79A7", "dr_grpo": "#E69F00",
+                    "rloo": "#56B4E9", "ppo": "#000000"}

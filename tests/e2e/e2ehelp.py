@@ -79,11 +79,14 @@ class Server:
 
 
 
-def wait_for_run(page, timeout_ms: int = 30_000) -> None:
+def wait_for_run(page, timeout_ms: int = 30_000, settle_ms: int = 300) -> None:
     """Wait until the app is connected and its script has finished running (as Streamlit's own e2e suite does)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout_ms)
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')",
         timeout=timeout_ms)
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=timeout_ms)  # charts still being drawn show a skeleton placeholder
+    if settle_ms:
+        page.wait_for_timeout(settle_ms)

@@ -1,0 +1,243 @@
+"""Page 1, "Loop, state and action": AppTest checks of what the learner sees.
+
+With the default example the page shows the state "Is OpenAI open?" / "OpenAI is", the policy
+0.5 / 0.3 / 0.2 over open / closed / partly, and at τ = 2 the sampled distribution √π / Σ√π.
+Stepping with a seed reproduces rlcore.rollout, and the typed answer is only ever shown as plain text.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("1_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
+                       continuations=(", clearly.", "", ": it varies.", " on the day"))
+UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2,)))
+HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
+
+
+def policy_table(at):
+    """The policy chart's data: one frame at τ = 1 and one at the sampling temperature."""
+    chart = charts(at)[0]
+    panels = chart["spec"].get("hconcat") or chart["spec"]["vconcat"]
+    assert len(panels) == 2
+
+    def data_of(node):
+        if isinstance(node, dict):
+            name = node.get("data", {}).get("name") if isinstance(node.get("data"), dict) else None
+            if name and "token" in chart["data"][name].columns:
+                return chart["data"][name]
+            for v in node.values():
+                found = data_of(v)
+                if found is not None:
+                    return found
+        elif isinstance(node, list):
+            for v in node:
+                found = data_of(v)
+                if found is not None:
+                    return found
+        return None
+
+    return [data_of(panel) for panel in panels]
+
+
+def sample_all(at, limit: int = 40):
+    for _ in range(limit):
+        button = at.button(key="sample")
+        if button.disabled:
+            return at
+        at = button.click().run()
+        no_exception(at)
+    raise AssertionError("the answer never finished")
+
+
+def markdown_texts(at) -> list[str]:
+    """Everything rendered as markdown (where a link or HTML could come alive)."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [m.label for m in at.metric] + [str(m.value) for m in at.metric] + [m.proto.delta for m in at.metric]
+    parts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
+    parts += [t.value for t in (*at.title, *at.header, *at.subheader)]
+    return parts
+
+
+def test_defaults_show_the_state_and_the_articles_policy():
+    at = run_page(PAGE)
+    no_exception(at)
+    assert at.code[0].value == "Is OpenAI open?\nOpenAI is"
+    frames = policy_table(at)
+    for df in frames:
+        assert list(df["token"]) == ["open", "closed", "partly"]
+        assert list(df["probability"]) == pytest.approx([0.5, 0.3, 0.2])
+    text = page_text(at)
+    assert "State after 0 steps" in text
+    assert "must now **choose** among 3 tokens" in text
+    assert "open,0.5,0.5" in text and "closed,0.3,0.3" in text and "partly,0.2,0.2" in text
+    assert charts(at)[0]["alt"]
+
+
+def test_temperature_reshapes_the_sampled_distribution():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at = at.slider(key="temp").set_value(2.0).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    trained, hot = policy_table(at)
+    assert list(trained["probability"]) == pytest.approx([0.5, 0.3, 0.2])
+    roots = [math.sqrt(p) for p in (0.5, 0.3, 0.2)]  # τ = 2: π^(1/2), normalised
+    assert list(hot["probability"]) == pytest.approx([r / sum(roots) for r in roots])
+    assert "What sampling draws from at τ = 2" in str(charts(at)[0]["spec"])
+
+
+def test_query_parameters_set_temperature_and_seed():
+    at = run_page(PAGE, query={"temp": "0.5", "seed": "7"})
+    no_exception(at)
+    assert at.slider(key="temp").value == 0.5
+    assert at.number_input(key="seed").value == 7
+    _, hot = policy_table(at)
+    assert list(hot["probability"]) == pytest.approx([0.25 / 0.38, 0.09 / 0.38, 0.04 / 0.38])
+
+
+@pytest.mark.parametrize("seed", [0, 4, 9])
+def test_stepping_reproduces_the_seeded_rollout(seed):
+    at = run_page(PAGE, query={"seed": str(seed)})
+    at = sample_all(at)
+    steps = at.session_state["loop_steps"]
+    expected = rlcore.rollout(rlcore.ARTICLE_SCENARIO, seed, 1.0)
+    assert [s.action for s in steps] == [s.action for s in expected]
+    assert steps[-1].score == expected[-1].score
+    first = steps[0].action
+    assert steps[-1].score in rlcore.ARTICLE_SCENARIO.samples[rlcore.ARTICLE_SCENARIO.index(first)]
+    answer = rlcore.answer_text(rlcore.ARTICLE_SCENARIO, first)
+    assert at.code[0].value == f"Is OpenAI open?\n{answer}"
+    table = next(d.value for d in at.dataframe if "reward" in d.value.columns)  # the trajectory
+    assert list(table["reward"]) == [0.0] * (len(steps) - 1) + [steps[-1].score]  # sparse reward
+    assert list(table["candidates"]) == [3] + [1] * (len(steps) - 1)
+    assert at.button(key="sample").disabled
+    assert "Judge's score of the finished answer" in page_text(at)
+
+
+def test_restart_and_a_new_scenario_clear_the_trajectory():
+    at = run_page(PAGE)
+    at = at.button(key="sample").click().run()
+    at = at.button(key="sample").click().run()
+    assert len(at.session_state["loop_steps"]) == 2
+    assert "State after 2 steps" in page_text(at)
+    at = at.button(key="restart").click().run()
+    assert at.session_state["loop_steps"] == []
+    at = at.button(key="sample").click().run()
+    assert len(at.session_state["loop_steps"]) == 1
+    at.session_state["scenario"] = FOUR
+    at = at.run()
+    no_exception(at)
+    assert at.session_state["loop_steps"] == []
+    assert "State after 0 steps" in page_text(at)
+
+
+def test_a_new_seed_starts_a_new_answer():
+    at = run_page(PAGE)
+    at = at.button(key="sample").click().run()
+    at = at.number_input(key="seed").set_value(3).run()
+    assert at.session_state["loop_steps"] == []
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_runs_to_the_end(name):
+    scenario = rlcore.PRESETS[name]
+    at = sample_all(run_page(PAGE, scenario=scenario))
+    trained, _ = policy_table(at)
+    assert list(trained["token"]) == list(scenario.tokens)
+    assert list(trained["probability"]) == pytest.approx(list(scenario.probs))
+
+
+def test_four_token_scenario_with_an_empty_continuation():
+    for seed in range(30):  # find a seed whose first draw is "no", which has no continuation
+        if rlcore.next_step(FOUR, [], seed).action == "no":
+            break
+    at = run_page(PAGE, scenario=FOUR, query={"seed": str(seed)})
+    no_exception(at)
+    assert list(policy_table(at)[0]["token"]) == ["yes", "no", "maybe", "depends"]
+    at = at.button(key="sample").click().run()
+    no_exception(at)
+    assert at.button(key="sample").disabled  # finished after one step
+    assert at.session_state["loop_steps"][0].score in (1, 2, 3)
+    assert at.code[0].value == "Is OpenAI open?\nOpenAI is no"
+
+
+def test_six_tokens_stack_the_two_policy_charts():
+    six = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                          samples=tuple((float(i),) for i in range(6)), continuations=(" a b.",) * 6)
+    at = sample_all(run_page(PAGE, scenario=six, query={"temp": "3"}))
+    spec = charts(at)[0]["spec"]
+    assert "vconcat" in spec and "hconcat" not in spec
+    trained, hot = policy_table(at)
+    assert list(trained["token"]) == list(six.tokens)
+    # τ = 3 flattens: the rare tokens (0.1) gain, the favourite (0.3) loses
+    assert hot["probability"].iloc[0] < 0.3 and hot["probability"].iloc[-1] > 0.1
+    assert len(at.session_state["loop_steps"]) == 4  # the choice, then "a", "b", "."
+
+
+def test_invalid_sidebar_input_keeps_the_last_valid_scenario():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at = at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error
+    assert chart_fingerprint(at) == before
+
+
+def test_an_empty_expected_answer_is_an_error_not_a_crash():
+    at = run_page(PAGE)
+    at = at.text_input(key="expected").set_value("   ").run()
+    no_exception(at)
+    assert any("expected" in e.value for e in at.error)
+    assert at.radio(key="predict_temperature")  # the rest of the page is still there
+
+
+def test_judge_scores_the_examples():
+    at = run_page(PAGE)
+    text = page_text(at)
+    assert "Judge's score 2 of 2" in text  # the default example: tags and the right answer
+    at = at.button(key="judge_No tags").click().run()
+    assert at.text_area(key="judge_text").value == "partly"
+    assert "Judge's score 1 of 2" in page_text(at)
+    at = at.button(key="judge_Wrong answer").click().run()
+    assert at.text_area(key="judge_text").value == "<think>OpenAI is open. It's in the name.</think> open"
+    assert "Judge's score 1 of 2" in page_text(at)
+    at = at.button(key="judge_Wrong reasoning").click().run()
+    assert "It's in the name.</think> partly" in at.text_area(key="judge_text").value
+    assert "Judge's score 2 of 2" in page_text(at)  # the rules never read the reasoning
+    at = at.text_input(key="expected").set_value("closed").run()
+    assert "Judge's score 1 of 2" in page_text(at)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_typed_text_is_shown_only_as_plain_text(hostile):
+    at = run_page(PAGE)
+    at = at.text_area(key="judge_text").set_value(hostile).run()
+    no_exception(at)
+    assert hostile in [c.value for c in at.code]  # shown literally, as typed
+    for part in markdown_texts(at):
+        assert hostile not in part
+        assert "alert(1)" not in part and "http://x" not in part
+    assert "Judge's score 0 of 2" in page_text(at)
+
+
+def test_typed_text_is_capped():
+    at = run_page(PAGE)
+    assert at.text_area(key="judge_text").max_chars == 2000
+
+
+def test_predict_answer_follows_the_scenario():
+    at = run_page(PAGE)
+    at = at.radio(key="predict_temperature").set_value("More likely").run()
+    assert at.success and "partly" in at.radio(key="predict_temperature").label
+    at = run_page(PAGE, scenario=UNIFORM)
+    at = at.radio(key="predict_temperature").set_value("More likely").run()
+    assert at.warning and not at.success
+    assert "the answer is **No change**" in at.warning[0].value

@@ -1,0 +1,167 @@
+"""Page 2, "Reward and return": AppTest checks of what the learner sees.
+
+With the default example (the answer "OpenAI is open. It's in the name.", 10 tokens, score 2):
+reward 0 on tokens 1–9 and 2 on the last; return 2 at every token for γ = 1; the first token's
+credit for γ = 0.9 is 2·0.9⁴ = 1.3122 in a 5-token answer and 2·0.9¹⁹ ≈ 0.27 in a 20-token one;
+the outcome-only judge gives "OpenAI is partly. It's in the name." and "OpenAI is partly: some open
+weights." the same full marks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("2_")
+TEN = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
+                       continuations=(", clearly.", "", ": it varies.", " on the day"))
+ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
+
+
+def strip_data(at):
+    """The reward/return strip's data frame."""
+    return next(df for df in charts(at)[0]["data"].values() if "reward" in df.columns)
+
+
+def curve_data(at):
+    return next(df for df in charts(at)[1]["data"].values() if "answer length" in df.columns)
+
+
+def metric(at, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def test_defaults_show_the_articles_numbers():
+    at = run_page(PAGE)
+    no_exception(at)
+    strip = strip_data(at)
+    assert list(strip["token"]) == TEN
+    assert list(strip["reward"]) == [0.0] * 9 + [2.0]     # sparse: 0, then 2 on the last of 10 tokens
+    assert list(strip["return"]) == [2.0] * 10           # γ = 1: return 2 at every token
+    text = page_text(at)
+    for figure in ("Reward on tokens 1–9 0", "Reward on the last token (token 10) 2", "Judge's score of the answer 2",
+                   "Return at the first token, γ = 1 2", "**2 at every token**"):
+        assert figure in text, figure
+    assert at.code[0].value == "Is OpenAI open?\nOpenAI is open. It's in the name."
+    assert all(c["alt"] for c in charts(at))
+
+
+def test_length_chart_shows_why_discounting_favours_short_answers():
+    at = run_page(PAGE)
+    curves = curve_data(at)
+    assert set(curves["γ"]) == {"γ = 1", "γ = 0.99", "γ = 0.95", "γ = 0.9"}
+    assert len(curves) == 4 * 60
+    flat = curves[curves["γ"] == "γ = 1"]
+    assert list(flat["return at the first token"]) == [2.0] * 60
+    tenth = curves[curves["γ"] == "γ = 0.9"].set_index("answer length")["return at the first token"]
+    assert tenth[1] == 2.0
+    assert tenth[5] == pytest.approx(2 * 0.9**4)  # 1.3122
+    assert tenth[20] == pytest.approx(2 * 0.9**19, abs=1e-6)
+    assert tenth.is_monotonic_decreasing
+
+
+def test_gamma_slider_changes_the_returns():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at = at.slider(key="gamma").set_value(0.5).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    strip = strip_data(at)
+    assert list(strip["reward"]) == [0.0] * 9 + [2.0]  # the reward does not depend on γ
+    # G_t = 2 · 0.5^(9 − t): 0.00390625 at the first token, 1 at the ninth, 2 at the last
+    assert list(strip["return"]) == pytest.approx([2 * 0.5 ** (9 - t) for t in range(10)])
+    assert "γ = 0.5 (slider)" in set(curve_data(at)["γ"])
+    assert "is credited only 0.004" in page_text(at)
+
+
+def test_query_parameters_set_token_and_gamma():
+    at = run_page(PAGE, query={"gamma": "0.9", "tok": "partly"})
+    no_exception(at)
+    assert at.slider(key="gamma").value == 0.9
+    assert at.selectbox(key="tok").value == "partly"
+    strip = strip_data(at)
+    # "OpenAI is partly: some open weights." → 8 tokens, score Q(partly) = 9
+    assert list(strip["token"]) == ["OpenAI", "is", "partly", ":", "some", "open", "weights", "."]
+    assert list(strip["reward"]) == [0.0] * 7 + [9.0]
+    assert strip["return"].iloc[0] == pytest.approx(9 * 0.9**7)
+
+
+def test_an_unknown_token_in_the_url_falls_back_to_the_most_likely():
+    at = run_page(PAGE, query={"tok": "<b>nope</b>"})
+    no_exception(at)
+    assert at.selectbox(key="tok").value == "open"
+
+
+def test_choosing_another_first_token():
+    at = run_page(PAGE)
+    at = at.selectbox(key="tok").set_value("closed").run()
+    no_exception(at)
+    strip = strip_data(at)
+    assert strip["reward"].iloc[-1] == 5.0  # Q(closed) = (5 + 4 + 6) / 3
+    assert metric(at, "Judge's score") == "5"
+
+
+def test_outcome_only_judges_blind_spot():
+    at = run_page(PAGE)
+    codes = [c.value for c in at.code]
+    assert "OpenAI is partly. It's in the name." in codes
+    assert "OpenAI is partly: some open weights." in codes
+    judged = [m.value for m in at.metric if m.label == "Outcome-only judge"]
+    assert judged == ["10 of 10", "10 of 10"]
+    assert "Both get the same score" in page_text(at)
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_runs(name):
+    scenario = rlcore.PRESETS[name]
+    at = run_page(PAGE, scenario=scenario)
+    no_exception(at)
+    likely = scenario.tokens[max(range(scenario.n), key=lambda i: scenario.probs[i])]
+    assert at.selectbox(key="tok").value == likely
+    assert list(strip_data(at)["token"]) == list(rlcore.answer_tokens(scenario, likely))
+
+
+def test_four_token_scenario():
+    at = run_page(PAGE, scenario=FOUR)
+    no_exception(at)
+    assert at.selectbox(key="tok").options == ["yes", "no", "maybe", "depends"]
+    strip = strip_data(at)
+    assert list(strip["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]
+    assert list(strip["reward"]) == [0.0] * 5 + [6.5]  # Q(yes) = (6 + 7) / 2
+    at = at.selectbox(key="tok").set_value("no").run()  # no continuation: a 3-token answer
+    no_exception(at)
+    assert list(strip_data(at)["reward"]) == [0.0, 0.0, 2.0]
+
+
+def test_invalid_sidebar_input_keeps_the_last_valid_scenario():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at = at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error
+    assert chart_fingerprint(at) == before
+
+
+def test_predict_answer_follows_the_scenario():
+    at = run_page(PAGE)
+    at = at.radio(key="predict_gamma").set_value("More").run()
+    assert at.success
+    assert "1.312" in at.success[0].value and "0.27" in at.success[0].value
+    at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
+    at = at.radio(key="predict_gamma").set_value("More").run()
+    assert at.warning and not at.success
+    assert "the answer is **The same**" in at.warning[0].value
+
+
+def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
+    at = run_page(PAGE)
+    at = at.selectbox(key="tok").set_value("closed").run()
+    at.session_state["scenario"] = FOUR
+    at = at.run()
+    no_exception(at)
+    assert at.selectbox(key="tok").value == "yes"
+    assert list(strip_data(at)["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]

@@ -1,0 +1,144 @@
+"""Page 3, "V, Q and advantage": AppTest checks of what the learner sees.
+
+With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, +4.7, the sum
+(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0.
+"""
+
+from __future__ import annotations
+
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+from ui.format import fmt
+
+PAGE = page_file("3_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
+TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
+SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                      samples=tuple((float(i), float(i) + 1) for i in range(6)))
+# 1 answer each, though π is 0.8 / 0.2: the plain mean (1 + 9) / 2 = 5 is not V = 0.8 + 1.8 = 2.6.
+UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,)))
+
+
+def metrics(at) -> dict[str, tuple[str, str]]:
+    return {m.label: (m.value, m.proto.delta) for m in at.metric}
+
+
+def picture(at) -> dict:
+    """The first chart (dots, Q ticks, arrows, V line): its data frames by shape."""
+    return charts(at)[0]
+
+
+def test_defaults_show_the_articles_numbers():
+    at = run_page(PAGE)
+    no_exception(at)
+    m = metrics(at)
+    assert m["V (the state)"][0] == "4.3"
+    assert [m[f"Q({t})"] for t in ("open", "closed", "partly")] == [("2", "-2.3"), ("5", "+0.7"), ("9", "+4.7")]
+    text = page_text(at)
+    for s in ["(3 + 1 + 2 + 1 + 3) / 5 = 2", "(5 + 4 + 6) / 3 = 5", "(10 + 8) / 2 = 9",
+              "0.5 · 2 + 0.3 · 5 + 0.2 · 9 = **4.3**", "2 − 4.3 = −2.3", "5 − 4.3 = +0.7", "9 − 4.3 = +4.7",
+              "0.5 · (−2.3) + 0.3 · (+0.7) + 0.2 · (+4.7)", "(−1.15) + (+0.21) + (+0.94) = **0**",
+              "also 4.3", "5 / 3 / 2"]:
+        assert s in text, s
+    frames = list(picture(at)["data"].values())
+    arrows = next(df for df in frames if "label" in df and "Q" in df)
+    assert arrows["label"].tolist() == ["A = −2.3", "A = +0.7", "A = +4.7"]
+    assert arrows["Q"].tolist() == [2.0, 5.0, 9.0]
+    dots = next(df for df in frames if "score" in df)
+    assert sorted(dots["score"]) == [1, 1, 2, 3, 3, 4, 5, 6, 8, 10]
+    assert dots.groupby("token")["offset"].nunique().to_dict() == {"open": 5, "closed": 3, "partly": 2}
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_runs(name):
+    scenario = rlcore.PRESETS[name]
+    at = run_page(PAGE, scenario=scenario)
+    no_exception(at)
+    assert len(charts(at)) == 2
+    v = rlcore.expected_value(scenario.pi, scenario.q)
+    assert metrics(at)["V (the state)"][0] == fmt(v)
+
+
+@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+def test_other_token_counts(scenario):
+    at = run_page(PAGE, scenario=scenario)
+    no_exception(at)
+    frames = list(picture(at)["data"].values())
+    arrows = next(df for df in frames if "label" in df and "Q" in df)
+    assert arrows["token"].tolist() == list(scenario.tokens)
+    conv = next(iter(charts(at)[1]["data"].values()))
+    assert set(conv["series"]) <= {*scenario.tokens, "V (all answers)"}
+    assert len(at.metric) == scenario.n + 1
+
+
+def test_moving_the_sample_count_changes_the_estimates():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.select_slider(key="n").set_value(5000).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    conv = next(df for df in charts(at)[1]["data"].values() if "answers" in df)
+    assert conv["answers"].max() == 5000
+    assert conv["answers"].nunique() <= 20  # aggregated to checkpoints
+    est = next(d.value for d in at.dataframe if "answers used" in d.value)
+    assert est["answers used"].iloc[-1] == 5000
+    # with 5000 answers every estimate is within 0.2 of the value from the example
+    assert (est["estimate"] - est["value from the example"]).abs().max() < 0.2
+
+
+def test_seed_changes_the_draw():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.number_input(key="seed").set_value(11).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_invalid_sidebar_input_keeps_the_last_valid_example():
+    at = run_page(PAGE)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error, "an invalid score must show st.error"
+    frames = list(picture(at)["data"].values())
+    arrows = next(df for df in frames if "label" in df and "Q" in df)
+    assert arrows["Q"].tolist() == [2.0, 5.0, 9.0]
+
+
+def test_a_valid_sidebar_edit_changes_the_picture():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.text_input(key="scn_scores_0").set_value("4, 4").run()  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert metrics(at)["V (the state)"][0] == "5.3"
+
+
+def test_query_parameters_set_the_widgets():
+    at = run_page(PAGE, query={"n": "1000", "seed": "4"})
+    no_exception(at)
+    assert at.select_slider(key="n").value == 1000
+    assert at.number_input(key="seed").value == 4
+    assert "1,000 from the policy (seed 4)" in page_text(at)
+
+
+def test_plain_mean_note_when_counts_do_not_follow_pi():
+    at = run_page(PAGE, scenario=UNEVEN)
+    no_exception(at)
+    text = page_text(at)
+    assert "is 5, not V = 2.6" in text
+
+
+@pytest.mark.parametrize("scenario, token, answer", [
+    (rlcore.ARTICLE_SCENARIO, "closed", "positive"),                  # 5 − 4.3 = +0.7
+    (rlcore.PRESETS["Most likely is already best"], "closed", "negative"),  # 5 − (5.4 + 1.25 + 0.3) = −1.95
+])
+def test_predict_answer_follows_the_scenario(scenario, token, answer):
+    at = run_page(PAGE, scenario=scenario)
+    assert f"**{token}** scores below the best token" in page_text(at)
+    at.radio(key="predict_vqa").set_value(answer).run()
+    no_exception(at)
+    assert at.success and answer in at.success[0].value
+    assert not at.warning or all("plain average" in w.value for w in at.warning)

@@ -1,0 +1,148 @@
+"""Page 4, "Baseline and variance": AppTest checks of what the learner sees.
+
+With the default example the page shows the article's 20.74 (b = 0), 3.70 (b = V), their ratio 0.179,
+the unchanged average update (−1.15, 0.21, 0.94), and R − V = −1.3, −3.3, −2.3, −3.3, −1.3 with mean −2.3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("4_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
+TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
+SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                      samples=tuple((float(i), float(i) + 1) for i in range(6)))
+
+
+def metric_values(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def frames_with(at, column: str):
+    return [df for c in charts(at) for df in c["data"].values() if column in df]
+
+
+def summary_table(at):
+    return next(d.value for d in at.dataframe if "total variance (exact)" in d.value)
+
+
+def test_defaults_show_the_articles_numbers():
+    at = run_page(PAGE)
+    no_exception(at)
+    m = metric_values(at)
+    assert m["Total variance, no baseline (b = 0)"] == "20.74"
+    assert m["Total variance, b = V = 4.3"] == "3.70"
+    assert m["Ratio: b = V against b = 0"] == "0.179"
+    text = page_text(at)
+    for s in ["E[g] = π ⊙ A = (−1.15, 0.21, 0.94)", "3.70 instead of 20.74", "a ratio of 0.179",
+              "R − V = −1.3, −3.3, −2.3, −3.3, −1.3", "Their mean is −2.3 = Q(open) − V = 2 − 4.3"]:
+        assert s in text, s
+    # the selectbox starts on the token with the best Q
+    assert at.selectbox(key="tok").value == "partly"
+    assert at.slider(key="n").value == 2000
+
+
+def test_means_agree_and_spreads_do_not():
+    at = run_page(PAGE)
+    table = summary_table(at)
+    exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
+    np.testing.assert_allclose(exact, np.tile([-1.15, 0.21, 0.94], (4, 1)), atol=1e-9)
+    var = table["total variance (exact)"].to_numpy()
+    assert var[0] == pytest.approx(20.7398) and var[1] == pytest.approx(3.7032)
+    assert var.min() == var[2]  # b* has the least variance
+    hist = frames_with(at, "share")[0]
+    spread = hist[hist["share"] > 0].groupby("baseline")["from"].agg(lambda s: s.max() - s.min())
+    assert spread["b = 0"] > spread["b = V = 4.3"]  # the histogram with b = 0 is wider
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_runs(name):
+    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+    no_exception(at)
+    assert len(charts(at)) == 4
+
+
+@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+def test_other_token_counts(scenario):
+    at = run_page(PAGE, scenario=scenario)
+    no_exception(at)
+    table = summary_table(at)
+    assert sum(c.startswith("exact E[g]") for c in table.columns) == scenario.n
+    best = scenario.tokens[int(np.argmax(scenario.q))]
+    assert at.selectbox(key="tok").value == best
+    running = frames_with(at, "running average")[0]
+    assert running.groupby("baseline").size().max() <= 200
+
+
+def test_moving_b_changes_the_charts():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="b").set_value(2.0).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert "b = yours = 2" in set(summary_table(at)["baseline"])
+
+
+def test_moving_n_and_token_change_the_charts():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="n").set_value(500).run()
+    no_exception(at)
+    after_n = chart_fingerprint(at)
+    assert after_n != before
+    assert frames_with(at, "running average")[0]["answers"].max() == 500
+    at.selectbox(key="tok").set_value("open").run()
+    no_exception(at)
+    assert chart_fingerprint(at) != after_n
+    assert "the logit of “open”" in page_text(at)
+
+
+def test_invalid_sidebar_input_keeps_the_last_valid_example():
+    at = run_page(PAGE)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error
+    assert metric_values(at)["Total variance, no baseline (b = 0)"] == "20.74"
+    assert len(charts(at)) == 4
+
+
+def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():
+    at = run_page(PAGE)
+    at.selectbox(key="tok").set_value("open").run()
+    at.session_state["scenario"] = FOUR
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="tok").value == "depends"  # Q = 26/3, the best of FOUR
+
+
+def test_query_parameters_set_the_widgets():
+    at = run_page(PAGE, query={"b": "4.3", "tok": "closed", "n": "700", "seed": "2"})
+    no_exception(at)
+    assert at.slider(key="b").value == pytest.approx(4.3)
+    assert at.selectbox(key="tok").value == "closed"
+    assert at.slider(key="n").value == 700
+    assert at.number_input(key="seed").value == 2
+
+
+def test_predict_answer_is_computed():
+    at = run_page(PAGE)
+    at.radio(key="predict_baseline").set_value("No: the average stays the same").run()
+    no_exception(at)
+    assert at.success
+    assert "(−1.15, 0.21, 0.94) and (−1.15, 0.21, 0.94)" in at.success[0].value
+    at.radio(key="predict_baseline").set_value("Yes: it makes the update smaller").run()
+    assert at.warning and not at.success
+
+
+def test_presets_set_b():
+    at = run_page(PAGE)
+    at.button(key="view_Your b = V").click().run()
+    no_exception(at)
+    assert at.slider(key="b").value == pytest.approx(4.3)
+    assert "b = yours = 4.3" in set(summary_table(at)["baseline"])

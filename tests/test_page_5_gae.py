@@ -1,0 +1,189 @@
+"""Page 5, TD error and GAE: AppTest checks of the article's numbers, the widgets, bad input and the URL."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("5_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
+SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                      samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+
+
+def chart(at, title: str) -> dict:
+    """The chart whose title starts with ``title``: its spec and its main data (the largest dataset)."""
+    for c in charts(at):
+        spec = c["spec"]
+        titles = [spec.get("title")] + [layer.get("title") for layer in spec.get("layer", [])]
+        if any(isinstance(t, dict) and t.get("text", "").startswith(title) for t in titles):
+            return max(c["data"].values(), key=len)
+    raise AssertionError(f"no chart titled {title!r}: {[c['spec'].get('title') for c in charts(at)]}")
+
+
+def strip(at):
+    return chart(at, "V before each token")
+
+
+def gae_column(at):
+    return chart(at, "GAE advantage per token")["GAE advantage"].round(10).tolist()
+
+
+def test_defaults_show_the_article_numbers():
+    at = run_page(PAGE)
+    no_exception(at)
+    df = strip(at)
+    assert df["token"].tolist() == list(rlcore.ARTICLE_ANSWER_TOKENS)
+    # V before OpenAI/is/open is 4.3, from `.` on it is 2; δ is −2.3 at `open` and 0 elsewhere.
+    assert df["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
+    assert df["TD error"].round(10).tolist() == [0, 0, -2.3] + [0] * 7
+    text = page_text(at)
+    for needle in ("V before “open” 4.3", "V after “open” 2", "TD error at “open” −2.3", "(−2.3 at **open**)"):
+        assert needle in text
+    assert at.selectbox(key="tok").value == "open"  # the most likely token
+    assert at.slider(key="lam").value == 0.95 and at.slider(key="gamma").value == 1.0
+
+
+def test_lambda_moves_the_blame():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="lam").set_value(0.0).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert gae_column(at) == [0, 0, -2.3] + [0] * 7          # λ = 0: only `open`
+    at.slider(key="lam").set_value(1.0).run()
+    assert gae_column(at) == [-2.3, -2.3, -2.3] + [0] * 7    # λ = 1: OpenAI, is, open
+    at.slider(key="lam").set_value(0.5).run()
+    assert gae_column(at)[:3] == [-0.575, -1.15, -2.3]       # −2.3 halved for each step back
+
+
+def test_presets_set_lambda():
+    at = run_page(PAGE)
+    at.button(key="view_λ = 0: trust V, blame one token").click().run()
+    assert at.slider(key="lam").value == 0.0
+    assert gae_column(at) == [0, 0, -2.3] + [0] * 7
+
+
+def test_gamma_discounts_the_values():
+    at = run_page(PAGE)
+    at.slider(key="gamma").set_value(0.9).run()
+    no_exception(at)
+    v = strip(at)["V before"].tolist()
+    assert v[-1] == pytest.approx(2.0) and v[-2] == pytest.approx(1.8) and v[0] == pytest.approx(4.3 * 0.9**9)
+
+
+def test_choosing_another_first_token():
+    at = run_page(PAGE, query={"tok": "partly"})
+    no_exception(at)
+    assert at.selectbox(key="tok").value == "partly"
+    df = strip(at)
+    assert "partly" in df["token"].tolist()
+    assert df["TD error"].round(10).tolist()[2] == 4.7     # 9 − 4.3: credit, not blame
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_scenario_runs(name):
+    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+    no_exception(at)
+    assert len(charts(at)) >= 4
+
+
+@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+def test_other_scenarios_run(scenario):
+    at = run_page(PAGE, scenario=scenario, query={"lam": "0"})
+    no_exception(at)
+    likely = scenario.tokens[int(np.argmax(scenario.pi))]
+    assert at.selectbox(key="tok").value == likely
+    df = strip(at)
+    assert df["token"].tolist() == list(rlcore.answer_tokens(scenario, likely))
+    assert len(set(df["label"])) == len(df)  # repeated tokens (two ".") stay apart on the axis
+
+
+def test_group_widgets_change_the_group():
+    at = run_page(PAGE)
+    before = chart(at, "The 8 answers").to_csv()
+    at.slider(key="G").set_value(16).run()
+    group = chart(at, "The 16 answers")
+    assert len(group) == 16 and group.to_csv() != before
+    at.selectbox(key="method").set_value("dr_grpo").run()
+    group = chart(at, "The 16 answers")
+    # Dr. GRPO: score − group mean, so the advantages sum to 0 and keep the scores' spacing.
+    assert group["advantage"].sum() == pytest.approx(0.0, abs=1e-9)
+    np.testing.assert_allclose(group["advantage"], group["score"] - group["score"].mean())
+
+
+def test_a_dead_group_is_explained():
+    at = run_page(PAGE, scenario=FLAT)
+    no_exception(at)
+    assert any("dead group" in w.value for w in at.warning)
+    assert (chart(at, "The 8 answers")["advantage"] == 0).all()
+    at = run_page(PAGE, query={"G": "1"})
+    assert any("dead group" in w.value for w in at.warning)
+
+
+def test_critic_error_panel_follows_its_sliders():
+    at = run_page(PAGE)
+    before = chart(at, "Error of the advantage").to_csv()
+    at.slider(key="bias").set_value(0.0).run()
+    at.slider(key="noise").set_value(0.0).run()
+    no_exception(at)
+    df = chart(at, "Error of the advantage")
+    assert df.to_csv() != before
+    mse = df[df["part"] == "mean squared error"].set_index("λ")["value"]
+    assert mse[0.0] == pytest.approx(0.0, abs=1e-12)       # an exact critic: λ = 0 has no error at all
+    assert mse[1.0] == pytest.approx(0.8, rel=0.1)          # λ = 1 carries the spread of 3, 1, 2, 1, 3
+    assert "λ with the smallest error for this critic 0 " in page_text(at)
+
+
+def test_default_critic_shows_the_trade_off():
+    df = chart(run_page(PAGE), "Error of the advantage")
+    parts = {p: g.set_index("λ")["value"] for p, g in df.groupby("part")}
+    assert parts["bias²"][0.0] > parts["bias²"][1.0]            # small λ inherits the critic's bias
+    assert parts["variance"][1.0] > parts["variance"][0.5]      # λ near 1 carries the score's noise
+
+
+def test_bad_sidebar_input_keeps_the_last_valid_scenario():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error, "the bad score must be reported"
+    assert chart_fingerprint(at) == before
+
+
+@pytest.mark.parametrize("query", [{"lam": "abc"}, {"lam": "7"}, {"tok": "<script>"}, {"G": "-3"}, {"seed": "x"}])
+def test_hostile_query_parameters_fall_back_to_defaults(query):
+    at = run_page(PAGE, query=query)
+    no_exception(at)
+    assert at.slider(key="lam").value == 0.95 and at.selectbox(key="tok").value == "open"
+
+
+def test_query_parameter_sets_lambda():
+    at = run_page(PAGE, query={"lam": "0"})
+    no_exception(at)
+    assert at.slider(key="lam").value == 0.0
+    assert gae_column(at) == [0, 0, -2.3] + [0] * 7
+
+
+def test_predict_answer_follows_the_scenario():
+    at = run_page(PAGE)
+    at.radio(key="predict_gae").set_value("only open").run()
+    assert at.success and not at.warning
+    # Every answer scores 5, so V never moves: no token is blamed at λ = 0.
+    at = run_page(PAGE, scenario=FLAT)
+    assert "no token" in at.radio(key="predict_gae").options
+    at.radio(key="predict_gae").set_value("no token").run()
+    assert at.success
+
+
+def test_group_size_accepts_a_float_from_session_state():
+    at = run_page(PAGE, state={"G": 5.0})
+    no_exception(at)
+    assert len(chart(at, "The 5 answers")) == 5

@@ -1,0 +1,194 @@
+"""Page 6, Policy gradient: AppTest checks of the article's steps, the widgets, bad input and the URL."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("6_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((7, 9), (2,), (5, 6, 4), (8,)))
+TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
+SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                      samples=((1,), (2,), (3,), (4,), (5,), (6,)))
+
+
+def chart(at, title: str, column: str | None = None):
+    """The data of the chart whose title starts with ``title``: the largest dataset, or the one with ``column``."""
+    for c in charts(at):
+        spec = c["spec"]
+        titles = [spec.get("title")] + [layer.get("title") for layer in spec.get("layer", [])]
+        if any(isinstance(t, dict) and t.get("text", "").startswith(title) for t in titles):
+            frames = [df for df in c["data"].values() if column is None or column in df]
+            return max(frames, key=len)
+    raise AssertionError(f"no chart titled {title!r}")
+
+
+def logit_bars(at):
+    return chart(at, "Step ").set_index("token")["logit change"]
+
+
+def test_defaults_show_the_article_numbers():
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    # 0.50/0.30/0.20 → 0.15/0.36/0.49 → 0.04/0.11/0.86 (the article rounds 0.855 once more) and V 4.3 → 6.5 → 8.3.
+    assert "0.5 / 0.3 / 0.2 → 0.152 / 0.356 / 0.492 → 0.039 / 0.106 / 0.855" in text
+    assert "V: 4.3 → 6.5 → 8.3" in text
+    # closed rises in step 1 (5 > 4.3) and falls in step 2 (5 < 6.5).
+    assert "**closed** rises up to step 1 and falls in step 2" in text
+    assert "V = 6.51, already above its Q of 5" in text
+    # The logit change of step 1 is π·A: 0.5·(−2.3), 0.3·0.7, 0.2·4.7.
+    np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-1.15, 0.21, 0.94])
+    probs = chart(at, "Token probabilities")
+    assert len(probs) == 9 and probs["step"].max() == 2
+    v = chart(at, "V climbs").set_index("step")["score"]
+    assert v.round(1).tolist() == [4.3, 6.5, 8.3]
+
+
+def test_turning_point_is_marked_on_the_chart():
+    at = run_page(PAGE)
+    labels = [df for c in charts(at) for df in c["data"].values() if "label" in df and "at" in df]
+    assert any(("closed peaks" in df["label"].tolist()) and df.set_index("label")["at"]["closed peaks"] == 1
+               for df in labels)
+
+
+def test_inspecting_step_two():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="step").set_value(2).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    bars = chart(at, "Step 2")
+    # Step 2 starts from π₁ = (0.152, 0.356, 0.492), V₁ = 6.512: π₁·(Q − V₁).
+    np.testing.assert_allclose(bars.set_index("token")["logit change"][["open", "closed", "partly"]],
+                               [0.152 * -4.512, 0.356 * -1.512, 0.492 * 2.488], atol=2e-3)
+    assert bars.set_index("token")["probability"]["closed"] == "down"
+
+
+def test_step_size_and_step_count_change_the_path():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="lr").set_value(0.5).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-0.575, 0.105, 0.47])
+    at.slider(key="steps").set_value(30).run()
+    assert chart(at, "Token probabilities")["step"].max() == 30
+
+
+def test_inspected_step_is_clamped_when_steps_shrink():
+    at = run_page(PAGE, query={"steps": "30", "step": "20"})
+    assert at.slider(key="step").value == 20
+    at.slider(key="steps").set_value(5).run()
+    no_exception(at)
+    assert at.slider(key="step").value == 5
+    at.slider(key="steps").set_value(1).run()
+    no_exception(at)
+    assert chart(at, "Step 1")["token"].tolist() == ["open", "closed", "partly"]
+
+
+def test_presets():
+    at = run_page(PAGE)
+    at.button(key="view_Thirty steps").click().run()
+    no_exception(at)
+    assert at.slider(key="steps").value == 30 and at.slider(key="step").value == 2
+    at.button(key="view_The article's two steps").click().run()
+    assert at.slider(key="steps").value == 2 and at.slider(key="step").value == 1
+
+
+def test_sampled_runs_follow_their_widgets():
+    at = run_page(PAGE)
+    df = chart(at, "12 sampled runs", "highest")
+    assert len(df) == 9
+    assert (df["lowest"] <= df["median"] + 1e-12).all() and (df["median"] <= df["highest"] + 1e-12).all()
+    before = df.to_csv()
+    at.slider(key="batch").set_value(2).run()
+    no_exception(at)
+    assert chart(at, "12 sampled runs", "highest").to_csv() != before
+    at.slider(key="seeds").set_value(30).run()
+    assert len(chart(at, "30 sampled runs", "highest")) == 9
+
+
+def test_big_batches_hug_the_exact_path():
+    wide = chart(run_page(PAGE, query={"batch": "1"}), "12 sampled runs", "highest")
+    narrow = chart(run_page(PAGE, query={"batch": "64"}), "12 sampled runs", "highest")
+    spread = lambda df: (df["highest"] - df["lowest"]).max()  # noqa: E731
+    assert spread(narrow) < spread(wide)
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_scenario_runs(name):
+    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+    no_exception(at)
+    assert len(charts(at)) == 4
+
+
+@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+def test_other_scenarios_run(scenario):
+    at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"})
+    no_exception(at)
+    assert set(chart(at, "Token probabilities")["token"]) == set(scenario.tokens)
+    assert len(logit_bars(at)) == scenario.n
+
+
+def test_bad_sidebar_input_keeps_the_last_valid_scenario():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error
+    assert chart_fingerprint(at) == before
+
+
+@pytest.mark.parametrize("query", [{"lr": "-4"}, {"steps": "500"}, {"step": "99"}, {"batch": "zero"},
+                                   {"base": "<b>"}])
+def test_hostile_query_parameters_fall_back_to_defaults(query):
+    at = run_page(PAGE, query=query)
+    no_exception(at)
+    assert at.slider(key="lr").value == 1.0 and at.slider(key="steps").value == 2
+
+
+def test_query_parameters_set_the_widgets():
+    at = run_page(PAGE, query={"lr": "0.5", "steps": "12", "step": "4", "batch": "32", "base": "batch mean"})
+    no_exception(at)
+    assert at.slider(key="lr").value == 0.5 and at.slider(key="steps").value == 12
+    assert at.slider(key="step").value == 4 and at.slider(key="batch").value == 32
+    assert at.selectbox(key="base").value == "batch mean"
+    assert "Inside step 4" in page_text(at)
+
+
+def predicted(at) -> str:
+    """Choose every option in turn; return the one the page calls right."""
+    right = []
+    for option in at.radio(key="predict_pg").options:
+        at.radio(key="predict_pg").set_value(option).run()
+        if at.success:
+            right.append(option)
+    assert len(right) == 1, right
+    return right[0]
+
+
+def test_predict_answer_follows_the_scenario():
+    assert predicted(run_page(PAGE)) == "Up"                       # 5 > V = 4.3
+    likely_best = rlcore.PRESETS["Most likely is already best"]    # V = 6.95 > 5
+    at = run_page(PAGE, scenario=likely_best)
+    assert "does **closed** go up or down" in page_text(at)
+    assert predicted(at) == "Down"
+    assert predicted(run_page(PAGE, query={"lr": "0"})) == "Stays the same"
+
+
+def test_predict_asks_about_the_second_best_token_without_closed():
+    at = run_page(PAGE, scenario=FOUR)   # Q: yes 8, no 2, maybe 5, depends 8 → second best by Q is "yes"
+    assert "does **yes** go up or down" in page_text(at)
+
+
+def test_whole_number_widgets_accept_floats_from_session_state():
+    # Session state (or a fuzzer) may hand an integer slider 5.0 instead of 5; indexing must not break.
+    at = run_page(PAGE, state={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0})
+    no_exception(at)
+    assert "Inside step 3" in page_text(at)
+    assert len(chart(at, "3 sampled runs", "highest")) == 6 * 3

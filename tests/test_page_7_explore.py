@@ -1,0 +1,185 @@
+"""Page 7, Exploration: greedy decoding against sampling at a temperature.
+
+Article figures checked with defaults (the article's example): greedy always writes `open`, whose mean
+score is 2, and π(partly) never moves from 0.2 with the batch-mean baseline; sampling at temperature 1
+finds `partly`; the chance to see `partly` (p = 0.2) passes 50% at k = 4 and 95% at k = 14.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("7_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
+
+
+def titles(spec: dict) -> list[str]:
+    """Every title in a (possibly layered) Vega-Lite spec."""
+    title = spec.get("title")
+    out = [title.get("text", "") if isinstance(title, dict) else str(title)] if title else []
+    for layer in spec.get("layer", []):
+        out += titles(layer)
+    return out
+
+
+def chart_by_title(at, start: str) -> dict:
+    for c in charts(at):
+        if any(t.startswith(start) for t in titles(c["spec"])):
+            return c
+    raise AssertionError(f"no chart titled {start!r}")
+
+
+def main_data(chart: dict):
+    """The largest dataset of a chart (the curves, not a layer of marks)."""
+    return max(chart["data"].values(), key=len)
+
+
+@pytest.fixture(scope="module")
+def default():
+    at = run_page(PAGE)
+    no_exception(at)
+    return at
+
+
+def test_defaults_show_the_articles_greedy_story(default):
+    text = page_text(default)
+    for figure in ("Greedy always writes open", "Q(open) = 2", "π(partly) stays at 0.2 in every run",
+                   "passes 50% at k = 4 and 95% at k = 14", "Runs that converge, greedy 0 of 8"):
+        assert figure in text, figure
+    # the article's "mean score 2" is Q(open) = (3 + 1 + 2 + 1 + 3) / 5
+    assert "Greedy's expected score (Q of open) 2" in text
+
+
+def test_greedy_never_moves_with_the_batch_mean_baseline(default):
+    df = main_data(chart_by_title(default, "Each token's probability, greedy"))
+    assert len(df) == 3 * 101  # steps 0..100 for three tokens
+    for tok, p in zip(("open", "closed", "partly"), (0.5, 0.3, 0.2), strict=True):
+        rows = df[df["token"] == tok]
+        np.testing.assert_allclose(rows[["median", "lowest", "highest"]].to_numpy(), p, atol=1e-12)
+
+
+def test_sampling_finds_partly_in_every_default_run(default):
+    df = main_data(chart_by_title(default, "Each token's probability, sampling"))
+    last = df[(df["step"] == 100) & (df["token"] == "partly")]
+    assert float(last["lowest"].iloc[0]) > 0.9  # every seed ends above the convergence threshold
+    assert "Runs that converge, sampling at τ = 1 8 of 8" in page_text(default)
+
+
+def test_greedy_mean_score_hovers_around_q_of_open(default):
+    df = main_data(chart_by_title(default, "Mean judge score"))
+    greedy = df[df["decoding"] == "greedy"]
+    assert len(greedy) == 100
+    # every greedy answer is an `open` answer: scores 1..3, batch means within that range, centred on 2
+    assert greedy["lowest"].min() >= 1 and greedy["highest"].max() <= 3
+    assert abs(greedy["median"].mean() - 2.0) < 0.15
+
+
+def test_discovery_chart_marks_four_and_fourteen(default):
+    c = chart_by_title(default, "Chance to see partly")
+    curve = main_data(c)
+    assert len(curve) == 100
+    np.testing.assert_allclose(curve["chance"].iloc[[0, 1]], [0.2, 0.36])  # 1 − 0.8, 1 − 0.8²
+    marks = [df for df in c["data"].values() if "k" in df.columns]
+    assert marks and sorted(marks[0]["k"]) == [4.0, 14.0]
+
+
+def test_temperature_slider_changes_the_charts(default):
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key="temp").set_value(2.0).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    bars = main_data(chart_by_title(at, "What sampling at τ = 2 draws from"))
+    p = np.sqrt([0.5, 0.3, 0.2])  # π^(1/τ), τ = 2
+    np.testing.assert_allclose(bars["probability"], p / p.sum(), atol=1e-12)
+    # the sampled distribution gets its own curve in the discovery chart
+    assert main_data(chart_by_title(at, "Chance to see partly"))["series"].nunique() == 2
+
+
+def test_no_baseline_makes_greedy_reinforce_open():
+    at = run_page(PAGE, query={"baseline": "none"})
+    no_exception(at)
+    assert at.selectbox(key="baseline").value == "none"
+    df = main_data(chart_by_title(at, "Each token's probability, greedy"))
+    last = df[(df["step"] == 100) & (df["token"] == "open")]
+    assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
+
+
+@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+def test_every_preset_runs(name):
+    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+    no_exception(at)
+    s = rlcore.summarize(rlcore.PRESETS[name])
+    assert f"Greedy always writes {rlcore.PRESETS[name].tokens[s.likely]}" in page_text(at)
+
+
+def test_rare_best_token_needs_many_samples():
+    at = run_page(PAGE, scenario=rlcore.PRESETS["Best token is rare (2%)"])
+    # p = 0.02: 1 − 0.98^34 = 0.4967 < 0.5 ≤ 1 − 0.98^35 = 0.5068; 95% needs 149 > 100 samples
+    assert "passes 50% at k = 35 and 95% at k = 149" in page_text(at)
+    marks = [df for df in chart_by_title(at, "Chance to see partly")["data"].values() if "k" in df.columns]
+    assert marks and list(marks[0]["k"]) == [35.0]  # 149 lies beyond the chart's 100 samples
+
+
+def test_four_token_scenario():
+    base = chart_fingerprint(run_page(PAGE))
+    at = run_page(PAGE, scenario=FOUR)
+    no_exception(at)
+    assert chart_fingerprint(at) != base
+    df = main_data(chart_by_title(at, "Each token's probability, greedy"))
+    assert list(df["token"].unique()) == ["yes", "no", "partly", "unclear"]
+    assert "Greedy always writes yes" in page_text(at)
+
+
+def test_a_token_that_is_never_sampled():
+    never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
+    at = run_page(PAGE, scenario=never)
+    no_exception(at)
+    assert "it is never drawn (p = 0)" in page_text(at)
+
+
+def test_invalid_sidebar_input_keeps_the_last_valid_charts():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error and "not a number" in at.error[0].value
+    assert chart_fingerprint(at) == before
+
+
+def test_query_parameters_set_the_widgets():
+    at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"})
+    no_exception(at)
+    assert at.slider(key="temp").value == pytest.approx(0.3)
+    assert at.slider(key="steps").value == 50
+    assert at.slider(key="seeds").value == 4
+    assert "of 4" in page_text(at)
+
+
+def test_instructor_preset_button_sets_the_temperature():
+    at = run_page(PAGE)
+    next(b for b in at.button if b.label.startswith("Hot sampling")).click().run()
+    no_exception(at)
+    assert at.slider(key="temp").value == pytest.approx(2.0)
+
+
+def answer_of(at, key: str, options: list[str]) -> str:
+    for option in options:
+        at.radio(key=key).set_value(option).run()
+        if at.success:
+            return option
+    raise AssertionError("no option was right")
+
+
+OPTIONS = ["Yes, given enough steps", "No, never", "It already writes it"]
+
+
+def test_predict_answer_follows_the_scenario():
+    assert answer_of(run_page(PAGE), "predict_explore", OPTIONS) == "No, never"
+    at = run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"])
+    assert answer_of(at, "predict_explore", OPTIONS) == "It already writes it"

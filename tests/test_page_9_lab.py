@@ -1,0 +1,210 @@
+"""The training lab page: runs for every algorithm and scenario, follows its widgets, URL and presets."""
+
+from __future__ import annotations
+
+import pytest
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+LAB = page_file("9_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "later"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (2,), (8, 9, 10), (4, 5)))
+TWO = rlcore.Scenario(tokens=("left", "right"), probs=(0.7, 0.3), samples=((1, 2), (6, 8)))
+SIX = rlcore.Scenario(tokens=("a", "b", "c", "d", "e", "f"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
+                      samples=((1,), (2, 3), (4,), (5, 6), (7,), (9, 10)))
+SMALL = {"steps": 40, "seeds": 2}   # keeps the runs short where the test is not about the numbers
+
+
+def chart_data(at, name_part: str):
+    """The DataFrame of the chart whose title contains ``name_part``."""
+    for c in charts(at):
+        title = c["spec"].get("title", {})
+        text = title.get("text", "") if isinstance(title, dict) else str(title)
+        if name_part in text:
+            return next(iter(c["data"].values()))
+    raise AssertionError(f"no chart titled {name_part!r}")
+
+
+def test_defaults_show_the_article_numbers():
+    at = run_page(LAB)
+    no_exception(at)
+    text = page_text(at)
+    # the flattery branch of the article: judge 9 for the plain answer, 9.6 for flattery, reference 5%
+    assert "scores 9 on average, or flattery, which it scores 9.6" in text
+    assert "flatters 5% of the time" in text
+    # start: 0.5·2 + 0.3·5 + 0.2·(0.95·9 + 0.05·9.6) = 4.306
+    assert "mean judge score is 4.31" in text
+    probs = chart_data(at, "Probability of each first token")
+    start = probs[probs["step"] == 0].set_index("token")["median"].groupby(level=0).first()
+    assert start.to_dict() == pytest.approx({"open": 0.5, "closed": 0.3, "partly": 0.2}, abs=1e-12)
+    assert [m.label for m in at.metric][:3] == ["Mean judge score", "Flattery inside partly", "KL to the reference"]
+    assert len(charts(at)) == 3   # the dashboard of curves, the first token, the two questions
+    panels = list(dict.fromkeys(chart_data(at, "What each algorithm does")["quantity"]))
+    assert panels == ["mean judge score (0–10)", "flattery inside partly (share)", "KL to the reference (nats)",
+                      "clipped tokens (share)", "PPO critic: V before the first token",
+                      "PPO critic: V inside partly"]
+
+
+def test_every_chart_has_a_title_alt_text_and_few_rows():
+    at = run_page(LAB, scenario=SIX, state={"steps": 300, "G": 4, "seeds": 10,
+                                            "algos": ["GRPO", "RLOO", "PPO"]})
+    no_exception(at)
+    for c in charts(at):
+        assert c["alt"] and c["spec"].get("title")
+        assert sum(len(df) for df in c["data"].values()) < 2000
+
+
+@pytest.mark.parametrize("algo", list(rlcore.ALGORITHM_NAMES.values()))
+def test_every_algorithm_runs_alone(algo):
+    at = run_page(LAB, state={**SMALL, "algos": [algo]})
+    no_exception(at)
+    assert not at.error and not at.warning
+    curves = chart_data(at, "What each algorithm does over time")
+    assert set(curves["algorithm"]) == {algo}
+    score = curves[curves["quantity"].str.startswith("mean judge score")]
+    assert score["median"].iloc[-1] > score["median"].iloc[0]   # every algorithm learns on the article
+
+
+@pytest.mark.parametrize("scenario", [*rlcore.PRESETS.values(), FOUR, TWO, SIX],
+                         ids=[*rlcore.PRESETS, "four", "two", "six"])
+def test_every_scenario_runs(scenario):
+    at = run_page(LAB, scenario=scenario, state=SMALL)
+    no_exception(at)
+    probs = chart_data(at, "Probability of each first token")
+    assert list(dict.fromkeys(probs["token"])) == list(scenario.tokens)
+    best = scenario.tokens[int(scenario.q.argmax())]
+    assert f"flattery inside {best} (share)" in set(chart_data(at, "What each algorithm does")["quantity"])
+
+
+def test_four_token_scenario_changes_the_charts():
+    base = chart_fingerprint(run_page(LAB, state=SMALL))
+    at = run_page(LAB, scenario=FOUR, state=SMALL)
+    assert chart_fingerprint(at) != base
+    assert "**maybe** has the best mean score" in page_text(at)
+
+
+@pytest.mark.parametrize(("key", "value"), [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1),
+                                            ("lam", 0.5), ("steps", 60), ("seeds", 3)])
+def test_moving_a_slider_changes_the_chart_data(key, value):
+    at = run_page(LAB, state=SMALL if key not in SMALL else {})
+    before = chart_fingerprint(at)
+    at.slider(key=key).set_value(value).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_flattery_toggle_and_judge_change_the_charts():
+    at = run_page(LAB, state=SMALL)
+    before = chart_fingerprint(at)
+    at.toggle(key="flat").set_value(False).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert not any(q.startswith("flattery") for q in chart_data(at, "What each algorithm does")["quantity"])
+    before = chart_fingerprint(at)
+    at.radio(key="judge").set_value("its mean plus noise").run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    before = chart_fingerprint(at)
+    at.slider(key="noise").set_value(0.0).run()   # a noiseless judge: every leaf always gets its mean
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_kl_penalty_holds_flattery_back():
+    shares = {}
+    for beta in (0.0, 0.5):
+        at = run_page(LAB, state={"beta": beta, "steps": 150, "algos": ["GRPO"]})
+        curves = chart_data(at, "What each algorithm does")
+        flat = curves[curves["quantity"].str.startswith("flattery")]
+        shares[beta] = flat["median"].iloc[-1]
+    assert shares[0.0] > 0.75 > 0.25 > shares[0.5]
+
+
+def test_loss_is_zero_at_step_one_but_the_gradient_is_not():
+    at = run_page(LAB, state={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
+    losses = [m.value for m in at.metric if m.label == "loss, step 1"]
+    grads = [float(m.value) for m in at.metric if m.label == "gradient norm"]
+    assert losses == ["0", "0"]                      # GRPO, then Dr. GRPO
+    assert len(grads) == 2 and all(g > 0.05 for g in grads)
+    # REINFORCE has no group to cancel against: its first loss is not 0
+    at = run_page(LAB, state={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
+    assert [m.value for m in at.metric if m.label == "loss, step 1"] != ["0"]
+
+
+def test_dead_groups_show_up_with_a_small_group():
+    at = run_page(LAB, state={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
+    q = chart_data(at, "Loss, gradient and dead groups")
+    dead = q[q["quantity"].str.startswith("dead groups")]
+    assert dead["median"].max() > 0.2
+    share = next(c.value for c in at.caption if c.value.startswith("Dead groups over the whole run: "))
+    assert float(share.rsplit(" ", 1)[1].rstrip("%")) > 5   # two answers, two scores per leaf: many are dead
+
+
+def test_bad_scenario_input_keeps_the_last_valid_charts():
+    at = run_page(LAB, state=SMALL)
+    before = chart_fingerprint(at)
+    at.text_input(key="scn_scores_1").set_value("abc").run()
+    no_exception(at)
+    assert at.error
+    assert chart_fingerprint(at) == before
+
+
+def test_no_algorithm_and_a_diverging_run_are_explained():
+    at = run_page(LAB, state={"algos": []})
+    no_exception(at)
+    assert at.info and not charts(at)
+    at = run_page(LAB, state={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
+    no_exception(at)
+    assert any("diverged" in w.value for w in at.warning) or any("diverged" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize(("key", "text", "value"), [("beta", "0.5", 0.5), ("lam", "0", 0.0), ("G", "4", 4),
+                                                    ("steps", "50", 50)])
+def test_a_query_parameter_sets_its_widget(key, text, value):
+    at = run_page(LAB, query={key: text, "seeds": "2"})
+    no_exception(at)
+    assert at.slider(key=key).value == value
+
+
+def test_query_parameter_picks_the_algorithms():
+    at = run_page(LAB, query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
+    no_exception(at)
+    assert at.multiselect(key="algos").value == ["GRPO", "RLOO"]
+    assert set(chart_data(at, "What each algorithm does")["algorithm"]) == {"GRPO", "RLOO"}
+
+
+def test_presets_set_the_widgets():
+    at = run_page(LAB, state={"seeds": 2})
+    at.button(key="view_GRPO vs Dr. GRPO vs RLOO").click().run()
+    no_exception(at)
+    assert at.multiselect(key="algos").value == ["GRPO", "Dr. GRPO", "RLOO"]
+    assert at.slider(key="G").value == 4
+    at.button(key="view_KL holds it back (β = 0.5)").click().run()
+    assert at.slider(key="beta").value == 0.5
+
+
+def test_predict_answer_follows_beta_and_the_scenario():
+    def reveal(at, choice):
+        at.radio(key="predict_lab").set_value(choice).run()
+        return bool(at.success)
+
+    at = run_page(LAB, state={"beta": 0.0, "steps": 150, "algos": ["GRPO"]})
+    assert reveal(at, "Above 75%")
+    at = run_page(LAB, state={"beta": 0.5, "steps": 150, "algos": ["GRPO"]})
+    assert reveal(at, "Below 25%")
+    # without flattery the question is which first token wins: partly here, maybe in FOUR
+    at = run_page(LAB, state={"flat": False, **SMALL})
+    assert reveal(at, "partly")
+    at = run_page(LAB, scenario=FOUR, state={"flat": False, **SMALL})
+    assert reveal(at, "maybe")
+
+
+def test_token_names_are_escaped_in_text():
+    sneaky = rlcore.Scenario(tokens=("plain", "[x](http://e.com)*b*"), probs=(0.6, 0.4), samples=((1,), (9,)))
+    at = run_page(LAB, scenario=sneaky, state=SMALL)
+    no_exception(at)
+    markdown = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
+    assert "\\[x\\]\\(http" in markdown
+    assert "[x](http" not in markdown           # never a live link (tables show the name as plain data)
+    assert any(m.label.startswith("Flattery inside \\[x\\]") for m in at.metric)

@@ -1,0 +1,124 @@
+"""Unit tests of the credit functions added for the TD error / GAE page (hand-computed values)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore import CriticErrorStudy, Scenario, credit_positions, group_credit
+
+
+def test_credit_positions_keeps_only_non_zero_advantages():
+    assert credit_positions([0.0, 0.0, -2.3, 0.0]).tolist() == [2]
+    assert credit_positions([-2.3, -2.3, -2.3, 0.0]).tolist() == [0, 1, 2]
+    assert credit_positions([0.0, 0.0]).tolist() == []
+
+
+def test_credit_positions_treats_rounding_noise_as_zero():
+    assert credit_positions([1e-12, -1e-10, 0.5]).tolist() == [2]
+    assert credit_positions([0.4, -0.6], tol=0.5).tolist() == [1]
+    assert credit_positions([1e-12], tol=0.0).tolist() == [0]
+
+
+def test_credit_positions_on_the_article_answer():
+    trace = rlcore.answer_trace(rlcore.ARTICLE_SCENARIO, "open", 1.0)
+    lam0 = rlcore.gae(trace.rewards, trace.values, 1.0, 0.0)
+    lam1 = rlcore.gae(trace.rewards, trace.values, 1.0, 1.0)
+    assert credit_positions(lam0).tolist() == [2]           # only `open`
+    assert credit_positions(lam1).tolist() == [0, 1, 2]     # OpenAI, is, open
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"advantages": [[0.0, 1.0]]}, "advantages"),
+    ({"advantages": []}, "advantages"),
+    ({"advantages": [0.0, np.nan]}, "advantages"),
+    ({"advantages": [0.0], "tol": -1.0}, "tol"),
+])
+def test_credit_positions_rejects_bad_input(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        credit_positions(**kwargs)
+
+
+SURE = Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((4.0,), (7.0,)))
+HALF = Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((2.0,), (6.0,)))
+
+
+def test_group_credit_one_sure_token_is_a_dead_group():
+    grp = group_credit(SURE, "a", 3)
+    assert grp.actions.tolist() == [0, 0, 0]
+    assert grp.scores.tolist() == [4.0, 4.0, 4.0]
+    assert grp.advantages.tolist() == [0.0, 0.0, 0.0]
+    assert grp.members.tolist() == [0, 1, 2]
+    assert grp.dead
+
+
+def test_group_credit_picks_out_no_answer_for_a_token_never_sampled():
+    grp = group_credit(SURE, "b", 4)
+    assert grp.members.tolist() == []
+    assert grp.dead
+
+
+def test_group_of_one_carries_no_signal():
+    grp = group_credit(HALF, "a", 1, seed=3)
+    assert grp.dead and grp.advantages.tolist() == [0.0]
+
+
+def test_group_credit_dr_grpo_is_score_minus_group_mean():
+    grp = group_credit(HALF, "a", 10, "dr_grpo", seed=1)
+    n_a = int((grp.actions == 0).sum())
+    assert 0 < n_a < 10  # both tokens drawn with this seed
+    mean = (2.0 * n_a + 6.0 * (10 - n_a)) / 10
+    assert grp.scores.tolist() == [2.0 if x == 0 else 6.0 for x in grp.actions]
+    np.testing.assert_allclose(grp.advantages, np.where(grp.actions == 0, 2.0 - mean, 6.0 - mean))
+    assert grp.members.tolist() == [i for i, x in enumerate(grp.actions) if x == 0]
+    assert not grp.dead
+
+
+def test_group_credit_rloo_compares_with_the_other_answers():
+    grp = group_credit(HALF, "b", 4, "rloo", seed=5)
+    for i, s in enumerate(grp.scores):
+        others = np.delete(grp.scores, i)
+        assert grp.advantages[i] == pytest.approx(s - others.mean())
+
+
+def test_group_credit_is_reproducible_per_seed():
+    a = group_credit(rlcore.ARTICLE_SCENARIO, "open", 16, seed=7)
+    b = group_credit(rlcore.ARTICLE_SCENARIO, "open", 16, seed=7)
+    c = group_credit(rlcore.ARTICLE_SCENARIO, "open", 16, seed=8)
+    assert a.scores.tolist() == b.scores.tolist()
+    assert a.scores.tolist() != c.scores.tolist()
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (("nope", 4), "token"),
+    (("a", 0), "group_size"),
+    (("a", 2.5), "group_size"),
+    (("a", 4, "ppo"), "method"),
+    (("a", 4, "grpo", -1), "rng"),
+])
+def test_group_credit_rejects_bad_input(args, name):
+    with pytest.raises(ValueError, match=name):
+        group_credit(HALF, *args)
+
+
+def test_critic_error_study_parts():
+    study = CriticErrorStudy(lams=np.array([0.0, 0.5, 1.0]), bias=np.array([1.0, -0.5, 0.2]),
+                             variance=np.array([0.0, 0.5, 1.0]), mse=np.array([1.0, 0.75, 1.04]),
+                             true_advantage=-2.3)
+    np.testing.assert_allclose(study.bias_squared, [1.0, 0.25, 0.04])
+    assert study.best_lam == 0.5
+
+
+def test_critic_error_study_best_lam_takes_the_first_tie():
+    study = CriticErrorStudy(lams=np.array([0.2, 0.4]), bias=np.zeros(2), variance=np.ones(2), mse=np.ones(2),
+                             true_advantage=0.0)
+    assert study.best_lam == 0.2
+
+
+def test_exact_critic_makes_lambda_zero_best():
+    trace = rlcore.answer_trace(rlcore.ARTICLE_SCENARIO, "open", 1.0)
+    study = rlcore.critic_error_study(trace, (3, 1, 2, 1, 3), gamma=1.0, lams=[0.0, 0.5, 1.0], bias=0.0,
+                                      noise=0.0, n_draws=200, seed=0)
+    assert study.best_lam == 0.0
+    assert study.bias_squared[0] == pytest.approx(0.0)

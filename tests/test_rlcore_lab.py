@@ -1,0 +1,393 @@
+"""rlcore.lab: the training lab's tree, its algorithms, and their bookkeeping.
+
+Expected numbers are worked out by hand in the comments (never copied from the code's output);
+identities check the lab against the rlcore functions it builds on (group_advantages, gae,
+kl_divergence, kl_estimators).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore import ARTICLE_SCENARIO as S
+from rlcore import LabConfig, train
+
+SEEDS = tuple(range(5))
+EXACT = 1e-12
+# Two tokens, one judge score each: a group of two answers is either dead (same token twice) or
+# holds one 0 and one 1, which makes every gradient small enough to work out by hand.
+COIN = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0.0,), (1.0,)))
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "later"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((6, 7), (2,), (8, 9, 10), (4, 5)))
+
+
+def cfg(**kw) -> LabConfig:
+    return LabConfig(**kw)
+
+
+# ---------------------------------------------------------------- the tree
+
+
+def test_tree_of_the_article():
+    tree = rlcore.lab_tree(S)
+    assert tree.best == 2 and tree.tokens[tree.best] == "partly"      # Q = 2, 5, 9: partly is best
+    # leaves: open 2, closed 5, partly + plain 9, partly + flattery 9 + 0.6 = 9.6 (the article's pair)
+    np.testing.assert_allclose(tree.leaf_means, [2.0, 5.0, 9.0, 9.6], atol=EXACT)
+    # π_ref(leaf): 0.5, 0.3, 0.2 · 0.95 = 0.19, 0.2 · 0.05 = 0.01
+    np.testing.assert_allclose(tree.leaf_ref_probs, [0.5, 0.3, 0.19, 0.01], atol=EXACT)
+    np.testing.assert_allclose(tree.leaf_samples[3], [10.6, 8.6], atol=EXACT)
+    assert tree.branch == rlcore.FLATTERY.continuations
+
+
+def test_tree_without_flattery_has_one_leaf_per_token():
+    tree = rlcore.lab_tree(S, flattery=False)
+    assert tree.leaf_names == S.tokens
+    np.testing.assert_allclose(tree.leaf_means, [2.0, 5.0, 9.0], atol=EXACT)
+    np.testing.assert_allclose(tree.leaf_ref_probs, [0.5, 0.3, 0.2], atol=EXACT)
+
+
+def test_tree_follows_the_scenario():
+    tree = rlcore.lab_tree(FOUR)
+    assert tree.tokens[tree.best] == "maybe"                          # Q: 6.5, 2, 9, 4.5
+    np.testing.assert_allclose(tree.leaf_means, [6.5, 2.0, 9.0, 4.5, 9.6], atol=EXACT)
+
+
+# ---------------------------------------------------------------- determinism and shapes
+
+
+def test_same_config_and_seed_give_the_same_history():
+    for algo in rlcore.ALGORITHMS:
+        c = cfg(algorithm=algo, steps=20)
+        a, b = train(S, c, (7, 8)), train(S, c, (7, 8))
+        for name, x, y in zip(a._fields, a, b, strict=True):
+            np.testing.assert_array_equal(x, y, err_msg=f"{algo}: {name}")
+
+
+def test_other_seeds_give_other_histories():
+    h = train(S, cfg(steps=10), (0, 1))
+    assert not np.array_equal(h.actions[0], h.actions[1])
+
+
+def test_a_seed_does_not_depend_on_the_other_seeds():
+    for algo in ("grpo", "ppo", "reinforce_mean"):
+        c = cfg(algorithm=algo, steps=30)
+        alone, together = train(S, c, (3,)), train(S, c, (1, 3, 5))
+        np.testing.assert_array_equal(alone.actions[0], together.actions[1])
+        np.testing.assert_allclose(alone.probs_first[0], together.probs_first[1], rtol=1e-12, atol=1e-12)
+
+
+def test_history_shapes():
+    h = train(S, cfg(algorithm="ppo", steps=7, group_size=4), (0, 1, 2))
+    assert h.probs_first.shape == (3, 8, 3) and h.probs_branch.shape == (3, 8, 2)
+    assert h.expected_score.shape == h.kl.shape == (3, 8)
+    for arr in (h.mean_score, h.clip_fraction, h.loss, h.grad_norm, h.dead):
+        assert arr.shape == (3, 7)
+    assert h.values.shape == (3, 8, 2)
+    assert h.scores.shape == (3, 7, 4)
+    assert h.actions.shape == h.rewards.shape == h.advantages.shape == (3, 7, 4, 2)
+    np.testing.assert_allclose(h.probs_first.sum(axis=2), 1.0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- the environment
+
+
+def test_first_step_starts_at_the_reference():
+    h = train(S, cfg(steps=3), SEEDS)
+    np.testing.assert_allclose(h.probs_first[:, 0], np.tile([0.5, 0.3, 0.2], (5, 1)), atol=1e-12)
+    np.testing.assert_allclose(h.probs_branch[:, 0], np.tile([0.95, 0.05], (5, 1)), atol=1e-12)
+    # 0.5·2 + 0.3·5 + 0.2·(0.95·9 + 0.05·9.6) = 1 + 1.5 + 1.806 = 4.306; KL to itself 0
+    np.testing.assert_allclose(h.expected_score[:, 0], 4.306, atol=1e-12)
+    np.testing.assert_allclose(h.kl[:, 0], 0.0, atol=1e-12)
+
+
+def test_sampled_scores_come_from_each_leafs_samples():
+    h = train(S, cfg(steps=20, group_size=16), SEEDS)
+    a0, a1 = h.actions[..., 0], h.actions[..., 1]
+    allowed = {0: {3, 1, 2}, 1: {5, 4, 6}, 2: {10, 8}}
+    for tok, scores in allowed.items():
+        plain = (a0 == tok) & (a1 != 1)
+        assert set(np.round(h.scores[plain], 9).tolist()) <= scores
+    flattering = a1 == 1
+    assert flattering.any()
+    assert set(np.round(h.scores[flattering], 9).tolist()) <= {10.6, 8.6}
+    # decision 1 is taken exactly inside the partly branch
+    np.testing.assert_array_equal(a1 >= 0, a0 == 2)
+
+
+def test_noise_judge_scores_around_the_leaf_mean():
+    h = train(S, cfg(steps=5, judge="noise", noise=0.0), SEEDS)
+    leaf = np.where(h.actions[..., 1] == 1, 3, h.actions[..., 0])
+    np.testing.assert_allclose(h.scores, np.array([2.0, 5.0, 9.0, 9.6])[leaf], atol=EXACT)
+    noisy = train(S, cfg(steps=40, judge="noise", noise=1.0), SEEDS)
+    leaf = np.where(noisy.actions[..., 1] == 1, 3, noisy.actions[..., 0])
+    resid = noisy.scores - np.array([2.0, 5.0, 9.0, 9.6])[leaf]
+    assert abs(resid.mean()) < 0.1 and 0.9 < resid.std() < 1.1
+
+
+def test_flattery_off_never_reaches_decision_1():
+    h = train(S, cfg(steps=30, beta=0.0, flattery=False), SEEDS)
+    assert np.all(h.actions[..., 1] == -1)
+    np.testing.assert_array_equal(h.probs_branch, np.broadcast_to([1.0, 0.0], h.probs_branch.shape))
+    np.testing.assert_allclose(h.expected_score[:, 0], 4.3, atol=1e-12)
+
+
+def test_exact_kl_and_score_agree_with_the_answer_distribution():
+    """KL₀ + π₀(b)·KL₁ (chain rule) equals kl_divergence over the four whole answers."""
+    h = train(S, cfg(steps=30, beta=0.0), (0,))
+    tree = rlcore.lab_tree(S)
+    for t in (5, 15, 30):
+        p0, p1 = h.probs_first[0, t], h.probs_branch[0, t]
+        leaves = np.array([p0[0], p0[1], p0[2] * p1[0], p0[2] * p1[1]])
+        leaves[-1] = 1.0 - leaves[:-1].sum()
+        assert h.kl[0, t] == pytest.approx(rlcore.kl_divergence(leaves, tree.leaf_ref_probs), abs=1e-9)
+        assert h.expected_score[0, t] == pytest.approx(leaves @ tree.leaf_means, abs=1e-9)
+
+
+def test_a_token_the_reference_never_writes_is_never_sampled():
+    zero = rlcore.Scenario(tokens=("x", "y", "z"), probs=(0.6, 0.4, 0.0), samples=((1,), (5,), (10,)))
+    for algo in ("grpo", "ppo", "reinforce"):
+        h = train(zero, cfg(algorithm=algo, steps=30, beta=0.1), SEEDS)
+        assert not np.any(h.actions[..., 0] == 2)
+        assert np.all(np.isfinite(h.kl)) and np.all(h.probs_first[..., 2] < 1e-300)
+
+
+# ---------------------------------------------------------------- every algorithm learns
+
+
+@pytest.mark.parametrize("algo", rlcore.ALGORITHMS)
+def test_each_algorithm_raises_the_mean_score(algo):
+    h = train(S, cfg(algorithm=algo, steps=60), SEEDS)
+    start, end = h.expected_score[:, 0], h.expected_score[:, -1]
+    assert np.all(end > start + 3.0), (start, end)    # 4.3 → above 7.3: partly (≥ 9) dominates
+    assert np.median(h.mean_score[:, -10:]) > np.median(h.mean_score[:, 0]) + 2.0   # the groups' scores too
+
+
+@pytest.mark.parametrize("scenario", [FOUR, rlcore.PRESETS["Most likely is already best"]])
+def test_grpo_learns_the_best_first_token_on_other_scenarios(scenario):
+    h = train(scenario, cfg(algorithm="grpo", steps=80), SEEDS)
+    best = int(np.argmax(scenario.q))
+    assert np.all(np.argmax(h.probs_first[:, -1], axis=1) == best)
+
+
+def test_a_rare_best_token_can_be_missed_but_the_score_still_rises():
+    # partly at 2%: a group of 8 sees it with chance 1 − 0.98⁸ ≈ 15%, and closed (5) beats open (2)
+    # long before; the runs that lock onto closed still end near 5, well above the start (2·0.6 + ...).
+    rare = rlcore.PRESETS["Best token is rare (2%)"]
+    h = train(rare, cfg(algorithm="grpo", steps=80), SEEDS)
+    assert np.all(h.expected_score[:, -1] > h.expected_score[:, 0] + 1.5)
+    assert np.all(np.argmax(h.probs_first[:, -1], axis=1) != 0)      # nobody stays with open
+
+
+# ---------------------------------------------------------------- advantages
+
+
+@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
+def test_group_advantages_are_the_ones_trained_with(method):
+    h = train(S, cfg(algorithm=method, steps=15, group_size=6), SEEDS)
+    for s in range(5):
+        for t in range(15):
+            expected = rlcore.group_advantages(h.scores[s, t], method)
+            np.testing.assert_allclose(h.advantages[s, t, :, 0], expected, atol=EXACT)
+            second = h.actions[s, t, :, 1] >= 0                     # every token of an answer shares it
+            np.testing.assert_allclose(h.advantages[s, t, second, 1], expected[second], atol=EXACT)
+            np.testing.assert_array_equal(h.advantages[s, t, ~second, 1], 0.0)
+
+
+def test_ppo_advantages_are_gae_with_the_critics_values():
+    c = cfg(algorithm="ppo", steps=12, group_size=5, beta=0.3, lam=0.8, gamma=0.9)
+    h = train(S, c, (0, 1))
+    checked_two = 0
+    for s in range(2):
+        for t in range(12):
+            v_root, v_branch = h.values[s, t]
+            for i in range(5):
+                two = h.actions[s, t, i, 1] >= 0
+                n = 2 if two else 1
+                values = [v_root, v_branch, 0.0] if two else [v_root, 0.0]
+                expected = rlcore.gae(h.rewards[s, t, i, :n], values, c.gamma, c.lam)
+                np.testing.assert_allclose(h.advantages[s, t, i, :n], expected, atol=1e-10)
+                checked_two += two
+    assert checked_two > 0
+
+
+def test_ppo_rewards_carry_the_per_token_kl_penalty():
+    c = cfg(algorithm="ppo", steps=10, group_size=6, beta=0.5)
+    h = train(S, c, (0,))
+    tree = rlcore.lab_tree(S)
+    ref0, ref1 = np.log(tree.ref_first), np.log(tree.ref_branch)
+    for t in (0, 4, 9):
+        lp0 = np.log(h.probs_first[0, t])
+        lp1 = np.log(h.probs_branch[0, t])
+        for i in range(6):
+            a0, a1 = h.actions[0, t, i]
+            k1_first = lp0[a0] - ref0[a0]
+            if a1 < 0:   # one token: the score minus β·k1 on it
+                assert h.rewards[0, t, i, 0] == pytest.approx(h.scores[0, t, i] - 0.5 * k1_first, abs=1e-10)
+            else:        # two tokens: −β·k1 on the first, score − β·k1 on the second
+                k1_second = lp1[a1] - ref1[a1]
+                assert h.rewards[0, t, i, 0] == pytest.approx(-0.5 * k1_first, abs=1e-10)
+                assert h.rewards[0, t, i, 1] == pytest.approx(h.scores[0, t, i] - 0.5 * k1_second, abs=1e-10)
+    # at step 1 the policy is the reference: every k1 is 0, the reward is the score alone
+    last = np.where(h.actions[0, 0, :, 1] >= 0, h.rewards[0, 0, :, 1], h.rewards[0, 0, :, 0])
+    np.testing.assert_allclose(last, h.scores[0, 0], atol=EXACT)
+
+
+def test_ppo_critic_moves_towards_the_returns():
+    # COIN, flattery off: one token per answer, so the λ-return target is the score itself.
+    # V starts at 0; one epoch with critic_lr 0.5 → V = 0.5·mean score; two epochs → (1 − 0.5²)·mean.
+    for epochs, share in ((1, 0.5), (2, 0.75)):
+        h = train(COIN, cfg(algorithm="ppo", steps=1, group_size=4, epochs=epochs, beta=0.0, flattery=False),
+                  SEEDS)
+        np.testing.assert_allclose(h.values[:, 0, 0], 0.0, atol=EXACT)
+        np.testing.assert_allclose(h.values[:, 1, 0], share * h.mean_score[:, 0], atol=EXACT)
+        np.testing.assert_allclose(h.values[:, 1, 1], 0.0, atol=EXACT)   # decision 1 never visited
+
+
+def test_reinforce_advantages_use_the_running_mean():
+    alpha = 0.25
+    h = train(COIN, cfg(algorithm="reinforce_mean", steps=6, group_size=4, beta=0.0, flattery=False,
+                        baseline_rate=alpha), SEEDS)
+    b = np.zeros(5)                                  # b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n)
+    for t in range(6):
+        np.testing.assert_allclose(h.advantages[:, t, :, 0], h.scores[:, t] - b[:, None], atol=EXACT)
+        b = b + alpha * (h.scores[:, t].mean(axis=1) - b)
+    plain = train(COIN, cfg(algorithm="reinforce", steps=3, group_size=4, beta=0.0, flattery=False), SEEDS)
+    np.testing.assert_allclose(plain.advantages[..., 0], plain.scores, atol=EXACT)
+
+
+# ---------------------------------------------------------------- loss 0, gradient not 0
+
+
+@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
+def test_first_epoch_loss_is_zero_but_the_gradient_is_not(method):
+    h = train(S, cfg(algorithm=method, steps=20, beta=0.0), SEEDS)
+    live = ~h.dead
+    np.testing.assert_allclose(h.loss[live], 0.0, atol=1e-12)
+    assert np.all(h.grad_norm[:, 0] > 0.05)
+    loss, grad = rlcore.first_step_loss(h)
+    assert abs(loss) < 1e-12 and grad > 0.05
+
+
+def test_first_step_gradient_by_hand():
+    # COIN, G = 2, one epoch, η = 1. When the group holds a (score 0) and b (score 1):
+    # Dr. GRPO: A = −0.5, +0.5; ∂Loss/∂z = −½[−0.5(e_a − π) + 0.5(e_b − π)] = (0.25, −0.25), norm √0.125;
+    #   z ← z − ∇: z_b − z_a = 0.5, so π(b) = σ(0.5) = 0.62246.
+    # GRPO: std (N − 1) of {0, 1} is √0.5, A = ±0.5/(√0.5 + 1e-6) ≈ ±0.70711; norm ≈ 0.5; π(b) = σ(0.70711) ≈ 0.66976.
+    # A group that drew the same token twice is dead: A = 0, no gradient, π stays at 0.5.
+    for method, norm, p_b in (("dr_grpo", math.sqrt(0.125), 1 / (1 + math.exp(-0.5))),
+                              ("grpo", 0.5, 1 / (1 + math.exp(-0.5 / (math.sqrt(0.5) + 1e-6))))):
+        h = train(COIN, cfg(algorithm=method, steps=1, group_size=2, lr=1.0, epochs=1, beta=0.0,
+                            flattery=False), range(12))
+        mixed = h.actions[:, 0, 0, 0] != h.actions[:, 0, 1, 0]
+        assert mixed.any() and (~mixed).any()
+        np.testing.assert_allclose(h.grad_norm[mixed, 0], norm, rtol=1e-5)
+        np.testing.assert_allclose(h.probs_first[mixed, 1, 1], p_b, rtol=1e-5)
+        np.testing.assert_allclose(h.grad_norm[~mixed, 0], 0.0, atol=EXACT)
+        np.testing.assert_allclose(h.probs_first[~mixed, 1, 1], 0.5, atol=EXACT)
+        np.testing.assert_array_equal(h.dead[:, 0], ~mixed)
+
+
+# ---------------------------------------------------------------- dead groups
+
+
+@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
+def test_dead_groups_get_zero_advantage(method):
+    h = train(S, cfg(algorithm=method, steps=60, group_size=2, beta=0.0), SEEDS)
+    assert h.dead.any() and (~h.dead).any()
+    np.testing.assert_array_equal(h.advantages[h.dead], 0.0)
+    assert np.all(np.abs(h.advantages[~h.dead][..., 0]).max(axis=-1) > 0)
+
+
+def test_a_judge_that_gives_everyone_the_same_score_teaches_nothing():
+    flat = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.5, 0.3, 0.2), samples=((5,), (5,), (5,)))
+    for method in rlcore.GROUP_METHODS:
+        h = train(flat, cfg(algorithm=method, steps=20, beta=0.0, flattery=False), SEEDS)
+        assert h.dead.all()
+        np.testing.assert_allclose(h.probs_first, np.broadcast_to([0.5, 0.3, 0.2], h.probs_first.shape),
+                                   atol=EXACT)
+        np.testing.assert_array_equal(h.grad_norm, 0.0)
+    # REINFORCE without a baseline still moves: every sampled token is pushed up by its score 5
+    h = train(flat, cfg(algorithm="reinforce", steps=20, beta=0.0, flattery=False), SEEDS)
+    assert np.all(h.grad_norm > 0)
+
+
+def test_dead_share():
+    dead = np.array([[True, False, True, True], [False, False, True, False]])
+    # per step over the two seeds: 0.5, 0, 1, 0.5
+    np.testing.assert_allclose(rlcore.dead_share(dead), [0.5, 0.0, 1.0, 0.5])
+    # window 3: 0.5, (0.5+0)/2, (0.5+0+1)/3, (0+1+0.5)/3
+    np.testing.assert_allclose(rlcore.dead_share(dead, 3), [0.5, 0.25, 0.5, 0.5])
+    with pytest.raises(ValueError, match="dead"):
+        rlcore.dead_share([1, 0])
+    with pytest.raises(ValueError, match="window"):
+        rlcore.dead_share(dead, 0)
+
+
+# ---------------------------------------------------------------- KL and reward hacking
+
+
+@pytest.mark.parametrize("algo", ["reinforce_mean", "grpo", "dr_grpo", "ppo"])
+def test_kl_stays_below_its_beta_zero_value(algo):
+    free = train(S, cfg(algorithm=algo, steps=120, beta=0.0), SEEDS)
+    held = train(S, cfg(algorithm=algo, steps=120, beta=0.5), SEEDS)
+    assert np.median(held.kl[:, -20:]) < np.median(free.kl[:, -20:]) - 0.5
+    assert np.median(held.kl[:, -1]) < np.median(free.kl[:, -1])
+
+
+@pytest.mark.parametrize("algo", ["grpo", "ppo"])
+def test_beta_zero_hacks_the_judge_and_beta_holds_it_back(algo):
+    free = train(S, cfg(algorithm=algo, steps=150, beta=0.0), SEEDS)
+    held = train(S, cfg(algorithm=algo, steps=150, beta=0.5), SEEDS)
+    assert np.median(free.probs_branch[:, -1, 1]) > 0.8    # from 5% flattery to most answers
+    assert np.median(held.probs_branch[:, -1, 1]) < 0.3
+
+
+def test_clipping_happens_only_after_the_first_epoch():
+    h = train(S, cfg(algorithm="grpo", steps=30, lr=1.0, epochs=1), SEEDS)
+    np.testing.assert_array_equal(h.clip_fraction, 0.0)     # one epoch: ρ = 1, nothing to clip
+    h = train(S, cfg(algorithm="grpo", steps=30, lr=1.0, epochs=4), SEEDS)
+    assert h.clip_fraction.max() > 0.1 and h.clip_fraction.max() <= 0.75   # epoch 1 of 4 is never clipped
+    r = train(S, cfg(algorithm="reinforce", steps=5, epochs=4), SEEDS)
+    np.testing.assert_array_equal(r.clip_fraction, 0.0)
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("algorithm", "sac"), ("steps", 0), ("steps", 2.5), ("group_size", 1), ("lr", -0.1), ("epochs", 0),
+    ("eps", 0.0), ("eps", 1.0), ("beta", -1.0), ("lam", 1.5), ("gamma", -0.1), ("critic_lr", 2.0),
+    ("baseline_rate", 0.0), ("judge", "human"), ("noise", -1.0), ("flattery", "yes"),
+])
+def test_config_rejects_bad_values_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        LabConfig(**{field: value})
+
+
+def test_train_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="config"):
+        train(S, {"algorithm": "grpo"})
+    with pytest.raises(ValueError, match="scenario"):
+        train("OpenAI is", cfg())
+    with pytest.raises(ValueError, match="seeds"):
+        train(S, cfg(), ())
+    with pytest.raises(ValueError, match="seeds"):
+        train(S, cfg(), (-1,))
+
+
+def test_a_step_too_large_for_the_kl_term_is_reported_not_returned():
+    with pytest.raises(ValueError, match="lr: the run diverged"):
+        train(S, cfg(algorithm="grpo", steps=50, lr=10.0, beta=10.0), (0,))
+
+
+def test_thin_steps():
+    np.testing.assert_array_equal(rlcore.thin_steps(5, 10), [0, 1, 2, 3, 4])
+    # 201 points into at most 51: stride ⌈201/50⌉ = 5 → 0, 5, …, 200 (41 points, last included)
+    idx = rlcore.thin_steps(201, 51)
+    assert idx[0] == 0 and idx[-1] == 200 and len(idx) <= 51 and np.all(np.diff(idx) == 5)
+    with pytest.raises(ValueError, match="max_points"):
+        rlcore.thin_steps(10, 1)
