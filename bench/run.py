@@ -143,7 +143,7 @@ def browser_side():
 def round_trip(page, url, received, name, wait_for_run):
     page.goto(url)
     wait_for_run(page)
-    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] [role='slider']")
+    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']")
     if sliders.count() == 0:
         return {"page": name, "round_trip_ms": None, "kB_per_rerun": None}
     thumb = sliders.first

@@ -72,7 +72,13 @@ def vega_lite_spec(ch: alt.TopLevelMixin) -> dict:
 
     def to_named(data):
         if isinstance(data, pd.DataFrame):
-            name, _ = frames.setdefault(id(data), (f"data_{len(frames)}", data))
+            if id(data) not in frames:  # named by content, and never data_N: Vega uses those names itself
+                try:
+                    digest = int(pd.util.hash_pandas_object(data, index=False).sum()) & 0xFFFFFFFFFFFF
+                except TypeError:  # a column of unhashable cells (lists): fall back to the object's id
+                    digest = id(data)
+                frames[id(data)] = (f"explorer_{digest:x}_{len(frames)}", data)
+            name = frames[id(data)][0]
             return {"name": name}
         return data
 

@@ -241,18 +241,16 @@ def sidebar() -> rlcore.Scenario:
         for i, row in enumerate(draft):
             first = i == 0
             vis = "visible" if first else "collapsed"
-            c1, c2, c3, c4 = st.columns([2.2, 1.6, 2.8, 0.7], vertical_alignment="bottom")
+            c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
             tok = c1.text_input("token", value=row["token"], key=key("token", i), max_chars=24,
                                 label_visibility=vis, help="A candidate next token")
-            prob = c2.number_input("prob.", value=float(row["prob"]), min_value=0.0, max_value=1.0,
+            prob = c2.number_input("prob", value=float(row["prob"]), min_value=0.0, max_value=1.0,
                                    step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
                                    help="The policy's probability of this token; together they add up to 1")
             scores = c3.text_input("judge scores", value=row["scores"], key=key("scores", i), max_chars=200,
                                    label_visibility=vis,
                                    help="Scores (0–10) of sampled answers that began with this token, "
                                         "separated by commas")
-            c4.button("✕", key=key("remove", i), on_click=_remove_token, args=(i,),
-                      disabled=len(draft) <= MIN_TOKENS, help=f"Remove token {i + 1}")
             rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
         with st.expander("How each answer goes on"):
             for i, row in enumerate(rows):
@@ -271,9 +269,11 @@ def sidebar() -> rlcore.Scenario:
         note = st.session_state.pop("scenario_normalise_error", None)
         if note:
             st.error(note)
-        c1, c2 = st.columns(2)
+        c1, c2, c3 = st.columns(3)
         c1.button("Add a token", on_click=_add_token, disabled=len(draft) >= MAX_TOKENS, width="stretch")
-        c2.button("Reset", on_click=_reset, width="stretch",
+        c2.button("Remove last", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
+                  disabled=len(draft) <= MIN_TOKENS, width="stretch", help="Remove the last token in the list")
+        c3.button("Reset", on_click=_reset, width="stretch",
                   help="Back to the article's example and every input's default")
         notice = st.session_state.pop("scenario_url_notice", None)
         if notice:

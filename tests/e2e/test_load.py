@@ -35,7 +35,7 @@ async def learner(browser, url: str, stop_at: float, stats: dict) -> None:
     try:
         await page.goto(url, timeout=120_000)
         await page.wait_for_selector(IDLE, timeout=120_000)
-        sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] [role='slider']")
+        sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']")
         i = 0
         while time.perf_counter() < stop_at:
             if await sliders.count() == 0:

@@ -1,0 +1,49 @@
+"""Every chart on every page is a valid Vega-Lite spec, with a title, axis titles and tooltips.
+
+page.chart skips Altair's per-rerun schema validation for speed; this test does it once per page instead.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pytest
+from altair.utils.schemapi import validate_jsonschema
+from apphelp import ALL_PAGES, charts, run_page
+
+SCHEMA = alt.vegalite.v6.schema.core.load_schema()
+
+
+def subspecs(spec):
+    """The spec and every view nested in it (layers, concatenations, facets)."""
+    if isinstance(spec, dict):
+        yield spec
+        for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
+            value = spec.get(key)
+            for sub in (value if isinstance(value, list) else [value] if value else []):
+                yield from subspecs(sub)
+
+
+def walk(spec):
+    """Every view with an encoding."""
+    return [s for s in subspecs(spec) if "encoding" in s]
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+def test_chart_specs_are_valid_and_labelled(path):
+    at = run_page(path)
+    found = charts(at)
+    assert found, "every page shows at least one chart"
+    for c in found:
+        spec = dict(c["spec"])
+        validate_jsonschema(spec, SCHEMA)  # raises on an invalid spec
+        assert c["alt"].strip(), "a chart without alt text"
+        assert any(s.get("title") for s in subspecs(spec)), f"a chart without a title on {path.name}"
+        for channel in ("x", "y"):
+            encs = [s["encoding"][channel] for s in walk(spec) if isinstance(s["encoding"].get(channel), dict)]
+            with_field = [e for e in encs if "field" in e]
+            if with_field and all(e.get("axis", {}) is not None for e in with_field):
+                # layers share an axis: one of them names it (None hides a title on purpose, e.g. token names)
+                assert any("title" in e for e in encs), f"{path.name}: the {channel} axis has no title: {encs}"
+        has_tooltip = any("tooltip" in sub["encoding"] for sub in walk(spec))
+        assert has_tooltip, f"{path.name}: a chart has no tooltip"
+        assert all(len(df) <= 2_000 for df in c["data"].values()), "aggregate before charting"
