@@ -105,3 +105,5 @@ for term, meaning, value, target in rows:
     c2.markdown(meaning)
     c3.markdown(value)
     c4.page_link(target, label="Open", icon="➡️")
+
+page.check_link()

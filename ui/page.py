@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from . import scenario as scenario_panel
+from .format import esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 
@@ -20,6 +21,7 @@ def setup(title: str, icon: str, intro: str):
                        initial_sidebar_state=SIDEBAR_WIDTH)
     st.title(f"{icon} {title}")
     st.markdown(intro)
+    st.session_state[_LINK] = {k: st.query_params.get_all(k) for k in st.query_params}
     return scenario_panel.sidebar()
 
 
@@ -33,10 +35,54 @@ def run(fn, *args, **kwargs):
 
 
 def show_code(*functions) -> None:
-    """An expander with the real source of the rlcore functions behind the page."""
+    """An expander with the real source of the rlcore functions behind the page (the page's last call)."""
     with st.expander("Show the code behind this page"):
         for fn in functions:
             st.code(inspect.getsource(fn), language="python")
+    check_link()
+
+
+_LINK = "_link_params"
+_NOTICED = "_link_noticed"
+
+
+def _same(raw: list[str], value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value] == raw
+    if len(raw) != 1:
+        return False
+    if isinstance(value, bool):
+        return raw[0].lower() == str(value).lower()
+    if isinstance(value, (int, float)):
+        try:
+            return float(raw[0]) == float(value)
+        except ValueError:
+            return False
+    return raw[0] == str(value)
+
+
+def check_link() -> None:
+    """After the page's widgets exist: tell the learner which link parameters were not used, and why.
+
+    Streamlit drops a bound parameter whose value does not fit its widget; an unknown parameter does
+    nothing. Either way the learner gets a small notice (once per parameter and value), never an error.
+    """
+    raw = st.session_state.pop(_LINK, {})
+    noticed = st.session_state.setdefault(_NOTICED, set())
+    for key, values in raw.items():
+        if key == scenario_panel.URL_KEY:
+            continue
+        shown = esc(", ".join(v[:40] for v in values)[:80])  # link text is visitor text: shown literally
+        if key not in st.session_state:
+            message = f"The link's parameter “{esc(key[:40])}” means nothing on this page and was ignored."
+        elif not _same(values, st.session_state[key]):
+            message = (f"The link's value “{shown}” for “{esc(key)}” does not fit that input, so it shows "
+                       f"{esc(str(st.session_state[key])[:40])} instead.")
+        else:
+            continue
+        if (key, tuple(values)) not in noticed:
+            noticed.add((key, tuple(values)))
+            st.toast(message, icon="🔗")
 
 
 def chart(ch, data, *, alt_text: str, name: str) -> None:
