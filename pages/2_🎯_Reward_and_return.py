@@ -111,13 +111,13 @@ curve_df = pd.DataFrame([
 here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
 with right:
     page.chart(
-        charts.line_chart(curve_df, x="answer length", y="return at the first token", series="γ",
+        charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token", series="γ",
                           title="Credit for the first token, by answer length",
                           subtitle=f"the same final score ({fmt(score)}) for every length",
                           x_title="answer length (tokens)", y_title="return at the first token (points)",
                           legend_title="discount", points=False, height=430,
-                          y_domain=[0, 1.15 * score] if score > 0 else None)
-        + charts.rules(here, at="at", label="label", axis="x"),
+                          y_domain=[0, 1.15 * score] if score > 0 else None),
+                     charts.rules(here, at="at", label="label", axis="x")),
         curve_df, name="first_token_return",
         alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for answer "
                  f"lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ below 1.")

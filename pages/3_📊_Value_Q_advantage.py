@@ -81,15 +81,15 @@ v_line = pd.DataFrame({"value": [bd.v], "label": [f"V = {fmt(bd.v)}"]})
 @st.cache_resource(max_entries=32, show_spinner=False)
 def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.DataFrame, token_names: tuple):
     """Dots, Q ticks, V line and arrows. It depends on the example only, so moving n or the seed reuses it."""
-    return (
+    return charts.layer(
         charts.points_chart(points_df, x="token", y="score", color="token", title="Sampled answers by next token",
                             subtitle="Dots: judge scores. Ticks: each group's mean Q. Arrows: from V to Q, "
                                      "the advantage.",
                             x_title="next token", y_title="judge score (0–10)", tokens=token_names,
-                            jitter="offset", height=340)
-        + charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
-                        x_title="next token", start_title="V", end_title="Q")
-        + charts.rules(v_df, at="value", label="label")
+                            jitter="offset", height=340),
+        charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
+                        x_title="next token", start_title="V", end_title="Q"),
+        charts.rules(v_df, at="value", label="label"),
     )
 
 

@@ -136,14 +136,14 @@ st.subheader("How the noise depends on b")
 curve_df = pd.DataFrame({"b": grid, "total variance": curve, "curve": "total variance"})
 marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": names,
                       "mark": short})
-variance_chart = charts.line_chart(
+variance_chart = charts.layer(charts.line_chart(
     curve_df, x="b", y="total variance", series="curve", title="Total variance of one answer's estimate against b",
     subtitle=f"A parabola in b, lowest at b* = {fmt(b_star)}; for comparison V = {fmt(bd.v)}",
     x_title="baseline b (judge-score points)", y_title="total variance", points=False, height=340,
     y_domain=[0, float(max(curve.max(), res.total_variance.max())) * 1.05],
-).encode(color=alt.value("#555555")) + charts.labelled_points(
+).encode(color=alt.ColorValue("#555555")), charts.labelled_points(
     marks, x="b", y="total variance", series="baseline", label="mark", x_title="baseline b (judge-score points)",
-    y_title="total variance")
+    y_title="total variance"))
 page.chart(variance_chart, pd.concat([curve_df.drop(columns="curve"), marks]),
            alt_text="Curve of the total variance of the gradient estimate against the baseline b, with the four "
                     "compared baselines marked on it.", name="variance_vs_b")

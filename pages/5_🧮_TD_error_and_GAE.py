@@ -187,12 +187,12 @@ parts = pd.DataFrame({"λ": np.tile(study.lams, 3),
 marker = pd.DataFrame({"at": [lam], "label": [f"λ = {fmt(lam)}"]})
 s1, s2 = st.columns([2, 1], gap="large")
 with s1:
-    page.chart(charts.line_chart(parts, x="λ", y="value", series="part", legend_title="error part",
+    page.chart(charts.layer(charts.line_chart(parts, x="λ", y="value", series="part", legend_title="error part",
                                  title=f"Error of the advantage at “{token}” against λ",
                                  subtitle=f"{STUDY_DRAWS} seeded draws per λ; the dashed line is your λ",
-                                 x_title="λ", y_title="squared error", points=False, height=340)
-               + charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                              align="right" if lam > 0.8 else "left"),
+                                 x_title="λ", y_title="squared error", points=False, height=340),
+                            charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
+                                         align="right" if lam > 0.8 else "left")),
                parts, alt_text="Bias squared, variance and mean squared error of the GAE advantage as lambda "
                                "goes from 0 to 1.", name="critic_error")
 with s2:

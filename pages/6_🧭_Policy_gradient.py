@@ -88,20 +88,20 @@ with left:
                                    x_title="after this many steps", y_title="probability", legend_title="token",
                                    y_domain=[0, 1], points=steps <= 20, height=HEIGHT)
     if len(peaks):
-        prob_chart = prob_chart + charts.rules(peaks, at="at", label="label", axis="x")
+        prob_chart = charts.layer(prob_chart, charts.rules(peaks, at="at", label="label", axis="x"))
     page.chart(whole_steps(prob_chart), path,
                alt_text="Probability of each candidate token after each exact policy-gradient step.", name="pg_probs")
 with right:
     values = pd.DataFrame({"step": np.arange(steps + 1), "series": "V (expected score)", "score": tr.values})
     qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
     inspected = pd.DataFrame({"at": [step], "label": [f"step {step}"]})
-    page.chart(whole_steps(charts.line_chart(values, x="step", y="score", series="series",
+    page.chart(whole_steps(charts.layer(charts.line_chart(values, x="step", y="score", series="series",
                                              title="V climbs past each Q",
                                              subtitle="dashed: each token's Q; once V passes it, A < 0",
                                              x_title="after this many steps", y_title="expected score",
-                                             legend_title="line", points=steps <= 20, height=HEIGHT)
-                           + charts.rules(qs, at="at", label="label")
-                           + charts.rules(inspected, at="at", label="label", axis="x", color=ACCENT)),
+                                             legend_title="line", points=steps <= 20, height=HEIGHT),
+                                        charts.rules(qs, at="at", label="label"),
+                                        charts.rules(inspected, at="at", label="label", axis="x", color=ACCENT))),
                values, alt_text="Expected score V after each step, with each token's Q as a horizontal line.",
                name="pg_value")
 
@@ -162,13 +162,13 @@ lines = pd.concat([spread[["step", "token", "exact"]].rename(columns={"exact": "
                    .assign(path="exact expected step"),
                    spread[["step", "token", "median"]].rename(columns={"median": "probability"})
                    .assign(path="median of the runs")])
-band = (charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
+band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
                           tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
                           subtitle=f"shaded: lowest to highest over the runs, batch of {batch}; solid: exact; "
                                    "dashed: median of the runs",
                           x_title="after this many steps", y_title="probability", legend_title="token",
-                          y_domain=[0, 1], height=HEIGHT)
-        + charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
+                          y_domain=[0, 1], height=HEIGHT),
+                    charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
                             title="", x_title="after this many steps", y_title="probability",
                             legend_title="token", points=False, dash="path", y_domain=[0, 1], height=HEIGHT))
 page.chart(whole_steps(band), spread, alt_text="For each token, the range of its probability over several sampled "

@@ -219,7 +219,7 @@ ch = charts.line_chart(df, x="answers sampled", y="chance", series="series",
 marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": [f"50% at k = {fmt(ex.k50)}", f"95% at k = {fmt(ex.k95)}"]})
 marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
 if len(marks):
-    ch = ch + charts.rules(marks, at="k", label="label", axis="x")
+    ch = charts.layer(ch, charts.rules(marks, at="k", label="label", axis="x"))
 page.chart(fit(ch), df, alt_text=f"Chance of sampling {best_raw} at least once against the number of answers sampled",
            name="explore_discovery")
 

@@ -92,14 +92,14 @@ else:
     spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low],
                           "region": ["flat for A > 0", "flat for A < 0"], "color": [PALETTE[0], PALETTE[1]]})
     bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["", ""]})  # numbers in the subtitle: no overlap
-    ch = (charts.shaded_spans(spans, start="from", end="to", label="region", color="color")
-          + charts.line_chart(curve, x="probability", y="objective", series="advantage",
+    ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
+                      charts.line_chart(curve, x="probability", y="objective", series="advantage",
                               title=f"PPO's clipped objective for {token}",
                               subtitle=f"shaded: the gradient is zero there; dashed: the clip bounds "
                                        f"{fmt(cc.low, 3)} and {fmt(cc.high, 3)}",
                               x_title=f"π({token}) during the update (π_old = {fmt(cc.p_old, 3)})",
-                              y_title="objective min(ρA, clip(ρ)·A)", legend_title="advantage", points=False)
-          + charts.rules(bounds, at="at", label="label", axis="x")).resolve_scale(color="independent")
+                              y_title="objective min(ρA, clip(ρ)·A)", legend_title="advantage", points=False),
+                      charts.rules(bounds, at="at", label="label", axis="x")).resolve_scale(color="independent")
     page.chart(fit(ch), curve, alt_text=f"Clipped objective against the probability of {token} for a positive and "
                                         f"a negative advantage, flat beyond the clip bounds",
                name="clip_objective")
@@ -216,15 +216,15 @@ df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v})
 marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": "objective R − β·KL",
                       "label": [f"reference {pct(kc.ref_share)}", f"yours {pct(share)}"]})
 best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
-ch = (charts.line_chart(df, x="share", y="value", series="quantity",
+ch = charts.layer(charts.line_chart(df, x="share", y="value", series="quantity",
                         title="Judge score, KL and the regularised objective",
                         subtitle=f"β = {fmt(beta)}; points: the reference and your share; dashed: the best share "
                                  f"π* = {pct(kc.best[1], 1)}",
                         x_title="share of flattering answers", y_title="score or nats", legend_title="",
-                        points=False)
-      + charts.labelled_points(marks, x="share", y="value", series="quantity", label="label",
-                               x_title="share of flattering answers", y_title="score or nats")
-      + charts.rules(best_rule, at="at", label="label", axis="x"))
+                        points=False),
+                  charts.labelled_points(marks, x="share", y="value", series="quantity", label="label",
+                                         x_title="share of flattering answers", y_title="score or nats"),
+                  charts.rules(best_rule, at="at", label="label", axis="x"))
 page.chart(fit(ch), df, alt_text="Mean judge score, KL to the reference and the KL-regularised objective against the "
                                  "share of flattering answers", name="kl_share")
 

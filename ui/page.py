@@ -97,8 +97,8 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
     st.vega_lite_chart(vega_lite_spec(ch), alt=alt_text)
     with st.expander(f"Data behind this chart ({len(data)} rows)"):
         st.dataframe(data, hide_index=True, width="stretch")
-        st.download_button("Download as CSV", data.to_csv(index=False).encode(), file_name=f"{name}.csv",
-                           mime="text/csv", key=f"csv_{name}", on_click="ignore")
+        st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(), file_name=f"{name}.csv",
+                           mime="text/csv", key=f"csv_{name}", on_click="ignore")  # CSV built only on click
 
 
 try:  # Streamlit's own lock around Altair's global settings, so our conversion never races with its own
