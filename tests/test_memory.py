@@ -1,0 +1,101 @@
+"""Memory soak: one AppTest session driven through 2,000 distinct widget states must level off.
+
+Page 4 (baseline and variance) is the page where every widget state is a real change *and* a cache miss:
+the "Your baseline b" slider (0 to 10 in steps of 0.01: 1,001 values) feeds ``study`` (``st.cache_data``,
+max_entries=32) through the tuple of baselines, so each new b recomputes ``baseline_study`` and evicts an
+older entry once 32 are stored. No slider has 2,000 steps, so the run sweeps b up at n = 100 answers, moves
+the "Sampled answers" slider to n = 200, and sweeps b back down: 2,000 distinct (n, b) states, each one a new
+cache key. n stays small in both halves so that the two halves do the same work (a bigger n in one half
+would make the comparison of their growth meaningless) and the run stays as short as the page allows.
+
+The process RSS (VmRSS) is read every 200 reruns. Honest criterion, from measurements (see the printed
+series): the first half pays one-off costs (imports warmed up, allocator arenas, the cache filling to its
+32 entries), the second half must not keep paying. Last-half growth must be under 25 MB and under half the
+first-half growth, or under 8 MB outright (a few MB of allocator noise must not fail a run whose first half
+happened to be flat).
+
+The static check that every cache in pages/ and ui/ has max_entries is in tests/test_security.py; here we
+check at run time that the caches this session actually filled are bounded and hold at most max_entries.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from apphelp import no_exception, page_file
+from streamlit.runtime.caching import cache_data_api, cache_resource_api
+from streamlit.testing.v1 import AppTest
+
+RERUNS = 2_000
+EVERY = 200
+B_GRID = [round(i * 0.01, 2) for i in range(1001)]  # the b slider's whole step grid, 0.00 … 10.00
+LAST_HALF_MB = 25.0
+NOISE_MB = 8.0
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024  # kB → MB
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def widget_states() -> list[tuple[str, float]]:
+    """2,000 (slider key, value) moves, each to a value the page has not shown with the other slider's value."""
+    moves: list[tuple[str, float]] = [("n", 100)]                 # 1: n 2000 → 100 (b stays 8.0)
+    moves += [("b", v) for v in B_GRID if v != 8.0][:999]         # 999: b up the grid at n = 100
+    moves += [("n", 200)]                                         # 1: n 100 → 200
+    moves += [("b", v) for v in reversed(B_GRID)][:RERUNS - len(moves)]  # 999: b down at n = 200
+    return moves
+
+
+def test_widget_states_are_distinct_and_on_the_grid():
+    moves = widget_states()
+    assert len(moves) == RERUNS
+    state, seen = {"n": 2000, "b": 8.0}, {(2000, 8.0)}
+    for key, value in moves:
+        assert value != state[key], "every move is a real change"
+        state[key] = value
+        seen.add((state["n"], state["b"]))
+        assert value in (B_GRID if key == "b" else range(100, 20_001, 100)), (key, value)
+    assert len(seen) == RERUNS + 1  # 2,000 new states after the first run
+
+
+@pytest.mark.slow
+def test_rss_levels_off_over_2000_reruns():
+    at = AppTest.from_file(str(page_file("4_")), default_timeout=60).run()
+    no_exception(at)
+    series = [(0, rss_mb())]
+    start = time.perf_counter()
+    for i, (key, value) in enumerate(widget_states(), start=1):
+        at.slider(key=key).set_value(value).run()
+        if i % EVERY == 0:
+            no_exception(at)
+            assert at.slider(key=key).value == value
+            series.append((i, rss_mb()))
+    elapsed = time.perf_counter() - start
+    no_exception(at)
+    print(f"\n{RERUNS} reruns in {elapsed:.0f} s ({elapsed / RERUNS * 1000:.0f} ms each)")
+    print("reruns  RSS MB")
+    for i, mb in series:
+        print(f"{i:6d}  {mb:7.1f}")
+    rss = dict(series)
+    first, last = rss[RERUNS // 2] - rss[0], rss[RERUNS] - rss[RERUNS // 2]
+    print(f"growth: first half {first:+.1f} MB, last half {last:+.1f} MB")
+    assert last < LAST_HALF_MB, f"RSS grew {last:.1f} MB over the last {RERUNS // 2} reruns: {series}"
+    assert last < max(first / 2, NOISE_MB), (
+        f"RSS does not level off: {first:.1f} MB over the first half, {last:.1f} MB over the last: {series}")
+
+    # The caches the sweep filled: each bounded, none holding more than its max_entries.
+    data = [c for caches in cache_data_api._data_caches._function_caches.values() for c in caches.values()]
+    assert any("study" in c.display_name for c in data), [c.display_name for c in data]
+    for cache in data:
+        assert cache.max_entries is not None, f"st.cache_data {cache.display_name} is unbounded"
+        held = sum(len(v) for v in cache.get_stats().values())
+        assert held <= cache.max_entries, (cache.display_name, held, cache.max_entries)
+    resources = [c for caches in cache_resource_api._resource_caches._function_caches.values()
+                 for c in caches.values()]
+    for cache in resources:
+        assert cache.max_entries is not None, f"st.cache_resource {cache.display_name} is unbounded"
