@@ -28,12 +28,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from apphelp import ALL_PAGES, charts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import rlcore  # noqa: E402
 
 REPEATS, BROWSER_REPEATS = 20, 10
+HISTORY = "<!-- history: kept by bench/run.py, written by hand -->"
 TARGET_MS, LAB_TARGET_MS, RATIO, KB = 60, 250, 1.5, 150
 
 
@@ -87,8 +89,6 @@ def floor_script(frames) -> str:
         frames = [pd.read_parquet(pathlib.Path({str(tmp)!r}) / f"f{{i}}.parquet") for i in range({len(frames)})]
         st.slider("x", 0, 10, 5, key="x")
         for df in frames:
-            df = df.copy()
-            df["_row"] = range(len(df))
             st.altair_chart(alt.Chart(df).mark_point().encode(x="_row:Q", y="_row:Q"))
     """))
     return str(script)
@@ -98,7 +98,9 @@ def server_side():
     rows = []
     for path in ALL_PAGES:
         at, ms, key = time_reruns(path)
-        frames = [df for c in charts(at) for df in c["data"].values()]
+        found = charts(at)
+        # the floor: one simple chart per chart on the page, on as many rows as that chart plots
+        frames = [pd.DataFrame({"_row": range(sum(len(df) for df in c["data"].values()))}) for c in found]
         n_rows = sum(len(df) for df in frames)
         floor = AppTest.from_file(floor_script(frames), default_timeout=60).run()
         floor_times = []
@@ -118,7 +120,7 @@ def browser_side():
     from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, wait_for_run
     from playwright.sync_api import sync_playwright
 
-    results, empty = [], None
+    results = []
     t0 = time.perf_counter()
     srv = Server()
     with sync_playwright() as p:
@@ -138,10 +140,8 @@ def browser_side():
     # the floor: an empty Streamlit page with one slider, on its own server
     tmp = pathlib.Path(tempfile.mkdtemp())
     (tmp / "empty.py").write_text("import streamlit as st\nst.slider('x', 0, 100, 50)\n")
-    srv = Server.__new__(Server)
-    srv.__init__ = None
     empty = empty_round_trip(tmp / "empty.py", wait_for_run, CHROMIUM, CHROMIUM_ARGS)
-    return results, empty, cold_s, srv
+    return results, empty, cold_s
 
 
 def round_trip(page, url, received, name, wait_for_run):
@@ -246,7 +246,10 @@ def write_report(server_rows, browser_rows, empty, cold_s, scale_rows):
               "| samples | ms | chart rows |", "|---:|---:|---:|"]
     lines += [f"| {r['samples']} | {r['ms']:.1f} | {r['chart_rows']} |" for r in scale_rows]
     lines += ["", "The chart payload is the histogram's bins, so it does not grow with the sample count.", ""]
-    (ROOT / "BENCHMARKS.md").write_text("\n".join(lines))
+    target = ROOT / "BENCHMARKS.md"
+    old = target.read_text() if target.exists() else ""
+    history = old[old.index(HISTORY):] if HISTORY in old else HISTORY + "\n"
+    target.write_text("\n".join(lines) + "\n" + history)
     print("\n".join(lines))
 
 
@@ -257,7 +260,7 @@ def main() -> None:
     server_rows = server_side()
     browser_rows, empty, cold_s = [], None, 0.0
     if not args.no_browser:
-        browser_rows, empty, cold_s, _ = browser_side()
+        browser_rows, empty, cold_s = browser_side()
     write_report(server_rows, browser_rows, empty, cold_s, scaling())
 
 

@@ -61,10 +61,9 @@ def test_probabilities_off_by_a_little_offer_rescaling():
 
 def test_add_and_remove_tokens_within_limits():
     at = run_page(HOME)
-    add = next(b for b in at.button if b.label == "Add a token")
     for _ in range(3):
-        add.click().run()
-        add = next(b for b in at.button if b.label == "Add a token")
+        at.button(key=panel.key("add", "new")).click().run()
+    add = at.button(key=panel.key("add", "new"))
     no_exception(at)
     assert at.session_state["scenario"].n == 6
     assert add.disabled  # no more than six tokens

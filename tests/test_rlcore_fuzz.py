@@ -1,0 +1,1493 @@
+"""Fuzz every public callable of rlcore with hypothesis: finite, well-shaped results or a ValueError naming the input.
+
+For each name in ``rlcore.__all__`` that is a function or a validating class (Scenario, LabConfig) there is one
+strategy, built from its docstring. A strategy draws a ``Case``: keyword arguments that are valid, or the same
+with exactly one argument replaced by an invalid value (wrong length, NaN, ±inf, negative probability,
+γ/λ/ε/β out of range, strings, None, bool for a number, ...). Then:
+
+* valid input must return finite values of the documented shape (checked per function), with every numpy
+  floating-point event except underflow turned into an error (``np.errstate(all="raise", under="ignore")``:
+  underflow to 0 is a correct result) and every warning turned into an error;
+* invalid input must raise ``ValueError`` whose message names the offending argument (as a whole word);
+* anything else (FloatingPointError, TypeError, AttributeError, IndexError, a warning) fails.
+
+Non-finite values we allow, because the docstrings promise them and the pages rely on them:
+
+* ``mc_estimates(...).q`` and ``running_mc_estimates(...).q`` are NaN exactly where a token has no sample yet
+  (Q of an unsampled token is undefined; the pages print "no sample" there);
+* ``kl_divergence`` is +inf exactly where some pₐ > 0 = qₐ (the true value), and so are
+  ``kl_regularized_objective(...).kl`` and, with β > 0, its objective (−inf);
+* ``samples_to_discover`` is +inf exactly when p = 0 and target > 0 (no number of samples is enough);
+* ``baseline_study``: ``variance_ratio`` is NaN exactly when the b = 0 variance is 0 (a ratio to 0), and
+  ``right_direction`` NaN exactly where the exact mean of the followed component is 0 (no direction to
+  agree with; page 4 explains that case);
+* ``LabHistory.values`` is NaN for every algorithm but PPO (no critic), as documented.
+
+``train`` documents one more outcome for valid input: a run whose logits overflow raises ValueError naming
+``lr`` ("the run diverged"); we accept it and count it.
+
+Domain of "valid": probabilities anywhere in [0, 1] down to 1e-300 (subnormal probabilities are left out:
+they break float64 maths in ways no page can reach); scores, rewards, values, logits and baselines within
+±1e6 (rlcore documents no bound; beyond ~1e150 squares overflow float64, and 1e6 is what tests/test_fuzz_pages
+uses); temperatures, β and step sizes from their smallest documented value up to 1e300 or 1e3 where they
+multiply scores. Inputs found outside that domain that still look like bugs are pinned by the ``xfail(strict)``
+tests at the end, so a fix shows up as an XPASS to remove.
+
+The example counts are small for the slow functions (train, the sampled trainings, the studies) and the
+whole file runs in well under a minute; ``derandomize=True`` keeps CI repeatable.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rlcore
+
+NAN, INF = float("nan"), float("inf")
+TINY = 1e-300  # the smallest probability (and γ, λ, τ, β, ...) we call valid
+BIG = 1e6      # the largest score magnitude we call valid
+
+# ------------------------------------------------------------------------------------------------------
+# The harness
+# ------------------------------------------------------------------------------------------------------
+
+
+class Case(NamedTuple):
+    kwargs: dict
+    bad: tuple[str, ...] = ()  # empty: valid input; else the names any of which the error must mention
+
+
+class Spec(NamedTuple):
+    cases: st.SearchStrategy  # draws Case
+    check: Callable[[Any, dict], None]  # check(result, kwargs) for valid input
+    examples: int = 60
+    diverge_ok: bool = False  # train: a ValueError naming lr is a documented outcome of valid input
+
+
+class P(NamedTuple):
+    """One argument: its valid value, and a strategy of invalid replacements (None: never corrupted)."""
+
+    value: Any
+    bad: st.SearchStrategy | None = None
+    names: tuple[str, ...] = ()  # names an error about this argument may use (default: the argument's own)
+
+
+COUNTS: collections.Counter = collections.Counter()
+
+
+def names_argument(message: str, names: tuple[str, ...]) -> bool:
+    """The message names one of ``names`` as a whole word ("probs[2]" and "run.probs" count; "sequence" is no q)."""
+    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) for n in names)
+
+
+def run_case(fn, spec: Spec, case: Case) -> None:
+    with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            out = fn(**case.kwargs)
+        except ValueError as err:
+            message = str(err)
+            if not case.bad:
+                if spec.diverge_ok and message.startswith("lr: the run diverged"):
+                    COUNTS["diverged"] += 1
+                    return
+                raise AssertionError(f"valid input rejected: {message}\n{case.kwargs!r}") from err
+            assert names_argument(message, case.bad), f"error does not name {case.bad}: {message!r}"
+            COUNTS["invalid"] += 1
+            return
+    assert not case.bad, f"invalid {case.bad} accepted: {case.kwargs!r} -> {out!r}"[:2000]
+    spec.check(out, case.kwargs)
+    COUNTS["valid"] += 1
+
+
+@st.composite
+def cases(draw, build: Callable) -> Case:
+    """``build(draw)`` gives {argument: P}; half the cases then corrupt one argument that has invalid values."""
+    params: dict[str, P] = build(draw)
+    kwargs = {k: p.value for k, p in params.items()}
+    corruptible = [k for k, p in params.items() if p.bad is not None]
+    if corruptible and draw(st.booleans()):
+        k = draw(st.sampled_from(corruptible))
+        kwargs[k] = draw(params[k].bad)
+        return Case(kwargs, params[k].names or (k,))
+    return Case(kwargs)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Result checks
+# ------------------------------------------------------------------------------------------------------
+
+
+def arr(x, shape=None, *, dtype=None, nan_where=None) -> np.ndarray:
+    """x as an array of the given shape, finite (NaN allowed only where ``nan_where`` is True)."""
+    a = np.asarray(x)
+    assert a.dtype != object, a
+    if shape is not None:
+        assert a.shape == tuple(shape), (a.shape, shape)
+    if dtype is bool:
+        assert a.dtype == bool, a.dtype
+    elif dtype is int:
+        assert np.issubdtype(a.dtype, np.integer), a.dtype
+    if nan_where is None:
+        assert np.all(np.isfinite(a)), a
+    else:
+        nan_where = np.broadcast_to(np.asarray(nan_where, dtype=bool), a.shape)
+        assert np.array_equal(np.isnan(a), nan_where), (a, nan_where)
+        assert np.all(np.isfinite(a[~nan_where]))
+    return a
+
+
+def num(x, *, lo=-math.inf, hi=math.inf) -> float:
+    assert isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool), type(x)
+    assert math.isfinite(x) and lo <= x <= hi, (x, lo, hi)
+    return float(x)
+
+
+def is_probs(p, k=None, tol=1e-9) -> np.ndarray:
+    a = arr(p, None if k is None else (k,))
+    assert np.all(a >= 0) and np.all(a <= 1 + tol), a
+    assert abs(a.sum() - 1) <= tol, a.sum()
+    return a
+
+
+def is_prob_rows(p) -> np.ndarray:
+    a = arr(p)
+    assert np.all(a >= 0) and np.all(a <= 1 + 1e-9), a
+    assert np.allclose(a.sum(axis=-1), 1, atol=1e-9), a.sum(axis=-1)
+    return a
+
+
+def kk(kw, name="probs") -> int:
+    return len(kw[name])
+
+
+# ------------------------------------------------------------------------------------------------------
+# Value strategies: valid, and invalid replacements
+# ------------------------------------------------------------------------------------------------------
+
+K = st.integers(1, 6)
+SCORE = st.one_of(st.sampled_from([0.0, 10.0, -BIG, BIG, TINY, -2.5]), st.floats(-BIG, BIG))
+UNIT = st.one_of(st.sampled_from([0.0, 1.0, TINY, 1 - 2**-53, 0.5]), st.floats(0, 1))
+UNIT_OPEN = st.one_of(st.sampled_from([TINY, 1 - 2**-53, 0.2]), st.floats(TINY, 1 - 2**-53))
+POS = st.one_of(st.sampled_from([TINY, 1e-3, 1.0, 1e3, 1e300]), st.floats(1e-3, 1e3))
+POS_MODEST = st.one_of(st.sampled_from([1e-3, 1.0, 1e3]), st.floats(1e-3, 1e3))  # multiplies scores
+NONNEG = st.one_of(st.just(0.0), POS)
+NONNEG_MODEST = st.one_of(st.just(0.0), POS_MODEST)
+REAL = st.one_of(st.sampled_from([0.0, -BIG, BIG, TINY]), st.floats(-BIG, BIG))
+SEED = st.one_of(st.integers(0, 2**40), st.integers(0, 5).map(np.random.default_rng))
+PROB_WEIGHT = st.one_of(st.sampled_from([0.0, TINY, 1e-12, 1.0]), st.floats(1e-6, 1.0))
+POS_WEIGHT = st.one_of(st.sampled_from([TINY, 1e-12, 1.0]), st.floats(1e-6, 1.0))
+TEXT = st.text(alphabet="abcXYZ .,:;!?'()-<>/think", max_size=30)
+
+# invalid replacements
+NOT_A_NUMBER = st.sampled_from([NAN, INF, -INF, "abc", None, True, [1.0], 1j])
+BAD_UNIT = st.one_of(NOT_A_NUMBER, st.sampled_from([-1e-12, -1.0, 1 + 1e-9, 2.0]))
+BAD_POS = st.one_of(NOT_A_NUMBER, st.sampled_from([0.0, -TINY, -1.0]))
+BAD_NONNEG = st.one_of(NOT_A_NUMBER, st.sampled_from([-TINY, -1.0]))
+BAD_SEED = st.sampled_from([-1, 1.5, "0", None, True, NAN])
+BAD_VECTOR = st.sampled_from([[], [NAN], [1.0, INF], [-INF], "abc", ["a", "b"], [[1.0, 2.0]], None, 3.0])
+BAD_STR = st.sampled_from([None, 3, 1.5, b"bytes", ["a"]])
+
+
+def bad_count(low: int, high: int | None = None) -> st.SearchStrategy:
+    values = [low - 1, 1.5, "3", None, True, NAN, INF, [2]]
+    return st.sampled_from(values + ([high + 1] if high is not None else []))
+
+
+@st.composite
+def probs(draw, k: int, *, positive: bool = False) -> list[float]:
+    """A probability vector of length k, often with entries near 0 (1e-300, 1e-12, exact 0) and near 1."""
+    w = np.array(draw(st.lists(POS_WEIGHT if positive else PROB_WEIGHT, min_size=k, max_size=k)))
+    if w.sum() == 0:
+        w[draw(st.integers(0, k - 1))] = 1.0
+    return (w / w.sum()).tolist()
+
+
+def bad_probs(k: int) -> st.SearchStrategy:
+    """Not a probability vector of length k: wrong length, NaN, inf, negative, above 1, not summing to 1, text."""
+    base = [1.0 / k] * k
+    options = [[NAN] + base[1:], [INF] + base[1:], [-0.1, 1.1] + [0.0] * (k - 2) if k >= 2 else [-1.0],
+               [2.0] + base[1:], [0.5 / k] * k, base + [0.0], base[:-1] + [0.0, base[-1]], [], "abc",
+               ["a"] * k, [base], None]
+    if k > 1:
+        options.append(base[:-1])
+    return st.sampled_from(options)
+
+
+def vector(elements: st.SearchStrategy, n: int) -> st.SearchStrategy:
+    return st.lists(elements, min_size=n, max_size=n)
+
+
+def bad_vector(n: int, fill: float = 0.0, *, min_len: int = 1) -> st.SearchStrategy:
+    """Invalid entries or a wrong length (for an argument whose length must be n)."""
+    wrong = [[fill] * m for m in (n - 1, n + 1) if m >= min_len]
+    return st.one_of(BAD_VECTOR, st.sampled_from(wrong)) if wrong else BAD_VECTOR
+
+
+@st.composite
+def samples(draw, k: int) -> list[list[float]]:
+    """k lists of 1–5 judge scores; sometimes every score equal (a dead group)."""
+    if draw(st.integers(0, 3)) == 0:
+        same = draw(SCORE)
+        return [[same] * draw(st.integers(1, 3)) for _ in range(k)]
+    return [draw(st.lists(SCORE, min_size=1, max_size=5)) for _ in range(k)]
+
+
+def bad_samples(k: int) -> st.SearchStrategy:
+    options = [[[1.0]] * (k + 1), [[]] + [[1.0]] * (k - 1), [[NAN]] + [[1.0]] * (k - 1), [[INF]] * k, [],
+               "abc", [["a"]] * k, 5.0, [[[1.0, 2.0]]] * k]
+    if k > 1:
+        options.append([[1.0]] * (k - 1))
+    return st.sampled_from(options)
+
+
+TOKEN_TEXT = st.text(alphabet="abcdxyz<>[]()*_$\\ü☃-'", min_size=1, max_size=8).filter(str.strip)
+CONT = st.sampled_from(["", ". It's in the name.", ", though (some) open-weight models.", ": x", " y z", "?!"])
+
+
+@st.composite
+def scenarios(draw, min_k: int = 1, max_k: int = 6) -> rlcore.Scenario:
+    k = draw(st.integers(min_k, max_k))
+    names = draw(st.lists(TOKEN_TEXT, min_size=k, max_size=k, unique_by=str.strip))
+    return rlcore.Scenario(tokens=tuple(names), probs=tuple(draw(probs(k))), samples=draw(samples(k)),
+                           prompt=draw(TEXT), prefix=draw(st.sampled_from(["OpenAI is", "", "A (b) c's"])),
+                           continuations=tuple(draw(CONT) for _ in range(k)))
+
+
+NOT_A_SCENARIO = st.sampled_from(["abc", None, 3])
+NOT_A_TOKEN = st.sampled_from(["not-a-token", "", 3, None])
+
+
+# ------------------------------------------------------------------------------------------------------
+# One strategy and one check per public callable
+# ------------------------------------------------------------------------------------------------------
+
+SPECS: dict[str, Spec] = {}
+
+
+def spec(name: str, check: Callable, *, examples: int = 60, diverge_ok: bool = False):
+    """Register ``build`` (draw -> {argument: P}) as the strategy of ``rlcore.<name>``."""
+    def register(build):
+        SPECS[name] = Spec(cases(build), check, examples, diverge_ok)
+        return build
+    return register
+
+
+# --- returns.py -------------------------------------------------------------------------------------------
+
+def _check_sparse(out, kw):
+    a = arr(out, (kw["n_tokens"],))
+    assert np.all(a[:-1] == 0) and a[-1] == kw["score"]
+
+
+@spec("sparse_rewards", _check_sparse)
+def _(draw):
+    return {"n_tokens": P(draw(st.integers(1, 50)), bad_count(1)), "score": P(draw(REAL), NOT_A_NUMBER)}
+
+
+@spec("discounted_returns", lambda out, kw: arr(out, (len(kw["rewards"]),)))
+def _(draw):
+    n = draw(st.integers(1, 8))
+    return {"rewards": P(draw(vector(REAL, n)), BAD_VECTOR), "gamma": P(draw(UNIT), BAD_UNIT)}
+
+
+def _check_first_token_return(out, kw):
+    a = arr(out, (len(kw["lengths"]),))
+    assert np.all(np.abs(a) <= abs(kw["score"]) * (1 + 1e-12))
+
+
+@spec("first_token_return", _check_first_token_return)
+def _(draw):
+    lengths = draw(st.lists(st.one_of(st.integers(1, 50), st.just(10**6)), min_size=1, max_size=6))
+    bad_lengths = st.one_of(BAD_VECTOR, st.sampled_from([[0], [1.5], [-1], [1, 2.5]]))
+    return {"lengths": P(lengths, bad_lengths), "score": P(draw(REAL), NOT_A_NUMBER),
+            "gamma": P(draw(UNIT), BAD_UNIT)}
+
+
+@spec("outcome_judge", lambda out, kw: num(out) in (0.0, float(kw["full_marks"])) or pytest.fail(out))
+def _(draw):
+    return {"answer": P(draw(TEXT), BAD_STR), "expected": P(draw(TOKEN_TEXT), st.one_of(BAD_STR, st.just(" "))),
+            "full_marks": P(draw(REAL), NOT_A_NUMBER)}
+
+
+def _check_blind_spot(out, kw):
+    assert isinstance(out, rlcore.BlindSpot)
+    s = kw["scenario"]
+    assert out.conclusion in s.tokens and out.borrowed_from in s.tokens and out.conclusion != out.borrowed_from
+    assert isinstance(out.sound, str) and isinstance(out.unsound, str)
+    for score in (out.sound_score, out.unsound_score):
+        assert num(score) in (0.0, float(kw["full_marks"]))
+
+
+@spec("outcome_blind_spot", _check_blind_spot)
+def _(draw):
+    one_token = rlcore.Scenario(tokens=("a",), probs=(1.0,), samples=((1.0,),))
+    return {"scenario": P(draw(scenarios(min_k=2)), st.just(one_token)),
+            "full_marks": P(draw(REAL), NOT_A_NUMBER)}
+
+
+# --- example.py --------------------------------------------------------------------------------------------
+
+@spec("split_tokens", lambda out, kw: isinstance(out, tuple) and all(isinstance(t, str) and t for t in out)
+      or pytest.fail(repr(out)))
+def _(draw):
+    return {"text": P(draw(st.one_of(TEXT, st.text())), BAD_STR)}
+
+
+def _check_normalize(out, kw):
+    assert isinstance(out, tuple) and len(out) == len(kw["probs"])
+    assert all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in out), out
+    assert abs(math.fsum(out) - 1.0) <= 1e-9
+    rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(len(out))), probs=out, samples=((1.0,),) * len(out))
+
+
+@spec("normalize_probs", _check_normalize)
+def _(draw):
+    weights = draw(st.lists(st.one_of(PROB_WEIGHT, st.floats(0, BIG)), min_size=1, max_size=6))
+    if not any(weights):
+        weights[0] = 1.0
+    bad = st.sampled_from([[], [0.0, 0.0], [-1.0, 2.0], [NAN], [1.0, INF], [[1.0]], None])
+    return {"probs": P(weights, bad)}
+
+
+def _check_scenario(out, kw):
+    assert isinstance(out, rlcore.Scenario)
+    k = out.n
+    assert out.tokens == tuple(t.strip() for t in kw["tokens"])
+    is_probs(out.pi, k)
+    arr(out.q, (k,))
+    assert len(out.continuations) == k and len(out.samples) == k
+
+
+@spec("Scenario", _check_scenario)
+def _(draw):
+    k = draw(K)
+    tokens = draw(st.lists(TOKEN_TEXT, min_size=k, max_size=k, unique_by=str.strip))
+    bad_tokens = st.sampled_from([[], ["a", "a"], ["a", " a "], [""], ["  "], [3], "abc", None, ["t"] * 13,
+                                  [f"t{i}" for i in range(13)]])
+    return {
+        "tokens": P(tokens, bad_tokens, ("tokens", "probs", "samples", "continuations")),
+        "probs": P(draw(probs(k)), bad_probs(k)),
+        "samples": P(draw(samples(k)), bad_samples(k)),
+        "prompt": P(draw(TEXT), BAD_STR),
+        "prefix": P(draw(TEXT), BAD_STR),
+        "continuations": P(tuple(draw(CONT) for _ in range(k)),
+                           st.sampled_from([("x",) * (k + 1), "abc", (3,) * k])),
+    }
+
+
+def _check_answer_tokens(out, kw):
+    assert isinstance(out, tuple) and all(isinstance(t, str) for t in out)
+    assert out[len(rlcore.split_tokens(kw["scenario"].prefix))] == kw["token"]
+
+
+@spec("answer_tokens", _check_answer_tokens)
+def _(draw):
+    s = draw(scenarios())
+    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN)}
+
+
+# --- estimates.py -------------------------------------------------------------------------------------------
+
+def _check_mc(out, kw):
+    k = kw["n_actions"]
+    assert isinstance(out, rlcore.MCEstimates)
+    counts = arr(out.counts, (k,), dtype=int)
+    assert counts.sum() == len(kw["actions"])
+    arr(out.q, (k,), nan_where=counts == 0)  # Q of an unsampled token is NaN (documented)
+    num(out.v)
+
+
+@spec("mc_estimates", _check_mc)
+def _(draw):
+    k, n = draw(K), draw(st.integers(1, 20))
+    bad_actions = st.one_of(BAD_VECTOR, st.sampled_from([[k] * n, [-1] * n, [0.5] * n, [0] * (n + 1)]))
+    return {"actions": P(draw(vector(st.integers(0, k - 1), n)), bad_actions, ("actions", "scores")),
+            "scores": P(draw(vector(SCORE, n)), bad_vector(n), ("actions", "scores")),
+            "n_actions": P(k, bad_count(1), ("n_actions", "actions"))}
+
+
+def _probs_and(draw, second: str, elements=SCORE, *, positive: bool = False):
+    k = draw(K)
+    return k, {"probs": P(draw(probs(k, positive=positive)), bad_probs(k), ("probs", second)),
+               second: P(draw(vector(elements, k)), bad_vector(k), ("probs", second))}
+
+
+@spec("expected_value", lambda out, kw: num(out, lo=-BIG * 1.000001, hi=BIG * 1.000001))
+def _(draw):
+    return _probs_and(draw, "q")[1]
+
+
+@spec("advantages", lambda out, kw: arr(out, (len(kw["q"]),)))
+def _(draw):
+    return _probs_and(draw, "q")[1]
+
+
+def _probs_samples(draw, *, positive=False):
+    k = draw(K)
+    return k, {"probs": P(draw(probs(k, positive=positive)), bad_probs(k), ("probs", "samples")),
+               "samples": P(draw(samples(k)), bad_samples(k), ("probs", "samples"))}
+
+
+def _check_gradient_stats(out, kw):
+    assert isinstance(out, rlcore.GradientStats)
+    arr(out.mean, (kk(kw),))
+    assert num(out.total_variance) >= 0
+
+
+@spec("gradient_stats", _check_gradient_stats)
+def _(draw):
+    _, params = _probs_samples(draw)
+    return params | {"baseline": P(draw(REAL), NOT_A_NUMBER)}
+
+
+@spec("optimal_baseline", lambda out, kw: num(out, lo=-BIG * 1.000001, hi=BIG * 1.000001))
+def _(draw):
+    return _probs_samples(draw)[1]
+
+
+def _check_sample_answers(out, kw):
+    actions, scores = out
+    n, p = kw["n"], np.asarray(kw["probs"])
+    a = arr(actions, (n,), dtype=int)
+    assert np.all(p[a] > 0), "a token with π = 0 was drawn"
+    s = arr(scores, (n,))
+    assert all(x in kw["samples"][i] for i, x in zip(a, s, strict=True))
+
+
+def _sampling(draw, n_max=50):
+    _, params = _probs_samples(draw)
+    return params | {"n": P(draw(st.integers(1, n_max)), bad_count(1)), "rng": P(draw(SEED), BAD_SEED)}
+
+
+@spec("sample_answers", _check_sample_answers)
+def _(draw):
+    return _sampling(draw)
+
+
+@spec("gradient_samples", lambda out, kw: arr(out, (kw["n"], kk(kw))))
+def _(draw):
+    return _sampling(draw) | {"baseline": P(draw(REAL), NOT_A_NUMBER)}
+
+
+def _check_breakdown(out, kw):
+    k = kk(kw)
+    assert isinstance(out, rlcore.ValueBreakdown)
+    for field in ("counts", "sums", "q", "weighted_q", "advantage", "weighted_advantage", "sample_share"):
+        arr(getattr(out, field), (k,))
+    for field in ("v", "advantage_check", "sample_mean"):
+        num(getattr(out, field))
+    assert isinstance(out.mean_matches, bool) and len(out.centered) == k
+    for c, s in zip(out.centered, kw["samples"], strict=True):
+        arr(c, (len(s),))
+
+
+@spec("value_breakdown", _check_breakdown)
+def _(draw):
+    return _probs_samples(draw)[1]
+
+
+def _check_checkpoints(out, kw):
+    a = arr(out, dtype=int)
+    assert 1 <= a.size <= kw["points"] and a[0] >= 1 and a[-1] == kw["n"] and np.all(np.diff(a) > 0), a
+
+
+@spec("sample_checkpoints", _check_checkpoints)
+def _(draw):
+    return {"n": P(draw(st.one_of(st.integers(1, 100), st.just(10**9))), bad_count(1)),
+            "points": P(draw(st.integers(1, 300)), bad_count(1)), "log": P(draw(st.booleans()))}
+
+
+def _check_running_mc(out, kw):
+    k, c = kw["n_actions"], len(kw["at"])
+    assert isinstance(out, rlcore.RunningEstimates)
+    arr(out.at, (c,), dtype=int)
+    counts = arr(out.counts, (c, k), dtype=int)
+    arr(out.q, (c, k), nan_where=counts == 0)  # Q before a token's first sample is NaN (documented)
+    arr(out.v, (c,))
+
+
+@spec("running_mc_estimates", _check_running_mc)
+def _(draw):
+    k, n = draw(K), draw(st.integers(1, 20))
+    at = sorted(draw(st.lists(st.integers(1, n), min_size=1, max_size=5)))
+    bad_at = st.one_of(BAD_VECTOR, st.sampled_from([[0], [n + 1], [1.5]]))
+    bad_actions = st.one_of(BAD_VECTOR, st.sampled_from([[k] * n, [-1] * n, [0.5] * n]))
+    return {"actions": P(draw(vector(st.integers(0, k - 1), n)), bad_actions, ("actions", "scores", "at")),
+            "scores": P(draw(vector(SCORE, n)), bad_vector(n), ("actions", "scores", "at")),
+            "n_actions": P(k, bad_count(1), ("n_actions", "actions")),
+            "at": P(at, bad_at)}
+
+
+@spec("running_mean", lambda out, kw: arr(out, (len(kw["at"]), *np.shape(kw["values"])[1:])))
+def _(draw):
+    n, cols = draw(st.integers(1, 20)), draw(st.sampled_from([None, 1, 3]))
+    values = draw(vector(SCORE, n)) if cols is None else draw(vector(vector(SCORE, cols), n))
+    at = draw(st.lists(st.integers(1, n), min_size=1, max_size=5))
+    bad_values = st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]], 2.0])
+    return {"values": P(values, bad_values, ("values", "at")),
+            "at": P(at, st.one_of(BAD_VECTOR, st.sampled_from([[0], [n + 1], [1.5]])))}
+
+
+def _check_histogram(out, kw):
+    b = kw["bins"]
+    assert isinstance(out, rlcore.Histogram)
+    edges = arr(out.edges, (b + 1,))
+    assert np.all(np.diff(edges) >= 0)
+    shape = (b,) if np.ndim(kw["values"]) == 1 else (len(kw["values"]), b)
+    counts = arr(out.counts, shape, dtype=int)
+    shares = arr(out.shares, shape)
+    assert np.all(counts >= 0) and np.all(shares <= 1 + 1e-12)
+    if kw.get("low") is None and kw.get("high") is None:  # every value falls in some bin
+        assert counts.sum() == np.size(kw["values"])
+
+
+@spec("histogram_counts", _check_histogram)
+def _(draw):
+    n, rows = draw(st.integers(1, 20)), draw(st.sampled_from([None, 1, 4]))
+    values = draw(vector(SCORE, n)) if rows is None else draw(vector(vector(SCORE, n), rows))
+    params = {"values": P(values, st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]]])),
+              "bins": P(draw(st.integers(1, 40)), bad_count(1))}
+    if draw(st.booleans()):
+        lo, hi = sorted(draw(vector(REAL, 2)))
+        params["low"] = P(lo, NOT_A_NUMBER, ("low", "high"))
+        params["high"] = P(hi, st.one_of(NOT_A_NUMBER, st.just(lo - 1.0)), ("low", "high"))
+    return params
+
+
+def _check_curve(out, kw):
+    a = arr(out, (len(kw["baselines"]),))
+    assert np.all(a >= 0)
+
+
+@spec("gradient_variance_curve", _check_curve)
+def _(draw):
+    _, params = _probs_samples(draw)
+    return params | {"baselines": P(draw(st.lists(REAL, min_size=1, max_size=8)), BAD_VECTOR)}
+
+
+def _check_baseline_study(out, kw):
+    k, b, bins = kk(kw), len(kw["baselines"]), kw["bins"]
+    assert isinstance(out, rlcore.BaselineStudy)
+    arr(out.baselines, (b,))
+    mean = arr(out.mean, (b, k))
+    total = arr(out.total_variance, (b,))
+    arr(out.variance_ratio, (b,), nan_where=np.full(b, total[0] == 0))  # a ratio to a zero variance: NaN
+    arr(out.sample_total_variance, (b,))
+    assert out.token == kw["token"]
+    arr(out.sample_mean, (b,))
+    arr(out.right_direction, (b,), nan_where=mean[:, kw["token"]] == 0)  # no direction to agree with: NaN
+    arr(out.edges, (bins + 1,))
+    arr(out.shares, (b, bins))
+    at = arr(out.at, dtype=int)
+    arr(out.running, (b, at.size))
+
+
+@spec("baseline_study", _check_baseline_study, examples=30)
+def _(draw):
+    k, params = _probs_samples(draw)
+    return params | {
+        "baselines": P(draw(st.lists(REAL, min_size=1, max_size=4)), BAD_VECTOR),
+        "n": P(draw(st.integers(2, 40)), bad_count(2)), "rng": P(draw(SEED), BAD_SEED),
+        "token": P(draw(st.integers(0, k - 1)), bad_count(0, k - 1)),
+        "bins": P(draw(st.integers(1, 30)), bad_count(1)), "points": P(draw(st.integers(1, 50)), bad_count(1)),
+    }
+
+
+# --- credit.py -----------------------------------------------------------------------------------------------
+
+def _rewards_values(draw):
+    t = draw(st.integers(1, 8))
+    both = ("rewards", "values")
+    return {"rewards": P(draw(vector(REAL, t)), bad_vector(t), both),
+            "values": P(draw(vector(REAL, t + 1)), bad_vector(t + 1), both)}
+
+
+@spec("td_errors", lambda out, kw: arr(out, (len(kw["rewards"]),)))
+def _(draw):
+    return _rewards_values(draw) | {"gamma": P(draw(UNIT), BAD_UNIT)}
+
+
+@spec("gae", lambda out, kw: arr(out, (len(kw["rewards"]),)))
+def _(draw):
+    return _rewards_values(draw) | {"gamma": P(draw(UNIT), BAD_UNIT), "lam": P(draw(UNIT), BAD_UNIT)}
+
+
+def _check_group_advantages(out, kw):
+    a = arr(out, (len(kw["scores"]),))
+    if kw["method"] != "grpo":
+        assert abs(a.sum()) <= 1e-9 * max(1.0, np.abs(kw["scores"]).max()) * len(a)
+
+
+@spec("group_advantages", _check_group_advantages)
+def _(draw):
+    scores = draw(st.one_of(st.lists(SCORE, min_size=1, max_size=8),
+                            st.tuples(SCORE, st.integers(1, 8)).map(lambda t: [t[0]] * t[1])))
+    return {"scores": P(scores, BAD_VECTOR), "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)),
+                                                        st.sampled_from(["GRPO", "", None, "ppo"])),
+            "eps": P(draw(POS), BAD_POS)}
+
+
+def _check_credit_positions(out, kw):
+    a = arr(out, dtype=int)
+    assert np.all(np.diff(a) > 0) and np.all((a >= 0) & (a < len(kw["advantages"])))
+
+
+@spec("credit_positions", _check_credit_positions)
+def _(draw):
+    return {"advantages": P(draw(st.lists(st.one_of(REAL, st.just(1e-12)), min_size=1, max_size=8)), BAD_VECTOR),
+            "tol": P(draw(NONNEG), BAD_NONNEG)}
+
+
+def _check_trace(out, kw):
+    assert isinstance(out, rlcore.AnswerTrace)
+    t = len(out.tokens)
+    assert out.tokens == rlcore.answer_tokens(kw["scenario"], kw["token"])
+    arr(out.rewards, (t,))
+    arr(out.values, (t + 1,))
+    assert out.values[-1] == 0 and 0 <= out.action_index < t and out.tokens[out.action_index] == kw["token"]
+    num(out.score)
+
+
+@spec("answer_trace", _check_trace)
+def _(draw):
+    s = draw(scenarios())
+    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+            "gamma": P(draw(UNIT), BAD_UNIT)}
+
+
+def _check_critic(out, kw):
+    n = len(kw["lams"])
+    assert isinstance(out, rlcore.CriticErrorStudy)
+    arr(out.lams, (n,))
+    arr(out.bias, (n,))
+    assert np.all(arr(out.variance, (n,)) >= 0) and np.all(arr(out.mse, (n,)) >= 0)
+    num(out.true_advantage)
+    num(out.best_lam, lo=0, hi=1)
+
+
+@spec("critic_error_study", _check_critic, examples=40)
+def _(draw):
+    s = draw(scenarios())
+    trace = rlcore.answer_trace(s, draw(st.sampled_from(s.tokens)), draw(UNIT))
+    return {
+        "trace": P(trace), "scores": P(draw(st.lists(SCORE, min_size=1, max_size=5)), BAD_VECTOR),
+        "gamma": P(draw(UNIT), BAD_UNIT),
+        "lams": P(draw(st.lists(UNIT, min_size=1, max_size=6)),
+                  st.one_of(BAD_VECTOR, st.sampled_from([[-0.1], [0.5, 1.1]]))),
+        "bias": P(draw(REAL), NOT_A_NUMBER), "noise": P(draw(st.one_of(st.just(0.0), POS_MODEST)), BAD_NONNEG),
+        "n_draws": P(draw(st.integers(2, 30)), bad_count(2)), "seed": P(draw(SEED), BAD_SEED),
+    }
+
+
+def _check_group_credit(out, kw):
+    g, s = kw["group_size"], kw["scenario"]
+    assert isinstance(out, rlcore.GroupCredit)
+    actions = arr(out.actions, (g,), dtype=int)
+    assert np.all(s.pi[actions] > 0)
+    scores = arr(out.scores, (g,))
+    arr(out.advantages, (g,))
+    members = arr(out.members, dtype=int)
+    assert np.array_equal(members, np.flatnonzero(actions == s.index(kw["token"])))
+    assert out.dead == bool(np.ptp(scores) == 0)
+
+
+@spec("group_credit", _check_group_credit, examples=40)
+def _(draw):
+    s = draw(scenarios())
+    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+            "group_size": P(draw(st.integers(1, 40)), bad_count(1, 100_000)),
+            "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), st.sampled_from(["x", None])),
+            "seed": P(draw(SEED), BAD_SEED)}
+
+
+# --- generation.py -------------------------------------------------------------------------------------------
+
+def _check_rarest(out, kw):
+    a, before, after = out
+    p = np.asarray(kw["probs"])
+    assert isinstance(a, int) and p[a] == p.min() and before == p[a]
+    num(after, lo=0, hi=1)
+
+
+@spec("rarest_token_shift", _check_rarest)
+def _(draw):
+    k = draw(K)
+    return {"probs": P(draw(probs(k)), bad_probs(k)), "temperature": P(draw(POS), BAD_POS)}
+
+
+@spec("join_tokens", lambda out, kw: isinstance(out, str) or pytest.fail(repr(out)))
+def _(draw):
+    tokens = draw(st.one_of(st.lists(TOKEN_TEXT, max_size=8), TEXT.map(rlcore.split_tokens)))
+    return {"tokens": P(tokens, st.sampled_from(["abc", 5, None, [1, 2], ["a", None]]))}
+
+
+def _check_answer_text(out, kw):
+    assert isinstance(out, str) and kw["token"].strip() in out
+
+
+@spec("answer_text", _check_answer_text)
+def _(draw):
+    s = draw(scenarios())
+    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+            "reasoning_of": P(draw(st.one_of(st.none(), st.sampled_from(s.tokens))))}
+
+
+def _written(draw, s: rlcore.Scenario):
+    """A valid prefix of an answer after the scenario's prefix: nothing, or a token and part of its continuation."""
+    if draw(st.booleans()):
+        return []
+    tok = draw(st.sampled_from(s.tokens))
+    rest = rlcore.split_tokens(s.continuations[s.index(tok)])
+    return [tok, *rest[: draw(st.integers(0, len(rest)))]][: 1 + len(rest)] if rest else [tok][:0]
+
+
+def _check_step(out, kw):
+    assert isinstance(out, rlcore.GenerationStep)
+    assert out.k == len(kw["written"])
+    is_probs(out.probs, len(out.candidates))
+    is_probs(out.base_probs, len(out.candidates))
+    assert out.candidates[out.action_index] == out.action and out.action_prob > 0
+    assert isinstance(out.done, bool) and (out.score is None) == (not out.done)
+    num(out.reward)
+
+
+@spec("next_step", _check_step)
+def _(draw):
+    s = draw(scenarios())
+    written = _written(draw, s)
+    if written and len(written) == 1 + len(rlcore.split_tokens(s.continuations[s.index(written[0])])):
+        written = written[:-1]  # a finished answer has no next step
+    bad_written = st.sampled_from(["abc", 5, None, ["not-a-token"], [s.tokens[0], "zzz-not-next"],
+                                   [s.tokens[0], *rlcore.split_tokens(s.continuations[0]), "x"]])
+    return {"scenario": P(s), "written": P(written, bad_written),
+            "seed": P(draw(st.integers(0, 2**40)), BAD_SEED), "temperature": P(draw(POS), BAD_POS)}
+
+
+def _check_rollout(out, kw):
+    assert isinstance(out, tuple) and out and out[-1].done and not any(x.done for x in out[:-1])
+    assert [x.k for x in out] == list(range(len(out)))
+    num(out[-1].score)
+
+
+@spec("rollout", _check_rollout)
+def _(draw):
+    return {"scenario": P(draw(scenarios())), "seed": P(draw(st.integers(0, 2**40)), BAD_SEED),
+            "temperature": P(draw(POS), BAD_POS)}
+
+
+def _check_judge(out, kw):
+    score, checks = out
+    assert score in (0.0, 1.0, 2.0) and isinstance(checks, rlcore.JudgeChecks)
+    assert score == float(checks.format_ok) + float(checks.answer_ok)
+
+
+@spec("rule_based_judge", _check_judge)
+def _(draw):
+    text = draw(st.one_of(TEXT, st.builds(lambda r, a: f"<think>{r}</think> {a}", TEXT, TEXT)))
+    return {"text": P(text, BAD_STR), "expected": P(draw(st.one_of(TOKEN_TEXT, st.just("?!"))),
+                                                     st.one_of(BAD_STR, st.sampled_from(["", "  "])))}
+
+
+@spec("answer_matches", lambda out, kw: isinstance(out, bool) or pytest.fail(repr(out)))
+def _(draw):
+    # Documented for strings only; non-strings are pinned in test_known_answer_matches_non_strings.
+    return {"final": P(draw(TEXT)), "expected": P(draw(st.one_of(TOKEN_TEXT, st.just("?!"), st.just(""))))}
+
+
+def _check_step_rng(out, kw):
+    assert isinstance(out, np.random.Generator)
+    assert out.random() == rlcore.step_rng(kw["seed"], kw["k"]).random()
+
+
+@spec("step_rng", _check_step_rng)
+def _(draw):
+    return {"seed": P(draw(st.integers(0, 2**63)), bad_count(0)), "k": P(draw(st.integers(0, 100)), bad_count(0))}
+
+
+# --- kl.py ---------------------------------------------------------------------------------------------------
+
+def _check_kl(out, kw):
+    p, q = np.asarray(kw["p"]), np.asarray(kw["q"])
+    if np.any((p > 0) & (q == 0)):
+        assert out == INF  # documented: +inf where pₐ > 0 = qₐ
+    else:
+        assert num(out) >= 0
+
+
+@spec("kl_divergence", _check_kl)
+def _(draw):
+    k = draw(K)
+    both = ("p", "q")
+    return {"p": P(draw(probs(k)), bad_probs(k), both), "q": P(draw(probs(k)), bad_probs(k), both)}
+
+
+def _check_kl_estimators(out, kw):
+    n = len(kw["logp"])
+    assert isinstance(out, rlcore.KLEstimates)
+    arr(out.k1, (n,))
+    assert np.all(arr(out.k2, (n,)) >= 0) and np.all(arr(out.k3, (n,)) >= 0)
+
+
+LOGP = st.one_of(st.sampled_from([0.0, -700.0, -1e-300]), st.floats(-700, 0))  # log π ≥ log 1e-304
+
+
+@spec("kl_estimators", _check_kl_estimators)
+def _(draw):
+    n = draw(st.integers(1, 8))
+    both = ("logp", "logp_ref")
+    return {"logp": P(draw(vector(LOGP, n)), st.one_of(bad_vector(n), st.just([0.5] * n)), both),
+            "logp_ref": P(draw(vector(LOGP, n)), st.one_of(bad_vector(n), st.just([0.5] * n)), both)}
+
+
+def _check_reg_objective(out, kw):
+    assert isinstance(out, rlcore.RegularizedObjective)
+    num(out.expected_reward)
+    p, ref = np.asarray(kw["p"]), np.asarray(kw["p_ref"])
+    if np.any((p > 0) & (ref == 0)):  # documented: KL is +inf, so is the penalty when β > 0
+        assert out.kl == INF and (out.objective == -INF if kw["beta"] > 0 else math.isfinite(out.objective))
+    else:
+        assert num(out.kl) >= 0
+        num(out.objective)
+
+
+@spec("kl_regularized_objective", _check_reg_objective)
+def _(draw):
+    k = draw(K)
+    names = ("p", "rewards", "p_ref")
+    return {"p": P(draw(probs(k)), bad_probs(k), names), "rewards": P(draw(vector(REAL, k)), bad_vector(k), names),
+            "p_ref": P(draw(probs(k)), bad_probs(k), names), "beta": P(draw(NONNEG), BAD_NONNEG)}
+
+
+def _check_optimal_policy(out, kw):
+    p = is_probs(out, len(kw["p_ref"]))
+    assert np.all(p[np.asarray(kw["p_ref"]) == 0] == 0)
+
+
+def _ref_rewards(draw, beta):
+    k = draw(K)
+    names = ("p_ref", "rewards")
+    return {"p_ref": P(draw(probs(k)), bad_probs(k), names), "rewards": P(draw(vector(REAL, k)), bad_vector(k), names),
+            "beta": beta}
+
+
+@spec("kl_optimal_policy", _check_optimal_policy)
+def _(draw):
+    return _ref_rewards(draw, P(draw(POS), BAD_POS))
+
+
+@spec("regularized_optimum", _check_optimal_policy)
+def _(draw):
+    return _ref_rewards(draw, P(draw(NONNEG), BAD_NONNEG))
+
+
+def _check_share_curve(out, kw):
+    m = len(kw["shares"])
+    assert isinstance(out, rlcore.ShareCurve)
+    for field in out:
+        arr(field, (m,))
+    assert np.all(out.kl >= 0)
+
+
+@spec("share_curve", _check_share_curve)
+def _(draw):
+    shares = draw(st.lists(UNIT, min_size=1, max_size=8))
+    return {"shares": P(shares, st.one_of(BAD_VECTOR, st.sampled_from([[-0.1], [1.1]]))),
+            "rewards": P(draw(vector(REAL, 2)), st.one_of(BAD_VECTOR, st.sampled_from([[1.0], [1.0, 2.0, 3.0]])),
+                         ("rewards", "p_ref")),
+            "p_ref": P(draw(probs(2, positive=True)), st.one_of(bad_probs(2), st.sampled_from([[1.0, 0.0], [1.0]])),
+                       ("rewards", "p_ref")),
+            "beta": P(draw(NONNEG), BAD_NONNEG)}
+
+
+def _check_kl_study(out, kw):
+    n = kw["n"]
+    assert isinstance(out, rlcore.KLEstimatorStudy)
+    tokens = arr(out.tokens, (n,), dtype=int)
+    assert np.all(np.asarray(kw["p"])[tokens] > 0)
+    for est in out.estimates:
+        arr(est, (n,))
+    num(out.exact, lo=0)
+    for field in ("expected", "bias", "spread", "sample_mean", "sample_std", "negative_share"):
+        arr(getattr(out, field), (3,))
+    assert out.bias[0] == 0 and out.bias[2] == 0 or abs(out.bias[[0, 2]]).max() <= 1e-9 * max(1, out.exact)
+
+
+@st.composite
+def kl_pairs(draw, k):
+    """π and π_ref with π_ref > 0 wherever π > 0, entries no smaller than 1e-150 where π_ref is large:
+    below that, per-token k3² overflows (pinned in test_known_kl_estimator_study_tiny_probability)."""
+    w = np.array(draw(vector(st.one_of(st.just(0.0), st.just(1e-150), st.floats(1e-6, 1.0)), k)))
+    if w.sum() == 0:
+        w[0] = 1.0
+    p = w / w.sum()
+    r = np.array(draw(vector(st.one_of(st.just(1e-150), st.floats(1e-6, 1.0)), k)))
+    return p.tolist(), (r / r.sum()).tolist()
+
+
+@spec("kl_estimator_study", _check_kl_study, examples=40)
+def _(draw):
+    k = draw(K)
+    p, ref = draw(kl_pairs(k))
+    names = ("p", "p_ref")
+    zero_ref = [0.0] + [1.0 / (k - 1)] * (k - 1) if k > 1 else [0.0]
+    return {"p": P(p, bad_probs(k), names),
+            "p_ref": P(ref, st.one_of(bad_probs(k), st.just([1.0] + [0.0] * (k - 1)) if k > 1 else bad_probs(k),
+                                      st.just(zero_ref)), names),
+            "n": P(draw(st.integers(1, 50)), bad_count(1, 1_000_000)), "seed": P(draw(SEED), BAD_SEED)}
+
+
+# --- policy.py -----------------------------------------------------------------------------------------------
+
+@spec("softmax", lambda out, kw: is_probs(out, len(kw["logits"])))
+def _(draw):
+    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), BAD_VECTOR),
+            "temperature": P(draw(st.one_of(POS, st.just(5e-324))), BAD_POS)}
+
+
+def _check_log_softmax(out, kw):
+    a = arr(out, (len(kw["logits"]),))
+    assert np.all(a <= 0) and abs(np.logaddexp.reduce(a)) <= 1e-9
+
+
+@spec("log_softmax", _check_log_softmax)
+def _(draw):
+    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), BAD_VECTOR)}
+
+
+@spec("logits_from_probs", lambda out, kw: is_probs(rlcore.softmax(arr(out, (len(kw["probs"]),))), len(out)))
+def _(draw):
+    k = draw(K)
+    return {"probs": P(draw(probs(k)), bad_probs(k))}
+
+
+@spec("policy_gradient_step", lambda out, kw: arr(out, (len(kw["logits"]),)))
+def _(draw):
+    k = draw(K)
+    both = ("logits", "q")
+    return {"logits": P(draw(vector(REAL, k)), bad_vector(k), both), "q": P(draw(vector(REAL, k)), bad_vector(k), both),
+            "lr": P(draw(NONNEG_MODEST), BAD_NONNEG)}
+
+
+def _check_path(out, kw):
+    s, k = kw["steps"], kk(kw)
+    assert isinstance(out, rlcore.PolicyPath)
+    is_prob_rows(arr(out.probs, (s + 1, k)))
+    arr(out.values, (s + 1,))
+
+
+def _pg_params(draw):
+    _, params = _probs_and(draw, "q", REAL)
+    return params | {"lr": P(draw(NONNEG_MODEST), BAD_NONNEG), "steps": P(draw(st.integers(0, 8)), bad_count(0))}
+
+
+@spec("policy_gradient_path", _check_path)
+def _(draw):
+    return _pg_params(draw)
+
+
+def _check_pg_trace(out, kw):
+    s, k = kw["steps"], kk(kw)
+    assert isinstance(out, rlcore.PolicyTrace)
+    is_prob_rows(arr(out.probs, (s + 1, k)))
+    arr(out.values, (s + 1,))
+    arr(out.advantages, (s + 1, k))
+    arr(out.logit_changes, (s, k))
+    assert set(np.unique(arr(out.direction, (s, k), dtype=int))) <= {-1, 0, 1}
+    t = arr(out.turning_step, (k,), dtype=int)
+    assert np.all((t >= 0) & (t <= s))
+
+
+@spec("policy_gradient_trace", _check_pg_trace)
+def _(draw):
+    return _pg_params(draw) | {"tol": P(draw(st.sampled_from([0.0, 1e-12, 0.1])), BAD_NONNEG)}
+
+
+def _check_training_many(out, kw):
+    s, t, k = len(np.atleast_1d(kw["seeds"])), kw["steps"], kk(kw)
+    assert isinstance(out, rlcore.TrainingRun)
+    is_prob_rows(arr(out.probs, (s, t + 1, k)))
+    arr(out.mean_score, (s, t))
+
+
+def _training_params(draw):
+    _, params = _probs_samples(draw)
+    return params | {
+        "lr": P(draw(NONNEG_MODEST), BAD_NONNEG), "steps": P(draw(st.integers(1, 5)), bad_count(1, 100_000)),
+        "batch": P(draw(st.integers(1, 8)), bad_count(1, 100_000)),
+        # τ down to 1e-3: the page's smallest is 0.1; far smaller τ overflows (test_known_sampled_training_tiny_tau)
+        "temperature": P(draw(POS_MODEST), BAD_POS), "greedy": P(draw(st.booleans())),
+        "baseline": P(draw(st.sampled_from(rlcore.BASELINES)), st.sampled_from(["mean", None, "v"])),
+    }
+
+
+@spec("sampled_training_many", _check_training_many, examples=30)
+def _(draw):
+    seeds = draw(st.one_of(st.lists(st.integers(0, 2**40), min_size=1, max_size=3), st.integers(0, 99)))
+    return _training_params(draw) | {"seeds": P(seeds, st.sampled_from([[], [-1], [0, "a"], [1.5], None]))}
+
+
+def _check_training(out, kw):
+    t, k = kw["steps"], kk(kw)
+    assert isinstance(out, rlcore.TrainingRun)
+    is_prob_rows(arr(out.probs, (t + 1, k)))
+    arr(out.mean_score, (t,))
+
+
+@spec("sampled_training", _check_training, examples=30)
+def _(draw):
+    return _training_params(draw) | {"seed": P(draw(st.integers(0, 2**40)), BAD_SEED, ("seed", "seeds"))}
+
+
+@spec("discovery_chance", lambda out, kw: np.all((arr(out, (len(kw["k"]),)) >= 0) & (out <= 1)) or pytest.fail(out))
+def _(draw):
+    ks = draw(st.lists(st.one_of(st.integers(0, 1000), st.floats(0, 1e6), st.just(1e300)), min_size=1, max_size=6))
+    return {"p": P(draw(st.one_of(UNIT, st.just(5e-324))), BAD_UNIT),
+            "k": P(ks, st.one_of(BAD_VECTOR, st.just([-1])))}
+
+
+@spec("turning_steps", lambda out, kw: np.all((arr(out, (np.shape(kw["probs"])[1],), dtype=int) >= 0)
+                                               & (out <= len(kw["probs"]) - 1)) or pytest.fail(out))
+def _(draw):
+    s, k = draw(st.integers(1, 8)), draw(K)
+    rows = draw(vector(vector(st.one_of(UNIT, REAL), k), s))
+    bad = st.sampled_from([[], [1.0, 2.0], [[NAN]], [[INF, 0.0]], "abc", [[[1.0]]], [[]], [["a"]]])
+    return {"probs": P(rows, bad), "tol": P(draw(NONNEG), BAD_NONNEG)}
+
+
+def _check_temperature(out, kw):
+    mu = is_probs(out, len(kw["probs"]))
+    assert np.all(mu[np.asarray(kw["probs"]) == 0] == 0)
+
+
+@spec("temperature_probs", _check_temperature)
+def _(draw):
+    k = draw(K)
+    return {"probs": P(draw(probs(k)), bad_probs(k)), "temperature": P(draw(st.one_of(POS, st.just(5e-324))), BAD_POS)}
+
+
+def _check_discover(out, kw):
+    p, t = kw["p"], kw["target"]
+    if p == 0 and t > 0:
+        assert out == INF  # documented: never discovered
+        return
+    k = num(out, lo=0)
+    assert k == int(k)
+    if k > 0:
+        assert rlcore.discovery_chance(p, [k])[0] >= t, "k samples do not reach the target"
+        assert rlcore.discovery_chance(p, [k - 1])[0] < t or k == 1, "one sample fewer already reaches it"
+
+
+@spec("samples_to_discover", _check_discover)
+def _(draw):
+    return {"p": P(draw(st.one_of(UNIT, st.floats(TINY, 1e-6))), BAD_UNIT),
+            "target": P(draw(st.one_of(st.sampled_from([0.0, TINY, 0.5, 0.95, 1 - 2**-53]), st.floats(0, 0.999))),
+                        st.one_of(BAD_UNIT, st.just(1.0)))}
+
+
+@st.composite
+def training_runs(draw):
+    s, t, k = draw(st.integers(1, 4)), draw(st.integers(1, 6)), draw(K)
+    rows = np.array([[draw(probs(k)) for _ in range(t)] for _ in range(s)])
+    return rlcore.TrainingRun(rows[0] if draw(st.booleans()) and s == 1 else rows, np.zeros((s, t - 1)))
+
+
+def _check_outcome(out, kw):
+    probs_ = np.asarray(kw["run"].probs)
+    s = 1 if probs_.ndim == 2 else probs_.shape[0]
+    steps = probs_.shape[-2]
+    assert isinstance(out, rlcore.ExplorationOutcome)
+    arr(out.final, (s,))
+    arr(out.converged, (s,), dtype=bool)
+    num(out.fraction, lo=0, hi=1)
+    first = arr(out.first_step, (s,), dtype=int)
+    assert np.all((first >= -1) & (first < steps))
+
+
+@spec("exploration_outcome", _check_outcome)
+def _(draw):
+    run = draw(training_runs())
+    k = np.shape(run.probs)[-1]
+    bad_run = st.sampled_from([rlcore.TrainingRun(np.zeros(3), np.zeros(1)),
+                               rlcore.TrainingRun(np.zeros((1, 1, 0)), np.zeros((1, 0)))])
+    return {"run": P(run, bad_run), "token": P(draw(st.integers(0, k - 1)), bad_count(0, k - 1)),
+            "threshold": P(draw(UNIT_OPEN), st.one_of(BAD_UNIT, st.sampled_from([0.0, 1.0])))}
+
+
+def _check_bands(out, kw):
+    shape = np.shape(kw["values"])[1:]
+    assert isinstance(out, rlcore.SeedBands)
+    median, low, high = (arr(x, shape) for x in out)
+    assert np.all(low <= median) and np.all(median <= high)
+
+
+@spec("seed_bands", _check_bands)
+def _(draw):
+    s, t = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    inner = draw(st.sampled_from([(), (2,)]))
+    values = np.array(draw(vector(REAL, s * t * (inner[0] if inner else 1)))).reshape((s, t, *inner)).tolist()
+    return {"values": P(values, st.sampled_from([[1.0, 2.0], [], [[NAN]], [[INF]], 3.0, np.zeros((0, 3))]))}
+
+
+# --- ppo.py --------------------------------------------------------------------------------------------------
+
+def _check_ratio(out, kw):
+    assert np.all(arr(out, (np.size(kw["p_new"]),)) >= 0)
+
+
+@spec("importance_ratio", _check_ratio)
+def _(draw):
+    n = draw(st.integers(1, 6))
+    old = draw(vector(st.one_of(st.sampled_from([TINY, 1.0]), st.floats(1e-6, 1.0)), n))
+    new = draw(vector(UNIT, n))
+    both = ("p_new", "p_old")
+    if n == 1 and draw(st.booleans()):
+        old, new = old[0], new[0]
+    return {"p_new": P(new, st.one_of(bad_vector(n), st.sampled_from([[-0.1] * n, [1.1] * n])), both),
+            "p_old": P(old, st.one_of(bad_vector(n, 0.5), st.sampled_from([[0.0] * n, [1.1] * n])), both)}
+
+
+RATIO = st.one_of(st.sampled_from([0.0, 1.0, 0.8, 1.2, 1e300]), st.floats(0, 10))
+ADV = st.one_of(st.sampled_from([0.0, -BIG, BIG]), st.floats(-BIG, BIG).filter(lambda x: abs(x) < 1e-290 or
+                                                                                  abs(x) >= 1e-8))
+
+
+def _ratio_adv(draw):
+    n = draw(st.integers(1, 6))
+    both = ("ratio", "advantage")
+    ratio = draw(vector(RATIO, n))
+    if ratio and max(ratio) == 1e300:  # keep ρ·A inside float64: 1e300 only with |A| ≤ 1e6
+        pass
+    adv = draw(st.one_of(vector(ADV, n), ADV))
+    return n, {"ratio": P(ratio, st.one_of(bad_vector(n, 1.0), st.just([-0.5] * n)), both),
+               "advantage": P(adv, bad_vector(n) if n > 1 else BAD_VECTOR, both)}
+
+
+def _check_clipped(out, kw):
+    arr(out, (len(kw["ratio"]),))
+
+
+@spec("clipped_objective", _check_clipped)
+def _(draw):
+    _, params = _ratio_adv(draw)
+    return params | {
+        "eps": P(draw(UNIT_OPEN), st.one_of(BAD_POS, st.just(1.0))),
+        "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_POS),
+        "dual_clip": P(draw(st.one_of(st.none(), st.sampled_from([1 + 1e-9, 3.0, 1e3]))),
+                       st.one_of(NOT_A_NUMBER, st.sampled_from([1.0, 0.5, -3.0]))),
+    }
+
+
+@spec("is_clipped", lambda out, kw: arr(out, (len(kw["ratio"]),), dtype=bool))
+def _(draw):
+    n = draw(st.integers(1, 6))
+    both = ("ratio", "advantage")
+    # Wrong lengths are pinned in test_known_is_clipped_lengths; here: bad entries only.
+    return {"ratio": P(draw(vector(RATIO, n)), BAD_VECTOR, both),
+            "advantage": P(draw(st.one_of(vector(ADV, n), ADV)), BAD_VECTOR, both),
+            "eps": P(draw(UNIT_OPEN), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_POS)}
+
+
+def _check_clip_bounds(out, kw):
+    lo, hi = out
+    assert 0 <= num(lo) <= kw["p_old"] <= num(hi) <= 1
+
+
+@spec("clip_bounds", _check_clip_bounds)
+def _(draw):
+    return {"p_old": P(draw(UNIT), BAD_UNIT), "eps": P(draw(POS), BAD_POS)}
+
+
+def _check_ppo_epochs(out, kw):
+    e, k = kw["epochs"], len(kw["p_old"])
+    assert isinstance(out, rlcore.PPOEpochs)
+    is_prob_rows(arr(out.probs, (e + 1, k)))
+    frac = arr(out.clip_fraction, (e + 1,))
+    assert np.all((frac >= 0) & (frac <= 1))
+    arr(out.objective, (e + 1,))
+
+
+@spec("ppo_epochs", _check_ppo_epochs, examples=40)
+def _(draw):
+    k, n = draw(K), draw(st.integers(1, 10))
+    both = ("actions", "advantages")
+    return {
+        "p_old": P(draw(probs(k, positive=True)), st.one_of(bad_probs(k), st.just([1.0] + [0.0] * (k - 1)))
+                   if k > 1 else bad_probs(k), ("p_old", "actions")),
+        "actions": P(draw(vector(st.integers(0, k - 1), n)),
+                     st.one_of(BAD_VECTOR, st.sampled_from([[k] * n, [-1] * n, [0.5] * n, [0] * (n + 1)])), both),
+        "advantages": P(draw(vector(ADV, n)), bad_vector(n), both),
+        "lr": P(draw(NONNEG_MODEST), BAD_NONNEG), "epochs": P(draw(st.integers(1, 10)), bad_count(1, 10_000)),
+        "eps": P(draw(POS), BAD_POS),
+    }
+
+
+def _check_batch(out, kw):
+    n = sum(len(s) for s in kw["samples"])
+    assert isinstance(out, rlcore.PPOBatch)
+    arr(out.actions, (n,), dtype=int)
+    arr(out.scores, (n,))
+    arr(out.advantages, (n,))
+    num(out.value)
+
+
+@spec("batch_advantages", _check_batch)
+def _(draw):
+    return _probs_samples(draw)[1]
+
+
+# --- summary.py ------------------------------------------------------------------------------------------------
+
+def _check_summary(out, kw):
+    k = kw["scenario"].n
+    assert isinstance(out, rlcore.Summary)
+    assert 0 <= out.likely < k and 0 <= out.best < k
+    for field in ("q", "advantage", "probs_after_step"):
+        arr(getattr(out, field), (k,))
+    for field in ("v", "weighted_advantage", "answer_score", "td_at_action", "gae_first_token", "v_after_step",
+                  "group_advantage_likely", "kl_flattery_90", "variance_ratio"):
+        num(getattr(out, field))
+    assert num(out.variance_no_baseline) >= 0 and num(out.variance_v_baseline) >= 0
+    num(out.discover_best_10, lo=0, hi=1)
+    assert 0 <= out.clip_range_best[0] <= out.clip_range_best[1] <= 1
+
+
+@spec("summarize", _check_summary, examples=40)
+def _(draw):
+    return {"scenario": P(draw(scenarios())), "lam": P(draw(UNIT), BAD_UNIT),
+            "eps": P(draw(st.one_of(UNIT_OPEN, st.just(5.0))), BAD_POS),
+            "k": P(draw(st.integers(0, 1000)), st.sampled_from([-1, NAN, "abc"]))}
+
+
+# --- lab.py ----------------------------------------------------------------------------------------------------
+
+def _check_tree(out, kw):
+    s, flat = kw["scenario"], kw["flattery"]
+    assert isinstance(out, rlcore.LabTree)
+    k = s.n
+    leaves = k + 1 if flat else k
+    is_probs(out.ref_first, k)
+    is_probs(out.ref_branch, 2)
+    assert 0 <= out.best < k and out.flattery == flat and len(out.leaf_names) == leaves == len(out.leaf_samples)
+    arr(out.leaf_means, (leaves,))
+    is_probs(out.leaf_ref_probs, leaves)
+
+
+@spec("lab_tree", _check_tree)
+def _(draw):
+    return {"scenario": P(draw(scenarios()), NOT_A_SCENARIO),
+            "flattery": P(draw(st.booleans()), st.sampled_from([1, "yes", None]))}
+
+
+LAB_FIELDS = {
+    "algorithm": (st.sampled_from(rlcore.ALGORITHMS), st.sampled_from(["GRPO", "", None])),
+    "steps": (st.integers(1, 3), bad_count(1, 2_000)),
+    "group_size": (st.integers(2, 4), bad_count(2, 512)),
+    "lr": (st.one_of(st.sampled_from([0.0, TINY, 100.0]), st.floats(0, 2)), st.one_of(BAD_NONNEG, st.just(100.5))),
+    "epochs": (st.integers(1, 3), bad_count(1, 50)),
+    "eps": (UNIT_OPEN, st.one_of(BAD_UNIT, st.sampled_from([0.0, 1.0]))),
+    "beta": (st.one_of(st.sampled_from([0.0, TINY, 100.0]), st.floats(0, 1)), st.one_of(BAD_NONNEG, st.just(100.5))),
+    "lam": (UNIT, BAD_UNIT),
+    "gamma": (UNIT, BAD_UNIT),
+    "critic_lr": (UNIT, BAD_UNIT),
+    "baseline_rate": (UNIT_OPEN | st.just(1.0), st.one_of(BAD_UNIT, st.just(0.0))),
+    "judge": (st.sampled_from(rlcore.JUDGES), st.sampled_from(["Samples", None])),
+    "noise": (st.one_of(st.just(0.0), POS_MODEST), BAD_NONNEG),
+    "flattery": (st.booleans(), st.sampled_from([1, "yes", None])),
+}
+
+
+def _check_config(out, kw):
+    assert isinstance(out, rlcore.LabConfig)
+    for name, value in kw.items():
+        assert getattr(out, name) == value
+    assert isinstance(out.clipped, bool)
+
+
+@spec("LabConfig", _check_config)
+def _(draw):
+    chosen = draw(st.sets(st.sampled_from(sorted(LAB_FIELDS))))  # the rest keep their defaults
+    return {name: P(draw(LAB_FIELDS[name][0]), LAB_FIELDS[name][1]) for name in sorted(chosen)}
+
+
+@st.composite
+def lab_configs(draw, modest: bool = False) -> rlcore.LabConfig:
+    fields = {name: draw(valid) for name, (valid, _) in LAB_FIELDS.items()}
+    if modest:  # training_loop has no overflow guard (train has): keep the step small
+        fields["lr"] = draw(st.floats(0, 1))
+        fields["beta"] = draw(st.floats(0, 1))
+    return rlcore.LabConfig(**fields)
+
+
+def _check_history(out, kw, seeds=None, tree=None):
+    if tree is None:
+        tree = rlcore.lab_tree(kw["scenario"], kw["config"].flattery)
+    c = kw.get("config") or kw["c"]
+    s = len(np.atleast_1d(kw["seeds"] if seeds is None else seeds))
+    t, g, k = c.steps, c.group_size, len(tree.tokens)
+    assert isinstance(out, rlcore.LabHistory)
+    is_prob_rows(arr(out.probs_first, (s, t + 1, k)))
+    is_prob_rows(arr(out.probs_branch, (s, t + 1, 2)))
+    for field in ("expected_score", "kl"):
+        arr(getattr(out, field), (s, t + 1))
+    assert np.all(out.kl >= 0)
+    for field in ("mean_score", "clip_fraction", "loss", "grad_norm"):
+        arr(getattr(out, field), (s, t))
+    arr(out.values, (s, t + 1, 2), nan_where=c.algorithm != "ppo")  # documented: NaN without a critic
+    arr(out.dead, (s, t), dtype=bool)
+    arr(out.scores, (s, t, g))
+    arr(out.actions, (s, t, g, 2), dtype=int)
+    arr(out.rewards, (s, t, g, 2))
+    arr(out.advantages, (s, t, g, 2))
+    loss, norm = rlcore.first_step_loss(out)
+    num(loss)
+    num(norm, lo=0)
+
+
+SEEDS = st.one_of(st.lists(st.integers(0, 2**40), min_size=1, max_size=3), st.integers(0, 99))
+
+
+@spec("train", _check_history, examples=40, diverge_ok=True)
+def _(draw):
+    return {"scenario": P(draw(scenarios()), NOT_A_SCENARIO),
+            "config": P(draw(lab_configs()), st.sampled_from([None, "grpo", {"algorithm": "grpo"}])),
+            "seeds": P(draw(SEEDS), st.sampled_from([[], [-1], list(range(65)), [0, "a"], None, 1.5]))}
+
+
+def _check_loop(out, kw):
+    _check_history(out, kw, seeds=kw["seed_list"], tree=kw["tree"])
+    assert kw["progress"][0] == kw["c"].steps - 1
+
+
+@spec("training_loop", _check_loop, examples=20)
+def _(draw):
+    # training_loop is the unchecked inner loop ("Call train instead: it checks the inputs"): valid input
+    # only, and a modest step size, since overflow handling is train's job.
+    config = draw(lab_configs(modest=True))
+    s = draw(st.builds(lambda sc: rlcore.Scenario(sc.tokens, sc.probs, tuple(
+        tuple(min(max(x, -10.0), 10.0) for x in g) for g in sc.samples)), scenarios()))
+    tree = rlcore.lab_tree(s, config.flattery)
+    return {"tree": P(tree), "c": P(config), "seed_list": P(draw(st.lists(st.integers(0, 2**40), min_size=1,
+                                                                          max_size=3))), "progress": P([0])}
+
+
+def _check_thin(out, kw):
+    a = arr(out, dtype=int)
+    n = kw["n"]
+    assert a[0] == 0 and a[-1] == n - 1 and np.all(np.diff(a) > 0) and a.size <= max(kw["max_points"], 1)
+
+
+@spec("thin_steps", _check_thin)
+def _(draw):
+    return {"n": P(draw(st.integers(1, 5000)), bad_count(1)), "max_points": P(draw(st.integers(2, 400)), bad_count(2))}
+
+
+def _check_dead_share(out, kw):
+    a = arr(out, (np.shape(kw["dead"])[1],))
+    assert np.all((a >= 0) & (a <= 1))
+
+
+@spec("dead_share", _check_dead_share)
+def _(draw):
+    s, t = draw(st.integers(1, 4)), draw(st.integers(1, 10))
+    dead = draw(vector(vector(st.one_of(st.booleans(), st.sampled_from([0, 1])), t), s))
+    bad = st.sampled_from([[True, False], [], [[]], [[2, 0]], [[0.5]], [[-1]]])
+    return {"dead": P(dead, bad), "window": P(draw(st.integers(1, 20)), bad_count(1))}
+
+
+@st.composite
+def histories(draw):
+    config = draw(lab_configs(modest=True))
+    return rlcore.train(rlcore.ARTICLE_SCENARIO, config, draw(st.integers(0, 99)))
+
+
+def _check_first_step_loss(out, kw):
+    loss, norm = out
+    num(loss)
+    num(norm, lo=0)
+
+
+@spec("first_step_loss", _check_first_step_loss, examples=20)
+def _(draw):
+    return {"history": P(draw(histories()), st.sampled_from([None, "abc", (1.0, 2.0)]))}
+
+
+# ------------------------------------------------------------------------------------------------------
+# Result types: no validation of their own (plain records); each is checked through the function that makes it
+# ------------------------------------------------------------------------------------------------------
+
+RESULT_TYPES = {
+    "AnswerTrace": "answer_trace", "BaselineStudy": "baseline_study", "BlindSpot": "outcome_blind_spot",
+    "CriticErrorStudy": "critic_error_study", "ExplorationOutcome": "exploration_outcome",
+    "FlatteryBranch": None,  # the type of the FLATTERY constant; checked in test_flattery_constant
+    "GenerationStep": "next_step", "GradientStats": "gradient_stats", "GroupCredit": "group_credit",
+    "Histogram": "histogram_counts", "JudgeChecks": "rule_based_judge", "KLEstimates": "kl_estimators",
+    "KLEstimatorStudy": "kl_estimator_study", "LabHistory": "train", "LabTree": "lab_tree",
+    "MCEstimates": "mc_estimates", "PPOBatch": "batch_advantages", "PPOEpochs": "ppo_epochs",
+    "PolicyPath": "policy_gradient_path", "PolicyTrace": "policy_gradient_trace",
+    "RegularizedObjective": "kl_regularized_objective", "RunningEstimates": "running_mc_estimates",
+    "SeedBands": "seed_bands", "ShareCurve": "share_curve", "Summary": "summarize", "TrainingRun": "sampled_training",
+    "ValueBreakdown": "value_breakdown",
+}
+
+
+def public_callables() -> set[str]:
+    return {n for n in rlcore.__all__ if callable(getattr(rlcore, n))}
+
+
+# ------------------------------------------------------------------------------------------------------
+# The tests
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_every_public_callable_has_a_strategy():
+    """A new public function (or class) in rlcore.__all__ needs a strategy here, or a producer if it is a record."""
+    missing = public_callables() - set(SPECS) - set(RESULT_TYPES)
+    assert not missing, f"add a strategy to tests/test_rlcore_fuzz.py for: {sorted(missing)}"
+    stale = (set(SPECS) | set(RESULT_TYPES)) - public_callables()
+    assert not stale, f"no longer public in rlcore: {sorted(stale)}"
+    for record, producer in RESULT_TYPES.items():
+        assert producer is None or producer in SPECS, (record, producer)
+        assert isinstance(getattr(rlcore, record), type), record
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_fuzz(name):
+    fn, spec_ = getattr(rlcore, name), SPECS[name]
+    before = COUNTS.copy()
+
+    @settings(max_examples=spec_.examples, derandomize=True, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    @given(spec_.cases)
+    def fuzz(case):
+        run_case(fn, spec_, case)
+
+    fuzz()
+    ran = COUNTS - before
+    assert ran["valid"] + ran["diverged"] > 0, f"{name}: no valid example ran"
+    assert ran["invalid"] > 0 or all(p is None for p in ()), name
+    COUNTS[f"fn:{name}"] += ran["valid"] + ran["invalid"] + ran["diverged"]
+
+
+def test_flattery_constant():
+    f = rlcore.FLATTERY
+    assert isinstance(f, rlcore.FlatteryBranch)
+    arr(f.rewards, (2,))
+    is_probs(f.p_ref, 2)
+
+
+def test_zz_report_counts():
+    """Runs last (alphabetically): how many examples ran (see it with -s)."""
+    per_fn = {k[3:]: v for k, v in COUNTS.items() if k.startswith("fn:")}
+    print(f"\nrlcore fuzz: {len(per_fn)} callables, {sum(per_fn.values())} examples "
+          f"({COUNTS['valid']} valid, {COUNTS['invalid']} invalid, {COUNTS['diverged']} diverged lab runs)")
