@@ -190,12 +190,15 @@ POS_WEIGHT = st.one_of(st.sampled_from([TINY, 1e-12, 1.0]), st.floats(1e-6, 1.0)
 TEXT = st.text(alphabet="abcXYZ .,:;!?'()-<>/think", max_size=30)
 
 # invalid replacements
-NOT_A_NUMBER = st.sampled_from([NAN, INF, -INF, "abc", None, True, [1.0], 1j])
+_NOT_NUMBERS = [NAN, INF, -INF, "abc", True, [1.0], 1j]
+NOT_A_NUMBER = st.sampled_from([*_NOT_NUMBERS, None])
+BAD_OPTIONAL = st.sampled_from(_NOT_NUMBERS)  # for arguments where None is valid (the default)
 BAD_UNIT = st.one_of(NOT_A_NUMBER, st.sampled_from([-1e-12, -1.0, 1 + 1e-9, 2.0]))
 BAD_POS = st.one_of(NOT_A_NUMBER, st.sampled_from([0.0, -TINY, -1.0]))
+BAD_OPTIONAL_POS = st.one_of(BAD_OPTIONAL, st.sampled_from([0.0, -TINY, -1.0]))
 BAD_NONNEG = st.one_of(NOT_A_NUMBER, st.sampled_from([-TINY, -1.0]))
 BAD_SEED = st.sampled_from([-1, 1.5, "0", None, True, NAN])
-BAD_VECTOR = st.sampled_from([[], [NAN], [1.0, INF], [-INF], "abc", ["a", "b"], [[1.0, 2.0]], None, 3.0])
+BAD_VECTOR = st.sampled_from([[], [NAN], [1.0, INF], [-INF], "abc", ["a", "b"], [[1.0, 2.0]], None])
 BAD_STR = st.sampled_from([None, 3, 1.5, b"bytes", ["a"]])
 
 
@@ -213,14 +216,16 @@ def probs(draw, k: int, *, positive: bool = False) -> list[float]:
     return (w / w.sum()).tolist()
 
 
-def bad_probs(k: int) -> st.SearchStrategy:
-    """Not a probability vector of length k: wrong length, NaN, inf, negative, above 1, not summing to 1, text."""
+def bad_probs(k: int, *, peer: bool = True) -> st.SearchStrategy:
+    """Not a probability vector of length k: NaN, inf, negative, above 1, not summing to 1, text, and (when the
+    length must match another argument, ``peer``) a valid vector of another length."""
     base = [1.0 / k] * k
-    options = [[NAN] + base[1:], [INF] + base[1:], [-0.1, 1.1] + [0.0] * (k - 2) if k >= 2 else [-1.0],
-               [2.0] + base[1:], [0.5 / k] * k, base + [0.0], base[:-1] + [0.0, base[-1]], [], "abc",
-               ["a"] * k, [base], None]
+    options = [[NAN, *base[1:]], [INF, *base[1:]], [-0.1, 1.1] + [0.0] * (k - 2) if k >= 2 else [-1.0],
+               [2.0, *base[1:]], [0.5 / k] * k, [], "abc", ["a"] * k, [base], None]
     if k > 1:
-        options.append(base[:-1])
+        options.append(base[:-1])  # one entry short: sums to less than 1
+    if peer:
+        options.append([*base, 0.0])
     return st.sampled_from(options)
 
 
@@ -314,7 +319,11 @@ def _(draw):
             "gamma": P(draw(UNIT), BAD_UNIT)}
 
 
-@spec("outcome_judge", lambda out, kw: num(out) in (0.0, float(kw["full_marks"])) or pytest.fail(out))
+def _check_outcome_judge(out, kw):
+    assert num(out) in (0.0, float(kw["full_marks"])), out
+
+
+@spec("outcome_judge", _check_outcome_judge)
 def _(draw):
     return {"answer": P(draw(TEXT), BAD_STR), "expected": P(draw(TOKEN_TEXT), st.one_of(BAD_STR, st.just(" "))),
             "full_marks": P(draw(REAL), NOT_A_NUMBER)}
@@ -338,8 +347,11 @@ def _(draw):
 
 # --- example.py --------------------------------------------------------------------------------------------
 
-@spec("split_tokens", lambda out, kw: isinstance(out, tuple) and all(isinstance(t, str) and t for t in out)
-      or pytest.fail(repr(out)))
+def _check_split(out, kw):
+    assert isinstance(out, tuple) and all(isinstance(t, str) and t for t in out), out
+
+
+@spec("split_tokens", _check_split)
 def _(draw):
     return {"text": P(draw(st.one_of(TEXT, st.text())), BAD_STR)}
 
@@ -559,9 +571,12 @@ def _(draw):
     params = {"values": P(values, st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]]])),
               "bins": P(draw(st.integers(1, 40)), bad_count(1))}
     if draw(st.booleans()):
-        lo, hi = sorted(draw(vector(REAL, 2)))
-        params["low"] = P(lo, NOT_A_NUMBER, ("low", "high"))
-        params["high"] = P(hi, st.one_of(NOT_A_NUMBER, st.just(lo - 1.0)), ("low", "high"))
+        # a range at least 1e-3 wide (or a single point): far narrower ones are pinned in
+        # test_known_histogram_counts_narrow_range
+        lo = draw(REAL)
+        hi = lo + draw(st.one_of(st.just(0.0), st.floats(1e-3, 2 * BIG)))
+        params["low"] = P(lo, BAD_OPTIONAL, ("low", "high"))
+        params["high"] = P(hi, st.one_of(BAD_OPTIONAL, st.just(lo - 1.0)), ("low", "high"))
     return params
 
 
@@ -723,10 +738,14 @@ def _check_rarest(out, kw):
 @spec("rarest_token_shift", _check_rarest)
 def _(draw):
     k = draw(K)
-    return {"probs": P(draw(probs(k)), bad_probs(k)), "temperature": P(draw(POS), BAD_POS)}
+    return {"probs": P(draw(probs(k)), bad_probs(k, peer=False)), "temperature": P(draw(POS), BAD_POS)}
 
 
-@spec("join_tokens", lambda out, kw: isinstance(out, str) or pytest.fail(repr(out)))
+def _check_str(out, kw):
+    assert isinstance(out, str), out
+
+
+@spec("join_tokens", _check_str)
 def _(draw):
     tokens = draw(st.one_of(st.lists(TOKEN_TEXT, max_size=8), TEXT.map(rlcore.split_tokens)))
     return {"tokens": P(tokens, st.sampled_from(["abc", 5, None, [1, 2], ["a", None]]))}
@@ -744,12 +763,12 @@ def _(draw):
 
 
 def _written(draw, s: rlcore.Scenario):
-    """A valid prefix of an answer after the scenario's prefix: nothing, or a token and part of its continuation."""
-    if draw(st.booleans()):
-        return []
+    """An unfinished answer after the prefix: nothing, or a token and part (not all) of its continuation."""
     tok = draw(st.sampled_from(s.tokens))
     rest = rlcore.split_tokens(s.continuations[s.index(tok)])
-    return [tok, *rest[: draw(st.integers(0, len(rest)))]][: 1 + len(rest)] if rest else [tok][:0]
+    if not rest or draw(st.booleans()):
+        return []
+    return [tok, *rest[: draw(st.integers(0, len(rest) - 1))]]
 
 
 def _check_step(out, kw):
@@ -766,8 +785,6 @@ def _check_step(out, kw):
 def _(draw):
     s = draw(scenarios())
     written = _written(draw, s)
-    if written and len(written) == 1 + len(rlcore.split_tokens(s.continuations[s.index(written[0])])):
-        written = written[:-1]  # a finished answer has no next step
     bad_written = st.sampled_from(["abc", 5, None, ["not-a-token"], [s.tokens[0], "zzz-not-next"],
                                    [s.tokens[0], *rlcore.split_tokens(s.continuations[0]), "x"]])
     return {"scenario": P(s), "written": P(written, bad_written),
@@ -799,7 +816,11 @@ def _(draw):
                                                      st.one_of(BAD_STR, st.sampled_from(["", "  "])))}
 
 
-@spec("answer_matches", lambda out, kw: isinstance(out, bool) or pytest.fail(repr(out)))
+def _check_bool(out, kw):
+    assert isinstance(out, bool), out
+
+
+@spec("answer_matches", _check_bool)
 def _(draw):
     # Documented for strings only; non-strings are pinned in test_known_answer_matches_non_strings.
     return {"final": P(draw(TEXT)), "expected": P(draw(st.one_of(TOKEN_TEXT, st.just("?!"), st.just(""))))}
@@ -920,7 +941,7 @@ def _check_kl_study(out, kw):
     num(out.exact, lo=0)
     for field in ("expected", "bias", "spread", "sample_mean", "sample_std", "negative_share"):
         arr(getattr(out, field), (3,))
-    assert out.bias[0] == 0 and out.bias[2] == 0 or abs(out.bias[[0, 2]]).max() <= 1e-9 * max(1, out.exact)
+    assert (out.bias[0] == 0 and out.bias[2] == 0) or abs(out.bias[[0, 2]]).max() <= 1e-9 * max(1, out.exact)
 
 
 @st.composite
@@ -940,10 +961,11 @@ def _(draw):
     k = draw(K)
     p, ref = draw(kl_pairs(k))
     names = ("p", "p_ref")
-    zero_ref = [0.0] + [1.0 / (k - 1)] * (k - 1) if k > 1 else [0.0]
-    return {"p": P(p, bad_probs(k), names),
-            "p_ref": P(ref, st.one_of(bad_probs(k), st.just([1.0] + [0.0] * (k - 1)) if k > 1 else bad_probs(k),
-                                      st.just(zero_ref)), names),
+    bad_ref = [bad_probs(k)]
+    if k > 1:  # zero where π is not: an infinite KL
+        i = int(np.argmax(p))
+        bad_ref.append(st.just(np.eye(k)[(i + 1) % k].tolist()))
+    return {"p": P(p, bad_probs(k), names), "p_ref": P(ref, st.one_of(*bad_ref), names),
             "n": P(draw(st.integers(1, 50)), bad_count(1, 1_000_000)), "seed": P(draw(SEED), BAD_SEED)}
 
 
@@ -968,7 +990,7 @@ def _(draw):
 @spec("logits_from_probs", lambda out, kw: is_probs(rlcore.softmax(arr(out, (len(kw["probs"]),))), len(out)))
 def _(draw):
     k = draw(K)
-    return {"probs": P(draw(probs(k)), bad_probs(k))}
+    return {"probs": P(draw(probs(k)), bad_probs(k, peer=False))}
 
 
 @spec("policy_gradient_step", lambda out, kw: arr(out, (len(kw["logits"]),)))
@@ -1049,15 +1071,24 @@ def _(draw):
     return _training_params(draw) | {"seed": P(draw(st.integers(0, 2**40)), BAD_SEED, ("seed", "seeds"))}
 
 
-@spec("discovery_chance", lambda out, kw: np.all((arr(out, (len(kw["k"]),)) >= 0) & (out <= 1)) or pytest.fail(out))
+def _check_discovery(out, kw):
+    a = arr(out, (len(kw["k"]),))
+    assert np.all((a >= 0) & (a <= 1)), a
+
+
+@spec("discovery_chance", _check_discovery)
 def _(draw):
     ks = draw(st.lists(st.one_of(st.integers(0, 1000), st.floats(0, 1e6), st.just(1e300)), min_size=1, max_size=6))
     return {"p": P(draw(st.one_of(UNIT, st.just(5e-324))), BAD_UNIT),
             "k": P(ks, st.one_of(BAD_VECTOR, st.just([-1])))}
 
 
-@spec("turning_steps", lambda out, kw: np.all((arr(out, (np.shape(kw["probs"])[1],), dtype=int) >= 0)
-                                               & (out <= len(kw["probs"]) - 1)) or pytest.fail(out))
+def _check_turning(out, kw):
+    a = arr(out, (np.shape(kw["probs"])[1],), dtype=int)
+    assert np.all((a >= 0) & (a <= len(kw["probs"]) - 1)), a
+
+
+@spec("turning_steps", _check_turning)
 def _(draw):
     s, k = draw(st.integers(1, 8)), draw(K)
     rows = draw(vector(vector(st.one_of(UNIT, REAL), k), s))
@@ -1073,7 +1104,8 @@ def _check_temperature(out, kw):
 @spec("temperature_probs", _check_temperature)
 def _(draw):
     k = draw(K)
-    return {"probs": P(draw(probs(k)), bad_probs(k)), "temperature": P(draw(st.one_of(POS, st.just(5e-324))), BAD_POS)}
+    return {"probs": P(draw(probs(k)), bad_probs(k, peer=False)),
+            "temperature": P(draw(st.one_of(POS, st.just(5e-324))), BAD_POS)}
 
 
 def _check_discover(out, kw):
@@ -1083,9 +1115,14 @@ def _check_discover(out, kw):
         return
     k = num(out, lo=0)
     assert k == int(k)
+
+    def chance(m):  # 1 − (1 − p)^m, accurate for tiny p (discovery_chance is not: see the known-bug tests)
+        return -math.expm1(m * math.log1p(-p)) if p < 1 else float(m > 0)
+
     if k > 0:
-        assert rlcore.discovery_chance(p, [k])[0] >= t, "k samples do not reach the target"
-        assert rlcore.discovery_chance(p, [k - 1])[0] < t or k == 1, "one sample fewer already reaches it"
+        assert chance(k) >= t * (1 - 1e-12), "k samples do not reach the target"
+        if 1 < k < 2**52:
+            assert chance(k - 1) < t * (1 + 1e-12), "one sample fewer already reaches it"
 
 
 @spec("samples_to_discover", _check_discover)
@@ -1158,19 +1195,20 @@ def _(draw):
 
 
 RATIO = st.one_of(st.sampled_from([0.0, 1.0, 0.8, 1.2, 1e300]), st.floats(0, 10))
-ADV = st.one_of(st.sampled_from([0.0, -BIG, BIG]), st.floats(-BIG, BIG).filter(lambda x: abs(x) < 1e-290 or
-                                                                                  abs(x) >= 1e-8))
+ADV = st.one_of(st.sampled_from([0.0, -BIG, BIG, TINY]), st.floats(-BIG, BIG))
 
 
 def _ratio_adv(draw):
+    """ρ [N] and A ([N] or a number, which broadcasts); wrong lengths only where they cannot broadcast."""
     n = draw(st.integers(1, 6))
     both = ("ratio", "advantage")
-    ratio = draw(vector(RATIO, n))
-    if ratio and max(ratio) == 1e300:  # keep ρ·A inside float64: 1e300 only with |A| ≤ 1e6
-        pass
     adv = draw(st.one_of(vector(ADV, n), ADV))
-    return n, {"ratio": P(ratio, st.one_of(bad_vector(n, 1.0), st.just([-0.5] * n)), both),
-               "advantage": P(adv, bad_vector(n) if n > 1 else BAD_VECTOR, both)}
+    bad_ratio = [BAD_VECTOR, st.just([-0.5] * n)]
+    if isinstance(adv, list) and n > 1:
+        bad_ratio.append(st.just([1.0] * (n + 1)))
+    bad_adv = [BAD_VECTOR] + ([st.just([0.0] * (n + 1))] if n > 1 else [])
+    return n, {"ratio": P(draw(vector(RATIO, n)), st.one_of(*bad_ratio), both),
+               "advantage": P(adv, st.one_of(*bad_adv), both)}
 
 
 def _check_clipped(out, kw):
@@ -1182,9 +1220,9 @@ def _(draw):
     _, params = _ratio_adv(draw)
     return params | {
         "eps": P(draw(UNIT_OPEN), st.one_of(BAD_POS, st.just(1.0))),
-        "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_POS),
+        "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS),
         "dual_clip": P(draw(st.one_of(st.none(), st.sampled_from([1 + 1e-9, 3.0, 1e3]))),
-                       st.one_of(NOT_A_NUMBER, st.sampled_from([1.0, 0.5, -3.0]))),
+                       st.one_of(BAD_OPTIONAL, st.sampled_from([1.0, 0.5, -3.0]))),
     }
 
 
@@ -1195,7 +1233,7 @@ def _(draw):
     # Wrong lengths are pinned in test_known_is_clipped_lengths; here: bad entries only.
     return {"ratio": P(draw(vector(RATIO, n)), BAD_VECTOR, both),
             "advantage": P(draw(st.one_of(vector(ADV, n), ADV)), BAD_VECTOR, both),
-            "eps": P(draw(UNIT_OPEN), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_POS)}
+            "eps": P(draw(UNIT_OPEN), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS)}
 
 
 def _check_clip_bounds(out, kw):
@@ -1475,7 +1513,6 @@ def test_fuzz(name):
     fuzz()
     ran = COUNTS - before
     assert ran["valid"] + ran["diverged"] > 0, f"{name}: no valid example ran"
-    assert ran["invalid"] > 0 or all(p is None for p in ()), name
     COUNTS[f"fn:{name}"] += ran["valid"] + ran["invalid"] + ran["diverged"]
 
 
@@ -1487,7 +1524,7 @@ def test_flattery_constant():
 
 
 def test_zz_report_counts():
-    """Runs last (alphabetically): how many examples ran (see it with -s)."""
+    """Runs last (pytest keeps file order): how many examples ran (see it with -s)."""
     per_fn = {k[3:]: v for k, v in COUNTS.items() if k.startswith("fn:")}
     print(f"\nrlcore fuzz: {len(per_fn)} callables, {sum(per_fn.values())} examples "
           f"({COUNTS['valid']} valid, {COUNTS['invalid']} invalid, {COUNTS['diverged']} diverged lab runs)")

@@ -12,6 +12,7 @@ import pandas as pd
 from .colors import ACCENT, NEUTRAL, PALETTE, token_scale
 
 HEIGHT = 260
+LABEL = "#8C8C8C"  # text drawn on the chart: legible on white and on Streamlit's dark background
 
 
 def layer(*charts, **properties) -> alt.LayerChart:
@@ -24,7 +25,8 @@ def layer(*charts, **properties) -> alt.LayerChart:
 
 
 def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
-    return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14)
+    # a mid grey subtitle reads on the light and on the dark theme alike
+    return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14, subtitleColor=LABEL)
 
 
 def _color(field: str, tokens, legend_title: str | None):
@@ -49,7 +51,7 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
         tooltip=[alt.Tooltip(f"{token}:N", title="token"), _num(value, value_title)],
     )
     bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None))
-    labels = base.mark_text(fontSize=13, fontWeight="bold", dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
+    labels = base.mark_text(fontSize=13, fontWeight="bold", color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
                             ).encode(text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(y=alt.Y("zero:Q"))
     return alt.layer(bars, labels, zero, title=_title(title, subtitle), height=height)
@@ -130,7 +132,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
              if highlight else alt.ColorValue(NEUTRAL))
     base = alt.Chart(df).encode(x=x)
     bars = base.mark_bar().encode(y=alt.Y(f"{value}:Q", title=y_title), color=color, tooltip=tooltip)
-    labels = base.mark_text(fontSize=11, dy=alt.expr(f"datum['{value}'] < 0 ? 9 : -7")).encode(
+    labels = base.mark_text(fontSize=11, color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 9 : -7")).encode(
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(y=alt.Y("zero:Q"))
     layers = [bars, labels, zero]

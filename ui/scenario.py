@@ -269,13 +269,13 @@ def sidebar() -> rlcore.Scenario:
         note = st.session_state.pop("scenario_normalise_error", None)
         if note:
             st.error(note)
-        c1, c2, c3 = st.columns(3)
+        c1, c2 = st.columns(2)
         c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,
                   width="stretch", help="Add a token (up to six)")
         c2.button("Remove", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
                   disabled=len(draft) <= MIN_TOKENS, width="stretch",
                   help="Remove the last token in the list (at least two stay)")
-        c3.button("Reset", on_click=_reset, width="stretch",
+        st.button("Reset", on_click=_reset, width="stretch",
                   help="Back to the article's example and every input's default")
         notice = st.session_state.pop("scenario_url_notice", None)
         if notice:
