@@ -6,13 +6,12 @@ import streamlit as st
 
 import rlcore
 from ui import charts, page
-from ui.format import esc, fmt
+from ui.format import axis_labels, esc, fmt
 
 GAMMAS = (1.0, 0.99, 0.95, 0.9)     # the discounts compared in the length chart
 MAX_LENGTH = 60                     # answer lengths 1…60 tokens in that chart
 SHORT, LONG, PREDICT_GAMMA = 5, 20, 0.9
 FULL_MARKS = 10.0                   # the outcome-only judge's score for a right conclusion
-ZW = "\u200b"                       # zero-width space: keeps a repeated token apart on a chart axis
 
 scenario = page.setup(
     "Reward and return", "🎯",
@@ -56,14 +55,6 @@ words, score, n = trace.tokens, trace.score, len(trace.tokens)
 answer = rlcore.join_tokens(words)
 
 
-def axis_labels(items):
-    """Chart labels for the tokens of an answer; a repeated token gets invisible marks to stay apart."""
-    seen: dict[str, int] = {}
-    out = []
-    for w in items:
-        out.append(w + ZW * seen.get(w, 0))
-        seen[w] = seen.get(w, 0) + 1
-    return out
 
 
 st.subheader("The sampled answer")

@@ -7,12 +7,11 @@ import streamlit as st
 import rlcore
 from ui import charts, page
 from ui.colors import ACCENT
-from ui.format import esc, fmt, fmt_list
+from ui.format import axis_labels, esc, fmt, fmt_list
 
 LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the critic-error study
 STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise per λ
 STUDY_SEED = 0
-ZW = "\u200b"        # zero-width space: keeps repeated tokens (two ".") apart on a chart axis
 
 scenario = page.setup(
     "TD error and GAE", "🧮",
@@ -60,14 +59,6 @@ def critic_study(scenario, token, gamma, lams, bias, noise):
                                      bias=bias, noise=noise, n_draws=STUDY_DRAWS, seed=STUDY_SEED)
 
 
-def axis_labels(words):
-    """Chart labels for the tokens of an answer; a repeated token gets invisible marks to stay apart."""
-    seen: dict[str, int] = {}
-    out = []
-    for w in words:
-        out.append(w + ZW * seen.get(w, 0))
-        seen[w] = seen.get(w, 0) + 1
-    return out
 
 
 trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)

@@ -66,3 +66,20 @@ def page_text(at: AppTest) -> str:
 
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
+
+
+def titles(spec: dict) -> list[str]:
+    """Every title in a (possibly layered) Vega-Lite spec."""
+    title = spec.get("title")
+    out = [title.get("text", "") if isinstance(title, dict) else str(title)] if title else []
+    for layer in spec.get("layer", []):
+        out += titles(layer)
+    return out
+
+
+def chart_by_title(at: AppTest, start: str) -> dict:
+    """The chart whose title (or a layer's title) starts with ``start``."""
+    for c in charts(at):
+        if any(t.startswith(start) for t in titles(c["spec"])):
+            return c
+    raise AssertionError(f"no chart titled {start!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -18,20 +18,6 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
 
-def titles(spec: dict) -> list[str]:
-    """Every title in a (possibly layered) Vega-Lite spec."""
-    title = spec.get("title")
-    out = [title.get("text", "") if isinstance(title, dict) else str(title)] if title else []
-    for layer in spec.get("layer", []):
-        out += titles(layer)
-    return out
-
-
-def chart_by_title(at, start: str) -> dict:
-    for c in charts(at):
-        if any(t.startswith(start) for t in titles(c["spec"])):
-            return c
-    raise AssertionError(f"no chart titled {start!r}")
 
 
 def main_data(chart: dict):

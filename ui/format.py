@@ -36,8 +36,8 @@ def fmt_list(values, digits: int = 2, sep: str = " / ") -> str:
 def esc(text) -> str:
     """Escape user text for ``st.markdown`` so it shows literally (no links, HTML, emphasis or LaTeX).
 
-    >>> esc("[x](y) *b* $a$ <i>")
-    '\\[x\\]\\(y\\) \\*b\\* \\$a\\$ \\<i\\>'
+    >>> print(esc("[x](y) *b* $a$ <i>"))
+    \\[x\\]\\(y\\) \\*b\\* \\$a\\$ \\<i\\>
     """
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
@@ -48,3 +48,20 @@ _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~:&=")
 def pct(x: float, digits: int = 0) -> str:
     """A share as a percentage: ``pct(0.05) == '5%'``."""
     return fmt(100 * float(x), digits) + "%"
+
+
+ZERO_WIDTH = "\u200b"
+
+
+def axis_labels(words) -> list[str]:
+    """Labels for the tokens of an answer on a chart axis; a repeated token gets invisible marks to stay apart.
+
+    >>> [len(w) for w in axis_labels([".", "a", "."])]
+    [1, 1, 2]
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for w in words:
+        out.append(w + ZERO_WIDTH * seen.get(w, 0))
+        seen[w] = seen.get(w, 0) + 1
+    return out
