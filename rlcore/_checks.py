@@ -34,6 +34,14 @@ def as_vector(name: str, value, *, min_len: int = 1) -> np.ndarray:
     return arr
 
 
+def as_array(name: str, value) -> np.ndarray:
+    """A float64 array of any shape; a value that is not numbers raises ValueError naming ``name``."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold numbers only, got {_show(value)}") from None
+
+
 def as_probs(name: str, value) -> np.ndarray:
     """A probability vector: entries in [0, 1] that sum to 1 within 1e-9."""
     arr = as_vector(name, value)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._checks import as_real, as_samples, as_vector, count, in_range, non_negative, positive, rng_from
 from .estimates import expected_value, sample_answers
-from .example import Scenario, answer_tokens, split_tokens
+from .example import Scenario, answer_tokens, check_scenario, split_tokens
 from .returns import sparse_rewards
 
 GROUP_METHODS = ("grpo", "dr_grpo", "rloo")
@@ -134,7 +134,7 @@ def answer_trace(scenario: Scenario, token: str, gamma: float = 1.0) -> AnswerTr
         AnswerTrace(tokens, rewards [T], values [T+1], action_index, score).
     """
     g = in_range("gamma", gamma, 0.0, 1.0)
-    tokens = answer_tokens(scenario, token)
+    tokens = answer_tokens(check_scenario(scenario), token)
     i = scenario.index(token)
     q = scenario.q
     v = expected_value(scenario.pi, q)
@@ -188,6 +188,8 @@ def critic_error_study(trace: AnswerTrace, scores, *, gamma: float, lams, bias: 
     Returns:
         CriticErrorStudy(lams, bias, variance, mse, true_advantage).
     """
+    if not isinstance(trace, AnswerTrace):
+        raise ValueError(f"trace must be an AnswerTrace from answer_trace(), got {type(trace).__name__}")
     g = in_range("gamma", gamma, 0.0, 1.0)
     lam = as_vector("lams", lams)
     if np.any(lam < 0) or np.any(lam > 1):
@@ -265,9 +267,9 @@ def group_credit(scenario: Scenario, token: str, group_size: int, method: str = 
     Returns:
         GroupCredit(actions [G], scores [G], advantages [G], members [M], dead).
     """
-    i = scenario.index(token)
+    i = check_scenario(scenario).index(token)
     g = count("group_size", group_size, low=1, high=100_000)
-    actions, scores = sample_answers(scenario.pi, scenario.samples, g, seed)
+    actions, scores = sample_answers(scenario.pi, scenario.samples, g, rng_from("seed", seed))
     adv = group_advantages(scores, method)
     dead = bool(np.ptp(scores) == 0)
     return GroupCredit(actions, scores, adv, np.flatnonzero(actions == i), dead)

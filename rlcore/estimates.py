@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_samples, as_vector, count, rng_from
+from ._checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
 
 
 class MCEstimates(NamedTuple):
@@ -320,7 +320,7 @@ def running_mean(values, at) -> np.ndarray:
     >>> running_mean([4.0, 0.0, 2.0, 2.0], [1, 2, 4]).tolist()
     [4.0, 2.0, 2.0]
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_array("values", values)
     if x.ndim not in (1, 2) or x.shape[0] == 0:
         raise ValueError(f"values must have shape [N] or [N, K] with N ≥ 1, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
@@ -364,7 +364,7 @@ def histogram_counts(values, bins: int, *, low: float | None = None, high: float
     >>> h.edges.tolist(), h.counts.tolist(), h.shares.tolist()
     ([0.0, 1.0, 2.0, 3.0, 4.0], [1, 2, 0, 1], [0.25, 0.5, 0.0, 0.25])
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_array("values", values)
     if x.ndim not in (1, 2) or x.size == 0:
         raise ValueError(f"values must have shape [N] or [S, N] with N ≥ 1, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
@@ -379,7 +379,8 @@ def histogram_counts(values, bins: int, *, low: float | None = None, high: float
     edges = np.linspace(lo, hi, b + 1)
     rows = np.atleast_2d(x)
     inside = (rows >= lo) & (rows <= hi)
-    which = np.clip(np.floor((rows - lo) / (hi - lo) * b).astype(np.int64), 0, b - 1)
+    position = np.clip((rows - lo) / (hi - lo) * b, 0, b - 1)  # clip before the cast: no overflow
+    which = np.floor(position).astype(np.int64)
     counts = np.zeros((rows.shape[0], b), dtype=np.int64)
     for r in range(rows.shape[0]):
         counts[r] = np.bincount(which[r][inside[r]], minlength=b)

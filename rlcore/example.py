@@ -121,6 +121,13 @@ class Scenario:
             raise ValueError(f"token must be one of {list(self.tokens)}, got {token!r}") from None
 
 
+def check_scenario(scenario, name: str = "scenario") -> Scenario:
+    """``scenario`` itself if it is a Scenario, else ValueError naming the argument."""
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"{name} must be an rlcore.Scenario, got {type(scenario).__name__}")
+    return scenario
+
+
 def _as_tuple(name: str, value) -> tuple:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a list, got {value!r}")
@@ -133,7 +140,10 @@ def normalize_probs(probs) -> tuple[float, ...]:
     >>> normalize_probs([5, 3, 2])
     (0.5, 0.3, 0.2)
     """
-    arr = np.asarray(probs, dtype=np.float64)
+    try:
+        arr = np.asarray(probs, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"probs must be a non-empty list of finite numbers, got {probs!r}") from None
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(f"probs must be a non-empty list of finite numbers, got {probs!r}")
     if np.any(arr < 0):
@@ -219,6 +229,6 @@ def answer_tokens(scenario: Scenario, token: str) -> tuple[str, ...]:
     >>> answer_tokens(ARTICLE_SCENARIO, "open")
     ('OpenAI', 'is', 'open', '.', 'It', "'s", 'in', 'the', 'name', '.')
     """
-    i = scenario.index(token)
+    i = check_scenario(scenario).index(token)
     return (*split_tokens(scenario.prefix), scenario.tokens[i], *split_tokens(scenario.continuations[i]))
 

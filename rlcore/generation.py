@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_probs, count, positive
-from .example import Scenario, split_tokens
+from .example import Scenario, check_scenario, split_tokens
 from .policy import temperature_probs
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -75,7 +75,9 @@ def answer_text(scenario: Scenario, token: str, reasoning_of: str | None = None)
     >>> answer_text(S, "partly", reasoning_of="open")
     "OpenAI is partly. It's in the name."
     """
-    i = scenario.index(token)
+    i = check_scenario(scenario).index(token)
+    if reasoning_of is not None and reasoning_of not in scenario.tokens:
+        raise ValueError(f"reasoning_of must be one of {list(scenario.tokens)}, got {reasoning_of!r}")
     j = i if reasoning_of is None else scenario.index(reasoning_of)
     return join_tokens((*split_tokens(scenario.prefix), scenario.tokens[i],
                         *split_tokens(scenario.continuations[j])))
@@ -148,6 +150,7 @@ def next_step(scenario: Scenario, written, seed: int, temperature: float = 1.0) 
     >>> next_step(S, ["open", "."], seed=0).candidates
     ('It',)
     """
+    check_scenario(scenario)
     tau = positive("temperature", temperature)
     written = _written(scenario, written)
     k = len(written)
@@ -184,6 +187,7 @@ def rollout(scenario: Scenario, seed: int, temperature: float = 1.0) -> tuple[Ge
     >>> len(steps) == len(split_tokens(S.continuations[S.index(steps[0].action)])) + 1
     True
     """
+    check_scenario(scenario)
     steps: list[GenerationStep] = []
     while not steps or not steps[-1].done:
         steps.append(next_step(scenario, [s.action for s in steps], seed, temperature))
@@ -264,6 +268,9 @@ def answer_matches(final: str, expected: str) -> bool:
     >>> answer_matches("OpenAI is partly.", "Partly"), answer_matches("partly open", "partly")
     (True, False)
     """
+    for name, text in (("final", final), ("expected", expected)):
+        if not isinstance(text, str):
+            raise ValueError(f"{name} must be a string, got {type(text).__name__}")
     want, got = _words(expected), _words(final)
     if not want:  # an expected answer made only of symbols: compare the text as it is
         return bool(expected.strip()) and final.strip().endswith(expected.strip())

@@ -117,8 +117,8 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
     if r.size != ref.size:
         raise ValueError(f"p_ref and rewards must have the same length, got {ref.size} and {r.size}")
     b = positive("beta", beta)
-    with np.errstate(divide="ignore"):
-        logits = np.log(ref) + r / b
+    with np.errstate(divide="ignore", over="ignore"):
+        logits = np.log(ref) + (r - r.max()) / b  # shifted before dividing: a tiny β cannot overflow
     support = ref > 0
     out = np.zeros_like(ref)
     e = np.exp(logits[support] - logits[support].max())
@@ -212,7 +212,8 @@ class KLEstimatorStudy(NamedTuple):
 def kl_estimator_study(p, p_ref, n: int, seed) -> KLEstimatorStudy:
     """Draw n tokens from π and estimate KL(π‖π_ref) from them with k1, k2 and k3.
 
-    E_π[k1] = E_π[k3] = KL(π‖π_ref) (unbiased); E_π[k2] = ½ Σₐ πₐ (log πₐ/π_refₐ)² (biased, close to
+    E_π[k1] = KL(π‖π_ref) always; E_π[k3] = KL − (π_ref's mass where π = 0), so k3 is unbiased when π
+    can write every token π_ref can (its usual setting); E_π[k2] = ½ Σₐ πₐ (log πₐ/π_refₐ)² (biased, close to
     KL only when π ≈ π_ref). Exact moments sum over the tokens; sample moments use the n draws.
 
     Source: J. Schulman, "Approximating KL Divergence" (2020), http://joschu.net/blog/kl-approx.html
@@ -241,7 +242,9 @@ def kl_estimator_study(p, p_ref, n: int, seed) -> KLEstimatorStudy:
     per_token = np.stack(kl_estimators(logp[support], logp_ref[support]))      # [3, K⁺]
     weights = pp[support]
     expected = per_token @ weights
-    spread = np.sqrt(np.maximum((per_token**2) @ weights - expected**2, 0.0))
+    centred = per_token - expected[:, None]
+    scale = np.maximum(np.abs(centred).max(axis=1), np.finfo(np.float64).tiny)  # rescaled: no overflow
+    spread = scale * np.sqrt(((centred / scale[:, None]) ** 2) @ weights)
     tokens = rng.choice(pp.size, size=m, p=pp)
     est = kl_estimators(logp[tokens], logp_ref[tokens])
     values = np.stack(est)

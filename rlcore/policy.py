@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+from ._checks import as_array, as_probs, as_samples, as_vector, count, in_range, non_negative, positive
 
 BASELINES = ("none", "batch mean", "V")
 _LOG_FLOOR = np.log(np.finfo(np.float64).tiny)
@@ -103,6 +103,7 @@ def policy_gradient_path(probs, q, lr: float, steps: int) -> PolicyPath:
     if p.size != qv.size:
         raise ValueError(f"probs and q must have the same length, got {p.size} and {qv.size}")
     n = count("steps", steps, low=0)
+    non_negative("lr", lr)  # checked here too: with 0 steps no step would check it
     z = logits_from_probs(p)
     out = np.empty((n + 1, p.size))
     out[0] = p
@@ -171,7 +172,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     for t in range(n_steps):
         pi = _softmax_rows(z)
         probs_out[:, t] = pi
-        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(z / tau)
+        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(_scaled(z, tau))
         u = np.stack([r.random((2, n_batch)) for r in rngs])           # [S, 2, B]
         cdf = np.cumsum(mu, axis=1)
         cdf[:, -1] = 1.0
@@ -208,6 +209,12 @@ def sampled_training(probs, samples, *, lr: float, steps: int, batch: int,
     return TrainingRun(run.probs[0], run.mean_score[0])
 
 
+def _scaled(z: np.ndarray, tau: float) -> np.ndarray:
+    """(z − max z)/τ per row: shifting first keeps a tiny τ from overflowing (the result tends to argmax)."""
+    with np.errstate(over="ignore"):
+        return (z - z.max(axis=1, keepdims=True)) / tau
+
+
 def _softmax_rows(z: np.ndarray) -> np.ndarray:
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -232,7 +239,10 @@ def discovery_chance(p, k) -> np.ndarray:
     ks = as_vector("k", k)
     if np.any(ks < 0):
         raise ValueError(f"k must be >= 0, got {ks.tolist()}")
-    return 1.0 - np.power(1.0 - prob, ks)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # −expm1(k·log1p(−p)) keeps its precision for tiny p, where 1 − p would round to 1
+        out = -np.expm1(ks * np.log1p(-prob))
+    return np.where(ks == 0, 0.0, np.where(prob >= 1.0, 1.0, out))
 
 
 def turning_steps(probs, tol: float = 1e-12) -> np.ndarray:
@@ -384,6 +394,8 @@ def exploration_outcome(run: TrainingRun, token: int, threshold: float = 0.9) ->
     Returns:
         ExplorationOutcome(final [S], converged [S], fraction, first_step [S]).
     """
+    if not isinstance(run, TrainingRun):
+        raise ValueError(f"run must be a TrainingRun from sampled_training(_many), got {type(run).__name__}")
     probs = np.asarray(run.probs, dtype=np.float64)
     if probs.ndim == 2:
         probs = probs[None]
@@ -420,7 +432,7 @@ def seed_bands(values) -> SeedBands:
     >>> seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]]).median.tolist()
     [2.0, 5.0]
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_array("values", values)
     if x.ndim < 2 or x.shape[0] < 1:
         raise ValueError(f"values must have shape [S, T, ...] with S ≥ 1, got {x.shape}")
     if not np.all(np.isfinite(x)):

@@ -91,6 +91,10 @@ def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None
     adv = as_vector("advantage", np.atleast_1d(advantage))
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)
+    try:
+        rho, adv = np.broadcast_arrays(rho, adv)
+    except ValueError:
+        raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
     return ((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low))
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .credit import answer_trace, gae, group_advantages, td_errors
 from .estimates import advantages, expected_value, gradient_stats
-from .example import FLATTERY, Scenario
+from .example import FLATTERY, Scenario, check_scenario
 from .kl import kl_regularized_objective
 from .policy import discovery_chance, policy_gradient_path
 from .ppo import clip_bounds
@@ -44,7 +44,7 @@ class Summary:
 
 def summarize(scenario: Scenario, *, lam: float = 0.95, eps: float = 0.2, k: int = 10) -> Summary:
     """Compute every headline number for ``scenario`` (defaults: λ 0.95, ε 0.2, 10 samples)."""
-    pi, q = scenario.pi, scenario.q
+    pi, q = check_scenario(scenario).pi, scenario.q
     v = expected_value(pi, q)
     adv = advantages(pi, q)
     likely, best = int(np.argmax(pi)), int(np.argmax(q))

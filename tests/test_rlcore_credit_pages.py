@@ -95,7 +95,7 @@ def test_group_credit_is_reproducible_per_seed():
     (("a", 0), "group_size"),
     (("a", 2.5), "group_size"),
     (("a", 4, "ppo"), "method"),
-    (("a", 4, "grpo", -1), "rng"),
+    (("a", 4, "grpo", -1), "seed"),
 ])
 def test_group_credit_rejects_bad_input(args, name):
     with pytest.raises(ValueError, match=name):
