@@ -15,7 +15,10 @@ PROB_TOL = 1e-9
 
 
 def _show(value) -> str:
-    text = np.array2string(np.asarray(value), precision=4, threshold=8) if np.ndim(value) else repr(value)
+    try:
+        text = np.array2string(np.asarray(value), precision=4, threshold=8) if np.ndim(value) else repr(value)
+    except (TypeError, ValueError):  # a ragged list: numpy cannot even look at it, so show it as Python does
+        text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

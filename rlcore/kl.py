@@ -117,9 +117,10 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
     if r.size != ref.size:
         raise ValueError(f"p_ref and rewards must have the same length, got {ref.size} and {r.size}")
     b = positive("beta", beta)
-    with np.errstate(divide="ignore", over="ignore"):
-        logits = np.log(ref) + (r - r.max()) / b  # shifted before dividing: a tiny β cannot overflow
     support = ref > 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # unsupported entries are dropped below
+        # shifted by the best reward π_ref can write, before dividing: a tiny β cannot overflow
+        logits = np.log(ref) + (r - r[support].max()) / b
     out = np.zeros_like(ref)
     e = np.exp(logits[support] - logits[support].max())
     out[support] = e / e.sum()

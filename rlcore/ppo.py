@@ -132,7 +132,7 @@ def ppo_epochs(p_old, actions, advantages, *, lr: float, epochs: int, eps: float
         advantages: shape [N], each answer's advantage.
         lr: step size η ≥ 0.
         epochs: number of passes over the batch (≥ 1).
-        eps: clip distance ε > 0.
+        eps: clip distance, 0 < ε < 1.
 
     Returns:
         PPOEpochs(probs [E+1, K], clip_fraction [E+1], objective [E+1]).

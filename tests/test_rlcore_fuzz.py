@@ -30,12 +30,13 @@ Domain of "valid" (where rlcore documents no bound, the limit is where float64 i
 probabilities anywhere in [0, 1], with exact 0 and 1, 1e-12 and 1e-300 (no subnormals, except where a function
 copes with them: softmax and temperature_probs take τ = 5e-324, discovery_chance p = 5e-324); γ and λ the whole
 of [0, 1]; scores, rewards, values, logits and baselines within ±1e6 (beyond ~1e150 their squares overflow;
-tests/test_fuzz_pages.py uses 1e6 too); τ, β, ε from 1e-300 to 1e300, except where they divide or multiply
-scores (step sizes, critic noise: up to 1e3; the sampled trainings' τ: 1e-3 to 1e3); log-probabilities down to
-−700 (log 1e-304: below it π_ref/π itself is beyond float64). Arguments that are rlcore objects (scenario,
-trace, run, history, config, tree) are corrupted only where the function checks them. Inputs that break these
-rules and still look like bugs are pinned by the ``xfail(strict=True)`` tests at the end (see KNOWN_BUGS), so a
-fix shows up as an XPASS.
+tests/test_fuzz_pages.py uses 1e6 too); τ, β, ε from 1e-300 to 1e300 (τ and β down to 5e-324 where the
+function shifts before dividing), step sizes and critic noise up to 1e3 (they multiply scores);
+log-probabilities down to −700 (log 1e-304: below it π_ref/π itself is beyond float64). Arguments that are
+rlcore objects (scenario, trace, run, history, config, tree) are also corrupted with non-objects ("abc", None,
+3), and the error must name them too. The bugs this file found and rlcore has since fixed stay as regression
+tests at the end (KNOWN_BUGS), and the strategies cover those inputs again; a bug still open is pinned there
+with ``xfail(strict=True)`` until fixed (none is open now; the fixed ones stay as regression tests).
 
 The example counts are small for the slow functions (train, the sampled trainings, the studies) and the
 whole file runs in well under a minute; ``derandomize=True`` keeps CI repeatable.
@@ -184,6 +185,7 @@ SCORE = st.one_of(st.sampled_from([0.0, 10.0, -BIG, BIG, TINY, -2.5]), st.floats
 UNIT = st.one_of(st.sampled_from([0.0, 1.0, TINY, 1 - 2**-53, 0.5]), st.floats(0, 1))
 UNIT_OPEN = st.one_of(st.sampled_from([TINY, 1 - 2**-53, 0.2]), st.floats(TINY, 1 - 2**-53))
 POS = st.one_of(st.sampled_from([TINY, 1e-3, 1.0, 1e3, 1e300]), st.floats(1e-3, 1e3))
+POS_TINY = st.one_of(POS, st.sampled_from([1e-310, 5e-324]))  # subnormal τ or β too
 POS_MODEST = st.one_of(st.sampled_from([1e-3, 1.0, 1e3]), st.floats(1e-3, 1e3))  # multiplies scores
 NONNEG = st.one_of(st.just(0.0), POS)
 NONNEG_MODEST = st.one_of(st.just(0.0), POS_MODEST)
@@ -273,7 +275,7 @@ def scenarios(draw, min_k: int = 1, max_k: int = 6) -> rlcore.Scenario:
                            continuations=tuple(draw(CONT) for _ in range(k)))
 
 
-NOT_A_SCENARIO = st.sampled_from(["abc", None, 3])
+NOT_A_SCENARIO = st.sampled_from(["abc", None, 3, ("open", "closed")])
 NOT_A_TOKEN = st.sampled_from(["not-a-token", "", 3, None])
 
 
@@ -345,7 +347,7 @@ def _check_blind_spot(out, kw):
 @spec("outcome_blind_spot", _check_blind_spot)
 def _(draw):
     one_token = rlcore.Scenario(tokens=("a",), probs=(1.0,), samples=((1.0,),))
-    return {"scenario": P(draw(scenarios(min_k=2)), st.just(one_token)),
+    return {"scenario": P(draw(scenarios(min_k=2)), st.one_of(st.just(one_token), NOT_A_SCENARIO)),
             "full_marks": P(draw(REAL), NOT_A_NUMBER)}
 
 
@@ -372,7 +374,7 @@ def _(draw):
     weights = draw(st.lists(st.one_of(PROB_WEIGHT, st.floats(0, BIG)), min_size=1, max_size=6))
     if not any(weights):
         weights[0] = 1.0
-    bad = st.sampled_from([[], [0.0, 0.0], [-1.0, 2.0], [NAN], [1.0, INF], [[1.0]], None])
+    bad = st.sampled_from([[], [0.0, 0.0], [-1.0, 2.0], [NAN], [1.0, INF], [[1.0]], None, "abc", ["a"]])
     return {"probs": P(weights, bad)}
 
 
@@ -410,7 +412,7 @@ def _check_answer_tokens(out, kw):
 @spec("answer_tokens", _check_answer_tokens)
 def _(draw):
     s = draw(scenarios())
-    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN)}
+    return {"scenario": P(s, NOT_A_SCENARIO), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN)}
 
 
 # --- estimates.py -------------------------------------------------------------------------------------------
@@ -550,7 +552,7 @@ def _(draw):
     n, cols = draw(st.integers(1, 20)), draw(st.sampled_from([None, 1, 3]))
     values = draw(vector(SCORE, n)) if cols is None else draw(vector(vector(SCORE, cols), n))
     at = draw(st.lists(st.integers(1, n), min_size=1, max_size=5))
-    bad_values = st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]], 2.0])
+    bad_values = st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]], 2.0, "abc", ["a"]])  # ragged: test_open_bug_*
     return {"values": P(values, bad_values, ("values", "at")),
             "at": P(at, st.one_of(BAD_VECTOR, st.sampled_from([[0], [n + 1], [1.5]])))}
 
@@ -572,13 +574,12 @@ def _check_histogram(out, kw):
 def _(draw):
     n, rows = draw(st.integers(1, 20)), draw(st.sampled_from([None, 1, 4]))
     values = draw(vector(SCORE, n)) if rows is None else draw(vector(vector(SCORE, n), rows))
-    params = {"values": P(values, st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]]])),
+    params = {"values": P(values, st.sampled_from([[], [NAN], [[1.0, INF]], [[[1.0]]], "abc", ["a"]])),
               "bins": P(draw(st.integers(1, 40)), bad_count(1))}
     if draw(st.booleans()):
-        # a range at least 1e-3 wide (or a single point): far narrower ones are pinned in
-        # test_known_histogram_counts_narrow_range
+        # a single point, a range as narrow as 1e-300 (values far outside it), or a wide one
         lo = draw(REAL)
-        hi = lo + draw(st.one_of(st.just(0.0), st.floats(1e-3, 2 * BIG)))
+        hi = lo + draw(st.one_of(st.sampled_from([0.0, TINY, 1e-14]), st.floats(1e-3, 2 * BIG)))
         params["low"] = P(lo, BAD_OPTIONAL, ("low", "high"))
         params["high"] = P(hi, st.one_of(BAD_OPTIONAL, st.just(lo - 1.0)), ("low", "high"))
     return params
@@ -681,7 +682,7 @@ def _check_trace(out, kw):
 @spec("answer_trace", _check_trace)
 def _(draw):
     s = draw(scenarios())
-    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+    return {"scenario": P(s, NOT_A_SCENARIO), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
             "gamma": P(draw(UNIT), BAD_UNIT)}
 
 
@@ -700,7 +701,8 @@ def _(draw):
     s = draw(scenarios())
     trace = rlcore.answer_trace(s, draw(st.sampled_from(s.tokens)), draw(UNIT))
     return {
-        "trace": P(trace), "scores": P(draw(st.lists(SCORE, min_size=1, max_size=5)), BAD_VECTOR),
+        "trace": P(trace, st.sampled_from(["abc", None, tuple(trace)])),
+        "scores": P(draw(st.lists(SCORE, min_size=1, max_size=5)), BAD_VECTOR),
         "gamma": P(draw(UNIT), BAD_UNIT),
         "lams": P(draw(st.lists(UNIT, min_size=1, max_size=6)),
                   st.one_of(BAD_VECTOR, st.sampled_from([[-0.1], [0.5, 1.1]]))),
@@ -724,11 +726,10 @@ def _check_group_credit(out, kw):
 @spec("group_credit", _check_group_credit, examples=80)
 def _(draw):
     s = draw(scenarios())
-    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+    return {"scenario": P(s, NOT_A_SCENARIO), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
             "group_size": P(draw(st.integers(1, 40)), bad_count(1, 100_000)),
             "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), st.sampled_from(["x", None])),
-            # a bad seed is reported as "rng" (test_known_bug[group_credit-seed-called-rng])
-            "seed": P(draw(SEED))}
+            "seed": P(draw(SEED), BAD_SEED)}
 
 
 # --- generation.py -------------------------------------------------------------------------------------------
@@ -763,8 +764,9 @@ def _check_answer_text(out, kw):
 @spec("answer_text", _check_answer_text)
 def _(draw):
     s = draw(scenarios())
-    return {"scenario": P(s), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
-            "reasoning_of": P(draw(st.one_of(st.none(), st.sampled_from(s.tokens))))}
+    return {"scenario": P(s, NOT_A_SCENARIO), "token": P(draw(st.sampled_from(s.tokens)), NOT_A_TOKEN),
+            "reasoning_of": P(draw(st.one_of(st.none(), st.sampled_from(s.tokens))),
+                              st.sampled_from(["not-a-token", "", 3]))}
 
 
 def _written(draw, s: rlcore.Scenario):
@@ -792,7 +794,7 @@ def _(draw):
     written = _written(draw, s)
     bad_written = st.sampled_from(["abc", 5, None, ["not-a-token"], [s.tokens[0], "zzz-not-next"],
                                    [s.tokens[0], *rlcore.split_tokens(s.continuations[0]), "x"]])
-    return {"scenario": P(s), "written": P(written, bad_written),
+    return {"scenario": P(s, NOT_A_SCENARIO), "written": P(written, bad_written),
             "seed": P(draw(st.integers(0, 2**40)), BAD_SEED), "temperature": P(draw(POS), BAD_POS)}
 
 
@@ -804,7 +806,7 @@ def _check_rollout(out, kw):
 
 @spec("rollout", _check_rollout)
 def _(draw):
-    return {"scenario": P(draw(scenarios())), "seed": P(draw(st.integers(0, 2**40)), BAD_SEED),
+    return {"scenario": P(draw(scenarios()), NOT_A_SCENARIO), "seed": P(draw(st.integers(0, 2**40)), BAD_SEED),
             "temperature": P(draw(POS), BAD_POS)}
 
 
@@ -827,8 +829,8 @@ def _check_bool(out, kw):
 
 @spec("answer_matches", _check_bool)
 def _(draw):
-    # Documented for strings only; non-strings are pinned in test_known_answer_matches_non_strings.
-    return {"final": P(draw(TEXT)), "expected": P(draw(st.one_of(TOKEN_TEXT, st.just("?!"), st.just(""))))}
+    return {"final": P(draw(TEXT), BAD_STR),
+            "expected": P(draw(st.one_of(TOKEN_TEXT, st.just("?!"), st.just(""))), BAD_STR)}
 
 
 def _check_step_rng(out, kw):
@@ -907,14 +909,23 @@ def _ref_rewards(draw, beta):
             "beta": beta}
 
 
+def _ref_rewards_beta(draw, zero_ok: bool):
+    """β down to 5e-324 when π_ref > 0 everywhere; with zeros in π_ref, β ≥ 1e-300 (test_open_bug_* below)."""
+    params = _ref_rewards(draw, None)
+    full_support = min(params["p_ref"].value) > 0
+    valid = st.one_of(POS_TINY if full_support else POS, *([st.just(0.0)] if zero_ok else []))
+    params["beta"] = P(draw(valid), BAD_NONNEG if zero_ok else BAD_POS)
+    return params
+
+
 @spec("kl_optimal_policy", _check_optimal_policy)
 def _(draw):
-    return _ref_rewards(draw, P(draw(POS), BAD_POS))
+    return _ref_rewards_beta(draw, zero_ok=False)
 
 
 @spec("regularized_optimum", _check_optimal_policy)
 def _(draw):
-    return _ref_rewards(draw, P(draw(NONNEG), BAD_NONNEG))
+    return _ref_rewards_beta(draw, zero_ok=True)
 
 
 def _check_share_curve(out, kw):
@@ -948,21 +959,20 @@ def _check_kl_study(out, kw):
         arr(getattr(out, field), (3,))
     tol = 1e-9 * max(1.0, out.exact)
     assert abs(out.bias[0]) <= tol  # k1: E_π[log π/π_ref] is the KL itself
-    # k3: E_π[r − 1 − log r] = KL − π_ref(tokens π never writes); 0 only when π covers π_ref's support (the
-    # docstring says always: see test_known_bug[kl_estimator_study-k3-unbiased-claim])
+    # k3: E_π[r − 1 − log r] = KL − π_ref(tokens π never writes); 0 only when π covers π_ref's support (as the
+    # docstring now says; it used to claim "always")
     missing = float(np.asarray(kw["p_ref"])[np.asarray(kw["p"]) == 0].sum())
     assert abs(out.bias[2] + missing) <= tol + 1e-12, (out.bias, missing)
 
 
 @st.composite
 def kl_pairs(draw, k):
-    """π and π_ref with π_ref > 0 wherever π > 0, entries no smaller than 1e-150 where π_ref is large:
-    below that, per-token k3² overflows (pinned in test_known_kl_estimator_study_tiny_probability)."""
-    w = np.array(draw(vector(st.one_of(st.just(0.0), st.just(1e-150), st.floats(1e-6, 1.0)), k)))
+    """π and π_ref with π_ref > 0 wherever π > 0; entries down to 1e-300 on either side (π_ref/π up to 1e300)."""
+    w = np.array(draw(vector(st.one_of(st.sampled_from([0.0, 1e-150, TINY]), st.floats(1e-6, 1.0)), k)))
     if w.sum() == 0:
         w[0] = 1.0
     p = w / w.sum()
-    r = np.array(draw(vector(st.one_of(st.just(1e-150), st.floats(1e-6, 1.0)), k)))
+    r = np.array(draw(vector(st.one_of(st.sampled_from([1e-150, TINY]), st.floats(1e-6, 1.0)), k)))
     return p.tolist(), (r / r.sum()).tolist()
 
 
@@ -1021,8 +1031,7 @@ def _check_path(out, kw):
 def _pg_params(draw):
     _, params = _probs_and(draw, "q", REAL)
     steps = draw(st.integers(0, 8))
-    # with 0 steps policy_gradient_path never checks lr (test_known_bug[policy_gradient_path-lr-unchecked])
-    return params | {"lr": P(draw(NONNEG_MODEST), BAD_NONNEG if steps else None), "steps": P(steps, bad_count(0))}
+    return params | {"lr": P(draw(NONNEG_MODEST), BAD_NONNEG), "steps": P(steps, bad_count(0))}
 
 
 @spec("policy_gradient_path", _check_path)
@@ -1044,9 +1053,7 @@ def _check_pg_trace(out, kw):
 
 @spec("policy_gradient_trace", _check_pg_trace)
 def _(draw):
-    params = _pg_params(draw)
-    params["lr"] = P(params["lr"].value, BAD_NONNEG)  # the trace checks lr itself, even for 0 steps
-    return params | {"tol": P(draw(st.sampled_from([0.0, 1e-12, 0.1])), BAD_NONNEG)}
+    return _pg_params(draw) | {"tol": P(draw(st.sampled_from([0.0, 1e-12, 0.1])), BAD_NONNEG)}
 
 
 def _check_training_many(out, kw):
@@ -1061,8 +1068,7 @@ def _training_params(draw):
     return params | {
         "lr": P(draw(NONNEG_MODEST), BAD_NONNEG), "steps": P(draw(st.integers(1, 5)), bad_count(1, 100_000)),
         "batch": P(draw(st.integers(1, 8)), bad_count(1, 100_000)),
-        # τ down to 1e-3: the page's smallest is 0.1; far smaller τ overflows (test_known_sampled_training_tiny_tau)
-        "temperature": P(draw(POS_MODEST), BAD_POS), "greedy": P(draw(st.booleans())),
+        "temperature": P(draw(POS_TINY), BAD_POS), "greedy": P(draw(st.booleans())),
         "baseline": P(draw(st.sampled_from(rlcore.BASELINES)), st.sampled_from(["mean", None, "v"])),
     }
 
@@ -1088,12 +1094,15 @@ def _(draw):
 def _check_discovery(out, kw):
     a = arr(out, (len(kw["k"]),))
     assert np.all((a >= 0) & (a <= 1)), a
+    p = kw["p"]
+    exact = [0.0 if k == 0 else 1.0 if p == 1 else -math.expm1(k * math.log1p(-p)) for k in kw["k"]]
+    assert np.allclose(a, exact, rtol=1e-12, atol=0), (a, exact)  # 1 − (1 − p)^k, precise for tiny p too
 
 
 @spec("discovery_chance", _check_discovery)
 def _(draw):
     ks = draw(st.lists(st.one_of(st.integers(0, 1000), st.floats(0, 1e6), st.just(1e300)), min_size=1, max_size=6))
-    return {"p": P(draw(st.one_of(UNIT, st.just(5e-324))), BAD_UNIT),
+    return {"p": P(draw(st.one_of(UNIT, st.sampled_from([5e-324, 1e-20]))), BAD_UNIT),
             "k": P(ks, st.one_of(BAD_VECTOR, st.just([-1])))}
 
 
@@ -1172,7 +1181,8 @@ def _(draw):
     run = draw(training_runs())
     k = np.shape(run.probs)[-1]
     bad_run = st.sampled_from([rlcore.TrainingRun(np.zeros(3), np.zeros(1)),
-                               rlcore.TrainingRun(np.zeros((1, 1, 0)), np.zeros((1, 0)))])
+                               rlcore.TrainingRun(np.zeros((1, 1, 0)), np.zeros((1, 0))), "abc", None,
+                               np.zeros((1, 2, 2))])
     return {"run": P(run, bad_run), "token": P(draw(st.integers(0, k - 1)), bad_count(0, k - 1)),
             "threshold": P(draw(UNIT_OPEN), st.one_of(BAD_UNIT, st.sampled_from([0.0, 1.0])))}
 
@@ -1189,7 +1199,8 @@ def _(draw):
     s, t = draw(st.integers(1, 5)), draw(st.integers(1, 5))
     inner = draw(st.sampled_from([(), (2,)]))
     values = np.array(draw(vector(REAL, s * t * (inner[0] if inner else 1)))).reshape((s, t, *inner)).tolist()
-    return {"values": P(values, st.sampled_from([[1.0, 2.0], [], [[NAN]], [[INF]], 3.0, np.zeros((0, 3))]))}
+    return {"values": P(values, st.sampled_from([[1.0, 2.0], [], [[NAN]], [[INF]], 3.0, np.zeros((0, 3)), "abc",
+                                                 [["a"]]]))}
 
 
 # --- ppo.py --------------------------------------------------------------------------------------------------
@@ -1246,9 +1257,10 @@ def _(draw):
 def _(draw):
     n = draw(st.integers(1, 6))
     both = ("ratio", "advantage")
-    # Wrong lengths are pinned in test_known_is_clipped_lengths; here: bad entries only.
-    return {"ratio": P(draw(vector(RATIO, n)), BAD_VECTOR, both),
-            "advantage": P(draw(st.one_of(vector(ADV, n), ADV)), BAD_VECTOR, both),
+    adv = draw(st.one_of(vector(ADV, n), ADV))
+    wrong = [st.just([1.0] * (n + 1))] if isinstance(adv, list) and n > 1 else []  # lengths that cannot broadcast
+    return {"ratio": P(draw(vector(RATIO, n)), st.one_of(BAD_VECTOR, *wrong), both),
+            "advantage": P(adv, st.one_of(BAD_VECTOR, *([st.just([0.0] * (n + 1))] if n > 1 else [])), both),
             "eps": P(draw(UNIT_OPEN), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS)}
 
 
@@ -1319,7 +1331,7 @@ def _check_summary(out, kw):
 
 @spec("summarize", _check_summary, examples=80)
 def _(draw):
-    return {"scenario": P(draw(scenarios())), "lam": P(draw(UNIT), BAD_UNIT),
+    return {"scenario": P(draw(scenarios()), NOT_A_SCENARIO), "lam": P(draw(UNIT), BAD_UNIT),
             "eps": P(draw(st.one_of(UNIT_OPEN, st.just(5.0))), BAD_POS),
             "k": P(draw(st.integers(0, 1000)), st.sampled_from([-1, NAN, "abc"]))}
 
@@ -1558,8 +1570,8 @@ def test_zz_report_counts():
 
 
 # ------------------------------------------------------------------------------------------------------
-# Known bugs, pinned: each is left out of the strategies above and reproduced here. strict=True, so a fix
-# shows up as XPASS: then delete the entry (and widen the strategy it was cut from).
+# Bugs this file found, fixed in rlcore since: each minimal reproduction stays as a regression test (the strategies
+# above cover these inputs again). A bug found later and still open would be an xfail(strict=True) test.
 # ------------------------------------------------------------------------------------------------------
 
 S = rlcore.ARTICLE_SCENARIO
@@ -1641,3 +1653,22 @@ def test_kl_estimator_study_k3_bias_outside_the_support_is_documented():
     study = rlcore.kl_estimator_study([0.0, 1.0], [0.95, 0.05], 200, 0)
     assert study.bias[0] == 0 and study.bias[2] == pytest.approx(-0.95)
     assert rlcore.kl_estimator_study([0.1, 0.9], [0.95, 0.05], 200, 0).bias[2] == 0
+
+
+def test_fixed_tiny_beta_with_best_reward_where_reference_is_zero():  # fixed: shift by the supported max
+    """β = 1e-310 and the highest reward on a token π_ref never writes: every supported logit is −inf, and
+    −inf − (−inf) = NaN (returns [nan, nan, 0]); the answer is [0, 1, 0]. Same for regularized_optimum."""
+    case = Case({"p_ref": [0.5, 0.5, 0.0], "rewards": [0.0, 1.0, 10.0], "beta": 1e-310})
+    run_case(rlcore.kl_optimal_policy, SPECS["kl_optimal_policy"], case)
+
+
+@pytest.mark.parametrize(("name", "kwargs", "arg"), [
+    ("softmax", {"logits": [1.0, [2.0]]}, "logits"),
+    ("td_errors", {"rewards": [[1.0], [2.0, 3.0]], "values": [0.0, 0.0, 0.0], "gamma": 1.0}, "rewards"),
+    ("expected_value", {"probs": [[1.0], [0.5, 0.5]], "q": [1.0, 2.0]}, "probs"),
+    ("running_mean", {"values": [[1.0], [2.0, 3.0]], "at": [1]}, "values"),
+    ("seed_bands", {"values": [[1.0], [2.0, 3.0]]}, "values"),
+], ids=["softmax", "td_errors", "expected_value", "running_mean", "seed_bands"])
+def test_fixed_ragged_input_names_the_argument(name, kwargs, arg):
+    """A ragged list got numpy's "setting an array element with a sequence ..."; now "<arg> must be ..."."""
+    run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, (arg,)))
