@@ -24,6 +24,18 @@ class GradientStats(NamedTuple):
     total_variance: float  # trace of Cov[g]
 
 
+def _actions_scores(actions, scores, n_actions):
+    """Checked (K, actions, scores) for the Monte-Carlo estimators."""
+    k = count("n_actions", n_actions)
+    a = as_vector("actions", actions)
+    s = as_vector("scores", scores)
+    if a.size != s.size:
+        raise ValueError(f"actions and scores must have the same length, got {a.size} and {s.size}")
+    if np.any(a != np.round(a)) or np.any(a < 0) or np.any(a >= k):
+        raise ValueError(f"actions must be whole numbers in [0, {k - 1}], got {a.tolist()[:8]}")
+    return k, a, s
+
+
 def mc_estimates(actions, scores, n_actions: int) -> MCEstimates:
     """Monte-Carlo Q per first token and V from sampled answers.
 
@@ -41,13 +53,7 @@ def mc_estimates(actions, scores, n_actions: int) -> MCEstimates:
     >>> est.q.tolist(), est.v, est.counts.tolist()
     ([2.0, 5.0, nan], 3.0, [2, 1, 0])
     """
-    k = count("n_actions", n_actions)
-    a = as_vector("actions", actions)
-    s = as_vector("scores", scores)
-    if a.size != s.size:
-        raise ValueError(f"actions and scores must have the same length, got {a.size} and {s.size}")
-    if np.any(a != np.round(a)) or np.any(a < 0) or np.any(a >= k):
-        raise ValueError(f"actions must be whole numbers in [0, {k - 1}], got {a.tolist()[:8]}")
+    k, a, s = _actions_scores(actions, scores, n_actions)
     idx = a.astype(np.int64)
     counts = np.bincount(idx, minlength=k)
     sums = np.bincount(idx, weights=s, minlength=k)
@@ -287,13 +293,7 @@ def running_mc_estimates(actions, scores, n_actions: int, at) -> RunningEstimate
     >>> est.q.tolist(), est.v.tolist()
     ([[2.0, nan], [2.0, 6.0], [3.0, 7.0]], [2.0, 4.0, 5.0])
     """
-    k = count("n_actions", n_actions)
-    a = as_vector("actions", actions)
-    s = as_vector("scores", scores)
-    if a.size != s.size:
-        raise ValueError(f"actions and scores must have the same length, got {a.size} and {s.size}")
-    if np.any(a != np.round(a)) or np.any(a < 0) or np.any(a >= k):
-        raise ValueError(f"actions must be whole numbers in [0, {k - 1}], got {a.tolist()[:8]}")
+    k, a, s = _actions_scores(actions, scores, n_actions)
     idx = _checkpoints("at", at, s.size)
     onehot = np.eye(k)[a.astype(np.int64)]                  # [N, K]
     counts = np.cumsum(onehot, axis=0)[idx - 1]             # [C, K]
