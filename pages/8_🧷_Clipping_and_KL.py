@@ -260,8 +260,11 @@ st.markdown(
     f"{n} tokens), but "
     + (f"single values can be negative ({pct(est.negative_share[0])} of them here). " if est.negative_share[0] > 0
        else "its single values can be negative (none of these happen to be). ")
-    + f"k3 also averages to it ({fmt(est.sample_mean[2])}), is never negative, and its spread "
-    f"({fmt(est.spread[2])}) is {'smaller' if est.spread[2] < est.spread[0] else 'not smaller'} than k1's "
+    + (f"k3 also averages to it ({fmt(est.sample_mean[2])}), is never negative, and its spread "
+       if est.bias[2] == 0 else
+       f"k3 is never negative, but here it expects {fmt(est.expected[2])}, off by {fmt(est.bias[2], sign=True)}: "
+       "π never writes a token π_ref can write, and k3 only averages to the KL when it does. Its spread ")
+    + f"({fmt(est.spread[2])}) is {'smaller' if est.spread[2] < est.spread[0] else 'not smaller'} than k1's "
     f"({fmt(est.spread[0])}). k2 (spread {fmt(est.spread[1])}) is biased: it expects {fmt(est.expected[1])}, "
     f"off by {fmt(est.bias[1], sign=True)}; it is only close when π is close to π_ref."
 )
