@@ -1,6 +1,5 @@
 """Loop, state and action: the policy writes one answer, token by token, until the judge scores it."""
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -107,7 +106,7 @@ with right:
     chosen_note = f"drawn: {steps[0].action}" if steps else "nothing drawn yet"
     panel_width = max(165, PX_PER_BAR * len(tokens))  # room for every bar; side by side while they fit
     side_by_side = len(tokens) <= MAX_SIDE_BY_SIDE
-    both = (alt.hconcat if side_by_side else alt.vconcat)(
+    both = (charts.hconcat if side_by_side else charts.vconcat)(
         charts.token_bars(base, value="probability", title="The policy π as trained (τ = 1)",
                           value_title="probability of being the next token", tokens=tokens, domain=[0, 1],
                           height=240).properties(width=panel_width),

@@ -5,10 +5,15 @@ page.chart skips Altair's per-rerun schema validation for speed; this test does 
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
+import pandas as pd
 import pytest
 from altair.utils.schemapi import validate_jsonschema
 from apphelp import ALL_PAGES, charts, run_page
+
+import rlcore
 
 SCHEMA = alt.vegalite.v6.schema.core.load_schema()
 
@@ -47,3 +52,46 @@ def test_chart_specs_are_valid_and_labelled(path):
         has_tooltip = any("tooltip" in sub["encoding"] for sub in walk(spec))
         assert has_tooltip, f"{path.name}: a chart has no tooltip"
         assert all(len(df) <= 2_000 for df in c["data"].values()), "aggregate before charting"
+
+
+def _moves(at):
+    """(kind, key, value): each page slider to its ends and back, each page selectbox through its options."""
+    ours = lambda w: w.key and not str(w.key).startswith("scn_") and w.key != "scenario_preset"  # noqa: E731
+    for s in filter(ours, at.slider):
+        yield from (("slider", s.key, v) for v in (s.min, s.max, s.value))
+    for s in filter(ours, at.select_slider):
+        yield from (("select_slider", s.key, v) for v in (*s.options[::3], s.value))
+    for s in filter(ours, at.selectbox):
+        yield from (("selectbox", s.key, v) for v in (*s.options, s.value))
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+def test_cached_chart_specs_match_a_fresh_conversion(path, monkeypatch):
+    """page.chart converts a chart's shape once and refills data and titles; that must equal Altair's own result.
+
+    Each page runs with two scenarios and every slider and selectbox moved, so the cache is hit
+    with data and titles other than those it was built with.
+    """
+    from ui import page, spec
+
+    checked, cached_path = [], spec.vega_lite
+
+    def vega_lite_and_fresh(chart):
+        out = cached_path(chart)
+        if isinstance(chart, spec.Recipe):
+            checked.append((out, spec.fresh(chart)))
+        return out
+
+    monkeypatch.setattr(page.spec, "vega_lite", vega_lite_and_fresh)
+    for scenario in (rlcore.PRESETS["Best token is rare (2%)"], None):
+        at = run_page(path, scenario=scenario)
+        for kind, key, value in list(_moves(at)):
+            getattr(at, kind)(key=key).set_value(value).run()
+            assert not at.exception
+    assert checked, "the page draws its charts through ui.spec"
+    for cached, new in checked:
+        strip = lambda s: json.dumps({k: v for k, v in s.items() if k != "datasets"}, sort_keys=True)  # noqa: E731
+        assert strip(cached) == strip(new)
+        assert cached["datasets"].keys() == new["datasets"].keys()
+        for name, df in cached["datasets"].items():
+            pd.testing.assert_frame_equal(df, new["datasets"][name])

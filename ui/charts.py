@@ -1,7 +1,11 @@
-"""Altair chart builders: a tidy DataFrame in, an ``alt.Chart`` out. No maths here.
+"""Altair chart builders: a tidy DataFrame in, a chart out. No maths here.
 
 Every builder takes the column names it plots, so one builder serves many pages; every mark
 that carries a number has a tooltip; every axis has a title in the reader's words.
+
+Each builder is wrapped in ``@recipe``: calling it returns a ``ui.spec.Recipe``, which ``ui.page.chart``
+converts once per chart shape and then only refills with data and titles (see ``ui.spec``). So a
+builder takes everything that shapes its chart from its arguments, never from the data's values.
 """
 
 from __future__ import annotations
@@ -10,18 +14,32 @@ import altair as alt
 import pandas as pd
 
 from .colors import ACCENT, NEUTRAL, PALETTE, token_scale
+from .spec import recipe
 
 HEIGHT = 260
 LABEL = "#8C8C8C"  # text drawn on the chart: legible on white and on Streamlit's dark background
 
 
+@recipe
 def layer(*charts, **properties) -> alt.LayerChart:
     """Draw charts on top of each other: ``layer(line_chart(...), rules(...))``.
 
-    Same result as ``a + b + c``, but ``+`` deep-copies the growing chart at every step, which made
-    layering the slowest part of a page rerun; one ``alt.layer`` call copies once.
+    Same result as ``a + b + c``, but ``+`` deep-copies the growing chart at every step; one
+    ``alt.layer`` call copies once.
     """
     return alt.layer(*charts, **properties)
+
+
+@recipe
+def hconcat(*charts, **properties) -> alt.HConcatChart:
+    """Charts side by side."""
+    return alt.hconcat(*charts, **properties)
+
+
+@recipe
+def vconcat(*charts, **properties) -> alt.VConcatChart:
+    """Charts one above the other."""
+    return alt.vconcat(*charts, **properties)
 
 
 def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
@@ -40,6 +58,7 @@ def _num(field: str, title: str, digits: int = 3) -> alt.Tooltip:
     return alt.Tooltip(f"{field}:Q", title=title, format=f".{digits}~f")
 
 
+@recipe
 def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, tokens,
                token: str = "token", digits: int = 2, subtitle: str | None = None,
                height: int = HEIGHT, domain=None) -> alt.Chart:
@@ -57,6 +76,7 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
     return alt.layer(bars, labels, zero, title=_title(title, subtitle), height=height)
 
 
+@recipe
 def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str,
                y_title: str, tokens=None, legend_title: str | None = None, points: bool = True,
                subtitle: str | None = None, height: int = HEIGHT, y_domain=None,
@@ -79,6 +99,7 @@ def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_t
     return alt.layer(chart, title=_title(title, subtitle), height=height)
 
 
+@recipe
 def band_chart(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, title: str,
                x_title: str, y_title: str, tokens=None, legend_title: str | None = None,
                subtitle: str | None = None, height: int = HEIGHT, y_domain=None) -> alt.Chart:
@@ -97,6 +118,7 @@ def band_chart(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, serie
     return alt.layer(band, line, title=_title(title, subtitle), height=height)
 
 
+@recipe
 def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str, title: str,
               x_title: str, y_title: str = "share of samples", tokens=None,
               subtitle: str | None = None, height: int = 90, width: int = 520) -> alt.Chart:
@@ -114,6 +136,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
         title=_title(title, subtitle))
 
 
+@recipe
 def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, label: str = "label",
                  position: str = "position", highlight: str | None = None, subtitle: str | None = None,
                  height: int = 220, line: str | None = None, line_title: str | None = None,
@@ -123,8 +146,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
     ``label`` holds the token text shown on the axis; ``position`` keeps the order. Bars where
     ``highlight`` is true are drawn in the accent colour.
     """
-    order = df.sort_values(position)[label].tolist()
-    x = alt.X(f"{label}:N", sort=order, title=None,
+    x = alt.X(f"{label}:N", sort=alt.EncodingSortField(field=position, op="min"), title=None,
               axis=alt.Axis(labelAngle=0, labelFontSize=12, labelOverlap=False))
     tooltip = [alt.Tooltip(f"{label}:N", title="token"), _num(value, y_title)]
     # a boolean field on a two-colour scale: as fast to build as a plain channel, unlike alt.condition
@@ -142,6 +164,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
     return alt.layer(*layers, title=_title(title, subtitle), height=height)
 
 
+@recipe
 def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str = NEUTRAL,
           dash=(6, 4), align: str = "left") -> alt.Chart:
     """Labelled reference lines (e.g. V, a clip bound, the article's point) to layer on a chart."""
@@ -154,6 +177,7 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     return alt.layer(rule, text)
 
 
+@recipe
 def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_title: str,
                  y_title: str, tokens=None, x_type: str = "N", jitter: str | None = None,
                  subtitle: str | None = None, height: int = HEIGHT, size: int = 90) -> alt.Chart:
@@ -169,6 +193,7 @@ def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_
         title=_title(title, subtitle), height=height)
 
 
+@recipe
 def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, x_title: str | None = None,
            start_title: str = "from", end_title: str = "to", color: str = "#333333") -> alt.Chart:
     """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q).
@@ -190,6 +215,7 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
     return alt.layer(shaft, tick, head, text)
 
 
+@recipe
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
                     y_title: str, tokens=None, size: int = 120) -> alt.Chart:
     """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
@@ -201,6 +227,7 @@ def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str
                      base.mark_text(dy=-14, fontSize=12, fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
 
 
+@recipe
 def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: str | None = None,
                  opacity: float = 0.13) -> alt.Chart:
     """Shaded vertical spans on a quantitative x (e.g. where a gradient is zero), labelled at the top.
@@ -219,6 +246,7 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
     return alt.layer(rect, text)
 
 
+@recipe
 def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, facet: str,
                 title: str, x_title: str, y_title: str = "value", facet_order=None, tokens=None,
                 legend_title: str | None = None, subtitle: str | None = None, columns: int = 2,

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import threading
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from . import scenario as scenario_panel
+from . import spec
 from .format import esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
@@ -89,50 +87,16 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
     """Show an Altair chart with its text alternative: the data as a table and a CSV download.
 
     Args:
-        ch: the ``alt.Chart`` (built by a ``ui.charts`` builder, with a title).
+        ch: a ``ui.charts`` recipe (or a plain Altair chart), with a title.
         data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most).
         alt_text: one sentence describing the chart for screen readers.
         name: a short slug, used for the CSV file name and the widget keys.
     """
-    st.vega_lite_chart(vega_lite_spec(ch), alt=alt_text)
+    st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text)
     with st.expander(f"Data behind this chart ({len(data)} rows)"):
         st.dataframe(data, hide_index=True, width="stretch")
         st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(), file_name=f"{name}.csv",
                            mime="text/csv", key=f"csv_{name}", on_click="ignore")  # CSV built only on click
-
-
-try:  # Streamlit's own lock around Altair's global settings, so our conversion never races with its own
-    from streamlit.elements.vega_charts import _altair_globals_lock as _ALTAIR_LOCK
-except ImportError:  # pragma: no cover - a later Streamlit may move it
-    _ALTAIR_LOCK = threading.Lock()
-
-
-def vega_lite_spec(ch: alt.TopLevelMixin) -> dict:
-    """The chart's Vega-Lite spec, with each DataFrame kept whole as a named dataset.
-
-    This is what ``st.altair_chart`` does, minus one step: Altair's JSON-schema validation of the
-    finished spec, which costs about half of the conversion. The builders in ``ui.charts`` are
-    validated once by the page tests (``tests/test_chart_specs.py``), so every rerun need not repeat it.
-    """
-    frames: dict[int, tuple[str, pd.DataFrame]] = {}
-
-    def to_named(data):
-        if isinstance(data, pd.DataFrame):
-            if id(data) not in frames:  # named by content, and never data_N: Vega uses those names itself
-                try:
-                    digest = int(pd.util.hash_pandas_object(data, index=False).sum()) & 0xFFFFFFFFFFFF
-                except TypeError:  # a column of unhashable cells (lists): fall back to the object's id
-                    digest = id(data)
-                frames[id(data)] = (f"explorer_{digest:x}_{len(frames)}", data)
-            name = frames[id(data)][0]
-            return {"name": name}
-        return data
-
-    alt.data_transformers.register("explorer_named", to_named)
-    with _ALTAIR_LOCK, alt.data_transformers.enable("explorer_named"), alt.theme.enable("none"):
-        spec = ch.to_dict(validate=False)
-    spec["datasets"] = {name: df for name, df in frames.values()}
-    return spec
 
 
 def presets(views: dict, *, label: str = "Views an instructor might show") -> None:
