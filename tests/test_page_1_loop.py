@@ -67,7 +67,7 @@ def markdown_texts(at) -> list[str]:
 
 
 def test_defaults_show_the_state_and_the_articles_policy():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state={"table_policy_at_temperature": True})  # with its data table open
     no_exception(at)
     assert at.code[0].value == "Is OpenAI open?\nOpenAI is"
     frames = policy_table(at)

@@ -66,6 +66,9 @@ def test_repeated_keys_are_reported():
 def test_every_page_shows_its_code_and_asks_first(path):
     at = run_page(path)
     assert any(e.label == "Show the code behind this page" for e in at.expander)
+    assert not any("Args:" in c.value for c in at.code), "the source is read only once the expander opens"
+    at.session_state["show_code"] = True  # the learner opens it
+    at.run()
     code = "\n".join(c.value for c in at.code)
     assert "def " in code and "Args:" in code  # the real rlcore source, docstring included
     assert "Predict first." in page_text(at)
@@ -76,6 +79,15 @@ def test_every_page_shows_its_code_and_asks_first(path):
 def test_every_chart_has_a_table_and_csv(path):
     at = run_page(path)
     n_charts = len(at.get("vega_lite_chart"))
-    tables = [e for e in at.expander if e.label.startswith("Data behind this chart")]
-    assert len(tables) >= n_charts
-    assert len(at.get("download_button")) >= n_charts
+    tables = [e for e in at.expander if e.label == "Data behind this chart"]
+    assert len(tables) == n_charts
+    assert not any(e.dataframe for e in tables), "a closed table is not built"
+    keys = [k for k in at.session_state if str(k).startswith("table_")]
+    assert len(keys) == n_charts
+    for k in keys:  # the learner opens every table
+        at.session_state[k] = True
+    at.run()
+    no_exception(at)
+    tables = [e for e in at.expander if e.label == "Data behind this chart"]
+    assert [len(e.dataframe) for e in tables] == [1] * n_charts
+    assert len([b for b in at.get("download_button") if b.proto.id and "csv_" in b.proto.id]) == n_charts

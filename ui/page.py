@@ -34,9 +34,10 @@ def run(fn, *args, **kwargs):
 
 def show_code(*functions) -> None:
     """An expander with the real source of the rlcore functions behind the page (the page's last call)."""
-    with st.expander("Show the code behind this page"):
-        for fn in functions:
-            st.code(inspect.getsource(fn), language="python")
+    with st.expander("Show the code behind this page", key="show_code", on_change="rerun") as box:
+        if box.open:  # read and sent only when opened
+            for fn in functions:
+                st.code(inspect.getsource(fn), language="python")
     check_link()
 
 
@@ -93,10 +94,14 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
         name: a short slug, used for the CSV file name and the widget keys.
     """
     st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text)
-    with st.expander(f"Data behind this chart ({len(data)} rows)"):
-        st.dataframe(data, hide_index=True, width="stretch")
-        st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(), file_name=f"{name}.csv",
-                           mime="text/csv", key=f"csv_{name}", on_click="ignore")  # CSV built only on click
+    # the label stays the same whatever the data, so an open table stays open as the data change
+    with st.expander("Data behind this chart", key=f"table_{name}", on_change="rerun") as box:
+        if box.open:  # the table is built and sent only while it is open
+            st.caption(f"{len(data)} rows, as plotted.")
+            st.dataframe(data, hide_index=True, width="stretch")
+            st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(),
+                               file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                               on_click="ignore")  # the CSV is built only on click
 
 
 def presets(views: dict, *, label: str = "Views an instructor might show") -> None:

@@ -252,8 +252,8 @@ def sidebar() -> rlcore.Scenario:
                                    help="Scores (0–10) of sampled answers that began with this token, "
                                         "separated by commas")
             rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
-        with st.expander("How each answer goes on"):
-            for i, row in enumerate(rows):
+        with st.expander("How each answer goes on", key="scenario_continuations", on_change="rerun") as box:
+            for i, row in enumerate(rows if box.open else ()):  # inputs drawn only while open
                 row["cont"] = st.text_input(f"after “{row['token']}”", value=draft[i]["cont"],
                                             key=key("cont", i), max_chars=80)
         st.session_state[DRAFT] = rows
@@ -280,16 +280,22 @@ def sidebar() -> rlcore.Scenario:
         notice = st.session_state.pop("scenario_url_notice", None)
         if notice:
             st.warning(notice)
-        with st.expander("Save or load this example"):
-            st.download_button("Download as JSON", to_json(scenario).encode(), file_name="scenario.json",
-                               mime="application/json", on_click="ignore", width="stretch")
-            st.file_uploader("Load a saved example (JSON, at most 100 kB)", type=["json"],
-                             key="scenario_upload", on_change=_load_file)
-            kind, text = st.session_state.pop("scenario_file_notice", (None, None))
-            if kind == "error":
-                st.error(text)
-            elif kind == "success":
-                st.success(text)
+        with st.expander("Save or load this example", key="scenario_files", on_change="rerun") as box:
+            if box.open:
+                _files(scenario)
     st.session_state[SYNCED] = scenario
     _to_url(scenario)
     return scenario
+
+
+def _files(scenario: rlcore.Scenario) -> None:
+    """Download the example as JSON, or load one; drawn only while its expander is open."""
+    st.download_button("Download as JSON", to_json(scenario).encode(), file_name="scenario.json",
+                       mime="application/json", on_click="ignore", width="stretch")
+    st.file_uploader("Load a saved example (JSON, at most 100 kB)", type=["json"],
+                     key="scenario_upload", on_change=_load_file)
+    kind, text = st.session_state.pop("scenario_file_notice", (None, None))
+    if kind == "error":
+        st.error(text)
+    elif kind == "success":
+        st.success(text)
