@@ -99,11 +99,20 @@ rows = [
     ("KL penalty", "β·KL(π‖π_ref) keeps the policy near the reference",
      f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_🧷_Clipping_and_KL.py"),
 ]
-for term, meaning, value, target in rows:
-    c1, c2, c3, c4 = st.columns([2, 5, 4, 2], vertical_alignment="center")
-    c1.markdown(f"**{term}**")
-    c2.markdown(meaning)
-    c3.markdown(value)
-    c4.page_link(target, label="Open", icon="➡️")
+
+
+def page_label(target: str) -> str:
+    """ "pages/1_🔁_Loop_state_action.py" → "🔁 Loop state action" (the name the sidebar shows)."""
+    _, icon, name = target.removeprefix("pages/").removesuffix(".py").split("_", 2)
+    return f"{icon} {name.replace('_', ' ')}"
+
+
+# one markdown table and one link per page: far fewer elements than a row of columns per term
+st.markdown("| Term | What it means | In this example | Page |\n|---|---|---|---|\n" + "\n".join(
+    f"| **{term}** | {meaning} | {value} | {page_label(target)} |" for term, meaning, value, target in rows))
+targets = list(dict.fromkeys(target for *_, target in rows))
+for start in range(0, len(targets), 4):
+    for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
+        col.page_link(target, label=page_label(target))
 
 page.check_link()

@@ -78,9 +78,8 @@ arrows = pd.DataFrame({"token": tokens, "V": bd.v, "Q": bd.q, "advantage": bd.ad
 v_line = pd.DataFrame({"value": [bd.v], "label": [f"V = {fmt(bd.v)}"]})
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
 def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.DataFrame, token_names: tuple):
-    """Dots, Q ticks, V line and arrows. It depends on the example only, so moving n or the seed reuses it."""
+    """Dots, Q ticks, V line and arrows."""
     return charts.layer(
         charts.points_chart(points_df, x="token", y="score", color="token", title="Sampled answers by next token",
                             subtitle="Dots: judge scores. Ticks: each group's mean Q. Arrows: from V to Q, "

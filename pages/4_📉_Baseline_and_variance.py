@@ -175,9 +175,8 @@ bars = pd.DataFrame({"answer": [f"answer {i + 1} (R = {fmt(r)})" for i, r in enu
                      "position": range(len(centered)), "R − V": centered, "mean": float(bd.advantage[likely])})
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
 def centered_chart(bars_df: pd.DataFrame, token: str, v: float, adv: float):
-    """R − V bars. They depend on the example only, so moving b, n or the seed reuses the chart."""
+    """R − V bars, with their mean as a line."""
     return charts.answer_strip(bars_df, value="R − V", label="answer", title=f"R − V for each sampled {token} answer",
                                subtitle=f"V = {fmt(v)}; the blue line is their mean, Q − V = {fmt(adv)}",
                                y_title="R − V (score points)", line="mean", line_title="mean of R − V = Q − V")

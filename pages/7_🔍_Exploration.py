@@ -40,21 +40,30 @@ baseline = c3.selectbox("Baseline b", rlcore.BASELINES, index=rlcore.BASELINES.i
 n_seeds = c3.slider("Runs (seeds)", 1, 32, 8, 1, key="seeds", bind="query-params")
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
+    """Every seed of one decoding in one vectorised call: bands of π and of the score, and the outcome."""
+    run = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, greedy=greedy, lr=lr,
+                                       steps=steps, batch=batch, baseline=baseline, seeds=tuple(range(n_seeds)))
+    return (rlcore.seed_bands(run.probs), rlcore.seed_bands(run.mean_score),
+            rlcore.exploration_outcome(run, rlcore.summarize(scenario).best))
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> SimpleNamespace:
-    """Every seed of both decodings in one vectorised call each, plus the discovery odds (picklable for the cache)."""
+    """Both decodings, plus the discovery odds (picklable for the cache)."""
     s = rlcore.summarize(scenario)
-    common = dict(lr=lr, steps=steps, batch=batch, baseline=baseline, seeds=tuple(range(n_seeds)))
-    sampled = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, **common)
-    greedy = rlcore.sampled_training_many(scenario.pi, scenario.samples, greedy=True, **common)
+    common = dict(lr=lr, steps=steps, batch=batch, baseline=baseline, n_seeds=n_seeds)
+    sampled_bands, sampled_score, sampled_outcome = runs(scenario, temp, False, **common)
+    # greedy decoding ignores τ: run it at τ = 1 so moving the temperature does not rerun it
+    greedy_bands, greedy_score, greedy_outcome = runs(scenario, 1.0, True, **common)
     mu = rlcore.temperature_probs(scenario.pi, temp)
     ks = np.arange(1, 101)
     best = s.best
     return SimpleNamespace(
-        summary=s, sampled_bands=rlcore.seed_bands(sampled.probs), greedy_bands=rlcore.seed_bands(greedy.probs),
-        sampled_score=rlcore.seed_bands(sampled.mean_score), greedy_score=rlcore.seed_bands(greedy.mean_score),
-        sampled_outcome=rlcore.exploration_outcome(sampled, best),
-        greedy_outcome=rlcore.exploration_outcome(greedy, best),
+        summary=s, sampled_bands=sampled_bands, greedy_bands=greedy_bands,
+        sampled_score=sampled_score, greedy_score=greedy_score,
+        sampled_outcome=sampled_outcome, greedy_outcome=greedy_outcome,
         at_temp=mu, ks=ks,  # at_temp: the distribution sampling at τ draws from
         chance=rlcore.discovery_chance(scenario.pi[best], ks), chance_at_temp=rlcore.discovery_chance(mu[best], ks),
         k50=rlcore.samples_to_discover(mu[best], 0.5), k95=rlcore.samples_to_discover(mu[best], 0.95),

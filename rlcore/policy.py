@@ -169,11 +169,14 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     z = np.tile(logits_from_probs(p), (n_seeds, 1))
     probs_out = np.empty((n_seeds, n_steps + 1, k))
     scores_out = np.empty((n_seeds, n_steps))
+    chunk = max(1, 1_000_000 // (2 * n_batch * n_seeds))  # steps of random numbers drawn at once
     for t in range(n_steps):
         pi = _softmax_rows(z)
         probs_out[:, t] = pi
         mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(_scaled(z, tau))
-        u = np.stack([r.random((2, n_batch)) for r in rngs])           # [S, 2, B]
+        if t % chunk == 0:  # same numbers as drawing (2, B) per step: a generator's stream does not depend on
+            draws = np.stack([r.random((min(chunk, n_steps - t), 2, n_batch)) for r in rngs])  # the draw sizes
+        u = draws[:, t % chunk]                                        # [S, 2, B]
         cdf = np.cumsum(mu, axis=1)
         cdf[:, -1] = 1.0
         actions = (u[:, 0, :, None] > cdf[:, None, :]).sum(axis=2)     # [S, B]
