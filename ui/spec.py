@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+import secrets
 import threading
 
 import altair as alt
@@ -23,7 +24,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-_MARK = re.compile("\ue000(\\d+)\ue001")  # a title's stand-in while its recipe is converted: private-use characters
+# A title's stand-in while its recipe is converted: private-use characters around a number, with a random
+# tag so that no text a learner types (a token name, say) can ever look like one.
+_TAG = secrets.token_hex(4)
+_MARK = re.compile(f"\ue000{_TAG}:(\\d+)\ue001")
 
 
 class Recipe:
@@ -83,6 +87,7 @@ class _Shape:
         self.titles: list[str] = []
         self._index: dict[int, int] = {}
         self._marks = 0
+        self.cacheable = True
 
     def key(self, obj, name: str = ""):
         if isinstance(obj, Recipe):
@@ -106,7 +111,8 @@ class _Shape:
             obj = obj.item()
         if obj is None or isinstance(obj, (str, int, float, bool)):
             return (type(obj).__name__, obj)
-        raise TypeError(f"a chart option of type {type(obj).__name__} can't be part of a cache key")
+        self.cacheable = False  # e.g. a numpy array as a scale domain: this chart is converted afresh
+        return ("uncacheable",)
 
     def build(self, obj, name: str = "", *, marks: bool = False):
         """The Altair chart, with the recipe's own DataFrames; titles become stand-ins when ``marks``."""
@@ -115,7 +121,7 @@ class _Shape:
                           **{k: self.build(v, k, marks=marks) for k, v in obj.kwargs.items()})
         if marks and _is_title(name, obj):
             self._marks += 1
-            return f"\ue000{self._marks - 1}\ue001"
+            return f"\ue000{_TAG}:{self._marks - 1}\ue001"
         if isinstance(obj, (list, tuple)):
             return type(obj)(self.build(v, marks=marks) for v in obj)
         return obj
@@ -166,7 +172,7 @@ def _template(key: str, _recipe: Recipe) -> dict:
     """The spec of one chart shape, with title stand-ins and without the recipe's own DataFrames."""
     shape = _Shape()
     shape.key(_recipe)  # collects the frames in the order the key numbered them
-    names = {id(f): _frame_name(i) for i, f in enumerate(shape.frames)}
+    names = _names(shape)
     spec = altair_to_dict(shape.build(_recipe, marks=True), names)
     own = set(names.values())
     spec["datasets"] = {n: df for n, df in spec["datasets"].items() if n not in own}  # builders' constants
@@ -183,11 +189,15 @@ def _fill(node, titles: list[str]):
     return node
 
 
+def _names(shape: _Shape) -> dict[int, str]:
+    return {id(f): _frame_name(i) for i, f in enumerate(shape.frames)}
+
+
 def fresh(chart: Recipe) -> dict:
     """What ``vega_lite`` returns, converted afresh from Altair with the real titles: no cache, no stand-ins."""
     shape = _Shape()
     shape.key(chart)
-    return altair_to_dict(chart.altair(), {id(f): _frame_name(i) for i, f in enumerate(shape.frames)})
+    return altair_to_dict(chart.altair(), _names(shape))
 
 
 def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
@@ -195,10 +205,9 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
     if not isinstance(chart, Recipe):
         return altair_to_dict(chart)
     shape = _Shape()
-    try:
-        key = repr(shape.key(chart))
-    except TypeError:  # an option that can't be a key: convert this chart afresh
-        return altair_to_dict(chart.altair())
+    key = repr(shape.key(chart))
+    if not shape.cacheable:
+        return altair_to_dict(chart.altair(), _names(shape))
     template = _template(key, chart)
     datasets = template["datasets"]
     spec = _fill({k: v for k, v in template.items() if k != "datasets"}, shape.titles)
