@@ -30,13 +30,6 @@ page.presets({
     "γ = 0.9": {"gamma": 0.9},
     "γ = 0.5": {"gamma": 0.5},
 })
-if st.session_state.get("tok") not in tokens:  # the scenario changed under the selectbox
-    st.session_state.pop("tok", None)
-c1, c2 = st.columns([1, 2])
-token = c1.selectbox("The sampled answer starts with", tokens, index=likely, key="tok", bind="query-params",
-                     help="The token written after the prefix; the answer then goes on with its continuation.")
-gamma = c2.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
-                  help="How much a reward one step further away is worth: 1 keeps it whole.")
 
 
 def reward_and_return(current: rlcore.Scenario, first: str, g: float):
@@ -49,107 +42,118 @@ def reward_and_return(current: rlcore.Scenario, first: str, g: float):
     return trace, returns, lengths, curves, (float(short), float(long)), rlcore.outcome_blind_spot(current, FULL_MARKS)
 
 
-trace, returns, lengths, curves, (short_credit, long_credit), blind = page.run(
-    reward_and_return, scenario, token, gamma)
-words, score, n = trace.tokens, trace.score, len(trace.tokens)
-answer = rlcore.join_tokens(words)
+@st.fragment
+def reward_panel() -> None:
+    """The first token and γ and all they feed, down to the prediction: moving them reruns this panel only."""
+    if st.session_state.get("tok") not in tokens:  # the scenario changed under the selectbox
+        st.session_state.pop("tok", None)
+    c1, c2 = st.columns([1, 2])
+    token = c1.selectbox("The sampled answer starts with", tokens, index=likely, key="tok", bind="query-params",
+                         help="The token written after the prefix; the answer then goes on with its continuation.")
+    gamma = c2.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
+                      help="How much a reward one step further away is worth: 1 keeps it whole.")
 
+    trace, returns, lengths, curves, (short_credit, long_credit), blind = page.run(
+        reward_and_return, scenario, token, gamma)
+    words, score, n = trace.tokens, trace.score, len(trace.tokens)
+    answer = rlcore.join_tokens(words)
 
+    st.subheader("The sampled answer")
+    st.code(f"{scenario.prompt}\n{answer}", language=None, wrap_lines=True)
+    st.caption(f"{n} tokens. Its judge score is the average score of the sampled answers that begin with "
+               f"“{esc(token)}”.")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Judge's score of the answer", fmt(score))
+    m2.metric(f"Reward on tokens 1–{n - 1}" if n > 1 else "Reward before the last token", fmt(0.0))
+    m3.metric(f"Reward on the last token (token {n})", fmt(trace.rewards[-1]))
+    m4.metric(f"Return at the first token, γ = {fmt(gamma)}", fmt(returns[0]))
 
+    strip = pd.DataFrame({
+        "position": np.arange(1, n + 1), "label": axis_labels(words), "token": list(words),
+        "reward": trace.rewards, "return": returns, "last token": np.arange(n) == n - 1,
+    })
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(charts.answer_strip(strip, value="reward", line="return", line_title=f"return (γ = {fmt(gamma)})",
+                                       highlight="last token", title="Reward (bars) and return (line) at each token",
+                                       subtitle=f"γ = {fmt(gamma)}: return = reward + γ × the next token's return",
+                                       y_title="points (judge's scale)", height=280),
+                   strip.drop(columns="label"), name="reward_and_return",
+                   alt_text=f"Bars: the reward of each of the {n} tokens, 0 except {fmt(score)} on the last. Line: the "
+                            f"return at each token, from {fmt(returns[0])} at the first to {fmt(returns[-1])} at the "
+                            "last.")
+        if gamma == 1.0:
+            st.markdown(
+                f"With γ = 1 the return is **{fmt(returns[0])} at every token**, from “{esc(words[0])}” to the "
+                f"final “{esc(words[-1])}”. That is exactly the problem: the return alone cannot say which token "
+                "helped and which hurt, because every token of the answer gets the same number. The following "
+                "pages (value, advantage, TD error) exist to split it up.")
+        else:
+            st.markdown(
+                f"With γ = {fmt(gamma)} the last token keeps the whole {fmt(returns[-1])}, but the first token, "
+                f"“{esc(words[0])}”, is credited only {fmt(returns[0], 3)}, although the choice that decided the "
+                f"answer, “{esc(token)}”, sits near the start. The discount shrinks credit for the early tokens "
+                "that matter most here.")
 
-st.subheader("The sampled answer")
-st.code(f"{scenario.prompt}\n{answer}", language=None, wrap_lines=True)
-st.caption(f"{n} tokens. Its judge score is the average score of the sampled answers that begin with "
-           f"“{esc(token)}”.")
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Judge's score of the answer", fmt(score))
-m2.metric(f"Reward on tokens 1–{n - 1}" if n > 1 else "Reward before the last token", fmt(0.0))
-m3.metric(f"Reward on the last token (token {n})", fmt(trace.rewards[-1]))
-m4.metric(f"Return at the first token, γ = {fmt(gamma)}", fmt(returns[0]))
-
-strip = pd.DataFrame({
-    "position": np.arange(1, n + 1), "label": axis_labels(words), "token": list(words),
-    "reward": trace.rewards, "return": returns, "last token": np.arange(n) == n - 1,
-})
-left, right = st.columns(2, gap="large")
-with left:
-    page.chart(charts.answer_strip(strip, value="reward", line="return", line_title=f"return (γ = {fmt(gamma)})",
-                                   highlight="last token", title="Reward (bars) and return (line) at each token",
-                                   subtitle=f"γ = {fmt(gamma)}: return = reward + γ × the next token's return",
-                                   y_title="points (judge's scale)", height=280),
-               strip.drop(columns="label"), name="reward_and_return",
-               alt_text=f"Bars: the reward of each of the {n} tokens, 0 except {fmt(score)} on the last. Line: the "
-                        f"return at each token, from {fmt(returns[0])} at the first to {fmt(returns[-1])} at the "
-                        "last.")
-    if gamma == 1.0:
+    curve_df = pd.DataFrame([
+        {"answer length": int(t), "return at the first token": float(v),
+         "γ": f"γ = {fmt(g)}" + (" (slider)" if g not in GAMMAS else "")}
+        for g, values in curves.items() for t, v in zip(lengths, values, strict=True)
+    ]).round(6)
+    here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
+    with right:
+        page.chart(
+            charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token", series="γ",
+                              title="Credit for the first token, by answer length",
+                              subtitle=f"the same final score ({fmt(score)}) for every length",
+                              x_title="answer length (tokens)", y_title="return at the first token (points)",
+                              legend_title="discount", points=False, height=430,
+                              y_domain=[0, 1.15 * score] if score > 0 else None),
+                         charts.rules(here, at="at", label="label", axis="x")),
+            curve_df, name="first_token_return",
+            alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for answer "
+                     f"lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ below 1.")
         st.markdown(
-            f"With γ = 1 the return is **{fmt(returns[0])} at every token**, from “{esc(words[0])}” to the "
-            f"final “{esc(words[-1])}”. That is exactly the problem: the return alone cannot say which token "
-            "helped and which hurt, because every token of the answer gets the same number. The following "
-            "pages (value, advantage, TD error) exist to split it up.")
-    else:
-        st.markdown(
-            f"With γ = {fmt(gamma)} the last token keeps the whole {fmt(returns[-1])}, but the first token, "
-            f"“{esc(words[0])}”, is credited only {fmt(returns[0], 3)}, although the choice that decided the "
-            f"answer, “{esc(token)}”, sits near the start. The discount shrinks credit for the early tokens "
-            "that matter most here.")
+            "With γ = 1 every length gives the first token the full score. With γ below 1 the credit fades with "
+            "every extra token, so for the same final score a **shorter answer pays its early tokens more**. "
+            "Training on such returns would push the model towards short answers, whatever the task needs; "
+            "DeepSeek-R1-Zero's answers instead grew longer as it learned to reason.")
 
-curve_df = pd.DataFrame([
-    {"answer length": int(t), "return at the first token": float(v),
-     "γ": f"γ = {fmt(g)}" + (" (slider)" if g not in GAMMAS else "")}
-    for g, values in curves.items() for t, v in zip(lengths, values, strict=True)
-]).round(6)
-here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
-with right:
-    page.chart(
-        charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token", series="γ",
-                          title="Credit for the first token, by answer length",
-                          subtitle=f"the same final score ({fmt(score)}) for every length",
-                          x_title="answer length (tokens)", y_title="return at the first token (points)",
-                          legend_title="discount", points=False, height=430,
-                          y_domain=[0, 1.15 * score] if score > 0 else None),
-                     charts.rules(here, at="at", label="label", axis="x")),
-        curve_df, name="first_token_return",
-        alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for answer "
-                 f"lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ below 1.")
+    st.subheader("What a judge that reads only the outcome cannot see")
     st.markdown(
-        "With γ = 1 every length gives the first token the full score. With γ below 1 the credit fades with "
-        "every extra token, so for the same final score a **shorter answer pays its early tokens more**. "
-        "Training on such returns would push the model towards short answers, whatever the task needs; "
-        "DeepSeek-R1-Zero's answers instead grew longer as it learned to reason.")
+        f"A judge that checks only the conclusion gives full marks to any answer that lands on the right one, "
+        f"however it got there. Here both answers conclude “{esc(blind.conclusion)}”, but the first borrows the "
+        f"reasoning of “{esc(blind.borrowed_from)}”.")
+    b1, b2 = st.columns(2)
+    with b1:
+        st.caption("Right conclusion, wrong reasoning")
+        st.code(blind.unsound, language=None, wrap_lines=True)
+        st.metric("Outcome-only judge", f"{fmt(blind.unsound_score)} of {fmt(FULL_MARKS)}")
+    with b2:
+        st.caption("Right conclusion, right reasoning")
+        st.code(blind.sound, language=None, wrap_lines=True)
+        st.metric("Outcome-only judge", f"{fmt(blind.sound_score)} of {fmt(FULL_MARKS)}")
+    same = "the same score" if blind.sound_score == blind.unsound_score else "different scores"
+    st.markdown(
+        f"Both get {same}. A sparse reward hides how the outcome was reached: a lucky guess, faulty reasoning "
+        "that happens to end on the right answer, or ever less readable text can all collect the full score. "
+        "Scoring each step instead needs a process reward model trained on step-by-step labels.")
+    if blind.sound == blind.unsound:
+        st.caption("In this example the two continuations are the same text, so the two answers coincide; give the "
+                   "tokens different continuations in the sidebar to see the blind spot.")
 
-st.subheader("What a judge that reads only the outcome cannot see")
-st.markdown(
-    f"A judge that checks only the conclusion gives full marks to any answer that lands on the right one, "
-    f"however it got there. Here both answers conclude “{esc(blind.conclusion)}”, but the first borrows the "
-    f"reasoning of “{esc(blind.borrowed_from)}”.")
-b1, b2 = st.columns(2)
-with b1:
-    st.caption("Right conclusion, wrong reasoning")
-    st.code(blind.unsound, language=None, wrap_lines=True)
-    st.metric("Outcome-only judge", f"{fmt(blind.unsound_score)} of {fmt(FULL_MARKS)}")
-with b2:
-    st.caption("Right conclusion, right reasoning")
-    st.code(blind.sound, language=None, wrap_lines=True)
-    st.metric("Outcome-only judge", f"{fmt(blind.sound_score)} of {fmt(FULL_MARKS)}")
-same = "the same score" if blind.sound_score == blind.unsound_score else "different scores"
-st.markdown(
-    f"Both get {same}. A sparse reward hides how the outcome was reached: a lucky guess, faulty reasoning "
-    "that happens to end on the right answer, or ever less readable text can all collect the full score. "
-    "Scoring each step instead needs a process reward model trained on step-by-step labels.")
-if blind.sound == blind.unsound:
-    st.caption("In this example the two continuations are the same text, so the two answers coincide; give the "
-               "tokens different continuations in the sidebar to see the blind spot.")
+    more = "More" if short_credit > long_credit else "Less" if short_credit < long_credit else "The same"
+    page.predict(
+        f"With γ = {fmt(PREDICT_GAMMA)} and the same final score ({fmt(score)}), does the first token get more or "
+        f"less credit in a {SHORT}-token answer than in a {LONG}-token one?",
+        ["More", "Less", "The same"], more,
+        f"It gets {fmt(short_credit, 3)} in the {SHORT}-token answer and {fmt(long_credit, 3)} in the {LONG}-token "
+        f"one: every extra token multiplies the first token's share by {fmt(PREDICT_GAMMA)}"
+        + (" (and a score of 0 stays 0 however it is discounted)." if score == 0 else "."),
+        key="predict_gamma",
+    )
 
-more = "More" if short_credit > long_credit else "Less" if short_credit < long_credit else "The same"
-page.predict(
-    f"With γ = {fmt(PREDICT_GAMMA)} and the same final score ({fmt(score)}), does the first token get more or "
-    f"less credit in a {SHORT}-token answer than in a {LONG}-token one?",
-    ["More", "Less", "The same"], more,
-    f"It gets {fmt(short_credit, 3)} in the {SHORT}-token answer and {fmt(long_credit, 3)} in the {LONG}-token "
-    f"one: every extra token multiplies the first token's share by {fmt(PREDICT_GAMMA)}"
-    + (" (and a score of 0 stays 0 however it is discounted)." if score == 0 else "."),
-    key="predict_gamma",
-)
+
+reward_panel()
 
 page.show_code(rlcore.sparse_rewards, rlcore.discounted_returns, rlcore.first_token_return, rlcore.outcome_judge)

@@ -29,15 +29,8 @@ page.presets({
     "Ten fresh answers": {"n": 10, "seed": 0},
     "A hundred": {"n": 100},
     "Five thousand": {"n": 5000},
-    "Another seed": {"seed": int(st.session_state.get("seed", 0)) + 1},
+    "Another seed": {"seed": lambda: int(st.session_state.get("seed", 0)) + 1},  # read when clicked
 })
-st.caption("The two inputs below control the **Draw more answers** section; the sidebar controls the example.")
-c1, c2 = st.columns([3, 1])
-n = c1.select_slider("Answers to draw from the policy", options=N_OPTIONS, value=200, key="n",
-                     bind="query-params", help="Each answer: pick the next token with the policy's "
-                     "probabilities, then one of that token's judge scores at random.")
-seed = c2.number_input("Random seed", min_value=0, max_value=999_999, value=0, step=1, key="seed",
-                       bind="query-params", help="The same seed always draws the same answers.")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -49,33 +42,9 @@ def draw(probs, samples, n_draws: int, seed_value: int):
     return final, rlcore.running_mc_estimates(actions, scores, len(probs), at)
 
 
-bd = page.run(rlcore.value_breakdown, scenario.pi, scenario.samples)
-est, running = page.run(draw, scenario.probs, scenario.samples, int(n), int(seed))
-adv_labels = [f"A = {fmt(a, sign=True)}" for a in bd.advantage]
-
-# --- The numbers ---------------------------------------------------------------------------------------------
-cols = st.columns(len(tokens) + 1)
-cols[0].metric("V (the state)", fmt(bd.v), help="Σ π·Q: the expected judge score before choosing")
-for col, tok, q, a in zip(cols[1:], tokens, bd.q, bd.advantage, strict=True):
-    col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-"), delta_description="= A",
-               help="The number below is the advantage A = Q − V")
-
-# --- The picture ---------------------------------------------------------------------------------------------
-st.subheader("Each sampled answer, each token's Q, and the state's V")
-
-
 def spread(m: int) -> list[float]:
     """Evenly spaced horizontal offsets in [−0.6, 0.6] so equal scores do not hide each other (layout only)."""
     return [0.0] if m == 1 else [1.2 * j / (m - 1) - 0.6 for j in range(m)]
-
-
-points = pd.DataFrame([
-    {"token": tok, "answer": j + 1, "score": float(s), "offset": off}
-    for tok, scores in zip(tokens, scenario.samples, strict=True)
-    for j, (s, off) in enumerate(zip(scores, spread(len(scores)), strict=True))
-])
-arrows = pd.DataFrame({"token": tokens, "V": bd.v, "Q": bd.q, "advantage": bd.advantage, "label": adv_labels})
-v_line = pd.DataFrame({"value": [bd.v], "label": [f"V = {fmt(bd.v)}"]})
 
 
 def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.DataFrame, token_names: tuple):
@@ -92,95 +61,136 @@ def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.Dat
     )
 
 
-picture = picture_chart(points, arrows, v_line, tokens)
-page.chart(picture, points.merge(arrows, on="token"),
-           alt_text="Dot plot of each sampled judge score grouped by the answer's next token, with a tick at "
-                    "each group's mean Q, a dashed line at V and arrows from V to each Q labelled with the "
-                    "advantage.",
-           name="answers_q_v")
-
-# --- The sums, with the live numbers -----------------------------------------------------------------------------
-st.subheader("The same numbers, worked out")
-
-
 def q_sum(scores, total, count_) -> str:
     terms = " + ".join(fmt(s) for s in scores) if len(scores) <= 8 else f"sum of {count_} scores = {fmt(total)}"
     return f"({terms}) / {count_}"
 
 
-table = pd.DataFrame({
-    "token": tokens,
-    "π": [fmt(p, 3) for p in scenario.probs],
-    "Q = mean of its scores": [f"{q_sum(s, t, c)} = {fmt(q)}" for s, t, c, q in
-                               zip(scenario.samples, bd.sums, bd.counts, bd.q, strict=True)],
-    "π · Q": [f"{fmt(p, 3)} · {fmt(q)} = {fmt(w, 3)}" for p, q, w in zip(scenario.probs, bd.q, bd.weighted_q,
-                                                                          strict=True)],
-    "A = Q − V": [f"{fmt(q)} − {fmt(bd.v)} = {fmt(a, sign=True)}" for q, a in zip(bd.q, bd.advantage, strict=True)],
-    "π · A": [f"{fmt(p, 3)} · ({fmt(a, sign=True)}) = {fmt(w, 3, sign=True)}"
-              for p, a, w in zip(scenario.probs, bd.advantage, bd.weighted_advantage, strict=True)],
-})
-st.dataframe(table, hide_index=True, width="stretch")
-v_terms = " + ".join(f"{fmt(p, 3)} · {fmt(q)}" for p, q in zip(scenario.probs, bd.q, strict=True))
-a_terms = " + ".join(f"{fmt(p, 3)} · ({fmt(a, sign=True)})" for p, a in zip(scenario.probs, bd.advantage,
-                                                                            strict=True))
-a_values = " + ".join(f"({fmt(w, 3, sign=True)})" for w in bd.weighted_advantage)
-st.markdown(f"**V** = Σ π·Q = {v_terms} = **{fmt(bd.v)}**")
-st.markdown(f"**Check:** Σ π·A = {a_terms} = {a_values} = **{fmt(bd.advantage_check, 3)}**. "
-            "Weighted by the policy, the advantages always cancel: one update can only move probability "
-            "from the tokens below V to the tokens above it, never raise them all.")
+bd = page.run(rlcore.value_breakdown, scenario.pi, scenario.samples)
+st.caption("The two inputs below control the **Draw more answers** section; the sidebar controls the example.")
 
-total_answers = int(bd.counts.sum())
-split = " / ".join(str(int(c)) for c in bd.counts)
-if bd.mean_matches:
-    st.info(f"The plain average of all {total_answers} scores is also {fmt(bd.sample_mean)}. That is no "
-            f"accident: the answers split {split}, the same proportions as π ({fmt_list(scenario.probs, 3)}), "
-            "so averaging them weights each Q the way the policy does.", icon="ℹ️")
-else:
-    st.warning(f"The plain average of all {total_answers} scores is {fmt(bd.sample_mean)}, not V = "
-               f"{fmt(bd.v)}. The answers split {split} (shares {fmt_list(bd.sample_share, 3)}), while π is "
-               f"{fmt_list(scenario.probs, 3)}, so the plain average weights the tokens differently from the "
-               "policy. V uses π. Answers drawn from the policy itself (below) follow π, and their plain "
-               "average does approach V.", icon="⚖️")
 
-# --- Draw more answers --------------------------------------------------------------------------------------------
-st.subheader(f"Draw more answers: {int(n):,} from the policy (seed {int(seed)})")
-st.markdown("During training nobody hands us Q or V: they are estimated from answers the model writes. "
-            "The lines show the estimates after the first few answers, then more and more of them; the "
-            "dashed lines are the values computed above from the example.")
-rows = [{"answers": int(k), "series": tok, "estimate": float(q)}
-        for i, k in enumerate(running.at) for tok, q in zip(tokens, running.q[i], strict=True) if not math.isnan(q)]
-rows += [{"answers": int(k), "series": V_SERIES, "estimate": float(v)} for k, v in zip(running.at, running.v,
-                                                                                       strict=True)]
-kinds = ("estimate from the draws", "value from the example")
-conv = pd.DataFrame(rows).assign(source=kinds[0])
-truth = pd.DataFrame([{"answers": x, "series": name, "estimate": float(value), "source": kinds[1]}
-                      for name, value in zip([*tokens, V_SERIES], [*bd.q, bd.v], strict=True) for x in (1, int(n))])
-conv = pd.concat([conv, truth], ignore_index=True)
-lines = charts.line_chart(conv, x="answers", y="estimate", series="series", title="Estimates as answers accumulate",
-                          subtitle="Q per token and V from the first n answers; dashed, in the same colours: "
-                                   "the values worked out above",
-                          x_title="answers drawn so far (log scale)", y_title="estimated judge score",
-                          tokens=[*tokens, V_SERIES], legend_title="estimate of", points=False, height=440,
-                          dash="source")
-lines = lines.encode(x=alt.X("answers:Q", title="answers drawn so far (log scale)",
-                             scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
-page.chart(lines, conv, alt_text="Line chart of the estimated Q of each token and of V against the number of "
-                                 "answers drawn, with dashed lines at the values computed from the example.",
-           name="estimates_vs_answers")
+@st.fragment
+def draw_panel() -> None:
+    """The answer count and the seed, down to the section they control: moving them reruns this panel only.
 
-est_table = pd.DataFrame({
-    "estimate of": [*(f"Q({t})" for t in tokens), "V"],
-    "answers used": [*(int(c) for c in est.counts), int(est.counts.sum())],
-    "estimate": [*est.q, est.v],
-    "value from the example": [*bd.q, bd.v],
-})
-st.dataframe(est_table, hide_index=True, width="stretch",
-             column_config={"estimate": st.column_config.NumberColumn(format="%.3f"),
-                            "value from the example": st.column_config.NumberColumn(format="%.3f")})
-unseen = [esc(t) for t, c in zip(tokens, est.counts, strict=True) if c == 0]
-if unseen:
-    st.caption(f"No answer began with {', '.join(unseen)} in this draw, so its Q cannot be estimated yet: "
-               "a token the model never writes never gets feedback.")
+    The numbers, the picture and the sums in between depend only on the example, but they sit between the
+    inputs and the **Draw more answers** section, so they are part of the panel too.
+    """
+    c1, c2 = st.columns([3, 1])
+    n = c1.select_slider("Answers to draw from the policy", options=N_OPTIONS, value=200, key="n",
+                         bind="query-params", help="Each answer: pick the next token with the policy's "
+                         "probabilities, then one of that token's judge scores at random.")
+    seed = c2.number_input("Random seed", min_value=0, max_value=999_999, value=0, step=1, key="seed",
+                           bind="query-params", help="The same seed always draws the same answers.")
+
+    est, running = page.run(draw, scenario.probs, scenario.samples, int(n), int(seed))
+    adv_labels = [f"A = {fmt(a, sign=True)}" for a in bd.advantage]
+
+    # --- The numbers ---------------------------------------------------------------------------------------------
+    cols = st.columns(len(tokens) + 1)
+    cols[0].metric("V (the state)", fmt(bd.v), help="Σ π·Q: the expected judge score before choosing")
+    for col, tok, q, a in zip(cols[1:], tokens, bd.q, bd.advantage, strict=True):
+        col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-"), delta_description="= A",
+                   help="The number below is the advantage A = Q − V")
+
+    # --- The picture ---------------------------------------------------------------------------------------------
+    st.subheader("Each sampled answer, each token's Q, and the state's V")
+
+    points = pd.DataFrame([
+        {"token": tok, "answer": j + 1, "score": float(s), "offset": off}
+        for tok, scores in zip(tokens, scenario.samples, strict=True)
+        for j, (s, off) in enumerate(zip(scores, spread(len(scores)), strict=True))
+    ])
+    arrows = pd.DataFrame({"token": tokens, "V": bd.v, "Q": bd.q, "advantage": bd.advantage, "label": adv_labels})
+    v_line = pd.DataFrame({"value": [bd.v], "label": [f"V = {fmt(bd.v)}"]})
+
+    picture = picture_chart(points, arrows, v_line, tokens)
+    page.chart(picture, points.merge(arrows, on="token"),
+               alt_text="Dot plot of each sampled judge score grouped by the answer's next token, with a tick at "
+                        "each group's mean Q, a dashed line at V and arrows from V to each Q labelled with the "
+                        "advantage.",
+               name="answers_q_v")
+
+    # --- The sums, with the live numbers -----------------------------------------------------------------------------
+    st.subheader("The same numbers, worked out")
+
+    table = pd.DataFrame({
+        "token": tokens,
+        "π": [fmt(p, 3) for p in scenario.probs],
+        "Q = mean of its scores": [f"{q_sum(s, t, c)} = {fmt(q)}" for s, t, c, q in
+                                   zip(scenario.samples, bd.sums, bd.counts, bd.q, strict=True)],
+        "π · Q": [f"{fmt(p, 3)} · {fmt(q)} = {fmt(w, 3)}" for p, q, w in zip(scenario.probs, bd.q, bd.weighted_q,
+                                                                              strict=True)],
+        "A = Q − V": [f"{fmt(q)} − {fmt(bd.v)} = {fmt(a, sign=True)}" for q, a in zip(bd.q, bd.advantage, strict=True)],
+        "π · A": [f"{fmt(p, 3)} · ({fmt(a, sign=True)}) = {fmt(w, 3, sign=True)}"
+                  for p, a, w in zip(scenario.probs, bd.advantage, bd.weighted_advantage, strict=True)],
+    })
+    st.dataframe(table, hide_index=True, width="stretch")
+    v_terms = " + ".join(f"{fmt(p, 3)} · {fmt(q)}" for p, q in zip(scenario.probs, bd.q, strict=True))
+    a_terms = " + ".join(f"{fmt(p, 3)} · ({fmt(a, sign=True)})" for p, a in zip(scenario.probs, bd.advantage,
+                                                                                strict=True))
+    a_values = " + ".join(f"({fmt(w, 3, sign=True)})" for w in bd.weighted_advantage)
+    st.markdown(f"**V** = Σ π·Q = {v_terms} = **{fmt(bd.v)}**")
+    st.markdown(f"**Check:** Σ π·A = {a_terms} = {a_values} = **{fmt(bd.advantage_check, 3)}**. "
+                "Weighted by the policy, the advantages always cancel: one update can only move probability "
+                "from the tokens below V to the tokens above it, never raise them all.")
+
+    total_answers = int(bd.counts.sum())
+    split = " / ".join(str(int(c)) for c in bd.counts)
+    if bd.mean_matches:
+        st.info(f"The plain average of all {total_answers} scores is also {fmt(bd.sample_mean)}. That is no "
+                f"accident: the answers split {split}, the same proportions as π ({fmt_list(scenario.probs, 3)}), "
+                "so averaging them weights each Q the way the policy does.", icon="ℹ️")
+    else:
+        st.warning(f"The plain average of all {total_answers} scores is {fmt(bd.sample_mean)}, not V = "
+                   f"{fmt(bd.v)}. The answers split {split} (shares {fmt_list(bd.sample_share, 3)}), while π is "
+                   f"{fmt_list(scenario.probs, 3)}, so the plain average weights the tokens differently from the "
+                   "policy. V uses π. Answers drawn from the policy itself (below) follow π, and their plain "
+                   "average does approach V.", icon="⚖️")
+
+    # --- Draw more answers --------------------------------------------------------------------------------------------
+    st.subheader(f"Draw more answers: {int(n):,} from the policy (seed {int(seed)})")
+    st.markdown("During training nobody hands us Q or V: they are estimated from answers the model writes. "
+                "The lines show the estimates after the first few answers, then more and more of them; the "
+                "dashed lines are the values computed above from the example.")
+    rows = [{"answers": int(k), "series": tok, "estimate": float(q)}
+            for i, k in enumerate(running.at) for tok, q in zip(tokens, running.q[i], strict=True) if not math.isnan(q)]
+    rows += [{"answers": int(k), "series": V_SERIES, "estimate": float(v)} for k, v in zip(running.at, running.v,
+                                                                                           strict=True)]
+    kinds = ("estimate from the draws", "value from the example")
+    conv = pd.DataFrame(rows).assign(source=kinds[0])
+    truth = pd.DataFrame([{"answers": x, "series": name, "estimate": float(value), "source": kinds[1]}
+                          for name, value in zip([*tokens, V_SERIES], [*bd.q, bd.v], strict=True) for x in (1, int(n))])
+    conv = pd.concat([conv, truth], ignore_index=True)
+    lines = charts.line_chart(conv, x="answers", y="estimate", series="series", title="Estimates as answers accumulate",
+                              subtitle="Q per token and V from the first n answers; dashed, in the same colours: "
+                                       "the values worked out above",
+                              x_title="answers drawn so far (log scale)", y_title="estimated judge score",
+                              tokens=[*tokens, V_SERIES], legend_title="estimate of", points=False, height=440,
+                              dash="source")
+    lines = lines.encode(x=alt.X("answers:Q", title="answers drawn so far (log scale)",
+                                 scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
+    page.chart(lines, conv, alt_text="Line chart of the estimated Q of each token and of V against the number of "
+                                     "answers drawn, with dashed lines at the values computed from the example.",
+               name="estimates_vs_answers")
+
+    est_table = pd.DataFrame({
+        "estimate of": [*(f"Q({t})" for t in tokens), "V"],
+        "answers used": [*(int(c) for c in est.counts), int(est.counts.sum())],
+        "estimate": [*est.q, est.v],
+        "value from the example": [*bd.q, bd.v],
+    })
+    st.dataframe(est_table, hide_index=True, width="stretch",
+                 column_config={"estimate": st.column_config.NumberColumn(format="%.3f"),
+                                "value from the example": st.column_config.NumberColumn(format="%.3f")})
+    unseen = [esc(t) for t, c in zip(tokens, est.counts, strict=True) if c == 0]
+    if unseen:
+        st.caption(f"No answer began with {', '.join(unseen)} in this draw, so its Q cannot be estimated yet: "
+                   "a token the model never writes never gets feedback.")
+
+
+draw_panel()
 
 # --- Predict ------------------------------------------------------------------------------------------------------
 order = sorted(range(len(tokens)), key=lambda i: bd.q[i], reverse=True)

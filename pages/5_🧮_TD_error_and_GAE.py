@@ -28,15 +28,6 @@ page.presets({
     "λ = 0.95: PPO's usual setting": {"lam": 0.95},
     "λ = 1: trust the final score": {"lam": 1.0},
 })
-c1, c2, c3 = st.columns(3)
-token = c1.selectbox("First token the model sampled", tokens, index=int(np.argmax(scenario.pi)), key="tok",
-                     bind="query-params", help="The answer below starts with the prefix, this token, and "
-                                               "the continuation written for it in the sidebar.")
-lam = c2.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", bind="query-params",
-                help="0: each token's advantage is its own TD error. 1: the final score minus V.")
-gamma = c3.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
-                  help="1 counts the final score in full at every token; below 1 earlier tokens see less of it.")
-
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def credit(scenario, token, gamma, lam):
@@ -59,58 +50,9 @@ def critic_study(scenario, token, gamma, lams, bias, noise):
                                      bias=bias, noise=noise, n_draws=STUDY_DRAWS, seed=STUDY_SEED)
 
 
-
-
-trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
-a = trace.action_index
-words = trace.tokens
-tok = esc(token)
-strip = pd.DataFrame({
-    "position": np.arange(1, len(words) + 1), "label": axis_labels(words), "token": list(words),
-    "V before": trace.values[:-1], "reward": trace.rewards, "V after": trace.values[1:],
-    "TD error": delta, "GAE advantage": adv, "decision": np.arange(len(words)) == a,
-})
-
-st.markdown("**The answer, token by token:** "
-            + " · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))
-            + f" — judge score {fmt(trace.score)}")
-m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"V before “{tok}”", fmt(trace.values[a]))
-m2.metric(f"V after “{tok}”", fmt(trace.values[a + 1]))
-m3.metric(f"TD error at “{tok}”", fmt(delta[a], sign=True))
-m4.metric(f"GAE advantage of “{esc(words[0])}” (λ = {fmt(lam)})", fmt(adv[0], sign=True))
-
-left, right = st.columns(2, gap="large")
-with left:
-    st.subheader("With a critic (PPO): one advantage per token")
-    page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title="V before the token",
-                                   title="V before each token (line) and its TD error δ (bars)",
-                                   subtitle="δ = reward + γ·V(next) − V(now); the decision token is highlighted",
-                                   y_title="score points", highlight="decision"),
-               strip, alt_text="Expected score V before each token of the answer, with the TD error of each "
-                               "token as bars; only the decision token has a non-zero TD error.",
-               name="td_error")
-    page.chart(charts.answer_strip(strip, value="GAE advantage", title=f"GAE advantage per token, λ = {fmt(lam)}",
-                                   subtitle="Â = δ + γλ·Â(next): each step back keeps a share γλ of what follows",
-                                   y_title="advantage", highlight="decision"),
-               strip, alt_text=f"GAE advantage of every token of the answer at lambda {fmt(lam)}.", name="gae")
-    moved = ", ".join(f"**{esc(words[i])}**" for i in jump_at) or "no token"
-    after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else "nothing"
-    jump = (f"V drops or rises only where the outcome is decided: the TD error is non-zero at {moved} "
-            f"({fmt(delta[a], sign=True)} at **{tok}**) and zero at every other token, because once **{tok}** is "
-            f"written the rest of the answer changes nothing the model did not already expect. "
-            if jump_at.size else
-            f"Here V never moves: **{tok}** leads to exactly the score the model expected anyway, so every TD "
-            "error is 0 and no token is blamed or credited. ")
-    st.markdown(
-        jump +
-        f"At λ = {fmt(lam)} the tokens before it get {fmt_list(adv[:a]) if a else 'nothing'} and the tokens "
-        f"after it get {after}."
-        + (f" Slide λ from 0 to 1 and watch the {'blame' if delta[a] < 0 else 'credit'} spread back from "
-           f"**{tok}** to every token that came before it." if jump_at.size else ""))
-
-with right:
-    st.subheader("Without a critic (GRPO): one advantage per answer")
+@st.fragment
+def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None:
+    """GRPO's group: its three widgets rerun this panel only."""
     g1, g2, g3 = st.columns(3)
     size = int(g1.slider("Group size G", 1, 32, 8, 1, key="G", bind="query-params",
                          help="How many answers GRPO samples for the same prompt."))
@@ -158,58 +100,132 @@ with right:
     else:
         st.info(f"No answer in this group starts with **{tok}**. Draw another group (seed) or make it larger.")
 
-st.subheader("Going further: what λ buys when the critic is wrong")
-st.markdown(
-    "Above, V is exact. A real critic is a network that guesses V, and λ decides how much the advantage "
-    "leans on that guess. Give the critic an error below: a **bias** on every value after the decisive token "
-    "(it misjudges where that token leads) and **noise** on every value. Over many seeded draws of the judge's "
-    f"score and the critic's noise, the chart splits the error of the advantage at **{tok}** into bias² "
-    "(wrong on average) and variance (different each time).")
-e1, e2 = st.columns(2)
-bias = e1.slider("Critic bias after the decision (score points)", -3.0, 3.0, 1.0, 0.25, key="bias",
-                 bind="query-params")
-noise = e2.slider("Critic noise, standard deviation (score points)", 0.0, 2.0, 0.5, 0.1, key="noise",
-                  bind="query-params")
-study = page.run(critic_study, scenario, token, gamma, LAM_GRID, bias, noise)
-here = page.run(critic_study, scenario, token, gamma, (lam,), bias, noise)
-parts = pd.DataFrame({"λ": np.tile(study.lams, 3),
-                      "part": np.repeat(["bias²", "variance", "mean squared error"], study.lams.size),
-                      "value": np.concatenate([study.bias_squared, study.variance, study.mse])})
-marker = pd.DataFrame({"at": [lam], "label": [f"λ = {fmt(lam)}"]})
-s1, s2 = st.columns([2, 1], gap="large")
-with s1:
-    page.chart(charts.layer(charts.line_chart(parts, x="λ", y="value", series="part", legend_title="error part",
-                                 title=f"Error of the advantage at “{token}” against λ",
-                                 subtitle=f"{STUDY_DRAWS} seeded draws per λ; the dashed line is your λ",
-                                 x_title="λ", y_title="squared error", points=False, height=340),
-                            charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                                         align="right" if lam > 0.8 else "left")),
-               parts, alt_text="Bias squared, variance and mean squared error of the GAE advantage as lambda "
-                               "goes from 0 to 1.", name="critic_error")
-with s2:
-    st.metric(f"Mean squared error at λ = {fmt(lam)}", fmt(here.mse[0], 3))
-    st.metric("bias² / variance", f"{fmt(here.bias_squared[0], 3)} / {fmt(here.variance[0], 3)}")
-    st.metric("λ with the smallest error for this critic", fmt(study.best_lam))
-st.markdown(
-    f"At λ = 0 the advantage is one TD error, built from the critic's own guesses: it is off by "
-    f"{fmt(study.bias[0], sign=True)} on average and its variance ({fmt(study.variance[0], 3)}) is only the "
-    f"critic's noise. At λ = 1 the critic's guesses after **{tok}** cancel out and the bias is "
-    f"{fmt(study.bias[-1], sign=True)}, but the estimate now carries the whole spread of the judge's scores, "
-    f"plus the critic's noise at **{tok}** itself (variance {fmt(study.variance[-1], 3)}). "
-    f"For this critic the best compromise is λ = {fmt(study.best_lam)}. "
-    "Set the bias to 0 and the noise to 0 and λ = 0 wins outright; that is the article's idealised case.")
 
-options = list(dict.fromkeys([f"only {tok}", ", ".join(esc(w) for w in words[:a + 1]),
-                              "every token of the answer", "no token"]))
-answer = ("no token" if blamed0.size == 0 else "every token of the answer" if blamed0.size == len(words)
-          else f"only {tok}" if blamed0.tolist() == [a] else ", ".join(esc(words[i]) for i in blamed0))
-if answer not in options:
-    options.append(answer)
-page.predict(
-    "At λ = 0, which tokens get blamed (or credited)?", options, answer,
-    f"With λ = 0 each token keeps its own TD error and nothing else, so only the tokens where V jumps get a "
-    f"non-zero advantage: here {answer}, with {fmt(delta[a], sign=True)} at **{tok}**.",
-    key="predict_gae")
+@st.fragment
+def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
+    """The critic-error study: its two sliders rerun this panel only."""
+    st.subheader("Going further: what λ buys when the critic is wrong")
+    st.markdown(
+        "Above, V is exact. A real critic is a network that guesses V, and λ decides how much the advantage "
+        "leans on that guess. Give the critic an error below: a **bias** on every value after the decisive token "
+        "(it misjudges where that token leads) and **noise** on every value. Over many seeded draws of the judge's "
+        f"score and the critic's noise, the chart splits the error of the advantage at **{tok}** into bias² "
+        "(wrong on average) and variance (different each time).")
+    e1, e2 = st.columns(2)
+    bias = e1.slider("Critic bias after the decision (score points)", -3.0, 3.0, 1.0, 0.25, key="bias",
+                     bind="query-params")
+    noise = e2.slider("Critic noise, standard deviation (score points)", 0.0, 2.0, 0.5, 0.1, key="noise",
+                      bind="query-params")
+    study = page.run(critic_study, scenario, token, gamma, LAM_GRID, bias, noise)
+    here = page.run(critic_study, scenario, token, gamma, (lam,), bias, noise)
+    parts = pd.DataFrame({"λ": np.tile(study.lams, 3),
+                          "part": np.repeat(["bias²", "variance", "mean squared error"], study.lams.size),
+                          "value": np.concatenate([study.bias_squared, study.variance, study.mse])})
+    marker = pd.DataFrame({"at": [lam], "label": [f"λ = {fmt(lam)}"]})
+    s1, s2 = st.columns([2, 1], gap="large")
+    with s1:
+        page.chart(charts.layer(charts.line_chart(parts, x="λ", y="value", series="part", legend_title="error part",
+                                     title=f"Error of the advantage at “{token}” against λ",
+                                     subtitle=f"{STUDY_DRAWS} seeded draws per λ; the dashed line is your λ",
+                                     x_title="λ", y_title="squared error", points=False, height=340),
+                                charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
+                                             align="right" if lam > 0.8 else "left")),
+                   parts, alt_text="Bias squared, variance and mean squared error of the GAE advantage as lambda "
+                                   "goes from 0 to 1.", name="critic_error")
+    with s2:
+        st.metric(f"Mean squared error at λ = {fmt(lam)}", fmt(here.mse[0], 3))
+        st.metric("bias² / variance", f"{fmt(here.bias_squared[0], 3)} / {fmt(here.variance[0], 3)}")
+        st.metric("λ with the smallest error for this critic", fmt(study.best_lam))
+    st.markdown(
+        f"At λ = 0 the advantage is one TD error, built from the critic's own guesses: it is off by "
+        f"{fmt(study.bias[0], sign=True)} on average and its variance ({fmt(study.variance[0], 3)}) is only the "
+        f"critic's noise. At λ = 1 the critic's guesses after **{tok}** cancel out and the bias is "
+        f"{fmt(study.bias[-1], sign=True)}, but the estimate now carries the whole spread of the judge's scores, "
+        f"plus the critic's noise at **{tok}** itself (variance {fmt(study.variance[-1], 3)}). "
+        f"For this critic the best compromise is λ = {fmt(study.best_lam)}. "
+        "Set the bias to 0 and the noise to 0 and λ = 0 wins outright; that is the article's idealised case.")
+
+
+@st.fragment
+def answer_panel() -> None:
+    """The first token, λ and γ feed every section below them: moving one reruns this panel only."""
+    c1, c2, c3 = st.columns(3)
+    token = c1.selectbox("First token the model sampled", tokens, index=int(np.argmax(scenario.pi)), key="tok",
+                         bind="query-params", help="The answer below starts with the prefix, this token, and "
+                                                   "the continuation written for it in the sidebar.")
+    lam = c2.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", bind="query-params",
+                    help="0: each token's advantage is its own TD error. 1: the final score minus V.")
+    gamma = c3.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
+                      help="1 counts the final score in full at every token; below 1 earlier tokens see less of it.")
+
+    trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
+    a = trace.action_index
+    words = trace.tokens
+    tok = esc(token)
+    strip = pd.DataFrame({
+        "position": np.arange(1, len(words) + 1), "label": axis_labels(words), "token": list(words),
+        "V before": trace.values[:-1], "reward": trace.rewards, "V after": trace.values[1:],
+        "TD error": delta, "GAE advantage": adv, "decision": np.arange(len(words)) == a,
+    })
+
+    st.markdown("**The answer, token by token:** "
+                + " · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))
+                + f" — judge score {fmt(trace.score)}")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(f"V before “{tok}”", fmt(trace.values[a]))
+    m2.metric(f"V after “{tok}”", fmt(trace.values[a + 1]))
+    m3.metric(f"TD error at “{tok}”", fmt(delta[a], sign=True))
+    m4.metric(f"GAE advantage of “{esc(words[0])}” (λ = {fmt(lam)})", fmt(adv[0], sign=True))
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader("With a critic (PPO): one advantage per token")
+        page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title="V before the token",
+                                       title="V before each token (line) and its TD error δ (bars)",
+                                       subtitle="δ = reward + γ·V(next) − V(now); the decision token is highlighted",
+                                       y_title="score points", highlight="decision"),
+                   strip, alt_text="Expected score V before each token of the answer, with the TD error of each "
+                                   "token as bars; only the decision token has a non-zero TD error.",
+                   name="td_error")
+        page.chart(charts.answer_strip(strip, value="GAE advantage", title=f"GAE advantage per token, λ = {fmt(lam)}",
+                                       subtitle="Â = δ + γλ·Â(next): each step back keeps a share γλ of what follows",
+                                       y_title="advantage", highlight="decision"),
+                   strip, alt_text=f"GAE advantage of every token of the answer at lambda {fmt(lam)}.", name="gae")
+        moved = ", ".join(f"**{esc(words[i])}**" for i in jump_at) or "no token"
+        after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else "nothing"
+        jump = (f"V drops or rises only where the outcome is decided: the TD error is non-zero at {moved} "
+                f"({fmt(delta[a], sign=True)} at **{tok}**) and zero at every other token, because once **{tok}** is "
+                f"written the rest of the answer changes nothing the model did not already expect. "
+                if jump_at.size else
+                f"Here V never moves: **{tok}** leads to exactly the score the model expected anyway, so every TD "
+                "error is 0 and no token is blamed or credited. ")
+        st.markdown(
+            jump +
+            f"At λ = {fmt(lam)} the tokens before it get {fmt_list(adv[:a]) if a else 'nothing'} and the tokens "
+            f"after it get {after}."
+            + (f" Slide λ from 0 to 1 and watch the {'blame' if delta[a] < 0 else 'credit'} spread back from "
+               f"**{tok}** to every token that came before it." if jump_at.size else ""))
+
+    with right:
+        st.subheader("Without a critic (GRPO): one advantage per answer")
+        group_panel(token, tok, strip, words)
+
+    critic_panel(token, tok, gamma, lam)
+
+    options = list(dict.fromkeys([f"only {tok}", ", ".join(esc(w) for w in words[:a + 1]),
+                                  "every token of the answer", "no token"]))
+    answer = ("no token" if blamed0.size == 0 else "every token of the answer" if blamed0.size == len(words)
+              else f"only {tok}" if blamed0.tolist() == [a] else ", ".join(esc(words[i]) for i in blamed0))
+    if answer not in options:
+        options.append(answer)
+    page.predict(
+        "At λ = 0, which tokens get blamed (or credited)?", options, answer,
+        f"With λ = 0 each token keeps its own TD error and nothing else, so only the tokens where V jumps get a "
+        f"non-zero advantage: here {answer}, with {fmt(delta[a], sign=True)} at **{tok}**.",
+        key="predict_gae")
+
+
+answer_panel()
 
 page.show_code(rlcore.answer_trace, rlcore.td_errors, rlcore.gae, rlcore.group_credit, rlcore.group_advantages,
                rlcore.critic_error_study)

@@ -28,18 +28,6 @@ page.presets({
     "Small steps (η = 0.2)": {"lr": 0.2, "steps": 50, "step": 1},
     "Small noisy batches of 2": {"batch": 2, "seeds": 20},
 })
-c1, c2, c3 = st.columns(3)
-lr = c1.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", bind="query-params",
-               help="How far each update moves the logits; the article uses 1 for illustration.")
-steps = int(c2.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", bind="query-params"))
-if st.session_state.get("step", 1) > steps:  # the inspected step must exist
-    st.session_state["step"] = steps
-if steps > 1:
-    step = int(c3.slider("Inspect step", 1, steps, 1, 1, key="step", bind="query-params",
-                         help="The bars below show the logit changes of this step."))
-else:
-    step = 1
-    c3.caption("Inspecting step 1, the only step.")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -58,139 +46,170 @@ def whole_steps(chart):
     return chart.configure_axisX(tickMinStep=1)
 
 
-tr = page.run(exact, scenario, lr, steps)
-q = scenario.q
-before, after = tr.probs[step - 1], tr.probs[step]
+@st.fragment
+def policy_gradient_panel() -> None:
+    """Step size, steps and everything they feed (both sections and the question): moving a slider reruns
+    this panel only, not the page."""
+    c1, c2, c3 = st.columns(3)
+    lr = c1.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", bind="query-params",
+                   help="How far each update moves the logits; the article uses 1 for illustration.")
+    steps = int(c2.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", bind="query-params"))
+    if st.session_state.get("step", 1) > steps:  # the inspected step must exist
+        st.session_state["step"] = steps
+    if steps > 1:
+        step = int(c3.slider("Inspect step", 1, steps, 1, 1, key="step", bind="query-params",
+                             help="The bars below show the logit changes of this step."))
+    else:
+        step = 1
+        c3.caption("Inspecting step 1, the only step.")
 
-m1, m2, m3 = st.columns(3)
-m1.metric(f"V before step {step}", fmt(tr.values[step - 1]))
-m2.metric(f"V after step {step}", fmt(tr.values[step]))
-m3.metric(f"V after all {steps} steps", fmt(tr.values[-1]))
-st.markdown(f"Probabilities of {', '.join(f'**{esc(t)}**' for t in tokens)}: "
-            + " → ".join(fmt_list(p, 3) for p in tr.probs[:min(steps, 4) + 1])
-            + (" → …" if steps > 4 else "")
-            + f"; V: {' → '.join(fmt(v, 1) for v in tr.values[:min(steps, 4) + 1])}{' → …' if steps > 4 else ''}. "
-            "(Three decimals here; rounded to two, as in the article, they need not add up to exactly 1.)")
+    tr = page.run(exact, scenario, lr, steps)
+    q = scenario.q
+    before, after = tr.probs[step - 1], tr.probs[step]
 
-path = pd.DataFrame({"step": np.repeat(np.arange(steps + 1), scenario.n),
-                     "token": np.tile(tokens, steps + 1),
-                     "probability": tr.probs.ravel(),
-                     "advantage Q − V": tr.advantages.ravel()})
-turning = [(i, int(t)) for i, t in enumerate(tr.turning_step) if t > 0]
-peaks = pd.DataFrame({"at": [t - 1 for _, t in turning],
-                      "label": [f"{tokens[i]} peaks" for i, _ in turning]})
-left, right = st.columns(2, gap="large")
-with left:
-    prob_chart = charts.line_chart(path, x="step", y="probability", series="token", tokens=tokens,
-                                   title="Token probabilities, step by step",
-                                   subtitle="exact expected gradient; a dashed line marks where a token "
-                                            "stops rising",
-                                   x_title="after this many steps", y_title="probability", legend_title="token",
-                                   y_domain=[0, 1], points=steps <= 20, height=HEIGHT)
-    if len(peaks):
-        prob_chart = charts.layer(prob_chart, charts.rules(peaks, at="at", label="label", axis="x"))
-    page.chart(whole_steps(prob_chart), path,
-               alt_text="Probability of each candidate token after each exact policy-gradient step.", name="pg_probs")
-with right:
-    values = pd.DataFrame({"step": np.arange(steps + 1), "series": "V (expected score)", "score": tr.values})
-    qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
-    inspected = pd.DataFrame({"at": [step], "label": [f"step {step}"]})
-    page.chart(whole_steps(charts.layer(charts.line_chart(values, x="step", y="score", series="series",
-                                             title="V climbs past each Q",
-                                             subtitle="dashed: each token's Q; once V passes it, A < 0",
-                                             x_title="after this many steps", y_title="expected score",
-                                             legend_title="line", points=steps <= 20, height=HEIGHT),
-                                        charts.rules(qs, at="at", label="label"),
-                                        charts.rules(inspected, at="at", label="label", axis="x", color=ACCENT))),
-               values, alt_text="Expected score V after each step, with each token's Q as a horizontal line.",
-               name="pg_value")
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"V before step {step}", fmt(tr.values[step - 1]))
+    m2.metric(f"V after step {step}", fmt(tr.values[step]))
+    m3.metric(f"V after all {steps} steps", fmt(tr.values[-1]))
+    st.markdown(f"Probabilities of {', '.join(f'**{esc(t)}**' for t in tokens)}: "
+                + " → ".join(fmt_list(p, 3) for p in tr.probs[:min(steps, 4) + 1])
+                + (" → …" if steps > 4 else "")
+                + f"; V: {' → '.join(fmt(v, 1) for v in tr.values[:min(steps, 4) + 1])}{' → …' if steps > 4 else ''}. "
+                "(Three decimals here; rounded to two, as in the article, they need not add up to exactly 1.)")
 
-st.subheader(f"Inside step {step}: each logit moves by η·π·A")
-bars = pd.DataFrame({"token": tokens, "π before": before, "Q": q, "A = Q − V": tr.advantages[step - 1],
-                     "logit change": tr.logit_changes[step - 1], "π after": after,
-                     "probability": [("up" if d > 0 else "down" if d < 0 else "same")
-                                     for d in tr.direction[step - 1]]})
-b1, b2 = st.columns([3, 2], gap="large")
-with b1:
-    page.chart(charts.token_bars(bars, value="logit change", value_title="change of the logit",
-                                 title=f"Step {step}: logit change η·π·A per token",
-                                 subtitle=f"η = {fmt(lr)}, V before the step = {fmt(tr.values[step - 1])}",
-                                 tokens=tokens, digits=3),
-               bars, alt_text=f"Change of each token's logit in step {step}: positive bars up, negative down.",
-               name="pg_logits")
-with b2:
-    for i, t in enumerate(tokens):
-        st.markdown(f"**{esc(t)}**: π {fmt(before[i], 3)} × A {fmt(tr.advantages[step - 1, i], sign=True)} "
-                    f"× η {fmt(lr)} = {fmt(tr.logit_changes[step - 1, i], 3, sign=True)}; "
-                    f"probability {fmt(before[i], 3)} → {fmt(after[i], 3)} ({bars['probability'][i]})")
-    st.caption("A token's probability rises only if its logit moves up by more than the probability-weighted "
-               "average move; that is why a token with a small positive push can still lose share.")
+    path = pd.DataFrame({"step": np.repeat(np.arange(steps + 1), scenario.n),
+                         "token": np.tile(tokens, steps + 1),
+                         "probability": tr.probs.ravel(),
+                         "advantage Q − V": tr.advantages.ravel()})
+    turning = [(i, int(t)) for i, t in enumerate(tr.turning_step) if t > 0]
+    peaks = pd.DataFrame({"at": [t - 1 for _, t in turning],
+                          "label": [f"{tokens[i]} peaks" for i, _ in turning]})
+    left, right = st.columns(2, gap="large")
+    with left:
+        prob_chart = charts.line_chart(path, x="step", y="probability", series="token", tokens=tokens,
+                                       title="Token probabilities, step by step",
+                                       subtitle="exact expected gradient; a dashed line marks where a token "
+                                                "stops rising",
+                                       x_title="after this many steps", y_title="probability", legend_title="token",
+                                       y_domain=[0, 1], points=steps <= 20, height=HEIGHT)
+        if len(peaks):
+            prob_chart = charts.layer(prob_chart, charts.rules(peaks, at="at", label="label", axis="x"))
+        page.chart(whole_steps(prob_chart), path,
+                   alt_text="Probability of each candidate token after each exact policy-gradient step.",
+                   name="pg_probs")
+    with right:
+        values = pd.DataFrame({"step": np.arange(steps + 1), "series": "V (expected score)", "score": tr.values})
+        qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
+        inspected = pd.DataFrame({"at": [step], "label": [f"step {step}"]})
+        page.chart(whole_steps(charts.layer(charts.line_chart(values, x="step", y="score", series="series",
+                                                 title="V climbs past each Q",
+                                                 subtitle="dashed: each token's Q; once V passes it, A < 0",
+                                                 x_title="after this many steps", y_title="expected score",
+                                                 legend_title="line", points=steps <= 20, height=HEIGHT),
+                                            charts.rules(qs, at="at", label="label"),
+                                            charts.rules(inspected, at="at", label="label", axis="x", color=ACCENT))),
+                   values, alt_text="Expected score V after each step, with each token's Q as a horizontal line.",
+                   name="pg_value")
 
-if turning:
-    for i, t in turning:
-        a_then = tr.advantages[t - 1, i]
-        why = (f"that step started from V = {fmt(tr.values[t - 1])}, already above its Q of {fmt(q[i])}, so its "
-               f"advantage had turned negative ({fmt(a_then, sign=True)})" if a_then < 0 else
-               f"its advantage is still positive ({fmt(a_then, sign=True)}, V = {fmt(tr.values[t - 1])} is below "
-               f"its Q of {fmt(q[i])}), but other tokens are pushed up harder and take its share")
-        st.markdown(f"**{esc(tokens[i])}** rises up to step {t - 1} and falls in step {t}: {why}.")
-else:
-    st.markdown(f"No token turns from rising to falling within these {steps} steps.")
+    st.subheader(f"Inside step {step}: each logit moves by η·π·A")
+    bars = pd.DataFrame({"token": tokens, "π before": before, "Q": q, "A = Q − V": tr.advantages[step - 1],
+                         "logit change": tr.logit_changes[step - 1], "π after": after,
+                         "probability": [("up" if d > 0 else "down" if d < 0 else "same")
+                                         for d in tr.direction[step - 1]]})
+    b1, b2 = st.columns([3, 2], gap="large")
+    with b1:
+        page.chart(charts.token_bars(bars, value="logit change", value_title="change of the logit",
+                                     title=f"Step {step}: logit change η·π·A per token",
+                                     subtitle=f"η = {fmt(lr)}, V before the step = {fmt(tr.values[step - 1])}",
+                                     tokens=tokens, digits=3),
+                   bars, alt_text=f"Change of each token's logit in step {step}: positive bars up, negative down.",
+                   name="pg_logits")
+    with b2:
+        for i, t in enumerate(tokens):
+            st.markdown(f"**{esc(t)}**: π {fmt(before[i], 3)} × A {fmt(tr.advantages[step - 1, i], sign=True)} "
+                        f"× η {fmt(lr)} = {fmt(tr.logit_changes[step - 1, i], 3, sign=True)}; "
+                        f"probability {fmt(before[i], 3)} → {fmt(after[i], 3)} ({bars['probability'][i]})")
+        st.caption("A token's probability rises only if its logit moves up by more than the probability-weighted "
+                   "average move; that is why a token with a small positive push can still lose share.")
 
-st.subheader("The same training from sampled answers")
-st.markdown(
-    "In training nobody knows Q: each step samples a batch of answers, scores them, and moves the logits by "
-    "(score − baseline) on the tokens that were written. On average that is the step above; any single run "
-    "wanders around it. Each seed is one run with the same step size and number of steps.")
-s1, s2, s3 = st.columns(3)
-batch = int(s1.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", bind="query-params"))
-n_seeds = int(s2.slider("Runs (seeds)", 2, 40, 12, 1, key="seeds", bind="query-params"))
-baseline = s3.selectbox("Baseline", rlcore.BASELINES, index=rlcore.BASELINES.index("V"), key="base",
-                        bind="query-params",
-                        help="V: the exact expected score, so the average step equals the exact one. "
-                             "batch mean: the batch's own average, as GRPO-style methods do.")
-run = page.run(sampled, scenario, lr, steps, batch, baseline, n_seeds)
-runs = pd.DataFrame({"seed": np.repeat(np.arange(n_seeds), (steps + 1) * scenario.n),
-                     "step": np.tile(np.repeat(np.arange(steps + 1), scenario.n), n_seeds),
-                     "token": np.tile(tokens, (steps + 1) * n_seeds),
-                     "probability": run.probs.ravel()})
-spread = (runs.groupby(["step", "token"], sort=False)["probability"]
-          .agg(median="median", lowest="min", highest="max").reset_index())
-spread = spread.merge(path[["step", "token", "probability"]].rename(columns={"probability": "exact"}),
-                      on=["step", "token"])
-lines = pd.concat([spread[["step", "token", "exact"]].rename(columns={"exact": "probability"})
-                   .assign(path="exact expected step"),
-                   spread[["step", "token", "median"]].rename(columns={"median": "probability"})
-                   .assign(path="median of the runs")])
-band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
-                          tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
-                          subtitle=f"shaded: lowest to highest over the runs, batch of {batch}; solid: exact; "
-                                   "dashed: median of the runs",
-                          x_title="after this many steps", y_title="probability", legend_title="token",
-                          y_domain=[0, 1], height=HEIGHT),
-                    charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
-                            title="", x_title="after this many steps", y_title="probability",
-                            legend_title="token", points=False, dash="path", y_domain=[0, 1], height=HEIGHT))
-page.chart(whole_steps(band), spread, alt_text="For each token, the range of its probability over several sampled "
-                                               "training runs, their median, and the exact path.", name="pg_sampled")
-last = spread[spread["step"] == steps].set_index("token").loc[list(tokens)]
-st.markdown(
-    f"After {steps} steps the exact path gives {fmt_list(last['exact'], 3)}; the {n_seeds} sampled runs end between "
-    + ", ".join(f"{fmt(lo, 3)}–{fmt(hi, 3)} for **{esc(t)}**" for t, lo, hi in
-                zip(tokens, last["lowest"], last["highest"], strict=True))
-    + ". Fewer answers per step spread the runs wider; more answers pull them onto the exact path.")
+    if turning:
+        for i, t in turning:
+            a_then = tr.advantages[t - 1, i]
+            why = (f"that step started from V = {fmt(tr.values[t - 1])}, already above its Q of {fmt(q[i])}, so its "
+                   f"advantage had turned negative ({fmt(a_then, sign=True)})" if a_then < 0 else
+                   f"its advantage is still positive ({fmt(a_then, sign=True)}, V = {fmt(tr.values[t - 1])} is below "
+                   f"its Q of {fmt(q[i])}), but other tokens are pushed up harder and take its share")
+            st.markdown(f"**{esc(tokens[i])}** rises up to step {t - 1} and falls in step {t}: {why}.")
+    else:
+        st.markdown(f"No token turns from rising to falling within these {steps} steps.")
 
-# The article asks about `closed`; in another scenario, ask about the runner-up by Q (good, but not the best).
-probe = tokens.index("closed") if "closed" in tokens else int(np.argsort(q, kind="stable")[-min(2, len(q))])
-move = {1: "Up", -1: "Down", 0: "Stays the same"}[int(tr.direction[0, probe])]
-name = esc(tokens[probe])
-page.predict(
-    f"With step size η = {fmt(lr)}, after one step, does **{name}** go up or down?",
-    ["Up", "Down", "Stays the same"], move,
-    f"Q({name}) = {fmt(q[probe])} against V = {fmt(tr.values[0])}, so A = {fmt(tr.advantages[0, probe], sign=True)} "
-    f"and its logit moves by {fmt(tr.logit_changes[0, probe], 3, sign=True)}; its probability goes from "
-    f"{fmt(tr.probs[0, probe], 3)} to {fmt(tr.probs[1, probe], 3)}.",
-    key="predict_pg")
+    sampled_panel(lr, steps, path)
+
+    # The article asks about `closed`; in another scenario, ask about the runner-up by Q (good, but not the best).
+    probe = tokens.index("closed") if "closed" in tokens else int(np.argsort(q, kind="stable")[-min(2, len(q))])
+    move = {1: "Up", -1: "Down", 0: "Stays the same"}[int(tr.direction[0, probe])]
+    name = esc(tokens[probe])
+    page.predict(
+        f"With step size η = {fmt(lr)}, after one step, does **{name}** go up or down?",
+        ["Up", "Down", "Stays the same"], move,
+        f"Q({name}) = {fmt(q[probe])} against V = {fmt(tr.values[0])}, "
+        f"so A = {fmt(tr.advantages[0, probe], sign=True)} "
+        f"and its logit moves by {fmt(tr.logit_changes[0, probe], 3, sign=True)}; its probability goes from "
+        f"{fmt(tr.probs[0, probe], 3)} to {fmt(tr.probs[1, probe], 3)}.",
+        key="predict_pg")
+
+
+@st.fragment
+def sampled_panel(lr: float, steps: int, path: pd.DataFrame) -> None:
+    """The sampled runs, nested in the panel above: moving batch, runs or baseline reruns only this section;
+    moving η or the steps reruns the outer panel, which calls this one again with the new values."""
+    st.subheader("The same training from sampled answers")
+    st.markdown(
+        "In training nobody knows Q: each step samples a batch of answers, scores them, and moves the logits by "
+        "(score − baseline) on the tokens that were written. On average that is the step above; any single run "
+        "wanders around it. Each seed is one run with the same step size and number of steps.")
+    s1, s2, s3 = st.columns(3)
+    batch = int(s1.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", bind="query-params"))
+    n_seeds = int(s2.slider("Runs (seeds)", 2, 40, 12, 1, key="seeds", bind="query-params"))
+    baseline = s3.selectbox("Baseline", rlcore.BASELINES, index=rlcore.BASELINES.index("V"), key="base",
+                            bind="query-params",
+                            help="V: the exact expected score, so the average step equals the exact one. "
+                                 "batch mean: the batch's own average, as GRPO-style methods do.")
+    run = page.run(sampled, scenario, lr, steps, batch, baseline, n_seeds)
+    runs = pd.DataFrame({"seed": np.repeat(np.arange(n_seeds), (steps + 1) * scenario.n),
+                         "step": np.tile(np.repeat(np.arange(steps + 1), scenario.n), n_seeds),
+                         "token": np.tile(tokens, (steps + 1) * n_seeds),
+                         "probability": run.probs.ravel()})
+    spread = (runs.groupby(["step", "token"], sort=False)["probability"]
+              .agg(median="median", lowest="min", highest="max").reset_index())
+    spread = spread.merge(path[["step", "token", "probability"]].rename(columns={"probability": "exact"}),
+                          on=["step", "token"])
+    lines = pd.concat([spread[["step", "token", "exact"]].rename(columns={"exact": "probability"})
+                       .assign(path="exact expected step"),
+                       spread[["step", "token", "median"]].rename(columns={"median": "probability"})
+                       .assign(path="median of the runs")])
+    band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
+                              tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
+                              subtitle=f"shaded: lowest to highest over the runs, batch of {batch}; solid: exact; "
+                                       "dashed: median of the runs",
+                              x_title="after this many steps", y_title="probability", legend_title="token",
+                              y_domain=[0, 1], height=HEIGHT),
+                        charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
+                                title="", x_title="after this many steps", y_title="probability",
+                                legend_title="token", points=False, dash="path", y_domain=[0, 1], height=HEIGHT))
+    page.chart(whole_steps(band), spread,
+               alt_text="For each token, the range of its probability over several sampled "
+                        "training runs, their median, and the exact path.", name="pg_sampled")
+    last = spread[spread["step"] == steps].set_index("token").loc[list(tokens)]
+    st.markdown(
+        f"After {steps} steps the exact path gives {fmt_list(last['exact'], 3)}; "
+        f"the {n_seeds} sampled runs end between "
+        + ", ".join(f"{fmt(lo, 3)}–{fmt(hi, 3)} for **{esc(t)}**" for t, lo, hi in
+                    zip(tokens, last["lowest"], last["highest"], strict=True))
+        + ". Fewer answers per step spread the runs wider; more answers pull them onto the exact path.")
+
+
+policy_gradient_panel()
 
 page.show_code(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
                rlcore.sampled_training_many)

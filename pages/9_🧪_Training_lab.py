@@ -32,40 +32,6 @@ page.presets({
                                  "G": 4, "beta": 0.0},
 })
 
-algo_names = st.multiselect("Algorithms to compare (up to three)", list(NAMES), default=DEFAULT_ALGOS,
-                            max_selections=3, key="algos", bind="query-params")
-c1, c2, c3, c4 = st.columns(4)
-lr = c1.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", bind="query-params",
-               help="Plain gradient descent on the logits of each decision")
-steps = c1.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", bind="query-params",
-                  help="Each step samples a fresh group of answers and updates the policy")
-group = c2.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", bind="query-params",
-                  help="Answers written and scored per step")
-epochs = c2.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", bind="query-params",
-                   help="Passes over each group (GRPO family and PPO; REINFORCE takes one step per group)")
-eps = c3.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", bind="query-params",
-                help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
-beta = c3.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", bind="query-params",
-                 help="How strongly the policy is held near the reference model")
-lam = c4.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", bind="query-params",
-                help="0 trusts the critic's V, 1 trusts the final score")
-n_seeds = c4.slider("Seeds", 1, 10, 5, 1, key="seeds", bind="query-params",
-                    help="Independent runs per algorithm; curves show the median and the range")
-c1, c2, c3 = st.columns([1, 1, 1])
-flattery = c1.toggle("Flattering branch", value=True, key="flat", bind="query-params",
-                     help="Inside the best branch, offer the continuation that flatters the judge")
-judge_label = c2.radio("The judge scores an answer with", list(JUDGE_LABELS), key="judge", horizontal=True,
-                       bind="query-params")
-noise = DEFAULTS.noise
-if JUDGE_LABELS[judge_label] == "noise":  # only the noise judge has a σ
-    noise = c3.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", bind="query-params",
-                      help="Standard deviation of the judge's noise around each answer's mean score; "
-                           "0 makes the judge give every answer of a leaf the same score")
-
-if not algo_names:
-    st.info("Pick at least one algorithm above to start the lab.", icon="🧪")
-    st.stop()
-
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def run_lab(scenario, config, n_seeds):
@@ -87,51 +53,6 @@ def run_lab(scenario, config, n_seeds):
     )
 
 
-configs = {name: page.run(rlcore.LabConfig, algorithm=NAMES[name], steps=steps, group_size=group, lr=lr,
-                          epochs=epochs, eps=eps, beta=beta, lam=lam, judge=JUDGE_LABELS[judge_label],
-                          noise=noise, flattery=flattery)
-           for name in algo_names}
-tree = page.run(rlcore.lab_tree, scenario, flattery)
-results = {}
-for name, config in configs.items():
-    out = run_lab(scenario, config, n_seeds)
-    if isinstance(out, str):
-        st.warning(f"{name} could not finish: {esc(out)}", icon="⚠️")
-    else:
-        results[name] = out
-if not results:
-    st.error("No algorithm finished with these settings; lower the step size η or β.", icon="⚠️")
-    st.stop()
-
-tokens = scenario.tokens
-best_raw = tokens[tree.best]
-best = esc(best_raw)
-names = list(results)
-seeds_word = "seed" if n_seeds == 1 else "seeds"
-band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
-start_score = next(iter(results.values())).score.median[0]
-# At most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm).
-keep = rlcore.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
-keep_steps = keep[keep > 0]  # per-step quantities start at step 1
-
-
-def band_frame(field: str, *, column: int | None = None, per_step: bool = False, only=None) -> pd.DataFrame:
-    """Long form of one quantity's seed bands for every algorithm: step, algorithm, median, lowest, highest."""
-    idx = keep_steps if per_step else keep
-    rows = idx - 1 if per_step else idx
-    frames = []
-    for name in only or names:
-        bands = getattr(results[name], field)
-        pick = (lambda a, rows=rows: a[rows]) if column is None else (lambda a, rows=rows: a[rows, column])
-        frames.append(pd.DataFrame({"step": idx, "algorithm": name, "median": pick(bands.median),
-                                    "lowest": pick(bands.low), "highest": pick(bands.high)}))
-    return pd.concat(frames, ignore_index=True)
-
-
-algo_colors = {name: ALGORITHM_COLORS[NAMES[name]] for name in names}
-VIEW_KEY = (scenario, tuple(configs[n] for n in names), n_seeds)  # everything the charts below depend on
-
-
 @st.cache_resource(max_entries=32, show_spinner=False)
 def cached_view(key, view: str, _build):
     """Build a chart and its table once per view of the lab; reruns that change no input reuse them.
@@ -142,171 +63,249 @@ def cached_view(key, view: str, _build):
     return _build()
 
 
-# ---------------------------------------------------------------- the environment
-plain_q, flat_q = tree.leaf_means[tree.best], tree.leaf_means[-1]
-with st.expander("The answers the model can write, and what the judge gives them", expanded=False):
-    st.dataframe(pd.DataFrame({"answer": list(tree.leaf_names), "reference probability": tree.leaf_ref_probs,
-                               "mean judge score": tree.leaf_means}), hide_index=True, width="stretch",
-                 column_config={"reference probability": st.column_config.NumberColumn(format="%.3f"),
-                                "mean judge score": st.column_config.NumberColumn(format="%.2f")})
-    st.caption("The policy is a table of logits: one row for the first token, one for the choice inside the best "
-               "branch. The reference policy is where training starts.")
-if flattery:
-    st.markdown(
-        f"**{best}** has the best mean score, so its branch holds a second choice: the plain continuation, "
-        f"which the judge scores {fmt(plain_q)} on average, or flattery, which it scores {fmt(flat_q)}. The "
-        f"reference model flatters {pct(tree.ref_branch[1])} of the time. Every run starts from the reference, "
-        f"where the mean judge score is {fmt(start_score)}."
-    )
-else:
-    st.markdown(f"The flattering branch is off: each answer is one first-token choice. Every run starts from the "
-                f"reference, where the mean judge score is {fmt(start_score)}.")
+@st.fragment
+def lab_panel() -> None:
+    """The settings, the runs and every chart: the settings feed all of them, so the whole lab is one panel and
+    moving a setting reruns it without redrawing the sidebar or the rest of the page."""
+    algo_names = st.multiselect("Algorithms to compare (up to three)", list(NAMES), default=DEFAULT_ALGOS,
+                                max_selections=3, key="algos", bind="query-params")
+    c1, c2, c3, c4 = st.columns(4)
+    lr = c1.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", bind="query-params",
+                   help="Plain gradient descent on the logits of each decision")
+    steps = c1.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", bind="query-params",
+                      help="Each step samples a fresh group of answers and updates the policy")
+    group = c2.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", bind="query-params",
+                      help="Answers written and scored per step")
+    epochs = c2.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", bind="query-params",
+                       help="Passes over each group (GRPO family and PPO; REINFORCE takes one step per group)")
+    eps = c3.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", bind="query-params",
+                    help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
+    beta = c3.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", bind="query-params",
+                     help="How strongly the policy is held near the reference model")
+    lam = c4.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", bind="query-params",
+                    help="0 trusts the critic's V, 1 trusts the final score")
+    n_seeds = c4.slider("Seeds", 1, 10, 5, 1, key="seeds", bind="query-params",
+                        help="Independent runs per algorithm; curves show the median and the range")
+    c1, c2, c3 = st.columns([1, 1, 1])
+    flattery = c1.toggle("Flattering branch", value=True, key="flat", bind="query-params",
+                         help="Inside the best branch, offer the continuation that flatters the judge")
+    judge_label = c2.radio("The judge scores an answer with", list(JUDGE_LABELS), key="judge", horizontal=True,
+                           bind="query-params")
+    noise = DEFAULTS.noise
+    if JUDGE_LABELS[judge_label] == "noise":  # only the noise judge has a σ
+        noise = c3.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", bind="query-params",
+                          help="Standard deviation of the judge's noise around each answer's mean score; "
+                               "0 makes the judge give every answer of a leaf the same score")
 
-# ---------------------------------------------------------------- headline numbers
-cols = st.columns(len(names))
-for col, name in zip(cols, names, strict=True):
-    r = results[name]
-    col.markdown(f"**{name}** after {steps} steps")
-    col.metric("Mean judge score", fmt(r.score.median[-1]), delta=fmt(r.score.median[-1] - start_score, sign=True),
-               help=f"Median over {n_seeds} {seeds_word} of the policy's exact mean score")
+    if not algo_names:
+        st.info("Pick at least one algorithm above to start the lab.", icon="🧪")
+        return
+
+    configs = {name: page.run(rlcore.LabConfig, algorithm=NAMES[name], steps=steps, group_size=group, lr=lr,
+                              epochs=epochs, eps=eps, beta=beta, lam=lam, judge=JUDGE_LABELS[judge_label],
+                              noise=noise, flattery=flattery)
+               for name in algo_names}
+    tree = page.run(rlcore.lab_tree, scenario, flattery)
+    results = {}
+    for name, config in configs.items():
+        out = run_lab(scenario, config, n_seeds)
+        if isinstance(out, str):
+            st.warning(f"{name} could not finish: {esc(out)}", icon="⚠️")
+        else:
+            results[name] = out
+    if not results:
+        st.error("No algorithm finished with these settings; lower the step size η or β.", icon="⚠️")
+        return
+
+    tokens = scenario.tokens
+    best_raw = tokens[tree.best]
+    best = esc(best_raw)
+    names = list(results)
+    seeds_word = "seed" if n_seeds == 1 else "seeds"
+    band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
+    start_score = next(iter(results.values())).score.median[0]
+    # At most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm).
+    keep = rlcore.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
+    keep_steps = keep[keep > 0]  # per-step quantities start at step 1
+
+    def band_frame(field: str, *, column: int | None = None, per_step: bool = False, only=None) -> pd.DataFrame:
+        """Long form of one quantity's seed bands for every algorithm: step, algorithm, median, lowest, highest."""
+        idx = keep_steps if per_step else keep
+        rows = idx - 1 if per_step else idx
+        frames = []
+        for name in only or names:
+            bands = getattr(results[name], field)
+            pick = (lambda a, rows=rows: a[rows]) if column is None else (lambda a, rows=rows: a[rows, column])
+            frames.append(pd.DataFrame({"step": idx, "algorithm": name, "median": pick(bands.median),
+                                        "lowest": pick(bands.low), "highest": pick(bands.high)}))
+        return pd.concat(frames, ignore_index=True)
+
+    algo_colors = {name: ALGORITHM_COLORS[NAMES[name]] for name in names}
+    VIEW_KEY = (scenario, tuple(configs[n] for n in names), n_seeds)  # everything the charts below depend on
+
+    # ---------------------------------------------------------------- the environment
+    plain_q, flat_q = tree.leaf_means[tree.best], tree.leaf_means[-1]
+    with st.expander("The answers the model can write, and what the judge gives them", expanded=False):
+        st.dataframe(pd.DataFrame({"answer": list(tree.leaf_names), "reference probability": tree.leaf_ref_probs,
+                                   "mean judge score": tree.leaf_means}), hide_index=True, width="stretch",
+                     column_config={"reference probability": st.column_config.NumberColumn(format="%.3f"),
+                                    "mean judge score": st.column_config.NumberColumn(format="%.2f")})
+        st.caption("The policy is a table of logits: one row for the first token, one for the choice inside the best "
+                   "branch. The reference policy is where training starts.")
     if flattery:
-        col.metric(f"Flattery inside {best}", pct(r.flattery.median[-1]),
-                   delta=f"{fmt(100 * (r.flattery.median[-1] - tree.ref_branch[1]), 0, sign=True)} points",
-                   delta_color="inverse", help="Share of the best branch's answers that flatter the judge")
-    col.metric("KL to the reference", fmt(r.kl.median[-1], 3), help="In nats, over whole answers")
+        st.markdown(
+            f"**{best}** has the best mean score, so its branch holds a second choice: the plain continuation, "
+            f"which the judge scores {fmt(plain_q)} on average, or flattery, which it scores {fmt(flat_q)}. The "
+            f"reference model flatters {pct(tree.ref_branch[1])} of the time. Every run starts from the reference, "
+            f"where the mean judge score is {fmt(start_score)}."
+        )
+    else:
+        st.markdown(f"The flattering branch is off: each answer is one first-token choice. Every run starts from the "
+                    f"reference, where the mean judge score is {fmt(start_score)}.")
 
-# ---------------------------------------------------------------- curves
-st.subheader("Training curves")
-ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
-clipped_names = [n for n in names if configs[n].clipped]
+    # ---------------------------------------------------------------- headline numbers
+    cols = st.columns(len(names))
+    for col, name in zip(cols, names, strict=True):
+        r = results[name]
+        col.markdown(f"**{name}** after {steps} steps")
+        col.metric("Mean judge score", fmt(r.score.median[-1]), delta=fmt(r.score.median[-1] - start_score, sign=True),
+                   help=f"Median over {n_seeds} {seeds_word} of the policy's exact mean score")
+        if flattery:
+            col.metric(f"Flattery inside {best}", pct(r.flattery.median[-1]),
+                       delta=f"{fmt(100 * (r.flattery.median[-1] - tree.ref_branch[1]), 0, sign=True)} points",
+                       delta_color="inverse", help="Share of the best branch's answers that flatter the judge")
+        col.metric("KL to the reference", fmt(r.kl.median[-1], 3), help="In nats, over whole answers")
 
+    # ---------------------------------------------------------------- curves
+    st.subheader("Training curves")
+    ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
+    clipped_names = [n for n in names if configs[n].clipped]
 
-def curves_view():
-    panels = {"mean judge score (0–10)": band_frame("score")}
+    def curves_view():
+        panels = {"mean judge score (0–10)": band_frame("score")}
+        if flattery:
+            panels[f"flattery inside {best_raw} (share)"] = band_frame("flattery")
+        panels["KL to the reference (nats)"] = band_frame("kl")
+        if clipped_names:
+            panels["clipped tokens (share)"] = band_frame("clip", per_step=True, only=clipped_names)
+        if ppo_name in results:  # the critic, as a trainer's dashboard shows it: one panel per decision point
+            where = ["before the first token", f"inside {best_raw}"][:2 if flattery else 1]
+            for d, label in enumerate(where):
+                panels[f"PPO critic: V {label}"] = band_frame("values", column=d, only=[ppo_name])
+        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
+        columns = 2 if len(panels) in (2, 4) else 3
+        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
+                                  facet="quantity", facet_order=list(panels),
+                                  title="What each algorithm does over time",
+                                  subtitle=band_note, x_title="training step", y_title="", legend_title="algorithm",
+                                  colors=algo_colors, columns=columns, width=400 if columns == 2 else 235), df
+
+    ch, df = cached_view(VIEW_KEY, "curves", curves_view)
+    page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
+                                f"step, for {', '.join(names)}", name="lab_curves")
+    notes = []
     if flattery:
-        panels[f"flattery inside {best_raw} (share)"] = band_frame("flattery")
-    panels["KL to the reference (nats)"] = band_frame("kl")
-    if clipped_names:
-        panels["clipped tokens (share)"] = band_frame("clip", per_step=True, only=clipped_names)
-    if ppo_name in results:  # the critic, as a trainer's dashboard shows it: one panel per decision point
-        where = ["before the first token", f"inside {best_raw}"][:2 if flattery else 1]
-        for d, label in enumerate(where):
-            panels[f"PPO critic: V {label}"] = band_frame("values", column=d, only=[ppo_name])
-    df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
-    columns = 2 if len(panels) in (2, 4) else 3
-    return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
-                              facet="quantity", facet_order=list(panels), title="What each algorithm does over time",
-                              subtitle=band_note, x_title="training step", y_title="", legend_title="algorithm",
-                              colors=algo_colors, columns=columns, width=400 if columns == 2 else 235), df
+        notes.append(f"Flattery is the share of the {best} branch's answers that flatter; the reference's is "
+                     f"{pct(tree.ref_branch[1])}.")
+    if clipped_names and len(clipped_names) < len(names):
+        notes.append("REINFORCE takes one plain gradient step per group: it has no ratio and nothing to clip.")
+    elif clipped_names:
+        notes.append(f"Clipped tokens are averaged over the {epochs} epochs of each step; the first epoch never clips.")
+    if ppo_name in results:
+        notes.append("PPO's critic starts at 0 and learns V from the returns it sees; until it catches up, PPO's "
+                     "advantages (GAE with that V) are mostly the raw score.")
+    if notes:
+        st.caption(" ".join(notes))
+
+    def first_token_view():
+        df = pd.concat([band_frame("probs", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
+                       ignore_index=True)
+        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="token",
+                                  facet="algorithm", facet_order=names, tokens=tokens, columns=len(names),
+                                  title="Probability of each first token", subtitle=band_note,
+                                  x_title="training step", y_title="probability π(token)", legend_title="first token",
+                                  width={1: 560, 2: 400, 3: 270}[len(names)], independent_y=False, y_domain=[0, 1]), df
+
+    ch, df = cached_view(VIEW_KEY, "first_token", first_token_view)
+    page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
+               name="lab_first_token")
+
+    # ---------------------------------------------------------------- two questions from trainers' issue trackers
+    st.subheader("Two questions trainers keep asking")
+    group_names = [n for n in names if NAMES[n] in rlcore.GROUP_METHODS]
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown(
+            "**“The loss is exactly 0 at the first step, but the model still learns.”** At the first epoch of a step "
+            "the policy is still the one that wrote the group, so every ratio ρ is 1, and a group's advantages average "
+            "to zero: the loss, their weighted sum, is 0. Its **gradient** is not, because each answer pushes the "
+            "logits of *its own* tokens, up or down by its advantage, and those pushes do not cancel. β adds a term "
+            "of its own once the policy has drifted; REINFORCE and PPO have no such cancellation."
+        )
+    with right:
+        st.markdown(
+            f"**“Dead groups”: all {group} answers of a group got the same score.** A group baseline then subtracts "
+            "that very score from each one: every advantage is 0 and the group teaches nothing (GRPO, Dr. GRPO, RLOO). "
+            "REINFORCE's running mean and PPO's critic are not built from the group, so the same scores still carry a "
+            "signal for them. How often it happens depends on the judge's spread and on G: try G = 2, or the noise "
+            "judge with σ = 0."
+        )
+        if not group_names:
+            st.caption("None of the chosen algorithms uses a group baseline; add GRPO, Dr. GRPO or RLOO to compare.")
+    cols = st.columns(len(names))
+    for col, name in zip(cols, names, strict=True):
+        loss0, grad0 = results[name].first
+        col.markdown(f"**{name}**")
+        c1, c2 = col.columns(2)
+        c1.metric("loss, step 1", fmt(loss0, 3), help="At the first epoch, where ρ = 1; median over seeds")
+        c2.metric("gradient norm", fmt(grad0, 3), help="Norm of ∂loss/∂logits at that same first epoch")
+        col.caption(f"Dead groups over the whole run: {pct(results[name].dead_total, 1)}")
+
+    def questions_view():
+        panels = {"loss at the first epoch": band_frame("loss", per_step=True),
+                  "gradient norm at the first epoch": band_frame("grad", per_step=True)}
+        dead = pd.concat([pd.DataFrame({"step": keep_steps, "algorithm": n, "median": results[n].dead[keep_steps - 1]})
+                          for n in names], ignore_index=True)
+        panels["dead groups (share, last 10 steps)"] = dead.assign(lowest=dead["median"], highest=dead["median"])
+        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
+        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
+                                  facet="quantity", facet_order=list(panels), columns=3, width=235,
+                                  title="Loss, gradient and dead groups, step by step",
+                                  subtitle=f"{band_note} (dead groups: share over all seeds)",
+                                  x_title="training step", y_title="", legend_title="algorithm",
+                                  colors=algo_colors), df
+
+    ch, df = cached_view(VIEW_KEY, "questions", questions_view)
+    page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
+               name="lab_questions")
+
+    # ---------------------------------------------------------------- predict
+    first_name = names[0]
+    if flattery:
+        final = results[first_name].flattery.median[-1]
+        options = ["Below 25%", "Between 25% and 75%", "Above 75%"]
+        answer = options[0] if final < 0.25 else options[1] if final <= 0.75 else options[2]
+        page.predict(
+            f"With β = {fmt(beta)}, after {steps} steps of {first_name}, what share of the {best} branch's answers "
+            "flatter the judge?",
+            options, answer,
+            f"The median run ends at {pct(final)}, from the reference's {pct(tree.ref_branch[1])}. Flattery scores "
+            f"{fmt(flat_q - plain_q)} more than the plain answer, and nothing but β's KL term holds the "
+            "policy back from chasing that gap.",
+            key="predict_lab",
+        )
+    else:
+        final_probs = results[first_name].probs.median[-1]
+        answer = esc(tokens[int(np.argmax(final_probs))])  # options are shown as markdown: escaped
+        page.predict(
+            f"After {steps} steps of {first_name}, which first token will the policy favour?",
+            [esc(t) for t in tokens], answer,
+            f"**{answer}** ends with probability {fmt(final_probs.max())} in the median run.",
+            key="predict_lab",
+        )
 
 
-ch, df = cached_view(VIEW_KEY, "curves", curves_view)
-page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
-                            f"step, for {', '.join(names)}", name="lab_curves")
-notes = []
-if flattery:
-    notes.append(f"Flattery is the share of the {best} branch's answers that flatter; the reference's is "
-                 f"{pct(tree.ref_branch[1])}.")
-if clipped_names and len(clipped_names) < len(names):
-    notes.append("REINFORCE takes one plain gradient step per group: it has no ratio and nothing to clip.")
-elif clipped_names:
-    notes.append(f"Clipped tokens are averaged over the {epochs} epochs of each step; the first epoch never clips.")
-if ppo_name in results:
-    notes.append("PPO's critic starts at 0 and learns V from the returns it sees; until it catches up, PPO's "
-                 "advantages (GAE with that V) are mostly the raw score.")
-if notes:
-    st.caption(" ".join(notes))
-
-
-def first_token_view():
-    df = pd.concat([band_frame("probs", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
-                   ignore_index=True)
-    return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                              facet="algorithm", facet_order=names, tokens=tokens, columns=len(names),
-                              title="Probability of each first token", subtitle=band_note,
-                              x_title="training step", y_title="probability π(token)", legend_title="first token",
-                              width={1: 560, 2: 400, 3: 270}[len(names)], independent_y=False, y_domain=[0, 1]), df
-
-
-ch, df = cached_view(VIEW_KEY, "first_token", first_token_view)
-page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
-           name="lab_first_token")
-
-# ---------------------------------------------------------------- two questions from trainers' issue trackers
-st.subheader("Two questions trainers keep asking")
-group_names = [n for n in names if NAMES[n] in rlcore.GROUP_METHODS]
-left, right = st.columns(2, gap="large")
-with left:
-    st.markdown(
-        "**“The loss is exactly 0 at the first step, but the model still learns.”** At the first epoch of a step "
-        "the policy is still the one that wrote the group, so every ratio ρ is 1, and a group's advantages average "
-        "to zero: the loss, their weighted sum, is 0. Its **gradient** is not, because each answer pushes the "
-        "logits of *its own* tokens, up or down by its advantage, and those pushes do not cancel. β adds a term "
-        "of its own once the policy has drifted; REINFORCE and PPO have no such cancellation."
-    )
-with right:
-    st.markdown(
-        f"**“Dead groups”: all {group} answers of a group got the same score.** A group baseline then subtracts "
-        "that very score from each one: every advantage is 0 and the group teaches nothing (GRPO, Dr. GRPO, RLOO). "
-        "REINFORCE's running mean and PPO's critic are not built from the group, so the same scores still carry a "
-        "signal for them. How often it happens depends on the judge's spread and on G: try G = 2, or the noise "
-        "judge with σ = 0."
-    )
-    if not group_names:
-        st.caption("None of the chosen algorithms uses a group baseline; add GRPO, Dr. GRPO or RLOO to compare.")
-cols = st.columns(len(names))
-for col, name in zip(cols, names, strict=True):
-    loss0, grad0 = results[name].first
-    col.markdown(f"**{name}**")
-    c1, c2 = col.columns(2)
-    c1.metric("loss, step 1", fmt(loss0, 3), help="At the first epoch, where ρ = 1; median over seeds")
-    c2.metric("gradient norm", fmt(grad0, 3), help="Norm of ∂loss/∂logits at that same first epoch")
-    col.caption(f"Dead groups over the whole run: {pct(results[name].dead_total, 1)}")
-
-
-def questions_view():
-    panels = {"loss at the first epoch": band_frame("loss", per_step=True),
-              "gradient norm at the first epoch": band_frame("grad", per_step=True)}
-    dead = pd.concat([pd.DataFrame({"step": keep_steps, "algorithm": n, "median": results[n].dead[keep_steps - 1]})
-                      for n in names], ignore_index=True)
-    panels["dead groups (share, last 10 steps)"] = dead.assign(lowest=dead["median"], highest=dead["median"])
-    df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
-    return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
-                              facet="quantity", facet_order=list(panels), columns=3, width=235,
-                              title="Loss, gradient and dead groups, step by step",
-                              subtitle=f"{band_note} (dead groups: share over all seeds)",
-                              x_title="training step", y_title="", legend_title="algorithm",
-                              colors=algo_colors), df
-
-
-ch, df = cached_view(VIEW_KEY, "questions", questions_view)
-page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
-           name="lab_questions")
-
-# ---------------------------------------------------------------- predict
-first_name = names[0]
-if flattery:
-    final = results[first_name].flattery.median[-1]
-    options = ["Below 25%", "Between 25% and 75%", "Above 75%"]
-    answer = options[0] if final < 0.25 else options[1] if final <= 0.75 else options[2]
-    page.predict(
-        f"With β = {fmt(beta)}, after {steps} steps of {first_name}, what share of the {best} branch's answers "
-        "flatter the judge?",
-        options, answer,
-        f"The median run ends at {pct(final)}, from the reference's {pct(tree.ref_branch[1])}. Flattery scores "
-        f"{fmt(flat_q - plain_q)} more than the plain answer, and nothing but β's KL term holds the "
-        "policy back from chasing that gap.",
-        key="predict_lab",
-    )
-else:
-    final_probs = results[first_name].probs.median[-1]
-    answer = esc(tokens[int(np.argmax(final_probs))])  # options are shown as markdown: escaped
-    page.predict(
-        f"After {steps} steps of {first_name}, which first token will the policy favour?",
-        [esc(t) for t in tokens], answer,
-        f"**{answer}** ends with probability {fmt(final_probs.max())} in the median run.",
-        key="predict_lab",
-    )
+lab_panel()
 
 with st.expander("What each algorithm does, in one line"):
     st.markdown(

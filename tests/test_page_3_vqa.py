@@ -142,3 +142,11 @@ def test_predict_answer_follows_the_scenario(scenario, token, answer):
     no_exception(at)
     assert at.success and answer in at.success[0].value
     assert not at.warning or all("plain average" in w.value for w in at.warning)
+
+
+def test_another_seed_moves_on_from_the_seed_shown():
+    at = run_page(PAGE)
+    at.number_input(key="seed").set_value(7).run()
+    next(b for b in at.button if b.label == "Another seed").click().run()
+    no_exception(at)
+    assert at.number_input(key="seed").value == 8

@@ -108,10 +108,12 @@ def presets(views: dict, *, label: str = "Views an instructor might show") -> No
     """A row of buttons, each setting several widgets at once (keys → values).
 
     Use before the widgets are drawn: ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``.
+    A value may be a function of no arguments, called when the button is clicked (e.g. "the next
+    seed"): the widgets may sit in a fragment that reran since the buttons were drawn.
     """
     def apply(values: dict) -> None:
         for k, v in values.items():
-            st.session_state[k] = v
+            st.session_state[k] = v() if callable(v) else v
 
     st.caption(label)
     cols = st.columns(len(views))
