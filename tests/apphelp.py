@@ -83,3 +83,14 @@ def chart_by_title(at: AppTest, start: str) -> dict:
         if any(t.startswith(start) for t in titles(c["spec"])):
             return c
     raise AssertionError(f"no chart titled {start!r}")
+
+
+def edit_scenario(at: AppTest, field: str, row: int, value) -> AppTest:
+    """Type into the sidebar's scenario editor, opening it first as a learner would; returns the rerun app."""
+    from ui import scenario as panel
+
+    if panel.EDITOR not in at.session_state or not at.session_state[panel.EDITOR]:
+        at.session_state[panel.EDITOR] = True
+        at.run()
+    widget = at.number_input if field == "prob" else at.text_input
+    return widget(key=panel.key(field, row)).set_value(value).run()

@@ -9,11 +9,12 @@ from __future__ import annotations
 import functools
 
 import pytest
-from apphelp import ALL_PAGES, no_exception, run_page
+from apphelp import ALL_PAGES, edit_scenario, no_exception, run_page
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
+from ui import scenario as panel
 
 CASES_PER_PAGE = 110
 FUZZ = settings(max_examples=CASES_PER_PAGE, deadline=None, derandomize=True, database=None,
@@ -107,10 +108,10 @@ def test_reset_restores_defaults_after_bad_input(path):
     sliders, _ = widgets(path)
     fresh = run_page(path)
     defaults = {s.key: s.value for s in fresh.slider if s.key in {k for k, *_ in sliders}}
-    at = run_page(path)
+    at = run_page(path, state={panel.EDITOR: True})  # the sidebar's editor open
     for key, lo, hi, step in sliders:
         at.slider(key=key).set_value(grid_value(lo, hi, step, 1.0))
-    at.text_input(key="scn_scores_1").set_value("not a score").run()
+    edit_scenario(at, "scores", 1, "not a score")
     no_exception(at)
     assert at.error, "the bad score should be reported"
     next(b for b in at.button if b.label == "Reset").click().run()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -185,7 +185,7 @@ def test_six_tokens_stack_the_two_policy_charts():
 def test_invalid_sidebar_input_keeps_the_last_valid_scenario():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at = at.text_input(key="scn_scores_1").set_value("abc").run()
+    at = edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error
     assert chart_fingerprint(at) == before

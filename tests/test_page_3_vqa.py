@@ -7,7 +7,7 @@ With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, 
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 from ui.format import fmt
@@ -99,7 +99,7 @@ def test_seed_changes_the_draw():
 
 def test_invalid_sidebar_input_keeps_the_last_valid_example():
     at = run_page(PAGE)
-    at.text_input(key="scn_scores_1").set_value("abc").run()
+    edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error, "an invalid score must show st.error"
     frames = list(picture(at)["data"].values())
@@ -110,7 +110,7 @@ def test_invalid_sidebar_input_keeps_the_last_valid_example():
 def test_a_valid_sidebar_edit_changes_the_picture():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.text_input(key="scn_scores_0").set_value("4, 4").run()  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
+    edit_scenario(at, "scores", 0, "4, 4")  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert metrics(at)["V (the state)"][0] == "5.3"

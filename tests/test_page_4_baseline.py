@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -105,7 +105,7 @@ def test_moving_n_and_token_change_the_charts():
 
 def test_invalid_sidebar_input_keeps_the_last_valid_example():
     at = run_page(PAGE)
-    at.text_input(key="scn_scores_1").set_value("abc").run()
+    edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error
     assert metric_values(at)["Total variance, no baseline (b = 0)"] == "20.74"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -152,7 +152,7 @@ def test_default_critic_shows_the_trade_off():
 def test_bad_sidebar_input_keeps_the_last_valid_scenario():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.text_input(key="scn_scores_1").set_value("abc").run()
+    edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error, "the bad score must be reported"
     assert chart_fingerprint(at) == before

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -144,7 +144,7 @@ def test_dead_groups_show_up_with_a_small_group():
 def test_bad_scenario_input_keeps_the_last_valid_charts():
     at = run_page(LAB, state=SMALL)
     before = chart_fingerprint(at)
-    at.text_input(key="scn_scores_1").set_value("abc").run()
+    edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error
     assert chart_fingerprint(at) == before

@@ -11,10 +11,27 @@ import rlcore
 from ui import scenario as panel
 
 HOME = page_file("dashboard")
+EDITING = {panel.EDITOR: True}  # the sidebar's editor open, as when a learner edits
+
+
+def test_the_editor_is_closed_until_opened_and_the_summary_shows_the_example():
+    at = run_page(HOME)
+    no_exception(at)
+    assert not [t for t in at.text_input if str(t.key).startswith("scn_")], "no inputs while the editor is closed"
+    summary = next(m.value for m in at.sidebar.markdown if m.value.startswith("| token"))
+    assert "| open | 0.5 | 3, 1, 2, 1, 3 |" in summary and "| partly | 0.2 | 10, 8 |" in summary
+    at.session_state[panel.EDITOR] = True
+    at.run()
+    at.text_input(key=panel.key("scores", 2)).set_value("4").run()
+    summary = next(m.value for m in at.sidebar.markdown if m.value.startswith("| token"))
+    assert "| partly | 0.2 | 4 |" in summary
+    at.session_state[panel.EDITOR] = False  # closing keeps the edit
+    at.run()
+    assert at.session_state["scenario"].samples[2] == (4.0,)
 
 
 def test_default_is_the_article_example():
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     no_exception(at)
     assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
     assert [at.text_input(key=panel.key("token", i)).value for i in range(3)] == ["open", "closed", "partly"]
@@ -22,7 +39,7 @@ def test_default_is_the_article_example():
 
 
 def test_valid_edit_changes_the_scenario_everywhere():
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     at.text_input(key=panel.key("scores", 1)).set_value("7, 9").run()
     no_exception(at)
     assert at.session_state["scenario"].samples[1] == (7.0, 9.0)
@@ -39,7 +56,7 @@ def test_valid_edit_changes_the_scenario_everywhere():
     ("token", 2, "  ", "no name"),
 ])
 def test_invalid_edit_shows_error_and_keeps_last_valid(field, row, value, message):
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     at.text_input(key=panel.key(field, row)).set_value(value).run()
     no_exception(at)
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
@@ -48,7 +65,7 @@ def test_invalid_edit_shows_error_and_keeps_last_valid(field, row, value, messag
 
 
 def test_probabilities_off_by_a_little_offer_rescaling():
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     at.number_input(key=panel.key("prob", 0)).set_value(0.6).run()
     assert any("add up to 1.1" in e.value for e in at.error)
     assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO
@@ -60,7 +77,7 @@ def test_probabilities_off_by_a_little_offer_rescaling():
 
 
 def test_add_and_remove_tokens_within_limits():
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     for _ in range(3):
         at.button(key=panel.key("add", "new")).click().run()
     add = at.button(key=panel.key("add", "new"))
@@ -77,7 +94,7 @@ def test_add_and_remove_tokens_within_limits():
 
 
 def test_presets_and_reset():
-    at = run_page(HOME)
+    at = run_page(HOME, state=EDITING)
     at.selectbox(key=panel.PRESET).set_value("Best token is rare (2%)").run()
     assert at.session_state["scenario"].probs == (0.6, 0.38, 0.02)
     assert at.number_input(key=panel.key("prob", 2)).value == pytest.approx(0.02)

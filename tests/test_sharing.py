@@ -91,3 +91,14 @@ def test_every_chart_has_a_table_and_csv(path):
     tables = [e for e in at.expander if e.label == "Data behind this chart"]
     assert [len(e.dataframe) for e in tables] == [1] * n_charts
     assert len([b for b in at.get("download_button") if b.proto.id and "csv_" in b.proto.id]) == n_charts
+
+
+@pytest.mark.parametrize("path", PAGES[:1], ids=lambda p: p.stem)
+def test_reset_clears_the_link(path):
+    """Inputs bound to the link come back from it unless Reset sets them to their defaults (and so clears it)."""
+    at = run_page(path, query={"temp": "2.0", "seed": "5"})
+    assert (at.slider(key="temp").value, at.number_input(key="seed").value) == (2.0, 5)
+    next(b for b in at.button if b.label == "Reset").click().run()
+    no_exception(at)
+    assert (at.slider(key="temp").value, at.number_input(key="seed").value) == (1.0, 0)
+    assert "temp" not in at.query_params and "seed" not in at.query_params

@@ -1,7 +1,8 @@
 """The shared, editable scenario: one ``rlcore.Scenario`` in ``st.session_state`` for every page.
 
-The sidebar shows one row of inputs per candidate token. A valid edit replaces the scenario at once;
-an invalid one shows ``st.error`` beside the inputs and the pages keep the last valid scenario.
+The sidebar shows the candidates as a small table; its editor (an expander, drawn only while open)
+has one row of inputs per candidate token. A valid edit replaces the scenario at once; an invalid
+one shows ``st.error`` below the inputs and the pages keep the last valid scenario.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ import math
 import re
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import rlcore
+
+from .format import esc
 
 MIN_TOKENS, MAX_TOKENS = 2, 6
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
 SYNCED = "scenario_synced"  # the scenario the draft last agreed with
 PRESET = "scenario_preset"
+EDITOR = "scenario_editor"  # the expander holding the inputs (open or closed)
 URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
 MAX_JSON_BYTES = 100_000
 
@@ -197,9 +202,34 @@ def _pick_preset() -> None:
 
 def _reset() -> None:
     """Back to the defaults: the article's example and every page input at its starting value."""
-    for k in list(st.session_state):
+    defaults = _linked_defaults()
+    for k in [k for k in st.session_state if k not in defaults]:
         del st.session_state[k]
+    st.session_state.update(defaults)
     replace(rlcore.ARTICLE_SCENARIO)
+
+
+def _linked_defaults() -> dict:
+    """The default value of each input whose value is in the link (``bind="query-params"``).
+
+    Deleting such an input's state is not enough: it would come back from the link on the next run,
+    and Streamlit refuses to clear a bound parameter. Setting the input to its default clears it.
+    Streamlit has no public way to read a widget's default, so this asks its widget registry (its
+    deserializer, given no value from the browser, returns the default); ``test_reset_clears_the_link``
+    fails if a Streamlit upgrade changes that.
+    """
+    ctx = get_script_run_ctx()
+    state = getattr(getattr(ctx, "session_state", None), "_state", None)
+    try:
+        ids, registry, link = state._key_id_mapper, state._new_widget_state.widget_metadata, state.query_params
+        out = {}
+        for name in list(st.query_params):
+            meta = registry.get(ids.get_id_from_key(name, None)) if link.is_bound(name) else None
+            if meta is not None:
+                out[name] = meta.deserializer(None)
+        return out
+    except AttributeError:  # pragma: no cover - a Streamlit without these internals: plain reset
+        return {}
 
 
 def _add_token() -> None:
@@ -226,7 +256,7 @@ def _normalise() -> None:
 
 
 def sidebar() -> rlcore.Scenario:
-    """Draw the scenario inputs in the sidebar and return the current valid scenario."""
+    """Draw the scenario in the sidebar (a summary, and the inputs while the editor is open); return it."""
     _from_url()
     scenario = current()
     if DRAFT not in st.session_state or st.session_state.get(SYNCED) != scenario:
@@ -234,28 +264,13 @@ def sidebar() -> rlcore.Scenario:
     draft = st.session_state[DRAFT]
     with st.sidebar:
         st.markdown("**The running example**")
-        st.caption(f"Prompt: “{scenario.prompt}” · answer so far: “{scenario.prefix}” · "
-                   "edit the candidates for the next token below.")
+        st.caption(f"Prompt: “{esc(scenario.prompt)}” · answer so far: “{esc(scenario.prefix)}” · "
+                   "the candidates for the next token:")
+        summary = st.empty()  # filled once this run's edits are in
         st.selectbox("Start from a preset", list(rlcore.PRESETS), key=PRESET, on_change=_pick_preset)
-        rows = []
-        for i, row in enumerate(draft):
-            first = i == 0
-            vis = "visible" if first else "collapsed"
-            c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
-            tok = c1.text_input("token", value=row["token"], key=key("token", i), max_chars=24,
-                                label_visibility=vis, help="A candidate next token")
-            prob = c2.number_input("prob", value=float(row["prob"]), min_value=0.0, max_value=1.0,
-                                   step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
-                                   help="The policy's probability of this token; together they add up to 1")
-            scores = c3.text_input("judge scores", value=row["scores"], key=key("scores", i), max_chars=200,
-                                   label_visibility=vis,
-                                   help="Scores (0–10) of sampled answers that began with this token, "
-                                        "separated by commas")
-            rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
-        with st.expander("How each answer goes on", key="scenario_continuations", on_change="rerun") as box:
-            for i, row in enumerate(rows if box.open else ()):  # inputs drawn only while open
-                row["cont"] = st.text_input(f"after “{row['token']}”", value=draft[i]["cont"],
-                                            key=key("cont", i), max_chars=80)
+        # the inputs exist only while the editor is open: a closed editor costs a page rerun nothing
+        with st.expander("Edit the candidates", key=EDITOR, on_change="rerun") as box:
+            rows = _editor(draft) if box.open else [dict(r) for r in draft]
         st.session_state[DRAFT] = rows
         try:
             new = from_rows(rows, scenario)
@@ -269,12 +284,7 @@ def sidebar() -> rlcore.Scenario:
         note = st.session_state.pop("scenario_normalise_error", None)
         if note:
             st.error(note)
-        c1, c2 = st.columns(2)
-        c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,
-                  width="stretch", help="Add a token (up to six)")
-        c2.button("Remove", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
-                  disabled=len(draft) <= MIN_TOKENS, width="stretch",
-                  help="Remove the last token in the list (at least two stay)")
+        summary.markdown(_summary(scenario))
         st.button("Reset", on_click=_reset, width="stretch",
                   help="Back to the article's example and every input's default")
         notice = st.session_state.pop("scenario_url_notice", None)
@@ -286,6 +296,44 @@ def sidebar() -> rlcore.Scenario:
     st.session_state[SYNCED] = scenario
     _to_url(scenario)
     return scenario
+
+
+def _summary(scenario: rlcore.Scenario) -> str:
+    """The candidates as one small markdown table (token, probability, judge scores)."""
+    lines = ["| token | π | judge scores |", "|---|---:|---|"]
+    lines += [f"| {esc(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
+              for t, p, sc in zip(scenario.tokens, scenario.probs, scenario.samples, strict=True)]
+    return "\n".join(lines)
+
+
+def _editor(draft: list[dict]) -> list[dict]:
+    """One row of inputs per token, how each answer goes on, and Add / Remove; returns the rows as typed."""
+    st.caption("A valid edit changes every page at once.")
+    rows = []
+    for i, row in enumerate(draft):
+        vis = "visible" if i == 0 else "collapsed"
+        c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
+        tok = c1.text_input("token", value=row["token"], key=key("token", i), max_chars=24,
+                            label_visibility=vis, help="A candidate next token")
+        prob = c2.number_input("prob", value=float(row["prob"]), min_value=0.0, max_value=1.0,
+                               step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
+                               help="The policy's probability of this token; together they add up to 1")
+        scores = c3.text_input("judge scores", value=row["scores"], key=key("scores", i), max_chars=200,
+                               label_visibility=vis,
+                               help="Scores (0–10) of sampled answers that began with this token, "
+                                    "separated by commas")
+        rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
+    st.caption("How each answer goes on after its token:")
+    for i, row in enumerate(rows):
+        row["cont"] = st.text_input(f"after “{row['token']}”", value=draft[i]["cont"], key=key("cont", i),
+                                    max_chars=80)
+    c1, c2 = st.columns(2)
+    c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,
+              width="stretch", help="Add a token (up to six)")
+    c2.button("Remove", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
+              disabled=len(draft) <= MIN_TOKENS, width="stretch",
+              help="Remove the last token in the list (at least two stay)")
+    return rows
 
 
 def _files(scenario: rlcore.Scenario) -> None:
