@@ -75,7 +75,11 @@ def gae(rewards, values, gamma: float, lam: float) -> np.ndarray:
     return out
 
 
-def group_advantages(scores, method: str = "grpo", eps: float = 1e-6) -> np.ndarray:
+GROUP_EPS = 1e-6
+"""GRPO's ε under the group's standard deviation (keeps a near-constant group finite)."""
+
+
+def group_advantages(scores, method: str = "grpo", eps: float = GROUP_EPS) -> np.ndarray:
     """Advantages of a group of answers to one prompt, each against the others.
 
     grpo:    Aᵢ = (sᵢ − mean s) / (std s + ε), std with N − 1 (Shao et al. 2024, DeepSeekMath).
@@ -97,7 +101,11 @@ def group_advantages(scores, method: str = "grpo", eps: float = 1e-6) -> np.ndar
     s = as_vector("scores", scores)
     if method not in GROUP_METHODS:
         raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
-    e = positive("eps", eps)
+    return _group_advantages(s, method, positive("eps", eps))
+
+
+def _group_advantages(s: np.ndarray, method: str, eps: float) -> np.ndarray:
+    """``group_advantages``'s formulas without its checks, for loops whose inputs are already valid."""
     n = s.size
     if n < 2 or np.ptp(s) == 0:
         return np.zeros(n)
@@ -106,7 +114,7 @@ def group_advantages(scores, method: str = "grpo", eps: float = 1e-6) -> np.ndar
         return centred
     if method == "rloo":
         return centred * n / (n - 1)  # sᵢ − (Σs − sᵢ)/(N−1) = N/(N−1)·(sᵢ − mean)
-    return centred / (s.std(ddof=1) + e)
+    return centred / (s.std(ddof=1) + eps)
 
 
 class AnswerTrace(NamedTuple):

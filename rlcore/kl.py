@@ -57,6 +57,11 @@ def kl_estimators(logp, logp_ref) -> KLEstimates:
         raise ValueError(f"logp and logp_ref must have the same length, got {lp.size} and {lr.size}")
     if np.any(lp > 0) or np.any(lr > 0):
         raise ValueError("logp and logp_ref must be log-probabilities (<= 0)")
+    return _kl_estimates(lp, lr)
+
+
+def _kl_estimates(lp: np.ndarray, lr: np.ndarray) -> KLEstimates:
+    """``kl_estimators``'s formulas without its checks, for loops whose inputs are already valid."""
     log_r = lr - lp
     k1 = -log_r
     return KLEstimates(k1, 0.5 * k1**2, np.expm1(log_r) - log_r)

@@ -20,11 +20,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import count, in_range, non_negative
-from .credit import GROUP_METHODS, group_advantages
+from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages
 from .example import FLATTERY, Scenario
-from .kl import kl_estimators
+from .kl import _kl_estimates
 from .policy import logits_from_probs
-from .ppo import clipped_objective, is_clipped
+from .ppo import _clipped_mask, _surrogate
 
 ALGORITHMS = ("reinforce", "reinforce_mean", *GROUP_METHODS, "ppo")
 """Every algorithm the lab runs: REINFORCE without and with a running-mean baseline, the three group
@@ -387,15 +387,15 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
 
         lp_old = token_logp(logp0, logp1)
         lp_ref = token_logp(np.broadcast_to(logref0, logp0.shape), np.broadcast_to(logref1, logp1.shape))
-        kl = kl_estimators(lp_old.ravel(), lp_ref.ravel())
-        k1 = kl.k1.reshape(lp_old.shape)
+        k1 = _kl_estimates(lp_old, lp_ref).k1  # the loop calls the checked functions' formulas directly:
+        # their checks cost more than the training itself, and these arrays are valid by construction
 
         # 2. Advantages (and per-token rewards) of every token.
         last = n_tok - 1                                                   # position of the last token
         on_last = np.arange(2) == last[..., None]                          # [S, G, 2]
         if group:
             rewards = np.where(on_last, scores[..., None], 0.0)
-            adv_answer = np.stack([group_advantages(s, algo) for s in scores])   # [S, G]
+            adv_answer = np.stack([_group_advantages(s, algo, GROUP_EPS) for s in scores])   # [S, G]
             adv = np.where(mask, adv_answer[..., None], 0.0)
         else:
             rewards = np.where(on_last, scores[..., None], 0.0) - c.beta * k1 * mask
@@ -427,7 +427,7 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
             lp = token_logp(lp0_now, lp1_now)
             if c.clipped:
                 ratio = np.exp(lp - lp_old)
-                clipped = is_clipped(ratio.ravel(), adv.ravel(), c.eps).reshape(lp.shape)
+                clipped = _clipped_mask(ratio, adv, c.eps, c.eps)
                 coeff = np.where(clipped, 0.0, adv * ratio)                     # ∂L/∂log π
                 if group and c.beta > 0:
                     coeff = coeff + c.beta * np.expm1(lp_ref - lp)              # −β ∂k3/∂log π
@@ -436,10 +436,9 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
                 coeff = adv
             if first:  # the loss as a trainer logs it: at the first epoch, where ρ = 1
                 if c.clipped:
-                    objective = clipped_objective(ratio.ravel(), adv.ravel(), c.eps).reshape(lp.shape)
+                    objective = _surrogate(ratio, adv, c.eps, c.eps)
                     if group and c.beta > 0:
-                        objective = objective - c.beta * kl_estimators(lp.ravel(), lp_ref.ravel()).k3.reshape(
-                            lp.shape)
+                        objective = objective - c.beta * _kl_estimates(lp, lp_ref).k3
                 else:
                     objective = adv * lp
                 loss_out[:, t] = -(weight * objective).sum(axis=(1, 2))

@@ -70,7 +70,7 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
     high = low if eps_high is None else positive("eps_high", eps_high)
     if low >= 1:
         raise ValueError(f"eps must be < 1, got {low!r}")
-    out = np.minimum(rho * adv, np.clip(rho, 1.0 - low, 1.0 + high) * adv)
+    out = _surrogate(rho, adv, low, high)
     if dual_clip is not None:
         c = as_real("dual_clip", dual_clip)
         if c <= 1:
@@ -95,6 +95,16 @@ def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None
         rho, adv = np.broadcast_arrays(rho, adv)
     except ValueError:
         raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
+    return _clipped_mask(rho, adv, low, high)
+
+
+def _surrogate(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``clipped_objective``'s formula without its checks, for loops whose inputs are already valid."""
+    return np.minimum(rho * adv, np.clip(rho, 1.0 - low, 1.0 + high) * adv)
+
+
+def _clipped_mask(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``is_clipped``'s formula without its checks, for loops whose inputs are already valid."""
     return ((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low))
 
 
