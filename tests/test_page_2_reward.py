@@ -10,7 +10,7 @@ weights." the same full marks.
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -135,15 +135,6 @@ def test_four_token_scenario():
     at = at.selectbox(key="tok").set_value("no").run()  # no continuation: a 3-token answer
     no_exception(at)
     assert list(strip_data(at)["reward"]) == [0.0, 0.0, 2.0]
-
-
-def test_invalid_sidebar_input_keeps_the_last_valid_scenario():
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    at = edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
-    assert chart_fingerprint(at) == before
 
 
 def test_predict_answer_follows_the_scenario():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -127,15 +127,6 @@ def test_a_token_that_is_never_sampled():
     at = run_page(PAGE, scenario=never)
     no_exception(at)
     assert "it is never drawn (p = 0)" in page_text(at)
-
-
-def test_invalid_sidebar_input_keeps_the_last_valid_charts():
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error and "not a number" in at.error[0].value
-    assert chart_fingerprint(at) == before
 
 
 def test_query_parameters_set_the_widgets():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -139,15 +139,6 @@ def test_dead_groups_show_up_with_a_small_group():
     assert dead["median"].max() > 0.2
     share = next(c.value for c in at.caption if c.value.startswith("Dead groups over the whole run: "))
     assert float(share.rsplit(" ", 1)[1].rstrip("%")) > 5   # two answers, two scores per leaf: many are dead
-
-
-def test_bad_scenario_input_keeps_the_last_valid_charts():
-    at = run_page(LAB, state=SMALL)
-    before = chart_fingerprint(at)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
-    assert chart_fingerprint(at) == before
 
 
 def test_no_algorithm_and_a_diverging_run_are_explained():

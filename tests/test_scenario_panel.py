@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from apphelp import no_exception, page_file, page_text, run_page
+from apphelp import ALL_PAGES, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
 
 import rlcore
 from ui import scenario as panel
@@ -151,3 +151,13 @@ def test_user_text_is_escaped_in_markdown():
     md = "\n".join(m.value for m in at.markdown)
     assert "[l](http://e.x)" not in md and "<b>" not in md
     assert "\\[l\\]\\(http\\://e\\.x\\)" in md
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+def test_a_bad_edit_on_any_page_is_reported_and_the_charts_keep_the_last_valid_example(path):
+    at = run_page(path)
+    before = chart_fingerprint(at)
+    edit_scenario(at, "scores", 1, "abc")
+    no_exception(at)
+    assert at.error and "not a number" in at.error[0].value
+    assert chart_fingerprint(at) == before
