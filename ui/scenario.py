@@ -270,7 +270,7 @@ def sidebar() -> rlcore.Scenario:
         st.selectbox("Start from a preset", list(rlcore.PRESETS), key=PRESET, on_change=_pick_preset)
         # the inputs exist only while the editor is open: a closed editor costs a page rerun nothing
         with st.expander("Edit the candidates", key=EDITOR, on_change="rerun") as box:
-            rows = _editor(draft) if box.open else [dict(r) for r in draft]
+            rows = _editor(draft) if box.open else draft
         st.session_state[DRAFT] = rows
         try:
             new = from_rows(rows, scenario)
