@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, nav, page
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
@@ -67,44 +67,43 @@ st.markdown(
 st.subheader("Quick reference")
 rows = [
     ("Policy π", "The model's probability for each next token", f"π({likely}) = {fmt(scenario.probs[s.likely])}",
-     "pages/1_🔁_Loop_state_action.py"),
+     "pages/1_Loop_state_action.py"),
     ("State", "The prompt plus every token written so far", f"“{prompt}” + “{prefix}”",
-     "pages/1_🔁_Loop_state_action.py"),
+     "pages/1_Loop_state_action.py"),
     ("Action", "The next token the policy samples", " / ".join(esc(t) for t in tokens),
-     "pages/1_🔁_Loop_state_action.py"),
+     "pages/1_Loop_state_action.py"),
     ("Reward", "Score per token: zero until the last token, which gets the judge's score",
-     f"{fmt(s.answer_score)} on the last of {len(s.answer_tokens)} tokens", "pages/2_🎯_Reward_and_return.py"),
+     f"{fmt(s.answer_score)} on the last of {len(s.answer_tokens)} tokens", "pages/2_Reward_and_return.py"),
     ("Return G", "Sum of the rewards from a token to the end (γ = 1)", f"{fmt(s.answer_score)} at every token",
-     "pages/2_🎯_Reward_and_return.py"),
-    ("Value V", "Expected score from a state, before choosing", fmt(s.v), "pages/3_📊_Value_Q_advantage.py"),
-    ("Q", "Expected score after writing a given token", fmt_list(s.q), "pages/3_📊_Value_Q_advantage.py"),
+     "pages/2_Reward_and_return.py"),
+    ("Value V", "Expected score from a state, before choosing", fmt(s.v), "pages/3_Value_Q_advantage.py"),
+    ("Q", "Expected score after writing a given token", fmt_list(s.q), "pages/3_Value_Q_advantage.py"),
     ("Advantage A", "Q − V: better or worse than usual", " / ".join(fmt(a, sign=True) for a in s.advantage),
-     "pages/3_📊_Value_Q_advantage.py"),
+     "pages/3_Value_Q_advantage.py"),
     ("Baseline", "Subtracted from each score to cut the noise, not the direction",
-     f"variance × {fmt(s.variance_ratio, 3)} with b = V", "pages/4_📉_Baseline_and_variance.py"),
+     f"variance × {fmt(s.variance_ratio, 3)} with b = V", "pages/4_Baseline_and_variance.py"),
     ("TD error δ", "r + V(next) − V(now): where the expected score moves",
      f"{fmt(s.td_at_action, sign=True)} at {likely}",
-     "pages/5_🧮_TD_error_and_GAE.py"),
+     "pages/5_TD_error_and_GAE.py"),
     ("GAE", "Blend of TD errors, λ between 0 (trust V) and 1 (trust the score)",
-     f"{fmt(s.gae_first_token, sign=True)} on the first token at λ = 0.95", "pages/5_🧮_TD_error_and_GAE.py"),
+     f"{fmt(s.gae_first_token, sign=True)} on the first token at λ = 0.95", "pages/5_TD_error_and_GAE.py"),
     ("Group baseline (GRPO)", "Each answer against the other answers to the same prompt",
-     f"{fmt(s.group_advantage_likely, sign=True)} for the {likely} answers", "pages/5_🧮_TD_error_and_GAE.py"),
+     f"{fmt(s.group_advantage_likely, sign=True)} for the {likely} answers", "pages/5_TD_error_and_GAE.py"),
     ("Policy gradient", "Move each logit by π·A", f"after one step: {fmt_list(s.probs_after_step)}",
-     "pages/6_🧭_Policy_gradient.py"),
+     "pages/6_Policy_gradient.py"),
     ("Exploration", "Sampling sometimes tries less likely tokens",
-     f"{pct(s.discover_best_10)} chance to see {best} in 10 samples", "pages/7_🔍_Exploration.py"),
+     f"{pct(s.discover_best_10)} chance to see {best} in 10 samples", "pages/7_Exploration.py"),
     ("Ratio & clipping", "ρ = π/π_old; no gradient once ρ leaves [1 − ε, 1 + ε]",
      f"π({best}) stays within {fmt(s.clip_range_best[0])}–{fmt(s.clip_range_best[1])} on one batch",
-     "pages/8_🧷_Clipping_and_KL.py"),
+     "pages/8_Clipping_and_KL.py"),
     ("KL penalty", "β·KL(π‖π_ref) keeps the policy near the reference",
-     f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_🧷_Clipping_and_KL.py"),
+     f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_Clipping_and_KL.py"),
 ]
 
 
 def page_label(target: str) -> str:
-    """ "pages/1_🔁_Loop_state_action.py" → "🔁 Loop state action" (the name the sidebar shows)."""
-    _, icon, name = target.removeprefix("pages/").removesuffix(".py").split("_", 2)
-    return f"{icon} {name.replace('_', ' ')}"
+    """ "pages/1_Loop_state_action.py" → "Loop, state and action" (the page's title)."""
+    return nav.info(target).title
 
 
 # one markdown table and one link per page: far fewer elements than a row of columns per term
@@ -113,6 +112,6 @@ st.markdown("| Term | What it means | In this example | Page |\n|---|---|---|---
 targets = list(dict.fromkeys(target for *_, target in rows))
 for start in range(0, len(targets), 4):
     for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
-        col.page_link(target, label=page_label(target))
+        col.page_link(target, label=page_label(target), icon=nav.info(target).icon)
 
 page.check_link()

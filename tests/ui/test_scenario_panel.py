@@ -43,7 +43,7 @@ def test_valid_edit_changes_the_scenario_everywhere():
     at.text_input(key=panel.key("scores", 1)).set_value("7, 9").run()
     no_exception(at)
     assert at.session_state["scenario"].samples[1] == (7.0, 9.0)
-    at.switch_page("pages/3_📊_Value_Q_advantage.py").run()
+    at.switch_page("pages/3_Value_Q_advantage.py").run()
     no_exception(at)
     assert at.session_state["scenario"].samples[1] == (7.0, 9.0)
 

@@ -28,7 +28,7 @@ def test_defaults_show_the_article_numbers():
 def test_quick_reference_links_every_concept_page():
     at = run_page(HOME)
     links = {p.proto.page for p in at.get("page_link")}
-    assert {p.stem.split("_", 2)[2] for p in page_file("1_").parent.glob("[1-8]_*.py")} <= links
+    assert {p.stem.split("_", 1)[1] for p in page_file("1_").parent.glob("[1-8]_*.py")} <= links
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py")),
              *sorted((ROOT / "rlcore").glob("*.py"))]
 
