@@ -170,3 +170,28 @@ __all__ += [  # training lab
     "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "LabConfig", "LabHistory", "LabTree", "dead_share",
     "first_step_loss", "lab_tree", "thin_steps", "train", "training_loop",
 ]
+from .aggregation import (  # noqa: E402
+    AGGREGATION_MODES,
+    GRADIENT_METHODS,
+    aggregate_loss,
+    gradient_weights,
+    informative_groups,
+    sequence_ratio,
+    token_weights,
+)
+from .diagnostics import (  # noqa: E402
+    TRUNCATION_MODES,
+    KLGradients,
+    entropy,
+    entropy_change,
+    kl_gradients,
+    pass_at_k,
+    pass_at_k_estimate,
+    truncated_is_weights,
+)
+
+__all__ += [  # after PPO: aggregation, ratios and clips; KL gradients, off-policy weights, entropy, pass@k
+    "AGGREGATION_MODES", "GRADIENT_METHODS", "TRUNCATION_MODES", "KLGradients", "aggregate_loss", "entropy",
+    "entropy_change", "gradient_weights", "informative_groups", "kl_gradients", "pass_at_k", "pass_at_k_estimate",
+    "sequence_ratio", "token_weights", "truncated_is_weights",
+]

@@ -1,0 +1,217 @@
+"""After PPO: how token losses become one number, one ratio per answer, and which clip keeps a gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import _show, as_array, count, positive
+from .ppo import _clipped_mask
+
+AGGREGATION_MODES = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
+GRADIENT_METHODS = ("ppo", "cispo")
+
+
+def _choice(name: str, value, options: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(options)}; got {_show(value)}")
+    return value
+
+
+def _finite(name: str, value, *, ndim: int | None = None) -> np.ndarray:
+    """A finite float array (with ``ndim`` dimensions when given) holding at least one number."""
+    arr = as_array(name, value)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers, got {_show(arr)}")
+    return arr
+
+
+def _mask_lengths(mask) -> tuple[np.ndarray, np.ndarray]:
+    """The mask as 0/1 floats, shape [n, T], and each answer's length |o_i| (every one ≥ 1)."""
+    m = _finite("mask", mask, ndim=2)
+    if not np.all((m == 0) | (m == 1)):
+        raise ValueError(f"mask must hold only 0 and 1 (or False and True), got {_show(m)}")
+    lengths = m.sum(axis=1)
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size:
+        raise ValueError(f"mask: answer {int(empty[0])} has no token (every row needs at least one 1)")
+    return m, lengths
+
+
+def _log_probs(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    lp = _finite(name, value)
+    if lp.shape != shape:
+        raise ValueError(f"{name} and mask must have the same shape, got {lp.shape} and {shape}")
+    if np.any(lp > 0):
+        raise ValueError(f"{name} must be log-probabilities (<= 0), got {_show(lp)}")
+    return lp
+
+
+def token_weights(mask, mode: str, max_len: int | None = None) -> np.ndarray:
+    """The weight each token's loss gets when a batch of answers becomes one loss.
+
+    w_{i,t} = m_{i,t} · c_i, with c_i = 1/Σ_j |o_j| (token-mean), 1/(n·|o_i|) (seq-mean-token-mean),
+    1/n (seq-mean-token-sum), 1/(n·L_max) (seq-mean-token-sum-norm); |o_i| = Σ_t m_{i,t}.
+
+    Source: verl's loss_agg_mode; GRPO (Shao et al. 2024) uses seq-mean-token-mean, DAPO (Yu et al. 2025,
+    arXiv 2503.14476) token-mean, Dr. GRPO (Liu et al. 2025, arXiv 2503.20783) seq-mean-token-sum-norm.
+
+    Args:
+        mask: shape [n, T], 1 (or True) where answer i has a token at position t, else 0; every answer has
+            at least one token.
+        mode: one of ``AGGREGATION_MODES``.
+        max_len: L_max ≥ the longest answer, used by seq-mean-token-sum-norm only (default T); checked for
+            every mode.
+
+    Returns:
+        shape [n, T], the weights, 0 where the mask is 0.
+
+    A 1-token answer and a 3-token one: under seq-mean-token-mean the short answer's token weighs 1/2,
+    three times each token of the long one; under token-mean all four weigh 1/4.
+
+    >>> token_weights([[1, 0, 0], [1, 1, 1]], "seq-mean-token-mean").round(4).tolist()
+    [[0.5, 0.0, 0.0], [0.1667, 0.1667, 0.1667]]
+    >>> token_weights([[1, 0, 0], [1, 1, 1]], "token-mean").tolist()
+    [[0.25, 0.0, 0.0], [0.25, 0.25, 0.25]]
+    """
+    m, lengths = _mask_lengths(mask)
+    mode = _choice("mode", mode, AGGREGATION_MODES)
+    n, cols = m.shape
+    if max_len is None:
+        top = cols
+    else:
+        top = count("max_len", max_len, low=1)
+        if top < lengths.max():
+            raise ValueError(f"max_len must be >= the longest answer ({int(lengths.max())} tokens), got {top}")
+    if mode == "token-mean":
+        per_answer = np.full(n, 1.0 / lengths.sum())
+    elif mode == "seq-mean-token-mean":
+        per_answer = 1.0 / (n * lengths)
+    elif mode == "seq-mean-token-sum":
+        per_answer = np.full(n, 1.0 / n)
+    else:
+        per_answer = np.full(n, 1.0 / (n * top))
+    return m * per_answer[:, None]
+
+
+def aggregate_loss(token_losses, mask, mode: str, max_len: int | None = None) -> float:
+    """A batch's loss: the token losses summed with ``token_weights``.
+
+    L = Σ_{i,t} w_{i,t} · ℓ_{i,t}.
+
+    Args:
+        token_losses: shape [n, T], ℓ_{i,t}; finite everywhere, padding included (give padding any finite
+            value, e.g. 0: its weight is 0).
+        mask: shape [n, T], as in ``token_weights``.
+        mode: one of ``AGGREGATION_MODES``.
+        max_len: as in ``token_weights``.
+
+    Returns:
+        L, a float.
+
+    The short answer's loss 4 counts for half; the long answer's three 1s share the other half:
+
+    >>> round(aggregate_loss([[4.0, 0.0, 0.0], [1.0, 1.0, 1.0]], [[1, 0, 0], [1, 1, 1]], "seq-mean-token-mean"), 12)
+    2.5
+    """
+    losses = _finite("token_losses", token_losses, ndim=2)
+    m = _finite("mask", mask, ndim=2)
+    if losses.shape != m.shape:
+        raise ValueError(f"token_losses and mask must have the same shape, got {losses.shape} and {m.shape}")
+    return float(np.sum(token_weights(m, mode, max_len) * losses))
+
+
+def sequence_ratio(logp_new, logp_old, mask) -> np.ndarray:
+    """GSPO's one ratio per answer: the geometric mean of its token ratios.
+
+    s_i = exp( Σ_t m_{i,t} (log π_θ(o_{i,t}) − log π_old(o_{i,t})) / |o_i| ).
+
+    Source: Zheng et al. (2025), Group Sequence Policy Optimization, arXiv 2507.18071.
+
+    Args:
+        logp_new: shape [n, T], log π_θ of each token (≤ 0, finite everywhere, padding included).
+        logp_old: shape [n, T], log π_old of each token.
+        mask: shape [n, T], 1 where answer i has a token at t; every answer has at least one.
+
+    Returns:
+        shape [n], s_i.
+
+    Token ratios 2 and 1/2 have the geometric mean 1 (their plain mean would be 1.25):
+
+    >>> sequence_ratio([np.log([0.2, 0.1])], [np.log([0.1, 0.2])], [[1, 1]]).round(12).tolist()
+    [1.0]
+    """
+    m, lengths = _mask_lengths(mask)
+    new = _log_probs("logp_new", logp_new, m.shape)
+    old = _log_probs("logp_old", logp_old, m.shape)
+    with np.errstate(over="ignore"):
+        s = np.exp(np.sum(m * (new - old), axis=1) / lengths)
+    if not np.all(np.isfinite(s)):
+        raise ValueError("logp_new and logp_old are so far apart that the ratio overflows float64")
+    return s
+
+
+def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_high: float | None = None):
+    """The coefficient of ∇log π_θ(o_t) that each token's objective contributes.
+
+    ppo: g = ρ·Â, or 0 where min(ρÂ, clip(ρ, 1−ε_low, 1+ε_high)Â) takes the clipped term
+    (Â > 0 and ρ > 1+ε_high, or Â < 0 and ρ < 1−ε_low); cispo: g = clip(ρ, 1−ε_low, 1+ε_high)·Â.
+
+    Source: Schulman et al. (2017), PPO; DAPO's clip-higher ε_high (arXiv 2503.14476); CISPO,
+    MiniMax-M1 (arXiv 2506.13585): the weight is clipped and stopped, the gradient kept.
+
+    Args:
+        ratio: any shape, e.g. [n, T]: ρ ≥ 0 per token.
+        advantages: Â, broadcasting against ratio (per answer: shape [n, 1]).
+        method: one of ``GRADIENT_METHODS``.
+        eps_low: ε_low > 0.
+        eps_high: ε_high > 0; None means ε_low.
+
+    Returns:
+        the broadcast shape of ratio and advantages, g.
+
+    A token pushed past the clip keeps no gradient under PPO and a clipped one under CISPO:
+
+    >>> gradient_weights([1.5, 0.9], 1.0, "ppo").round(12).tolist()
+    [0.0, 0.9]
+    >>> gradient_weights([1.5, 0.9], 1.0, "cispo").round(12).tolist()
+    [1.2, 0.9]
+    """
+    rho = _finite("ratio", ratio)
+    if np.any(rho < 0):
+        raise ValueError(f"ratio must be >= 0, got {_show(rho)}")
+    adv = _finite("advantages", advantages)
+    try:
+        rho, adv = np.broadcast_arrays(rho, adv)
+    except ValueError:
+        raise ValueError(f"ratio and advantages shapes do not fit: {rho.shape} and {adv.shape}") from None
+    method = _choice("method", method, GRADIENT_METHODS)
+    low = positive("eps_low", eps_low)
+    high = low if eps_high is None else positive("eps_high", eps_high)
+    if method == "cispo":
+        return np.clip(rho, 1.0 - low, 1.0 + high) * adv
+    return np.where(_clipped_mask(rho, adv, low, high), 0.0, rho * adv)
+
+
+def informative_groups(scores) -> np.ndarray:
+    """Which groups carry a learning signal: their answers' scores are not all equal.
+
+    keep_g = ∃ i, j: R_{g,i} ≠ R_{g,j}. A group with one score for every answer has every group-relative
+    advantage 0; DAPO's dynamic sampling draws more groups until none is of that kind.
+
+    Source: Yu et al. (2025), DAPO, arXiv 2503.14476 (keep groups with 0 < #correct < G).
+
+    Args:
+        scores: shape [groups, G], each answer's score.
+
+    Returns:
+        shape [groups], bool.
+
+    >>> informative_groups([[1, 0, 1], [1, 1, 1], [0, 0, 0]]).tolist()
+    [True, False, False]
+    """
+    s = _finite("scores", scores, ndim=2)
+    return np.any(s != s[:, :1], axis=1)
