@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import _show, as_array, count, positive
+from ._checks import _show, count, positive
 from .ppo import _clipped_mask
 
 AGGREGATION_MODES = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
@@ -18,8 +18,17 @@ def _choice(name: str, value, options: tuple[str, ...]) -> str:
 
 
 def _finite(name: str, value, *, ndim: int | None = None) -> np.ndarray:
-    """A finite float array (with ``ndim`` dimensions when given) holding at least one number."""
-    arr = as_array(name, value)
+    """A finite float array (with ``ndim`` dimensions when given) holding at least one number.
+
+    Numbers or booleans only: text such as "3" is refused, not parsed.
+    """
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # a ragged list
+        raw = np.asarray(None)
+    if raw.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers only, got {_show(value)}")
+    arr = raw.astype(np.float64)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
     if arr.size == 0:

@@ -235,6 +235,8 @@ def test_informative_means_some_advantage_is_not_zero(scores):
     (lambda: rlcore.token_weights([[1, 1], [0, 0]], "token-mean"), "mask"),  # answer 1 has no token
     (lambda: rlcore.token_weights(np.zeros((0, 3)), "token-mean"), "mask"),
     (lambda: rlcore.token_weights("abc", "token-mean"), "mask"),
+    (lambda: rlcore.token_weights([["1", "0"]], "token-mean"), "mask"),  # text is refused, not parsed
+    (lambda: rlcore.token_weights([[1, 0], [1]], "token-mean"), "mask"),  # ragged
     (lambda: rlcore.token_weights(MASK, "mean"), "mode"),
     (lambda: rlcore.token_weights(MASK, None), "mode"),
     (lambda: rlcore.token_weights(MASK, "seq-mean-token-sum-norm", max_len=3), "max_len"),  # longest is 4

@@ -350,6 +350,8 @@ def test_pass_at_k_estimate_large_n():
     (lambda: rlcore.pass_at_k(math.nan, 2), "p"),
     (lambda: rlcore.pass_at_k(0.5, 0), "k"),
     (lambda: rlcore.pass_at_k(0.5, 2.5), "k"),
+    (lambda: rlcore.pass_at_k(0.5, "3"), "k"),  # found by test_fuzz.py: numpy would parse the text
+    (lambda: rlcore.pass_at_k(None, 3), "p"),
     (lambda: rlcore.pass_at_k([0.1, 0.2], [1, 2, 3]), "k"),
     (lambda: rlcore.pass_at_k_estimate(0, 0, 1), "n"),
     (lambda: rlcore.pass_at_k_estimate(5, 6, 1), "c"),

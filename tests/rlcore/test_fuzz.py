@@ -1490,6 +1490,201 @@ def _(draw):
     return {"history": P(draw(histories()), st.sampled_from([None, "abc", (1.0, 2.0)]))}
 
 
+# --- aggregation.py -----------------------------------------------------------------------------------------
+
+@st.composite
+def token_masks(draw):
+    """[n, T] 0/1 (or bool) with at least one token per answer."""
+    n, t = draw(st.integers(1, 5)), draw(st.integers(1, 6))
+    rows = []
+    for _ in range(n):
+        row = draw(vector(st.integers(0, 1), t))
+        row[draw(st.integers(0, t - 1))] = 1
+        rows.append(row)
+    return draw(st.sampled_from([rows, np.array(rows, dtype=bool).tolist()]))
+
+
+BAD_MASK = st.sampled_from([[[1, 2]], [[0, 0]], [[1], [0]], [[NAN]], [[1, INF]], [1, 1], [[]], [], "abc", None,
+                            [["a"]], [[-1]], [[0.5]]])
+BAD_MODE = st.sampled_from(["mean", "TOKEN-MEAN", "", None, 3, ["token-mean"]])
+
+
+def _mask_params(draw, mask):
+    params = {"mask": P(mask, BAD_MASK), "mode": P(draw(st.sampled_from(rlcore.AGGREGATION_MODES)), BAD_MODE)}
+    if draw(st.booleans()):
+        longest = int(np.max(np.sum(mask, axis=1)))
+        bad = [0, 1.5, "3", True, NAN, INF, [2]] + ([longest - 1] if longest > 1 else [])
+        params["max_len"] = P(draw(st.one_of(st.none(), st.integers(longest, 50), st.just(10**6))),
+                              st.sampled_from(bad))
+    return params
+
+
+def _check_token_weights(out, kw):
+    w = arr(out, np.shape(kw["mask"]))
+    assert np.all(w >= 0) and np.all(w[~np.asarray(kw["mask"], dtype=bool)] == 0)
+    if kw["mode"] in ("token-mean", "seq-mean-token-mean"):
+        assert abs(w.sum() - 1) <= 1e-12, w.sum()
+
+
+@spec("token_weights", _check_token_weights)
+def _(draw):
+    return _mask_params(draw, draw(token_masks()))
+
+
+@spec("aggregate_loss", lambda out, kw: num(out, lo=-BIG * 1.000001 * np.size(kw["mask"]),
+                                            hi=BIG * 1.000001 * np.size(kw["mask"])))
+def _(draw):
+    mask = draw(token_masks())
+    n, t = np.shape(mask)
+    bad = st.sampled_from([[[0.0] * (t + 1)] * n, [[NAN] * t] * n, [[INF] * t] * n, [0.0] * t, "abc", None, []])
+    return _mask_params(draw, mask) | {"token_losses": P(draw(vector(vector(REAL, t), n)), bad)}
+
+
+def _logp_rows(draw, n, t, name):
+    bad = st.sampled_from([[[0.5] * t] * n, [[NAN] * t] * n, [[-INF] * t] * n, [[0.0] * (t + 1)] * n, "abc", None,
+                           [[]]])
+    return P(draw(vector(vector(LOGP, t), n)), bad, (name, "mask"))
+
+
+@spec("sequence_ratio", lambda out, kw: np.all(arr(out, (len(kw["mask"]),)) > 0))
+def _(draw):
+    mask = draw(token_masks())
+    n, t = np.shape(mask)
+    return {"logp_new": _logp_rows(draw, n, t, "logp_new"), "logp_old": _logp_rows(draw, n, t, "logp_old"),
+            "mask": P(mask, BAD_MASK, ("mask", "logp_new", "logp_old"))}
+
+
+def _check_gradient_weights(out, kw):
+    arr(out, np.broadcast_shapes(np.shape(kw["ratio"]), np.shape(kw["advantages"])))
+
+
+@spec("gradient_weights", _check_gradient_weights)
+def _(draw):
+    n, t = draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    ratio = draw(st.one_of(vector(RATIO, n), vector(vector(RATIO, t), n)))
+    if np.ndim(ratio) == 1:
+        adv = draw(st.one_of(ADV, vector(ADV, n)))
+        wrong = [[0.0] * (n + 1)] if n > 1 else [[0.0, 0.0]]
+    else:
+        adv = draw(st.one_of(ADV, vector(vector(ADV, 1), n), vector(vector(ADV, t), n)))
+        wrong = [[[0.0]] * (n + 1)]
+    bad_ratio = st.sampled_from([[], [NAN], [1.0, INF], [-0.5], "abc", ["a"], None])
+    bad_adv = st.sampled_from([[], [NAN], [-INF], "abc", None, *wrong])
+    both = ("ratio", "advantages")
+    return {"ratio": P(ratio, bad_ratio, both), "advantages": P(adv, bad_adv, both),
+            "method": P(draw(st.sampled_from(rlcore.GRADIENT_METHODS)), st.sampled_from(["PPO", "grpo", None, 1])),
+            "eps_low": P(draw(POS), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS)}
+
+
+@spec("informative_groups", lambda out, kw: arr(out, (len(kw["scores"]),), dtype=bool))
+def _(draw):
+    g = draw(st.integers(1, 6))
+    scores = draw(vector(st.one_of(vector(SCORE, g), st.tuples(SCORE).map(lambda s: [s[0]] * g)),
+                         draw(st.integers(1, 5))))
+    return {"scores": P(scores, st.sampled_from([[1.0, 0.0], [[NAN]], [[1.0, INF]], [[]], [], "abc", None]))}
+
+
+# --- diagnostics.py -----------------------------------------------------------------------------------------
+
+def _check_kl_gradients(out, kw):
+    k = len(kw["pi"])
+    assert isinstance(out, rlcore.KLGradients)
+    for name, v in out._asdict().items():
+        assert abs(arr(v, (k,)).sum()) <= 1e-6 * max(1.0, np.abs(v).max()), name  # a shift of every logit: no change
+    np.testing.assert_allclose(out.k3_loss, out.forward, atol=1e-8)
+    np.testing.assert_allclose(out.k1_loss, 0.0, atol=1e-8)
+
+
+@spec("kl_gradients", _check_kl_gradients)
+def _(draw):
+    k = draw(K)
+    pi, ref = draw(probs(k, positive=True)), draw(probs(k, positive=True))
+    if draw(st.booleans()):  # a token neither can write
+        pi, ref = [*pi, 0.0], [*ref, 0.0]
+    size = len(pi)
+    off_support = [[1.0] + [0.0] * (size - 1)] if k > 1 else []
+    both = ("pi", "pi_ref")
+    return {"pi": P(pi, st.one_of(bad_probs(size), st.sampled_from(off_support or [None])), both),
+            "pi_ref": P(ref, st.one_of(bad_probs(size), st.sampled_from(off_support or [None])), both)}
+
+
+def _check_is_weights(out, kw):
+    w = arr(out, np.shape(kw["logp_train"]))
+    assert np.all((w >= 0) & (w <= kw["cap"])), w
+
+
+@spec("truncated_is_weights", _check_is_weights)
+def _(draw):
+    n, rows = draw(st.integers(1, 6)), draw(st.sampled_from([None, 1, 3]))
+    shape = (n,) if rows is None else (rows, n)
+
+    def logp():
+        return draw(vector(LOGP, n)) if rows is None else draw(vector(vector(LOGP, n), rows))
+
+    bad = st.sampled_from([np.full(shape, 0.5).tolist(), np.full(shape, NAN).tolist(), [0.0] * (n + 1), [],
+                           "abc", None])
+    both = ("logp_train", "logp_rollout")
+    return {"logp_train": P(logp(), bad, both), "logp_rollout": P(logp(), bad, both),
+            "cap": P(draw(POS), st.one_of(BAD_POS, st.just(INF))),
+            "mode": P(draw(st.sampled_from(rlcore.TRUNCATION_MODES)), st.sampled_from(["clip", None, 1, "MASK"]))}
+
+
+BAD_PROB_ROWS = st.sampled_from([[NAN, 1.0], [INF], [-0.1, 1.1], [2.0], [0.25, 0.25], [[0.5, 0.5], [0.5, 0.4]], [],
+                                 0.5, "abc", None, ["a"]])
+
+
+def _prob_rows_param(draw):
+    k, rows = draw(K), draw(st.sampled_from([None, 1, 3]))
+    return k, rows, P(draw(probs(k)) if rows is None else draw(vector(probs(k), rows)), BAD_PROB_ROWS)
+
+
+def _check_entropy(out, kw):
+    shape = np.shape(kw["pi"])[:-1]
+    h = num(out) if shape == () else arr(out, shape)
+    assert np.all(np.asarray(h) >= 0) and np.all(np.asarray(h) <= math.log(np.shape(kw["pi"])[-1]) + 1e-9)
+
+
+@spec("entropy", _check_entropy)
+def _(draw):
+    return {"pi": _prob_rows_param(draw)[2]}
+
+
+@spec("entropy_change", lambda out, kw: num(out) if np.ndim(kw["pi"]) == 1 else arr(out, (len(kw["pi"]),)))
+def _(draw):
+    k, rows, pi = _prob_rows_param(draw)
+    dz = draw(vector(REAL, k)) if rows is None else draw(vector(vector(REAL, k), rows))
+    bad = st.sampled_from([[0.0] * (k + 1), [NAN] * k, [INF] * k, "abc", None, []])
+    return {"pi": P(pi.value, pi.bad, ("pi", "logit_change")), "logit_change": P(dz, bad, ("pi", "logit_change"))}
+
+
+def _check_pass_at_k(out, kw):
+    shape = np.broadcast_shapes(np.shape(kw["p"]), np.shape(kw["k"]))
+    a = np.asarray(num(out) if shape == () else arr(out, shape))
+    assert np.all((a >= 0) & (a <= 1)), a
+
+
+@spec("pass_at_k", _check_pass_at_k)
+def _(draw):
+    n = draw(st.integers(1, 5))
+    p = draw(st.one_of(UNIT, vector(UNIT, n)))
+    ks = st.one_of(st.integers(1, 100), st.sampled_from([10**6, 10**12]))
+    k = draw(st.one_of(ks, vector(ks, n), vector(vector(ks, 1), 2)))
+    both = ("p", "k")
+    bad_p = st.sampled_from([NAN, INF, -0.1, 1.1, "abc", None, 1j, [0.5, NAN], []])
+    bad_k = st.sampled_from([0, 1.5, "3", None, NAN, INF, -2, [1, 2.5], [], [1] * (n + 1) if n > 1 else [1, 1]])
+    if n == 1 and not np.ndim(p):
+        bad_k = st.sampled_from([0, 1.5, "3", None, NAN, INF, -2, [1, 2.5], []])
+    return {"p": P(p, bad_p, both), "k": P(k, bad_k, both)}
+
+
+@spec("pass_at_k_estimate", lambda out, kw: num(out, lo=0, hi=1))
+def _(draw):
+    n = draw(st.one_of(st.integers(1, 50), st.integers(1, 10_000), st.just(10**6)))
+    c, k = draw(st.integers(0, n)), draw(st.integers(1, n))
+    return {"n": P(n, bad_count(1, 10**6), ("n", "c", "k")), "c": P(c, bad_count(0, n)),
+            "k": P(k, bad_count(1, n))}
+
+
 # ------------------------------------------------------------------------------------------------------
 # Result types: no validation of their own (plain records); each is checked through the function that makes it
 # ------------------------------------------------------------------------------------------------------
@@ -1507,6 +1702,7 @@ RESULT_TYPES = {
     "SeedBands": "seed_bands", "ShareCurve": "share_curve", "Summary": "summarize", "TrainingRun": "sampled_training",
     "ValueBreakdown": "value_breakdown",
 }
+RESULT_TYPES["KLGradients"] = "kl_gradients"  # diagnostics.py
 
 
 def public_callables() -> set[str]:
