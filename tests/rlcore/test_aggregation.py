@@ -172,7 +172,7 @@ def test_per_answer_advantages_broadcast_over_tokens():
 EPS = st.floats(0.05, 0.5)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.floats(-3, 0), st.floats(-0.7, 0.7), st.floats(-5, 5), EPS, EPS)
 def test_ppo_weight_is_the_derivative_of_the_clipped_surrogate(logp_old, log_ratio, adv, eps_low, eps_high):
     # d/d(log π_new) of min(ρÂ, clip(ρ, 1−ε_low, 1+ε_high)Â), ρ = exp(log π_new − log π_old),

@@ -88,7 +88,7 @@ def test_kl_gradients_field_order():
                                           "k1_reward", "k2_reward", "k3_reward")
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(policy_pairs())
 def test_exact_gradients_match_finite_differences_of_the_two_kls(pair):
     pi, ref = pair
@@ -100,7 +100,7 @@ def test_exact_gradients_match_finite_differences_of_the_two_kls(pair):
     np.testing.assert_allclose(g.forward, forward, atol=1e-7)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(policy_pairs())
 def test_loss_placement_is_the_average_pathwise_derivative(pair):
     # kᵢ_loss = Σₐ πₐ ∇_z kᵢ(a), each ∇_z kᵢ(a) by finite differences of the estimator's value through log π(a)
@@ -116,7 +116,7 @@ def test_loss_placement_is_the_average_pathwise_derivative(pair):
         np.testing.assert_allclose(getattr(g, field), expected, atol=1e-7, err_msg=field)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(policy_pairs())
 def test_reward_placement_is_the_score_function_average(pair):
     # kᵢ_reward = Σₐ πₐ kᵢ(a) (e_a − π), a plain loop over tokens with kl_estimators' values
@@ -241,7 +241,7 @@ def test_entropy_change_by_hand():
     assert rlcore.entropy_change([0.8, 0.2], [0.0, 1.0]) == pytest.approx(0.16 * 2 * LOG2, rel=1e-13)
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(policies(), st.data())
 def test_entropy_change_matches_a_small_step_of_the_logits(pi, data):
     dz = np.array(data.draw(st.lists(st.floats(-3, 3), min_size=pi.size, max_size=pi.size)))
@@ -306,7 +306,7 @@ def test_pass_at_k_estimate_is_unbiased(n, p):
         assert mean == pytest.approx(rlcore.pass_at_k(p, k), abs=1e-12)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_pass_at_k_estimate_matches_math_comb(data):
     n = data.draw(st.integers(1, 10_000))
