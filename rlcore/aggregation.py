@@ -176,7 +176,7 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
         ratio: any shape, e.g. [n, T]: ρ ≥ 0 per token.
         advantages: Â, broadcasting against ratio (per answer: shape [n, 1]).
         method: one of ``GRADIENT_METHODS``.
-        eps_low: ε_low > 0 (ε_low ≥ 1 leaves no lower clip, as CISPO often runs).
+        eps_low: ε_low > 0 (ε_low ≥ 1 leaves no lower clip, since ρ ≥ 0).
         eps_high: ε_high > 0; None means ε_low.
 
     Returns:
