@@ -114,4 +114,4 @@ for start in range(0, len(targets), 4):
     for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
         col.page_link(target, label=page_label(target), icon=nav.info(target).icon)
 
-page.check_link()
+page.end()

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 
 STEPS, RUN_FOR = "loop_steps", "loop_steps_for"  # the steps taken so far, and the (scenario, seed) they belong to
@@ -32,12 +32,12 @@ page.presets({
 def sample_next(current: rlcore.Scenario) -> None:
     """Button callback: draw the next token (the k-th draw of this seed) and keep the step."""
     taken = st.session_state.get(STEPS, [])
-    if st.session_state.get(RUN_FOR) != (current, int(st.session_state.get("seed", 0))):
+    seed = int(inputs.value("seed"))
+    if st.session_state.get(RUN_FOR) != (current, seed):
         return
     if taken and taken[-1].done:
         return
-    taken.append(rlcore.next_step(current, [s.action for s in taken], int(st.session_state.get("seed", 0)),
-                                  float(st.session_state.get("temp", 1.0))))
+    taken.append(rlcore.next_step(current, [s.action for s in taken], seed, float(inputs.value("temp"))))
 
 
 def restart() -> None:
@@ -51,11 +51,10 @@ rare, rare_before, rare_after = page.run(rlcore.rarest_token_shift, scenario.pi,
 def loop_panel() -> None:
     """The temperature, the steps and the charts: moving them reruns this panel only, not the page."""
     c1, c2 = st.columns([3, 1])
-    tau = c1.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", bind="query-params",
-                    help="Below 1 sharpens the policy towards its favourite token; above 1 flattens it.")
-    seed = int(c2.number_input("Random seed", min_value=0, max_value=999_999, value=0, step=1, key="seed",
-                               bind="query-params", help="The k-th draw of a seed is always the same; "
-                               "a new seed starts a new answer."))
+    tau = inputs.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", where=c1,
+                        help="Below 1 sharpens the policy towards its favourite token; above 1 flattens it.")
+    seed = int(inputs.number("Random seed", 0, 999_999, 0, key="seed", where=c2,
+                             help="The k-th draw of a seed is always the same; a new seed starts a new answer."))
 
     # The steps taken so far live in the session; a new scenario or seed starts a fresh answer.
     if st.session_state.get(RUN_FOR) != (scenario, seed):
@@ -175,12 +174,10 @@ def judge_panel() -> None:
         "ends with the expected answer, ignoring capitals, punctuation and spacing.\n\n"
         "Neither rule reads the reasoning itself: the last example below still earns both points.")
     st.session_state.setdefault(JUDGE_TEXT, examples["Tags, right answer"])
-    st.session_state.setdefault("expected", right_tok)
-
 
     def use_example(text: str) -> None:
         st.session_state[JUDGE_TEXT] = text
-        st.session_state["expected"] = right_tok
+        st.session_state[inputs.key("expected")] = right_tok
 
 
     cols = st.columns(len(examples))
@@ -189,8 +186,8 @@ def judge_panel() -> None:
     j1, j2 = st.columns([3, 1])
     text = j1.text_area("An answer for the judge", key=JUDGE_TEXT, max_chars=MAX_JUDGE_CHARS, height=110,
                         help="Type any answer; put the reasoning between <think> and </think>.")
-    expected = j2.text_input("Expected final answer", key="expected", max_chars=60, bind="query-params",
-                             help="What the final answer must end with.")
+    expected = inputs.text_input("Expected final answer", right_tok, key="expected", max_chars=60, where=j2,
+                                 help="What the final answer must end with.")
     try:
         judge_score, checks = rlcore.rule_based_judge(text or "", expected or "")
     except ValueError as err:
@@ -224,3 +221,4 @@ page.predict(
 )
 
 page.show_code(rlcore.next_step, rlcore.temperature_probs, rlcore.rule_based_judge)
+page.end()

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.format import axis_labels, esc, fmt
 
 GAMMAS = (1.0, 0.99, 0.95, 0.9)     # the discounts compared in the length chart
@@ -45,13 +45,12 @@ def reward_and_return(current: rlcore.Scenario, first: str, g: float):
 @st.fragment
 def reward_panel() -> None:
     """The first token and γ and all they feed, down to the prediction: moving them reruns this panel only."""
-    if st.session_state.get("tok") not in tokens:  # the scenario changed under the selectbox
-        st.session_state.pop("tok", None)
     c1, c2 = st.columns([1, 2])
-    token = c1.selectbox("The sampled answer starts with", tokens, index=likely, key="tok", bind="query-params",
-                         help="The token written after the prefix; the answer then goes on with its continuation.")
-    gamma = c2.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
-                      help="How much a reward one step further away is worth: 1 keeps it whole.")
+    token = inputs.selectbox("The sampled answer starts with", tokens, tokens[likely], key="tok", where=c1,
+                             help="The token written after the prefix; the answer then goes on with its "
+                                  "continuation.")
+    gamma = inputs.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", where=c2,
+                          help="How much a reward one step further away is worth: 1 keeps it whole.")
 
     trace, returns, lengths, curves, (short_credit, long_credit), blind = page.run(
         reward_and_return, scenario, token, gamma)
@@ -157,3 +156,4 @@ def reward_panel() -> None:
 reward_panel()
 
 page.show_code(rlcore.sparse_rewards, rlcore.discounted_returns, rlcore.first_token_return, rlcore.outcome_judge)
+page.end()

@@ -7,10 +7,11 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.format import MINUS, esc, fmt, fmt_list
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+MAX_SEED = 999_999
 CHECKPOINTS = 20
 V_SERIES = "V (all answers)"
 
@@ -29,8 +30,12 @@ page.presets({
     "Ten fresh answers": {"n": 10, "seed": 0},
     "A hundred": {"n": 100},
     "Five thousand": {"n": 5000},
-    "Another seed": {"seed": lambda: int(st.session_state.get("seed", 0)) + 1},  # read when clicked
 })
+
+
+def next_seed() -> None:
+    """Button callback: the seed after the one shown (a step, not a view, so not a preset)."""
+    st.session_state[inputs.key("seed")] = (int(inputs.value("seed")) + 1) % (MAX_SEED + 1)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -77,12 +82,13 @@ def draw_panel() -> None:
     The numbers, the picture and the sums in between depend only on the example, but they sit between the
     inputs and the **Draw more answers** section, so they are part of the panel too.
     """
-    c1, c2 = st.columns([3, 1])
-    n = c1.select_slider("Answers to draw from the policy", options=N_OPTIONS, value=200, key="n",
-                         bind="query-params", help="Each answer: pick the next token with the policy's "
-                         "probabilities, then one of that token's judge scores at random.")
-    seed = c2.number_input("Random seed", min_value=0, max_value=999_999, value=0, step=1, key="seed",
-                           bind="query-params", help="The same seed always draws the same answers.")
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    n = inputs.select_slider("Answers to draw from the policy", N_OPTIONS, 200, key="n", where=c1,
+                             help="Each answer: pick the next token with the policy's probabilities, then one "
+                                  "of that token's judge scores at random.")
+    seed = inputs.number("Random seed", 0, MAX_SEED, 0, key="seed", where=c2,
+                         help="The same seed always draws the same answers.")
+    c3.button("Another seed", on_click=next_seed, width="stretch", help="Draw new answers: the seed plus one")
 
     est, running = page.run(draw, scenario.probs, scenario.samples, int(n), int(seed))
     adv_labels = [f"A = {fmt(a, sign=True)}" for a in bd.advantage]
@@ -219,3 +225,4 @@ page.predict(question, ["positive", "zero", "negative"], sign,
              key="predict_vqa")
 
 page.show_code(rlcore.value_breakdown, rlcore.sample_answers, rlcore.mc_estimates, rlcore.running_mc_estimates)
+page.end()

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.format import MINUS, esc, fmt, fmt_list, pct
 
 N_DEFAULT = 2000
@@ -40,8 +40,6 @@ page.presets({
     "Only 100 answers": {"n": 100},
     "20,000 answers": {"n": 20_000},
 })
-if st.session_state.get("tok") not in tokens:  # the scenario changed under the selectbox
-    st.session_state.pop("tok", None)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -63,13 +61,14 @@ def two(x: float) -> str:
 def study_panel() -> None:
     """The four widgets and everything they feed: moving one reruns this panel only, not the page."""
     c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
-    n = c1.slider("Sampled answers", 100, 20_000, N_DEFAULT, 100, key="n", bind="query-params",
-                  help="Each answer: a first token drawn from π, then one of that token's judge scores at random.")
-    b = c2.slider("Your baseline b", 0.0, B_MAX, 8.0, 0.01, key="b", bind="query-params",
-                  help="Any number that does not depend on which token was sampled")
-    tok = c3.selectbox("Gradient of the logit of", tokens, index=best, key="tok", bind="query-params",
-                       help="Which token's logit the histograms and the running average follow")
-    seed = c4.number_input("Seed", 0, 999_999, 0, 1, key="seed", bind="query-params")
+    n = inputs.slider("Sampled answers", 100, 20_000, N_DEFAULT, 100, key="n", where=c1,
+                      help="Each answer: a first token drawn from π, then one of that token's judge scores at "
+                           "random.")
+    b = inputs.slider("Your baseline b", 0.0, B_MAX, 8.0, 0.01, key="b", where=c2,
+                      help="Any number that does not depend on which token was sampled")
+    tok = inputs.selectbox("Gradient of the logit of", tokens, tokens[best], key="tok", where=c3,
+                           help="Which token's logit the histograms and the running average follow")
+    seed = inputs.number("Seed", 0, 999_999, 0, key="seed", where=c4)
     k = scenario.index(tok)
 
     names = ["b = 0", f"b = V = {fmt(bd.v)}", f"b = b* = {fmt(b_star)}", f"b = yours = {fmt(b)}"]
@@ -213,3 +212,4 @@ page.predict(
     key="predict_baseline")
 
 page.show_code(rlcore.baseline_study, rlcore.gradient_stats, rlcore.optimal_baseline, rlcore.gradient_variance_curve)
+page.end()

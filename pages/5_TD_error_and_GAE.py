@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.colors import ACCENT
 from ui.format import axis_labels, esc, fmt, fmt_list
 
@@ -54,13 +54,12 @@ def critic_study(scenario, token, gamma, lams, bias, noise):
 def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None:
     """GRPO's group: its three widgets rerun this panel only."""
     g1, g2, g3 = st.columns(3)
-    size = int(g1.slider("Group size G", 1, 32, 8, 1, key="G", bind="query-params",
-                         help="How many answers GRPO samples for the same prompt."))
-    seed = g2.number_input("Seed", 0, 9999, 0, 1, key="seed", bind="query-params",
-                           help="Change it to draw another group.")
-    method = g3.selectbox("Method", rlcore.GROUP_METHODS, key="method", bind="query-params",
-                          help="grpo: (score − mean) / std; dr_grpo: score − mean; "
-                               "rloo: score − mean of the other answers.")
+    size = int(inputs.slider("Group size G", 1, 32, 8, 1, key="G", where=g1,
+                             help="How many answers GRPO samples for the same prompt."))
+    seed = inputs.number("Seed", 0, 9999, 0, key="seed", where=g2, help="Change it to draw another group.")
+    method = inputs.selectbox("Method", rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="method", where=g3,
+                              help="grpo: (score − mean) / std; dr_grpo: score − mean; "
+                                   "rloo: score − mean of the other answers.")
     grp = page.run(group, scenario, token, size, method, int(seed))
     order = np.argsort(grp.actions, kind="stable")
     members = pd.DataFrame({"answer": order + 1, "first token": [tokens[i] for i in grp.actions[order]],
@@ -112,10 +111,10 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
         f"score and the critic's noise, the chart splits the error of the advantage at **{tok}** into bias² "
         "(wrong on average) and variance (different each time).")
     e1, e2 = st.columns(2)
-    bias = e1.slider("Critic bias after the decision (score points)", -3.0, 3.0, 1.0, 0.25, key="bias",
-                     bind="query-params")
-    noise = e2.slider("Critic noise, standard deviation (score points)", 0.0, 2.0, 0.5, 0.1, key="noise",
-                      bind="query-params")
+    bias = inputs.slider("Critic bias after the decision (score points)", -3.0, 3.0, 1.0, 0.25, key="bias",
+                         where=e1)
+    noise = inputs.slider("Critic noise, standard deviation (score points)", 0.0, 2.0, 0.5, 0.1, key="noise",
+                          where=e2)
     study = page.run(critic_study, scenario, token, gamma, LAM_GRID, bias, noise)
     here = page.run(critic_study, scenario, token, gamma, (lam,), bias, noise)
     parts = pd.DataFrame({"λ": np.tile(study.lams, 3),
@@ -150,13 +149,14 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
 def answer_panel() -> None:
     """The first token, λ and γ feed every section below them: moving one reruns this panel only."""
     c1, c2, c3 = st.columns(3)
-    token = c1.selectbox("First token the model sampled", tokens, index=int(np.argmax(scenario.pi)), key="tok",
-                         bind="query-params", help="The answer below starts with the prefix, this token, and "
-                                                   "the continuation written for it in the sidebar.")
-    lam = c2.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", bind="query-params",
-                    help="0: each token's advantage is its own TD error. 1: the final score minus V.")
-    gamma = c3.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma", bind="query-params",
-                      help="1 counts the final score in full at every token; below 1 earlier tokens see less of it.")
+    token = inputs.selectbox("First token the model sampled", tokens, tokens[int(np.argmax(scenario.pi))],
+                             key="tok", where=c1, help="The answer below starts with the prefix, this token, and "
+                                                       "the continuation written for it in the sidebar.")
+    lam = inputs.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", where=c2,
+                        help="0: each token's advantage is its own TD error. 1: the final score minus V.")
+    gamma = inputs.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma", where=c3,
+                          help="1 counts the final score in full at every token; below 1 earlier tokens see less "
+                               "of it.")
 
     trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
     a = trace.action_index
@@ -229,3 +229,4 @@ answer_panel()
 
 page.show_code(rlcore.answer_trace, rlcore.td_errors, rlcore.gae, rlcore.group_credit, rlcore.group_advantages,
                rlcore.critic_error_study)
+page.end()

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.colors import ACCENT
 from ui.format import esc, fmt, fmt_list
 
@@ -51,14 +51,12 @@ def policy_gradient_panel() -> None:
     """Step size, steps and everything they feed (both sections and the question): moving a slider reruns
     this panel only, not the page."""
     c1, c2, c3 = st.columns(3)
-    lr = c1.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", bind="query-params",
-                   help="How far each update moves the logits; the article uses 1 for illustration.")
-    steps = int(c2.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", bind="query-params"))
-    if st.session_state.get("step", 1) > steps:  # the inspected step must exist
-        st.session_state["step"] = steps
-    if steps > 1:
-        step = int(c3.slider("Inspect step", 1, steps, 1, 1, key="step", bind="query-params",
-                             help="The bars below show the logit changes of this step."))
+    lr = inputs.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", where=c1,
+                       help="How far each update moves the logits; the article uses 1 for illustration.")
+    steps = int(inputs.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", where=c2))
+    if steps > 1:  # an inspected step beyond the last one is moved back to the last
+        step = int(inputs.slider("Inspect step", 1, steps, 1, 1, key="step", where=c3,
+                                 help="The bars below show the logit changes of this step."))
     else:
         step = 1
         c3.caption("Inspecting step 1, the only step.")
@@ -169,12 +167,11 @@ def sampled_panel(lr: float, steps: int, path: pd.DataFrame) -> None:
         "(score − baseline) on the tokens that were written. On average that is the step above; any single run "
         "wanders around it. Each seed is one run with the same step size and number of steps.")
     s1, s2, s3 = st.columns(3)
-    batch = int(s1.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", bind="query-params"))
-    n_seeds = int(s2.slider("Runs (seeds)", 2, 40, 12, 1, key="seeds", bind="query-params"))
-    baseline = s3.selectbox("Baseline", rlcore.BASELINES, index=rlcore.BASELINES.index("V"), key="base",
-                            bind="query-params",
-                            help="V: the exact expected score, so the average step equals the exact one. "
-                                 "batch mean: the batch's own average, as GRPO-style methods do.")
+    batch = int(inputs.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", where=s1))
+    n_seeds = int(inputs.slider("Runs (seeds)", 2, 40, 12, 1, key="seeds", where=s2))
+    baseline = inputs.selectbox("Baseline", rlcore.BASELINES, "V", key="base", where=s3,
+                                help="V: the exact expected score, so the average step equals the exact one. "
+                                     "batch mean: the batch's own average, as GRPO-style methods do.")
     run = page.run(sampled, scenario, lr, steps, batch, baseline, n_seeds)
     runs = pd.DataFrame({"seed": np.repeat(np.arange(n_seeds), (steps + 1) * scenario.n),
                          "step": np.tile(np.repeat(np.arange(steps + 1), scenario.n), n_seeds),
@@ -213,3 +210,4 @@ policy_gradient_panel()
 
 page.show_code(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
                rlcore.sampled_training_many)
+page.end()

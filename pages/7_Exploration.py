@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
@@ -21,8 +21,7 @@ scenario = page.setup(
 )
 
 page.presets({
-    "The article: sample at τ = 1": {"temp": 1.0, "lr": 0.1, "steps": 100, "batch": 8,
-                                     "baseline": "batch mean", "seeds": 8},
+    "The article: sample at τ = 1": {},  # every input at its default
     "Cold sampling (τ = 0.3)": {"temp": 0.3},
     "Hot sampling (τ = 2)": {"temp": 2.0},
     "No baseline": {"baseline": "none"},
@@ -84,15 +83,14 @@ def exploration_panel() -> None:
     """The training settings and everything they feed (curves, counts, temperature, the question): moving a
     widget reruns this panel only, not the page."""
     c1, c2, c3 = st.columns(3)
-    temp = c1.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", bind="query-params",
-                     help="Below 1 sharpens the policy toward its favourite token, above 1 flattens it")
-    lr = c1.slider("Step size η", 0.01, 1.0, 0.1, 0.01, key="lr", bind="query-params")
-    steps = c2.slider("Update steps", 10, 300, 100, 10, key="steps", bind="query-params")
-    batch = c2.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", bind="query-params")
-    baseline = c3.selectbox("Baseline b", rlcore.BASELINES, index=rlcore.BASELINES.index("batch mean"),
-                            key="baseline", bind="query-params",
-                            help="What each score is compared with: nothing, the batch's mean score, or V")
-    n_seeds = c3.slider("Runs (seeds)", 1, 32, 8, 1, key="seeds", bind="query-params")
+    temp = inputs.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", where=c1,
+                         help="Below 1 sharpens the policy toward its favourite token, above 1 flattens it")
+    lr = inputs.slider("Step size η", 0.01, 1.0, 0.1, 0.01, key="lr", where=c1)
+    steps = inputs.slider("Update steps", 10, 300, 100, 10, key="steps", where=c2)
+    batch = inputs.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", where=c2)
+    baseline = inputs.selectbox("Baseline b", rlcore.BASELINES, "batch mean", key="baseline", where=c3,
+                                help="What each score is compared with: nothing, the batch's mean score, or V")
+    n_seeds = inputs.slider("Runs (seeds)", 1, 32, 8, 1, key="seeds", where=c3)
 
     ex = page.run(explore, scenario, temp, lr, steps, batch, baseline, n_seeds)
     s = ex.summary
@@ -261,3 +259,4 @@ exploration_panel()
 
 page.show_code(rlcore.sampled_training_many, rlcore.temperature_probs, rlcore.discovery_chance,
                rlcore.samples_to_discover, rlcore.exploration_outcome)
+page.end()

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.colors import PALETTE
 from ui.format import esc, fmt, fmt_list, pct
 
@@ -90,13 +90,11 @@ st.header("Ratio and clipping")
 def clipping_panel() -> None:
     """The token, ε and the PPO epochs: ε feeds both the clipped objective and the epochs, so moving any of
     them reruns this panel only, not the page."""
-    if st.session_state.get("token") not in tokens:  # the scenario changed under the selectbox
-        st.session_state.pop("token", None)
     c1, c2 = st.columns(2)
-    token = c1.selectbox("Token to follow", tokens, index=summary.best, key="token", bind="query-params",
-                         help="Its probability when the batch was sampled is π_old; its advantage is A = Q − V")
-    eps = c2.slider("Clip range ε", 0.05, 0.5, 0.2, 0.05, key="eps", bind="query-params",
-                    help="The update stops for a token once ρ = π/π_old leaves [1 − ε, 1 + ε]")
+    token = inputs.selectbox("Token to follow", tokens, tokens[summary.best], key="token", where=c1,
+                             help="Its probability when the batch was sampled is π_old; its advantage is A = Q − V")
+    eps = inputs.slider("Clip range ε", 0.05, 0.5, 0.2, 0.05, key="eps", where=c2,
+                        help="The update stops for a token once ρ = π/π_old leaves [1 − ε, 1 + ε]")
 
     i_tok = scenario.index(token)
     tok = esc(token)
@@ -141,8 +139,8 @@ def clipping_panel() -> None:
     # ---------------------------------------------------------------- a few epochs on one batch
     st.subheader("A few PPO epochs on one batch")
     c1, c2 = st.columns(2)
-    ppo_lr = c1.slider("Step size η", 0.01, 2.0, 0.1, 0.01, key="ppo_lr", bind="query-params")
-    epochs = c2.slider("Epochs on the same batch", 1, 50, 10, 1, key="epochs", bind="query-params")
+    ppo_lr = inputs.slider("Step size η", 0.01, 2.0, 0.1, 0.01, key="ppo_lr", where=c1)
+    epochs = inputs.slider("Epochs on the same batch", 1, 50, 10, 1, key="epochs", where=c2)
 
     if np.any(scenario.pi <= 0):
         st.warning("A token with probability 0 can never be in the batch, and π_old must be above 0 for every "
@@ -210,10 +208,10 @@ def kl_panel() -> None:
     """The share of flattery, β and the KL estimators: the share feeds every chart down to the prediction,
     so moving any of them reruns this panel only."""
     c1, c2 = st.columns(2)
-    share = c1.slider("Share of flattering answers", 0.0, 1.0, 0.9, 0.01, key="share", bind="query-params",
-                      help="How often the policy writes the flattering answer in this branch")
-    beta = c2.slider("KL weight β", 0.0, 5.0, 1.0, 0.1, key="beta", bind="query-params",
-                     help="The article uses β = 1 to make the effect visible; real systems use much less")
+    share = inputs.slider("Share of flattering answers", 0.0, 1.0, 0.9, 0.01, key="share", where=c1,
+                          help="How often the policy writes the flattering answer in this branch")
+    beta = inputs.slider("KL weight β", 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
+                         help="The article uses β = 1 to make the effect visible; real systems use much less")
 
     kc = page.run(kl_curve, share, beta)
     pts = kc.points
@@ -260,8 +258,8 @@ def kl_panel() -> None:
         "k2 = ½(log r)², k3 = (r − 1) − log r."
     )
     c1, c2 = st.columns(2)
-    n = c1.slider("Tokens sampled from π", 10, 2000, 200, 10, key="n", bind="query-params")
-    seed = c2.number_input("Seed", 0, 10_000, 0, 1, key="kl_seed", bind="query-params")
+    n = inputs.slider("Tokens sampled from π", 10, 2000, 200, 10, key="n", where=c1)
+    seed = inputs.number("Seed", 0, 10_000, 0, key="kl_seed", where=c2)
 
     es = page.run(estimators, share, n, int(seed))
     est = es.study
@@ -326,3 +324,4 @@ kl_panel()
 page.show_code(rlcore.clip_bounds, rlcore.clipped_objective, rlcore.batch_advantages, rlcore.ppo_epochs,
                rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy, rlcore.kl_estimators,
                rlcore.kl_estimator_study)
+page.end()

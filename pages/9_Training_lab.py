@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
 
@@ -67,35 +67,35 @@ def cached_view(key, view: str, _build):
 def lab_panel() -> None:
     """The settings, the runs and every chart: the settings feed all of them, so the whole lab is one panel and
     moving a setting reruns it without redrawing the sidebar or the rest of the page."""
-    algo_names = st.multiselect("Algorithms to compare (up to three)", list(NAMES), default=DEFAULT_ALGOS,
-                                max_selections=3, key="algos", bind="query-params")
+    algo_names = inputs.multiselect("Algorithms to compare (up to three)", list(NAMES), DEFAULT_ALGOS,
+                                    max_selections=3, key="algos")
     c1, c2, c3, c4 = st.columns(4)
-    lr = c1.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", bind="query-params",
-                   help="Plain gradient descent on the logits of each decision")
-    steps = c1.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", bind="query-params",
-                      help="Each step samples a fresh group of answers and updates the policy")
-    group = c2.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", bind="query-params",
-                      help="Answers written and scored per step")
-    epochs = c2.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", bind="query-params",
-                       help="Passes over each group (GRPO family and PPO; REINFORCE takes one step per group)")
-    eps = c3.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", bind="query-params",
-                    help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
-    beta = c3.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", bind="query-params",
-                     help="How strongly the policy is held near the reference model")
-    lam = c4.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", bind="query-params",
-                    help="0 trusts the critic's V, 1 trusts the final score")
-    n_seeds = c4.slider("Seeds", 1, 10, 5, 1, key="seeds", bind="query-params",
-                        help="Independent runs per algorithm; curves show the median and the range")
+    lr = inputs.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", where=c1,
+                       help="Plain gradient descent on the logits of each decision")
+    steps = inputs.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", where=c1,
+                          help="Each step samples a fresh group of answers and updates the policy")
+    group = inputs.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", where=c2,
+                          help="Answers written and scored per step")
+    epochs = inputs.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", where=c2,
+                           help="Passes over each group (GRPO family and PPO; REINFORCE takes one step per group)")
+    eps = inputs.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", where=c3,
+                        help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
+    beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c3,
+                         help="How strongly the policy is held near the reference model")
+    lam = inputs.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", where=c4,
+                        help="0 trusts the critic's V, 1 trusts the final score")
+    n_seeds = inputs.slider("Seeds", 1, 10, 5, 1, key="seeds", where=c4,
+                            help="Independent runs per algorithm; curves show the median and the range")
     c1, c2, c3 = st.columns([1, 1, 1])
-    flattery = c1.toggle("Flattering branch", value=True, key="flat", bind="query-params",
-                         help="Inside the best branch, offer the continuation that flatters the judge")
-    judge_label = c2.radio("The judge scores an answer with", list(JUDGE_LABELS), key="judge", horizontal=True,
-                           bind="query-params")
+    flattery = inputs.toggle("Flattering branch", True, key="flat", where=c1,
+                             help="Inside the best branch, offer the continuation that flatters the judge")
+    judge_label = inputs.radio("The judge scores an answer with", list(JUDGE_LABELS), next(iter(JUDGE_LABELS)),
+                               key="judge", horizontal=True, where=c2)
     noise = DEFAULTS.noise
     if JUDGE_LABELS[judge_label] == "noise":  # only the noise judge has a σ
-        noise = c3.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", bind="query-params",
-                          help="Standard deviation of the judge's noise around each answer's mean score; "
-                               "0 makes the judge give every answer of a leaf the same score")
+        noise = inputs.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", where=c3,
+                              help="Standard deviation of the judge's noise around each answer's mean score; "
+                                   "0 makes the judge give every answer of a leaf the same score")
 
     if not algo_names:
         st.info("Pick at least one algorithm above to start the lab.", icon="🧪")
@@ -322,3 +322,4 @@ with st.expander("What each algorithm does, in one line"):
 
 page.show_code(rlcore.train, rlcore.training_loop, rlcore.lab_tree, rlcore.group_advantages, rlcore.gae,
                rlcore.clipped_objective, rlcore.kl_estimators)
+page.end()

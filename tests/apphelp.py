@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+import re
 
 import pandas as pd
 import pyarrow as pa
@@ -23,14 +24,30 @@ def page_file(prefix: str) -> pathlib.Path:
     raise FileNotFoundError(prefix)
 
 
+def input_key(path, name: str) -> str:
+    """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>")."""
+    from ui import inputs
+
+    title = re.search(r'page\.setup\(\s*"([^"]+)"', pathlib.Path(path).read_text()).group(1)
+    return f"{inputs.page_id(title)}.{name}"
+
+
+def keys(path):
+    """``K = keys(PAGE)``; ``at.slider(key=K("lam"))``."""
+    return lambda name: input_key(path, name)
+
+
 def run_page(path, *, scenario=None, query: dict | None = None, state: dict | None = None,
-             timeout: float = 60) -> AppTest:
-    """Run a page once, optionally with a scenario, query parameters or session state set first."""
+             inputs: dict | None = None, timeout: float = 60) -> AppTest:
+    """Run a page once, optionally with a scenario, query parameters, session state or the page's inputs
+    (by name, e.g. ``inputs={"lam": 0.0}``) set first."""
     at = AppTest.from_file(str(path), default_timeout=timeout)
     if scenario is not None:
         at.session_state["scenario"] = scenario
     for k, v in (state or {}).items():
         at.session_state[k] = v
+    for k, v in (inputs or {}).items():
+        at.session_state[input_key(path, k)] = v
     for k, v in (query or {}).items():
         at.query_params[k] = v
     return at.run()

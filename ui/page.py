@@ -1,4 +1,5 @@
-"""What every page does first and last: config, the scenario sidebar, guarded calls, show-the-code."""
+"""What every page does first and last: config, the scenario sidebar, guarded calls, show-the-code, presets,
+and ``end()``, which reports what the link did once every input has been drawn."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ import inspect
 
 import streamlit as st
 
+from . import inputs, spec
 from . import scenario as scenario_panel
-from . import spec
-from .format import esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 
@@ -19,7 +19,7 @@ def setup(title: str, icon: str, intro: str):
                        initial_sidebar_state=SIDEBAR_WIDTH)
     st.title(f"{icon} {title}")
     st.markdown(intro)
-    st.session_state[_LINK] = {k: st.query_params.get_all(k) for k in st.query_params}
+    inputs.enter(inputs.page_id(title))
     return scenario_panel.sidebar()
 
 
@@ -33,55 +33,17 @@ def run(fn, *args, **kwargs):
 
 
 def show_code(*functions) -> None:
-    """An expander with the real source of the rlcore functions behind the page (the page's last call)."""
+    """An expander with the real source of the rlcore functions behind the page."""
     with st.expander("Show the code behind this page", key="show_code", on_change="rerun") as box:
         if box.open:  # read and sent only when opened
             for fn in functions:
                 st.code(inspect.getsource(fn), language="python")
-    check_link()
 
 
-_LINK = "_link_params"
-_NOTICED = "_link_noticed"
-
-
-def _same(raw: list[str], value) -> bool:
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value] == raw
-    if len(raw) != 1:
-        return False
-    if isinstance(value, bool):
-        return raw[0].lower() == str(value).lower()
-    if isinstance(value, (int, float)):
-        try:
-            return float(raw[0]) == float(value)
-        except ValueError:
-            return False
-    return raw[0] == str(value)
-
-
-def check_link() -> None:
-    """After the page's widgets exist: tell the learner which link parameters were not used, and why.
-
-    Streamlit drops a bound parameter whose value does not fit its widget; an unknown parameter does
-    nothing. Either way the learner gets a small notice (once per parameter and value), never an error.
-    """
-    raw = st.session_state.pop(_LINK, {})
-    noticed = st.session_state.setdefault(_NOTICED, set())
-    for key, values in raw.items():
-        if key == scenario_panel.URL_KEY:
-            continue
-        shown = esc(", ".join(v[:40] for v in values)[:80])  # link text is visitor text: shown literally
-        if key not in st.session_state:
-            message = f"The link's parameter “{esc(key[:40])}” means nothing on this page and was ignored."
-        elif not _same(values, st.session_state[key]):
-            message = (f"The link's value “{shown}” for “{esc(key)}” does not fit that input, so it shows "
-                       f"{esc(str(st.session_state[key])[:40])} instead.")
-        else:
-            continue
-        if (key, tuple(values)) not in noticed:
-            noticed.add((key, tuple(values)))
-            st.toast(message, icon="🔗")
+def end() -> None:
+    """The page's last call: one notice about link values that did not fit and parameters nothing used,
+    and the link cleared of parameters that belong to no input of this page."""
+    inputs.report_link(keep=(scenario_panel.URL_KEY,))
 
 
 def chart(ch, data, *, alt_text: str, name: str) -> None:
@@ -105,20 +67,15 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
 
 
 def presets(views: dict, *, label: str = "Views an instructor might show") -> None:
-    """A row of buttons, each setting several widgets at once (keys → values).
+    """A row of buttons, each one a complete view: the inputs it names take its values, every other input
+    of the page goes back to its default (so a view never depends on the click before).
 
-    Use before the widgets are drawn: ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``.
-    A value may be a function of no arguments, called when the button is clicked (e.g. "the next
-    seed"): the widgets may sit in a fragment that reran since the buttons were drawn.
+    ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``; names are the inputs' link names.
     """
-    def apply(values: dict) -> None:
-        for k, v in values.items():
-            st.session_state[k] = v() if callable(v) else v
-
     st.caption(label)
     cols = st.columns(len(views))
     for col, (name, values) in zip(cols, views.items(), strict=True):
-        col.button(name, on_click=apply, args=(values,), width="stretch", key=f"view_{name}")
+        col.button(name, on_click=inputs.set_view, args=(values,), width="stretch", key=f"view_{name}")
 
 
 def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> None:

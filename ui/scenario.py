@@ -12,10 +12,10 @@ import math
 import re
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import rlcore
 
+from . import inputs
 from .format import esc
 
 MIN_TOKENS, MAX_TOKENS = 2, 6
@@ -201,35 +201,14 @@ def _pick_preset() -> None:
 
 
 def _reset() -> None:
-    """Back to the defaults: the article's example and every page input at its starting value."""
-    defaults = _linked_defaults()
-    for k in [k for k in st.session_state if k not in defaults]:
+    """Back to the defaults: the article's example, every page's inputs at the defaults recorded where they
+    are declared (``ui.inputs``), and a link with nothing in it."""
+    defaults = inputs.recorded_defaults()
+    for k in [k for k in st.session_state if k not in defaults and k not in inputs.KEEP]:
         del st.session_state[k]
     st.session_state.update(defaults)
+    st.query_params.clear()
     replace(rlcore.ARTICLE_SCENARIO)
-
-
-def _linked_defaults() -> dict:
-    """The default value of each input whose value is in the link (``bind="query-params"``).
-
-    Deleting such an input's state is not enough: it would come back from the link on the next run,
-    and Streamlit refuses to clear a bound parameter. Setting the input to its default clears it.
-    Streamlit has no public way to read a widget's default, so this asks its widget registry (its
-    deserializer, given no value from the browser, returns the default); ``test_reset_clears_the_link``
-    fails if a Streamlit upgrade changes that.
-    """
-    ctx = get_script_run_ctx()
-    state = getattr(getattr(ctx, "session_state", None), "_state", None)
-    try:
-        ids, registry, link = state._key_id_mapper, state._new_widget_state.widget_metadata, state.query_params
-        out = {}
-        for name in list(st.query_params):
-            meta = registry.get(ids.get_id_from_key(name, None)) if link.is_bound(name) else None
-            if meta is not None:
-                out[name] = meta.deserializer(None)
-        return out
-    except AttributeError:  # pragma: no cover - a Streamlit without these internals: plain reset
-        return {}
 
 
 def _add_token() -> None:

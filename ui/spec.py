@@ -127,10 +127,9 @@ class _Shape:
         return obj
 
 
-try:  # Streamlit's own lock around Altair's global settings, so our conversion never races with its own
-    from streamlit.elements.vega_charts import _altair_globals_lock as _ALTAIR_LOCK
-except ImportError:  # pragma: no cover - a later Streamlit may move it
-    _ALTAIR_LOCK = threading.Lock()
+# Our lock around Altair's global settings (data transformers) while a chart converts. Pages draw with
+# st.vega_lite_chart, so Streamlit never converts an Altair chart itself and its private lock is not needed.
+_ALTAIR_LOCK = threading.Lock()
 
 
 def altair_to_dict(chart: alt.TopLevelMixin, names: dict[int, str] | None = None) -> dict:

@@ -32,7 +32,7 @@ import gc
 import time
 
 import pytest
-from apphelp import no_exception, page_file
+from apphelp import input_key, no_exception, page_file
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
@@ -78,10 +78,10 @@ def test_rss_levels_off_over_2000_reruns():
     series = [(0, rss_mb())]
     start = time.perf_counter()
     for i, (key, value) in enumerate(widget_states(), start=1):
-        at.slider(key=key).set_value(value).run()
+        at.slider(key=input_key(page_file("4_"), key)).set_value(value).run()
         if i % EVERY == 0:
             no_exception(at)
-            assert at.slider(key=key).value == value
+            assert at.slider(key=input_key(page_file("4_"), key)).value == value
             series.append((i, rss_mb()))
     elapsed = time.perf_counter() - start
     no_exception(at)

@@ -84,3 +84,21 @@ def test_import_rlcore_loads_no_app_libraries():
             "if m.split('.')[0] in {'streamlit', 'altair', 'pandas', 'pyarrow', 'scipy'}); print(bad)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_no_streamlit_internals(path):
+    """Only Streamlit's public API: nothing from streamlit.runtime or streamlit.elements, no underscore name."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            module = node.module or ""
+            assert not module.startswith(("streamlit.runtime", "streamlit.elements")), f"{path.name}: {module}"
+            if module.split(".")[0] == "streamlit":
+                assert not any(a.name.startswith("_") or "._" in module for a in node.names), path.name
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                assert not a.name.startswith(("streamlit.runtime", "streamlit.elements")), f"{path.name}: {a.name}"
+                assert not (a.name.startswith("streamlit") and "._" in a.name), f"{path.name}: {a.name}"
+        elif isinstance(node, ast.Attribute) and dotted(node).split(".")[0] in {"st", "streamlit"}:
+            assert not node.attr.startswith("_"), f"{path.name}: {dotted(node)}"

@@ -1,18 +1,28 @@
-"""Links that restore a view, notices for bad links, show-the-code and predict-then-reveal on every page."""
+"""Links that restore a view, notices for bad links, page to page, presets, Reset, show-the-code and
+predict-then-reveal on every page."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
-from apphelp import ALL_PAGES, PAGES, no_exception, page_text, run_page
+from apphelp import ALL_PAGES, PAGES, ROOT, input_key, no_exception, page_text, run_page
+from streamlit.testing.v1 import AppTest
 
 import rlcore
 from ui import scenario as panel
+from ui.format import esc
 
 
 def first_slider(at):
     """The page's first slider (a select_slider counts)."""
     sliders = [s for s in [*at.slider, *at.select_slider] if s.key and not s.key.startswith("scn_")]
     return sliders[0]
+
+
+def link_name(widget_key: str) -> str:
+    """A page input's link parameter: its key without the page ("td_error_and_gae.lam" → "lam")."""
+    return widget_key.rsplit(".", 1)[-1]
 
 
 def other_value(s):
@@ -32,7 +42,7 @@ def test_link_restores_a_slider_and_the_scenario(path):
     s = first_slider(default)
     target = other_value(s)
     custom = rlcore.PRESETS["Best token is rare (2%)"]
-    at = run_page(path, query={s.key: str(target), panel.URL_KEY: panel.to_json(custom, indent=None)})
+    at = run_page(path, query={link_name(s.key): str(target), panel.URL_KEY: panel.to_json(custom, indent=None)})
     no_exception(at)
     assert float(value_of(at, s.key)) == pytest.approx(float(target))
     assert at.session_state["scenario"] == custom
@@ -44,7 +54,7 @@ GARBAGE = ["abc", "99", "-1e308", "nan", "x" * 5000, "ünï☃", "<script>alert(
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_garbage_parameters_run_clean_with_a_notice(path):
-    key = first_slider(run_page(path)).key
+    key = link_name(first_slider(run_page(path)).key)
     for raw in GARBAGE:
         at = run_page(path, query={key: raw, "nonsense": raw})
         no_exception(at)
@@ -56,10 +66,11 @@ def test_garbage_parameters_run_clean_with_a_notice(path):
 
 def test_repeated_keys_are_reported():
     path = PAGES[4]
-    key = first_slider(run_page(path)).key
+    key = link_name(first_slider(run_page(path)).key)
     at = run_page(path, query={key: ["0.1", "0.2"]})
     no_exception(at)
     assert any(key in t.proto.body for t in at.toast)
+    assert key not in at.query_params
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
@@ -96,9 +107,172 @@ def test_every_chart_has_a_table_and_csv(path):
 @pytest.mark.parametrize("path", PAGES[:1], ids=lambda p: p.stem)
 def test_reset_clears_the_link(path):
     """Inputs bound to the link come back from it unless Reset sets them to their defaults (and so clears it)."""
+    temp, seed = input_key(path, "temp"), input_key(path, "seed")
     at = run_page(path, query={"temp": "2.0", "seed": "5"})
-    assert (at.slider(key="temp").value, at.number_input(key="seed").value) == (2.0, 5)
+    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (2.0, 5)
     next(b for b in at.button if b.label == "Reset").click().run()
     no_exception(at)
-    assert (at.slider(key="temp").value, at.number_input(key="seed").value) == (1.0, 0)
+    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (1.0, 0)
     assert "temp" not in at.query_params and "seed" not in at.query_params
+
+
+# ---------------------------------------------------------------- every input of every page
+def own_inputs(at) -> dict:
+    """The page's inputs drawn on this run, by link name: (kind, widget). Sidebar widgets are not the page's."""
+    out = {}
+    for kind in ("slider", "select_slider", "number_input", "selectbox", "radio", "toggle"):
+        for w in getattr(at, kind):
+            if w.key and "." in w.key:
+                out[link_name(w.key)] = (kind, w)
+    return out
+
+
+def link_text(x) -> str:
+    return str(x).lower() if isinstance(x, bool) else str(x) if not isinstance(x, float) else format(x, ".10g")
+
+
+def far_end(kind, w):
+    """The input's largest value (the last option), for the link."""
+    if kind in ("slider", "number_input"):
+        return w.max
+    if kind == "toggle":
+        return not w.value
+    return list(w.options)[-1]
+
+
+def fits(kind, w, value) -> bool:
+    """Would the widget accept ``value``? Derived from what the widget shows, not from the app's code."""
+    if kind in ("slider", "number_input"):
+        whole = isinstance(w.max, int) and isinstance(w.min, int)
+        return w.min <= value <= w.max and (not whole or float(value).is_integer())
+    if kind == "toggle":
+        return isinstance(value, bool)
+    return str(value) in [str(o) for o in w.options]
+
+
+def parsed(kind, w, text):
+    """``text`` as the widget's kind of value (a float for a number input, the option for a choice)."""
+    if kind in ("slider", "number_input"):
+        return float(text)
+    if kind == "toggle":
+        return text == "true"
+    return text
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    """Each page's inputs at their defaults: {page: {name: (kind, widget)}}, one plain run per page."""
+    return {path: own_inputs(run_page(path)) for path in PAGES}
+
+
+@pytest.mark.parametrize("source", PAGES, ids=lambda p: p.stem)
+def test_a_page_at_its_extremes_then_every_other_page(source, defaults):
+    """Issue #14: open page A with every input at its far end, then go to each other page B in the same session.
+
+    The link A wrote travels along (AppTest keeps it; a browser's page link drops it). B must run clean, show a
+    carried value only where it fits B's own input, keep its default otherwise, and say so in one notice.
+    """
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[source].items()}
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120).run()
+    at.switch_page(str(source.relative_to(ROOT)))
+    at.query_params.update(link)
+    at.run()
+    no_exception(at)
+    shown = own_inputs(at)
+    for n, (_, w) in shown.items():  # the page takes its own extremes from the link
+        if n in link:
+            assert link_text(w.value) == link[n], (n, w.value, link[n])
+    for target in [p for p in PAGES if p != source]:
+        at.query_params.clear()
+        at.query_params.update(link)
+        at.switch_page(str(target.relative_to(ROOT)))
+        at.run()
+        no_exception(at)
+        mine = defaults[target]
+        misfits = [n for n in link if n not in mine or not fits(*mine[n], parsed(*mine[n], link[n]))]
+        for n, (_, w) in own_inputs(at).items():
+            if n in link and n not in misfits:  # carried and fits: the link's value
+                assert float(link_text(w.value)) == float(link[n]) if link[n][0].isdigit() else \
+                    link_text(w.value) == link[n], (target.stem, n, w.value, link[n])
+            else:  # not carried, or does not fit: the page's own default
+                assert w.value == mine[n][1].value, (target.stem, n, w.value)
+        bodies = " ".join(t.proto.body for t in at.toast)
+        assert all(esc(n) in bodies for n in misfits[:4]), (target.stem, misfits, bodies)  # markdown-escaped
+        assert len(at.toast) <= 2, "one notice for misfits, one for unknown parameters"
+        assert not set(misfits) & set(at.query_params), "a misfit is dropped from the link"
+
+
+HOSTILE = {"inf": ["inf"], "-inf": ["-inf"], "nan": ["nan"], "1e999": ["1e999"], "400 digits": ["9" * 400],
+           "text": ["twelve"], "repeated": ["1", "2"]}
+
+
+@pytest.mark.parametrize("raw", HOSTILE.values(), ids=HOSTILE.keys())
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
+    """Issue #14: every number input and slider of the page gets the same hostile value in one link."""
+    numeric = {n: w for n, (kind, w) in defaults[path].items() if kind in ("slider", "number_input", "select_slider")}
+    at = run_page(path, query={n: raw for n in numeric})
+    no_exception(at)
+    shown = own_inputs(at)
+    for n, w in numeric.items():
+        assert shown[n][1].value == w.value, (n, raw)  # the default
+        assert n not in at.query_params
+    assert len(at.toast) == 1, [t.proto.body for t in at.toast]
+    body = at.toast[0].proto.body
+    assert f"{len(numeric)} values" in body if len(numeric) > 1 else next(iter(numeric)) in body
+    assert "9" * 100 not in body, "a long value is shortened in the notice"
+
+
+def test_hundreds_of_unknown_parameters_make_one_notice():
+    at = run_page(PAGES[4], query={f"junk{i}": str(i) for i in range(300)})
+    no_exception(at)
+    assert len(at.toast) == 1
+    body = at.toast[0].proto.body
+    assert "300 parameters" in body and "junk0" in body and "junk299" not in body
+    assert not [k for k in at.query_params if k.startswith("junk")], "they leave the link"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_reset_restores_every_default_and_clears_the_link(path, defaults):
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[path].items()}
+    at = run_page(path, query=link)
+    no_exception(at)
+    assert at.query_params, "the far ends are in the link"
+    next(b for b in at.button if b.label == "Reset").click().run()
+    no_exception(at)
+    assert {n: w.value for n, (_, w) in own_inputs(at).items()} == \
+        {n: w.value for n, (_, w) in defaults[path].items()}
+    assert not at.query_params
+
+
+def preset_buttons(at) -> list[str]:
+    return [b.key for b in at.button if b.key and b.key.startswith("view_")]
+
+
+def values(at) -> dict:
+    return {n: w.value for n, (_, w) in own_inputs(at).items()}
+
+
+WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
+
+
+@pytest.mark.parametrize("path", WITH_PRESETS, ids=lambda p: p.stem)
+def test_a_preset_is_a_whole_view_whatever_came_before(path):
+    """Issue #13: after any preset, the inputs are exactly those of that preset clicked alone on a fresh page;
+    moving a slider first, or clicking another preset first, changes nothing, and no link notice appears."""
+    buttons = preset_buttons(run_page(path))
+    assert len(buttons) >= 2
+    alone = {}
+    for b in buttons:
+        at = run_page(path)
+        at.button(key=b).click().run()
+        alone[b] = values(at)
+    at = run_page(path)
+    s = first_slider(at)
+    s.set_value(s.max if s.value != s.max else s.min).run()  # the learner moves a slider first
+    order = [b for pair in itertools.permutations(buttons, 2) for b in pair]  # every ordered pair, back to back
+    for b in order:
+        at.button(key=b).click().run()
+        no_exception(at)
+        assert values(at) == alone[b], b
+        assert not at.toast, [t.proto.body for t in at.toast]

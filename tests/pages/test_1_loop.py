@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("1_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
@@ -84,7 +85,7 @@ def test_defaults_show_the_state_and_the_articles_policy():
 def test_temperature_reshapes_the_sampled_distribution():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at = at.slider(key="temp").set_value(2.0).run()
+    at = at.slider(key=K("temp")).set_value(2.0).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     trained, hot = policy_table(at)
@@ -97,8 +98,8 @@ def test_temperature_reshapes_the_sampled_distribution():
 def test_query_parameters_set_temperature_and_seed():
     at = run_page(PAGE, query={"temp": "0.5", "seed": "7"})
     no_exception(at)
-    assert at.slider(key="temp").value == 0.5
-    assert at.number_input(key="seed").value == 7
+    assert at.slider(key=K("temp")).value == 0.5
+    assert at.number_input(key=K("seed")).value == 7
     _, hot = policy_table(at)
     assert list(hot["probability"]) == pytest.approx([0.25 / 0.38, 0.09 / 0.38, 0.04 / 0.38])
 
@@ -142,7 +143,7 @@ def test_restart_and_a_new_scenario_clear_the_trajectory():
 def test_a_new_seed_starts_a_new_answer():
     at = run_page(PAGE)
     at = at.button(key="sample").click().run()
-    at = at.number_input(key="seed").set_value(3).run()
+    at = at.number_input(key=K("seed")).set_value(3).run()
     assert at.session_state["loop_steps"] == []
 
 
@@ -184,7 +185,7 @@ def test_six_tokens_stack_the_two_policy_charts():
 
 def test_an_empty_expected_answer_is_an_error_not_a_crash():
     at = run_page(PAGE)
-    at = at.text_input(key="expected").set_value("   ").run()
+    at = at.text_input(key=K("expected")).set_value("   ").run()
     no_exception(at)
     assert any("expected" in e.value for e in at.error)
     assert at.radio(key="predict_temperature")  # the rest of the page is still there
@@ -203,7 +204,7 @@ def test_judge_scores_the_examples():
     at = at.button(key="judge_Wrong reasoning").click().run()
     assert "It's in the name.</think> partly" in at.text_area(key="judge_text").value
     assert "Judge's score 2 of 2" in page_text(at)  # the rules never read the reasoning
-    at = at.text_input(key="expected").set_value("closed").run()
+    at = at.text_input(key=K("expected")).set_value("closed").run()
     assert "Judge's score 1 of 2" in page_text(at)
 
 

@@ -10,11 +10,12 @@ weights." the same full marks.
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("2_")
+K = keys(PAGE)
 TEN = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
@@ -67,7 +68,7 @@ def test_length_chart_shows_why_discounting_favours_short_answers():
 def test_gamma_slider_changes_the_returns():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at = at.slider(key="gamma").set_value(0.5).run()
+    at = at.slider(key=K("gamma")).set_value(0.5).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     strip = strip_data(at)
@@ -81,8 +82,8 @@ def test_gamma_slider_changes_the_returns():
 def test_query_parameters_set_token_and_gamma():
     at = run_page(PAGE, query={"gamma": "0.9", "tok": "partly"})
     no_exception(at)
-    assert at.slider(key="gamma").value == 0.9
-    assert at.selectbox(key="tok").value == "partly"
+    assert at.slider(key=K("gamma")).value == 0.9
+    assert at.selectbox(key=K("tok")).value == "partly"
     strip = strip_data(at)
     # "OpenAI is partly: some open weights." → 8 tokens, score Q(partly) = 9
     assert list(strip["token"]) == ["OpenAI", "is", "partly", ":", "some", "open", "weights", "."]
@@ -93,12 +94,12 @@ def test_query_parameters_set_token_and_gamma():
 def test_an_unknown_token_in_the_url_falls_back_to_the_most_likely():
     at = run_page(PAGE, query={"tok": "<b>nope</b>"})
     no_exception(at)
-    assert at.selectbox(key="tok").value == "open"
+    assert at.selectbox(key=K("tok")).value == "open"
 
 
 def test_choosing_another_first_token():
     at = run_page(PAGE)
-    at = at.selectbox(key="tok").set_value("closed").run()
+    at = at.selectbox(key=K("tok")).set_value("closed").run()
     no_exception(at)
     strip = strip_data(at)
     assert strip["reward"].iloc[-1] == 5.0  # Q(closed) = (5 + 4 + 6) / 3
@@ -121,18 +122,18 @@ def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=scenario)
     no_exception(at)
     likely = scenario.tokens[max(range(scenario.n), key=lambda i: scenario.probs[i])]
-    assert at.selectbox(key="tok").value == likely
+    assert at.selectbox(key=K("tok")).value == likely
     assert list(strip_data(at)["token"]) == list(rlcore.answer_tokens(scenario, likely))
 
 
 def test_four_token_scenario():
     at = run_page(PAGE, scenario=FOUR)
     no_exception(at)
-    assert at.selectbox(key="tok").options == ["yes", "no", "maybe", "depends"]
+    assert at.selectbox(key=K("tok")).options == ["yes", "no", "maybe", "depends"]
     strip = strip_data(at)
     assert list(strip["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]
     assert list(strip["reward"]) == [0.0] * 5 + [6.5]  # Q(yes) = (6 + 7) / 2
-    at = at.selectbox(key="tok").set_value("no").run()  # no continuation: a 3-token answer
+    at = at.selectbox(key=K("tok")).set_value("no").run()  # no continuation: a 3-token answer
     no_exception(at)
     assert list(strip_data(at)["reward"]) == [0.0, 0.0, 2.0]
 
@@ -150,9 +151,9 @@ def test_predict_answer_follows_the_scenario():
 
 def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
     at = run_page(PAGE)
-    at = at.selectbox(key="tok").set_value("closed").run()
+    at = at.selectbox(key=K("tok")).set_value("closed").run()
     at.session_state["scenario"] = FOUR
     at = at.run()
     no_exception(at)
-    assert at.selectbox(key="tok").value == "yes"
+    assert at.selectbox(key=K("tok")).value == "yes"
     assert list(strip_data(at)["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]

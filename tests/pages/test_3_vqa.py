@@ -7,12 +7,13 @@ With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, 
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 from ui.format import fmt
 
 PAGE = page_file("3_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
@@ -77,7 +78,7 @@ def test_other_token_counts(scenario):
 def test_moving_the_sample_count_changes_the_estimates():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.select_slider(key="n").set_value(5000).run()
+    at.select_slider(key=K("n")).set_value(5000).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     conv = next(df for df in charts(at)[1]["data"].values() if "answers" in df)
@@ -92,7 +93,7 @@ def test_moving_the_sample_count_changes_the_estimates():
 def test_seed_changes_the_draw():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.number_input(key="seed").set_value(11).run()
+    at.number_input(key=K("seed")).set_value(11).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
 
@@ -119,8 +120,8 @@ def test_a_valid_sidebar_edit_changes_the_picture():
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"n": "1000", "seed": "4"})
     no_exception(at)
-    assert at.select_slider(key="n").value == 1000
-    assert at.number_input(key="seed").value == 4
+    assert at.select_slider(key=K("n")).value == 1000
+    assert at.number_input(key=K("seed")).value == 4
     assert "1,000 from the policy (seed 4)" in page_text(at)
 
 
@@ -146,7 +147,7 @@ def test_predict_answer_follows_the_scenario(scenario, token, answer):
 
 def test_another_seed_moves_on_from_the_seed_shown():
     at = run_page(PAGE)
-    at.number_input(key="seed").set_value(7).run()
+    at.number_input(key=K("seed")).set_value(7).run()
     next(b for b in at.button if b.label == "Another seed").click().run()
     no_exception(at)
-    assert at.number_input(key="seed").value == 8
+    assert at.number_input(key=K("seed")).value == 8

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, edit_scenario, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("4_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
@@ -44,8 +45,8 @@ def test_defaults_show_the_articles_numbers():
               "R − V = −1.3, −3.3, −2.3, −3.3, −1.3", "Their mean is −2.3 = Q(open) − V = 2 − 4.3"]:
         assert s in text, s
     # the selectbox starts on the token with the best Q
-    assert at.selectbox(key="tok").value == "partly"
-    assert at.slider(key="n").value == 2000
+    assert at.selectbox(key=K("tok")).value == "partly"
+    assert at.slider(key=K("n")).value == 2000
 
 
 def test_means_agree_and_spreads_do_not():
@@ -75,7 +76,7 @@ def test_other_token_counts(scenario):
     table = summary_table(at)
     assert sum(c.startswith("exact E[g]") for c in table.columns) == scenario.n
     best = scenario.tokens[int(np.argmax(scenario.q))]
-    assert at.selectbox(key="tok").value == best
+    assert at.selectbox(key=K("tok")).value == best
     running = frames_with(at, "running average")[0]
     assert running.groupby("baseline").size().max() <= 200
 
@@ -83,7 +84,7 @@ def test_other_token_counts(scenario):
 def test_moving_b_changes_the_charts():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="b").set_value(2.0).run()
+    at.slider(key=K("b")).set_value(2.0).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert "b = yours = 2" in set(summary_table(at)["baseline"])
@@ -92,12 +93,12 @@ def test_moving_b_changes_the_charts():
 def test_moving_n_and_token_change_the_charts():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="n").set_value(500).run()
+    at.slider(key=K("n")).set_value(500).run()
     no_exception(at)
     after_n = chart_fingerprint(at)
     assert after_n != before
     assert frames_with(at, "running average")[0]["answers"].max() == 500
-    at.selectbox(key="tok").set_value("open").run()
+    at.selectbox(key=K("tok")).set_value("open").run()
     no_exception(at)
     assert chart_fingerprint(at) != after_n
     assert "the logit of “open”" in page_text(at)
@@ -114,20 +115,20 @@ def test_invalid_sidebar_input_keeps_the_last_valid_example():
 
 def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():
     at = run_page(PAGE)
-    at.selectbox(key="tok").set_value("open").run()
+    at.selectbox(key=K("tok")).set_value("open").run()
     at.session_state["scenario"] = FOUR
     at.run()
     no_exception(at)
-    assert at.selectbox(key="tok").value == "depends"  # Q = 26/3, the best of FOUR
+    assert at.selectbox(key=K("tok")).value == "depends"  # Q = 26/3, the best of FOUR
 
 
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"b": "4.3", "tok": "closed", "n": "700", "seed": "2"})
     no_exception(at)
-    assert at.slider(key="b").value == pytest.approx(4.3)
-    assert at.selectbox(key="tok").value == "closed"
-    assert at.slider(key="n").value == 700
-    assert at.number_input(key="seed").value == 2
+    assert at.slider(key=K("b")).value == pytest.approx(4.3)
+    assert at.selectbox(key=K("tok")).value == "closed"
+    assert at.slider(key=K("n")).value == 700
+    assert at.number_input(key=K("seed")).value == 2
 
 
 def test_predict_answer_is_computed():
@@ -144,5 +145,5 @@ def test_presets_set_b():
     at = run_page(PAGE)
     at.button(key="view_Your b = V").click().run()
     no_exception(at)
-    assert at.slider(key="b").value == pytest.approx(4.3)
+    assert at.slider(key=K("b")).value == pytest.approx(4.3)
     assert "b = yours = 4.3" in set(summary_table(at)["baseline"])

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("5_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)),
                        continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
@@ -47,33 +48,33 @@ def test_defaults_show_the_article_numbers():
     text = page_text(at)
     for needle in ("V before “open” 4.3", "V after “open” 2", "TD error at “open” −2.3", "(−2.3 at **open**)"):
         assert needle in text
-    assert at.selectbox(key="tok").value == "open"  # the most likely token
-    assert at.slider(key="lam").value == 0.95 and at.slider(key="gamma").value == 1.0
+    assert at.selectbox(key=K("tok")).value == "open"  # the most likely token
+    assert at.slider(key=K("lam")).value == 0.95 and at.slider(key=K("gamma")).value == 1.0
 
 
 def test_lambda_moves_the_blame():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="lam").set_value(0.0).run()
+    at.slider(key=K("lam")).set_value(0.0).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7          # λ = 0: only `open`
-    at.slider(key="lam").set_value(1.0).run()
+    at.slider(key=K("lam")).set_value(1.0).run()
     assert gae_column(at) == [-2.3, -2.3, -2.3] + [0] * 7    # λ = 1: OpenAI, is, open
-    at.slider(key="lam").set_value(0.5).run()
+    at.slider(key=K("lam")).set_value(0.5).run()
     assert gae_column(at)[:3] == [-0.575, -1.15, -2.3]       # −2.3 halved for each step back
 
 
 def test_presets_set_lambda():
     at = run_page(PAGE)
     at.button(key="view_λ = 0: trust V, blame one token").click().run()
-    assert at.slider(key="lam").value == 0.0
+    assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
 
 def test_gamma_discounts_the_values():
     at = run_page(PAGE)
-    at.slider(key="gamma").set_value(0.9).run()
+    at.slider(key=K("gamma")).set_value(0.9).run()
     no_exception(at)
     v = strip(at)["V before"].tolist()
     assert v[-1] == pytest.approx(2.0) and v[-2] == pytest.approx(1.8) and v[0] == pytest.approx(4.3 * 0.9**9)
@@ -82,7 +83,7 @@ def test_gamma_discounts_the_values():
 def test_choosing_another_first_token():
     at = run_page(PAGE, query={"tok": "partly"})
     no_exception(at)
-    assert at.selectbox(key="tok").value == "partly"
+    assert at.selectbox(key=K("tok")).value == "partly"
     df = strip(at)
     assert "partly" in df["token"].tolist()
     assert df["TD error"].round(10).tolist()[2] == 4.7     # 9 − 4.3: credit, not blame
@@ -100,7 +101,7 @@ def test_other_scenarios_run(scenario):
     at = run_page(PAGE, scenario=scenario, query={"lam": "0"})
     no_exception(at)
     likely = scenario.tokens[int(np.argmax(scenario.pi))]
-    assert at.selectbox(key="tok").value == likely
+    assert at.selectbox(key=K("tok")).value == likely
     df = strip(at)
     assert df["token"].tolist() == list(rlcore.answer_tokens(scenario, likely))
     assert len(set(df["label"])) == len(df)  # repeated tokens (two ".") stay apart on the axis
@@ -109,10 +110,10 @@ def test_other_scenarios_run(scenario):
 def test_group_widgets_change_the_group():
     at = run_page(PAGE)
     before = chart(at, "The 8 answers").to_csv()
-    at.slider(key="G").set_value(16).run()
+    at.slider(key=K("G")).set_value(16).run()
     group = chart(at, "The 16 answers")
     assert len(group) == 16 and group.to_csv() != before
-    at.selectbox(key="method").set_value("dr_grpo").run()
+    at.selectbox(key=K("method")).set_value("dr_grpo").run()
     group = chart(at, "The 16 answers")
     # Dr. GRPO: score − group mean, so the advantages sum to 0 and keep the scores' spacing.
     assert group["advantage"].sum() == pytest.approx(0.0, abs=1e-9)
@@ -131,8 +132,8 @@ def test_a_dead_group_is_explained():
 def test_critic_error_panel_follows_its_sliders():
     at = run_page(PAGE)
     before = chart(at, "Error of the advantage").to_csv()
-    at.slider(key="bias").set_value(0.0).run()
-    at.slider(key="noise").set_value(0.0).run()
+    at.slider(key=K("bias")).set_value(0.0).run()
+    at.slider(key=K("noise")).set_value(0.0).run()
     no_exception(at)
     df = chart(at, "Error of the advantage")
     assert df.to_csv() != before
@@ -153,13 +154,13 @@ def test_default_critic_shows_the_trade_off():
 def test_hostile_query_parameters_fall_back_to_defaults(query):
     at = run_page(PAGE, query=query)
     no_exception(at)
-    assert at.slider(key="lam").value == 0.95 and at.selectbox(key="tok").value == "open"
+    assert at.slider(key=K("lam")).value == 0.95 and at.selectbox(key=K("tok")).value == "open"
 
 
 def test_query_parameter_sets_lambda():
     at = run_page(PAGE, query={"lam": "0"})
     no_exception(at)
-    assert at.slider(key="lam").value == 0.0
+    assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
 
@@ -175,6 +176,6 @@ def test_predict_answer_follows_the_scenario():
 
 
 def test_group_size_accepts_a_float_from_session_state():
-    at = run_page(PAGE, state={"G": 5.0})
+    at = run_page(PAGE, inputs={"G": 5.0})
     no_exception(at)
     assert len(chart(at, "The 5 answers")) == 5

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("6_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)))
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
@@ -59,7 +60,7 @@ def test_turning_point_is_marked_on_the_chart():
 def test_inspecting_step_two():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="step").set_value(2).run()
+    at.slider(key=K("step")).set_value(2).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     bars = chart(at, "Step 2")
@@ -72,21 +73,21 @@ def test_inspecting_step_two():
 def test_step_size_and_step_count_change_the_path():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="lr").set_value(0.5).run()
+    at.slider(key=K("lr")).set_value(0.5).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-0.575, 0.105, 0.47])
-    at.slider(key="steps").set_value(30).run()
+    at.slider(key=K("steps")).set_value(30).run()
     assert chart(at, "Token probabilities")["step"].max() == 30
 
 
 def test_inspected_step_is_clamped_when_steps_shrink():
     at = run_page(PAGE, query={"steps": "30", "step": "20"})
-    assert at.slider(key="step").value == 20
-    at.slider(key="steps").set_value(5).run()
+    assert at.slider(key=K("step")).value == 20
+    at.slider(key=K("steps")).set_value(5).run()
     no_exception(at)
-    assert at.slider(key="step").value == 5
-    at.slider(key="steps").set_value(1).run()
+    assert at.slider(key=K("step")).value == 5
+    at.slider(key=K("steps")).set_value(1).run()
     no_exception(at)
     assert chart(at, "Step 1")["token"].tolist() == ["open", "closed", "partly"]
 
@@ -95,9 +96,9 @@ def test_presets():
     at = run_page(PAGE)
     at.button(key="view_Thirty steps").click().run()
     no_exception(at)
-    assert at.slider(key="steps").value == 30 and at.slider(key="step").value == 2
+    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 2
     at.button(key="view_The article's two steps").click().run()
-    assert at.slider(key="steps").value == 2 and at.slider(key="step").value == 1
+    assert at.slider(key=K("steps")).value == 2 and at.slider(key=K("step")).value == 1
 
 
 def test_sampled_runs_follow_their_widgets():
@@ -106,10 +107,10 @@ def test_sampled_runs_follow_their_widgets():
     assert len(df) == 9
     assert (df["lowest"] <= df["median"] + 1e-12).all() and (df["median"] <= df["highest"] + 1e-12).all()
     before = df.to_csv()
-    at.slider(key="batch").set_value(2).run()
+    at.slider(key=K("batch")).set_value(2).run()
     no_exception(at)
     assert chart(at, "12 sampled runs", "highest").to_csv() != before
-    at.slider(key="seeds").set_value(30).run()
+    at.slider(key=K("seeds")).set_value(30).run()
     assert len(chart(at, "30 sampled runs", "highest")) == 9
 
 
@@ -140,15 +141,15 @@ def test_other_scenarios_run(scenario):
 def test_hostile_query_parameters_fall_back_to_defaults(query):
     at = run_page(PAGE, query=query)
     no_exception(at)
-    assert at.slider(key="lr").value == 1.0 and at.slider(key="steps").value == 2
+    assert at.slider(key=K("lr")).value == 1.0 and at.slider(key=K("steps")).value == 2
 
 
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"lr": "0.5", "steps": "12", "step": "4", "batch": "32", "base": "batch mean"})
     no_exception(at)
-    assert at.slider(key="lr").value == 0.5 and at.slider(key="steps").value == 12
-    assert at.slider(key="step").value == 4 and at.slider(key="batch").value == 32
-    assert at.selectbox(key="base").value == "batch mean"
+    assert at.slider(key=K("lr")).value == 0.5 and at.slider(key=K("steps")).value == 12
+    assert at.slider(key=K("step")).value == 4 and at.slider(key=K("batch")).value == 32
+    assert at.selectbox(key=K("base")).value == "batch mean"
     assert "Inside step 4" in page_text(at)
 
 
@@ -179,7 +180,7 @@ def test_predict_asks_about_the_second_best_token_without_closed():
 
 def test_whole_number_widgets_accept_floats_from_session_state():
     # Session state (or a fuzzer) may hand an integer slider 5.0 instead of 5; indexing must not break.
-    at = run_page(PAGE, state={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0})
+    at = run_page(PAGE, inputs={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0})
     no_exception(at)
     assert "Inside step 3" in page_text(at)
     assert len(chart(at, "3 sampled runs", "highest")) == 6 * 3

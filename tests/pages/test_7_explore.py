@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("7_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
@@ -77,7 +78,7 @@ def test_discovery_chart_marks_four_and_fourteen(default):
 def test_temperature_slider_changes_the_charts(default):
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="temp").set_value(2.0).run()
+    at.slider(key=K("temp")).set_value(2.0).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     bars = main_data(chart_by_title(at, "What sampling at τ = 2 draws from"))
@@ -90,7 +91,7 @@ def test_temperature_slider_changes_the_charts(default):
 def test_no_baseline_makes_greedy_reinforce_open():
     at = run_page(PAGE, query={"baseline": "none"})
     no_exception(at)
-    assert at.selectbox(key="baseline").value == "none"
+    assert at.selectbox(key=K("baseline")).value == "none"
     df = main_data(chart_by_title(at, "Each token's probability, greedy"))
     last = df[(df["step"] == 100) & (df["token"] == "open")]
     assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
@@ -132,9 +133,9 @@ def test_a_token_that_is_never_sampled():
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"})
     no_exception(at)
-    assert at.slider(key="temp").value == pytest.approx(0.3)
-    assert at.slider(key="steps").value == 50
-    assert at.slider(key="seeds").value == 4
+    assert at.slider(key=K("temp")).value == pytest.approx(0.3)
+    assert at.slider(key=K("steps")).value == 50
+    assert at.slider(key=K("seeds")).value == 4
     assert "of 4" in page_text(at)
 
 
@@ -142,7 +143,7 @@ def test_instructor_preset_button_sets_the_temperature():
     at = run_page(PAGE)
     next(b for b in at.button if b.label.startswith("Hot sampling")).click().run()
     no_exception(at)
-    assert at.slider(key="temp").value == pytest.approx(2.0)
+    assert at.slider(key=K("temp")).value == pytest.approx(2.0)
 
 
 def answer_of(at, key: str, options: list[str]) -> str:

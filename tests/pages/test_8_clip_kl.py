@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("8_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
@@ -113,7 +114,7 @@ def test_predict_answers_worse_then_better_without_kl():
     at = run_page(PAGE)
     at.radio(key="predict_kl").set_value("Worse").run()
     assert at.success and not at.warning
-    at.slider(key="beta").set_value(0.0).run()
+    at.slider(key=K("beta")).set_value(0.0).run()
     no_exception(at)
     assert "With β = 0, is 90% flattery" in page_text(at)
     at.radio(key="predict_kl").set_value("Worse").run()
@@ -123,7 +124,7 @@ def test_predict_answers_worse_then_better_without_kl():
 def test_eps_slider_changes_the_charts():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="eps").set_value(0.3).run()
+    at.slider(key=K("eps")).set_value(0.3).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert "Highest it can be pushed (A > 0) 0.26" in page_text(at)
@@ -132,7 +133,7 @@ def test_eps_slider_changes_the_charts():
 def test_share_slider_changes_the_kl_numbers():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    at.slider(key="share").set_value(0.05).run()
+    at.slider(key=K("share")).set_value(0.05).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert "KL(π‖π_ref), nats 0 → 0" in page_text(at)
@@ -142,7 +143,7 @@ def test_beta_preset_button():
     at = run_page(PAGE)
     next(b for b in at.button if b.label.startswith("β = 0")).click().run()
     no_exception(at)
-    assert at.slider(key="beta").value == 0.0
+    assert at.slider(key=K("beta")).value == 0.0
     assert "Best share of flattery for this β 100%" in page_text(at)
 
 
@@ -152,7 +153,7 @@ def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=scenario)
     no_exception(at)
     best = scenario.tokens[int(np.argmax(scenario.q))]
-    assert at.selectbox(key="token").value == best
+    assert at.selectbox(key=K("token")).value == best
 
 
 def test_four_token_scenario_and_token_choice():
@@ -160,10 +161,10 @@ def test_four_token_scenario_and_token_choice():
     at = run_page(PAGE, scenario=FOUR)
     no_exception(at)
     assert chart_fingerprint(at) != base
-    assert at.selectbox(key="token").value == "maybe"
+    assert at.selectbox(key=K("token")).value == "maybe"
     df = data_with(chart_by_title(at, "Each token's probability over the epochs"), "clip band low")
     assert list(df["token"].unique()) == ["yes", "no", "maybe", "unclear"]
-    at.selectbox(key="token").set_value("yes").run()
+    at.selectbox(key=K("token")).set_value("yes").run()
     no_exception(at)
     assert "π_old(yes) 0.4" in page_text(at)
 
@@ -182,9 +183,9 @@ def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"eps": "0.1", "token": "open", "share": "0.5", "beta": "2", "epochs": "5",
                                "ppo_lr": "0.5", "n": "500"})
     no_exception(at)
-    assert at.slider(key="eps").value == pytest.approx(0.1)
-    assert at.selectbox(key="token").value == "open"
-    assert at.slider(key="share").value == pytest.approx(0.5)
-    assert at.slider(key="beta").value == pytest.approx(2.0)
+    assert at.slider(key=K("eps")).value == pytest.approx(0.1)
+    assert at.selectbox(key=K("token")).value == "open"
+    assert at.slider(key=K("share")).value == pytest.approx(0.5)
+    assert at.slider(key=K("beta")).value == pytest.approx(2.0)
     assert "π_old(open) 0.5" in page_text(at)
     assert "Highest it can be pushed (A > 0) 0.55" in page_text(at)

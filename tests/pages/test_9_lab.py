@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 LAB = page_file("9_")
+K = keys(LAB)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "later"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (2,), (8, 9, 10), (4, 5)))
 TWO = rlcore.Scenario(tokens=("left", "right"), probs=(0.7, 0.3), samples=((1, 2), (6, 8)))
@@ -47,7 +48,7 @@ def test_defaults_show_the_article_numbers():
 
 
 def test_every_chart_has_a_title_alt_text_and_few_rows():
-    at = run_page(LAB, scenario=SIX, state={"steps": 300, "G": 4, "seeds": 10,
+    at = run_page(LAB, scenario=SIX, inputs={"steps": 300, "G": 4, "seeds": 10,
                                             "algos": ["GRPO", "RLOO", "PPO"]})
     no_exception(at)
     for c in charts(at):
@@ -57,7 +58,7 @@ def test_every_chart_has_a_title_alt_text_and_few_rows():
 
 @pytest.mark.parametrize("algo", list(rlcore.ALGORITHM_NAMES.values()))
 def test_every_algorithm_runs_alone(algo):
-    at = run_page(LAB, state={**SMALL, "algos": [algo]})
+    at = run_page(LAB, inputs={**SMALL, "algos": [algo]})
     no_exception(at)
     assert not at.error and not at.warning
     curves = chart_data(at, "What each algorithm does over time")
@@ -69,7 +70,7 @@ def test_every_algorithm_runs_alone(algo):
 @pytest.mark.parametrize("scenario", [*rlcore.PRESETS.values(), FOUR, TWO, SIX],
                          ids=[*rlcore.PRESETS, "four", "two", "six"])
 def test_every_scenario_runs(scenario):
-    at = run_page(LAB, scenario=scenario, state=SMALL)
+    at = run_page(LAB, scenario=scenario, inputs=SMALL)
     no_exception(at)
     probs = chart_data(at, "Probability of each first token")
     assert list(dict.fromkeys(probs["token"])) == list(scenario.tokens)
@@ -78,8 +79,8 @@ def test_every_scenario_runs(scenario):
 
 
 def test_four_token_scenario_changes_the_charts():
-    base = chart_fingerprint(run_page(LAB, state=SMALL))
-    at = run_page(LAB, scenario=FOUR, state=SMALL)
+    base = chart_fingerprint(run_page(LAB, inputs=SMALL))
+    at = run_page(LAB, scenario=FOUR, inputs=SMALL)
     assert chart_fingerprint(at) != base
     assert "**maybe** has the best mean score" in page_text(at)
 
@@ -87,26 +88,26 @@ def test_four_token_scenario_changes_the_charts():
 @pytest.mark.parametrize(("key", "value"), [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1),
                                             ("lam", 0.5), ("steps", 60), ("seeds", 3)])
 def test_moving_a_slider_changes_the_chart_data(key, value):
-    at = run_page(LAB, state=SMALL if key not in SMALL else {})
+    at = run_page(LAB, inputs=SMALL if key not in SMALL else {})
     before = chart_fingerprint(at)
-    at.slider(key=key).set_value(value).run()
+    at.slider(key=K(key)).set_value(value).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
 
 
 def test_flattery_toggle_and_judge_change_the_charts():
-    at = run_page(LAB, state=SMALL)
+    at = run_page(LAB, inputs=SMALL)
     before = chart_fingerprint(at)
-    at.toggle(key="flat").set_value(False).run()
+    at.toggle(key=K("flat")).set_value(False).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert not any(q.startswith("flattery") for q in chart_data(at, "What each algorithm does")["quantity"])
     before = chart_fingerprint(at)
-    at.radio(key="judge").set_value("its mean plus noise").run()
+    at.radio(key=K("judge")).set_value("its mean plus noise").run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     before = chart_fingerprint(at)
-    at.slider(key="noise").set_value(0.0).run()   # a noiseless judge: every leaf always gets its mean
+    at.slider(key=K("noise")).set_value(0.0).run()   # a noiseless judge: every leaf always gets its mean
     no_exception(at)
     assert chart_fingerprint(at) != before
 
@@ -114,7 +115,7 @@ def test_flattery_toggle_and_judge_change_the_charts():
 def test_kl_penalty_holds_flattery_back():
     shares = {}
     for beta in (0.0, 0.5):
-        at = run_page(LAB, state={"beta": beta, "steps": 150, "algos": ["GRPO"]})
+        at = run_page(LAB, inputs={"beta": beta, "steps": 150, "algos": ["GRPO"]})
         curves = chart_data(at, "What each algorithm does")
         flat = curves[curves["quantity"].str.startswith("flattery")]
         shares[beta] = flat["median"].iloc[-1]
@@ -122,18 +123,18 @@ def test_kl_penalty_holds_flattery_back():
 
 
 def test_loss_is_zero_at_step_one_but_the_gradient_is_not():
-    at = run_page(LAB, state={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
+    at = run_page(LAB, inputs={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
     losses = [m.value for m in at.metric if m.label == "loss, step 1"]
     grads = [float(m.value) for m in at.metric if m.label == "gradient norm"]
     assert losses == ["0", "0"]                      # GRPO, then Dr. GRPO
     assert len(grads) == 2 and all(g > 0.05 for g in grads)
     # REINFORCE has no group to cancel against: its first loss is not 0
-    at = run_page(LAB, state={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
+    at = run_page(LAB, inputs={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
     assert [m.value for m in at.metric if m.label == "loss, step 1"] != ["0"]
 
 
 def test_dead_groups_show_up_with_a_small_group():
-    at = run_page(LAB, state={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
+    at = run_page(LAB, inputs={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
     q = chart_data(at, "Loss, gradient and dead groups")
     dead = q[q["quantity"].str.startswith("dead groups")]
     assert dead["median"].max() > 0.2
@@ -142,10 +143,10 @@ def test_dead_groups_show_up_with_a_small_group():
 
 
 def test_no_algorithm_and_a_diverging_run_are_explained():
-    at = run_page(LAB, state={"algos": []})
+    at = run_page(LAB, inputs={"algos": []})
     no_exception(at)
     assert at.info and not charts(at)
-    at = run_page(LAB, state={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
+    at = run_page(LAB, inputs={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
     no_exception(at)
     assert any("diverged" in w.value for w in at.warning) or any("diverged" in e.value for e in at.error)
 
@@ -155,24 +156,24 @@ def test_no_algorithm_and_a_diverging_run_are_explained():
 def test_a_query_parameter_sets_its_widget(key, text, value):
     at = run_page(LAB, query={key: text, "seeds": "2"})
     no_exception(at)
-    assert at.slider(key=key).value == value
+    assert at.slider(key=K(key)).value == value
 
 
 def test_query_parameter_picks_the_algorithms():
     at = run_page(LAB, query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
     no_exception(at)
-    assert at.multiselect(key="algos").value == ["GRPO", "RLOO"]
+    assert at.multiselect(key=K("algos")).value == ["GRPO", "RLOO"]
     assert set(chart_data(at, "What each algorithm does")["algorithm"]) == {"GRPO", "RLOO"}
 
 
 def test_presets_set_the_widgets():
-    at = run_page(LAB, state={"seeds": 2})
+    at = run_page(LAB, inputs={"seeds": 2})
     at.button(key="view_GRPO vs Dr. GRPO vs RLOO").click().run()
     no_exception(at)
-    assert at.multiselect(key="algos").value == ["GRPO", "Dr. GRPO", "RLOO"]
-    assert at.slider(key="G").value == 4
+    assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
+    assert at.slider(key=K("G")).value == 4
     at.button(key="view_KL holds it back (β = 0.5)").click().run()
-    assert at.slider(key="beta").value == 0.5
+    assert at.slider(key=K("beta")).value == 0.5
 
 
 def test_predict_answer_follows_beta_and_the_scenario():
@@ -180,20 +181,20 @@ def test_predict_answer_follows_beta_and_the_scenario():
         at.radio(key="predict_lab").set_value(choice).run()
         return bool(at.success)
 
-    at = run_page(LAB, state={"beta": 0.0, "steps": 150, "algos": ["GRPO"]})
+    at = run_page(LAB, inputs={"beta": 0.0, "steps": 150, "algos": ["GRPO"]})
     assert reveal(at, "Above 75%")
-    at = run_page(LAB, state={"beta": 0.5, "steps": 150, "algos": ["GRPO"]})
+    at = run_page(LAB, inputs={"beta": 0.5, "steps": 150, "algos": ["GRPO"]})
     assert reveal(at, "Below 25%")
     # without flattery the question is which first token wins: partly here, maybe in FOUR
-    at = run_page(LAB, state={"flat": False, **SMALL})
+    at = run_page(LAB, inputs={"flat": False, **SMALL})
     assert reveal(at, "partly")
-    at = run_page(LAB, scenario=FOUR, state={"flat": False, **SMALL})
+    at = run_page(LAB, scenario=FOUR, inputs={"flat": False, **SMALL})
     assert reveal(at, "maybe")
 
 
 def test_token_names_are_escaped_in_text():
     sneaky = rlcore.Scenario(tokens=("plain", "[x](http://e.com)*b*"), probs=(0.6, 0.4), samples=((1,), (9,)))
-    at = run_page(LAB, scenario=sneaky, state=SMALL)
+    at = run_page(LAB, scenario=sneaky, inputs=SMALL)
     no_exception(at)
     markdown = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
     assert "\\[x\\]\\(http" in markdown
