@@ -64,15 +64,42 @@ def gae(rewards, values, gamma: float, lam: float) -> np.ndarray:
     >>> np.round(gae([0.0, 0.0, 2.0], [4.3, 2.0, 2.0, 0.0], 1.0, 1.0), 10).tolist()
     [-2.3, 0.0, 0.0]
     """
-    delta = td_errors(rewards, values, gamma)
-    lam = in_range("lam", lam, 0.0, 1.0)
-    decay = float(gamma) * lam
-    out = np.empty_like(delta)
-    last_gae = 0.0
-    for t in range(delta.size - 1, -1, -1):
-        last_gae = delta[t] + decay * last_gae
-        out[t] = last_gae
-    return out
+    r, v = _rewards_values(rewards, values)
+    return gae_batch(r, v, in_range("gamma", gamma, 0.0, 1.0), in_range("lam", lam, 0.0, 1.0))
+
+
+def gae_batch(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float,
+              mask: np.ndarray | None = None) -> np.ndarray:
+    """``gae`` for a batch of answers at once, padded to a common length; no checks (its callers made the arrays).
+
+    δₜ = rₜ + γ Vₜ₊₁ − Vₜ;  Âₜ = δₜ + γλ Âₜ₊₁ on a real token, 0 on padding (a padded position
+    does not feed the tokens before it). Each answer's real tokens must be a prefix of its row, and its
+    values from the end of the answer on must be V(s_T) (0 when the answer is finished).
+
+    Args:
+        rewards: shape [..., T], 0 at padding.
+        values: shape [..., T+1], V(s₀)…V(s_T).
+        gamma: discount γ in [0, 1].
+        lam: λ in [0, 1].
+        mask: shape [..., T] bool, True on real tokens; None: every token is real.
+
+    Returns:
+        shape [..., T], Â (0 at padding).
+
+    >>> gae_batch(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
+    ...           np.array([[True, True], [True, False]])).tolist()
+    [[1.0, 0.0], [0.5, 0.0]]
+    """
+    delta = rewards + gamma * values[..., 1:] - values[..., :-1]
+    decay = gamma * lam
+    adv = np.empty_like(delta)
+    last_gae = np.zeros(delta.shape[:-1])
+    for t in range(delta.shape[-1] - 1, -1, -1):
+        last_gae = delta[..., t] + decay * last_gae
+        if mask is not None:
+            last_gae = np.where(mask[..., t], last_gae, 0.0)
+        adv[..., t] = last_gae
+    return adv
 
 
 GROUP_EPS = 1e-6

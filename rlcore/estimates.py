@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
+from .sampling import ScoreTable
 
 
 class MCEstimates(NamedTuple):
@@ -153,12 +154,8 @@ def sample_answers(probs, samples, n: int, rng) -> tuple[np.ndarray, np.ndarray]
     groups = as_samples("samples", samples, p.size)
     m = count("n", n)
     gen = rng_from("rng", rng)
-    actions = gen.choice(p.size, size=m, p=p)
-    lengths = np.array([g.size for g in groups])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = np.concatenate(groups)
-    picks = (gen.random(m) * lengths[actions]).astype(np.int64)
-    return actions, flat[offsets[actions] + picks]
+    actions = gen.choice(p.size, size=m, p=p)  # numpy's own inverse CDF (the same u < Cₐ convention)
+    return actions, ScoreTable.of(groups).draw(actions, gen.random(m))
 
 
 def gradient_samples(probs, samples, baseline: float, n: int, rng) -> np.ndarray:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_array, as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+from .sampling import ScoreTable, sample_tokens
 
 BASELINES = ("none", "batch mean", "V")
 _LOG_FLOOR = np.log(np.finfo(np.float64).tiny)
@@ -27,12 +28,7 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     >>> np.round(softmax(np.log([0.5, 0.3, 0.2])), 10).tolist()
     [0.5, 0.3, 0.2]
     """
-    z = as_vector("logits", logits)
-    tau = positive("temperature", temperature)
-    with np.errstate(over="ignore"):  # (z − max)/τ → −inf only means exp(·) = 0: the argmax limit
-        shifted = (z - z.max()) / tau
-    e = np.exp(shifted)
-    return e / e.sum()
+    return _softmax(as_vector("logits", logits), positive("temperature", temperature))
 
 
 def log_softmax(logits) -> np.ndarray:
@@ -43,9 +39,25 @@ def log_softmax(logits) -> np.ndarray:
     >>> np.round(np.exp(log_softmax([0.0, 0.0])), 10).tolist()
     [0.5, 0.5]
     """
-    z = as_vector("logits", logits)
-    shifted = z - z.max()
-    return shifted - np.log(np.exp(shifted).sum())
+    return _log_softmax(as_vector("logits", logits))
+
+
+def _softmax(z: np.ndarray, tau: float = 1.0) -> np.ndarray:
+    """``softmax``'s formula without its checks, over the last axis of z [..., K] (every row at once).
+
+    Shifting by the row's maximum before dividing by τ keeps exp from overflowing; a tiny τ then sends the
+    other entries to −inf, which only means exp(·) = 0 (the argmax limit), so that overflow is not an error.
+    """
+    with np.errstate(over="ignore"):
+        shifted = (z - z.max(axis=-1, keepdims=True)) / tau
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    """``log_softmax``'s formula without its checks, over the last axis of z [..., K]."""
+    shifted = z - z.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
 def logits_from_probs(probs) -> np.ndarray:
@@ -161,9 +173,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     k, n_seeds = p.size, len(seed_list)
     rngs = [np.random.default_rng(s) for s in seed_list]
     q = np.array([g.mean() for g in groups])
-    lengths = np.array([g.size for g in groups])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = np.concatenate(groups)
+    table = ScoreTable.of(groups)
     eye = np.eye(k)
 
     z = np.tile(logits_from_probs(p), (n_seeds, 1))
@@ -171,18 +181,14 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     scores_out = np.empty((n_seeds, n_steps))
     chunk = max(1, 1_000_000 // (2 * n_batch * n_seeds))  # steps of random numbers drawn at once
     for t in range(n_steps):
-        pi = _softmax_rows(z)
+        pi = _softmax(z)
         probs_out[:, t] = pi
-        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(_scaled(z, tau))
+        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax(z, tau)
         if t % chunk == 0:  # same numbers as drawing (2, B) per step: a generator's stream does not depend on
             draws = np.stack([r.random((min(chunk, n_steps - t), 2, n_batch)) for r in rngs])  # the draw sizes
         u = draws[:, t % chunk]                                        # [S, 2, B]
-        cdf = np.cumsum(mu, axis=1)
-        cdf[:, -1] = 1.0
-        actions = (u[:, 0, :, None] > cdf[:, None, :]).sum(axis=2)     # [S, B]
-        actions = np.minimum(actions, k - 1)
-        picks = (u[:, 1] * lengths[actions]).astype(np.int64)
-        scores = flat[offsets[actions] + picks]                        # [S, B]
+        actions = sample_tokens(mu, u[:, 0])                           # [S, B]
+        scores = table.draw(actions, u[:, 1])                          # [S, B]
         scores_out[:, t] = scores.mean(axis=1)
         if baseline == "none":
             b = np.zeros((n_seeds, 1))
@@ -194,7 +200,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
         counts = np.einsum("sb,sbk->sk", weight, eye[actions])         # Σ (R−b) e_a
         grad = (counts - weight.sum(axis=1, keepdims=True) * pi) / n_batch
         z = z + eta * grad
-    probs_out[:, -1] = _softmax_rows(z)
+    probs_out[:, -1] = _softmax(z)
     return TrainingRun(probs_out, scores_out)
 
 
@@ -210,17 +216,6 @@ def sampled_training(probs, samples, *, lr: float, steps: int, batch: int,
                                 temperature=temperature, greedy=greedy, baseline=baseline,
                                 seeds=(seed,))
     return TrainingRun(run.probs[0], run.mean_score[0])
-
-
-def _scaled(z: np.ndarray, tau: float) -> np.ndarray:
-    """(z − max z)/τ per row: shifting first keeps a tiny τ from overflowing (the result tends to argmax)."""
-    with np.errstate(over="ignore"):
-        return (z - z.max(axis=1, keepdims=True)) / tau
-
-
-def _softmax_rows(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def discovery_chance(p, k) -> np.ndarray:
