@@ -349,7 +349,7 @@ FAMILIES = {
 # ---------------------------------------------------------------- the shared update
 
 
-def _update(z0: np.ndarray, z1: np.ndarray, logp0: np.ndarray, logp1: np.ndarray, group: Group, adv: np.ndarray,
+def policy_update(z0: np.ndarray, z1: np.ndarray, logp0: np.ndarray, logp1: np.ndarray, group: Group, adv: np.ndarray,
             weight: np.ndarray, c: LabConfig, family: Family):
     """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
 
@@ -517,7 +517,7 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
             group = _sample_group(tree, c, logp0, logp1, uniforms[:, t],
                                   None if normals is None else normals[:, t], table, logref)
             rewards, adv, state = family.advantages(group, state, c)
-            z0, z1, loss, grad_norm, clip = _update(z0, z1, logp0, logp1, group, adv,
+            z0, z1, loss, grad_norm, clip = policy_update(z0, z1, logp0, logp1, group, adv,
                                                     aggregate(group.mask, group.n_tokens), c, family)
         except FloatingPointError:
             return log.history(tree, logref, t, diverged_at=t + 1)
@@ -570,52 +570,6 @@ class _Log:
                           scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n], diverged_at)
 
 
-def thin_steps(n: int, max_points: int) -> np.ndarray:
-    """At most ``max_points`` evenly spaced indices of 0…n−1, always with the first and the last.
-
-    What a chart keeps of a long run so that it stays small.
-
-    >>> thin_steps(11, 4).tolist()
-    [0, 4, 8, 10]
-    >>> thin_steps(3, 10).tolist()
-    [0, 1, 2]
-    """
-    size = count("n", n, low=1)
-    top = count("max_points", max_points, low=2)
-    if size <= top:
-        return np.arange(size)
-    stride = -(-size // (top - 1))
-    idx = np.arange(0, size, stride)
-    return idx if idx[-1] == size - 1 else np.append(idx, size - 1)
-
-
-def dead_share(dead, window: int = 1) -> np.ndarray:
-    """Share of dead groups per step: over the seeds, and over the last ``window`` steps.
-
-    shareₜ = mean over seeds and over steps t−w+1…t of deadₛ,ₜ (fewer steps at the start).
-
-    Args:
-        dead: shape [S, T] bool, ``LabHistory.dead``.
-        window: w ≥ 1 steps to average over.
-
-    Returns:
-        shape [T], in [0, 1].
-
-    >>> dead_share([[True, False, False, True]], window=2).tolist()
-    [1.0, 0.5, 0.0, 0.5]
-    """
-    d = np.asarray(dead)
-    if d.ndim != 2 or d.size == 0:
-        raise ValueError(f"dead must have shape [S, T] with S, T ≥ 1, got {d.shape}")
-    if d.dtype != bool and not np.all(np.isin(d, (0, 1))):
-        raise ValueError("dead must hold only True/False")
-    w = count("window", window, low=1)
-    per_step = d.astype(np.float64).mean(axis=0)
-    total = np.cumsum(np.concatenate([[0.0], per_step]))
-    starts = np.maximum(np.arange(per_step.size) + 1 - w, 0)
-    return (total[1:] - total[starts]) / (np.arange(per_step.size) + 1 - starts)
-
-
 def first_step_loss(history: LabHistory) -> tuple[float, float]:
     """The first step's loss and gradient norm, median over seeds: "loss 0, yet it learns".
 
@@ -625,4 +579,3 @@ def first_step_loss(history: LabHistory) -> tuple[float, float]:
     if not isinstance(history, LabHistory):
         raise ValueError(f"history must be an rlcore.LabHistory, got {type(history).__name__}")
     return float(np.median(history.loss[:, 0])), float(np.median(history.grad_norm[:, 0]))
-
