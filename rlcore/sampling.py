@@ -15,12 +15,13 @@ import numpy as np
 def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF sampling: the token whose slice of [0, 1) holds each uniform.
 
-    a = min{a : u < Cₐ},  Cₐ = π₀ + … + πₐ  (C_{K−1} set to 1),
+    a = min{a : u < Cₐ},  Cₐ = π₀ + … + πₐ  (set to 1 from the last token with πₐ > 0 on),
     so token a is drawn exactly when C_{a−1} ≤ u < Cₐ: a half-open slice of length πₐ, like u ∈ [0, 1)
     itself. A token with πₐ = 0 has an empty slice and is never drawn, even for u = 0 exactly; the
     other convention, u ≤ Cₐ, would give token 0 whenever u = 0, even if π₀ = 0 (e.g. greedy decoding
-    of another token). Setting the last Cₐ to 1 keeps a rounding shortfall of the cumulative sum from
-    sending a u near 1 past the last token. This is what ``np.searchsorted(C, u, side="right")`` computes.
+    of another token). Setting Cₐ to 1 from the last possible token on keeps a rounding shortfall of the
+    cumulative sum (0.9999999999999999) from sending a u near 1 to a token after it, which could be one
+    with π = 0. Otherwise this is ``np.searchsorted(C, u, side="right")``, numpy's own convention.
 
     Args:
         probs: shape [..., K], one distribution per row.
@@ -29,13 +30,14 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     Returns:
         shape [..., N] int, the drawn token indices.
 
-    >>> sample_tokens(np.array([0.0, 0.5, 0.5]), np.array([0.0, 0.49, 0.5, 0.99])).tolist()
+    >>> sample_tokens(np.array([0.0, 0.5, 0.5, 0.0]), np.array([0.0, 0.49, 0.5, 0.99])).tolist()
     [1, 1, 2, 2]
     """
-    cdf = np.cumsum(probs, axis=-1)
-    cdf[..., -1] = 1.0
+    k = probs.shape[-1]
+    last = k - 1 - np.argmax(probs[..., ::-1] > 0, axis=-1)          # the last token with π > 0
+    cdf = np.where(np.arange(k) >= last[..., None], 1.0, np.cumsum(probs, axis=-1))
     drawn = (u[..., :, None] >= cdf[..., None, :]).sum(axis=-1)
-    return np.minimum(drawn, probs.shape[-1] - 1)
+    return np.minimum(drawn, k - 1)
 
 
 class ScoreTable(NamedTuple):
