@@ -257,12 +257,17 @@ class LabState(NamedTuple):
 
 
 def _token_logp(logp0: np.ndarray, logp1: np.ndarray, group: Group) -> np.ndarray:
-    """log π of every token of the group under the policy (logp0 [S, K], logp1 [S, 2]): [S, G, 2], 0 at padding."""
-    rows = np.arange(logp0.shape[0])[:, None]
-    out = np.empty(group.mask.shape)
-    out[..., 0] = logp0[rows, group.first]
-    out[..., 1] = np.where(group.mask[..., 1], logp1[rows, np.maximum(group.second, 0)], 0.0)
-    return out
+    """log π of every token of the group: [S, G, 2], 0 at padding.
+
+    logp0 [S, K] and logp1 [S, 2] hold one policy per seed; [K] and [2], one policy for every seed (π_ref).
+    """
+    second = np.maximum(group.second, 0)
+    if logp0.ndim == 2:
+        rows = np.arange(logp0.shape[0])[:, None]
+        lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
+    else:
+        lp_first, lp_second = logp0[group.first], logp1[second]
+    return np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
 
 
 def _sample_group(tree: LabTree, c: LabConfig, logp0: np.ndarray, logp1: np.ndarray, u: np.ndarray,
@@ -276,8 +281,7 @@ def _sample_group(tree: LabTree, c: LabConfig, logp0: np.ndarray, logp1: np.ndar
     scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
     mask = np.stack([np.ones_like(branch), branch], axis=-1)
     partial = Group(first, second, mask, mask.sum(axis=-1), scores, None, None, None, None)
-    ref0, ref1 = (np.broadcast_to(r, lp.shape) for r, lp in zip(logref, (logp0, logp1), strict=True))
-    return partial._replace(logp_old=_token_logp(logp0, logp1, partial), logp_ref=_token_logp(ref0, ref1, partial),
+    return partial._replace(logp_old=_token_logp(logp0, logp1, partial), logp_ref=_token_logp(*logref, partial),
                             onehot_first=np.eye(k)[first],
                             onehot_second=np.eye(2)[np.maximum(second, 0)] * branch[..., None])
 

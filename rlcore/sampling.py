@@ -33,11 +33,9 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     >>> sample_tokens(np.array([0.0, 0.5, 0.5, 0.0]), np.array([0.0, 0.49, 0.5, 0.99])).tolist()
     [1, 1, 2, 2]
     """
-    k = probs.shape[-1]
-    last = k - 1 - np.argmax(probs[..., ::-1] > 0, axis=-1)          # the last token with π > 0
-    cdf = np.where(np.arange(k) >= last[..., None], 1.0, np.cumsum(probs, axis=-1))
-    drawn = (u[..., :, None] >= cdf[..., None, :]).sum(axis=-1)
-    return np.minimum(drawn, k - 1)
+    cdf = np.cumsum(probs, axis=-1)
+    cdf = np.where(cdf >= cdf[..., -1:], 1.0, cdf)  # from the last token that adds mass on (the rest add 0)
+    return (u[..., :, None] >= cdf[..., None, :]).sum(axis=-1)
 
 
 class ScoreTable(NamedTuple):
