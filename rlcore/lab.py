@@ -10,6 +10,12 @@ The policy is a table of logits per decision point, the reference policy is the 
 algorithm below turns a batch of scored answers into a gradient step on that table. Every algorithm runs
 vectorised over seeds and over the answers of a step; Python loops only over steps, epochs and the
 (at most two) token positions.
+
+Algorithms come in families (FAMILIES): REINFORCE, the group baselines (GRPO, Dr. GRPO, RLOO) and PPO.
+A family is an advantage function (scored group → per-token advantages), a loss aggregation, whether it
+clips, and where its KL term goes; sampling, scoring and the gradient step (``policy_update``) are shared.
+A new family is one advantage function and one entry in FAMILIES (and its algorithms in ALGORITHMS and
+FAMILY_OF); a new way to add up token losses is one entry in LOSS_AGGREGATIONS.
 """
 
 from __future__ import annotations
@@ -508,12 +514,13 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
     log = _Log.empty(n_seeds, c.steps, g, len(tree.tokens))
 
     for t in range(c.steps + 1):  # the last pass only records the final policy
+        step = min(t, c.steps - 1)
         if progress is not None:
-            progress[0] = min(t, c.steps - 1)
+            progress[0] = step
         try:
             logp0, logp1 = _log_softmax(z0), _log_softmax(z1)
         except FloatingPointError:  # the last update left logits too far apart: the history ends before it
-            return log.history(tree, logref, t - 1, diverged_at=min(t, c.steps))
+            return log.history(tree, logref, t - 1, diverged_at=step + 1)
         log.policy(t, logp0, logp1, state.critic if c.algorithm == "ppo" else None)
         if t == c.steps:
             break
