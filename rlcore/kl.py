@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_probs, as_vector, non_negative, positive
+from .policy import _softmax
 
 
 def kl_divergence(p, q) -> float:
@@ -127,8 +128,7 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
         # shifted by the best reward π_ref can write, before dividing: a tiny β cannot overflow
         logits = np.log(ref) + (r - r[support].max()) / b
     out = np.zeros_like(ref)
-    e = np.exp(logits[support] - logits[support].max())
-    out[support] = e / e.sum()
+    out[support] = _softmax(logits[support])
     return out
 
 
