@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, inputs, page, prep
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
@@ -32,7 +32,7 @@ def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
     """Every seed of one decoding in one vectorised call: bands of π and of the score, and the outcome."""
     run = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, greedy=greedy, lr=lr,
                                        steps=steps, batch=batch, baseline=baseline, seeds=tuple(range(n_seeds)))
-    return (rlcore.seed_bands(run.probs), rlcore.seed_bands(run.mean_score),
+    return (prep.seed_bands(run.probs), prep.seed_bands(run.mean_score),
             rlcore.exploration_outcome(run, rlcore.summarize(scenario).best))
 
 
@@ -71,7 +71,7 @@ def score_frame(ex: SimpleNamespace, steps: int, sampling_name: str) -> pd.DataF
     return pd.concat(frames, ignore_index=True)
 
 
-def prob_frame(bands: rlcore.SeedBands, steps: int, tokens) -> pd.DataFrame:
+def prob_frame(bands: prep.SeedBands, steps: int, tokens) -> pd.DataFrame:
     frames = [pd.DataFrame({"step": np.arange(steps + 1), "token": tok, "median": bands.median[:, i],
                             "lowest": bands.low[:, i], "highest": bands.high[:, i]})
               for i, tok in enumerate(tokens)]

@@ -1,6 +1,6 @@
 """Small steps: PPO's ratio and clipping on one batch, and the KL penalty that keeps the policy near the reference."""
 
-from types import SimpleNamespace
+from typing import NamedTuple
 
 import altair as alt
 import numpy as np
@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, inputs, page, prep
 from ui.colors import PALETTE
 from ui.format import esc, fmt, fmt_list, pct
 
@@ -39,8 +39,37 @@ summary = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
 
 
+class ClipCurve(NamedTuple):
+    p_old: float
+    adv: float
+    size: float         # |A|, or 1 when A = 0 (a zero advantage has no slope to show)
+    low: float
+    high: float
+    x: np.ndarray       # π of the token
+    pos: np.ndarray     # clipped objective at +size
+    neg: np.ndarray     # ... at −size
+
+
+class PPORun(NamedTuple):
+    batch: rlcore.PPOBatch
+    run: rlcore.PPOEpochs
+    bands: list         # clip bounds of each token
+
+
+class KLCurve(NamedTuple):
+    ref_share: float
+    best: np.ndarray
+    curve: rlcore.ShareCurve
+    points: rlcore.ShareCurve  # at the reference, the chosen share and the optimum
+
+
+class Estimators(NamedTuple):
+    study: rlcore.KLEstimatorStudy
+    hist: prep.Histogram
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
-def clip_curve(scenario, token, eps) -> SimpleNamespace:
+def clip_curve(scenario, token, eps) -> ClipCurve:
     """The clipped objective of one token against its probability, for +|A| and −|A|."""
     i = scenario.index(token)
     p_old = float(scenario.pi[i])
@@ -49,37 +78,35 @@ def clip_curve(scenario, token, eps) -> SimpleNamespace:
     x = np.unique(np.r_[np.linspace(0.0, 1.0, 201), low, high, p_old])
     ratio = rlcore.importance_ratio(x, np.full(x.shape, p_old))
     size = abs(adv) if adv != 0 else 1.0  # a zero advantage has no slope: show ±1 instead
-    return SimpleNamespace(p_old=p_old, adv=adv, size=size, low=low, high=high, x=x,
-                           pos=rlcore.clipped_objective(ratio, size, eps),
-                           neg=rlcore.clipped_objective(ratio, -size, eps))
+    return ClipCurve(p_old=p_old, adv=adv, size=size, low=low, high=high, x=x,
+                     pos=rlcore.clipped_objective(ratio, size, eps), neg=rlcore.clipped_objective(ratio, -size, eps))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def ppo_run(scenario, eps, lr, epochs) -> SimpleNamespace:
+def ppo_run(scenario, eps, lr, epochs) -> PPORun:
     """The scenario's sampled answers as one batch (advantage R − V), and PPO epochs on it."""
     batch = rlcore.batch_advantages(scenario.pi, scenario.samples)
     run = rlcore.ppo_epochs(scenario.pi, batch.actions, batch.advantages, lr=lr, epochs=epochs, eps=eps)
     bands = [rlcore.clip_bounds(p, eps) for p in scenario.pi]
-    return SimpleNamespace(batch=batch, run=run, bands=bands)
+    return PPORun(batch=batch, run=run, bands=bands)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def kl_curve(share, beta) -> SimpleNamespace:
+def kl_curve(fl: rlcore.FlatteryBranch, share, beta) -> KLCurve:
     """The regularised objective over every share, at the reference, at the chosen share and at the optimum."""
     ref_share = float(fl.p_ref[1])
     best = rlcore.regularized_optimum(fl.p_ref, fl.rewards, beta)
     grid = np.unique(np.r_[np.linspace(0.0, 1.0, 201), ref_share, share, best[1]])
     points = rlcore.share_curve([ref_share, share, best[1]], fl.rewards, fl.p_ref, beta)
-    return SimpleNamespace(ref_share=ref_share, best=best, curve=rlcore.share_curve(grid, fl.rewards, fl.p_ref, beta),
-                           points=points)
+    return KLCurve(ref_share=ref_share, best=best, curve=rlcore.share_curve(grid, fl.rewards, fl.p_ref, beta),
+                   points=points)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def estimators(share, n, seed) -> SimpleNamespace:
+def estimators(fl: rlcore.FlatteryBranch, share, n, seed) -> Estimators:
     pi = np.array([1.0 - share, share])
     study = rlcore.kl_estimator_study(pi, fl.p_ref, n, seed)
-    hist = rlcore.histogram_counts(np.stack(study.estimates), 30)
-    return SimpleNamespace(study=study, hist=hist)
+    return Estimators(study=study, hist=prep.histogram_counts(np.stack(study.estimates), 30))
 
 
 # ================================================================ ratio and clipping
@@ -213,7 +240,7 @@ def kl_panel() -> None:
     beta = inputs.slider("KL weight β", 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
                          help="The article uses β = 1 to make the effect visible; real systems use much less")
 
-    kc = page.run(kl_curve, share, beta)
+    kc = page.run(kl_curve, fl, share, beta)
     pts = kc.points
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Mean judge score", f"{fmt(pts.expected_reward[0])} → {fmt(pts.expected_reward[1])}",
@@ -261,7 +288,7 @@ def kl_panel() -> None:
     n = inputs.slider("Tokens sampled from π", 10, 2000, 200, 10, key="n", where=c1)
     seed = inputs.number("Seed", 0, 10_000, 0, key="kl_seed", where=c2)
 
-    es = page.run(estimators, share, n, int(seed))
+    es = page.run(estimators, fl, share, n, int(seed))
     est = es.study
     names = ["k1", "k2", "k3"]
     cols = {f"mean of the {n}": est.sample_mean, f"spread (std) of the {n}": est.sample_std, "exact mean": est.expected,

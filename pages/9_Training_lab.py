@@ -1,13 +1,13 @@
 """Training lab: the whole RL loop on the running example, one algorithm against another."""
 
-from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, inputs, page, prep
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
 
@@ -33,23 +33,38 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def run_lab(scenario, config, n_seeds):
-    """One algorithm, every seed in one vectorised call, reduced to what the charts need (small to cache).
+class LabBands(NamedTuple):
+    """What the charts need of one algorithm's runs: a seed band per curve (small to cache)."""
 
-    A run that diverges comes back as its message, so the other algorithms still show.
+    score: prep.SeedBands
+    probs: prep.SeedBands
+    flattery: prep.SeedBands
+    kl: prep.SeedBands
+    clip: prep.SeedBands
+    loss: prep.SeedBands
+    grad: prep.SeedBands
+    first: tuple[float, float]        # loss and gradient norm at the first step
+    values: prep.SeedBands | None     # PPO's critic only
+    dead: np.ndarray                  # share of dead groups, last 10 steps
+    dead_total: float
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def run_lab(scenario, config, n_seeds) -> LabBands | int:
+    """One algorithm, every seed in one vectorised call, reduced to what the charts need.
+
+    A run that diverges comes back as the step at which it did, so the other algorithms still show.
     """
-    try:
-        h = rlcore.train(scenario, config, tuple(range(n_seeds)))
-    except ValueError as err:
-        return str(err)
-    return SimpleNamespace(
-        score=rlcore.seed_bands(h.expected_score), probs=rlcore.seed_bands(h.probs_first),
-        flattery=rlcore.seed_bands(h.probs_branch[..., 1]), kl=rlcore.seed_bands(h.kl),
-        clip=rlcore.seed_bands(h.clip_fraction), loss=rlcore.seed_bands(h.loss),
-        grad=rlcore.seed_bands(h.grad_norm), first=rlcore.first_step_loss(h),
-        values=rlcore.seed_bands(h.values) if config.algorithm == "ppo" else None,
-        dead=rlcore.dead_share(h.dead, window=10), dead_total=float(h.dead.mean()),
+    h = rlcore.lab.run_training(scenario, config, tuple(range(n_seeds)))
+    if h.diverged_at is not None:
+        return h.diverged_at
+    return LabBands(
+        score=prep.seed_bands(h.expected_score), probs=prep.seed_bands(h.probs_first),
+        flattery=prep.seed_bands(h.probs_branch[..., 1]), kl=prep.seed_bands(h.kl),
+        clip=prep.seed_bands(h.clip_fraction), loss=prep.seed_bands(h.loss),
+        grad=prep.seed_bands(h.grad_norm), first=rlcore.first_step_loss(h),
+        values=prep.seed_bands(h.values) if config.algorithm == "ppo" else None,
+        dead=prep.dead_share(h.dead, window=10), dead_total=float(h.dead.mean()),
     )
 
 
@@ -109,8 +124,9 @@ def lab_panel() -> None:
     results = {}
     for name, config in configs.items():
         out = run_lab(scenario, config, n_seeds)
-        if isinstance(out, str):
-            st.warning(f"{name} could not finish: {esc(out)}", icon="⚠️")
+        if isinstance(out, int):
+            st.warning(f"{name} could not finish: the run diverged at step {out} (a logit overflowed); try a step "
+                       f"size below {config.lr:g}, fewer epochs or a smaller β.", icon="⚠️")
         else:
             results[name] = out
     if not results:
@@ -125,7 +141,7 @@ def lab_panel() -> None:
     band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
     start_score = next(iter(results.values())).score.median[0]
     # At most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm).
-    keep = rlcore.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
+    keep = prep.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
     keep_steps = keep[keep > 0]  # per-step quantities start at step 1
 
     def band_frame(field: str, *, column: int | None = None, per_step: bool = False, only=None) -> pd.DataFrame:
@@ -320,6 +336,7 @@ with st.expander("What each algorithm does, in one line"):
         "several epochs, KL as a per-token penalty in the reward."
     )
 
-page.show_code(rlcore.train, rlcore.training_loop, rlcore.lab_tree, rlcore.group_advantages, rlcore.gae,
-               rlcore.clipped_objective, rlcore.kl_estimators)
+page.show_code(rlcore.lab.training_loop, rlcore.lab.reinforce_advantages, rlcore.lab.group_baseline_advantages,
+               rlcore.lab.critic_advantages, rlcore.lab.policy_update, rlcore.lab_tree, rlcore.group_advantages,
+               rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators)
 page.end()

@@ -2,30 +2,31 @@
 
 Every number a page shows comes from a function here. Nothing in this package imports
 streamlit, altair or pandas.
+
+Modules: the formulas by topic (returns, estimates, credit, policy, ppo, kl), the shared samplers
+(sampling), the training lab (lab), and the bundles of numbers one page shows (studies). ``__all__``
+below is the package's long-standing surface, which notebooks and tests import from ``rlcore``
+directly; newer helpers (``rlcore.lab.run_training``, ``rlcore.credit.gae_batch``,
+``rlcore.sampling.sample_tokens``) are imported from their module. The chart preparation that used
+to live here (thin_steps, dead_share, seed_bands) is in ``ui.prep``; the old names still resolve, on
+first use. ``histogram_counts`` stays here: the baseline study's result carries its bins.
 """
 
 from .credit import (
     GROUP_METHODS,
     AnswerTrace,
-    CriticErrorStudy,
-    GroupCredit,
     answer_trace,
     credit_positions,
-    critic_error_study,
     gae,
     group_advantages,
-    group_credit,
     td_errors,
 )
 from .estimates import (
-    BaselineStudy,
     GradientStats,
     Histogram,
     MCEstimates,
     RunningEstimates,
-    ValueBreakdown,
     advantages,
-    baseline_study,
     expected_value,
     gradient_samples,
     gradient_stats,
@@ -37,7 +38,6 @@ from .estimates import (
     running_mean,
     sample_answers,
     sample_checkpoints,
-    value_breakdown,
 )
 from .example import (
     ARTICLE_ANSWER,
@@ -68,11 +68,9 @@ from .generation import (
 )
 from .kl import (
     KLEstimates,
-    KLEstimatorStudy,
     RegularizedObjective,
     ShareCurve,
     kl_divergence,
-    kl_estimator_study,
     kl_estimators,
     kl_optimal_policy,
     kl_regularized_objective,
@@ -86,31 +84,23 @@ from .lab import (
     LabConfig,
     LabHistory,
     LabTree,
-    dead_share,
     first_step_loss,
     lab_tree,
-    thin_steps,
     train,
     training_loop,
 )
 from .policy import (
     BASELINES,
-    ExplorationOutcome,
     PolicyPath,
-    PolicyTrace,
-    SeedBands,
     TrainingRun,
     discovery_chance,
-    exploration_outcome,
     log_softmax,
     logits_from_probs,
     policy_gradient_path,
     policy_gradient_step,
-    policy_gradient_trace,
     sampled_training,
     sampled_training_many,
     samples_to_discover,
-    seed_bands,
     softmax,
     temperature_probs,
     turning_steps,
@@ -126,14 +116,31 @@ from .ppo import (
     ppo_epochs,
 )
 from .returns import (
-    BlindSpot,
     discounted_returns,
     first_token_return,
-    outcome_blind_spot,
     outcome_judge,
     sparse_rewards,
 )
-from .summary import Summary, summarize
+from .studies import (
+    BaselineStudy,
+    BlindSpot,
+    CriticErrorStudy,
+    ExplorationOutcome,
+    GroupCredit,
+    KLEstimatorStudy,
+    PolicyTrace,
+    Summary,
+    ValueBreakdown,
+    baseline_study,
+    critic_error_study,
+    exploration_outcome,
+    group_credit,
+    kl_estimator_study,
+    outcome_blind_spot,
+    policy_gradient_trace,
+    summarize,
+    value_breakdown,
+)
 
 __all__ = [
     "ARTICLE_ANSWER", "ARTICLE_ANSWER_SCORE", "ARTICLE_ANSWER_TOKENS", "ARTICLE_ANSWER_VALUES",
@@ -195,3 +202,18 @@ __all__ += [  # after PPO: aggregation, ratios and clips; KL gradients, off-poli
     "entropy_change", "gradient_weights", "informative_groups", "kl_gradients", "pass_at_k", "pass_at_k_estimate",
     "sequence_ratio", "token_weights", "truncated_is_weights",
 ]
+
+_MOVED_TO_UI_PREP = ("SeedBands", "dead_share", "seed_bands", "thin_steps")
+
+
+def __getattr__(name: str):
+    """The chart preparation moved to ``ui.prep``: ``rlcore.<name>`` still gives it, imported on first use."""
+    if name in _MOVED_TO_UI_PREP:
+        from ui import prep
+
+        return getattr(prep, name)
+    raise AttributeError(f"module 'rlcore' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_MOVED_TO_UI_PREP])

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
+from .sampling import ScoreTable
 
 
 class MCEstimates(NamedTuple):
@@ -153,12 +154,8 @@ def sample_answers(probs, samples, n: int, rng) -> tuple[np.ndarray, np.ndarray]
     groups = as_samples("samples", samples, p.size)
     m = count("n", n)
     gen = rng_from("rng", rng)
-    actions = gen.choice(p.size, size=m, p=p)
-    lengths = np.array([g.size for g in groups])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = np.concatenate(groups)
-    picks = (gen.random(m) * lengths[actions]).astype(np.int64)
-    return actions, flat[offsets[actions] + picks]
+    actions = gen.choice(p.size, size=m, p=p)  # numpy's own inverse CDF (the same u < Cₐ convention)
+    return actions, ScoreTable.of(groups).draw(actions, gen.random(m))
 
 
 def gradient_samples(probs, samples, baseline: float, n: int, rng) -> np.ndarray:
@@ -183,61 +180,6 @@ def gradient_samples(probs, samples, baseline: float, n: int, rng) -> np.ndarray
 # ---------------------------------------------------------------------------------------------
 # Breakdowns, running estimates and histograms for the "V, Q, advantage" and "baseline" pages.
 # ---------------------------------------------------------------------------------------------
-
-
-class ValueBreakdown(NamedTuple):
-    """Every term of Q, V and A for one decision, so a page can print the sums it shows."""
-
-    counts: np.ndarray              # shape [K]: number of sampled scores per token
-    sums: np.ndarray                # shape [K]: sum of each token's sampled scores
-    q: np.ndarray                   # shape [K]: Qₐ = sumₐ / countₐ
-    weighted_q: np.ndarray          # shape [K]: πₐ Qₐ (the terms of V)
-    v: float                        # V = Σₐ πₐ Qₐ
-    advantage: np.ndarray           # shape [K]: Aₐ = Qₐ − V
-    weighted_advantage: np.ndarray  # shape [K]: πₐ Aₐ (the terms of the check Σ π·A = 0)
-    advantage_check: float          # Σₐ πₐ Aₐ, zero up to rounding
-    sample_mean: float              # the plain mean of all sampled scores
-    sample_share: np.ndarray        # shape [K]: countₐ / Σ count, the share of samples per token
-    mean_matches: bool              # whether the plain mean equals V (within 1e-9)
-    centered: tuple[np.ndarray, ...]  # K arrays: R − V for each sampled score of each token
-
-
-def value_breakdown(probs, samples) -> ValueBreakdown:
-    """Q, V and A of one decision with every intermediate term.
-
-    Qₐ = (1/nₐ) Σᵢ Rₐᵢ;  V = Σₐ πₐ Qₐ;  Aₐ = Qₐ − V;  Σₐ πₐ Aₐ = 0.
-    The plain mean of all scores, Σₐ nₐ Qₐ / Σₐ nₐ, equals V only when the sample shares nₐ/N
-    weight the Q values the way π does (in the article 5 / 3 / 2 answers follow π = 0.5 / 0.3 / 0.2).
-
-    Args:
-        probs: shape [K], the policy π.
-        samples: K lists of scores, the sampled judge scores of the answers that began with each token.
-
-    Returns:
-        ValueBreakdown (see its fields).
-
-    >>> bd = value_breakdown([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]])
-    >>> bd.q.tolist(), round(bd.v, 10), np.round(bd.advantage, 10).tolist()
-    ([2.0, 5.0, 9.0], 4.3, [-2.3, 0.7, 4.7])
-    >>> np.round(bd.weighted_advantage, 10).tolist(), bd.mean_matches
-    ([-1.15, 0.21, 0.94], True)
-    >>> np.round(bd.centered[0], 10).tolist()
-    [-1.3, -3.3, -2.3, -3.3, -1.3]
-    """
-    p = as_probs("probs", probs)
-    groups = as_samples("samples", samples, p.size)
-    counts = np.array([g.size for g in groups])
-    sums = np.array([g.sum() for g in groups])
-    q = sums / counts
-    v = float(p @ q)
-    adv = q - v
-    total = counts.sum()
-    sample_mean = float(sums.sum() / total)
-    return ValueBreakdown(
-        counts=counts, sums=sums, q=q, weighted_q=p * q, v=v, advantage=adv,
-        weighted_advantage=p * adv, advantage_check=float(p @ adv), sample_mean=sample_mean,
-        sample_share=counts / total, mean_matches=bool(abs(sample_mean - v) <= 1e-9 * max(1.0, abs(v))),
-        centered=tuple(g - v for g in groups))
 
 
 def sample_checkpoints(n: int, points: int, *, log: bool = True) -> np.ndarray:
@@ -337,6 +279,31 @@ def _checkpoints(name: str, at, n: int) -> np.ndarray:
     return c.astype(np.int64)
 
 
+def gradient_variance_curve(probs, samples, baselines) -> np.ndarray:
+    """Total variance of the REINFORCE estimate for many constant baselines at once (a parabola in b).
+
+    tr Cov[g](b) = Σₐ πₐ wₐ E[R² | a] − 2b Σₐ πₐ wₐ Qₐ + b² Σₐ πₐ wₐ − ‖π ⊙ A‖²,  wₐ = ‖eₐ − π‖²;
+    the same as ``gradient_stats(probs, samples, b).total_variance`` for each b.
+
+    Args:
+        probs: shape [K], π.
+        samples: K lists of scores.
+        baselines: shape [M], the values of b.
+
+    Returns:
+        shape [M], the total variance for each b.
+
+    >>> np.round(gradient_variance_curve([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]], [0, 4.3]), 4)
+    array([20.7398,  3.7032])
+    """
+    p, first, second = _moments(probs, samples)
+    b = as_vector("baselines", baselines)
+    w = p * (1.0 - 2.0 * p + p @ p)
+    mean = p * (first - p @ first)
+    total = (w @ second) - 2.0 * b * (w @ first) + b * b * w.sum() - mean @ mean
+    return np.maximum(total, 0.0)
+
+
 class Histogram(NamedTuple):
     """Counts of values in equal-width bins shared by every series."""
 
@@ -388,91 +355,3 @@ def histogram_counts(values, bins: int, *, low: float | None = None, high: float
     if x.ndim == 1:
         return Histogram(edges=edges, counts=counts[0], shares=shares[0])
     return Histogram(edges=edges, counts=counts, shares=shares)
-
-
-def gradient_variance_curve(probs, samples, baselines) -> np.ndarray:
-    """Total variance of the REINFORCE estimate for many constant baselines at once (a parabola in b).
-
-    tr Cov[g](b) = Σₐ πₐ wₐ E[R² | a] − 2b Σₐ πₐ wₐ Qₐ + b² Σₐ πₐ wₐ − ‖π ⊙ A‖²,  wₐ = ‖eₐ − π‖²;
-    the same as ``gradient_stats(probs, samples, b).total_variance`` for each b.
-
-    Args:
-        probs: shape [K], π.
-        samples: K lists of scores.
-        baselines: shape [M], the values of b.
-
-    Returns:
-        shape [M], the total variance for each b.
-
-    >>> np.round(gradient_variance_curve([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]], [0, 4.3]), 4)
-    array([20.7398,  3.7032])
-    """
-    p, first, second = _moments(probs, samples)
-    b = as_vector("baselines", baselines)
-    w = p * (1.0 - 2.0 * p + p @ p)
-    mean = p * (first - p @ first)
-    total = (w @ second) - 2.0 * b * (w @ first) + b * b * w.sum() - mean @ mean
-    return np.maximum(total, 0.0)
-
-
-class BaselineStudy(NamedTuple):
-    """The REINFORCE estimate with several baselines, on one shared set of sampled answers."""
-
-    baselines: np.ndarray              # shape [B]
-    mean: np.ndarray                   # shape [B, K]: exact E[g], the same for every b
-    total_variance: np.ndarray         # shape [B]: exact tr Cov[g]
-    variance_ratio: np.ndarray         # shape [B]: total_variance / total_variance[0]
-    sample_total_variance: np.ndarray  # shape [B]: tr of the sample covariance of the n draws
-    token: int                         # the logit whose gradient component is histogrammed
-    sample_mean: np.ndarray            # shape [B]: mean of that component over the n draws
-    right_direction: np.ndarray        # shape [B]: share of draws whose component has the sign of its exact mean
-    edges: np.ndarray                  # shape [bins+1]: shared histogram bin edges
-    shares: np.ndarray                 # shape [B, bins]: share of draws per bin
-    at: np.ndarray                     # shape [C]: sample counts of the running mean
-    running: np.ndarray                # shape [B, C]: running mean of that component
-
-
-def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: int = 30,
-                   points: int = 200) -> BaselineStudy:
-    """Compare baselines on the same n sampled answers: same mean update, different noise.
-
-    gᵢ(b) = (Rᵢ − b)(e_{aᵢ} − π) for n answers (aᵢ, Rᵢ) drawn once and reused for every b
-    (common random numbers), with the exact moments from ``gradient_stats``.
-
-    Source: Williams (1992); Greensmith, Bartlett & Baxter (2004) for the baseline's effect on variance.
-
-    Args:
-        probs: shape [K], π.
-        samples: K lists of scores.
-        baselines: shape [B], the baselines to compare (the first is the reference of variance_ratio).
-        n: number of sampled answers (≥ 2).
-        rng: a numpy Generator or an integer seed.
-        token: index in 0…K−1 of the logit whose gradient component is histogrammed and averaged.
-        bins: number of histogram bins.
-        points: largest number of running-mean checkpoints (log-spaced, from 1 to n).
-
-    Returns:
-        BaselineStudy (see its fields).
-    """
-    p = as_probs("probs", probs)
-    groups = as_samples("samples", samples, p.size)
-    b = as_vector("baselines", baselines)
-    m = count("n", n, low=2)
-    k = count("token", token, low=0, high=p.size - 1)
-    actions, scores = sample_answers(p, groups, m, rng)
-    direction = np.eye(p.size)[actions] - p                      # [n, K]: e_a − π
-    g = (scores[None, :] - b[:, None])[:, :, None] * direction   # [B, n, K]
-    stats = [gradient_stats(p, groups, float(bi)) for bi in b]
-    total = np.array([s.total_variance for s in stats])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(total[0] > 0, total / total[0], np.nan)
-    comp = g[:, :, k]                                            # [B, n]
-    hist = histogram_counts(comp, bins)
-    at = sample_checkpoints(m, points)
-    sign = np.sign(np.array([s.mean[k] for s in stats]))        # [B]: the direction the average takes
-    right = np.where(sign != 0, (np.sign(comp) == sign[:, None]).mean(axis=1), np.nan)
-    return BaselineStudy(
-        baselines=b, mean=np.array([s.mean for s in stats]), total_variance=total, variance_ratio=ratio,
-        sample_total_variance=g.var(axis=1, ddof=1).sum(axis=1), token=k, sample_mean=comp.mean(axis=1),
-        right_direction=right,
-        edges=hist.edges, shares=hist.shares, at=at, running=running_mean(comp.T, at).T)

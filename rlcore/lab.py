@@ -10,21 +10,29 @@ The policy is a table of logits per decision point, the reference policy is the 
 algorithm below turns a batch of scored answers into a gradient step on that table. Every algorithm runs
 vectorised over seeds and over the answers of a step; Python loops only over steps, epochs and the
 (at most two) token positions.
+
+Algorithms come in families (FAMILIES): REINFORCE, the group baselines (GRPO, Dr. GRPO, RLOO) and PPO.
+A family is an advantage function (scored group → per-token advantages), a loss aggregation, whether it
+clips, and where its KL term goes; sampling, scoring and the gradient step (``policy_update``) are shared.
+A new family is one advantage function and one entry in FAMILIES (and its algorithms in ALGORITHMS and
+FAMILY_OF); a new way to add up token losses is one entry in LOSS_AGGREGATIONS.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import count, in_range, non_negative
-from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages
+from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages, gae_batch
 from .example import FLATTERY, Scenario
 from .kl import _kl_estimates
-from .policy import logits_from_probs
+from .policy import _log_softmax, logits_from_probs
 from .ppo import _clipped_mask, _surrogate
+from .sampling import ScoreTable, sample_tokens
 
 ALGORITHMS = ("reinforce", "reinforce_mean", *GROUP_METHODS, "ppo")
 """Every algorithm the lab runs: REINFORCE without and with a running-mean baseline, the three group
@@ -39,6 +47,20 @@ ALGORITHM_NAMES = {
     "ppo": "PPO",
 }
 """The name a learner reads for each algorithm."""
+
+FAMILY_OF = {"reinforce": "reinforce", "reinforce_mean": "reinforce", **dict.fromkeys(GROUP_METHODS, "group"),
+             "ppo": "ppo"}
+"""The family of each algorithm (a key of FAMILIES): algorithms of a family differ only inside its advantage
+function."""
+
+LOSS_AGGREGATIONS = {
+    "token-mean": lambda mask, n_tokens: mask / mask.sum(axis=(1, 2), keepdims=True),  # mean over all tokens
+    "seq-mean-token-mean": lambda mask, n_tokens: mask / (mask.shape[1] * n_tokens[..., None]),  # per answer, then G
+    "seq-mean-token-sum": lambda mask, n_tokens: mask / mask.shape[1],                 # sum per answer, mean over G
+}
+"""How the token losses of a group add up to the loss: each maps the real-token mask [S, G, 2] and the answers'
+lengths [S, G] to the weight of every token (the names are verl's ``loss_agg_mode``; Liu et al. 2025 discuss
+why the per-answer mean biases the update by length)."""
 
 JUDGES = ("samples", "noise")
 """How the judge scores a leaf: one of its sampled scores, uniformly; or its mean plus Gaussian noise."""
@@ -124,6 +146,8 @@ class LabConfig:
         judge: "samples" (a leaf's sampled scores, uniformly) or "noise" (its mean plus N(0, noise²)).
         noise: standard deviation of the "noise" judge, ≥ 0.
         flattery: whether the best branch offers the flattering continuation.
+        loss_agg: how token losses add up (a key of LOSS_AGGREGATIONS); None: the family's own (REINFORCE
+            "seq-mean-token-sum", the GRPO family "seq-mean-token-mean", PPO "token-mean").
     """
 
     algorithm: str = "grpo"
@@ -140,6 +164,7 @@ class LabConfig:
     judge: str = "samples"
     noise: float = 1.0
     flattery: bool = True
+    loss_agg: str | None = None
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -148,6 +173,8 @@ class LabConfig:
             raise ValueError(f"judge must be one of {list(JUDGES)}, got {self.judge!r}")
         if not isinstance(self.flattery, (bool, np.bool_)):
             raise ValueError(f"flattery must be True or False, got {self.flattery!r}")
+        if self.loss_agg is not None and self.loss_agg not in LOSS_AGGREGATIONS:
+            raise ValueError(f"loss_agg must be None or one of {list(LOSS_AGGREGATIONS)}, got {self.loss_agg!r}")
         clean = {
             "steps": count("steps", self.steps, low=1, high=2_000),
             "group_size": count("group_size", self.group_size, low=2, high=512),
@@ -176,9 +203,16 @@ class LabConfig:
         """Whether the algorithm optimises the clipped ratio over several epochs."""
         return self.algorithm in GROUP_METHODS or self.algorithm == "ppo"
 
+    @property
+    def family(self) -> str:
+        """The algorithm's family, a key of FAMILIES."""
+        return FAMILY_OF[self.algorithm]
+
 
 class LabHistory(NamedTuple):
     """A training run, one row per seed (leading axis S); T steps, G answers per step.
+
+    T is ``config.steps``, or the steps before ``diverged_at`` when the run diverged (``run_training``).
 
     Token axis (size 2): position 0 is the first token (decision 0), position 1 the continuation picked
     at decision 1; answers outside the best branch (or with flattery off) have only position 0, and their
@@ -200,39 +234,179 @@ class LabHistory(NamedTuple):
     rewards: np.ndarray         # [S, T, G, 2]: per-token rewards (score on the last token, −β·k1 for PPO
                                 #               and REINFORCE)
     advantages: np.ndarray      # [S, T, G, 2]: the advantage each token was trained with (0 at padding)
+    diverged_at: int | None = None  # the step (1-based) whose update overflowed; the arrays then stop before it
 
 
-def _log_softmax_rows(z: np.ndarray) -> np.ndarray:
-    shifted = z - z.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+class Group(NamedTuple):
+    """One step's sampled group: G answers per seed, as the advantage functions and the update see them.
 
-
-def _sample_rows(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF sampling: probs [S, K], u [S, G] uniform in [0, 1) → indices [S, G]."""
-    cdf = np.cumsum(probs, axis=1)
-    cdf[:, -1] = 1.0
-    return np.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=2), probs.shape[1] - 1)
-
-
-def _padded_gae(rewards: np.ndarray, values: np.ndarray, mask: np.ndarray, gamma: float,
-                lam: float) -> np.ndarray:
-    """``gae`` for a batch of answers of different lengths, padded to a common length.
-
-    The same recursion as ``rlcore.gae`` (Âₜ = δₜ + γλ Âₜ₊₁), run over the last axis for every answer at
-    once; a padded position gets 0 and does not feed earlier tokens.
-
-    Args:
-        rewards: shape [..., T], 0 at padding.
-        values: shape [..., T+1], V(s₀)… with 0 from the end of each answer on.
-        mask: shape [..., T] bool, True on real tokens (a prefix of each answer).
+    Token axis (size 2) as in LabHistory: position 0 is the first token, position 1 the continuation, which
+    only answers inside the best branch have (``mask``); a padded position holds 0.
     """
-    adv = np.zeros_like(rewards)
-    last_gae = np.zeros(rewards.shape[:-1])
-    for t in range(rewards.shape[-1] - 1, -1, -1):
-        delta = rewards[..., t] + gamma * values[..., t + 1] - values[..., t]
-        last_gae = np.where(mask[..., t], delta + gamma * lam * last_gae, 0.0)
-        adv[..., t] = last_gae
-    return adv
+
+    first: np.ndarray          # [S, G] int: first token a₀ ~ π(decision 0)
+    second: np.ndarray         # [S, G] int: continuation a₁ ~ π(decision 1) inside the best branch, else −1
+    mask: np.ndarray           # [S, G, 2] bool: real tokens
+    n_tokens: np.ndarray       # [S, G] int: 1 or 2 tokens per answer
+    scores: np.ndarray         # [S, G]: the judge's score of each answer
+    logp_old: np.ndarray       # [S, G, 2]: log π_old of each token (the policy that wrote the group)
+    logp_ref: np.ndarray       # [S, G, 2]: log π_ref of each token
+    onehot_first: np.ndarray   # [S, G, K]: e_{a₀}
+    onehot_second: np.ndarray  # [S, G, 2]: e_{a₁}, a zero row for answers without a continuation
+
+
+class LabState(NamedTuple):
+    """What an algorithm carries from one step to the next besides the policy."""
+
+    baseline: np.ndarray  # [S]: REINFORCE's running mean of the groups' mean scores
+    critic: np.ndarray    # [S, 2]: PPO's tabular V(decision 0), V(decision 1)
+
+
+def _token_logp(logp0: np.ndarray, logp1: np.ndarray, group: Group) -> np.ndarray:
+    """log π of every token of the group: [S, G, 2], 0 at padding.
+
+    logp0 [S, K] and logp1 [S, 2] hold one policy per seed; [K] and [2], one policy for every seed (π_ref).
+    """
+    second = np.maximum(group.second, 0)
+    if logp0.ndim == 2:
+        rows = np.arange(logp0.shape[0])[:, None]
+        lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
+    else:
+        lp_first, lp_second = logp0[group.first], logp1[second]
+    return np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
+
+
+def _sample_group(tree: LabTree, c: LabConfig, logp0: np.ndarray, logp1: np.ndarray, u: np.ndarray,
+                  normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, np.ndarray]) -> Group:
+    """Write G answers per seed with the current policy and score them (u [S, 3, G] uniforms, normal [S, G])."""
+    k = len(tree.tokens)
+    first = sample_tokens(np.exp(logp0), u[:, 0])                                # [S, G]
+    branch = (first == tree.best) & tree.flattery                                 # reaches decision 1
+    second = np.where(branch, sample_tokens(np.exp(logp1), u[:, 1]), -1)          # [S, G]
+    leaf = np.where(second == 1, k, first)
+    scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
+    mask = np.stack([np.ones_like(branch), branch], axis=-1)
+    partial = Group(first, second, mask, mask.sum(axis=-1), scores, None, None, None, None)
+    return partial._replace(logp_old=_token_logp(logp0, logp1, partial), logp_ref=_token_logp(*logref, partial),
+                            onehot_first=np.eye(k)[first],
+                            onehot_second=np.eye(2)[np.maximum(second, 0)] * branch[..., None])
+
+
+# ---------------------------------------------------------------- one advantage function per family
+# Each takes the group, the carried state and the config, and returns (per-token rewards, per-token
+# advantages, new state), all [S, G, 2] with 0 at padding.
+
+
+def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
+    """rₜ = −β·k1ₜ on every token, plus the score on the last one (k1ₜ = log π_old(aₜ) − log π_ref(aₜ))."""
+    on_last = np.arange(2) == (group.n_tokens - 1)[..., None]
+    # the loop calls the checked functions' formulas directly: their checks cost more than the training
+    # itself, and these arrays are valid by construction
+    k1 = _kl_estimates(group.logp_old, group.logp_ref).k1
+    return np.where(on_last, group.scores[..., None], 0.0) - kl_coef * k1 * group.mask
+
+
+def reinforce_advantages(group: Group, state: LabState, c: LabConfig):
+    """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or the running mean of the groups' mean
+    scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n)) for "reinforce_mean"."""
+    rewards = _outcome_rewards(group, c.beta)
+    returns = gae_batch(rewards, np.zeros((*group.mask.shape[:-1], 3)), c.gamma, 1.0, group.mask)  # λ = 1, V = 0
+    base = state.baseline if c.algorithm == "reinforce_mean" else np.zeros_like(state.baseline)
+    adv = np.where(group.mask, returns - base[:, None, None], 0.0)
+    baseline = state.baseline + c.baseline_rate * (group.scores.mean(axis=1) - state.baseline)
+    return rewards, adv, state._replace(baseline=baseline)
+
+
+def group_baseline_advantages(group: Group, state: LabState, c: LabConfig):
+    """GRPO, Dr. GRPO, RLOO: every token of answer i gets group_advantages(scores, algorithm)ᵢ; KL is in the loss."""
+    rewards = np.where(np.arange(2) == (group.n_tokens - 1)[..., None], group.scores[..., None], 0.0)
+    per_answer = np.stack([_group_advantages(s, c.algorithm, GROUP_EPS) for s in group.scores])   # [S, G]
+    return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
+
+
+def critic_advantages(group: Group, state: LabState, c: LabConfig):
+    """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
+    V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited."""
+    rewards = _outcome_rewards(group, c.beta)
+    v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))], axis=-1)
+    adv = gae_batch(rewards, v_pad, c.gamma, c.lam, group.mask)
+    visits = group.mask.sum(axis=1)                                                       # [S, 2]
+    target_sum = ((adv + v_pad[..., :2]) * group.mask).sum(axis=1)
+    critic = state.critic
+    for _ in range(c.epochs):
+        mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
+        critic = critic + c.critic_lr * (mean_target - critic)
+    return rewards, adv, state._replace(critic=critic)
+
+
+class Family(NamedTuple):
+    """What sets an algorithm family apart; everything else (sampling, the update) is shared."""
+
+    advantages: Callable  # (group, state, config) → (rewards, advantages, state)
+    loss_agg: str         # how token losses are averaged (a key of LOSS_AGGREGATIONS), unless the config says
+    clipped: bool         # clipped ratio over several epochs (else one plain policy-gradient step)
+    kl_in_loss: bool      # β·k3 in the loss (else −β·k1 in the reward, through ``advantages``)
+
+
+FAMILIES = {
+    "reinforce": Family(reinforce_advantages, "seq-mean-token-sum", clipped=False, kl_in_loss=False),
+    "group": Family(group_baseline_advantages, "seq-mean-token-mean", clipped=True, kl_in_loss=True),
+    "ppo": Family(critic_advantages, "token-mean", clipped=True, kl_in_loss=False),
+}
+"""Each family of algorithms: its advantage function, loss aggregation, clipping and KL placement."""
+
+
+# ---------------------------------------------------------------- the shared update
+
+
+def policy_update(z0: np.ndarray, z1: np.ndarray, logp0: np.ndarray, logp1: np.ndarray, group: Group, adv: np.ndarray,
+            weight: np.ndarray, c: LabConfig, family: Family):
+    """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
+
+    Clipped families: ρ = π(aₜ)/π_old(aₜ), Lₜ = min(ρÂ, clip(ρ, 1−ε, 1+ε)Â) (− β·k3ₜ when the KL is in the
+    loss), ∂Lₜ/∂log π(aₜ) = ρÂ unless clipped (then 0), − β(π_ref/π − 1). REINFORCE: Lₜ = Âₜ log π(aₜ), one
+    epoch. For a token a at a decision with policy π, ∂log π(a)/∂z = e_a − π.
+
+    Returns:
+        (z0, z1, loss, grad_norm, clip_fraction): the new logits; the loss and gradient norm at the first
+        epoch, where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
+    """
+    epochs = c.epochs if family.clipped else 1
+    kl_coef = c.beta if family.kl_in_loss else 0.0
+    n_real = group.mask.sum(axis=(1, 2))
+    clipped_sum = np.zeros(z0.shape[0])
+    for epoch in range(epochs):
+        first = epoch == 0
+        lp0_now, lp1_now = (logp0, logp1) if first else (_log_softmax(z0), _log_softmax(z1))
+        lp = _token_logp(lp0_now, lp1_now, group)
+        if family.clipped:
+            ratio = np.exp(lp - group.logp_old)
+            clipped = _clipped_mask(ratio, adv, c.eps, c.eps)
+            coeff = np.where(clipped, 0.0, adv * ratio)                         # ∂L/∂log π
+            if kl_coef > 0:
+                coeff = coeff + kl_coef * np.expm1(group.logp_ref - lp)         # −β ∂k3/∂log π
+            clipped_sum += clipped.sum(axis=(1, 2)) / n_real
+        else:
+            coeff = adv
+        if first:
+            if family.clipped:
+                objective = _surrogate(ratio, adv, c.eps, c.eps)
+                if kl_coef > 0:
+                    objective = objective - kl_coef * _kl_estimates(lp, group.logp_ref).k3
+            else:
+                objective = adv * lp
+            loss = -(weight * objective).sum(axis=(1, 2))
+        w = weight * coeff                                                      # [S, G, 2]
+        grad0 = -((w[:, None, :, 0] @ group.onehot_first)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(lp0_now))
+        grad1 = -((w[:, None, :, 1] @ group.onehot_second)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(lp1_now))
+        if first:
+            grad_norm = np.sqrt((grad0**2).sum(axis=1) + (grad1**2).sum(axis=1))
+        z0 = z0 - c.lr * grad0
+        z1 = z1 - c.lr * grad1
+    return z0, z1, loss, grad_norm, clipped_sum / epochs
+
+
+# ---------------------------------------------------------------- the loop
 
 
 def _exact_stats(tree: LabTree, logp0: np.ndarray, logp1: np.ndarray, logref0: np.ndarray,
@@ -252,6 +426,25 @@ def _exact_stats(tree: LabTree, logp0: np.ndarray, logp1: np.ndarray, logref0: n
     kl1 = np.maximum((p1 * (logp1 - logref1)).sum(axis=-1), 0.0)
     score = score + p0[..., b] * p1[..., 1] * (q[-1] - q[b])
     return score, kl0 + p0[..., b] * kl1
+
+
+def run_training(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
+    """``train``, except that a run that diverges returns its history up to there, with ``diverged_at`` set.
+
+    A step size too large for the KL term (β·π_ref/π explodes on a rare token) overflows a logit; instead of
+    filling the history with inf and NaN, the run stops at that step: the history holds the steps before it
+    (finite) and ``diverged_at`` is the step (1-based) that overflowed. All seeds stop together.
+    """
+    if not isinstance(config, LabConfig):
+        raise ValueError(f"config must be an rlcore.LabConfig, got {type(config).__name__}")
+    tree = lab_tree(scenario, config.flattery)
+    seed_list = [count("seeds", s, low=0) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
+    if not seed_list:
+        raise ValueError("seeds must hold at least one seed")
+    if len(seed_list) > 64:
+        raise ValueError(f"seeds may hold at most 64 seeds, got {len(seed_list)}")
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        return training_loop(tree, config, seed_list)
 
 
 def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
@@ -289,235 +482,103 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
             the other seeds.
 
     Returns:
-        LabHistory with a leading seed axis (see its fields).
+        LabHistory with a leading seed axis (see its fields). A run whose logits overflow raises
+        ValueError naming lr; ``run_training`` returns its history up to there instead.
     """
-    if not isinstance(config, LabConfig):
-        raise ValueError(f"config must be an rlcore.LabConfig, got {type(config).__name__}")
-    tree = lab_tree(scenario, config.flattery)
-    seed_list = [count("seeds", s, low=0) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
-    if not seed_list:
-        raise ValueError("seeds must hold at least one seed")
-    if len(seed_list) > 64:
-        raise ValueError(f"seeds may hold at most 64 seeds, got {len(seed_list)}")
-    # A step size too large for the KL term (β·π_ref/π explodes on a rare token) overflows: report it
-    # as a diverged run instead of filling the history with inf and NaN.
-    progress = [0]
-    try:
-        with np.errstate(over="raise", invalid="raise", divide="raise"):
-            return training_loop(tree, config, seed_list, progress)
-    except FloatingPointError:
-        raise ValueError(f"lr: the run diverged at step {progress[0] + 1} (a logit overflowed); try a step "
-                         f"size below {config.lr:g}, fewer epochs or a smaller β") from None
+    history = run_training(scenario, config, seeds)
+    if history.diverged_at is not None:
+        raise ValueError(f"lr: the run diverged at step {history.diverged_at} (a logit overflowed); try a step "
+                         f"size below {config.lr:g}, fewer epochs or a smaller β")
+    return history
 
 
-def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: list[int]) -> LabHistory:
-    """The loop behind ``train``, step by step: sample, score, advantages, epochs of gradient descent.
+def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: list[int] | None = None) -> LabHistory:
+    """The loop behind ``train``: each step samples a group, scores it, computes advantages, updates the policy.
 
-    Call ``train`` instead: it checks the inputs, builds the tree and turns an overflow into a
-    ValueError. ``progress[0]`` holds the step being run.
+    Call ``train`` or ``run_training`` instead: they check the inputs, build the tree and turn on the
+    floating-point errors by which this loop notices an overflow (it then stops and sets ``diverged_at``).
+    ``progress[0]``, if given, holds the step being run.
     """
-    algo = c.algorithm
-    n_seeds, n_steps, g, k = len(seed_list), c.steps, c.group_size, len(tree.tokens)
-    b, flat = tree.best, tree.flattery
-    group = algo in GROUP_METHODS
-    epochs = c.epochs if c.clipped else 1
-
+    family = FAMILIES[c.family]
+    aggregate = LOSS_AGGREGATIONS[c.loss_agg or family.loss_agg]
+    n_seeds, g = len(seed_list), c.group_size
     # Random numbers for the whole run, drawn up front per seed: [S, T, 3, G] uniforms (first token,
     # continuation, which sample) and, for the noise judge, [S, T, G] standard normals.
     rngs = [np.random.default_rng(s) for s in seed_list]
-    uniforms = np.stack([r.random((n_steps, 3, g)) for r in rngs])
-    normals = np.stack([r.standard_normal((n_steps, g)) for r in rngs]) if c.judge == "noise" else None
-    lengths = np.array([s.size for s in tree.leaf_samples])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat_samples = np.concatenate(tree.leaf_samples)
+    uniforms = np.stack([r.random((c.steps, 3, g)) for r in rngs])
+    normals = np.stack([r.standard_normal((c.steps, g)) for r in rngs]) if c.judge == "noise" else None
+    table = ScoreTable.of(tree.leaf_samples)
+    logref = (logits_from_probs(tree.ref_first), logits_from_probs(tree.ref_branch))
+    z0, z1 = (np.tile(r, (n_seeds, 1)) for r in logref)
+    state = LabState(baseline=np.zeros(n_seeds), critic=np.zeros((n_seeds, 2)))
+    log = _Log.empty(n_seeds, c.steps, g, len(tree.tokens))
 
-    logref0 = logits_from_probs(tree.ref_first)
-    logref1 = logits_from_probs(tree.ref_branch)
-    z0 = np.tile(logref0, (n_seeds, 1))
-    z1 = np.tile(logref1, (n_seeds, 1))
-    eye0, eye1 = np.eye(k), np.eye(2)
-    rows = np.arange(n_seeds)[:, None]
-    critic = np.zeros((n_seeds, 2))
-    running_b = np.zeros(n_seeds)
-
-    probs0 = np.empty((n_seeds, n_steps + 1, k))
-    logps0 = np.empty((n_seeds, n_steps + 1, k))
-    logps1 = np.empty((n_seeds, n_steps + 1, 2))
-    values = np.full((n_seeds, n_steps + 1, 2), np.nan)
-    mean_score = np.empty((n_seeds, n_steps))
-    clip_frac = np.zeros((n_seeds, n_steps))
-    loss_out = np.empty((n_seeds, n_steps))
-    grad_out = np.empty((n_seeds, n_steps))
-    scores_out = np.empty((n_seeds, n_steps, g))
-    actions_out = np.full((n_seeds, n_steps, g, 2), -1, dtype=np.int64)
-    rewards_out = np.zeros((n_seeds, n_steps, g, 2))
-    adv_out = np.zeros((n_seeds, n_steps, g, 2))
-
-    for t in range(n_steps):
-        progress[0] = t
-        logp0, logp1 = _log_softmax_rows(z0), _log_softmax_rows(z1)
-        p0, p1 = np.exp(logp0), np.exp(logp1)
-        logps0[:, t], logps1[:, t], probs0[:, t] = logp0, logp1, p0
-        if algo == "ppo":
-            values[:, t] = critic
-
-        # 1. Sample a group of answers and score them.
-        u = uniforms[:, t]
-        a0 = _sample_rows(p0, u[:, 0])                                     # [S, G]
-        branch = (a0 == b) & flat                                          # reaches decision 1
-        a1 = np.where(branch, _sample_rows(p1, u[:, 1]), -1)               # [S, G]
-        leaf = np.where(a1 == 1, k, a0)
-        if c.judge == "samples":
-            picks = (u[:, 2] * lengths[leaf]).astype(np.int64)
-            scores = flat_samples[offsets[leaf] + picks]
-        else:
-            scores = tree.leaf_means[leaf] + c.noise * normals[:, t]
-        mask = np.stack([np.ones_like(branch), branch], axis=-1)           # [S, G, 2] real tokens
-        n_tok = mask.sum(axis=-1)                                          # 1 or 2 tokens per answer
-        onehot0 = eye0[a0]                                                 # [S, G, K]
-        onehot1 = eye1[np.maximum(a1, 0)] * branch[..., None]              # [S, G, 2]
-
-        a1_safe = np.maximum(a1, 0)
-
-        def token_logp(lp0, lp1, a0=a0, a1_safe=a1_safe, branch=branch):
-            out = np.empty((n_seeds, g, 2))                                # [S, G, 2], 0 at padding
-            out[..., 0] = lp0[rows, a0]
-            out[..., 1] = np.where(branch, lp1[rows, a1_safe], 0.0)
-            return out
-
-        lp_old = token_logp(logp0, logp1)
-        lp_ref = token_logp(np.broadcast_to(logref0, logp0.shape), np.broadcast_to(logref1, logp1.shape))
-        k1 = _kl_estimates(lp_old, lp_ref).k1  # the loop calls the checked functions' formulas directly:
-        # their checks cost more than the training itself, and these arrays are valid by construction
-
-        # 2. Advantages (and per-token rewards) of every token.
-        last = n_tok - 1                                                   # position of the last token
-        on_last = np.arange(2) == last[..., None]                          # [S, G, 2]
-        if group:
-            rewards = np.where(on_last, scores[..., None], 0.0)
-            adv_answer = np.stack([_group_advantages(s, algo, GROUP_EPS) for s in scores])   # [S, G]
-            adv = np.where(mask, adv_answer[..., None], 0.0)
-        else:
-            rewards = np.where(on_last, scores[..., None], 0.0) - c.beta * k1 * mask
-            if algo == "ppo":
-                v_pad = np.concatenate([critic[:, None, :] * mask, np.zeros((n_seeds, g, 1))], axis=-1)
-                adv = _padded_gae(rewards, v_pad, mask, c.gamma, c.lam)
-                targets = adv + v_pad[..., :2]
-            else:
-                returns = _padded_gae(rewards, np.zeros((n_seeds, g, 3)), mask, c.gamma, 1.0)
-                base = running_b if algo == "reinforce_mean" else np.zeros(n_seeds)
-                adv = np.where(mask, returns - base[:, None, None], 0.0)
-                running_b = running_b + c.baseline_rate * (scores.mean(axis=1) - running_b)
-
-        # 3. Token weights of the loss: REINFORCE sums an answer's tokens, the GRPO family averages
-        #    them (1/|oᵢ|), then both average over the G answers; PPO averages over all tokens.
-        if algo == "ppo":
-            weight = mask / mask.sum(axis=(1, 2), keepdims=True)
-        elif group:
-            weight = mask / (g * n_tok[..., None])
-        else:
-            weight = mask / g
-
-        # 4. Epochs of gradient descent on the loss.
-        clipped_sum = np.zeros(n_seeds)
-        n_real = mask.sum(axis=(1, 2))
-        for epoch in range(epochs):
-            first = epoch == 0
-            lp0_now, lp1_now = (logp0, logp1) if first else (_log_softmax_rows(z0), _log_softmax_rows(z1))
-            lp = token_logp(lp0_now, lp1_now)
-            if c.clipped:
-                ratio = np.exp(lp - lp_old)
-                clipped = _clipped_mask(ratio, adv, c.eps, c.eps)
-                coeff = np.where(clipped, 0.0, adv * ratio)                     # ∂L/∂log π
-                if group and c.beta > 0:
-                    coeff = coeff + c.beta * np.expm1(lp_ref - lp)              # −β ∂k3/∂log π
-                clipped_sum += clipped.sum(axis=(1, 2)) / n_real
-            else:
-                coeff = adv
-            if first:  # the loss as a trainer logs it: at the first epoch, where ρ = 1
-                if c.clipped:
-                    objective = _surrogate(ratio, adv, c.eps, c.eps)
-                    if group and c.beta > 0:
-                        objective = objective - c.beta * _kl_estimates(lp, lp_ref).k3
-                else:
-                    objective = adv * lp
-                loss_out[:, t] = -(weight * objective).sum(axis=(1, 2))
-            w = weight * coeff                                                  # [S, G, 2]
-            grad0 = -((w[:, None, :, 0] @ onehot0)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(lp0_now))
-            grad1 = -((w[:, None, :, 1] @ onehot1)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(lp1_now))
-            if first:
-                grad_out[:, t] = np.sqrt((grad0**2).sum(axis=1) + (grad1**2).sum(axis=1))
-            z0 = z0 - c.lr * grad0
-            z1 = z1 - c.lr * grad1
-            if algo == "ppo":
-                visits = mask.sum(axis=1)                                       # [S, 2]
-                target_sum = (targets * mask).sum(axis=1)
-                mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
-                critic = critic + c.critic_lr * (mean_target - critic)
-        clip_frac[:, t] = clipped_sum / epochs
-
-        mean_score[:, t] = scores.mean(axis=1)
-        scores_out[:, t] = scores
-        actions_out[:, t, :, 0], actions_out[:, t, :, 1] = a0, a1
-        rewards_out[:, t] = rewards
-        adv_out[:, t] = adv
+    for t in range(c.steps + 1):  # the last pass only records the final policy
+        step = min(t, c.steps - 1)
+        if progress is not None:
+            progress[0] = step
+        try:
+            logp0, logp1 = _log_softmax(z0), _log_softmax(z1)
+        except FloatingPointError:  # the last update left logits too far apart: the history ends before it
+            return log.history(tree, logref, t - 1, diverged_at=step + 1)
+        log.policy(t, logp0, logp1, state.critic if c.algorithm == "ppo" else None)
+        if t == c.steps:
+            break
+        try:
+            group = _sample_group(tree, c, logp0, logp1, uniforms[:, t],
+                                  None if normals is None else normals[:, t], table, logref)
+            rewards, adv, state = family.advantages(group, state, c)
+            z0, z1, loss, grad_norm, clip = policy_update(z0, z1, logp0, logp1, group, adv,
+                                                    aggregate(group.mask, group.n_tokens), c, family)
+        except FloatingPointError:
+            return log.history(tree, logref, t, diverged_at=t + 1)
+        log.step(t, group, rewards, adv, loss, grad_norm, clip)
+    return log.history(tree, logref, c.steps, diverged_at=None)
 
 
-    logps0[:, -1], logps1[:, -1] = _log_softmax_rows(z0), _log_softmax_rows(z1)
-    probs0[:, -1] = np.exp(logps0[:, -1])
-    if algo == "ppo":
-        values[:, -1] = critic
-    expected, kl_exact = _exact_stats(tree, logps0, logps1, logref0, logref1)
-    probs1 = np.exp(logps1) if flat else np.broadcast_to([1.0, 0.0], logps1.shape).copy()
-    dead = np.ptp(scores_out, axis=2) == 0
-    return LabHistory(probs0, probs1, expected, kl_exact, mean_score, clip_frac, loss_out, grad_out,
-                      values, dead, scores_out, actions_out, rewards_out, adv_out)
+@dataclass
+class _Log:
+    """The arrays of a LabHistory, filled step by step."""
 
+    logp0: np.ndarray
+    logp1: np.ndarray
+    values: np.ndarray
+    loss: np.ndarray
+    grad_norm: np.ndarray
+    clip: np.ndarray
+    scores: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+    advantages: np.ndarray
 
-def thin_steps(n: int, max_points: int) -> np.ndarray:
-    """At most ``max_points`` evenly spaced indices of 0…n−1, always with the first and the last.
+    @classmethod
+    def empty(cls, n_seeds: int, n_steps: int, g: int, k: int) -> _Log:
+        per_step = (n_seeds, n_steps)
+        return cls(np.empty((n_seeds, n_steps + 1, k)), np.empty((n_seeds, n_steps + 1, 2)),
+                   np.full((n_seeds, n_steps + 1, 2), np.nan), np.empty(per_step), np.empty(per_step),
+                   np.zeros(per_step), np.empty((*per_step, g)), np.full((*per_step, g, 2), -1, dtype=np.int64),
+                   np.zeros((*per_step, g, 2)), np.zeros((*per_step, g, 2)))
 
-    What a chart keeps of a long run so that it stays small.
+    def policy(self, t: int, logp0: np.ndarray, logp1: np.ndarray, critic: np.ndarray | None) -> None:
+        self.logp0[:, t], self.logp1[:, t] = logp0, logp1
+        if critic is not None:
+            self.values[:, t] = critic
 
-    >>> thin_steps(11, 4).tolist()
-    [0, 4, 8, 10]
-    >>> thin_steps(3, 10).tolist()
-    [0, 1, 2]
-    """
-    size = count("n", n, low=1)
-    top = count("max_points", max_points, low=2)
-    if size <= top:
-        return np.arange(size)
-    stride = -(-size // (top - 1))
-    idx = np.arange(0, size, stride)
-    return idx if idx[-1] == size - 1 else np.append(idx, size - 1)
+    def step(self, t: int, group: Group, rewards, adv, loss, grad_norm, clip) -> None:
+        self.loss[:, t], self.grad_norm[:, t], self.clip[:, t] = loss, grad_norm, clip
+        self.scores[:, t] = group.scores
+        self.actions[:, t, :, 0], self.actions[:, t, :, 1] = group.first, group.second
+        self.rewards[:, t], self.advantages[:, t] = rewards, adv
 
-
-def dead_share(dead, window: int = 1) -> np.ndarray:
-    """Share of dead groups per step: over the seeds, and over the last ``window`` steps.
-
-    shareₜ = mean over seeds and over steps t−w+1…t of deadₛ,ₜ (fewer steps at the start).
-
-    Args:
-        dead: shape [S, T] bool, ``LabHistory.dead``.
-        window: w ≥ 1 steps to average over.
-
-    Returns:
-        shape [T], in [0, 1].
-
-    >>> dead_share([[True, False, False, True]], window=2).tolist()
-    [1.0, 0.5, 0.0, 0.5]
-    """
-    d = np.asarray(dead)
-    if d.ndim != 2 or d.size == 0:
-        raise ValueError(f"dead must have shape [S, T] with S, T ≥ 1, got {d.shape}")
-    if d.dtype != bool and not np.all(np.isin(d, (0, 1))):
-        raise ValueError("dead must hold only True/False")
-    w = count("window", window, low=1)
-    per_step = d.astype(np.float64).mean(axis=0)
-    total = np.cumsum(np.concatenate([[0.0], per_step]))
-    starts = np.maximum(np.arange(per_step.size) + 1 - w, 0)
-    return (total[1:] - total[starts]) / (np.arange(per_step.size) + 1 - starts)
+    def history(self, tree: LabTree, logref, n: int, diverged_at: int | None) -> LabHistory:
+        """The history of the first n steps (the policy before each and after the last)."""
+        logp0, logp1 = self.logp0[:, :n + 1], self.logp1[:, :n + 1]
+        expected, kl_exact = _exact_stats(tree, logp0, logp1, *logref)
+        probs1 = np.exp(logp1) if tree.flattery else np.broadcast_to([1.0, 0.0], logp1.shape).copy()
+        scores = self.scores[:, :n]
+        return LabHistory(np.exp(logp0), probs1, expected, kl_exact, scores.mean(axis=2), self.clip[:, :n],
+                          self.loss[:, :n], self.grad_norm[:, :n], self.values[:, :n + 1], np.ptp(scores, axis=2) == 0,
+                          scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n], diverged_at)
 
 
 def first_step_loss(history: LabHistory) -> tuple[float, float]:
@@ -529,4 +590,3 @@ def first_step_loss(history: LabHistory) -> tuple[float, float]:
     if not isinstance(history, LabHistory):
         raise ValueError(f"history must be an rlcore.LabHistory, got {type(history).__name__}")
     return float(np.median(history.loss[:, 0])), float(np.median(history.grad_norm[:, 0]))
-

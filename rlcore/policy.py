@@ -6,7 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_array, as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+from ._checks import as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+from .sampling import ScoreTable, sample_tokens
 
 BASELINES = ("none", "batch mean", "V")
 _LOG_FLOOR = np.log(np.finfo(np.float64).tiny)
@@ -27,12 +28,7 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     >>> np.round(softmax(np.log([0.5, 0.3, 0.2])), 10).tolist()
     [0.5, 0.3, 0.2]
     """
-    z = as_vector("logits", logits)
-    tau = positive("temperature", temperature)
-    with np.errstate(over="ignore"):  # (z − max)/τ → −inf only means exp(·) = 0: the argmax limit
-        shifted = (z - z.max()) / tau
-    e = np.exp(shifted)
-    return e / e.sum()
+    return _softmax(as_vector("logits", logits), positive("temperature", temperature))
 
 
 def log_softmax(logits) -> np.ndarray:
@@ -43,9 +39,25 @@ def log_softmax(logits) -> np.ndarray:
     >>> np.round(np.exp(log_softmax([0.0, 0.0])), 10).tolist()
     [0.5, 0.5]
     """
-    z = as_vector("logits", logits)
-    shifted = z - z.max()
-    return shifted - np.log(np.exp(shifted).sum())
+    return _log_softmax(as_vector("logits", logits))
+
+
+def _softmax(z: np.ndarray, tau: float = 1.0) -> np.ndarray:
+    """``softmax``'s formula without its checks, over the last axis of z [..., K] (every row at once).
+
+    Shifting by the row's maximum before dividing by τ keeps exp from overflowing; a tiny τ then sends the
+    other entries to −inf, which only means exp(·) = 0 (the argmax limit), so that overflow is not an error.
+    """
+    with np.errstate(over="ignore"):
+        shifted = (z - z.max(axis=-1, keepdims=True)) / tau
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    """``log_softmax``'s formula without its checks, over the last axis of z [..., K]."""
+    shifted = z - z.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
 def logits_from_probs(probs) -> np.ndarray:
@@ -161,9 +173,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     k, n_seeds = p.size, len(seed_list)
     rngs = [np.random.default_rng(s) for s in seed_list]
     q = np.array([g.mean() for g in groups])
-    lengths = np.array([g.size for g in groups])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = np.concatenate(groups)
+    table = ScoreTable.of(groups)
     eye = np.eye(k)
 
     z = np.tile(logits_from_probs(p), (n_seeds, 1))
@@ -171,18 +181,14 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     scores_out = np.empty((n_seeds, n_steps))
     chunk = max(1, 1_000_000 // (2 * n_batch * n_seeds))  # steps of random numbers drawn at once
     for t in range(n_steps):
-        pi = _softmax_rows(z)
+        pi = _softmax(z)
         probs_out[:, t] = pi
-        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax_rows(_scaled(z, tau))
+        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax(z, tau)
         if t % chunk == 0:  # same numbers as drawing (2, B) per step: a generator's stream does not depend on
             draws = np.stack([r.random((min(chunk, n_steps - t), 2, n_batch)) for r in rngs])  # the draw sizes
         u = draws[:, t % chunk]                                        # [S, 2, B]
-        cdf = np.cumsum(mu, axis=1)
-        cdf[:, -1] = 1.0
-        actions = (u[:, 0, :, None] > cdf[:, None, :]).sum(axis=2)     # [S, B]
-        actions = np.minimum(actions, k - 1)
-        picks = (u[:, 1] * lengths[actions]).astype(np.int64)
-        scores = flat[offsets[actions] + picks]                        # [S, B]
+        actions = sample_tokens(mu, u[:, 0])                           # [S, B]
+        scores = table.draw(actions, u[:, 1])                          # [S, B]
         scores_out[:, t] = scores.mean(axis=1)
         if baseline == "none":
             b = np.zeros((n_seeds, 1))
@@ -194,7 +200,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
         counts = np.einsum("sb,sbk->sk", weight, eye[actions])         # Σ (R−b) e_a
         grad = (counts - weight.sum(axis=1, keepdims=True) * pi) / n_batch
         z = z + eta * grad
-    probs_out[:, -1] = _softmax_rows(z)
+    probs_out[:, -1] = _softmax(z)
     return TrainingRun(probs_out, scores_out)
 
 
@@ -210,17 +216,6 @@ def sampled_training(probs, samples, *, lr: float, steps: int, batch: int,
                                 temperature=temperature, greedy=greedy, baseline=baseline,
                                 seeds=(seed,))
     return TrainingRun(run.probs[0], run.mean_score[0])
-
-
-def _scaled(z: np.ndarray, tau: float) -> np.ndarray:
-    """(z − max z)/τ per row: shifting first keeps a tiny τ from overflowing (the result tends to argmax)."""
-    with np.errstate(over="ignore"):
-        return (z - z.max(axis=1, keepdims=True)) / tau
-
-
-def _softmax_rows(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def discovery_chance(p, k) -> np.ndarray:
@@ -281,45 +276,6 @@ def turning_steps(probs, tol: float = 1e-12) -> np.ndarray:
     return np.where(falls.any(axis=0), falls.argmax(axis=0) + 1, 0)
 
 
-class PolicyTrace(NamedTuple):
-    """Exact policy-gradient trajectory with what moved it at each step."""
-
-    probs: np.ndarray          # shape [S+1, K]: π before the first step and after each step
-    values: np.ndarray         # shape [S+1]: V = Σ π Q at each of those points
-    advantages: np.ndarray     # shape [S+1, K]: A = Q − V at each point
-    logit_changes: np.ndarray  # shape [S, K]: η πₐ Aₐ, the update applied in step t (row t−1)
-    direction: np.ndarray      # shape [S, K] int: +1 if the step raised the token's probability, −1 lowered, 0
-    turning_step: np.ndarray   # shape [K] int: first step at which the token falls after rising, or 0
-
-
-def policy_gradient_trace(probs, q, lr: float, steps: int, tol: float = 1e-12) -> PolicyTrace:
-    """``policy_gradient_path`` plus, for every step, the logit changes and where each token turns.
-
-    Δzₜ = η · πₜ ⊙ (Q − Vₜ); a token with Q above the current V gets a positive push, but its
-    probability rises only if its push beats the π-weighted mean push, so it turns once V passes Q.
-
-    Args:
-        probs: shape [K], the starting policy.
-        q: shape [K], Q of each token.
-        lr: step size η ≥ 0.
-        steps: number of steps (≥ 0).
-        tol: probability changes no larger than this count as "no change" (≥ 0).
-
-    Returns:
-        PolicyTrace(probs [S+1, K], values [S+1], advantages [S+1, K], logit_changes [S, K],
-        direction [S, K], turning_step [K]).
-    """
-    path = policy_gradient_path(probs, q, lr, steps)
-    qv = as_vector("q", q)
-    eta = non_negative("lr", lr)
-    t = non_negative("tol", tol)
-    adv = qv[None, :] - path.values[:, None]
-    change = np.diff(path.probs, axis=0)
-    direction = np.where(change > t, 1, np.where(change < -t, -1, 0))
-    return PolicyTrace(path.probs, path.values, adv, eta * path.probs[:-1] * adv[:-1], direction,
-                       turning_steps(path.probs, t))
-
-
 def temperature_probs(probs, temperature: float) -> np.ndarray:
     """The distribution that sampling at a temperature actually draws from.
 
@@ -372,72 +328,3 @@ def samples_to_discover(p, target: float) -> float:
     if k > 1 and discovery_chance(prob, [k - 1])[0] >= t:
         k -= 1
     return k
-
-
-class ExplorationOutcome(NamedTuple):
-    """Where each seed of a training run ended up, for one token."""
-
-    final: np.ndarray       # shape [S]: the token's probability after the last step
-    converged: np.ndarray   # shape [S], bool: final > threshold
-    fraction: float         # share of seeds that converged
-    first_step: np.ndarray  # shape [S], int: first step at which the probability exceeded threshold, −1 if never
-
-
-def exploration_outcome(run: TrainingRun, token: int, threshold: float = 0.9) -> ExplorationOutcome:
-    """Which seeds of a run found a token and settled on it.
-
-    A seed converges to token a when its final π(a) > threshold (0.9 by default).
-
-    Args:
-        run: a TrainingRun from ``sampled_training_many`` (probs [S, steps+1, K]) or
-            ``sampled_training`` (probs [steps+1, K], treated as one seed).
-        token: the index of the token, in [0, K−1].
-        threshold: in (0, 1).
-
-    Returns:
-        ExplorationOutcome(final [S], converged [S], fraction, first_step [S]).
-    """
-    if not isinstance(run, TrainingRun):
-        raise ValueError(f"run must be a TrainingRun from sampled_training(_many), got {type(run).__name__}")
-    probs = np.asarray(run.probs, dtype=np.float64)
-    if probs.ndim == 2:
-        probs = probs[None]
-    if probs.ndim != 3 or probs.shape[1] < 1 or probs.shape[2] < 1:
-        raise ValueError(f"run.probs must have shape [S, steps+1, K], got {probs.shape}")
-    a = count("token", token, low=0, high=probs.shape[2] - 1)
-    t = in_range("threshold", threshold, 0.0, 1.0)
-    if t in (0.0, 1.0):
-        raise ValueError(f"threshold must lie strictly between 0 and 1, got {t!r}")
-    path = probs[:, :, a]
-    above = path > t
-    first = np.where(above.any(axis=1), above.argmax(axis=1), -1)
-    converged = path[:, -1] > t
-    return ExplorationOutcome(path[:, -1].copy(), converged, float(converged.mean()), first)
-
-
-class SeedBands(NamedTuple):
-    """The middle and the extremes over seeds, per step (what a band chart draws)."""
-
-    median: np.ndarray  # shape [T, ...]
-    low: np.ndarray     # shape [T, ...]: smallest over seeds
-    high: np.ndarray    # shape [T, ...]: largest over seeds
-
-
-def seed_bands(values) -> SeedBands:
-    """Median, minimum and maximum over the seeds axis (axis 0) of a training run's arrays.
-
-    Args:
-        values: shape [S, T, ...], e.g. ``TrainingRun.probs`` or ``TrainingRun.mean_score``.
-
-    Returns:
-        SeedBands(median, low, high), each of shape [T, ...].
-
-    >>> seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]]).median.tolist()
-    [2.0, 5.0]
-    """
-    x = as_array("values", values)
-    if x.ndim < 2 or x.shape[0] < 1:
-        raise ValueError(f"values must have shape [S, T, ...] with S ≥ 1, got {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("values must contain only finite numbers")
-    return SeedBands(np.median(x, axis=0), x.min(axis=0), x.max(axis=0))

@@ -8,6 +8,7 @@ kl_divergence, kl_estimators).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -391,3 +392,57 @@ def test_thin_steps():
     assert idx[0] == 0 and idx[-1] == 200 and len(idx) <= 51 and np.all(np.diff(idx) == 5)
     with pytest.raises(ValueError, match="max_points"):
         rlcore.thin_steps(10, 1)
+
+
+# ---------------------------------------------------------------- divergence as a field, families, loss aggregation
+
+
+def test_a_diverged_run_reports_the_step_and_keeps_the_steps_before_it():
+    c = cfg(algorithm="grpo", steps=50, lr=2.0, beta=2.0)
+    with pytest.raises(ValueError, match=r"diverged at step (\d+)") as err:
+        train(S, c, (0, 1))
+    step = int(re.search(r"diverged at step (\d+)", str(err.value)).group(1))
+    h = rlcore.lab.run_training(S, c, (0, 1))
+    assert h.diverged_at == step and step > 1            # a later step, so there is a history before it
+    done = step - 1                                      # the steps that finished
+    assert h.probs_first.shape == (2, done + 1, 3) and h.loss.shape == (2, done)
+    assert all(np.all(np.isfinite(x)) for x in (h.probs_first, h.kl, h.loss, h.grad_norm, h.advantages))
+    # those steps are exactly a run that stops before the overflow (same uniforms: drawn in the same order)
+    short = train(S, cfg(algorithm="grpo", steps=done, lr=2.0, beta=2.0), (0, 1))
+    assert short.diverged_at is None
+    for name in ("probs_first", "probs_branch", "kl", "loss", "grad_norm", "scores", "actions", "advantages"):
+        np.testing.assert_array_equal(getattr(h, name), getattr(short, name), err_msg=name)
+
+
+def test_every_algorithm_has_a_family_and_every_family_an_advantage_function():
+    assert {rlcore.lab.FAMILY_OF[a] for a in rlcore.ALGORITHMS} == set(rlcore.lab.FAMILIES)
+    assert set(rlcore.lab.FAMILY_OF) == set(rlcore.ALGORITHMS)
+    for family in rlcore.lab.FAMILIES.values():
+        assert callable(family.advantages) and family.loss_agg in rlcore.lab.LOSS_AGGREGATIONS
+
+
+def test_loss_aggregation_matters_only_when_answers_differ_in_length():
+    # flattery off: every answer is one token, so the per-answer mean, sum and the token mean all weigh 1/G
+    base = train(S, cfg(algorithm="grpo", steps=20, flattery=False), SEEDS)
+    for agg in rlcore.lab.LOSS_AGGREGATIONS:
+        other = train(S, cfg(algorithm="grpo", steps=20, flattery=False, loss_agg=agg), SEEDS)
+        np.testing.assert_allclose(other.probs_first, base.probs_first, rtol=1e-12, atol=1e-15)
+    # flattery on: two-token answers weigh each token 1/(2G) by default, 1/G summed: the runs part
+    mean = train(S, cfg(algorithm="grpo", steps=20), SEEDS)
+    summed = train(S, cfg(algorithm="grpo", steps=20, loss_agg="seq-mean-token-sum"), SEEDS)
+    assert not np.allclose(mean.probs_branch, summed.probs_branch)
+
+
+def test_token_weights_of_each_aggregation_by_hand():
+    # G = 2 answers of 1 and 2 tokens: 3 real tokens
+    mask = np.array([[[True, False], [True, True]]])
+    n_tokens = mask.sum(axis=-1)
+    agg = rlcore.lab.LOSS_AGGREGATIONS
+    np.testing.assert_allclose(agg["token-mean"](mask, n_tokens), [[[1 / 3, 0], [1 / 3, 1 / 3]]])
+    np.testing.assert_allclose(agg["seq-mean-token-mean"](mask, n_tokens), [[[1 / 2, 0], [1 / 4, 1 / 4]]])
+    np.testing.assert_allclose(agg["seq-mean-token-sum"](mask, n_tokens), [[[1 / 2, 0], [1 / 2, 1 / 2]]])
+
+
+def test_config_rejects_an_unknown_loss_aggregation():
+    with pytest.raises(ValueError, match="loss_agg"):
+        LabConfig(loss_agg="sum")

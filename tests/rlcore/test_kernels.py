@@ -1,0 +1,144 @@
+"""The shared kernels: one token sampler, one score draw, one softmax, one batched GAE, each against a plain loop.
+
+Expected values are plain Python loops written from the formulas in the docstrings, or worked out by hand.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore.credit import gae_batch
+from rlcore.policy import _log_softmax, _softmax
+from rlcore.sampling import ScoreTable, sample_tokens
+
+
+def _sample_by_loop(probs, u):
+    """The first token whose cumulative probability exceeds u; if rounding leaves u above them all, the last
+    token the distribution can write."""
+    total = 0.0
+    for a, p in enumerate(probs):
+        total += p
+        if u < total:
+            return a
+    return max(a for a, p in enumerate(probs) if p > 0)
+
+
+def test_sampler_matches_a_plain_loop():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        k = int(rng.integers(1, 7))
+        probs = rng.dirichlet(np.ones(k))
+        probs[rng.random(k) < 0.3] = 0.0          # some tokens the policy never writes
+        if probs.sum() == 0:
+            probs[0] = 1.0
+        probs /= probs.sum()
+        cdf = np.cumsum(probs)
+        u = np.concatenate([rng.random(20), [0.0, np.nextafter(1.0, 0)], cdf, np.nextafter(cdf, 0)])  # boundaries
+        u = u[u < 1.0]
+        got = sample_tokens(probs, u)
+        assert got.tolist() == [_sample_by_loop(probs, x) for x in u]
+        assert np.all(probs[got] > 0)             # a token with π = 0 is never drawn, not even at u = 0
+
+
+def test_sampler_at_the_boundaries_by_hand():
+    # π = (0, 0.5, 0.5): token 0's slice is empty; token 1 holds [0, 0.5), token 2 [0.5, 1)
+    assert sample_tokens(np.array([0.0, 0.5, 0.5]), np.array([0.0, 0.5, 0.999])).tolist() == [1, 2, 2]
+    # greedy on the last token: every u picks it, u = 0 included (the u ≤ C convention would pick token 0)
+    assert sample_tokens(np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.3])).tolist() == [2, 2]
+    # ten times 0.1 sums to 0.9999999999999999 in float64: the largest u below 1 still gets token 9, not the
+    # 11th token, which has π = 0
+    assert sample_tokens(np.array([0.1] * 10 + [0.0]), np.array([np.nextafter(1.0, 0.0)])).tolist() == [9]
+
+
+def test_sampler_is_batched_over_rows():
+    probs = np.array([[1.0, 0.0], [0.0, 1.0]])
+    u = np.array([[0.1, 0.9], [0.1, 0.9]])
+    np.testing.assert_array_equal(sample_tokens(probs, u), [[0, 0], [1, 1]])
+
+
+def test_sampler_frequencies_follow_the_probabilities():
+    probs = np.array([0.5, 0.3, 0.2])
+    counts = np.bincount(sample_tokens(probs, np.random.default_rng(1).random(200_000)), minlength=3) / 200_000
+    np.testing.assert_allclose(counts, probs, atol=0.005)
+
+
+def test_score_table_draws_each_score_of_a_token_equally_often():
+    table = ScoreTable.of([np.array([3.0, 1.0, 2.0]), np.array([5.0])])
+    assert table.offsets.tolist() == [0, 3] and table.lengths.tolist() == [3, 1]
+    # ⌊u·3⌋: u in [0, 1/3) → 3, [1/3, 2/3) → 1, [2/3, 1) → 2
+    got = table.draw(np.array([0, 0, 0, 0, 1]), np.array([0.0, 0.34, 0.67, 0.999, 0.5]))
+    assert got.tolist() == [3.0, 1.0, 2.0, 2.0, 5.0]
+
+
+def test_softmax_kernel_is_the_public_softmax_row_by_row():
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=(4, 5)) * 10
+    for tau in (1e-3, 1.0, 7.0):
+        rows = _softmax(z, tau)
+        for r in range(4):
+            np.testing.assert_array_equal(rows[r], rlcore.softmax(z[r], tau))
+            e = [math.exp((x - max(z[r])) / tau) for x in z[r]]
+            np.testing.assert_allclose(rows[r], [x / sum(e) for x in e], rtol=1e-12)
+    logs = _log_softmax(z)
+    for r in range(4):
+        np.testing.assert_array_equal(logs[r], rlcore.log_softmax(z[r]))
+        np.testing.assert_allclose(np.exp(logs[r]), rlcore.softmax(z[r]), rtol=1e-12)
+
+
+def _gae_by_loop(rewards, values, gamma, lam):
+    adv, last = [0.0] * len(rewards), 0.0
+    for t in reversed(range(len(rewards))):
+        last = rewards[t] + gamma * values[t + 1] - values[t] + gamma * lam * last
+        adv[t] = last
+    return adv
+
+
+def test_batched_gae_on_answers_of_different_lengths_matches_a_loop_per_answer():
+    rng = np.random.default_rng(3)
+    lengths = np.array([[1, 4, 2], [3, 4, 1]])      # [2, 3] answers, padded to T = 4
+    rewards = rng.normal(size=(2, 3, 4))
+    values = rng.normal(size=(2, 3, 5))
+    mask = np.arange(4) < lengths[..., None]
+    rewards = np.where(mask, rewards, 0.0)
+    for i in range(2):
+        for j in range(3):                            # V after the answer's last token: 0 (it is finished)
+            values[i, j, lengths[i, j]:] = 0.0
+    for gamma, lam in ((1.0, 1.0), (0.9, 0.95), (0.5, 0.0)):
+        got = gae_batch(rewards, values, gamma, lam, mask)
+        for i in range(2):
+            for j in range(3):
+                n = lengths[i, j]
+                expected = _gae_by_loop(rewards[i, j, :n], values[i, j, :n + 1], gamma, lam)
+                np.testing.assert_allclose(got[i, j, :n], expected, rtol=1e-12, atol=1e-12)
+                np.testing.assert_array_equal(got[i, j, n:], 0.0)
+                np.testing.assert_array_equal(got[i, j, :n], rlcore.gae(rewards[i, j, :n], values[i, j, :n + 1],
+                                                                        gamma, lam))
+
+
+def test_batched_gae_by_hand():
+    # rewards (0, 2), V (1, 2, 0), γ = λ = 1: δ = (0 + 2 − 1, 2 + 0 − 2) = (1, 0); Â₁ = 0, Â₀ = 1 + 0 = 1
+    # second answer is one token long: δ₀ = 1 + 0 − 0.5 = 0.5, the padded position gets 0
+    got = gae_batch(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
+                    np.array([[True, True], [True, False]]))
+    np.testing.assert_array_equal(got, [[1.0, 0.0], [0.5, 0.0]])
+
+
+def test_sampled_training_never_trains_on_a_token_greedy_decoding_cannot_write():
+    # greedy on "b": every answer is b, whatever the uniforms; b's score is 5, so a "none" baseline pushes b up
+    run = rlcore.sampled_training([0.0, 0.7, 0.3], [[100.0], [5.0], [1.0]], lr=0.1, steps=20, batch=16,
+                                  greedy=True, baseline="none", seed=0)
+    np.testing.assert_array_equal(run.mean_score, 5.0)
+    assert run.probs[-1, 0] < 1e-300               # the floor of log 0: never drawn, never trained on
+    assert np.all(np.diff(run.probs[:, 1]) > 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sample_answers_scores_come_from_the_drawn_tokens(seed):
+    samples = [[3.0, 1.0], [5.0], [10.0, 8.0]]
+    actions, scores = rlcore.sample_answers([0.5, 0.3, 0.2], samples, 300, seed)
+    for a, s in zip(actions, scores, strict=True):
+        assert s in samples[a]
