@@ -9,7 +9,7 @@ import streamlit as st
 
 import rlcore
 from ui import charts, page
-from ui.colors import PALETTE
+from ui.colors import METHOD_PALETTE
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
@@ -124,7 +124,7 @@ def clipping_panel() -> None:
                            pd.DataFrame({"probability": cc.x, "objective": cc.neg, "advantage": neg_name})],
                           ignore_index=True)
         spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low],
-                              "region": ["flat for A > 0", "flat for A < 0"], "color": [PALETTE[0], PALETTE[1]]})
+                              "region": ["flat for A > 0", "flat for A < 0"], "color": list(METHOD_PALETTE[:2])})
         bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["", ""]})  # numbers in the subtitle: no overlap
         ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
                           charts.line_chart(curve, x="probability", y="objective", series="advantage",
