@@ -109,9 +109,10 @@ def page_label(target: str) -> str:
 # one markdown table and one link per page: far fewer elements than a row of columns per term
 st.markdown("| Term | What it means | In this example | Page |\n|---|---|---|---|\n" + "\n".join(
     f"| **{term}** | {meaning} | {value} | {page_label(target)} |" for term, meaning, value, target in rows))
-targets = list(dict.fromkeys(target for *_, target in rows))
+targets = [p.path for p in nav.PAGES if p is not nav.HOME]  # every page, the lab and the glossary too
 for start in range(0, len(targets), 4):
     for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
         col.page_link(target, label=page_label(target), icon=nav.info(target).icon)
 
 page.check_link()
+page.nav.footer(__file__)

@@ -224,3 +224,4 @@ page.predict(
 )
 
 page.show_code(rlcore.next_step, rlcore.temperature_probs, rlcore.rule_based_judge)
+page.nav.footer(__file__)

@@ -157,3 +157,4 @@ def reward_panel() -> None:
 reward_panel()
 
 page.show_code(rlcore.sparse_rewards, rlcore.discounted_returns, rlcore.first_token_return, rlcore.outcome_judge)
+page.nav.footer(__file__)

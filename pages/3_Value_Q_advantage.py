@@ -219,3 +219,4 @@ page.predict(question, ["positive", "zero", "negative"], sign,
              key="predict_vqa")
 
 page.show_code(rlcore.value_breakdown, rlcore.sample_answers, rlcore.mc_estimates, rlcore.running_mc_estimates)
+page.nav.footer(__file__)

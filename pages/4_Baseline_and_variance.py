@@ -213,3 +213,4 @@ page.predict(
     key="predict_baseline")
 
 page.show_code(rlcore.baseline_study, rlcore.gradient_stats, rlcore.optimal_baseline, rlcore.gradient_variance_curve)
+page.nav.footer(__file__)

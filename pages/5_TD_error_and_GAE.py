@@ -229,3 +229,4 @@ answer_panel()
 
 page.show_code(rlcore.answer_trace, rlcore.td_errors, rlcore.gae, rlcore.group_credit, rlcore.group_advantages,
                rlcore.critic_error_study)
+page.nav.footer(__file__)

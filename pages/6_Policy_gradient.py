@@ -213,3 +213,4 @@ policy_gradient_panel()
 
 page.show_code(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
                rlcore.sampled_training_many)
+page.nav.footer(__file__)

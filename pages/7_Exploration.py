@@ -261,3 +261,4 @@ exploration_panel()
 
 page.show_code(rlcore.sampled_training_many, rlcore.temperature_probs, rlcore.discovery_chance,
                rlcore.samples_to_discover, rlcore.exploration_outcome)
+page.nav.footer(__file__)

@@ -326,3 +326,4 @@ kl_panel()
 page.show_code(rlcore.clip_bounds, rlcore.clipped_objective, rlcore.batch_advantages, rlcore.ppo_epochs,
                rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy, rlcore.kl_estimators,
                rlcore.kl_estimator_study)
+page.nav.footer(__file__)

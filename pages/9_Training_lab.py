@@ -322,3 +322,4 @@ with st.expander("What each algorithm does, in one line"):
 
 page.show_code(rlcore.train, rlcore.training_loop, rlcore.lab_tree, rlcore.group_advantages, rlcore.gae,
                rlcore.clipped_objective, rlcore.kl_estimators)
+page.nav.footer(__file__)

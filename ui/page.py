@@ -6,21 +6,31 @@ import inspect
 
 import streamlit as st
 
+from . import nav, spec
 from . import scenario as scenario_panel
-from . import spec
 from .format import esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 
 
-def setup(title: str, icon: str, intro: str):
-    """Page config, title, a short explanation, and the shared scenario sidebar; returns the scenario."""
+def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
+    """Page config, title, a short explanation, the page list and the shared scenario sidebar; returns the
+    scenario (None when ``scenario`` is False).
+
+    The icon comes from the page's entry in ``ui.nav`` (found from the calling file's path), a Material
+    icon that needs no emoji font; ``icon`` is used only by a script that is not in the map.
+    """
+    caller = inspect.currentframe().f_back.f_code.co_filename
+    here = nav.path_of(caller)
+    if here is not None:
+        icon = nav.info(here).icon
     st.set_page_config(page_title=f"{title} · RL for LLMs", page_icon=icon, layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH)
-    st.title(f"{icon} {title}")
+    st.title(f"{icon} {title}" if icon else title)
     st.markdown(intro)
     st.session_state[_LINK] = {k: st.query_params.get_all(k) for k in st.query_params}
-    return scenario_panel.sidebar()
+    nav.sidebar(here)
+    return scenario_panel.sidebar() if scenario else None
 
 
 def run(fn, *args, **kwargs):
