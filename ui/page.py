@@ -131,18 +131,43 @@ def presets(views: dict, *, label: str = "Views an instructor might show") -> No
         col.button(name, on_click=apply, args=(values,), width="stretch", key=f"view_{name}")
 
 
-def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> None:
-    """Predict, then reveal: the learner commits to an answer before seeing it explained.
+def _reveal(state_key: str) -> None:
+    st.session_state[state_key] = True
 
-    ``answer`` must be computed from the current state (rlcore), so it stays right when the
-    scenario changes. ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
+
+def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> bool:
+    """Predict, then observe: the learner commits to an answer before the page shows what gives it away.
+
+    Place it right after the intro, above the first chart, and draw what answers it only once revealed::
+
+        revealed = page.predict("Is A positive?", ["yes", "no"], answer, why, key="predict_a")
+        if revealed:
+            st.metric("A", fmt(a))
+
+    Returns True once the learner has chosen or pressed "Just show me" (kept in ``st.session_state``
+    under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns). ``answer`` must be
+    computed from the current state (rlcore), so it stays right when the scenario changes.
+    ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
     """
+    shown = f"{key}_shown"
     with st.container(border=True):
         st.markdown(f"**Predict first.** {question}")
         choice = st.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed")
+        if choice is None and not st.session_state.get(shown):
+            left, right = st.columns([3, 1], vertical_alignment="center")
+            left.caption("Choose an answer to reveal what happens.")
+            right.button("Just show me", key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
+            return False
         if choice is None:
-            st.caption("Choose an answer to reveal what happens.")
+            st.info(f"The answer is **{answer}**. {explanation}")
         elif choice == answer:
             st.success(f"Right: **{answer}**. {explanation}")
         else:
             st.warning(f"Not this time: the answer is **{answer}**. {explanation}")
+    return True
+
+
+def why(text: str) -> None:
+    """A closed "Why this matters" expander under a page's intro: the motivation, for who wants it."""
+    with st.expander("Why this matters", icon=":material/lightbulb:"):
+        st.markdown(text)
