@@ -152,10 +152,11 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
     shown = f"{key}_shown"
     with st.container(border=True):
         st.markdown(f"**Predict first.** {question}")
-        choice = st.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed")
+        # one row: the choices, and a way out for who would rather just look (stacked on a phone)
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        choice = left.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed",
+                            help="Choose an answer to reveal what happens")
         if choice is None and not st.session_state.get(shown):
-            left, right = st.columns([3, 1], vertical_alignment="center")
-            left.caption("Choose an answer to reveal what happens.")
             right.button("Just show me", key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
             return False
         if choice is None:
