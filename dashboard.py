@@ -36,11 +36,13 @@ with left:
                                 "mean judge score (Q)": st.column_config.NumberColumn(format="%.2f")})
 with right:
     st.subheader("One round of the loop")
+    # edges and their label in mid grey: 3.4:1 on white and 5.6:1 on the dark theme (black vanished there)
     st.graphviz_chart("""
 digraph loop {
   rankdir=TB; bgcolor="transparent";
-  node [shape=box, style="rounded,filled", fillcolor="#F2F2F2", fontname="Helvetica", fontsize=12];
-  edge [fontname="Helvetica", fontsize=10, color="#555555"];
+  node [shape=box, style="rounded,filled", fillcolor="#F2F2F2", fontcolor="#1A1A1A", color="#8C8C8C",
+        fontname="Helvetica", fontsize=12];
+  edge [fontname="Helvetica", fontsize=11, color="#8C8C8C", fontcolor="#8C8C8C", penwidth=1.5];
   prompt [label="Environment gives a prompt"];
   write  [label="Policy writes an answer\\n(one token = one action)"];
   judge  [label="Judge scores the whole answer"];
