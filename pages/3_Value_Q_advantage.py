@@ -122,7 +122,8 @@ def draw_panel() -> None:
     cols[0].metric("V (the state)", fmt(bd.v), help="Σ π·Q: the expected judge score before choosing")
     for col, tok, q, a in zip(cols[1:], tokens, bd.q, bd.advantage, strict=True):
         col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-") if revealed else None,
-                   delta_description="= A", help="The number below is the advantage A = Q − V")
+                   delta_description="= A" if revealed else None,
+                   help="The number below is the advantage A = Q − V" if revealed else None)
 
     # --- The picture ---------------------------------------------------------------------------------------------
     st.subheader("Each sampled answer, each token's Q, and the state's V")
