@@ -25,7 +25,7 @@ st.markdown(" · ".join(f"[{esc(t.name)}](#{t.anchor})" for t in shown))
 for t in shown:
     st.subheader(t.name, anchor=t.anchor)
     st.markdown(t.text)
-    symbols = [a for a in t.aliases if a not in t.name]
+    symbols = [a for a in t.aliases if a.lower() not in t.name.lower()]
     notes = []
     if symbols:
         notes.append("also: " + ", ".join(symbols))
