@@ -36,11 +36,13 @@ with left:
                                 "mean judge score (Q)": st.column_config.NumberColumn(format="%.2f")})
 with right:
     st.subheader("One round of the loop")
+    # edges and their label in mid grey: 3.4:1 on white and 5.6:1 on the dark theme (black vanished there)
     st.graphviz_chart("""
 digraph loop {
   rankdir=TB; bgcolor="transparent";
-  node [shape=box, style="rounded,filled", fillcolor="#F2F2F2", fontname="Helvetica", fontsize=12];
-  edge [fontname="Helvetica", fontsize=10, color="#555555"];
+  node [shape=box, style="rounded,filled", fillcolor="#F2F2F2", fontcolor="#1A1A1A", color="#8C8C8C",
+        fontname="Helvetica", fontsize=12];
+  edge [fontname="Helvetica", fontsize=11, color="#8C8C8C", fontcolor="#8C8C8C", penwidth=1.5];
   prompt [label="Environment gives a prompt"];
   write  [label="Policy writes an answer\\n(one token = one action)"];
   judge  [label="Judge scores the whole answer"];
@@ -109,7 +111,7 @@ def page_label(target: str) -> str:
 # one markdown table and one link per page: far fewer elements than a row of columns per term
 st.markdown("| Term | What it means | In this example | Page |\n|---|---|---|---|\n" + "\n".join(
     f"| **{term}** | {meaning} | {value} | {page_label(target)} |" for term, meaning, value, target in rows))
-targets = list(dict.fromkeys(target for *_, target in rows))
+targets = [p.path for p in nav.PAGES if p is not nav.HOME]  # every page, the lab and the glossary too
 for start in range(0, len(targets), 4):
     for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
         col.page_link(target, label=page_label(target), icon=nav.info(target).icon)

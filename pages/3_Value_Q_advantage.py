@@ -52,18 +52,22 @@ def spread(m: int) -> list[float]:
     return [0.0] if m == 1 else [1.2 * j / (m - 1) - 0.6 for j in range(m)]
 
 
-def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.DataFrame, token_names: tuple):
-    """Dots, Q ticks, V line and arrows."""
-    return charts.layer(
+def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.DataFrame, token_names: tuple,
+                  with_arrows: bool = True):
+    """Dots, V line and, once the prediction is revealed, the arrows from V to each Q (the advantages)."""
+    layers = [
         charts.points_chart(points_df, x="token", y="score", color="token", title="Sampled answers by next token",
                             subtitle="Dots: judge scores. Ticks: each group's mean Q. Arrows: from V to Q, "
-                                     "the advantage.",
+                                     "the advantage." if with_arrows else "Dots: judge scores; dashed: V. Answer the "
+                                     "question above to see each token's advantage.",
                             x_title="next token", y_title="judge score (0–10)", tokens=token_names,
                             jitter="offset", height=340),
-        charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
-                        x_title="next token", start_title="V", end_title="Q"),
         charts.rules(v_df, at="value", label="label"),
-    )
+    ]
+    if with_arrows:
+        layers.insert(1, charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
+                                       x_title="next token", start_title="V", end_title="Q"))
+    return charts.layer(*layers)
 
 
 def q_sum(scores, total, count_) -> str:
@@ -72,6 +76,32 @@ def q_sum(scores, total, count_) -> str:
 
 
 bd = page.run(rlcore.value_breakdown, scenario.pi, scenario.samples)
+# --- Predict ------------------------------------------------------------------------------------------------------
+order = sorted(range(len(tokens)), key=lambda i: bd.q[i], reverse=True)
+best = order[0]
+below = [i for i in order if bd.q[i] < bd.q[best]]
+pick = below[0] if below else order[-1]
+a_pick = bd.advantage[pick]
+sign = "zero" if abs(a_pick) < 1e-9 else ("positive" if a_pick > 0 else "negative")
+tok_pick, tok_best = esc(tokens[pick]), esc(tokens[best])
+if below:
+    question = (f"**{tok_pick}** scores below the best token **{tok_best}** (Q = {fmt(bd.q[pick])} against "
+                f"{fmt(bd.q[best])}). Is the advantage of {tok_pick} positive, zero or negative?")
+else:
+    question = f"Every token has the same Q here. Is the advantage of **{tok_pick}** positive, zero or negative?"
+if sign == "positive":
+    why = (f"It beats the model's current average V = {fmt(bd.v)}, so training raises it even though "
+           f"{tok_best} is better. Once the model improves and V climbs above {fmt(bd.q[pick])}, the same "
+           f"token's advantage turns negative: the advantage is always measured against the current model.")
+elif sign == "negative":
+    why = (f"It falls short of the model's current average V = {fmt(bd.v)}, so training lowers it. Being "
+           "second best is not enough; what counts is beating what the model already earns here.")
+else:
+    why = f"It scores exactly the model's average V = {fmt(bd.v)}, so training leaves it where it is."
+revealed = page.predict(question, ["positive", "zero", "negative"], sign,
+                        f"A({tok_pick}) = Q − V = {fmt(bd.q[pick])} − {fmt(bd.v)} = {fmt(a_pick, sign=True)}. {why}",
+                        key="predict_vqa")
+
 st.caption("The two inputs below control the **Draw more answers** section; the sidebar controls the example.")
 
 
@@ -97,8 +127,9 @@ def draw_panel() -> None:
     cols = st.columns(len(tokens) + 1)
     cols[0].metric("V (the state)", fmt(bd.v), help="Σ π·Q: the expected judge score before choosing")
     for col, tok, q, a in zip(cols[1:], tokens, bd.q, bd.advantage, strict=True):
-        col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-"), delta_description="= A",
-                   help="The number below is the advantage A = Q − V")
+        col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-") if revealed else None,
+                   delta_description="= A" if revealed else None,
+                   help="The number below is the advantage A = Q − V" if revealed else None)
 
     # --- The picture ---------------------------------------------------------------------------------------------
     st.subheader("Each sampled answer, each token's Q, and the state's V")
@@ -111,49 +142,53 @@ def draw_panel() -> None:
     arrows = pd.DataFrame({"token": tokens, "V": bd.v, "Q": bd.q, "advantage": bd.advantage, "label": adv_labels})
     v_line = pd.DataFrame({"value": [bd.v], "label": [f"V = {fmt(bd.v)}"]})
 
-    picture = picture_chart(points, arrows, v_line, tokens)
-    page.chart(picture, points.merge(arrows, on="token"),
+    picture = picture_chart(points, arrows, v_line, tokens, with_arrows=revealed)
+    page.chart(picture, points.merge(arrows, on="token") if revealed else points,
                alt_text="Dot plot of each sampled judge score grouped by the answer's next token, with a tick at "
                         "each group's mean Q, a dashed line at V and arrows from V to each Q labelled with the "
                         "advantage.",
                name="answers_q_v")
 
     # --- The sums, with the live numbers -----------------------------------------------------------------------------
-    st.subheader("The same numbers, worked out")
-
-    table = pd.DataFrame({
-        "token": tokens,
-        "π": [fmt(p, 3) for p in scenario.probs],
-        "Q = mean of its scores": [f"{q_sum(s, t, c)} = {fmt(q)}" for s, t, c, q in
-                                   zip(scenario.samples, bd.sums, bd.counts, bd.q, strict=True)],
-        "π · Q": [f"{fmt(p, 3)} · {fmt(q)} = {fmt(w, 3)}" for p, q, w in zip(scenario.probs, bd.q, bd.weighted_q,
-                                                                              strict=True)],
-        "A = Q − V": [f"{fmt(q)} − {fmt(bd.v)} = {fmt(a, sign=True)}" for q, a in zip(bd.q, bd.advantage, strict=True)],
-        "π · A": [f"{fmt(p, 3)} · ({fmt(a, sign=True)}) = {fmt(w, 3, sign=True)}"
-                  for p, a, w in zip(scenario.probs, bd.advantage, bd.weighted_advantage, strict=True)],
-    })
-    st.dataframe(table, hide_index=True, width="stretch")
-    v_terms = " + ".join(f"{fmt(p, 3)} · {fmt(q)}" for p, q in zip(scenario.probs, bd.q, strict=True))
-    a_terms = " + ".join(f"{fmt(p, 3)} · ({fmt(a, sign=True)})" for p, a in zip(scenario.probs, bd.advantage,
-                                                                                strict=True))
-    a_values = " + ".join(f"({fmt(w, 3, sign=True)})" for w in bd.weighted_advantage)
-    st.markdown(f"**V** = Σ π·Q = {v_terms} = **{fmt(bd.v)}**")
-    st.markdown(f"**Check:** Σ π·A = {a_terms} = {a_values} = **{fmt(bd.advantage_check, 3)}**. "
-                "Weighted by the policy, the advantages always cancel: one update can only move probability "
-                "from the tokens below V to the tokens above it, never raise them all.")
-
-    total_answers = int(bd.counts.sum())
-    split = " / ".join(str(int(c)) for c in bd.counts)
-    if bd.mean_matches:
-        st.info(f"The plain average of all {total_answers} scores is also {fmt(bd.sample_mean)}. That is no "
-                f"accident: the answers split {split}, the same proportions as π ({fmt_list(scenario.probs, 3)}), "
-                "so averaging them weights each Q the way the policy does.", icon="ℹ️")
+    if not revealed:
+        st.caption("The advantages, and the sums behind them, appear once you answer the question above.")
     else:
-        st.warning(f"The plain average of all {total_answers} scores is {fmt(bd.sample_mean)}, not V = "
-                   f"{fmt(bd.v)}. The answers split {split} (shares {fmt_list(bd.sample_share, 3)}), while π is "
-                   f"{fmt_list(scenario.probs, 3)}, so the plain average weights the tokens differently from the "
-                   "policy. V uses π. Answers drawn from the policy itself (below) follow π, and their plain "
-                   "average does approach V.", icon="⚖️")
+        st.subheader("The same numbers, worked out")
+
+        table = pd.DataFrame({
+            "token": tokens,
+            "π": [fmt(p, 3) for p in scenario.probs],
+            "Q = mean of its scores": [f"{q_sum(s, t, c)} = {fmt(q)}" for s, t, c, q in
+                                       zip(scenario.samples, bd.sums, bd.counts, bd.q, strict=True)],
+            "π · Q": [f"{fmt(p, 3)} · {fmt(q)} = {fmt(w, 3)}" for p, q, w in zip(scenario.probs, bd.q, bd.weighted_q,
+                                                                                  strict=True)],
+            "A = Q − V": [f"{fmt(q)} − {fmt(bd.v)} = {fmt(a, sign=True)}"
+                          for q, a in zip(bd.q, bd.advantage, strict=True)],
+            "π · A": [f"{fmt(p, 3)} · ({fmt(a, sign=True)}) = {fmt(w, 3, sign=True)}"
+                      for p, a, w in zip(scenario.probs, bd.advantage, bd.weighted_advantage, strict=True)],
+        })
+        st.dataframe(table, hide_index=True, width="stretch")
+        v_terms = " + ".join(f"{fmt(p, 3)} · {fmt(q)}" for p, q in zip(scenario.probs, bd.q, strict=True))
+        a_terms = " + ".join(f"{fmt(p, 3)} · ({fmt(a, sign=True)})" for p, a in zip(scenario.probs, bd.advantage,
+                                                                                    strict=True))
+        a_values = " + ".join(f"({fmt(w, 3, sign=True)})" for w in bd.weighted_advantage)
+        st.markdown(f"**V** = Σ π·Q = {v_terms} = **{fmt(bd.v)}**")
+        st.markdown(f"**Check:** Σ π·A = {a_terms} = {a_values} = **{fmt(bd.advantage_check, 3)}**. "
+                    "Weighted by the policy, the advantages always cancel: one update can only move probability "
+                    "from the tokens below V to the tokens above it, never raise them all.")
+
+        total_answers = int(bd.counts.sum())
+        split = " / ".join(str(int(c)) for c in bd.counts)
+        if bd.mean_matches:
+            st.info(f"The plain average of all {total_answers} scores is also {fmt(bd.sample_mean)}. That is no "
+                    f"accident: the answers split {split}, the same proportions as π ({fmt_list(scenario.probs, 3)}), "
+                    "so averaging them weights each Q the way the policy does.", icon="ℹ️")
+        else:
+            st.warning(f"The plain average of all {total_answers} scores is {fmt(bd.sample_mean)}, not V = "
+                       f"{fmt(bd.v)}. The answers split {split} (shares {fmt_list(bd.sample_share, 3)}), while π is "
+                       f"{fmt_list(scenario.probs, 3)}, so the plain average weights the tokens differently from the "
+                       "policy. V uses π. Answers drawn from the policy itself (below) follow π, and their plain "
+                       "average does approach V.", icon="⚖️")
 
     # --- Draw more answers --------------------------------------------------------------------------------------------
     st.subheader(f"Draw more answers: {int(n):,} from the policy (seed {int(seed)})")
@@ -197,32 +232,6 @@ def draw_panel() -> None:
 
 
 draw_panel()
-
-# --- Predict ------------------------------------------------------------------------------------------------------
-order = sorted(range(len(tokens)), key=lambda i: bd.q[i], reverse=True)
-best = order[0]
-below = [i for i in order if bd.q[i] < bd.q[best]]
-pick = below[0] if below else order[-1]
-a_pick = bd.advantage[pick]
-sign = "zero" if abs(a_pick) < 1e-9 else ("positive" if a_pick > 0 else "negative")
-tok_pick, tok_best = esc(tokens[pick]), esc(tokens[best])
-if below:
-    question = (f"**{tok_pick}** scores below the best token **{tok_best}** (Q = {fmt(bd.q[pick])} against "
-                f"{fmt(bd.q[best])}). Is the advantage of {tok_pick} positive, zero or negative?")
-else:
-    question = f"Every token has the same Q here. Is the advantage of **{tok_pick}** positive, zero or negative?"
-if sign == "positive":
-    why = (f"It beats the model's current average V = {fmt(bd.v)}, so training raises it even though "
-           f"{tok_best} is better. Once the model improves and V climbs above {fmt(bd.q[pick])}, the same "
-           f"token's advantage turns negative: the advantage is always measured against the current model.")
-elif sign == "negative":
-    why = (f"It falls short of the model's current average V = {fmt(bd.v)}, so training lowers it. Being "
-           "second best is not enough; what counts is beating what the model already earns here.")
-else:
-    why = f"It scores exactly the model's average V = {fmt(bd.v)}, so training leaves it where it is."
-page.predict(question, ["positive", "zero", "negative"], sign,
-             f"A({tok_pick}) = Q − V = {fmt(bd.q[pick])} − {fmt(bd.v)} = {fmt(a_pick, sign=True)}. {why}",
-             key="predict_vqa")
 
 page.show_code(rlcore.value_breakdown, rlcore.sample_answers, rlcore.mc_estimates, rlcore.running_mc_estimates)
 page.end()

@@ -1,7 +1,5 @@
 """Small steps: PPO's ratio and clipping on one batch, and the KL penalty that keeps the policy near the reference."""
 
-from typing import NamedTuple
-
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -9,7 +7,8 @@ import streamlit as st
 
 import rlcore
 from ui import charts, inputs, page, prep
-from ui.colors import PALETTE
+from ui.bundles import ClipCurve, Estimators, KLCurve, PPORun
+from ui.colors import METHOD_PALETTE
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
@@ -37,35 +36,6 @@ def fit(ch):
 
 summary = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
-
-
-class ClipCurve(NamedTuple):
-    p_old: float
-    adv: float
-    size: float         # |A|, or 1 when A = 0 (a zero advantage has no slope to show)
-    low: float
-    high: float
-    x: np.ndarray       # π of the token
-    pos: np.ndarray     # clipped objective at +size
-    neg: np.ndarray     # ... at −size
-
-
-class PPORun(NamedTuple):
-    batch: rlcore.PPOBatch
-    run: rlcore.PPOEpochs
-    bands: list         # clip bounds of each token
-
-
-class KLCurve(NamedTuple):
-    ref_share: float
-    best: np.ndarray
-    curve: rlcore.ShareCurve
-    points: rlcore.ShareCurve  # at the reference, the chosen share and the optimum
-
-
-class Estimators(NamedTuple):
-    study: rlcore.KLEstimatorStudy
-    hist: prep.Histogram
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -149,7 +119,7 @@ def clipping_panel() -> None:
                            pd.DataFrame({"probability": cc.x, "objective": cc.neg, "advantage": neg_name})],
                           ignore_index=True)
         spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low],
-                              "region": ["flat for A > 0", "flat for A < 0"], "color": [PALETTE[0], PALETTE[1]]})
+                              "region": ["flat for A > 0", "flat for A < 0"], "color": list(METHOD_PALETTE[:2])})
         bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["", ""]})  # numbers in the subtitle: no overlap
         ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
                           charts.line_chart(curve, x="probability", y="objective", series="advantage",

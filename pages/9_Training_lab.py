@@ -1,13 +1,12 @@
 """Training lab: the whole RL loop on the running example, one algorithm against another."""
 
-from typing import NamedTuple
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
 from ui import charts, inputs, page, prep
+from ui.bundles import LabBands
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
 
@@ -31,22 +30,6 @@ page.presets({
     "GRPO vs Dr. GRPO vs RLOO": {"algos": [rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS],
                                  "G": 4, "beta": 0.0},
 })
-
-
-class LabBands(NamedTuple):
-    """What the charts need of one algorithm's runs: a seed band per curve (small to cache)."""
-
-    score: prep.SeedBands
-    probs: prep.SeedBands
-    flattery: prep.SeedBands
-    kl: prep.SeedBands
-    clip: prep.SeedBands
-    loss: prep.SeedBands
-    grad: prep.SeedBands
-    first: tuple[float, float]        # loss and gradient norm at the first step
-    values: prep.SeedBands | None     # PPO's critic only
-    dead: np.ndarray                  # share of dead groups, last 10 steps
-    dead_total: float
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

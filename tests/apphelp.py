@@ -12,7 +12,8 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "pages").glob("*.py"))
+GLOSSARY = ROOT / "pages" / "10_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
+PAGES = sorted(p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY)  # the concept pages
 ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
 
 

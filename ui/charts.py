@@ -13,11 +13,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .colors import ACCENT, NEUTRAL, PALETTE, token_scale
+from .colors import ACCENT, METHOD_PALETTE, NEUTRAL, token_scale
 from .spec import recipe
 
 HEIGHT = 260
 LABEL = "#8C8C8C"  # text drawn on the chart: legible on white and on Streamlit's dark background
+LEGEND_SYMBOL = {"symbolOpacity": 1, "symbolStrokeWidth": 3}  # swatches as strong as the marks (bands are faint)
 
 
 @recipe
@@ -48,9 +49,9 @@ def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
 
 
 def _color(field: str, tokens, legend_title: str | None):
-    """Colour by token (fixed colours) when ``tokens`` is given, else by a colour-blind-safe series scale."""
-    legend = alt.Legend(title=legend_title, orient="bottom") if legend_title else None
-    scale = token_scale(tokens) if tokens is not None else alt.Scale(range=list(PALETTE))
+    """Colour by token (fixed colours) when ``tokens`` is given, else by the method palette (never token colours)."""
+    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL) if legend_title else None
+    scale = token_scale(tokens) if tokens is not None else alt.Scale(range=list(METHOD_PALETTE))
     return alt.Color(f"{field}:N", scale=scale, legend=legend, sort=list(tokens) if tokens else None)
 
 
@@ -258,7 +259,7 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     ``colors`` (series value → hex) fixes the series colours, e.g. ``ui.colors.ALGORITHM_COLORS``.
     """
     if colors is not None:
-        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320)
+        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, **LEGEND_SYMBOL)
         color = alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                           legend=legend, sort=list(colors))
     else:

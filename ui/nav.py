@@ -1,8 +1,18 @@
-"""The map of the explorer: every page in reading order, with the title and icon a learner sees."""
+"""The map of the explorer: every page in reading order, with the title and icon a learner sees.
+
+Streamlit's own page list is switched off (``[client] showSidebarNavigation = false``): it would show
+the file names. Every page draws ``sidebar`` (through ``ui.page.setup``) and ends with ``footer``.
+"""
 
 from __future__ import annotations
 
+import pathlib
 from typing import NamedTuple
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+APP_DIR = pathlib.Path(__file__).resolve().parent.parent  # where dashboard.py lives
 
 
 class PageInfo(NamedTuple):
@@ -23,6 +33,7 @@ PAGES = (
     PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
     PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
+    PageInfo("pages/10_Glossary.py", "Glossary", ":material/menu_book:"),
 )
 
 
@@ -32,3 +43,54 @@ def info(path: str) -> PageInfo:
         if p.path == path:
             return p
     raise KeyError(path)
+
+
+def path_of(filename: str) -> str | None:
+    """The map's path for a page file given as any path (e.g. a script's ``__file__``), or None."""
+    path = pathlib.Path(filename)
+    try:
+        rel = (path if path.is_absolute() else APP_DIR / path).resolve().relative_to(APP_DIR).as_posix()
+    except ValueError:
+        return None
+    return rel if any(p.path == rel for p in PAGES) else None
+
+
+def _link(where, page: PageInfo, label: str, icon: str) -> None:
+    """A link to ``page``; as plain text where Streamlit cannot resolve it: a page run alone as the app's
+    entry point (AppTest), whose neighbours Streamlit looks for relative to the page itself."""
+    try:
+        where.page_link(page.path, label=label, icon=icon)
+    except StreamlitAPIException:
+        where.markdown(f"{icon} {label}")
+
+
+def sidebar(current_path: str | None) -> None:
+    """Every page's link in the sidebar, by title and icon; the current one is marked "you are here"."""
+    with st.sidebar:
+        st.markdown("**Pages**")
+        for p in PAGES:
+            here = p.path == current_path
+            # Streamlit highlights the current page's link; the bold label marks it without colour too
+            _link(st, p, f"**{p.title}**" if here else p.title, p.icon)
+        st.divider()
+
+
+def neighbours(current_path: str) -> tuple[PageInfo | None, PageInfo | None]:
+    """The pages before and after ``current_path`` in reading order (None at either end)."""
+    i = PAGES.index(info(current_path))
+    return (PAGES[i - 1] if i > 0 else None), (PAGES[i + 1] if i + 1 < len(PAGES) else None)
+
+
+def footer(current_path: str) -> None:
+    """Links to the previous and the next page, at the bottom of a page.
+
+    ``current_path`` is the map's path or the page's ``__file__``; every page ends with
+    ``page.end()``, which calls this.
+    """
+    before, after = neighbours(path_of(current_path) or current_path)
+    st.divider()
+    left, right = st.columns(2)
+    if before is not None:
+        _link(left, before, f"Previous: {before.title}", ":material/arrow_back:")
+    if after is not None:
+        _link(right, after, f"Next: {after.title}", ":material/arrow_forward:")

@@ -7,20 +7,30 @@ import inspect
 
 import streamlit as st
 
-from . import inputs, spec
+from . import inputs, nav, spec
 from . import scenario as scenario_panel
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 
 
-def setup(title: str, icon: str, intro: str):
-    """Page config, title, a short explanation, and the shared scenario sidebar; returns the scenario."""
+def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
+    """Page config, title, a short explanation, the page list and the shared scenario sidebar; returns the
+    scenario (None when ``scenario`` is False).
+
+    The icon comes from the page's entry in ``ui.nav`` (found from the calling file's path), a Material
+    icon that needs no emoji font; ``icon`` is used only by a script that is not in the map.
+    """
+    caller = inspect.currentframe().f_back.f_code.co_filename
+    here = nav.path_of(caller)
+    if here is not None:
+        icon = nav.info(here).icon
     st.set_page_config(page_title=f"{title} · RL for LLMs", page_icon=icon, layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH)
-    st.title(f"{icon} {title}")
+    st.title(f"{icon} {title}" if icon else title)
     st.markdown(intro)
     inputs.enter(inputs.page_id(title))
-    return scenario_panel.sidebar()
+    nav.sidebar(here)
+    return scenario_panel.sidebar() if scenario else None
 
 
 def run(fn, *args, **kwargs):
@@ -41,8 +51,11 @@ def show_code(*functions) -> None:
 
 
 def end() -> None:
-    """The page's last call: one notice about link values that did not fit and parameters nothing used,
-    and the link cleared of parameters that belong to no input of this page."""
+    """The page's last call: previous / next links, one notice about link values that did not fit and
+    parameters nothing used, and the link cleared of parameters that belong to no input of this page."""
+    here = nav.path_of(inspect.currentframe().f_back.f_code.co_filename)
+    if here is not None:
+        nav.footer(here)
     inputs.report_link(keep=(scenario_panel.URL_KEY,))
 
 
@@ -78,18 +91,44 @@ def presets(views: dict, *, label: str = "Views an instructor might show") -> No
         col.button(name, on_click=inputs.set_view, args=(values,), width="stretch", key=f"view_{name}")
 
 
-def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> None:
-    """Predict, then reveal: the learner commits to an answer before seeing it explained.
+def _reveal(state_key: str) -> None:
+    st.session_state[state_key] = True
 
-    ``answer`` must be computed from the current state (rlcore), so it stays right when the
-    scenario changes. ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
+
+def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> bool:
+    """Predict, then observe: the learner commits to an answer before the page shows what gives it away.
+
+    Place it right after the intro, above the first chart, and draw what answers it only once revealed::
+
+        revealed = page.predict("Is A positive?", ["yes", "no"], answer, why, key="predict_a")
+        if revealed:
+            st.metric("A", fmt(a))
+
+    Returns True once the learner has chosen or pressed "Just show me" (kept in ``st.session_state``
+    under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns). ``answer`` must be
+    computed from the current state (rlcore), so it stays right when the scenario changes.
+    ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
     """
+    shown = f"{key}_shown"
     with st.container(border=True):
         st.markdown(f"**Predict first.** {question}")
-        choice = st.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed")
+        # one row: the choices, and a way out for who would rather just look (stacked on a phone)
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        choice = left.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed",
+                            help="Choose an answer to reveal what happens")
+        if choice is None and not st.session_state.get(shown):
+            right.button("Just show me", key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
+            return False
         if choice is None:
-            st.caption("Choose an answer to reveal what happens.")
+            st.info(f"The answer is **{answer}**. {explanation}")
         elif choice == answer:
             st.success(f"Right: **{answer}**. {explanation}")
         else:
             st.warning(f"Not this time: the answer is **{answer}**. {explanation}")
+    return True
+
+
+def why(text: str) -> None:
+    """A closed "Why this matters" expander under a page's intro: the motivation, for who wants it."""
+    with st.expander("Why this matters", icon=":material/lightbulb:"):
+        st.markdown(text)

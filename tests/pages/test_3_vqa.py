@@ -23,6 +23,10 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
 UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,)))
 
 
+# The learner pressed "Just show me": the advantages (arrows, deltas, sums) are drawn.
+SHOWN = {"predict_vqa_shown": True}
+
+
 def metrics(at) -> dict[str, tuple[str, str]]:
     return {m.label: (m.value, m.proto.delta) for m in at.metric}
 
@@ -33,7 +37,7 @@ def picture(at) -> dict:
 
 
 def test_defaults_show_the_articles_numbers():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     m = metrics(at)
     assert m["V (the state)"][0] == "4.3"
@@ -65,7 +69,7 @@ def test_every_preset_runs(name):
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_token_counts(scenario):
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     frames = list(picture(at)["data"].values())
     arrows = next(df for df in frames if "label" in df and "Q" in df)
@@ -99,7 +103,7 @@ def test_seed_changes_the_draw():
 
 
 def test_invalid_sidebar_input_keeps_the_last_valid_example():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error, "an invalid score must show st.error"
@@ -126,7 +130,7 @@ def test_query_parameters_set_the_widgets():
 
 
 def test_plain_mean_note_when_counts_do_not_follow_pi():
-    at = run_page(PAGE, scenario=UNEVEN)
+    at = run_page(PAGE, scenario=UNEVEN, state=SHOWN)
     no_exception(at)
     text = page_text(at)
     assert "is 5, not V = 2.6" in text
@@ -151,3 +155,33 @@ def test_another_seed_moves_on_from_the_seed_shown():
     next(b for b in at.button if b.label == "Another seed").click().run()
     no_exception(at)
     assert at.number_input(key=K("seed")).value == 8
+
+
+def test_the_advantage_stays_hidden_until_the_learner_commits():
+    """Predict, then observe: A(closed) = 5 − 4.3 = +0.7 is nowhere on the page before an answer."""
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text
+    assert "+0.7" not in text and "5 − 4.3" not in text
+    assert not any(m.proto.delta for m in at.metric)
+    frames = list(picture(at)["data"].values())
+    assert not any("label" in df and "Q" in df for df in frames), "no arrows V → Q yet"
+    # choosing a (wrong) answer reveals it, with the explanation
+    at.radio(key="predict_vqa").set_value("negative").run()
+    text = page_text(at)
+    assert "A(closed) = Q − V = 5 − 4.3 = +0.7" in text
+    assert "5 − 4.3 = +0.7" in text and metrics(at)["Q(closed)"][1] == "+0.7"
+
+
+def test_just_show_me_reveals_without_an_answer():
+    at = run_page(PAGE)
+    next(b for b in at.button if b.label == "Just show me").click().run()
+    no_exception(at)
+    assert at.radio(key="predict_vqa").value is None
+    assert at.info and "The answer is **positive**" in at.info[0].value
+    assert "+0.7" in page_text(at)
+    frames = list(picture(at)["data"].values())
+    assert any("label" in df and "Q" in df for df in frames)
+    at.run()  # stays revealed as the page reruns
+    assert "+0.7" in page_text(at)

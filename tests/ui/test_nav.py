@@ -1,0 +1,59 @@
+"""The page map and the navigation every page draws: titles and icons, never file names."""
+
+import pathlib
+import re
+
+import pytest
+from apphelp import ALL_PAGES, GLOSSARY, ROOT, no_exception, page_file, run_page
+
+from ui import nav
+
+
+def test_map_lists_every_page_file_once_home_first():
+    on_disk = {p.relative_to(ROOT).as_posix() for p in (*ALL_PAGES, GLOSSARY)}
+    assert {p.path for p in nav.PAGES} == on_disk
+    assert nav.PAGES[0] == nav.HOME and nav.HOME.title == "Home"
+    assert len({p.icon for p in nav.PAGES}) == len(nav.PAGES), "each page has its own icon"
+    for p in nav.PAGES:
+        assert re.fullmatch(r":material/[a-z_]+:", p.icon), p.icon
+        assert ".py" not in p.title and "_" not in p.title
+
+
+def test_path_of_accepts_a_file_path_or_the_maps_path():
+    assert nav.path_of(str(ROOT / "pages" / "5_TD_error_and_GAE.py")) == "pages/5_TD_error_and_GAE.py"
+    assert nav.path_of("pages/5_TD_error_and_GAE.py") == "pages/5_TD_error_and_GAE.py"
+    assert nav.path_of("/tmp/elsewhere.py") is None
+
+
+def test_neighbours_follow_the_reading_order():
+    assert nav.neighbours("dashboard.py") == (None, nav.PAGES[1])
+    assert nav.neighbours("pages/3_Value_Q_advantage.py") == (nav.PAGES[2], nav.PAGES[4])
+    assert nav.neighbours(nav.PAGES[-1].path) == (nav.PAGES[-2], None)
+
+
+def links(block) -> list[tuple[str, str]]:
+    return [(el.proto.page, el.proto.label) for el in block.get("page_link")]
+
+
+def test_home_sidebar_and_body_link_every_page_by_title():
+    at = run_page(ROOT / "dashboard.py")
+    no_exception(at)
+    sidebar, body = links(at.sidebar), links(at.main)
+    assert [label.strip("*") for _, label in sidebar] == [p.title for p in nav.PAGES]
+    assert sidebar[0][1] == "**Home**", "the current page is marked"
+    assert all(not label.startswith("**") for _, label in sidebar[1:])
+    body_targets = {page for page, _ in body}
+    for p in nav.PAGES[1:]:
+        url_path = pathlib.Path(p.path).stem.split("_", 1)[1]  # "pages/9_Training_lab.py" → "Training_lab"
+        assert url_path in body_targets, f"home misses {p.title}"
+    assert not any(".py" in label for _, label in sidebar + body)
+    # the footer: no previous page, next is the first concept page
+    assert body[-1][1] == f"Next: {nav.PAGES[1].title}"
+
+
+@pytest.mark.parametrize("prefix", ["3_", "9_"])
+def test_a_page_takes_its_icon_from_the_map_not_its_emoji(prefix):
+    at = run_page(page_file(prefix))
+    no_exception(at)
+    entry = nav.info(page_file(prefix).relative_to(ROOT).as_posix())
+    assert at.title[0].value.startswith(entry.icon)
