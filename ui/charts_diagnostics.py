@@ -46,3 +46,33 @@ def stacked_shares(df: pd.DataFrame, *, x: str, token: str, value: str, tokens, 
                  _num(value, y_title, 4)])
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
     return alt.layer(base.mark_bar(), zero, title=_title(title, subtitle), height=height)
+
+
+@recipe
+def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: str, x_title: str, y_title: str,
+                subtitle: str | None = None, height: int = HEIGHT, color: str = NEUTRAL) -> alt.Chart:
+    """Pre-binned shares as bars from ``start`` to ``end`` (aggregate before charting); width follows the page."""
+    bars = alt.Chart(df).mark_bar(color=color, opacity=0.85).encode(
+        x=alt.X(f"{start}:Q", bin="binned", title=x_title), x2=alt.X2(end),
+        y=alt.Y(f"{value}:Q", title=y_title),
+        tooltip=[_num(start, "from"), _num(end, "to"), _num(value, y_title)])
+    return alt.layer(bars, title=_title(title, subtitle), height=height)
+
+
+@recipe
+def method_curves(df: pd.DataFrame, *, x: str, y: str, method: str, methods: dict, title: str, x_title: str,
+                  y_title: str, subtitle: str | None = None, height: int = HEIGHT, log_x: bool = True,
+                  log_y: bool = False) -> alt.Chart:
+    """One line per method over x (log scale by default), colours fixed by ``methods`` (name → hex)."""
+    color = alt.Color(f"{method}:N", scale=alt.Scale(domain=list(methods), range=list(methods.values())),
+                      legend=alt.Legend(title=None, orient="bottom"), sort=list(methods))
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2) if log_x else alt.Undefined),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Undefined), color=color,
+        tooltip=[alt.Tooltip(f"{method}:N", title="method"), _num(x, x_title), _num(y, y_title, 4)])
+    return alt.layer(base.mark_line(strokeWidth=2.5), base.mark_point(filled=True, size=30),
+                     title=_title(title, subtitle), height=height)
+
+
+# One fixed colour per way of weighting off-policy tokens (Tol / Okabe-Ito, as ui.colors.ALGORITHM_COLORS).
+CORRECTION_COLORS = {"no correction": "#7F7F7F", "truncate": "#332288", "mask": "#CC79A7", "full weights": "#56B4E9"}

@@ -24,6 +24,7 @@ PAGES = (
     PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
     PageInfo("pages/13_KL_gradients.py", "KL gradients", ":material/explore:"),
+    PageInfo("pages/14_Sampler_and_trainer.py", "Sampler and trainer", ":material/call_split:"),
     PageInfo("pages/15_Entropy_and_pass_at_k.py", "Entropy and pass@k", ":material/target:"),
 )
 
