@@ -8,7 +8,7 @@ import rlcore
 from rlcore.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 from ui import charts, page
 from ui import scenario as scenario_panel
-from ui.charts_diagnostics import stacked_shares
+from ui.charts_diagnostics import PASS_COLORS, method_curves, stacked_shares
 from ui.colors import ACCENT
 from ui.format import esc, fmt, fmt_list, pct
 
@@ -168,16 +168,15 @@ def collapse_panel() -> None:
     st.subheader("Going further: pass@1 and pass@k over training, exact and from sampled answers")
     over = pd.DataFrame({
         "training step": np.tile(np.arange(MAX_STEPS + 1), 4),
-        "curve": np.repeat(["pass@1, exact", f"pass@{k}, exact", "pass@1, from answers",
-                            f"pass@{k}, from answers"], MAX_STEPS + 1),
+        "curve": np.repeat(list(PASS_COLORS), MAX_STEPS + 1),
         "value": np.concatenate([exact.pass_at[:, 0], exact.pass_at[:, k - 1], sampled[:, 0], sampled[:, k - 1]]),
     })
-    page.chart(charts.line_chart(over, x="training step", y="value", series="curve",
-                                 title=f"pass@1 and pass@{k} over {MAX_STEPS} training steps",
-                                 subtitle=f"from answers: {QUESTIONS} sampled questions, {answers} answers each, "
-                                          "Codex's unbiased estimator (seeded)",
-                                 x_title="training step", y_title="chance", legend_title="curve", points=False,
-                                 y_domain=[0, 1], height=340),
+    page.chart(method_curves(over, x="training step", y="value", method="curve", methods=PASS_COLORS,
+                             title=f"pass@1 and pass@k (k = {k}) over {MAX_STEPS} training steps",
+                             subtitle=f"sampled: {QUESTIONS} questions, {answers} answers each, "
+                                      "Codex's unbiased estimator (seeded)",
+                             x_title="training step", y_title="chance", points=False, log_x=False,
+                             y_domain=[0, 1], height=360),
                over, alt_text=f"pass@1 and pass@{k} at every training step, exact and estimated from sampled answers.",
                name="pass_over_training")
     st.markdown(

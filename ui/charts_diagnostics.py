@@ -62,17 +62,22 @@ def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: st
 @recipe
 def method_curves(df: pd.DataFrame, *, x: str, y: str, method: str, methods: dict, title: str, x_title: str,
                   y_title: str, subtitle: str | None = None, height: int = HEIGHT, log_x: bool = True,
-                  log_y: bool = False) -> alt.Chart:
-    """One line per method over x (log scale by default), colours fixed by ``methods`` (name → hex)."""
+                  log_y: bool = False, points: bool = True, y_domain=None) -> alt.Chart:
+    """One line per method over x (log scale by default), colours fixed by ``methods`` (name → hex); the legend
+    sits below in two columns, so it fits a phone."""
     color = alt.Color(f"{method}:N", scale=alt.Scale(domain=list(methods), range=list(methods.values())),
-                      legend=alt.Legend(title=None, orient="bottom"), sort=list(methods))
+                      legend=alt.Legend(title=None, orient="bottom", columns=2), sort=list(methods))
+    y_scale = alt.Scale(type="log") if log_y else alt.Scale(domain=y_domain) if y_domain is not None else alt.Undefined
     base = alt.Chart(df).encode(
         x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2) if log_x else alt.Undefined),
-        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Undefined), color=color,
+        y=alt.Y(f"{y}:Q", title=y_title, scale=y_scale), color=color,
         tooltip=[alt.Tooltip(f"{method}:N", title="method"), _num(x, x_title), _num(y, y_title, 4)])
-    return alt.layer(base.mark_line(strokeWidth=2.5), base.mark_point(filled=True, size=30),
-                     title=_title(title, subtitle), height=height)
+    marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=30)] if points else [])
+    return alt.layer(*marks, title=_title(title, subtitle), height=height)
 
 
 # One fixed colour per way of weighting off-policy tokens (Tol / Okabe-Ito, as ui.colors.ALGORITHM_COLORS).
 CORRECTION_COLORS = {"no correction": "#7F7F7F", "truncate": "#332288", "mask": "#CC79A7", "full weights": "#56B4E9"}
+# pass@1 and pass@k, exact and estimated from sampled answers: a dark shade exact, a light one sampled.
+PASS_COLORS = {"pass@1, exact": "#332288", "pass@k, exact": "#882255", "pass@1, sampled": "#88CCEE",
+               "pass@k, sampled": "#CC6677"}
