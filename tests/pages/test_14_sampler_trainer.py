@@ -61,6 +61,7 @@ def test_predict_reveals_the_table():
     table = at.dataframe[0].value
     np.testing.assert_allclose(table["total error"], table["bias²"] + table["variance"], rtol=1e-12)
     assert "Tokens with ρ above C = 2" in page_text(at)
+    revealed_answer_is_the_tables_minimum(at)
 
 
 @pytest.mark.parametrize("widget, key, value", [("slider", "mm_noise", 1.5), ("select_slider", "mm_cap", 4.0),
@@ -94,11 +95,22 @@ def test_top_p_preset_explains_the_missing_token():
     assert at.info and "partly" in at.info[0].value  # top-p 0.7 keeps open and closed only
 
 
+def revealed_answer_is_the_tables_minimum(at):
+    table = at.dataframe[0].value
+    low = table["total error"].min()
+    winners = table[table["total error"] <= low * (1 + 1e-9)]["method"].tolist()
+    message = (at.success or at.warning)[0].value
+    assert all(w in message for w in winners), (winners, message)
+
+
 def test_edited_four_token_scenario():
     at = run_page(PAGE, scenario=FOUR, state={"mm_predict": "no correction"})
     no_exception(at)
     assert "yes, no, maybe, unclear" in page_text(at)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
+    revealed_answer_is_the_tables_minimum(at)
+    at.slider(key="mm_noise").set_value(2.0).run()
+    revealed_answer_is_the_tables_minimum(at)
 
 
 def test_equal_scores_give_zero_error_without_breaking():

@@ -98,7 +98,11 @@ def test_edited_four_token_scenario_and_url():
     assert at.slider(key="ent_steps").value == 7
     drive = data(at, "Each token's part", "share of ΔH")
     assert set(drive["token"]) == set(FOUR.tokens) and drive["training step"].max() == 7
-    assert at.success or at.warning
+    # the revealed answer agrees with the chart: pass@5 before against after 7 steps
+    before, after = pass_curve(at, "before training")[4], pass_curve(at, "after 7 steps")[4]
+    expected = "rises" if after > before + 0.01 else "falls" if after < before - 0.01 else "barely moves"
+    assert (at.success if expected == "rises" else at.warning), (before, after)
+    assert f"**{expected}**" in (at.success or at.warning)[0].value
 
 
 def test_unreachable_threshold_gives_zero_not_an_error():
