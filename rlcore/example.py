@@ -219,8 +219,18 @@ PRESETS: dict[str, Scenario] = {
         samples=((3, 1, 2, 1, 3), (5, 4, 6), (10, 8)),
         continuations=ARTICLE_SCENARIO.continuations,
     ),
+    "Rare branch, sometimes right": Scenario(
+        tokens=("simplify", "guess", "backtrack"),
+        probs=(0.6, 0.35, 0.05),
+        samples=((9, 9, 9, 2), (3, 4, 2), (10, 0)),
+        prompt="Solve the puzzle.",
+        prefix="First,",
+        continuations=(" both sides, then solve.", " a value and check it.", " from the goal."),
+    ),
 }
-"""Named scenarios a learner can pick from."""
+"""Named scenarios a learner can pick from. In "Rare branch, sometimes right", training favours "simplify"
+(mean score 7.25) over "backtrack" (mean 5), yet with a threshold of 8 "backtrack" is right on half its answers:
+the case where RL raises pass@1 and lowers pass@k at large k."""
 
 
 def answer_tokens(scenario: Scenario, token: str) -> tuple[str, ...]:

@@ -12,8 +12,9 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-GLOSSARY = ROOT / "pages" / "10_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
-PAGES = sorted(p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY)  # the concept pages
+GLOSSARY = ROOT / "pages" / "20_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
+PAGES = sorted((p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY),
+               key=lambda p: (int(p.name.split("_")[0]), p.name))  # the concept pages, 9_ before 13_
 ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
 
 

@@ -1,7 +1,7 @@
 """Every term and symbol the explorer uses, defined once, in plain words (data, not page prose).
 
 ``term("ρ")`` gives a definition short enough for a widget's ``help=`` tooltip; the Glossary page
-(``pages/10_Glossary.py``) lists them all, each with its own anchor.
+(``pages/20_Glossary.py``) lists them all, each with its own anchor.
 """
 
 from __future__ import annotations

@@ -162,11 +162,13 @@ def slider(label: str, lo, hi, default, step, *, key: str, help: str | None = No
                                                         persist_state="session"))
 
 
-def number(label: str, lo: int, hi: int, default: int, *, key: str, help: str | None = None, where=None):
-    """``st.number_input`` for a whole number (a seed), bound to the link."""
-    read, fits, fix = _range(lo, hi, True)
+def number(label: str, lo, hi, default, *, key: str, step=1, help: str | None = None, where=None):
+    """``st.number_input`` bound to the link: a whole number (a seed) when ``lo``, ``hi``, ``default`` and
+    ``step`` are ints, a float otherwise."""
+    whole = all(isinstance(x, int) for x in (lo, hi, default, step))
+    read, fits, fix = _range(lo, hi, whole)
     return _declare(key, default, read=read, fits=fits, fix=fix, text=_number_text,
-                    draw=lambda k: _where(where).number_input(label, lo, hi, step=1, key=k, help=help,
+                    draw=lambda k: _where(where).number_input(label, lo, hi, step=step, key=k, help=help,
                                                               persist_state="session"))
 
 
@@ -191,12 +193,22 @@ def selectbox(label: str, options: Sequence, default, *, key: str, help: str | N
                                                            persist_state="session"))
 
 
-def select_slider(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None):
+def select_slider(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None,
+                  format_func=str):
     """``st.select_slider`` bound to the link."""
     read, fits, text = _choice(options)
     return _declare(key, default, read=read, fits=fits, text=text,
                     draw=lambda k: _where(where).select_slider(label, options=options, key=k, help=help,
-                                                               persist_state="session"))
+                                                               format_func=format_func, persist_state="session"))
+
+
+def segmented(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None):
+    """``st.segmented_control`` with one selection, bound to the link; a cleared selection reads as the default."""
+    read, fits, text = _choice(options)
+    value = _declare(key, default, read=read, fits=fits, text=text,
+                     draw=lambda k: _where(where).segmented_control(label, options, key=k, help=help,
+                                                                    persist_state="session"))
+    return default if value is None else value
 
 
 def radio(label: str, options: Sequence, default, *, key: str, horizontal: bool = False, help: str | None = None,

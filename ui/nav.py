@@ -33,7 +33,10 @@ PAGES = (
     PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
     PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
-    PageInfo("pages/10_Glossary.py", "Glossary", ":material/menu_book:"),
+    PageInfo("pages/13_KL_gradients.py", "KL gradients", ":material/explore:"),
+    PageInfo("pages/14_Sampler_and_trainer.py", "Sampler and trainer", ":material/call_split:"),
+    PageInfo("pages/15_Entropy_and_pass_at_k.py", "Entropy and pass@k", ":material/target:"),
+    PageInfo("pages/20_Glossary.py", "Glossary", ":material/menu_book:"),
 )
 
 

@@ -1,0 +1,116 @@
+"""Page 13, KL gradients: the six placements' expected gradients against the true one, predict-first, inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("13_")
+K = keys(PAGE)
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+FORWARD = "the forward KL, KL(π_ref‖π)"
+
+
+def bars(at):
+    c = chart_by_title(at, "Expected gradient per KL placement")
+    return next(df for df in c["data"].values() if "expected gradient" in df.columns)
+
+
+def rows(df, placement):
+    return df[df["placement"] == placement]
+
+
+def check_identities(df, n_tokens):
+    """What the maths says, whatever π is: k1 in the loss is 0; k2 in the loss and k1 in the reward equal the
+    true gradient (the ticks); every placement's gradient sums to 0 over the logits (softmax shift)."""
+    assert len(df) == 6 * n_tokens
+    np.testing.assert_allclose(rows(df, "k1 in the loss")["expected gradient"], 0, atol=1e-12)
+    for name in ("k2 in the loss", "k1 in the reward"):
+        r = rows(df, name)
+        np.testing.assert_allclose(r["expected gradient"], r["true gradient"], atol=1e-12)
+    for name in df["placement"].unique():
+        assert rows(df, name)["expected gradient"].sum() == pytest.approx(0, abs=1e-12)
+
+
+def test_defaults_and_the_identities():
+    at = run_page(PAGE)
+    no_exception(at)
+    df = bars(at)
+    check_identities(df, 3)
+    k3 = rows(df, "k3 in the loss")
+    assert not np.allclose(k3["expected gradient"], k3["true gradient"], atol=1e-3)  # k3 misses the tick
+    assert at.slider(key=K("steps")).value == 3
+
+
+def test_predict_hides_then_reveals():
+    at = run_page(PAGE)
+    assert "cosine with the true gradient" not in page_text(at) and not at.dataframe
+    assert not at.success and not at.warning
+    at.radio(key="klg_predict").set_value(FORWARD).run()
+    no_exception(at)
+    assert at.success and FORWARD in at.success[0].value
+    assert len(at.dataframe) == 2  # the truth table and the estimator values
+    table = at.dataframe[0].value
+    assert table.set_index("placement").loc["k3 in the loss"].iloc[0] == FORWARD
+    assert table.set_index("placement").loc["k1 in the loss"].iloc[0] == "nothing: it averages to zero"
+
+
+def test_steps_move_the_bars_and_zero_steps_vanish():
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    at.slider(key=K("steps")).set_value(10).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    at.slider(key=K("steps")).set_value(0).run()
+    np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)
+    np.testing.assert_allclose(bars(at)["true gradient"], 0, atol=1e-12)
+
+
+def test_step_size_moves_the_bars():
+    at = run_page(PAGE)
+    before = bars(at).to_csv()
+    at.slider(key=K("lr")).set_value(1.0).run()
+    no_exception(at)
+    assert bars(at).to_csv() != before
+
+
+def test_presets_set_the_steps():
+    at = run_page(PAGE)
+    at.button(key="view_Far from π_ref").click().run()
+    assert at.slider(key=K("steps")).value == 15
+    at.button(key="view_π = π_ref").click().run()
+    assert at.slider(key=K("steps")).value == 0
+
+
+def test_url_sets_the_steps():
+    at = run_page(PAGE, query={"steps": "0"})
+    no_exception(at)
+    assert at.slider(key=K("steps")).value == 0
+    at.radio(key="klg_predict").set_value("nothing: π has not moved, every pull is 0").run()
+    assert at.success and at.info  # at π = π_ref every pull is 0, and the page says so
+
+
+def test_edited_four_token_scenario():
+    at = run_page(PAGE, scenario=FOUR, state={"klg_predict": FORWARD})
+    no_exception(at)
+    check_identities(bars(at), 4)
+    assert at.success, "k3 in the loss follows the forward KL on any scenario"
+
+
+def test_equal_scores_never_move_pi():
+    at = run_page(PAGE, scenario=FLAT, state={"klg_predict": FORWARD})
+    no_exception(at)
+    assert at.warning and "every pull is 0" in at.warning[0].value
+    assert "edit the scenario's scores" in at.info[0].value
+
+
+def test_a_token_the_reference_never_writes_shows_an_error():
+    zero = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.5, 0.5, 0.0), samples=((1,), (2,), (9,)))
+    at = run_page(PAGE, scenario=zero)
+    no_exception(at)
+    assert at.error and "pi_ref" in at.error[0].value

@@ -1,0 +1,125 @@
+"""Page 15, Entropy and pass@k: entropy along training, pass@k before and after, predict-first, inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("15_")
+K = keys(PAGE)
+RARE = rlcore.PRESETS["Rare branch, sometimes right"]
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
+
+
+def data(at, title, column):
+    c = chart_by_title(at, title)
+    return next(df for df in c["data"].values() if column in df.columns)
+
+
+def pass_curve(at, policy):
+    df = data(at, "pass@k against k", "pass@k")
+    return df[df["policy"] == policy].sort_values("k")["pass@k"].to_numpy()
+
+
+def test_defaults_article_example():
+    at = run_page(PAGE)
+    no_exception(at)
+    before = pass_curve(at, "before training")
+    # article example, threshold 8: only "partly" (π 0.2) is ever right, on every question: pass@k = 1 − 0.8^k
+    np.testing.assert_allclose(before, 1 - 0.8 ** np.arange(1, 65), atol=1e-12)
+    ent = data(at, "Entropy of π along training", "entropy")
+    measured = ent[ent["curve"] == "measured"].sort_values("training step")["entropy"]
+    assert measured.iloc[0] == pytest.approx(-(0.5 * np.log(0.5) + 0.3 * np.log(0.3) + 0.2 * np.log(0.2)))
+    assert len(measured) == 21  # steps 0…20
+
+
+def test_predict_hides_then_reveals_on_the_rare_branch_preset():
+    at = run_page(PAGE, scenario=RARE)
+    no_exception(at)
+    assert "Right answers per branch" not in page_text(at)
+    at.radio(key="ent_predict").set_value("falls").run()
+    no_exception(at)
+    assert at.success, "on the rare-branch scenario pass@16 falls after 20 steps"
+    text = page_text(at)
+    # shares at threshold 8: simplify 3 of 4 answers, guess none, backtrack 1 of 2
+    assert "**simplify** 75%, **guess** 0%, **backtrack** 50%" in text
+    assert "The trade." in text
+    before, after = pass_curve(at, "before training"), pass_curve(at, "after 20 steps")
+    assert after[0] > before[0] and after[-1] < before[-1]  # pass@1 up, pass@64 down
+
+
+def test_article_example_points_to_the_preset():
+    at = run_page(PAGE, state={"ent_predict": "falls"})
+    no_exception(at)
+    assert at.warning  # on the article's example pass@16 barely moves (it is already ~97%)
+    assert at.info and "Rare branch example" in at.info[0].value
+
+
+def test_preset_button_loads_the_rare_scenario():
+    at = run_page(PAGE)
+    next(b for b in at.button if b.label.startswith("Load the")).click().run()
+    no_exception(at)
+    assert at.session_state["scenario"] == RARE
+    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
+    at.button(key="view_Before training").click().run()
+    assert at.slider(key=K("steps")).value == 0
+    assert "Move the training steps" not in page_text(at)  # still hidden until the learner predicts
+
+
+@pytest.mark.parametrize("key, value", [("steps", 40), ("k", 3), ("lr", 1.0)])
+def test_sliders_change_the_charts(key, value):
+    at = run_page(PAGE, scenario=RARE)
+    before = chart_fingerprint(at)
+    at.slider(key=K(key)).set_value(value).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_threshold_and_seed_change_what_they_should():
+    at = run_page(PAGE, scenario=RARE, state={"ent_predict": "rises"})
+    before = data(at, "pass@1 and pass@k", "value").to_csv()
+    at.number_input(key=K("seed")).set_value(5).run()
+    no_exception(at)
+    df = data(at, "pass@1 and pass@k", "value")
+    assert df.to_csv() != before
+    exact = df[df["curve"] == "pass@1, exact"]["value"].to_numpy()
+    at.number_input(key=K("threshold")).set_value(10.0).run()  # only backtrack's 10 is right now
+    df = data(at, "pass@1 and pass@k", "value")
+    after = df[df["curve"] == "pass@1, exact"]["value"].to_numpy()
+    assert after[0] == pytest.approx(0.05 * 0.5) and not np.allclose(after, exact)
+
+
+def test_edited_four_token_scenario_and_url():
+    at = run_page(PAGE, scenario=FOUR, query={"steps": "7", "k": "5"}, state={"ent_predict": "rises"})
+    no_exception(at)
+    assert at.slider(key=K("steps")).value == 7
+    drive = data(at, "Each token's part", "share of ΔH")
+    assert set(drive["token"]) == set(FOUR.tokens) and drive["training step"].max() == 7
+    # the revealed answer agrees with the chart: pass@5 before against after 7 steps
+    before, after = pass_curve(at, "before training")[4], pass_curve(at, "after 7 steps")[4]
+    expected = "rises" if after > before + 0.01 else "falls" if after < before - 0.01 else "barely moves"
+    assert (at.success if expected == "rises" else at.warning), (before, after)
+    assert f"**{expected}**" in (at.success or at.warning)[0].value
+
+
+def test_unreachable_threshold_gives_zero_not_an_error():
+    at = run_page(PAGE, inputs={"threshold": 1000.0})
+    no_exception(at)
+    np.testing.assert_allclose(pass_curve(at, "before training"), 0, atol=1e-15)
+
+
+def test_odd_inputs_run_without_error():
+    """Every input is bounded, so nothing a learner can set reaches rlcore's ValueErrors (tested in
+    tests/rlcore/test_collapse.py): a token with probability 0 and out-of-range link values still run."""
+    zero = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.0, 0.7, 0.3), samples=((10,), (5,), (9, 1)))
+    at = run_page(PAGE, scenario=zero, query={"steps": "999", "n": "100", "k": "-3"})
+    no_exception(at)
+    assert not at.error
+    assert at.slider(key=K("steps")).value == 20 and at.slider(key=K("k")).value == 16
+    # "a" (always right) has π = 0 and stays there; "c" (π 0.3) solves half the questions: 0.5 (1 − 0.7^k)
+    np.testing.assert_allclose(pass_curve(at, "before training")[:3], [0.5 * (1 - 0.7**k) for k in (1, 2, 3)],
+                               atol=1e-12)
