@@ -11,7 +11,7 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "pages").glob("*.py"))
+PAGES = sorted((ROOT / "pages").glob("*.py"), key=lambda p: (int(p.name.split("_")[0]), p.name))  # 9 before 10
 ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
 
 

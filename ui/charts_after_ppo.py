@@ -1,0 +1,45 @@
+"""Chart builders for the pages after PPO (length and aggregation, clips, recipes). No maths here."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from .charts import LABEL, _num, _title
+from .colors import ALGORITHM_COLORS, NEUTRAL
+from .spec import recipe
+
+# One colour per method on these pages, taken from the method palette (never a token colour).
+METHOD_COLORS = (NEUTRAL, ALGORITHM_COLORS["dr_grpo"], ALGORITHM_COLORS["rloo"], ALGORITHM_COLORS["grpo"])
+
+
+def method_colors(methods) -> dict[str, str]:
+    """A fixed colour for each of up to four methods, in order."""
+    return dict(zip(methods, METHOD_COLORS, strict=False))
+
+
+def fit_width(chart):
+    """Keep a chart at its set height and fit only its width (a bottom legend must not squash the plot)."""
+    return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+
+
+@recipe
+def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_title: str, y_title: str,
+                 colors: dict, x_order=None, subtitle: str | None = None, height: int = 280,
+                 tooltips=(), digits: int = 3) -> alt.LayerChart:
+    """Bars side by side: one cluster per value of ``x``, one bar per ``group`` (a method), zero rule.
+
+    ``colors`` maps each group value to its colour (e.g. ``method_colors``); ``tooltips`` names extra
+    numeric columns shown on hover.
+    """
+    color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                      legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=2))
+    tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title="method"),
+            _num(y, y_title, digits)] + [_num(t, t, digits) for t in tooltips]
+    bars = alt.Chart(df).mark_bar().encode(
+        x=alt.X(f"{x}:N", sort=x_order, title=x_title,
+                axis=alt.Axis(labelAngle=-50, labelLimit=110, labelOverlap=False, labelFontSize=10)),
+        xOffset=alt.XOffset(f"{group}:N", sort=list(colors)),
+        y=alt.Y(f"{y}:Q", title=y_title), color=color, tooltip=tips)
+    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
+    return alt.layer(bars, zero, title=_title(title, subtitle), height=height)
