@@ -103,12 +103,12 @@ def batch_panel() -> None:
     })
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(grouped_bars(rows, x="answer", y="gradient weight", group="method", colors=COLORS,
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient weight", group="method", colors=COLORS,
                                 x_order=answer_label,
                                 title="What each method still pushes, answer by answer",
                                 subtitle="weight on ∇log π of the first token; 0 where the clip stopped it",
                                 x_title="sampled answer (first token #)", y_title="gradient weight",
-                                tooltips=("advantage", "token ratio ρ", "answer ratio s")),
+                                tooltips=("advantage", "token ratio ρ", "answer ratio s"))),
                    rows, alt_text="For each sampled answer, the gradient weight its first token keeps under PPO, "
                                   "clip-higher, CISPO and GSPO after one update step.", name="clip_weights")
     points = rows[rows["method"] == NAMES["ppo"]].drop(columns=["method", "gradient weight", "clipped"])

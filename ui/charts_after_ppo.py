@@ -33,7 +33,7 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_
     numeric columns shown on hover.
     """
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                      legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=2))
+                      legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
     tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title="method"),
             _num(y, y_title, digits)] + [_num(t, t, digits) for t in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
@@ -43,3 +43,22 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_
         y=alt.Y(f"{y}:Q", title=y_title), color=color, tooltip=tips)
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
     return alt.layer(bars, zero, title=_title(title, subtitle), height=height)
+
+
+@recipe
+def method_lines(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str, y_title: str,
+                 colors: dict, subtitle: str | None = None, height: int = 260, y_domain=None,
+                 points: bool = False, dash: str | None = None) -> alt.LayerChart:
+    """One line per method over a common x, each in its fixed method colour (``colors``: method → hex)."""
+    enc = dict(
+        x=alt.X(f"{x}:Q", title=x_title),
+        y=alt.Y(f"{y}:Q", title=y_title,
+                scale=alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)),
+        color=alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                        legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1)),
+        tooltip=[alt.Tooltip(f"{series}:N", title="method"), _num(x, x_title), _num(y, y_title)])
+    if dash:
+        enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None, legend=alt.Legend(orient="bottom"))
+    base = alt.Chart(df).encode(**enc)
+    marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=45)] if points else [])
+    return alt.layer(*marks, title=_title(title, subtitle), height=height)

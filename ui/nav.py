@@ -23,6 +23,7 @@ PAGES = (
     PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
     PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
+    PageInfo("pages/10_Length_and_aggregation.py", "Length and aggregation", ":material/straighten:"),
     PageInfo("pages/11_Clips_after_PPO.py", "Clips after PPO", ":material/content_cut:"),
 )
 
