@@ -16,7 +16,7 @@ MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-me
 MODE_COLORS = method_colors(MODE_NAMES.values())
 ADV_NAMES = {"grpo": "GRPO, (R − mean)/std", "dr_grpo": "Dr. GRPO, R − mean"}
 ADV_COLORS = {ADV_NAMES["grpo"]: ALGORITHM_COLORS["grpo"], ADV_NAMES["dr_grpo"]: ALGORITHM_COLORS["dr_grpo"]}
-MAX_LENGTH = 120
+MAX_LENGTH = 80
 
 scenario = page.setup(
     "Length and loss aggregation", "⚖️",
@@ -40,7 +40,7 @@ worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.
 page.presets({
     "Pad the worst answer": {"agg_tok": worst, "agg_len": 40},
     "Pad the best answer": {"agg_tok": best, "agg_len": 40},
-    "Very long (120)": {"agg_len": MAX_LENGTH},
+    "Very long (80)": {"agg_len": MAX_LENGTH},
     "Short (2 tokens)": {"agg_len": 2},
 })
 
@@ -71,7 +71,7 @@ def group_panel() -> None:
     token = c1.selectbox("Answer to make long", tokens, index=tokens.index(worst), key="agg_tok",
                          bind="query-params", help="The answer that starts with this token, padded or cut to the "
                                                    "length on the right (its score stays the same).")
-    long_length = c2.slider("Its length in tokens", 1, MAX_LENGTH, 40, 1, key="agg_len", bind="query-params")
+    long_length = int(c2.slider("Its length in tokens", 1, MAX_LENGTH, 40, 1, key="agg_len", bind="query-params"))
     with st.expander("More settings"):
         matched = st.toggle("Match the step sizes", True, key="agg_matched", bind="query-params",
                             help="Scale seq-mean-token-sum and the -norm mode so that the group's tokens weigh as "
@@ -80,8 +80,9 @@ def group_panel() -> None:
         m1, m2 = st.columns(2)
         method = m1.selectbox("Advantage", rlcore.GROUP_METHODS, key="agg_adv", bind="query-params",
                               help="How the group's scores become advantages.")
-        budget = m2.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="agg_budget",
-                           bind="query-params", help="The generation limit; it must be at least the longest answer.")
+        budget = int(m2.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="agg_budget",
+                               bind="query-params",
+                               help="The generation limit; it must be at least the longest answer."))
 
     lengths, adv, push = page.run(one_group, scenario, token, long_length, method, budget, matched)
     i = scenario.index(token)
@@ -154,9 +155,9 @@ def group_panel() -> None:
         "token, and follow the padded version's share.")
     with st.expander("Training settings"):
         t1, t2, t3, t4 = st.columns(4)
-        steps = t1.slider("Steps", 10, 200, 60, 10, key="agg_steps", bind="query-params")
+        steps = int(t1.slider("Steps", 10, 200, 60, 10, key="agg_steps", bind="query-params"))
         lr = t2.slider("Step size η", 0.1, 5.0, 2.0, 0.1, key="agg_lr", bind="query-params")
-        group_size = t3.slider("Group size G", 2, 32, 8, 1, key="agg_group", bind="query-params")
+        group_size = int(t3.slider("Group size G", 2, 32, 8, 1, key="agg_group", bind="query-params"))
         seed = t4.number_input("Seed", 0, 9999, 0, 1, key="agg_seed", bind="query-params")
     runs = page.run(drift, scenario, token, long_length, method, budget, steps, lr, group_size, int(seed))
     step = np.arange(steps + 1)
@@ -195,7 +196,7 @@ def group_panel() -> None:
 def difficulty_panel() -> None:
     """GRPO's division by the group's std against Dr. GRPO's plain centring, for binary-scored groups."""
     st.subheader("Going further: dividing by the std favours very easy and very hard prompts")
-    g = st.slider("Answers per prompt G", 2, 32, 8, 1, key="agg_diff_g", bind="query-params")
+    g = int(st.slider("Answers per prompt G", 2, 32, 8, 1, key="agg_diff_g", bind="query-params"))
     curves = {m: page.run(length.difficulty_curve, g, m) for m in ADV_NAMES}
     df = pd.concat([pd.DataFrame({"answers right": c.n_right, "method": ADV_NAMES[m],
                                   "advantage of a right answer": c.right, "multiplier": c.scale})

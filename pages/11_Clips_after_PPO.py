@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips
 from ui import charts, page
-from ui.charts_after_ppo import fit_width, grouped_bars, method_colors
+from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars, method_colors
 from ui.colors import ACCENT
 from ui.format import esc, fmt, fmt_list
 
@@ -89,7 +89,7 @@ def batch_panel() -> None:
             f"to {fmt(1 + eps_low)} for the symmetric clip and {fmt(1 + eps_high)} for clip-higher.",
             key="predict_clip")
 
-    answer_label = [f"{tokens[a]} #{j}" for a, j in zip(b.actions, _rank(b.actions), strict=True)]
+    answer_label = answer_labels(tokens, b.actions)
     rows = pd.DataFrame({
         "answer": np.repeat(answer_label, len(clips.CLIP_METHODS)),
         "first token": np.repeat([tokens[a] for a in b.actions], len(clips.CLIP_METHODS)),
@@ -153,16 +153,6 @@ def explain(b, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> 
         f"moved, so s = ρ^(1/|o|) with |o| = {lengths} tokens: s ranges over "
         f"{fmt(b.seq_ratio.min(), 4)} to {fmt(b.seq_ratio.max(), 4)}, much closer to 1 than ρ. That is why its "
         f"range is so narrow (ε_high = {fmt(gspo_high, 4)}); every token of an answer shares its fate.")
-
-
-def _rank(actions) -> list[int]:
-    """1, 2, ... within each first token, to name the answers (no maths: a counter)."""
-    seen: dict[int, int] = {}
-    out = []
-    for a in actions:
-        seen[a] = seen.get(a, 0) + 1
-        out.append(seen[a])
-    return out
 
 
 def rare_section(eps_low: float, eps_high: float) -> None:

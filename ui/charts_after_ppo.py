@@ -18,6 +18,16 @@ def method_colors(methods) -> dict[str, str]:
     return dict(zip(methods, METHOD_COLORS, strict=False))
 
 
+def answer_labels(tokens, actions) -> list[str]:
+    """Axis labels for sampled answers: their first token and a counter, "open #1", "open #2", "closed #1"."""
+    seen: dict[int, int] = {}
+    out = []
+    for a in actions:
+        seen[a] = seen.get(a, 0) + 1
+        out.append(f"{tokens[a]} #{seen[a]}")
+    return out
+
+
 def fit_width(chart):
     """Keep a chart at its set height and fit only its width (a bottom legend must not squash the plot)."""
     return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))

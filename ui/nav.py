@@ -25,6 +25,7 @@ PAGES = (
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
     PageInfo("pages/10_Length_and_aggregation.py", "Length and aggregation", ":material/straighten:"),
     PageInfo("pages/11_Clips_after_PPO.py", "Clips after PPO", ":material/content_cut:"),
+    PageInfo("pages/12_Recipe_composer.py", "Recipe composer", ":material/tune:"),
 )
 
 

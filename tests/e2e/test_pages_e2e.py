@@ -12,7 +12,8 @@ pytestmark = pytest.mark.e2e
 
 PAGES = ["", "Loop_state_action", "Reward_and_return", "Value_Q_advantage", "Baseline_and_variance",
          "TD_error_and_GAE", "Policy_gradient", "Exploration", "Clipping_and_KL", "Training_lab",
-         "Length_and_aggregation", "Clips_after_PPO"]
+         "Length_and_aggregation", "Clips_after_PPO",
+         "Recipe_composer"]
 
 
 def drawn(png: bytes) -> bool:

@@ -38,7 +38,7 @@ def test_defaults_by_hand():
     assert at.success and "Per token that is" in page_text(at)
 
 
-@pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (80, DAPO_HARDER)])
+@pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (70, DAPO_HARDER)])
 def test_prediction_follows_the_length(n, answer):
     # 1/(3n) against 1/(n + 22): equal at n = 11, where n is the group's mean length (11 + 14 + 8 = 33)
     at = run_page(PAGE, state={"agg_len": n})
