@@ -15,7 +15,6 @@ KEYS = {name: f"rc_{name}" for name in recipes.SWITCHES}
 LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
           "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
 COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
-STEP = 0.2  # the policy-gradient step after which the clips are compared (as on the clips page)
 
 scenario = page.setup(
     "Recipe composer", "⚙️",
@@ -41,21 +40,18 @@ page.presets({name: preset(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO"
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def compare(scenario, switches, eps_high):
+def compare(scenario, switches, step, eps_high):
     """The scenario's sampled answers as one group: advantages, token weights and clips, this recipe and GRPO."""
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    batch = clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=STEP, eps_high=eps_high)
-    scores, per_answer = batch.scores, batch.lengths
-    grpo = recipes.recipe_switches("GRPO")
+    batch = clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=step, eps_high=eps_high)
     out = {}
-    for who, s in (("this recipe", switches), ("GRPO", grpo)):
-        adv = recipes.recipe_advantages(scores, s["baseline"], s["scale"])
-        push = length.length_push(per_answer, adv)
-        w = push.weights[rlcore.AGGREGATION_MODES.index(s["aggregation"])]
-        clip = recipes.recipe_clip(s)
-        stopped = 0 if clip is None else int(batch.clipped[clips.CLIP_METHODS.index(clip)].sum())
-        out[who] = {"advantages": adv, "weights": w, "stopped": stopped, "clip": clip}
-    informative = bool(rlcore.informative_groups([scores])[0])
+    for who, s in (("this recipe", switches), ("GRPO", recipes.recipe_switches("GRPO"))):
+        adv = recipes.recipe_advantages(batch.scores, s["baseline"], s["scale"])
+        push = length.length_push(batch.lengths, adv)
+        grad = recipes.recipe_gradient(batch.ratio, batch.seq_ratio, adv, s, eps_high=eps_high)
+        out[who] = {"advantages": adv, "weights": push.weights[rlcore.AGGREGATION_MODES.index(s["aggregation"])],
+                    "kept": grad.kept, "stopped": int(grad.stopped.sum()), "clip": recipes.recipe_clip(s)}
+    informative = bool(rlcore.informative_groups([batch.scores])[0])
     return batch, out, informative
 
 
@@ -63,6 +59,7 @@ def compare(scenario, switches, eps_high):
 def composer() -> None:
     """The switches, the recipe they match, and this recipe against GRPO on the running example."""
     c1, c2, c3, c4 = st.columns(4)
+    d1, d2, d3, d4 = st.columns(4)  # a second row, so a phone shows the switches in this order
     switches = {
         "baseline": c1.selectbox(LABELS["baseline"], recipes.SWITCHES["baseline"], index=2, key=KEYS["baseline"],
                                  bind="query-params"),
@@ -72,13 +69,16 @@ def composer() -> None:
                                     key=KEYS["aggregation"], bind="query-params"),
         "ratio": c4.selectbox(LABELS["ratio"], recipes.SWITCHES["ratio"], index=1, key=KEYS["ratio"],
                               bind="query-params"),
-        "clip": c1.selectbox(LABELS["clip"], recipes.SWITCHES["clip"], index=1, key=KEYS["clip"],
+        "clip": d1.selectbox(LABELS["clip"], recipes.SWITCHES["clip"], index=1, key=KEYS["clip"],
                              bind="query-params"),
-        "kl": c2.selectbox(LABELS["kl"], recipes.SWITCHES["kl"], index=2, key=KEYS["kl"], bind="query-params"),
-        "dynamic_sampling": c3.toggle(LABELS["dynamic_sampling"], False, key=KEYS["dynamic_sampling"],
+        "kl": d2.selectbox(LABELS["kl"], recipes.SWITCHES["kl"], index=2, key=KEYS["kl"], bind="query-params"),
+        "dynamic_sampling": d3.toggle(LABELS["dynamic_sampling"], False, key=KEYS["dynamic_sampling"],
                                       bind="query-params", help="Drop groups whose answers all scored the same "
                                                                 "and draw new ones (DAPO)."),
     }
+    step = d4.slider("Step already taken η", 0.0, 1.0, 0.2, 0.05, key="rc_step", bind="query-params",
+                     help="One policy-gradient step moves the policy away from the one that sampled the batch; "
+                          "the ratio and the clip then decide what is left of each answer's gradient.")
     with st.expander("More settings"):
         eps_high = st.slider("Upper clip ε_high for clip-higher and CISPO", 0.2, 0.6, 0.28, 0.01, key="rc_high",
                              bind="query-params")
@@ -94,7 +94,7 @@ def composer() -> None:
         st.info(f"No published recipe in the table has exactly these switches. Nearest: **{name}**, if you change "
                 f"{', '.join(LABELS[k].lower() for k in gap)}.", icon=":material/explore:")
 
-    batch, out, informative = page.run(compare, scenario, switches, eps_high)
+    batch, out, informative = page.run(compare, scenario, switches, step, eps_high)
     mine, grpo = out["this recipe"], out["GRPO"]
     worst = int(np.argmin(batch.scores))
     a, b = abs(mine["advantages"][worst]), abs(grpo["advantages"][worst])
@@ -110,7 +110,8 @@ def composer() -> None:
     labels = answer_labels(tokens, batch.actions)
     rows = pd.concat([pd.DataFrame({"answer": labels, "first token": [tokens[k] for k in batch.actions],
                                     "score": batch.scores, "tokens": batch.lengths, "recipe": who,
-                                    "advantage": o["advantages"], "token weight": o["weights"]})
+                                    "advantage": o["advantages"], "token weight": o["weights"],
+                                    "gradient kept": o["kept"]})
                       for who, o in out.items()], ignore_index=True)
     page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
                                       x_order=labels, title="Weight of one token of each answer",
@@ -119,6 +120,14 @@ def composer() -> None:
                                       tooltips=("tokens", "score"), digits=4)),
                rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
                name="recipe_weights")
+    page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
+                                      x_order=labels, title=f"Gradient left after a step of η = {fmt(step)}",
+                                      subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
+                                               f"{switches['clip']}; 0: stopped, 1: untouched",
+                                      x_title="sampled answer (first token #)", y_title="share kept",
+                                      tooltips=("tokens", "score"))),
+               rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
+                              "step, under these switches and under GRPO.", name="recipe_gradient")
     if st.session_state.get("predict_recipe") is None:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
@@ -128,12 +137,12 @@ def composer() -> None:
                                       tooltips=("tokens", "score"))),
                rows, alt_text="Each sampled answer's advantage under these switches and under GRPO.",
                name="recipe_advantages")
-    explain(switches, batch, mine, grpo, informative)
+    explain(switches, batch, mine, grpo, informative, step)
     st.caption("The running example is one prompt, so its batch is one group: a batch mean or std equals the "
                "group's here. They differ once a batch holds several prompts.")
 
 
-def explain(switches, batch, mine, grpo, informative) -> None:
+def explain(switches, batch, mine, grpo, informative, step) -> None:
     """One line per switch that differs from GRPO, with its numbers on the running example."""
     diffs = recipes.differences(switches)
     if not diffs:
@@ -153,7 +162,7 @@ def explain(switches, batch, mine, grpo, informative) -> None:
         elif key in ("ratio", "clip"):
             stop = ("nothing is clipped: one on-policy step per batch" if mine["clip"] is None
                     else f"the clip stops {mine['stopped']} of the {n} answers")
-            lines.append(f"{head} After one step of η = {fmt(STEP)}, {stop} (GRPO: {grpo['stopped']}).")
+            lines.append(f"{head} After one step of η = {fmt(step)}, {stop} (GRPO: {grpo['stopped']}).")
         elif key == "kl":
             where = {"none": "no pull back to the reference model",
                      "in reward": "the penalty is subtracted from each token's reward, before the advantages",
@@ -173,5 +182,5 @@ with st.expander("The recipe table: which switch values define each recipe"):
                                                      for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
                                for r in recipes.RECIPES]), hide_index=True, width="stretch")
 
-page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_clip,
-               length.length_push, clips.clip_batch)
+page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
+               recipes.recipe_clip, length.length_push, clips.clip_batch)

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import _show, as_vector, positive
-from .aggregation import AGGREGATION_MODES
+from .aggregation import AGGREGATION_MODES, gradient_weights
 from .credit import GROUP_EPS
 
 SWITCHES: dict[str, tuple] = {
@@ -165,3 +165,55 @@ def recipe_clip(switches) -> str | None:
     if s["ratio"] == "sequence":
         return "gspo"
     return {"symmetric": "ppo", "clip-higher": "clip-higher", "cispo": "cispo"}[s["clip"]]
+
+
+class RecipeGradient(NamedTuple):
+    """What a recipe's ratio and clip leave of each answer's gradient once the policy has moved."""
+
+    weights: np.ndarray  # [n]: coefficient of ∇log π of the answer's tokens
+    stopped: np.ndarray  # [n] bool: the clip gives it no gradient although its advantage is not 0
+    kept: np.ndarray     # [n]: weights ÷ the unclipped ratio·Â (1 where nothing is clipped or Â = 0)
+
+
+def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2, eps_high: float = 0.28,
+                    gspo_eps: tuple[float, float] = (3e-4, 4e-4)) -> RecipeGradient:
+    """Each answer's gradient weight under the switches' ratio and clip (``gradient_weights``).
+
+    ratio none: one on-policy step, g = Â; token ratio: g = ρ·Â unclipped, or PPO / clip-higher / CISPO as
+    the clip says; sequence ratio: g = s·Â unclipped, or PPO's rule on s with GSPO's own small range.
+
+    Args:
+        ratio: shape [n], ρ of each answer's token (here: its first token's).
+        seq_ratio: shape [n], GSPO's answer ratio s.
+        advantages: shape [n], Â.
+        switches: as in ``check_switches``.
+        eps_low, eps_high: the token clip range.
+        gspo_eps: GSPO's (ε_low, ε_high).
+
+    Returns:
+        RecipeGradient(weights, stopped, kept).
+
+    ρ = 1.5 is past DAPO's 1.28: no gradient; CISPO keeps 1.28/1.5 of it:
+
+    >>> recipe_gradient([1.5], [1.1], [1.0], recipe_switches("DAPO")).weights.round(6).tolist()
+    [0.0]
+    >>> recipe_gradient([1.5], [1.1], [1.0], recipe_switches("CISPO")).kept.round(4).tolist()
+    [0.8533]
+    """
+    s = check_switches(switches)
+    rho, seq, adv = (as_vector(n, v) for n, v in (("ratio", ratio), ("seq_ratio", seq_ratio),
+                                                   ("advantages", advantages)))
+    if not rho.size == seq.size == adv.size:
+        raise ValueError(f"ratio, seq_ratio and advantages must have the same length, got {rho.size}, {seq.size}, "
+                         f"{adv.size}")
+    clip = recipe_clip(s)
+    unclipped = adv * {"none": 1.0, "token": rho, "sequence": seq}[s["ratio"]]
+    if clip is None:
+        w = unclipped
+    elif clip == "gspo":
+        w = gradient_weights(seq, adv, "ppo", *gspo_eps)
+    else:
+        method = "cispo" if clip == "cispo" else "ppo"
+        w = gradient_weights(rho, adv, method, eps_low, eps_low if clip == "ppo" else eps_high)
+    safe = np.where(unclipped != 0, unclipped, 1.0)
+    return RecipeGradient(w, (w == 0) & (adv != 0), np.where(unclipped != 0, w / safe, 1.0))

@@ -88,6 +88,14 @@ def test_switches_move_the_charts(key, value):
     assert chart_fingerprint(at) != before
 
 
+def test_the_step_slider_moves_the_clip_chart():
+    at = run_page(PAGE)
+    before = data(at, "Gradient left after")
+    assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
+    at.slider(key="rc_step").set_value(0.0).run()
+    np.testing.assert_allclose(data(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
+
+
 def test_the_clip_switch_changes_the_clip_count():
     at = run_page(PAGE, state={"predict_recipe": "larger", "rc_clip": "clip-higher"})
     # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27): the symmetric clip stops its 2 answers, clip-higher none

@@ -101,3 +101,27 @@ def test_recipe_advantages_agree_with_group_advantages():
 def test_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
         call()
+
+
+@pytest.mark.parametrize(("name", "weights", "kept"), [
+    ("GRPO", [0.0, 0.0], [0.0, 0.0]),            # 1.5 > 1.2 with Â > 0; 0.5 < 0.8 with Â < 0
+    ("DAPO", [0.0, 0.0], [0.0, 0.0]),            # 1.5 is past 1.28 too
+    ("CISPO", [1.28, -0.8], [1.28 / 1.5, 1.6]),  # clip(ρ, 0.8, 1.28)·Â, never 0
+    ("GSPO", [0.0, 0.0], [0.0, 0.0]),            # s = 1.1 and 0.9, far outside GSPO's 3e-4 / 4e-4
+    ("RLOO", [1.0, -1.0], [1.0, 1.0]),           # on-policy: g = Â
+])
+def test_recipe_gradient_by_hand(name, weights, kept):
+    g = R.recipe_gradient([1.5, 0.5], [1.1, 0.9], [1.0, -1.0], R.recipe_switches(name))
+    np.testing.assert_allclose(g.weights, weights)
+    np.testing.assert_allclose(g.kept, kept)
+    assert g.stopped.tolist() == [w == 0 for w in weights]
+
+
+def test_recipe_gradient_with_a_ratio_and_no_clip():
+    g = R.recipe_gradient([1.5, 0.5], [1.1, 0.9], [1.0, -1.0], GRPO | {"clip": "none"})
+    np.testing.assert_allclose(g.weights, [1.5, -0.5])      # ρ·Â
+    g = R.recipe_gradient([1.5, 0.5], [1.1, 0.9], [1.0, 0.0], GRPO | {"clip": "none", "ratio": "sequence"})
+    np.testing.assert_allclose(g.weights, [1.1, 0.0])       # s·Â
+    np.testing.assert_allclose(g.kept, [1.0, 1.0])          # Â = 0 counts as untouched
+    with pytest.raises(ValueError, match=r"^ratio, seq_ratio and advantages"):
+        R.recipe_gradient([1.5], [1.1, 0.9], [1.0, -1.0], GRPO)
