@@ -113,21 +113,24 @@ def composer() -> None:
                                     "advantage": o["advantages"], "token weight": o["weights"],
                                     "gradient kept": o["kept"]})
                       for who, o in out.items()], ignore_index=True)
-    page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
-                                      x_order=labels, title="Weight of one token of each answer",
-                                      subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
-                                      x_title="sampled answer (first token #)", y_title="weight of each token",
-                                      tooltips=("tokens", "score"), digits=4)),
-               rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
-               name="recipe_weights")
-    page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
-                                      x_order=labels, title=f"Gradient left after a step of η = {fmt(step)}",
-                                      subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
-                                               f"{switches['clip']}; 0: stopped, 1: untouched",
-                                      x_title="sampled answer (first token #)", y_title="share kept",
-                                      tooltips=("tokens", "score"))),
-               rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
-                              "step, under these switches and under GRPO.", name="recipe_gradient")
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
+                                          x_order=labels, title="Weight of one token of each answer",
+                                          subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
+                                          x_title="sampled answer (first token #)", y_title="weight of each token",
+                                          tooltips=("tokens", "score"), digits=4)),
+                   rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
+                   name="recipe_weights")
+    with right:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
+                                          x_order=labels, title=f"Gradient left after a step of η = {fmt(step)}",
+                                          subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
+                                                   f"{switches['clip']}; 0: stopped, 1: untouched",
+                                          x_title="sampled answer (first token #)", y_title="share kept",
+                                          tooltips=("tokens", "score"))),
+                   rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
+                                  "step, under these switches and under GRPO.", name="recipe_gradient")
     if st.session_state.get("predict_recipe") is None:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
