@@ -88,22 +88,26 @@ def token_weights(mask, mode: str, max_len: int | None = None) -> np.ndarray:
     """
     m, lengths = _mask_lengths(mask)
     mode = _choice("mode", mode, AGGREGATION_MODES)
-    n, cols = m.shape
+    cols = m.shape[1]
     if max_len is None:
         top = cols
     else:
         top = count("max_len", max_len, low=1)
         if top < lengths.max():
             raise ValueError(f"max_len must be >= the longest answer ({int(lengths.max())} tokens), got {top}")
+    return m * _answer_weights(lengths, mode, top)[:, None]
+
+
+def _answer_weights(lengths: np.ndarray, mode: str, top: float) -> np.ndarray:
+    """``token_weights``' c_i for lengths of shape [..., n] (one group per leading index), without checks."""
+    n = lengths.shape[-1]
     if mode == "token-mean":
-        per_answer = np.full(n, 1.0 / lengths.sum())
-    elif mode == "seq-mean-token-mean":
-        per_answer = 1.0 / (n * lengths)
-    elif mode == "seq-mean-token-sum":
-        per_answer = np.full(n, 1.0 / n)
-    else:
-        per_answer = np.full(n, 1.0 / (n * top))
-    return m * per_answer[:, None]
+        return np.broadcast_to(1.0 / lengths.sum(axis=-1, keepdims=True), lengths.shape).astype(float)
+    if mode == "seq-mean-token-mean":
+        return 1.0 / (n * lengths)
+    if mode == "seq-mean-token-sum":
+        return np.full(lengths.shape, 1.0 / n)
+    return np.full(lengths.shape, 1.0 / (n * top))
 
 
 def aggregate_loss(token_losses, mask, mode: str, max_len: int | None = None) -> float:

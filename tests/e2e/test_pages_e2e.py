@@ -12,6 +12,7 @@ pytestmark = pytest.mark.e2e
 
 PAGES = ["", "Loop_state_action", "Reward_and_return", "Value_Q_advantage", "Baseline_and_variance",
          "TD_error_and_GAE", "Policy_gradient", "Exploration", "Clipping_and_KL", "Training_lab",
+         "Length_and_aggregation", "Clips_after_PPO", "Recipe_composer",
          "KL_gradients", "Sampler_and_trainer", "Entropy_and_pass_at_k"]
 
 

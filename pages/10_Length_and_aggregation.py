@@ -1,0 +1,237 @@
+"""Length and loss aggregation: how a group's token losses become one number, and why that can make answers longer."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import rlcore
+from rlcore import length
+from ui import page
+from ui.charts_after_ppo import fit_width, grouped_bars, method_colors, method_lines
+from ui.colors import ALGORITHM_COLORS
+from ui.format import esc, fmt, pct
+
+MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-mean-token-mean · GRPO",
+              "seq-mean-token-sum": "seq-mean-token-sum", "seq-mean-token-sum-norm": "token-sum-norm · Dr. GRPO"}
+MODE_COLORS = method_colors(MODE_NAMES.values())
+ADV_NAMES = {"grpo": "GRPO, (R − mean)/std", "dr_grpo": "Dr. GRPO, R − mean"}
+ADV_COLORS = {ADV_NAMES["grpo"]: ALGORITHM_COLORS["grpo"], ADV_NAMES["dr_grpo"]: ALGORITHM_COLORS["dr_grpo"]}
+MAX_LENGTH = 80
+
+scenario = page.setup(
+    "Length and loss aggregation", "⚖️",
+    "A group of answers of different lengths has to become one loss. Whether you average over tokens, over "
+    "answers, or divide by a fixed budget decides how hard each token of a long answer is pushed, and over "
+    "many updates whether answers drift longer.",
+)
+tokens = scenario.tokens
+
+with st.expander("Why this matters"):
+    st.markdown(
+        "In DeepSeek-R1-Zero's training the answers grew longer while their accuracy rose, and this was read as "
+        "the model learning to think longer. Liu et al. (Dr. GRPO, arXiv 2503.20783) point to part of it being "
+        "an artefact of GRPO's loss: it averages each answer's token losses first (dividing by the answer's "
+        "length), then averages over answers. A token of a long answer therefore counts less, so a long wrong "
+        "answer is pushed down less per token than a short one. DAPO averages over all the group's tokens "
+        "instead; Dr. GRPO divides by a constant budget. They also drop the division by the group's standard "
+        "deviation, which gives prompts whose answers barely differ an outsized push (last section).")
+
+worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.q))]
+page.presets({
+    "Pad the worst answer": {"agg_tok": worst, "agg_len": 40},
+    "Pad the best answer": {"agg_tok": best, "agg_len": 40},
+    "Very long (80)": {"agg_len": MAX_LENGTH},
+    "Short (2 tokens)": {"agg_len": 2},
+})
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def one_group(scenario, token, long_length, method, budget, matched):
+    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
+    lengths[scenario.index(token)] = long_length
+    adv = rlcore.group_advantages(scenario.q, method)
+    return lengths, adv, length.length_push(lengths, adv, budget, match_step=matched)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def drift(scenario, token, long_length, method, budget, steps, lr, group_size, seed):
+    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
+    return [length.length_drift(scenario.pi, scenario.samples, lengths, scenario.index(token), long_length, mode=m,
+                                method=method, group_size=group_size, lr=lr, steps=steps, n_runs=32, seed=seed,
+                                max_len=budget)
+            for m in rlcore.AGGREGATION_MODES]
+
+
+@st.fragment
+def group_panel() -> None:
+    """The padded answer and its length drive the one-step charts and the training below them."""
+    if st.session_state.get("agg_tok") not in tokens:  # the scenario changed under the selectbox
+        st.session_state.pop("agg_tok", None)
+    c1, c2 = st.columns(2)
+    token = c1.selectbox("Answer to make long", tokens, index=tokens.index(worst), key="agg_tok",
+                         bind="query-params", help="The answer that starts with this token, padded or cut to the "
+                                                   "length on the right (its score stays the same).")
+    long_length = int(c2.slider("Its length in tokens", 1, MAX_LENGTH, 40, 1, key="agg_len", bind="query-params"))
+    with st.expander("More settings"):
+        matched = st.toggle("Match the step sizes", True, key="agg_matched", bind="query-params",
+                            help="Scale seq-mean-token-sum and the -norm mode so that the group's tokens weigh as "
+                                 "much in total as under token-mean: a constant factor, like a step size. Off: "
+                                 "their raw weights, 1/G and 1/(G·L_max).")
+        m1, m2 = st.columns(2)
+        method = m1.selectbox("Advantage", rlcore.GROUP_METHODS, key="agg_adv", bind="query-params",
+                              help="How the group's scores become advantages.")
+        budget = int(m2.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="agg_budget",
+                               bind="query-params",
+                               help="The generation limit; it must be at least the longest answer."))
+
+    lengths, adv, push = page.run(one_group, scenario, token, long_length, method, budget, matched)
+    i = scenario.index(token)
+    tok = esc(token)
+    mean_tok, mean_seq = push.per_token[0, i], push.per_token[1, i]
+    answer = ("the same" if np.isclose(abs(mean_tok), abs(mean_seq), rtol=1e-9, atol=1e-15)
+              else "harder under token-mean (DAPO)" if abs(mean_tok) > abs(mean_seq)
+              else "harder under seq-mean-token-mean (GRPO)")
+    page.predict(
+        f"The answer starting with **{tok}** now has {long_length} tokens (the others have "
+        f"{', '.join(str(n) for k, n in enumerate(lengths) if k != i)}). Per token, is it pushed harder under "
+        "DAPO's token-mean or under GRPO's seq-mean-token-mean?",
+        ["harder under token-mean (DAPO)", "harder under seq-mean-token-mean (GRPO)", "the same"], answer,
+        f"token-mean gives every token of the group the same weight 1/Σ|o| = {fmt(push.weights[0, i], 4)}; "
+        f"seq-mean-token-mean gives a token of this answer 1/(G·|o|) = {fmt(push.weights[1, i], 4)}. "
+        f"An answer longer than the group's average loses out under GRPO; a shorter one gains.",
+        key="predict_agg")
+
+    names = [f"{t} ({n})" for t, n in zip(tokens, lengths, strict=True)]
+    rows = pd.DataFrame({
+        "answer": np.tile(names, len(rlcore.AGGREGATION_MODES)),
+        "tokens": np.tile(lengths, len(rlcore.AGGREGATION_MODES)),
+        "advantage": np.tile(adv, len(rlcore.AGGREGATION_MODES)),
+        "mode": np.repeat(list(MODE_NAMES.values()), len(tokens)),
+        "token weight": push.weights.ravel(),
+        "push per token": push.per_token.ravel(),
+        "push on the answer": push.per_answer.ravel(),
+    })
+    page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
+                                      x_order=names,
+                            title="The weight of one token of each answer, per mode",
+                            subtitle="answer (its length in tokens); the weights of a mode add up over all tokens",
+                            x_title="answer (tokens)", y_title="weight of each of its tokens",
+                            tooltips=("tokens", "advantage"))),
+               rows, alt_text="For each answer of the group, the weight one of its tokens gets under each of the four "
+                              "aggregation modes.", name="agg_weights")
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
+                                x_order=names, title="Push on each token", subtitle="weight × advantage",
+                                x_title="answer (tokens)", y_title="push on each token's log π",
+                                tooltips=("tokens", "advantage"), height=240)),
+                   rows, alt_text="Weight times advantage for one token of each answer, per mode.", name="agg_token")
+    with right:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
+                                x_order=names, title="Push on the whole answer", subtitle="its length × weight × "
+                                                                                         "advantage",
+                                x_title="answer (tokens)", y_title="push summed over its tokens",
+                                tooltips=("tokens", "advantage"), height=240)),
+                   rows, alt_text="Weight times advantage summed over each answer's tokens, per mode.",
+                   name="agg_answer")
+    if st.session_state.get("predict_agg") is not None:
+        direction = "down" if adv[i] < 0 else "up" if adv[i] > 0 else "nowhere"
+        st.markdown(
+            f"The answer starting with **{tok}** has advantage {fmt(adv[i], sign=True)}, so the update pushes it "
+            f"{direction}. Per token that is {fmt(push.per_token[0, i], 4, sign=True)} under token-mean and "
+            f"{fmt(push.per_token[1, i], 4, sign=True)} under seq-mean-token-mean. Summed over its {long_length} "
+            f"tokens: {fmt(push.per_answer[0, i], 3, sign=True)} against {fmt(push.per_answer[1, i], 3, sign=True)}. "
+            "Under seq-mean-token-mean every answer's total push is its advantage divided by the group size, "
+            "whatever its length, so a long answer spreads the same push over more tokens. For a wrong answer "
+            "that is a discount: padding it costs less. seq-mean-token-sum and the -norm mode weigh every token "
+            "alike; they differ from token-mean only by a constant factor, which acts like a step size "
+            "(turn off “Match the step sizes” under More settings to see their raw weights).")
+
+    st.subheader("Over training: a short and a padded version of the same answer")
+    st.markdown(
+        f"Give the policy two ways to write the answer that starts with **{tok}**: its own "
+        f"{len(rlcore.answer_tokens(scenario, token))} tokens, or padded to {long_length}, with the same scores and "
+        "half its probability each. Train on groups sampled from the policy, with each mode's step matched per "
+        "token, and follow the padded version's share.")
+    with st.expander("Training settings"):
+        t1, t2, t3, t4 = st.columns(4)
+        steps = int(t1.slider("Steps", 10, 200, 60, 10, key="agg_steps", bind="query-params"))
+        lr = t2.slider("Step size η", 0.1, 5.0, 2.0, 0.1, key="agg_lr", bind="query-params")
+        group_size = int(t3.slider("Group size G", 2, 32, 8, 1, key="agg_group", bind="query-params"))
+        seed = t4.number_input("Seed", 0, 9999, 0, 1, key="agg_seed", bind="query-params")
+    runs = page.run(drift, scenario, token, long_length, method, budget, steps, lr, group_size, int(seed))
+    step = np.arange(steps + 1)
+    curves = pd.concat([pd.DataFrame({"step": step, "mode": MODE_NAMES[m], "padded share": r.long_share,
+                                      "mean length": r.mean_length, "mean score": r.mean_score})
+                        for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)], ignore_index=True)
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(fit_width(method_lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS,
+                                          title="Share of the padded version", y_domain=[0, 1],
+                                          subtitle="of the two ways to write the same answer; 32 seeded runs",
+                                          x_title="training step", y_title="padded / (short + padded)")),
+                   curves, alt_text="Share of the padded version of the answer over training, one line per mode.",
+                   name="agg_share")
+    with right:
+        page.chart(fit_width(method_lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
+                                          title="Mean answer length", subtitle="Σ π·|o| over all the answers",
+                                          x_title="training step", y_title="tokens")),
+                   curves, alt_text="Mean answer length over training, one line per mode.", name="agg_length")
+    share = {m: r.long_share[-1] for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)}
+    verb = "wrong" if adv[i] < 0 else "right" if adv[i] > 0 else "neither right nor wrong"
+    st.markdown(
+        f"After {steps} steps the padded version holds **{pct(share['seq-mean-token-mean'])}** of the answer "
+        f"under GRPO's seq-mean-token-mean, against {pct(share['token-mean'])} under token-mean, "
+        f"{pct(share['seq-mean-token-sum'])} under seq-mean-token-sum and {pct(share['seq-mean-token-sum-norm'])} "
+        f"under the -norm mode (both versions started at 50%). The answer is {verb} here (advantage "
+        f"{fmt(adv[i], sign=True)}; mean score {fmt(runs[1].mean_score[0])} → {fmt(runs[1].mean_score[-1])} under "
+        "GRPO). Among wrong answers GRPO keeps the padded ones, among right answers the short ones: that is the "
+        "length bias, and it makes the wrong answers that remain grow longer while the score rises. "
+        "seq-mean-token-sum and the -norm mode treat both versions alike, so their split only wanders with "
+        "sampling noise; token-mean leans the same way as GRPO but less, since a group that holds a long answer "
+        "has more tokens to share its weight.")
+
+
+@st.fragment
+def difficulty_panel() -> None:
+    """GRPO's division by the group's std against Dr. GRPO's plain centring, for binary-scored groups."""
+    st.subheader("Going further: dividing by the std favours very easy and very hard prompts")
+    g = int(st.slider("Answers per prompt G", 2, 32, 8, 1, key="agg_diff_g", bind="query-params"))
+    curves = {m: page.run(length.difficulty_curve, g, m) for m in ADV_NAMES}
+    df = pd.concat([pd.DataFrame({"answers right": c.n_right, "method": ADV_NAMES[m],
+                                  "advantage of a right answer": c.right, "multiplier": c.scale})
+                    for m, c in curves.items()], ignore_index=True)
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(fit_width(method_lines(df, x="answers right", y="advantage of a right answer", series="method",
+                                          colors=ADV_COLORS, points=True,
+                                          title="Advantage of a right answer",
+                                          subtitle=f"a prompt with G = {g} answers scored 1 (right) or 0",
+                                          x_title="answers right out of G", y_title="advantage")),
+                   df, alt_text="Advantage of a right answer against how many of the group are right, for GRPO "
+                                "and Dr. GRPO.", name="agg_difficulty")
+    with right:
+        page.chart(fit_width(method_lines(df, x="answers right", y="multiplier", series="method",
+                                          colors=ADV_COLORS, points=True,
+                                          title="What each prompt's push is multiplied by",
+                                          subtitle="against plain centring R − mean (GRPO: 1/std)",
+                                          x_title="answers right out of G", y_title="multiplier")),
+                   df, alt_text="The factor GRPO multiplies a prompt's centred scores by, against how many answers "
+                                "are right; 1 for Dr. GRPO.", name="agg_scale")
+    gr, dr = curves["grpo"], curves["dr_grpo"]
+    mid = (g - 1) // 2
+    st.markdown(
+        f"Every group here has the same gap between a right and a wrong answer (1 point); only how many are right "
+        f"changes. The only right answer of a hard prompt (1 of {g}) gets {fmt(dr.right[0])} from Dr. GRPO and "
+        f"{fmt(gr.right[0])} from GRPO: dividing by the group's small std multiplies it by {fmt(gr.scale[0])}. "
+        f"A balanced prompt ({int(gr.n_right[mid])} of {g} right) is multiplied by only {fmt(gr.scale[mid])} "
+        f"({fmt(dr.right[mid])} → {fmt(gr.right[mid])}). So, compared with plain centring, GRPO leans on the "
+        "prompts the model almost always solves or almost never does, whose answers barely vary; Dr. GRPO weighs "
+        "a point of score the same on every prompt.")
+
+
+group_panel()
+difficulty_panel()
+
+page.show_code(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
+               length.length_training, length.length_drift, length.difficulty_curve)

@@ -1,0 +1,189 @@
+"""Recipe composer: the few switches that tell REINFORCE, RLOO, GRPO, Dr. GRPO, DAPO, GSPO, CISPO, REINFORCE++ apart."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import rlcore
+from rlcore import clips, length, recipes
+from ui import page
+from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars
+from ui.colors import ALGORITHM_COLORS
+from ui.format import esc, fmt, fmt_list
+
+KEYS = {name: f"rc_{name}" for name in recipes.SWITCHES}
+LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
+          "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
+COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
+
+scenario = page.setup(
+    "Recipe composer", "⚙️",
+    "Most policy-gradient recipes for LLMs differ in a handful of choices: what is subtracted from the score, "
+    "whether it is divided by a spread, how token losses are averaged, which ratio is clipped and how, where "
+    "the KL goes. Set the switches: when they spell a published recipe, its name lights up.",
+)
+tokens = scenario.tokens
+
+with st.expander("Why this matters"):
+    st.markdown(
+        "Papers announce new algorithms, but read side by side most are GRPO with two or three switches flipped. "
+        "Seeing them as switches tells you what to compare when a run behaves differently: the std changes "
+        "which prompts dominate, the aggregation changes how length is treated, the clip changes which tokens "
+        "keep learning. A switch a paper does not fix is left free in the table below.")
+
+
+def preset(name: str) -> dict:
+    return {KEYS[k]: v for k, v in recipes.recipe_switches(name).items()}
+
+
+page.presets({name: preset(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def compare(scenario, switches, step, eps_high):
+    """The scenario's sampled answers as one group: advantages, token weights and clips, this recipe and GRPO."""
+    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
+    batch = clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=step, eps_high=eps_high)
+    out = {}
+    for who, s in (("this recipe", switches), ("GRPO", recipes.recipe_switches("GRPO"))):
+        adv = recipes.recipe_advantages(batch.scores, s["baseline"], s["scale"])
+        push = length.length_push(batch.lengths, adv)
+        grad = recipes.recipe_gradient(batch.ratio, batch.seq_ratio, adv, s, eps_high=eps_high)
+        out[who] = {"advantages": adv, "weights": push.weights[rlcore.AGGREGATION_MODES.index(s["aggregation"])],
+                    "kept": grad.kept, "stopped": int(grad.stopped.sum()), "clip": recipes.recipe_clip(s)}
+    informative = bool(rlcore.informative_groups([batch.scores])[0])
+    return batch, out, informative
+
+
+@st.fragment
+def composer() -> None:
+    """The switches, the recipe they match, and this recipe against GRPO on the running example."""
+    c1, c2, c3, c4 = st.columns(4)
+    d1, d2, d3, d4 = st.columns(4)  # a second row, so a phone shows the switches in this order
+    switches = {
+        "baseline": c1.selectbox(LABELS["baseline"], recipes.SWITCHES["baseline"], index=2, key=KEYS["baseline"],
+                                 bind="query-params"),
+        "scale": c2.selectbox(LABELS["scale"], recipes.SWITCHES["scale"], index=1, key=KEYS["scale"],
+                              bind="query-params"),
+        "aggregation": c3.selectbox(LABELS["aggregation"], recipes.SWITCHES["aggregation"], index=1,
+                                    key=KEYS["aggregation"], bind="query-params"),
+        "ratio": c4.selectbox(LABELS["ratio"], recipes.SWITCHES["ratio"], index=1, key=KEYS["ratio"],
+                              bind="query-params"),
+        "clip": d1.selectbox(LABELS["clip"], recipes.SWITCHES["clip"], index=1, key=KEYS["clip"],
+                             bind="query-params"),
+        "kl": d2.selectbox(LABELS["kl"], recipes.SWITCHES["kl"], index=2, key=KEYS["kl"], bind="query-params"),
+        "dynamic_sampling": d3.toggle(LABELS["dynamic_sampling"], False, key=KEYS["dynamic_sampling"],
+                                      bind="query-params", help="Drop groups whose answers all scored the same "
+                                                                "and draw new ones (DAPO)."),
+    }
+    step = d4.slider("Step already taken η", 0.0, 1.0, 0.2, 0.05, key="rc_step", bind="query-params",
+                     help="One policy-gradient step moves the policy away from the one that sampled the batch; "
+                          "the ratio and the clip then decide what is left of each answer's gradient.")
+    with st.expander("More settings"):
+        eps_high = st.slider("Upper clip ε_high for clip-higher and CISPO", 0.2, 0.6, 0.28, 0.01, key="rc_high",
+                             bind="query-params")
+    switches = page.run(recipes.check_switches, switches)
+
+    matches = recipes.match_recipe(switches)
+    for name in matches:
+        r = recipes.recipe(name)
+        link = f" · [arXiv {r.arxiv}](https://arxiv.org/abs/{r.arxiv})" if r.arxiv else ""
+        st.success(f"**{r.name}**: {r.source}{link}", icon=":material/verified:")
+    if not matches:
+        name, gap = recipes.recipe_distances(switches)[0]
+        st.info(f"No published recipe in the table has exactly these switches. Nearest: **{name}**, if you change "
+                f"{', '.join(LABELS[k].lower() for k in gap)}.", icon=":material/explore:")
+
+    batch, out, informative = page.run(compare, scenario, switches, step, eps_high)
+    mine, grpo = out["this recipe"], out["GRPO"]
+    worst = int(np.argmin(batch.scores))
+    a, b = abs(mine["advantages"][worst]), abs(grpo["advantages"][worst])
+    answer = "the same" if np.isclose(a, b, rtol=1e-9, atol=1e-12) else "larger" if a > b else "smaller"
+    page.predict(
+        f"The group's worst answer (score {fmt(batch.scores[worst])}, starts with "
+        f"**{esc(tokens[batch.actions[worst]])}**): is its advantage larger in size under these switches than "
+        "under GRPO, smaller, or the same?", ["larger", "smaller", "the same"], answer,
+        f"Here it is {fmt(mine['advantages'][worst], 3, sign=True)}; GRPO gives "
+        f"{fmt(grpo['advantages'][worst], 3, sign=True)}.",
+        key="predict_recipe")
+
+    labels = answer_labels(tokens, batch.actions)
+    rows = pd.concat([pd.DataFrame({"answer": labels, "first token": [tokens[k] for k in batch.actions],
+                                    "score": batch.scores, "tokens": batch.lengths, "recipe": who,
+                                    "advantage": o["advantages"], "token weight": o["weights"],
+                                    "gradient kept": o["kept"]})
+                      for who, o in out.items()], ignore_index=True)
+    left, right = st.columns(2, gap="large")
+    with left:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
+                                          x_order=labels, title="Weight of one token of each answer",
+                                          subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
+                                          x_title="sampled answer (first token #)", y_title="weight of each token",
+                                          tooltips=("tokens", "score"), digits=4)),
+                   rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
+                   name="recipe_weights")
+    with right:
+        page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
+                                          x_order=labels, title=f"Gradient left after a step of η = {fmt(step)}",
+                                          subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
+                                                   f"{switches['clip']}; 0: stopped, 1: untouched",
+                                          x_title="sampled answer (first token #)", y_title="share kept",
+                                          tooltips=("tokens", "score"))),
+                   rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
+                                  "step, under these switches and under GRPO.", name="recipe_gradient")
+    if st.session_state.get("predict_recipe") is None:
+        return
+    page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
+                                      x_order=labels, title="Advantage of each answer",
+                                      subtitle=f"baseline: {switches['baseline']}; scale: {switches['scale']}",
+                                      x_title="sampled answer (first token #)", y_title="advantage",
+                                      tooltips=("tokens", "score"))),
+               rows, alt_text="Each sampled answer's advantage under these switches and under GRPO.",
+               name="recipe_advantages")
+    explain(switches, batch, mine, grpo, informative, step)
+    st.caption("The running example is one prompt, so its batch is one group: a batch mean or std equals the "
+               "group's here. They differ once a batch holds several prompts.")
+
+
+def explain(switches, batch, mine, grpo, informative, step) -> None:
+    """One line per switch that differs from GRPO, with its numbers on the running example."""
+    diffs = recipes.differences(switches)
+    if not diffs:
+        st.markdown("These are GRPO's own switches: nothing differs from GRPO.")
+        return
+    n = batch.actions.size
+    longest = int(np.argmax(batch.lengths))
+    lines = []
+    for key, this, theirs in diffs:
+        head = f"- **{LABELS[key]}**: {this} instead of GRPO's {theirs}."
+        if key in ("baseline", "scale"):
+            lines.append(f"{head} The advantages become {fmt_list(mine['advantages'], sep=', ')} "
+                         f"(GRPO: {fmt_list(grpo['advantages'], sep=', ')}).")
+        elif key == "aggregation":
+            lines.append(f"{head} A token of the longest answer ({int(batch.lengths[longest])} tokens) weighs "
+                         f"{fmt(mine['weights'][longest], 4)} (GRPO: {fmt(grpo['weights'][longest], 4)}).")
+        elif key in ("ratio", "clip"):
+            stop = ("nothing is clipped: one on-policy step per batch" if mine["clip"] is None
+                    else f"the clip stops {mine['stopped']} of the {n} answers")
+            lines.append(f"{head} After one step of η = {fmt(step)}, {stop} (GRPO: {grpo['stopped']}).")
+        elif key == "kl":
+            where = {"none": "no pull back to the reference model",
+                     "in reward": "the penalty is subtracted from each token's reward, before the advantages",
+                     "in loss": "the penalty is its own term in the loss, beside the policy term"}[this]
+            lines.append(f"{head} Here: {where}.")
+        else:
+            lines.append(f"{head} " + ("This group's scores differ, so it would be kept either way." if informative
+                                       else "Every answer scored the same: dynamic sampling drops this group and "
+                                            "draws another, GRPO trains on it for nothing."))
+    st.markdown("**What differs from GRPO, on the running example**\n\n" + "\n".join(lines))
+
+
+composer()
+
+with st.expander("The recipe table: which switch values define each recipe"):
+    st.dataframe(pd.DataFrame([{"recipe": r.name, **{LABELS[k]: str(r.switches.get(k, "any"))
+                                                     for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
+                               for r in recipes.RECIPES]), hide_index=True, width="stretch")
+
+page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
+               recipes.recipe_clip, length.length_push, clips.clip_batch)

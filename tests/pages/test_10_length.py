@@ -1,0 +1,123 @@
+"""Page 10, length and loss aggregation: hand-worked weights, the predicted answer, inputs, edited scenarios, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("10_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+WEIGHTS = "The weight of one token"
+TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"
+DAPO_HARDER, GRPO_HARDER = "harder under token-mean (DAPO)", "harder under seq-mean-token-mean (GRPO)"
+
+
+def data(at, title):
+    return max(chart_by_title(at, title)["data"].values(), key=len)
+
+
+def weights(at, mode):
+    df = data(at, WEIGHTS)
+    return df[df["mode"] == mode]["token weight"].to_numpy()
+
+
+def test_defaults_by_hand():
+    at = run_page(PAGE)
+    no_exception(at)
+    # open padded to 40 tokens; closed 14, partly 8 (their answers' tokens): Σ = 62, G = 3
+    np.testing.assert_allclose(weights(at, TOKEN_MEAN), [1 / 62] * 3)
+    np.testing.assert_allclose(weights(at, GRPO), [1 / 120, 1 / 42, 1 / 24])
+    np.testing.assert_allclose(weights(at, TOKEN_SUM), [1 / 62] * 3)     # matched: 1/3 · 3/62
+    assert "Per token that is" not in page_text(at)                       # hidden before the choice
+    at.radio(key="predict_agg").set_value(DAPO_HARDER).run()             # 1/62 > 1/120
+    assert at.success and "Per token that is" in page_text(at)
+
+
+@pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (70, DAPO_HARDER)])
+def test_prediction_follows_the_length(n, answer):
+    # 1/(3n) against 1/(n + 22): equal at n = 11, where n is the group's mean length (11 + 14 + 8 = 33)
+    at = run_page(PAGE, state={"agg_len": n})
+    at.radio(key="predict_agg").set_value(answer).run()
+    assert at.success, (n, answer)
+
+
+def test_raw_weights_when_steps_are_not_matched():
+    at = run_page(PAGE, state={"agg_matched": False, "agg_budget": 100})
+    np.testing.assert_allclose(weights(at, TOKEN_SUM), [1 / 3] * 3)
+    np.testing.assert_allclose(weights(at, "token-sum-norm · Dr. GRPO"), [1 / 300] * 3)   # 1/(G·L_max)
+
+
+def test_padded_wrong_answer_wins_under_grpo():
+    df = data(run_page(PAGE), "Share of the padded version")
+    last = df[df["step"] == df["step"].max()].set_index("mode")["padded share"]
+    assert df[df["step"] == 0]["padded share"].eq(0.5).all()
+    assert last[GRPO] > 0.6 and abs(last[TOKEN_SUM] - 0.5) < 0.1
+
+
+def test_difficulty_numbers():
+    df = data(run_page(PAGE), "Advantage of a right answer")
+    grpo = df[df["method"].str.startswith("GRPO")].set_index("answers right")
+    dr = df[df["method"].str.startswith("Dr.")].set_index("answers right")
+    assert dr.loc[1, "advantage of a right answer"] == pytest.approx(7 / 8)   # 1 − 1/8
+    # G = 8, one right: var = (7/8)²/7 + 7·(1/8)²/7 = 1/8, std = 0.3536; 0.875/0.3536 = 2.475
+    assert grpo.loc[1, "advantage of a right answer"] == pytest.approx(0.875 / np.sqrt(1 / 8), rel=1e-5)
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("agg_tok", "partly"), ("agg_len", 5), ("agg_adv", "dr_grpo"), ("agg_matched", False), ("agg_steps", 30),
+    ("agg_lr", 1.0), ("agg_group", 4), ("agg_seed", 3), ("agg_diff_g", 4)])
+def test_each_input_moves_the_charts(key, value):
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    widget = {"agg_tok": at.selectbox, "agg_adv": at.selectbox, "agg_matched": at.toggle,
+              "agg_seed": at.number_input}.get(key, at.slider)
+    widget(key=key).set_value(value).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_budget_below_the_longest_answer_is_an_error():
+    at = run_page(PAGE, state={"agg_budget": 10})
+    no_exception(at)
+    assert at.error and "max_len" in at.error[0].value
+
+
+def test_presets():
+    at = run_page(PAGE)
+    at.button(key="view_Pad the best answer").click().run()
+    assert at.selectbox(key="agg_tok").value == "partly" and at.slider(key="agg_len").value == 40
+    at.button(key="view_Short (2 tokens)").click().run()
+    assert at.slider(key="agg_len").value == 2
+
+
+def test_an_edited_scenario():
+    at = run_page(PAGE, scenario=FOUR)
+    no_exception(at)
+    assert at.selectbox(key="agg_tok").value == "no"          # the worst answer is padded by default
+    lengths = [len(rlcore.answer_tokens(FOUR, t)) for t in FOUR.tokens]
+    lengths[1] = 40
+    np.testing.assert_allclose(weights(at, GRPO), [1 / (4 * n) for n in lengths])
+    answer = DAPO_HARDER if 1 / sum(lengths) > 1 / 160 else GRPO_HARDER
+    at.radio(key="predict_agg").set_value(answer).run()
+    assert at.success
+
+
+def test_typed_edit_and_a_bad_score():
+    at = run_page(PAGE)
+    edit_scenario(at, "scores", 0, "9, 9")     # open now scores best; closed is the worst
+    no_exception(at)
+    edit_scenario(at, "scores", 1, "abc")
+    no_exception(at)
+    assert at.error
+
+
+@pytest.mark.parametrize("query", [{"agg_len": "abc"}, {"agg_len": "999"}, {"agg_tok": "<b>"}, {"agg_adv": "x"}])
+def test_hostile_query_parameters_fall_back(query):
+    at = run_page(PAGE, query=query)
+    no_exception(at)
+    assert at.slider(key="agg_len").value == 40 and at.selectbox(key="agg_tok").value == "open"

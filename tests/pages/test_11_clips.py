@@ -1,0 +1,121 @@
+"""Page 11, clips after PPO: the predicted answer, every input moving the charts, edited scenarios, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("11_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+WEIGHTS = "What each method still pushes"
+
+
+def data(at, title):
+    return max(chart_by_title(at, title)["data"].values(), key=len)
+
+
+def stepped(probs, q, lr):
+    """One policy-gradient step on the logits, written out: π ∝ π_old · exp(η·π_old·(Q − V))."""
+    p, q = np.asarray(probs, float), np.asarray(q, float)
+    new = p * np.exp(lr * p * (q - p @ q))
+    return new / new.sum()
+
+
+def expected_answer(scenario, lr, eps_low=0.2, eps_high=0.28):
+    scores = [s for group in scenario.samples for s in group]
+    first = [k for k, group in enumerate(scenario.samples) for _ in group]
+    k = first[int(np.argmax(scores))]  # the best answer (GRPO's largest advantage goes to the highest score)
+    rho = stepped(scenario.pi, scenario.q, lr)[k] / scenario.pi[k]
+    sym, higher = rho > 1 + eps_low, rho > 1 + eps_high
+    return ("neither: both have stopped it" if sym and higher else "only clip-higher" if sym
+            else "both still push it")
+
+
+def test_defaults_and_the_prediction():
+    at = run_page(PAGE)
+    no_exception(at)
+    # article, η = 0.2: π(partly) = 0.2·e^(0.2·0.2·4.7) / Σ = 0.254, ρ = 1.27: past 1.2, inside 1.28
+    assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == "only clip-higher"
+    assert "of 10 kept" not in page_text(at)                 # hidden before the choice
+    at.radio(key="predict_clip").set_value("only clip-higher").run()
+    assert at.success and not at.warning
+    text = page_text(at)
+    assert "PPO, symmetric ε 8 of 10 kept" in text          # the two partly answers dropped
+    assert "clip-higher (DAPO) 10 of 10 kept" in text and "CISPO 10 of 10 kept" in text
+    df = data(at, WEIGHTS)
+    cispo = df[df["method"] == "CISPO"]
+    assert (cispo["gradient weight"] != 0).all()             # CISPO keeps a gradient on every answer
+
+
+def test_rare_token_numbers():
+    text = page_text(run_page(PAGE))
+    # ε = 0.2: 0.01 → 0.012; ε_high = 0.28: 0.0128; a likely 0.9 → min(1, 1.08) = 1
+    assert "Highest, ε = 0.2 0.012 +0.002" in text
+    assert "Highest, ε_high = 0.28 0.0128 +0.0028" in text
+    assert "A likely token (0.9) reaches 1 +0.1" in text
+
+
+@pytest.mark.parametrize(("key", "value"), [("clip_lr", 0.7), ("clip_high", 0.5), ("clip_low", 0.1),
+                                             ("clip_gspo", 0.2), ("clip_adv", "dr_grpo"), ("clip_rare", 0.5)])
+def test_each_input_moves_the_charts(key, value):
+    at = run_page(PAGE)
+    before = chart_fingerprint(at)
+    widget = {"clip_gspo": at.select_slider, "clip_adv": at.selectbox}.get(key, at.slider)
+    widget(key=key).set_value(value).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_no_step_clips_nothing():
+    at = run_page(PAGE, state={"clip_lr": 0.0})
+    df = data(at, WEIGHTS)
+    assert not df["clipped"].any()
+    np.testing.assert_allclose(df["token ratio ρ"], 1.0)
+
+
+def test_preset_sets_the_step():
+    at = run_page(PAGE)
+    at.button(key="view_Big step").click().run()
+    assert at.slider(key="clip_lr").value == 0.6
+    at.button(key="view_Rare token at 0.01").click().run()
+    assert at.slider(key="clip_rare").value == 0.01
+
+
+@pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
+def test_prediction_under_an_edited_scenario(lr):
+    at = run_page(PAGE, scenario=FOUR, state={"clip_lr": lr})
+    no_exception(at)
+    answer = expected_answer(FOUR, lr)
+    at.radio(key="predict_clip").set_value(answer).run()
+    assert at.success, (lr, answer)
+    assert data(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
+
+
+def test_typed_edit_and_a_bad_score():
+    at = run_page(PAGE)
+    edit_scenario(at, "scores", 2, "1")                      # partly now scores 1: the best answer is closed
+    no_exception(at)
+    assert "answer starts with **closed**" in at.radio(key="predict_clip").label or \
+        "**closed**" in page_text(at)
+    edit_scenario(at, "scores", 1, "abc")
+    no_exception(at)
+    assert at.error
+
+
+def test_a_dead_batch_is_explained():
+    at = run_page(PAGE, scenario=FLAT)
+    no_exception(at)
+    assert any("same score" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("query", [{"clip_lr": "abc"}, {"clip_lr": "9"}, {"clip_gspo": "7"}, {"clip_adv": "<b>"}])
+def test_hostile_query_parameters_fall_back(query):
+    at = run_page(PAGE, query=query)
+    no_exception(at)
+    assert at.slider(key="clip_lr").value == 0.2

@@ -1,0 +1,129 @@
+"""Page 12, recipe composer: names light up for their switches, live numbers against GRPO, edited scenarios."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("12_")
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
+
+
+def data(at, title):
+    return max(chart_by_title(at, title)["data"].values(), key=len)
+
+
+def lit(at) -> list[str]:
+    return [s.value.split("**")[1] for s in at.success if s.value.startswith("**")]
+
+
+def test_defaults_are_grpo():
+    at = run_page(PAGE)
+    no_exception(at)
+    assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
+    df = data(at, "Weight of one token")
+    mine = df[df["recipe"] == "this recipe"]
+    # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
+    np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
+
+
+@pytest.mark.parametrize("name", ["Dr. GRPO", "DAPO", "GSPO"])
+def test_presets_light_their_recipe(name):
+    at = run_page(PAGE)
+    at.button(key=f"view_{name}").click().run()
+    no_exception(at)
+    assert lit(at) == [name]
+
+
+def test_switches_compose_cispo_and_the_nearest_hint():
+    at = run_page(PAGE)
+    at.selectbox(key="rc_aggregation").set_value("token-mean").run()
+    assert not lit(at) and "Nearest" in at.info[0].value          # GRPO with token-mean is no named recipe
+    at.selectbox(key="rc_clip").set_value("cispo").run()
+    assert lit(at) == ["CISPO"]
+    df = data(at, "Weight of one token")
+    np.testing.assert_allclose(df[df["recipe"] == "this recipe"]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
+
+
+def test_prediction_and_dr_grpo_numbers():
+    at = run_page(PAGE)
+    at.button(key="view_Dr. GRPO").click().run()
+    assert "Advantage of each answer" not in str([c for c in at.get("vega_lite_chart")])
+    # worst answer scores 1; mean 4.3; Dr. GRPO −3.3; GRPO divides by std (N − 1) of the ten scores ≈ 3.0
+    std = np.std(ARTICLE_SCORES, ddof=1)
+    assert std > 1                                                   # so dividing makes it smaller
+    at.radio(key="predict_recipe").set_value("larger").run()
+    assert at.success and "−3.3" in page_text(at)
+    adv = data(at, "Advantage of each answer")
+    grpo = adv[adv["recipe"] == "GRPO"]["advantage"].to_numpy()
+    np.testing.assert_allclose(grpo, (np.array(ARTICLE_SCORES) - 4.3) / (std + 1e-6))
+    text = page_text(at)
+    assert "Divide by a std" in text and "Loss aggregation" in text
+
+
+def test_rloo_stops_nothing_with_an_on_policy_step():
+    at = run_page(PAGE)
+    for key, value in {"rc_baseline": "leave-one-out", "rc_scale": "none", "rc_ratio": "none", "rc_clip": "none",
+                       "rc_kl": "in reward"}.items():
+        at.selectbox(key=key).set_value(value).run()
+    assert lit(at) == ["RLOO"]
+    at.radio(key="predict_recipe").set_value("larger").run()
+    assert "nothing is clipped" in page_text(at)
+
+
+@pytest.mark.parametrize(("key", "value"), [("rc_baseline", "none"), ("rc_scale", "none"),
+                                             ("rc_aggregation", "seq-mean-token-sum")])
+def test_switches_move_the_charts(key, value):
+    at = run_page(PAGE, state={"predict_recipe": "larger"})
+    before = chart_fingerprint(at)
+    at.selectbox(key=key).set_value(value).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_the_step_slider_moves_the_clip_chart():
+    at = run_page(PAGE)
+    before = data(at, "Gradient left after")
+    assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
+    at.slider(key="rc_step").set_value(0.0).run()
+    np.testing.assert_allclose(data(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
+
+
+def test_the_clip_switch_changes_the_clip_count():
+    at = run_page(PAGE, state={"predict_recipe": "larger", "rc_clip": "clip-higher"})
+    # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27): the symmetric clip stops its 2 answers, clip-higher none
+    assert "the clip stops 0 of the 10 answers (GRPO: 2)" in page_text(at)
+
+
+def test_an_edited_scenario_and_a_dead_group():
+    at = run_page(PAGE, scenario=FOUR)
+    no_exception(at)
+    assert len(data(at, "Weight of one token")) == 2 * 7
+    at.button(key="view_DAPO").click().run()
+    at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
+    assert at.success
+    at = run_page(PAGE, scenario=FLAT, state={"rc_dynamic_sampling": True})
+    at.radio(key="predict_recipe").set_value("the same").run()
+    no_exception(at)
+    assert "dynamic sampling drops this group" in page_text(at)
+
+
+def test_typed_edit_and_a_bad_score():
+    at = run_page(PAGE)
+    edit_scenario(at, "scores", 1, "abc")
+    no_exception(at)
+    assert at.error
+
+
+@pytest.mark.parametrize("query", [{"rc_clip": "hard"}, {"rc_baseline": "<b>"}, {"rc_high": "x"}])
+def test_hostile_query_parameters_fall_back(query):
+    at = run_page(PAGE, query=query)
+    no_exception(at)
+    assert lit(at) == ["GRPO"]

@@ -1,0 +1,130 @@
+"""rlcore.length: per-answer push under each aggregation mode, the first-token update, length drift, std bias.
+
+Expected values are worked out by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore import length as L
+
+MODES = rlcore.AGGREGATION_MODES  # token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm
+
+
+def test_length_push_by_hand():
+    # answers of 2, 6 and 4 tokens (Σ = 12, n = 3), advantages −1, −1, +2, L_max = 8
+    push = L.length_push([2, 6, 4], [-1.0, -1.0, 2.0], max_len=8)
+    np.testing.assert_allclose(push.weights, [[1 / 12] * 3,                # 1/Σ|o|
+                                              [1 / 6, 1 / 18, 1 / 12],     # 1/(3·|o_i|)
+                                              [1 / 3] * 3,                 # 1/3
+                                              [1 / 24] * 3])               # 1/(3·8)
+    np.testing.assert_allclose(push.per_token[1], [-1 / 6, -1 / 18, 2 / 12])
+    # seq-mean-token-mean: every answer's total push is Â/n, whatever its length
+    np.testing.assert_allclose(push.per_answer[1], [-1 / 3, -1 / 3, 2 / 3])
+    # token-mean: the long wrong answer's total is three times the short one's (6 vs 2 tokens)
+    np.testing.assert_allclose(push.per_answer[0], [-2 / 12, -6 / 12, 8 / 12])
+
+
+def test_matched_steps_make_the_length_blind_modes_equal():
+    # L̄ = 4: seq-mean-token-sum 1/3 · 1/4 = 1/12 and the -norm mode 1/24 · 8/4 = 1/12, token-mean's 1/Σ|o|
+    push = L.length_push([2, 6, 4], [-1.0, -1.0, 2.0], max_len=8, match_step=True)
+    np.testing.assert_allclose(push.weights[[0, 2, 3]], np.full((3, 3), 1 / 12))
+    np.testing.assert_allclose(push.weights[1], [1 / 6, 1 / 18, 1 / 12])   # GRPO's weights are unchanged
+
+
+def test_length_push_agrees_with_token_weights():
+    lengths, adv = [3, 1, 5], [0.5, -1.0, 0.25]
+    mask = (np.arange(5) < np.array(lengths)[:, None]).astype(float)
+    push = L.length_push(lengths, adv, max_len=7)
+    for k, mode in enumerate(MODES):
+        w = rlcore.token_weights(mask, mode, max_len=7)
+        np.testing.assert_allclose(push.weights[k], w.max(axis=1))
+        np.testing.assert_allclose(push.per_answer[k], (w * np.array(adv)[:, None]).sum(axis=1))
+
+
+def test_length_step_by_hand():
+    # π = (½, ½); a short wrong answer (1 token, Â = −1) and a long right one (3 tokens, Â = +1), G = 2.
+    # token-mean: c = 1/4 each → z moves by −¼(½, −½) + ¼(−½, ½) = (−¼, ¼)
+    z = L.length_step([[0.0, 0.0]], [[0, 1]], [[-1.0, 1.0]], [1, 3], "token-mean", 1.0)
+    np.testing.assert_allclose(z, [[-0.25, 0.25]])
+    # seq-mean-token-sum: c = 1/2 each → (−½, ½); with η = 2 → (−1, 1)
+    z = L.length_step([[0.0, 0.0]], [[0, 1]], [[-1.0, 1.0]], [1, 3], "seq-mean-token-sum", 2.0)
+    np.testing.assert_allclose(z, [[-1.0, 1.0]])
+    # two runs at once, the second with the answers swapped: seq-mean-token-mean c = 1/2 (short), 1/6 (long)
+    z = L.length_step([[0.0, 0.0], [0.0, 0.0]], [[0, 1], [1, 0]], [[-1.0, 1.0], [-1.0, 1.0]], [1, 3],
+                      "seq-mean-token-mean", 1.0)
+    np.testing.assert_allclose(z[0], [-1 / 3, 1 / 3])
+    # run 2: long wrong (−1/6·(−½, ½)) + short right (½·(½, −½)) = (1/12 + 1/4, −1/12 − 1/4) = (1/3, −1/3)
+    np.testing.assert_allclose(z[1], [1 / 3, -1 / 3])
+
+
+def test_equal_lengths_make_every_matched_mode_the_same_run():
+    # all answers 5 tokens: every mode's token weight is 1/(G·5) once the step is matched
+    runs = [L.length_training((0.5, 0.3, 0.2), ((1, 2), (5,), (9, 7)), (5, 5, 5), mode=m, group_size=4, lr=1.0,
+                              steps=20, n_runs=3, seed=7, max_len=11) for m in MODES]
+    for r in runs[1:]:
+        np.testing.assert_allclose(r.probs, runs[0].probs, atol=1e-12)
+        np.testing.assert_allclose(r.mean_length, 5.0)
+
+
+def test_a_one_token_policy_never_moves():
+    r = L.length_training((1.0, 0.0), ((2, 4), (9,)), (3, 8), mode="seq-mean-token-mean", lr=5.0, steps=10, seed=1)
+    np.testing.assert_allclose(r.mean_length, 3.0)   # only the first candidate is ever drawn
+    np.testing.assert_allclose(r.mean_score, 3.0)    # Q = (2 + 4)/2
+
+
+def test_with_long_version_by_hand():
+    p, s, lens = L.with_long_version((0.5, 0.3, 0.2), ((3, 1), (5,), (9,)), (10, 14, 8), 0, 40)
+    assert p == (0.25, 0.3, 0.2, 0.25) and s[-1] == (3.0, 1.0) and lens == (10, 14, 8, 40)
+
+
+def test_padded_wrong_answer_wins_only_under_seq_mean_token_mean():
+    # the article's example: `open` (Q = 2 < V = 4.3) is wrong; its padded version has 40 tokens, 4× the 10 of
+    # the short one, so under seq-mean-token-mean each of its tokens is pushed down 4× less.
+    s = rlcore.ARTICLE_SCENARIO
+    kw = dict(lr=2.0, steps=40, n_runs=64, seed=0, max_len=64)
+    biased = L.length_drift(s.probs, s.samples, (10, 14, 8), 0, 40, mode="seq-mean-token-mean", **kw)
+    blind = L.length_drift(s.probs, s.samples, (10, 14, 8), 0, 40, mode="seq-mean-token-sum", **kw)
+    assert biased.long_share[0] == blind.long_share[0] == 0.5
+    assert biased.long_share[-1] > 0.6 > blind.long_share[-1] > 0.4
+    # `partly` (Q = 9) is right: its padded version loses under seq-mean-token-mean
+    right = L.length_drift(s.probs, s.samples, (10, 14, 8), 2, 40, mode="seq-mean-token-mean", **kw)
+    assert right.long_share[-1] < 0.3
+
+
+def test_difficulty_curve_by_hand():
+    # G = 4 binary scores, k right. Dr. GRPO: right 1 − k/4, wrong −k/4.
+    dr = L.difficulty_curve(4, "dr_grpo")
+    assert dr.n_right.tolist() == [1, 2, 3]
+    np.testing.assert_allclose(dr.right, [0.75, 0.5, 0.25])
+    np.testing.assert_allclose(dr.wrong, [-0.25, -0.5, -0.75])
+    np.testing.assert_allclose(dr.total, [1.5, 2.0, 1.5])   # k(1 − k/4) + (4 − k)k/4
+    # GRPO divides by the std (N − 1): k = 1: var = (0.75² + 3·0.25²)/3 = 0.25 → std ½ → right 1.5;
+    # k = 2: var = 4·0.25/3 = 1/3 → std 0.5774 → right 0.866
+    gr = L.difficulty_curve(4, "grpo")
+    np.testing.assert_allclose(gr.right, [1.5, 0.5 / math.sqrt(1 / 3), 0.5], rtol=1e-5)
+    np.testing.assert_allclose(gr.scale, [2.0, 1 / math.sqrt(1 / 3), 2.0], rtol=1e-5)  # 1/std: lopsided ×2
+    np.testing.assert_allclose(dr.scale, [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(L.difficulty_curve(4, "rloo").scale, [4 / 3] * 3)  # RLOO: G/(G−1)·(s − mean)
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: L.length_push([0, 2], [1, -1]), "lengths"),
+    (lambda: L.length_push([1, 2], [1]), "lengths"),
+    (lambda: L.length_push([1, 9], [1, -1], max_len=5), "max_len"),
+    (lambda: L.length_step([[0.0, 0.0]], [[0, 2]], [[1.0, -1.0]], [1, 2], "token-mean", 1.0), "actions"),
+    (lambda: L.length_step([[0.0, 0.0]], [[0, 1]], [[1.0, -1.0]], [1, 2], "mean", 1.0), "mode"),
+    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), mode="token-mean", group_size=1), "group_size"),
+    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), mode="token-mean", method="x"), "method"),
+    (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 2, 5), "index"),
+    (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 0), "long_length"),
+    (lambda: L.difficulty_curve(1, "grpo"), "group_size"),
+])
+def test_errors_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}"):
+        call()
