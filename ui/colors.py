@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import altair as alt
-
 # Okabe & Ito (2008); yellow is left out, it is unreadable on a white background.
 PALETTE = ("#D55E00", "#0072B2", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#7F7F7F")
 FIXED = {"open": "#D55E00", "closed": "#0072B2", "partly": "#009E73"}
@@ -19,11 +17,6 @@ def token_colors(tokens) -> dict[str, str]:
         out[tok] = FIXED.get(tok) or (free.pop(0) if free else NEUTRAL)
     return out
 
-
-def token_scale(tokens) -> alt.Scale:
-    """An Altair colour scale that maps each token to its colour."""
-    colors = token_colors(tokens)
-    return alt.Scale(domain=list(colors), range=list(colors.values()))
 
 # One fixed colour per training algorithm (training lab), chosen apart from the article's token colours so an
 # algorithm's curve is never mistaken for a token's: indigo, pink, orange, sky blue, black, grey (Tol, Okabe-Ito).
