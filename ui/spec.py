@@ -192,5 +192,5 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
         spec = _fill(_template(key, chart), shape.titles)
     else:  # converted afresh, with the real titles
         spec = altair_to_dict(shape.build(chart, named=True))
-    spec["datasets"].update({dataset_name(i): df for i, df in enumerate(shape.frames)})
+    spec["datasets"] = {**{dataset_name(i): df for i, df in enumerate(shape.frames)}, **spec["datasets"]}
     return spec
