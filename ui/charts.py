@@ -6,14 +6,22 @@ that carries a number has a tooltip; every axis has a title in the reader's word
 Each builder is wrapped in ``@recipe``: calling it returns a ``ui.spec.Recipe``, which ``ui.page.chart``
 converts once per chart shape and then only refills with data and titles (see ``ui.spec``). So a
 builder takes everything that shapes its chart from its arguments, never from the data's values.
+
+Token names are the learner's own text, and Vega in the browser keeps some strings as keys of plain
+JavaScript objects, so a token named ``toString``, ``constructor`` or ``__proto__`` would leave a chart
+empty. So no token name is written into a spec, nor used as a scale's value: ``_by_position`` adds each
+row's position in ``tokens`` as a hidden field, the chart encodes that number, and axes, legends and
+headers turn it back into the name with ``labelExpr`` (``_names`` spells the names out safely).
 """
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import pandas as pd
 
-from .colors import ACCENT, METHOD_PALETTE, NEUTRAL, token_scale
+from .colors import ACCENT, METHOD_PALETTE, NEUTRAL, token_colors
 from .spec import recipe
 
 HEIGHT = 260
@@ -48,11 +56,54 @@ def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
     return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14, subtitleColor=LABEL)
 
 
+def _names(tokens) -> str:
+    """The token names as a Vega expression: an array of names, each joined from one-character strings.
+
+    Vega in the browser fails on a string in the spec that equals a property of a JavaScript object
+    (``toString``, ``constructor``), even inside an expression; no one-character string is such a name.
+    """
+    return "[" + ", ".join(f"join({json.dumps(list(str(t)))}, '')" for t in tokens) + "]"
+
+
+def _position(field: str) -> str:
+    """The hidden field that holds the position, in ``tokens``, of the token named in ``field``."""
+    return f"{field}_position"
+
+
+def _by_position(chart, field: str, tokens):
+    """``chart`` with the hidden position field of ``field`` (nothing to add when ``tokens`` is None)."""
+    if tokens is None:
+        return chart
+    return chart.transform_calculate(**{_position(field): f"indexof({_names(tokens)}, datum[{json.dumps(field)}])"})
+
+
+def _name_of_position(tokens) -> str:
+    """A ``labelExpr`` that shows a token's name in place of its position."""
+    return f"{_names(tokens)}[datum.value]"
+
+
+def _token_x(field: str, tokens, title: str | None, **axis) -> alt.X:
+    """A discrete x axis with one place per token, in the order of ``tokens``, labelled with the names."""
+    return alt.X(field=_position(field), type="ordinal", title=title,
+                 axis=alt.Axis(labelExpr=_name_of_position(tokens), **axis))
+
+
 def _color(field: str, tokens, legend_title: str | None):
-    """Colour by token (fixed colours) when ``tokens`` is given, else by the method palette (never token colours)."""
+    """Colour by token (fixed colours, by position) when ``tokens`` is given, else by the method palette
+    (never token colours)."""
     legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL) if legend_title else None
-    scale = token_scale(tokens) if tokens is not None else alt.Scale(range=list(METHOD_PALETTE))
-    return alt.Color(f"{field}:N", scale=scale, legend=legend, sort=list(tokens) if tokens else None)
+    if tokens is None:
+        return alt.Color(f"{field}:N", scale=alt.Scale(range=list(METHOD_PALETTE)), legend=legend)
+    if legend is not None:
+        legend.labelExpr = _name_of_position(tokens)
+    colors = list(token_colors(tokens).values())
+    return alt.Color(field=_position(field), type="nominal", legend=legend,
+                     scale=alt.Scale(domain=list(range(len(colors))), range=colors))
+
+
+def _zero() -> alt.Chart:
+    """A rule at zero; its one row is inline data, so it needs no DataFrame."""
+    return alt.Chart(alt.InlineData(values=[{"zero": 0.0}])).mark_rule(color=NEUTRAL).encode(y=alt.Y("zero:Q"))
 
 
 def _num(field: str, title: str, digits: int = 3) -> alt.Tooltip:
@@ -64,8 +115,8 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
                token: str = "token", digits: int = 2, subtitle: str | None = None,
                height: int = HEIGHT, domain=None) -> alt.Chart:
     """One bar per token, labelled with its value; negative values hang below a zero rule."""
-    base = alt.Chart(df).encode(
-        x=alt.X(f"{token}:N", sort=list(tokens), title=None, axis=alt.Axis(labelAngle=0, labelFontSize=13)),
+    base = _by_position(alt.Chart(df), token, tokens).encode(
+        x=_token_x(token, tokens, title=None, labelAngle=0, labelFontSize=13),
         y=alt.Y(f"{value}:Q", title=value_title,
                 scale=alt.Scale(domain=domain) if domain is not None else alt.Undefined),
         tooltip=[alt.Tooltip(f"{token}:N", title="token"), _num(value, value_title)],
@@ -73,8 +124,7 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
     bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None))
     labels = base.mark_text(fontSize=13, fontWeight="bold", color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
                             ).encode(text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(y=alt.Y("zero:Q"))
-    return alt.layer(bars, labels, zero, title=_title(title, subtitle), height=height)
+    return alt.layer(bars, labels, _zero(), title=_title(title, subtitle), height=height)
 
 
 @recipe
@@ -93,7 +143,7 @@ def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_t
     )
     if dash:
         enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=dash)
-    base = alt.Chart(df).encode(**enc)
+    base = _by_position(alt.Chart(df), series, tokens).encode(**enc)
     chart = base.mark_line(strokeWidth=2.5)
     if points:
         return alt.layer(chart, base.mark_point(filled=True, size=50), title=_title(title, subtitle), height=height)
@@ -107,7 +157,7 @@ def band_chart(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, serie
     """A middle line per series with a shaded band from ``low`` to ``high`` (e.g. median, min–max)."""
     color = _color(series, tokens, legend_title or series)
     yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
-    base = alt.Chart(df).encode(x=alt.X(f"{x}:Q", title=x_title), color=color)
+    base = _by_position(alt.Chart(df), series, tokens).encode(x=alt.X(f"{x}:Q", title=x_title), color=color)
     band = base.mark_area(opacity=0.2).encode(
         y=alt.Y(f"{low}:Q", title=y_title, scale=yscale), y2=alt.Y2(high))
     line = base.mark_line(strokeWidth=2.5).encode(
@@ -124,7 +174,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
               x_title: str, y_title: str = "share of samples", tokens=None,
               subtitle: str | None = None, height: int = 90, width: int = 520) -> alt.Chart:
     """Pre-binned counts, one small panel per series stacked in rows (aggregate before charting)."""
-    base = alt.Chart(df).mark_bar(opacity=0.85).encode(
+    base = _by_position(alt.Chart(df), series, tokens).mark_bar(opacity=0.85).encode(
         x=alt.X(f"{start}:Q", bin="binned", title=x_title),  # "binned": bars stand on zero, from start to end
         x2=alt.X2(end),
         y=alt.Y(f"{count}:Q", title=y_title),
@@ -132,9 +182,13 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(start, "from"), _num(end, "to"),
                  _num(count, y_title)],
     ).properties(height=height, width=width)
-    return base.facet(row=alt.Row(f"{series}:N", title=None, header=alt.Header(labelAngle=0,
-                                  labelAlign="left", labelFontSize=12))).properties(
-        title=_title(title, subtitle))
+    header = alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)
+    if tokens is None:
+        row = alt.Row(f"{series}:N", title=None, header=header)
+    else:
+        header.labelExpr = _name_of_position(tokens)
+        row = alt.Row(field=_position(series), type="ordinal", title=None, header=header)
+    return base.facet(row=row).properties(title=_title(title, subtitle))
 
 
 @recipe
@@ -147,18 +201,19 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
     ``label`` holds the token text shown on the axis; ``position`` keeps the order. Bars where
     ``highlight`` is true are drawn in the accent colour.
     """
-    x = alt.X(f"{label}:N", sort=alt.EncodingSortField(field=position, op="min"), title=None,
+    # the axis groups by the word itself: a zero-width space keeps a word like "__proto__" from being an object key
+    shown = f"{label}_shown"
+    x = alt.X(f"{shown}:N", sort=alt.EncodingSortField(field=position, op="min"), title=None,
               axis=alt.Axis(labelAngle=0, labelFontSize=12, labelOverlap=False))
     tooltip = [alt.Tooltip(f"{label}:N", title="token"), _num(value, y_title)]
     # a boolean field on a two-colour scale: as fast to build as a plain channel, unlike alt.condition
     color = (alt.Color(f"{highlight}:N", scale=alt.Scale(domain=[False, True], range=[NEUTRAL, ACCENT]), legend=None)
              if highlight else alt.ColorValue(NEUTRAL))
-    base = alt.Chart(df).encode(x=x)
+    base = alt.Chart(df).transform_calculate(**{shown: f"datum[{json.dumps(label)}] + '\u200b'"}).encode(x=x)
     bars = base.mark_bar().encode(y=alt.Y(f"{value}:Q", title=y_title), color=color, tooltip=tooltip)
     labels = base.mark_text(fontSize=11, color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 9 : -7")).encode(
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(y=alt.Y("zero:Q"))
-    layers = [bars, labels, zero]
+    layers = [bars, labels, _zero()]
     if line:
         layers.append(base.mark_line(color="#0072B2", strokeWidth=2.5, point=True, interpolate="step-after").encode(
             y=alt.Y(f"{line}:Q"), tooltip=[alt.Tooltip(f"{label}:N", title="token"), _num(line, line_title or line)]))
@@ -183,14 +238,20 @@ def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_
                  y_title: str, tokens=None, x_type: str = "N", jitter: str | None = None,
                  subtitle: str | None = None, height: int = HEIGHT, size: int = 90) -> alt.Chart:
     """Individual observations as points, coloured by token (e.g. each sampled answer's score)."""
-    x_enc = (alt.X(f"{x}:N", sort=list(tokens) if tokens else None, title=x_title,
-                   axis=alt.Axis(labelAngle=0, labelFontSize=13))
-             if x_type == "N" else alt.X(f"{x}:Q", title=x_title))
+    if x_type != "N":
+        x_enc = alt.X(f"{x}:Q", title=x_title)
+    elif tokens is not None:
+        x_enc = _token_x(x, tokens, title=x_title, labelAngle=0, labelFontSize=13)
+    else:
+        x_enc = alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=0, labelFontSize=13))
     enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, tokens, None),
                tooltip=[alt.Tooltip(f"{color}:N", title="token"), _num(y, y_title)])
     if jitter:
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
-    return alt.Chart(df).mark_circle(size=size, opacity=0.8).encode(**enc).properties(
+    chart = _by_position(alt.Chart(df), color, tokens)
+    if x_type == "N" and x != color:
+        chart = _by_position(chart, x, tokens)
+    return chart.mark_circle(size=size, opacity=0.8).encode(**enc).properties(
         title=_title(title, subtitle), height=height)
 
 
@@ -202,8 +263,8 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
     Each arrow ends at a short tick in the token's colour and carries the text in ``label`` beside it.
     Layer it on a chart with the same nominal ``x`` (e.g. ``points_chart``).
     """
-    base = alt.Chart(df).encode(
-        x=alt.X(f"{x}:N", sort=list(tokens), title=x_title),
+    base = _by_position(alt.Chart(df), x, tokens).encode(
+        x=_token_x(x, tokens, title=x_title),
         tooltip=[alt.Tooltip(f"{x}:N", title="token"), _num(start, start_title), _num(end, end_title),
                  alt.Tooltip(f"{label}:N", title="label")])
     shaft = base.mark_rule(strokeWidth=2, color=color).encode(y=alt.Y(f"{start}:Q"), y2=alt.Y2(end))
@@ -220,7 +281,7 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
                     y_title: str, tokens=None, size: int = 120) -> alt.Chart:
     """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
-    base = alt.Chart(df).encode(
+    base = _by_position(alt.Chart(df), series, tokens).encode(
         x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
         color=_color(series, tokens, None),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
@@ -265,6 +326,8 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     else:
         color = _color(series, tokens, legend_title or series)
     base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(nice=False)), color=color)
+    if colors is None:
+        base = _by_position(base, series, tokens)
     yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
     yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
     bands = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=y_title, scale=yscale, axis=yaxis),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from .charts import HEIGHT, LABEL, _color, _num, _title
+from .charts import HEIGHT, LABEL, _by_position, _color, _num, _position, _title
 from .colors import NEUTRAL
 from .spec import recipe
 
@@ -25,7 +25,8 @@ def grouped_hbars(df: pd.DataFrame, *, row: str, token: str, value: str, ref: st
     y = alt.Y(f"{row}:N", sort=list(row_order), title=None, axis=alt.Axis(labelLimit=200, labelFontSize=12))
     tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title="token"),
                _num(value, x_title), _num(ref, ref_title)]
-    base = alt.Chart(df).encode(y=y, yOffset=alt.YOffset(f"{token}:N", sort=list(tokens)), tooltip=tooltip)
+    base = _by_position(alt.Chart(df), token, tokens).encode(  # tokens by position: any name is safe
+        y=y, yOffset=alt.YOffset(field=_position(token), type="nominal", sort="ascending"), tooltip=tooltip)
     bars = base.mark_bar().encode(x=alt.X(f"{value}:Q", title=x_title), color=_color(token, tokens, "token"))
     ticks = base.mark_tick(color=REF_COLOR, thickness=2.5, size=10).encode(x=alt.X(f"{ref}:Q"))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(x=alt.X("zero:Q"))
@@ -38,7 +39,7 @@ def stacked_shares(df: pd.DataFrame, *, x: str, token: str, value: str, tokens, 
                    y_title: str, subtitle: str | None = None, height: int = HEIGHT) -> alt.Chart:
     """Bars stacked per x, one segment per token (positive segments up, negative down), e.g. each token's
     part of a change step by step."""
-    base = alt.Chart(df).encode(
+    base = _by_position(alt.Chart(df), token, tokens).encode(
         x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{value}:Q", title=y_title, stack="zero"),
         color=_color(token, tokens, "token"),

@@ -56,12 +56,6 @@ def token_colors(tokens) -> dict[str, str]:
     return _assign(tokens, FIXED, PALETTE)
 
 
-def token_scale(tokens) -> alt.Scale:
-    """An Altair colour scale that maps each token to its colour."""
-    colors = token_colors(tokens)
-    return alt.Scale(domain=list(colors), range=list(colors.values()))
-
-
 def method_colors(names) -> dict[str, str]:
     """A colour for each method name: known names (``"ppo"``, ``"greedy"``, ``"k3"``) keep theirs, others
     take the free method colours in the order given, so two charts given the same names agree."""

@@ -1,33 +1,32 @@
 """Chart recipes, and their conversion to Vega-Lite done once per chart shape.
 
-Building an Altair chart and converting it to a Vega-Lite spec takes 3–30 ms per chart, most of a
-page rerun. Yet moving a slider usually changes only a chart's data and the numbers in its titles,
-not its shape. So the builders in ``ui.charts`` return a ``Recipe`` (which builder, on which
-DataFrames, with which options) instead of an Altair chart, and ``vega_lite`` converts each shape
-once: its cache key holds the builders, their options and the DataFrames' columns, never the data
-or the title text; the data and the titles are put into a copy of the cached spec on every rerun.
+Building an Altair chart and converting it to a Vega-Lite spec takes 3–30 ms per chart, most of a page
+rerun, yet moving a slider usually changes only a chart's data and the numbers in its titles. So the
+builders in ``ui.charts`` return a ``Recipe`` (which builder, with which arguments) and ``vega_lite``
+converts each chart shape once. The cache key holds plain values only: the builders' names, their options,
+and each DataFrame's column names and dtypes; never the data, never the text of a ``*title`` argument. The
+chart made for the key reads its k-th DataFrame from the named dataset ``explorer_k`` (``alt.NamedData``)
+and holds the marker ``"\\ue000k"`` in place of its k-th title; it is converted with ``to_dict(context=
+{"top_level": False})``, which reads neither Altair's data transformer nor its theme, so a conversion
+touches no global state and needs no lock. Each call then copies the cached spec, puts its own titles where
+the markers are, and attaches its own DataFrames under those names: the spec carries exactly the data of
+that call, whichever thread converted the shape.
 
 Builders must therefore take everything that shapes the chart from their arguments, never from the
-values in a DataFrame (``tests/test_chart_specs.py`` checks every page's charts against a fresh,
-uncached conversion).
+values in a DataFrame, and pass a title argument unchanged to Altair (``tests/ui/test_chart_specs.py``
+checks every page's charts against Altair's own, uncached conversion).
 """
 
 from __future__ import annotations
 
 import functools
-import re
-import secrets
-import threading
 
 import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-# A title's stand-in while its recipe is converted: private-use characters around a number, with a random
-# tag so that no text a learner types (a token name, say) can ever look like one.
-_TAG = secrets.token_hex(4)
-_MARK = re.compile(f"\ue000{_TAG}:(\\d+)\ue001")
+_MARK = "\ue000"  # a private-use character: a title marker is this and the title's number
 
 
 class Recipe:
@@ -58,7 +57,7 @@ class Recipe:
         return self._then("configure_axisX", kwargs)
 
     def altair(self) -> alt.TopLevelMixin:
-        """The plain Altair chart this recipe makes."""
+        """The plain Altair chart this recipe makes, with its own DataFrames and titles."""
         return _Shape().build(self)
 
 
@@ -79,6 +78,11 @@ def _is_title(name: str, value) -> bool:
     return name.endswith("title") and isinstance(value, str) and value != ""
 
 
+def dataset_name(i: int) -> str:
+    """The name under which a spec carries the i-th DataFrame of its recipe (never data_N: Vega's own names)."""
+    return f"explorer_{i}"
+
+
 class _Shape:
     """One walk over a recipe: its cache key, and its DataFrames and titles in the order met."""
 
@@ -86,6 +90,7 @@ class _Shape:
         self.frames: list[pd.DataFrame] = []
         self.titles: list[str] = []
         self._index: dict[int, int] = {}
+        self._named: dict[int, alt.NamedData] = {}
         self._marks = 0
         self.cacheable = True
 
@@ -94,6 +99,7 @@ class _Shape:
             return ("recipe", obj.fn.__module__, obj.fn.__qualname__, tuple(self.key(a) for a in obj.args),
                     tuple((k, self.key(v, k)) for k, v in obj.kwargs.items()))
         if isinstance(obj, pd.DataFrame):
+            self._check(*map(str, obj.columns))
             i = self._index.setdefault(id(obj), len(self.frames))
             if i == len(self.frames):
                 self.frames.append(obj)
@@ -109,94 +115,71 @@ class _Shape:
             return ("altair", repr(obj))
         if isinstance(obj, np.generic):
             obj = obj.item()
+        if isinstance(obj, str):
+            self._check(obj)
         if obj is None or isinstance(obj, (str, int, float, bool)):
             return (type(obj).__name__, obj)
         self.cacheable = False  # e.g. a numpy array as a scale domain: this chart is converted afresh
         return ("uncacheable",)
 
-    def build(self, obj, name: str = "", *, marks: bool = False):
-        """The Altair chart, with the recipe's own DataFrames; titles become stand-ins when ``marks``."""
+    def _check(self, *texts: str) -> None:
+        """Text that could pass for a title marker (a token named so, say) is never cached, so never replaced."""
+        if any(t.startswith(_MARK) for t in texts):
+            self.cacheable = False
+
+    def build(self, obj, name: str = "", *, named: bool = False, marks: bool = False):
+        """The Altair chart. ``named``: each DataFrame becomes its named dataset; ``marks``: each title its marker.
+
+        Call ``key`` first: it numbers the DataFrames.
+        """
         if isinstance(obj, Recipe):
-            return obj.fn(*(self.build(a, marks=marks) for a in obj.args),
-                          **{k: self.build(v, k, marks=marks) for k, v in obj.kwargs.items()})
+            return obj.fn(*(self.build(a, named=named, marks=marks) for a in obj.args),
+                          **{k: self.build(v, k, named=named, marks=marks) for k, v in obj.kwargs.items()})
+        if named and isinstance(obj, pd.DataFrame):
+            i = self._index[id(obj)]  # one object per frame: Altair lifts data that layers share only if identical
+            return self._named.setdefault(i, alt.NamedData(name=dataset_name(i)))
         if marks and _is_title(name, obj):
             self._marks += 1
-            return f"\ue000{_TAG}:{self._marks - 1}\ue001"
+            return f"{_MARK}{self._marks - 1}"
         if isinstance(obj, (list, tuple)):
-            return type(obj)(self.build(v, marks=marks) for v in obj)
+            return type(obj)(self.build(v, named=named, marks=marks) for v in obj)
         return obj
 
 
-# Our lock around Altair's global settings (data transformers) while a chart converts. Pages draw with
-# st.vega_lite_chart, so Streamlit never converts an Altair chart itself and its private lock is not needed.
-_ALTAIR_LOCK = threading.Lock()
+def altair_to_dict(chart: alt.TopLevelMixin) -> dict:
+    """An Altair chart's Vega-Lite spec, converted without Altair's global data transformer or theme.
 
-
-def altair_to_dict(chart: alt.TopLevelMixin, names: dict[int, str] | None = None) -> dict:
-    """An Altair chart's Vega-Lite spec, each DataFrame kept whole as a named dataset.
-
-    ``names`` maps ``id(frame)`` to the dataset name to use; other frames are named by their content
-    (never data_N: Vega uses those names itself). This is what ``st.altair_chart`` does minus one step,
-    Altair's JSON-schema validation of the finished spec (about half of the conversion):
-    ``tests/test_chart_specs.py`` validates every page's charts instead.
+    Converting as a sub-chart (``top_level: False``) skips the two global steps of ``to_dict``: the
+    theme's config and the top-level merge of datasets, which we do here from our own context instead.
+    Inline data (a builder's constant) is kept by Altair in that context; a DataFrame would go through
+    whatever data transformer is active, so recipes pass named datasets instead. Altair's JSON-schema
+    validation (about half of the conversion) is skipped too: ``tests/ui/test_chart_specs.py``
+    validates every page's charts instead.
     """
-    names = dict(names or {})
-    frames: dict[str, pd.DataFrame] = {}
-
-    def to_named(data):
-        if not isinstance(data, pd.DataFrame):
-            return data
-        if id(data) not in names:
-            try:
-                digest = int(pd.util.hash_pandas_object(data, index=False).sum()) & 0xFFFFFFFFFFFF
-            except TypeError:  # a column of unhashable cells (lists): fall back to the object's id
-                digest = id(data)
-            names[id(data)] = f"explorer_{digest:x}"
-        frames[names[id(data)]] = data
-        return {"name": names[id(data)]}
-
-    alt.data_transformers.register("explorer_named", to_named)
-    with _ALTAIR_LOCK, alt.data_transformers.enable("explorer_named"), alt.theme.enable("none"):
-        spec = chart.to_dict(validate=False)
-    spec["datasets"] = frames
+    context: dict = {"top_level": False, "datasets": {}}
+    spec = chart.to_dict(validate=False, context=context)
+    spec["$schema"] = alt.SCHEMA_URL
+    spec["datasets"] = dict(context["datasets"])
     return spec
-
-
-def _frame_name(i: int) -> str:
-    return f"explorer_{i}"
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _template(key: str, _recipe: Recipe) -> dict:
-    """The spec of one chart shape, with title stand-ins and without the recipe's own DataFrames."""
+    """The spec of one chart shape: named datasets for the recipe's DataFrames, markers for its titles."""
     shape = _Shape()
-    shape.key(_recipe)  # collects the frames in the order the key numbered them
-    names = _names(shape)
-    spec = altair_to_dict(shape.build(_recipe, marks=True), names)
-    own = set(names.values())
-    spec["datasets"] = {n: df for n, df in spec["datasets"].items() if n not in own}  # builders' constants
-    return spec
+    shape.key(_recipe)
+    return altair_to_dict(shape.build(_recipe, named=True, marks=True))
 
 
 def _fill(node, titles: list[str]):
+    """A copy of a cached spec with each title marker replaced by its title."""
     if isinstance(node, dict):
         return {k: _fill(v, titles) for k, v in node.items()}
     if isinstance(node, list):
         return [_fill(v, titles) for v in node]
-    if isinstance(node, str) and "\ue000" in node:
-        return _MARK.sub(lambda m: titles[int(m[1])], node)
+    if isinstance(node, str) and node.startswith(_MARK):
+        return titles[int(node[1:])]
     return node
-
-
-def _names(shape: _Shape) -> dict[int, str]:
-    return {id(f): _frame_name(i) for i, f in enumerate(shape.frames)}
-
-
-def fresh(chart: Recipe) -> dict:
-    """What ``vega_lite`` returns, converted afresh from Altair with the real titles: no cache, no stand-ins."""
-    shape = _Shape()
-    shape.key(chart)
-    return altair_to_dict(chart.altair(), _names(shape))
 
 
 def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
@@ -205,10 +188,9 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
         return altair_to_dict(chart)
     shape = _Shape()
     key = repr(shape.key(chart))
-    if not shape.cacheable:
-        return altair_to_dict(chart.altair(), _names(shape))
-    template = _template(key, chart)
-    datasets = template["datasets"]
-    spec = _fill({k: v for k, v in template.items() if k != "datasets"}, shape.titles)
-    spec["datasets"] = {**{_frame_name(i): df for i, df in enumerate(shape.frames)}, **datasets}
+    if shape.cacheable:
+        spec = _fill(_template(key, chart), shape.titles)
+    else:  # converted afresh, with the real titles
+        spec = altair_to_dict(shape.build(chart, named=True))
+    spec["datasets"] = {**{dataset_name(i): df for i, df in enumerate(shape.frames)}, **spec["datasets"]}
     return spec

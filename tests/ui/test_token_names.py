@@ -1,0 +1,131 @@
+"""Token names that are JavaScript object properties never reach Vega as strings or as a scale's values.
+
+Vega in the browser keeps strings of a spec, and the values of a discrete scale, as keys of plain
+objects: a token named ``toString``, ``constructor`` or ``__proto__`` left charts empty ("Operator not
+defined"). The builders encode a token by its position and spell its name out of one-character strings;
+``tests/e2e/test_token_names_e2e.py`` shows the charts drawn in a real browser.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from apphelp import ALL_PAGES, charts, run_page
+
+import rlcore
+from ui import charts as builders
+from ui import spec
+
+NAMES = ("toString", "constructor", "__proto__", "valueOf", "hasOwnProperty")
+SCENARIO = rlcore.Scenario(tokens=NAMES, probs=(0.3, 0.25, 0.2, 0.15, 0.1),
+                           samples=((3.0, 1.0, 2.0), (5.0, 4.0), (10.0, 8.0), (6.0,), (2.0, 7.0)))
+JOINED = re.compile(r"join\((\[[^\]]*\]), ''\)")
+
+
+def strings(node, key=""):
+    """(key, text) for every string in a spec, datasets left out."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k != "datasets":
+                yield from strings(v, k)
+    elif isinstance(node, list):
+        for v in node:
+            yield from strings(v, key)
+    elif isinstance(node, str):
+        yield key, node
+
+
+def quoted(text: str, name: str) -> bool:
+    return f'"{name}"' in text or f"'{name}'" in text
+
+
+def domains(node):
+    """Every explicit scale domain and sort order in a spec."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "scale" and isinstance(v, dict) and isinstance(v.get("domain"), list):
+                yield v["domain"]
+            if k == "sort" and isinstance(v, list):
+                yield v
+            if k != "datasets":
+                yield from domains(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from domains(v)
+
+
+def discrete_fields(node):
+    """The fields a spec groups by: nominal or ordinal encodings, and facets."""
+    if isinstance(node, dict):
+        if node.get("type") in ("nominal", "ordinal") and isinstance(node.get("field"), str):
+            yield node["field"]
+        for k, v in node.items():
+            if k not in ("datasets", "tooltip", "text"):  # shown as text, not grouped by
+                yield from discrete_fields(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from discrete_fields(v)
+
+
+def assert_names_safe(chart_spec: dict, data: dict[str, pd.DataFrame], where: str) -> None:
+    for key, text in strings(chart_spec):
+        for name in NAMES:
+            assert text != name, f"{where}: the string {name!r} at {key!r}"
+            assert not quoted(text, name), f"{where}: {name!r} quoted in {key!r}: {text[:120]}"
+    for values in domains(chart_spec):
+        assert not set(map(str, values)) & set(NAMES), f"{where}: a token name in a domain or sort: {values}"
+    for field in set(discrete_fields(chart_spec)):
+        for df in data.values():
+            if isinstance(df, pd.DataFrame) and field in df.columns:
+                assert not set(df[field].astype(str)) & set(NAMES), f"{where}: Vega groups by names in {field!r}"
+
+
+TOKEN_CHARTS = {
+    "token_bars": lambda df: builders.token_bars(df, value="p", title="t", value_title="p", tokens=NAMES),
+    "line_chart": lambda df: builders.line_chart(df, x="x", y="p", series="token", tokens=NAMES, title="t",
+                                                 x_title="x", y_title="p"),
+    "band_chart": lambda df: builders.band_chart(df, x="x", mid="p", low="p", high="p", series="token", tokens=NAMES,
+                                                 title="t", x_title="x", y_title="p"),
+    "histogram": lambda df: builders.histogram(df, start="x", end="x", count="p", series="token", tokens=NAMES,
+                                               title="t", x_title="x"),
+    "points_chart": lambda df: builders.points_chart(df, x="token", y="p", color="token", tokens=NAMES, title="t",
+                                                     x_title="token", y_title="p"),
+    "arrows": lambda df: builders.arrows(df, x="token", start="p", end="x", label="token", tokens=NAMES),
+    "labelled_points": lambda df: builders.labelled_points(df, x="x", y="p", series="token", label="token",
+                                                           x_title="x", y_title="p", tokens=NAMES),
+    "band_facets": lambda df: builders.band_facets(df, x="x", mid="p", low="p", high="p", series="token",
+                                                   facet="panel", tokens=NAMES, title="t", x_title="x"),
+}
+
+
+@pytest.mark.parametrize("name", TOKEN_CHARTS)
+def test_builders_write_no_token_name_into_the_spec(name):
+    df = pd.DataFrame({"token": list(NAMES), "p": [0.1, 0.2, 0.3, 0.25, 0.15], "x": [1.0, 2.0, 3.0, 4.0, 5.0],
+                       "panel": ["a"] * 5})
+    out = spec.vega_lite(TOKEN_CHARTS[name](df))
+    text = json.dumps({k: v for k, v in out.items() if k != "datasets"})
+    assert not any(n in text for n in NAMES), "a name is written into the spec"
+    assert_names_safe(out, out["datasets"], name)
+    # the names come back only as labels: each joined from its characters, in the order of the tokens
+    spelled = [["".join(json.loads(m)) for m in JOINED.findall(t)] for _, t in strings(out) if "join(" in t]
+    assert spelled and all(s == list(NAMES) for s in spelled), spelled
+
+
+def test_an_answer_strip_does_not_group_by_the_words_themselves():
+    words = pd.DataFrame({"label": ["OpenAI", "is", "__proto__", "toString"], "position": [0, 1, 2, 3],
+                          "v": [0.0, 0.0, 1.0, 0.5]})
+    out = spec.vega_lite(builders.answer_strip(words, value="v", title="t", y_title="v"))
+    assert_names_safe(out, out["datasets"], "answer_strip")
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+def test_pages_keep_token_names_out_of_vegas_keys(path):
+    at = run_page(path, scenario=SCENARIO)
+    assert not at.exception
+    found = charts(at)
+    assert found
+    for i, c in enumerate(found):
+        assert_names_safe(c["spec"], c["data"], f"{path.stem} chart {i}")
