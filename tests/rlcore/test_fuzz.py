@@ -1543,7 +1543,9 @@ def test_fuzz(name):
     fuzz()
     ran = COUNTS - before
     assert ran["valid"] + ran["diverged"] > 0, f"{name}: no valid example ran"
-    COUNTS[f"fn:{name}"] += ran["valid"] + ran["invalid"] + ran["diverged"]
+    # filter_too_much is suppressed, so a strategy that filters most draws away would run few examples quietly
+    total = ran["valid"] + ran["invalid"] + ran["diverged"]
+    assert total >= 0.9 * spec_.examples, f"{name}: {total} examples ran of {spec_.examples} ({dict(ran)})"
 
 
 def test_train_divergence_is_a_value_error_naming_lr():
@@ -1575,14 +1577,6 @@ def test_flattery_branch_numbers_by_hand():
     assert rlcore.kl_regularized_objective(best, f.rewards, f.p_ref, 1.0).objective == pytest.approx(
         9 + math.log(0.95 + 0.05 * e), rel=1e-12)
     assert rlcore.regularized_optimum(f.p_ref, f.rewards, 0.0).tolist() == [0.0, 1.0]
-
-
-def test_zz_report_counts():
-    """Runs last (pytest keeps file order): how many examples ran (see it with -s)."""
-    per_fn = {k[3:]: v for k, v in COUNTS.items() if k.startswith("fn:")}
-    print(f"\nrlcore fuzz: {len(per_fn)} callables, {sum(per_fn.values())} examples "
-          f"({COUNTS['valid']} valid, {COUNTS['invalid']} invalid, {COUNTS['diverged']} diverged lab runs)")
-    print(" ".join(f"{k}={v}" for k, v in sorted(per_fn.items())))
 
 
 # ------------------------------------------------------------------------------------------------------
