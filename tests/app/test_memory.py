@@ -1,13 +1,13 @@
 """Memory: every Streamlit cache stays within its max_entries, and a long session levels off.
 
 Quick (default run): page 4's "Your baseline b" slider feeds ``study`` (``st.cache_data``, max_entries=32)
-through the tuple of baselines, so every new b is a cache miss. Sweeping b over 48 values (more than 32)
-must leave ``study`` holding exactly 32 entries, and every page run with its inputs at their bounds fills
-the other caches; then every ``st.cache_data`` and ``st.cache_resource`` the process holds must declare a
+through the tuple of baselines, so every new b is a cache miss. Sweeping b over 16 more values than that
+must leave ``study`` holding exactly 32 entries, and running every page once creates the other
+caches; then every ``st.cache_data`` and ``st.cache_resource`` the process holds must declare a
 max_entries and hold no more than it. (The static check that every cache in pages/ and ui/ declares
 max_entries is tests/app/test_security.py's; this is its run-time counterpart.) Streamlit has no public
 way to read a cache's size, so this test file, and only it, reads ``streamlit.runtime.caching``'s cache
-registries (the same numbers Streamlit's /_stcore/metrics endpoint serves).
+registries (the ones behind Streamlit's /_stcore/metrics endpoint).
 
 Exhaustive (marker ``exhaustive``, run by .ci/run after the quick suite): one AppTest session driven
 through 2,000 distinct widget states must level off.
@@ -48,7 +48,7 @@ EVERY = 200
 B_GRID = [round(i * 0.01, 2) for i in range(1001)]  # the b slider's whole step grid, 0.00 … 10.00
 LAST_HALF_MB = 25.0
 NOISE_MB = 12.0
-QUICK_SWEEP = 48  # distinct b values: more than study's max_entries (32)
+OVERFILL = 16  # the quick sweep tries this many more distinct b values than study can hold
 
 
 def rss_mb() -> float:
@@ -107,52 +107,48 @@ def test_rss_levels_off_over_2000_reruns():
     check_caches()
 
 
-def check_caches() -> dict[str, int]:
-    """Every st.cache_data and st.cache_resource in the process is bounded and within its bound; entries by name."""
+def check_caches() -> dict[str, tuple[int, int]]:
+    """Every st.cache_data and st.cache_resource in the process is bounded and within its bound.
+
+    Returns (entries, max_entries) by cache name."""
     entries = {}
     data = [c for caches in cache_data_api._data_caches._function_caches.values() for c in caches.values()]
     for cache in data:
         assert cache.max_entries is not None, f"st.cache_data {cache.display_name} is unbounded"
         n = sum(len(family) for family in cache.get_stats().values())  # one CacheStat per stored entry
         assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
-        entries[cache.display_name] = n
+        entries[cache.display_name] = n, cache.max_entries
     resources = [c for caches in cache_resource_api._resource_caches._function_caches.values()
                  for c in caches.values()]
     for cache in resources:
         assert cache.max_entries is not None, f"st.cache_resource {cache.display_name} is unbounded"
         n = len(cache._mem_cache)
         assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
-        entries[cache.display_name] = n
+        entries[cache.display_name] = n, cache.max_entries
     return entries
 
 
-def study_entries(entries: dict[str, int]) -> int:
-    (n,) = [v for k, v in entries.items() if k.endswith(".study")]
-    return n
+def study_entries(entries: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    (n_and_bound,) = [v for k, v in entries.items() if k.endswith(".study")]
+    return n_and_bound
 
 
 def test_caches_stay_within_max_entries():
     at = AppTest.from_file(str(page_file("4_")), default_timeout=60).run()
     at = at.slider(key="n").set_value(100).run()
     no_exception(at)
-    before = study_entries(check_caches())
-    sweep = [v for v in B_GRID[::7] if v != at.slider(key="b").value][:QUICK_SWEEP]  # 0.00, 0.07, 0.14, ...
-    assert len(set(sweep)) == QUICK_SWEEP
+    before, bound = study_entries(check_caches())
+    sweep = [v for v in B_GRID[::7] if v != at.slider(key="b").value][:bound + OVERFILL]  # 0.00, 0.07, 0.14, ...
+    assert len(set(sweep)) == bound + OVERFILL
     for i, value in enumerate(sweep, start=1):
         at = at.slider(key="b").set_value(value).run()
         no_exception(at)
         if i == 10:
-            assert study_entries(check_caches()) >= min(before + 10, 32)  # each new b is a new entry, so far
-    assert study_entries(check_caches()) == 32, "48 new keys must fill study, and eviction hold it at 32"
+            assert study_entries(check_caches())[0] >= min(before + 10, bound)  # each new b is a new entry
+    assert study_entries(check_caches())[0] == bound, f"{bound + OVERFILL} new keys fill study; eviction holds it"
 
-    for path in ALL_PAGES:  # fill the other pages' caches too, with inputs at their bounds
-        at = run_page(path)
-        for end in ("min", "max"):
-            for s in at.slider:
-                if s.key and not s.key.startswith("scn_") and not isinstance(s.value, tuple):
-                    at.session_state[s.key] = type(s.value)(getattr(s, end))
-            at.run()
-            no_exception(at)
+    for path in ALL_PAGES:  # every page once, so that every cache exists and is checked
+        no_exception(run_page(path))
     entries = check_caches()
     names = {k.rsplit(".", 1)[-1] for k in entries}
     assert {"study", "run_lab", "cached_view", "explore", "ppo_run", "critic_study", "draw"} <= names, names
