@@ -1,7 +1,11 @@
-"""Fuzz every page: random scenarios, every slider's extremes, hostile query parameters (AppTest + hypothesis).
+"""Fuzz every page (AppTest): every input at its min, max and default, odd scenarios, hostile links.
 
 Zero uncaught exceptions; anything rejected is shown as an error or notice the learner can read.
-A fixed hypothesis seed keeps CI repeatable; 110 cases per page, over 1,000 in all.
+The grid runs in the default suite: each page's own inputs one at a time at their bounds and default
+(every option of a select box or radio, both states of a toggle, every keyed button), then every
+input at once at its min and at its max under scenarios at the edges of what the editor accepts, then
+links whose every parameter holds the same hostile value. The seeded random version (hypothesis,
+110 cases per page, over 1,000 in all) is marked ``exhaustive``; ``.ci/run`` runs it after the quick suite.
 """
 
 from __future__ import annotations
@@ -19,15 +23,145 @@ from ui import scenario as panel
 CASES_PER_PAGE = 110
 FUZZ = settings(max_examples=CASES_PER_PAGE, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PAGE_IDS = {"ids": lambda p: p.stem}
+
+
+def own(key) -> bool:
+    """A page's own input, not the shared scenario sidebar's."""
+    return bool(key) and not key.startswith(("scn_", "scenario"))
+
+
+def cast(value, like):
+    """AppTest reads a widget's bounds as floats; an integer widget gets integers."""
+    return int(value) if isinstance(like, int) and not isinstance(like, bool) else value
+
+
+def inputs(at) -> list[tuple[str, str, list]]:
+    """(kind, key, values to try) for the page's own inputs; each list ends with the input's default."""
+    out = []
+    for s in at.slider:
+        if own(s.key):
+            lo, hi = s.min, s.max
+            if isinstance(s.value, tuple):
+                tries = [(lo, lo), (hi, hi), (lo, hi)]
+            else:
+                tries = [cast(lo, s.value), cast(hi, s.value)]
+            out.append(("slider", s.key, [*tries, s.value]))
+    for n in at.number_input:
+        if own(n.key):
+            out.append(("number_input", n.key,
+                        [*(cast(v, n.value) for v in (n.min, n.max) if v is not None), n.value]))
+    for kind in ("selectbox", "radio"):
+        for w in getattr(at, kind):
+            if own(w.key):
+                out.append((kind, w.key, [*w.options, *([w.value] if w.value is not None else [])]))
+    for kind in ("toggle", "checkbox"):
+        for w in getattr(at, kind):
+            if own(w.key):
+                out.append((kind, w.key, [not w.value, w.value]))
+    return out
+
+
+def bounds(at, end: int) -> dict:
+    """Every slider and number input at its min (end=0) or max (end=1), every select box at its first or last option."""
+    state = {}
+    for s in at.slider:
+        if own(s.key) and not isinstance(s.value, tuple):
+            state[s.key] = cast((s.min, s.max)[end], s.value)
+    for n in at.number_input:
+        if own(n.key) and (n.min, n.max)[end] is not None:
+            state[n.key] = cast((n.min, n.max)[end], n.value)
+    for b in at.selectbox:
+        if own(b.key) and b.options:
+            state[b.key] = b.options[-end]
+    return state
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, **PAGE_IDS)
+def test_every_input_at_min_max_and_default(path):
+    at = run_page(path)
+    no_exception(at)
+    grid = inputs(at)
+    for kind, key, values in grid:
+        *tries, default = values
+        for value in tries:
+            at = getattr(at, kind)(key=key).set_value(value).run()
+            no_exception(at)
+            assert not at.error, (key, value, [e.value for e in at.error])  # a value the page offers is usable
+            assert getattr(at, kind)(key=key).value == value, (key, value)  # kept, not clamped away
+        getattr(at, kind)(key=key).set_value(default)  # back to its default with the next input's first move
+    at.run()
+    no_exception(at)
+    for b in [b.key for b in at.button if own(b.key)]:  # the instructor's preset views, "sample", ...
+        at = at.button(key=b).click().run()
+        no_exception(at)
+
+
+N = rlcore.MAX_TOKENS
+ODD_SCENARIOS = {  # the editor's extremes: fewest and most tokens, no spread at all, near-zero and huge values
+    "one-token": rlcore.Scenario(tokens=("only",), probs=(1.0,), samples=((3.0,),)),
+    "all-scores-zero": rlcore.Scenario(tokens=("a<b>", "ü☃"), probs=(1e-6, 1 - 1e-6), samples=((0.0,), (0.0, 0.0, 0.0)),
+                                       continuations=(" <b>x</b> [l](u)", "")),
+    f"{N}-tokens": rlcore.Scenario(
+        tokens=("$x$", "*_*", "[l](u)", *(f"t{i}" for i in range(N - 3))),
+        probs=(1e-6, *((1 - 1e-6) / (N - 1),) * (N - 1)),
+        samples=((1e6, 0.0), *((5.0, 5.0),) * (N - 2), (0.0,)), continuations=("", *(". ok.",) * (N - 1))),
+}
+
+
+@pytest.mark.parametrize("scenario", ODD_SCENARIOS.values(), ids=ODD_SCENARIOS)
+@pytest.mark.parametrize("path", ALL_PAGES, **PAGE_IDS)
+def test_odd_scenario_with_every_input_at_min_and_max(path, scenario):
+    at = run_page(path, scenario=scenario)
+    no_exception(at)
+    for end in (0, 1):
+        for key, value in bounds(at, end).items():
+            at.session_state[key] = value
+        at.run()
+        no_exception(at)
+    assert at.session_state["scenario"] == scenario
+
+
+# Values that test how each kind of input reads a link (numbers out of range, not numbers, empty) go to
+# every page; values that test how a notice shows visitor text go to one page each (check_link is shared).
+HOSTILE_TYPED = ["abc", "99", "-1e308", "nan", "inf", ""]
+HOSTILE_TEXT = ["x" * 5000, "ünï☃", "<script>alert(1)</script>", "[l](u) **b**"]
+LINKS = [pytest.param(path, value, id=f"{path.stem}-{value[:12]}") for path in ALL_PAGES for value in HOSTILE_TYPED]
+LINKS += [pytest.param(ALL_PAGES[i % len(ALL_PAGES)], value, id=f"{ALL_PAGES[i % len(ALL_PAGES)].stem}-{value[:12]}")
+          for i, value in enumerate(HOSTILE_TEXT, start=3)]
+
+
+@pytest.mark.parametrize(("path", "value"), LINKS)
+def test_link_with_every_parameter_hostile(path, value):
+    keys = [key.split(".", 1)[-1] for _, key, _ in inputs(widgets(path))]  # "<page>.seed" is ?seed= in a link
+    at = run_page(path, query={**dict.fromkeys(keys, value), "unknown": value})
+    no_exception(at)
+    notices = [t.value for t in at.toast]
+    assert any("“unknown” means nothing on this page" in n for n in notices), notices
+
+
+@pytest.mark.parametrize("value", HOSTILE_TYPED + HOSTILE_TEXT, ids=lambda v: v[:12])
+def test_hostile_scenario_link(value):
+    path = ALL_PAGES[(HOSTILE_TYPED + HOSTILE_TEXT).index(value) % len(ALL_PAGES)]  # the sidebar reads it alike
+    at = run_page(path, query={panel.URL_KEY: value})
+    no_exception(at)
+    assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO, path.stem
 
 
 @functools.cache
-def widgets(path) -> tuple:
-    """The page's own sliders (key, min, max, step) and select boxes (key, options), found by running it once."""
-    at = run_page(path)
-    sliders = tuple((s.key, s.min, s.max, s.step) for s in at.slider
-                    if s.key and not s.key.startswith("scn_") and not isinstance(s.value, tuple))
-    boxes = tuple((b.key, tuple(b.options)) for b in at.selectbox if b.key and not b.key.startswith("scenario"))
+def widgets(path):
+    """The page as it first appears (run once per page and reused: read only)."""
+    return run_page(path)
+
+
+# The seeded random fuzz (exhaustive) and the reset check, which share the helpers below.
+
+
+def own_sliders_and_boxes(path) -> tuple:
+    """The page's own sliders (key, min, max, step) and select boxes (key, options)."""
+    at = widgets(path)
+    sliders = tuple((s.key, s.min, s.max, s.step) for s in at.slider if own(s.key) and not isinstance(s.value, tuple))
+    boxes = tuple((b.key, tuple(b.options)) for b in at.selectbox if own(b.key))
     return sliders, boxes
 
 
@@ -61,13 +195,15 @@ def scenarios(draw):
                                                for _ in range(n)))
 
 
-hostile = st.one_of(st.just("abc"), st.just("99"), st.just("-1e308"), st.just("nan"), st.just("x" * 5000),
+hostile_text = st.one_of(st.just("abc"), st.just("99"), st.just("-1e308"), st.just("nan"), st.just("x" * 5000),
                     st.just("ünï☃"), st.just("<script>alert(1)</script>"), st.text(max_size=30))
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
-def test_fuzz_page(path):
-    sliders, boxes = widgets(path)
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("path", ALL_PAGES, **PAGE_IDS)
+def test_fuzz_page_seeded(path):
+    """110 random cases per page: scenarios, widget values and hostile links drawn together."""
+    sliders, boxes = own_sliders_and_boxes(path)
     shared = run_page(path)  # cases that only set the session reuse one running app, like one learner
 
     @FUZZ
@@ -86,7 +222,7 @@ def test_fuzz_page(path):
         query = {}
         if data.draw(st.booleans()):
             keys = [k for k, *_ in sliders] + ["scn", "unknown"]
-            query = {data.draw(st.sampled_from(keys)): data.draw(hostile)}
+            query = {data.draw(st.sampled_from(keys)): data.draw(hostile_text)}
         if query:
             at = run_page(path, scenario=scenario, query=query)
         else:
@@ -103,9 +239,9 @@ def test_fuzz_page(path):
     case()
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", ALL_PAGES, **PAGE_IDS)
 def test_reset_restores_defaults_after_bad_input(path):
-    sliders, _ = widgets(path)
+    sliders, _ = own_sliders_and_boxes(path)
     fresh = run_page(path)
     defaults = {s.key: s.value for s in fresh.slider if s.key in {k for k, *_ in sliders}}
     at = run_page(path, state={panel.EDITOR: True})  # the sidebar's editor open

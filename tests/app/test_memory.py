@@ -1,12 +1,21 @@
-"""Memory soak: one AppTest session driven through 2,000 distinct widget states must level off.
+"""Memory: every Streamlit cache stays within its max_entries, and a long session levels off.
 
-Page 4 (baseline and variance) is the page where every widget state is a real change *and* a cache miss:
-the "Your baseline b" slider (0 to 10 in steps of 0.01: 1,001 values) feeds ``study`` (``st.cache_data``,
-max_entries=32) through the tuple of baselines, so each new b recomputes ``baseline_study`` and evicts an
-older entry once 32 are stored. No slider has 2,000 steps, so the run sweeps b up at n = 100 answers, moves
-the "Sampled answers" slider to n = 200, and sweeps b back down: 2,000 distinct (n, b) states, each one a new
-cache key. n stays small in both halves so that the two halves do the same work (a bigger n in one half
-would make the comparison of their growth meaningless) and the run stays as short as the page allows.
+Quick (default run): page 4's "Your baseline b" slider feeds ``study`` (``st.cache_data``, max_entries=32)
+through the tuple of baselines, so every new b is a cache miss. Sweeping b over 16 more values than that
+must leave ``study`` holding exactly 32 entries, and running every page once creates the other
+caches; then every ``st.cache_data`` and ``st.cache_resource`` the process holds must declare a
+max_entries and hold no more than it. (The static check that every cache in pages/ and ui/ declares
+max_entries is tests/app/test_security.py's; this is its run-time counterpart.) Streamlit has no public
+way to read a cache's size, so this test file, and only it, reads ``streamlit.runtime.caching``'s cache
+registries (the ones behind Streamlit's /_stcore/metrics endpoint).
+
+Exhaustive (marker ``exhaustive``, run by .ci/run after the quick suite): one AppTest session driven
+through 2,000 distinct widget states must level off.
+No slider has 2,000 steps, so the run sweeps b (0 to 10 in steps of 0.01: 1,001 values) up at n = 100
+answers, moves the "Sampled answers" slider to n = 200, and sweeps b back down: 2,000 distinct (n, b)
+states, each one a new cache key. n stays small in both halves so that the two halves do the same work
+(a bigger n in one half would make the comparison of their growth meaningless) and the run stays as
+short as the page allows.
 
 The process RSS (VmRSS) is read every 200 reruns (after gc.collect()). Criterion, from measurements: the
 first half pays one-off costs (imports warmed up, allocator arenas, the cache filling to its 32 entries), the
@@ -20,10 +29,8 @@ one lock and key string (~0.2 KB) per distinct cache key forever (tracemalloc; c
 What RSS can and cannot see: it catches anything that keeps ~12 KB or more per rerun (the running-average
 DataFrame alone is ~19 KB at n = 100, and its chart spec carries it again). It cannot separate a small leak
 from that creep: a copy of this page with ``max_entries`` removed from ``study`` (one ~6 KB entry kept per
-rerun) grew +7.8 MB over the last half, inside the criterion. That case is caught directly instead: after the
-sweep, every ``st.cache_data`` and ``st.cache_resource`` the session filled must have a max_entries and hold
-no more than it. (The static check that every cache in pages/ and ui/ declares max_entries is
-tests/test_security.py's; this is its run-time counterpart.)
+rerun) grew +7.8 MB over the last half, inside the criterion. That case is caught directly instead, by the
+cache check above, which the soak repeats at its end.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import gc
 import time
 
 import pytest
-from apphelp import input_key, no_exception, page_file
+from apphelp import ALL_PAGES, input_key, no_exception, page_file, run_page
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
@@ -41,6 +48,7 @@ EVERY = 200
 B_GRID = [round(i * 0.01, 2) for i in range(1001)]  # the b slider's whole step grid, 0.00 … 10.00
 LAST_HALF_MB = 25.0
 NOISE_MB = 12.0
+OVERFILL = 16  # the quick sweep tries this many more distinct b values than study can hold
 
 
 def rss_mb() -> float:
@@ -71,7 +79,7 @@ def test_widget_states_are_distinct_and_on_the_grid():
     assert len(seen) == RERUNS + 1  # 2,000 new states after the first run
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 def test_rss_levels_off_over_2000_reruns():
     at = AppTest.from_file(str(page_file("4_")), default_timeout=60).run()
     no_exception(at)
@@ -96,18 +104,52 @@ def test_rss_levels_off_over_2000_reruns():
     assert last < max(first / 2, NOISE_MB), (
         f"RSS does not level off: {first:.1f} MB over the first half, {last:.1f} MB over the last: {series}")
 
-    # The caches the sweep filled: each bounded, none holding more than its max_entries.
+    check_caches()
+
+
+def check_caches() -> dict[str, tuple[int, int]]:
+    """Every st.cache_data and st.cache_resource in the process is bounded and within its bound.
+
+    Returns (entries, max_entries) by cache name."""
+    entries = {}
     data = [c for caches in cache_data_api._data_caches._function_caches.values() for c in caches.values()]
-    assert any("study" in c.display_name for c in data), [c.display_name for c in data]
     for cache in data:
         assert cache.max_entries is not None, f"st.cache_data {cache.display_name} is unbounded"
-        sizes = [s.byte_length for family in cache.get_stats().values() for s in family]
-        assert len(sizes) <= cache.max_entries, (cache.display_name, len(sizes), cache.max_entries)
-        if "study" in cache.display_name:
-            assert len(sizes) == cache.max_entries, "the sweep should have filled the study cache"
-            print(f"{cache.display_name}: {len(sizes)} entries of ~{sum(sizes) / len(sizes) / 1024:.1f} KB")
+        n = sum(len(family) for family in cache.get_stats().values())  # one CacheStat per stored entry
+        assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
+        entries[cache.display_name] = n, cache.max_entries
     resources = [c for caches in cache_resource_api._resource_caches._function_caches.values()
                  for c in caches.values()]
     for cache in resources:
         assert cache.max_entries is not None, f"st.cache_resource {cache.display_name} is unbounded"
-        assert len(cache._mem_cache) <= cache.max_entries, (cache.display_name, len(cache._mem_cache))
+        n = len(cache._mem_cache)
+        assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
+        entries[cache.display_name] = n, cache.max_entries
+    return entries
+
+
+def study_entries(entries: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    (n_and_bound,) = [v for k, v in entries.items() if k.endswith(".study")]
+    return n_and_bound
+
+
+def test_caches_stay_within_max_entries():
+    n_key, b_key = (input_key(page_file("4_"), name) for name in ("n", "b"))
+    at = AppTest.from_file(str(page_file("4_")), default_timeout=60).run()
+    at = at.slider(key=n_key).set_value(100).run()
+    no_exception(at)
+    before, bound = study_entries(check_caches())
+    sweep = [v for v in B_GRID[::7] if v != at.slider(key=b_key).value][:bound + OVERFILL]  # 0.00, 0.07, 0.14, ...
+    assert len(set(sweep)) == bound + OVERFILL
+    for i, value in enumerate(sweep, start=1):
+        at = at.slider(key=b_key).set_value(value).run()
+        no_exception(at)
+        if i == 10:
+            assert study_entries(check_caches())[0] >= min(before + 10, bound)  # each new b is a new entry
+    assert study_entries(check_caches())[0] == bound, f"{bound + OVERFILL} new keys fill study; eviction holds it"
+
+    for path in ALL_PAGES:  # every page once, so that every cache exists and is checked
+        no_exception(run_page(path))
+    entries = check_caches()
+    names = {k.rsplit(".", 1)[-1] for k in entries}
+    assert {"study", "run_lab", "cached_view", "explore", "ppo_run", "critic_study", "draw"} <= names, names

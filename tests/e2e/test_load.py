@@ -13,7 +13,7 @@ import time
 import pytest
 from e2ehelp import CHROMIUM, CHROMIUM_ARGS, SHOTS, Server, require_browser
 
-pytestmark = [pytest.mark.e2e, pytest.mark.load]
+pytestmark = [pytest.mark.e2e, pytest.mark.load, pytest.mark.exhaustive]  # ~1-2 min: after the quick suite
 
 SESSIONS, SECONDS = 20, 30
 PAGES = ["Reward_and_return", "Value_Q_advantage", "Baseline_and_variance", "TD_error_and_GAE",

@@ -220,9 +220,13 @@ def test_typed_text_is_shown_only_as_plain_text(hostile):
     assert "Judge's score 0 of 2" in page_text(at)
 
 
-def test_typed_text_is_capped():
+def test_typed_text_over_the_cap_is_cut():
+    typed = "<think>a</think> " + "x" * 2500  # 2,517 characters
     at = run_page(PAGE)
-    assert at.text_area(key="judge_text").max_chars == 2000
+    at = at.text_area(key="judge_text").set_value(typed).run()
+    no_exception(at)
+    assert at.text_area(key="judge_text").value == typed[:2000]
+    assert "Judge's score 1 of 2" in page_text(at)  # the format point; "xxx…" is not the expected answer
 
 
 def test_predict_answer_follows_the_scenario():

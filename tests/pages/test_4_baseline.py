@@ -63,9 +63,17 @@ def test_means_agree_and_spreads_do_not():
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
-def test_every_preset_runs(name):
-    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+def test_every_preset_sets_the_exact_update(name):
+    """Whatever the baseline, E[g] = π ⊙ (Q − V) with Q each token's mean score and V = Σ π·Q; the token
+    picker starts on the best Q. (Most likely is already best: Q = 9, 5, 2, V = 6.95, E[g] = 1.23, −0.4875, −0.7425.)"""
+    scenario = rlcore.PRESETS[name]
+    at = run_page(PAGE, scenario=scenario)
     no_exception(at)
+    pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
+    table = summary_table(at)
+    exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
+    np.testing.assert_allclose(exact, np.tile(pi * (q - pi @ q), (len(table), 1)), atol=1e-9)
+    assert at.selectbox(key="tok").value == scenario.tokens[int(np.argmax(q))]
     assert len(charts(at)) == 4
 
 

@@ -90,10 +90,21 @@ def test_choosing_another_first_token():
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
-def test_every_preset_scenario_runs(name):
-    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+def test_every_preset_sets_the_strip(name):
+    """γ = 1: V before the first three tokens is V = Σ π·Q, the TD error at the (most likely) token is
+    Q(token) − V and 0 everywhere else. (Best token is rare: V = 0.6·2 + 0.38·5 + 0.02·9 = 3.28, δ = −1.28.)"""
+    scenario = rlcore.PRESETS[name]
+    at = run_page(PAGE, scenario=scenario)
     no_exception(at)
-    assert len(charts(at)) >= 4
+    pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
+    likely, v = int(np.argmax(pi)), pi @ q
+    assert at.selectbox(key="tok").value == scenario.tokens[likely]
+    df = strip(at)
+    assert df["token"].tolist() == list(rlcore.answer_tokens(scenario, scenario.tokens[likely]))
+    assert df["V before"].tolist()[:3] == pytest.approx([v] * 3)
+    td = df["TD error"].tolist()
+    assert td[2] == pytest.approx(q[likely] - v)
+    assert td[:2] + td[3:] == pytest.approx([0.0] * (len(td) - 1), abs=1e-12)
 
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])

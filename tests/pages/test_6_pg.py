@@ -97,6 +97,8 @@ def test_presets():
     at.button(key="view_Thirty steps").click().run()
     no_exception(at)
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 2
+    probs = chart(at, "Token probabilities")
+    assert len(probs) == 31 * 3 and probs["step"].max() == 30  # π at steps 0…30, three tokens
     at.button(key="view_The article's two steps").click().run()
     assert at.slider(key=K("steps")).value == 2 and at.slider(key=K("step")).value == 1
 
@@ -122,9 +124,15 @@ def test_big_batches_hug_the_exact_path():
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
-def test_every_preset_scenario_runs(name):
-    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+def test_every_preset_sets_the_first_step(name):
+    """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
+    (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
+    scenario = rlcore.PRESETS[name]
+    at = run_page(PAGE, scenario=scenario)
     no_exception(at)
+    pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
+    np.testing.assert_allclose(logit_bars(at)[list(scenario.tokens)], pi * (q - pi @ q), atol=1e-9)
+    assert chart(at, "V climbs").set_index("step")["score"][0] == pytest.approx(pi @ q)
     assert len(charts(at)) == 4
 
 

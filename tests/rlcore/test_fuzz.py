@@ -1692,7 +1692,7 @@ def _(draw):
 RESULT_TYPES = {
     "AnswerTrace": "answer_trace", "BaselineStudy": "baseline_study", "BlindSpot": "outcome_blind_spot",
     "CriticErrorStudy": "critic_error_study", "ExplorationOutcome": "exploration_outcome",
-    "FlatteryBranch": None,  # the type of the FLATTERY constant; checked in test_flattery_constant
+    "FlatteryBranch": None,  # the type of the FLATTERY constant; see test_flattery_branch_numbers_by_hand
     "GenerationStep": "next_step", "GradientStats": "gradient_stats", "GroupCredit": "group_credit",
     "Histogram": "histogram_counts", "JudgeChecks": "rule_based_judge", "KLEstimates": "kl_estimators",
     "KLEstimatorStudy": "kl_estimator_study", "LabHistory": "train", "LabTree": "lab_tree",
@@ -1739,7 +1739,9 @@ def test_fuzz(name):
     fuzz()
     ran = COUNTS - before
     assert ran["valid"] + ran["diverged"] > 0, f"{name}: no valid example ran"
-    COUNTS[f"fn:{name}"] += ran["valid"] + ran["invalid"] + ran["diverged"]
+    # filter_too_much is suppressed, so a strategy that filters most draws away would run few examples quietly
+    total = ran["valid"] + ran["invalid"] + ran["diverged"]
+    assert total >= 0.9 * spec_.examples, f"{name}: {total} examples ran of {spec_.examples} ({dict(ran)})"
 
 
 def test_train_divergence_is_a_value_error_naming_lr():
@@ -1750,19 +1752,27 @@ def test_train_divergence_is_a_value_error_naming_lr():
     assert COUNTS["diverged"] == before + 1
 
 
-def test_flattery_constant():
+def test_flattery_branch_numbers_by_hand():
+    """The article's flattery branch (judge 9 against 9.6, reference 95% / 5%) through the KL functions, β = 1.
+
+    At π = π_ref: E[r] = 0.95·9 + 0.05·9.6 = 9.03, KL 0, J 9.03. At 90% flattery: E[r] = 0.1·9 + 0.9·9.6 = 9.54,
+    KL = 0.1·ln(0.1/0.95) + 0.9·ln(0.9/0.05) ≈ 2.376, J ≈ 7.164 (the article's 9.03 → 9.54, KL 2.38, J 9.03 → 7.16).
+    The best policy π* ∝ π_ref·e^r gives flattery 0.05e^0.6 / (0.95 + 0.05e^0.6) ≈ 0.0875, and its J is the
+    maximum, log Σ π_ref·e^r = 9 + ln(0.95 + 0.05e^0.6) ≈ 9.040. At β = 0 all the mass goes to flattery.
+    """
     f = rlcore.FLATTERY
-    assert isinstance(f, rlcore.FlatteryBranch)
-    arr(f.rewards, (2,))
-    is_probs(f.p_ref, 2)
-
-
-def test_zz_report_counts():
-    """Runs last (pytest keeps file order): how many examples ran (see it with -s)."""
-    per_fn = {k[3:]: v for k, v in COUNTS.items() if k.startswith("fn:")}
-    print(f"\nrlcore fuzz: {len(per_fn)} callables, {sum(per_fn.values())} examples "
-          f"({COUNTS['valid']} valid, {COUNTS['invalid']} invalid, {COUNTS['diverged']} diverged lab runs)")
-    print(" ".join(f"{k}={v}" for k, v in sorted(per_fn.items())))
+    assert tuple(rlcore.kl_regularized_objective(f.p_ref, f.rewards, f.p_ref, 1.0)) == pytest.approx(
+        (9.03, 0.0, 9.03), abs=1e-12)
+    kl = 0.1 * math.log(0.1 / 0.95) + 0.9 * math.log(0.9 / 0.05)
+    assert tuple(rlcore.kl_regularized_objective([0.1, 0.9], f.rewards, f.p_ref, 1.0)) == pytest.approx(
+        (9.54, kl, 9.54 - kl), rel=1e-12)
+    assert round(kl, 2) == 2.38 and round(9.54 - kl, 2) == 7.16
+    e = math.exp(0.6)
+    best = rlcore.kl_optimal_policy(f.p_ref, f.rewards, 1.0)
+    assert best.tolist() == pytest.approx([0.95 / (0.95 + 0.05 * e), 0.05 * e / (0.95 + 0.05 * e)], rel=1e-12)
+    assert rlcore.kl_regularized_objective(best, f.rewards, f.p_ref, 1.0).objective == pytest.approx(
+        9 + math.log(0.95 + 0.05 * e), rel=1e-12)
+    assert rlcore.regularized_optimum(f.p_ref, f.rewards, 0.0).tolist() == [0.0, 1.0]
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -1778,8 +1788,12 @@ OVERFLOW = "valid input overflows float64 although the true result is finite"
 
 
 def known(name, kwargs, bad, reason, raises, id_):
-    """A bug this file found, now fixed in rlcore: kept as a regression test (reason and raises document it)."""
-    return pytest.param(name, kwargs, bad, id=id_)
+    """A bug this file found, now fixed in rlcore, kept as a regression test.
+
+    ``raises`` is what the harness raised while the bug was open (AssertionError: one of its checks failed);
+    if that comes back, the test fails naming the bug by its ``reason``.
+    """
+    return pytest.param(name, kwargs, bad, reason, raises, id=id_)
 
 
 KNOWN_BUGS = [
@@ -1832,9 +1846,12 @@ KNOWN_BUGS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "kwargs", "bad"), KNOWN_BUGS)
-def test_known_bug(name, kwargs, bad):
-    run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, bad))
+@pytest.mark.parametrize(("name", "kwargs", "bad", "reason", "raises"), KNOWN_BUGS)
+def test_known_bug(name, kwargs, bad, reason, raises):
+    try:
+        run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, bad))
+    except raises as err:
+        pytest.fail(f"a fixed bug is back: {name}: {reason}\n{type(err).__name__}: {err}"[:2000])
 
 
 def test_known_bug_discovery_chance_precision():  # fixed: −expm1(k·log1p(−p))
