@@ -111,6 +111,7 @@ class LabTree(NamedTuple):
     leaf_samples: tuple[np.ndarray, ...]  # the judge scores each leaf can get
     leaf_means: np.ndarray                # shape [L]: mean judge score of each leaf
     leaf_ref_probs: np.ndarray            # shape [L]: probability that π_ref writes each leaf
+    right: np.ndarray                     # shape [K] bool: the first tokens whose Q is the best (ties included)
 
 
 def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
@@ -127,7 +128,7 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
 
     Returns:
         LabTree(tokens, ref_first [K], best, flattery, branch, ref_branch [2], leaf_names, leaf_samples,
-        leaf_means [L], leaf_ref_probs [L]).
+        leaf_means [L], leaf_ref_probs [L], right [K]).
 
     >>> from rlcore.example import ARTICLE_SCENARIO
     >>> tree = lab_tree(ARTICLE_SCENARIO)
@@ -153,7 +154,7 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
         leaf_ref[best] = ref_first[best] * ref_branch[0]
     means = np.array([s.mean() for s in samples])
     return LabTree(scenario.tokens, ref_first, best, bool(flattery), FLATTERY.continuations, ref_branch,
-                   tuple(names), tuple(samples), means, leaf_ref)
+                   tuple(names), tuple(samples), means, leaf_ref, means[:len(q)] >= means[best])
 
 
 @dataclass(frozen=True)
@@ -837,14 +838,13 @@ class _Log:
         n_len = self.actions.shape[-1] - 2
         token_length, kl_length = _length_stats(tree, logp0, logpl, logref[2] if n_len else None, n_len)
         probs0 = np.exp(logp0)
-        right = tree.leaf_means[:probs0.shape[-1]] >= tree.leaf_means[tree.best]   # the best first token(s)
         probs1 = np.exp(logp1) if tree.flattery else np.broadcast_to([1.0, 0.0], logp1.shape).copy()
         scores = self.scores[:, :n]
         return LabHistory(probs0, probs1, expected, kl_exact + kl_length, scores.mean(axis=2), self.clip[:, :n],
                           self.loss[:, :n], self.grad_norm[:, :n], self.values[:, :n + 1], np.ptp(scores, axis=2) == 0,
                           scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n],
-                          entropy(probs0), probs0[..., right].sum(axis=-1), (probs0 * token_length).sum(axis=-1),
-                          token_length, self.drawn[:, :n], diverged_at)
+                          entropy(probs0), np.minimum(probs0[..., tree.right].sum(axis=-1), 1.0),
+                          (probs0 * token_length).sum(axis=-1), token_length, self.drawn[:, :n], diverged_at)
 
 
 def first_step_loss(history: LabHistory) -> tuple[float, float]:
