@@ -336,11 +336,8 @@ def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
     out = np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
     if group.length_actions is None:
         return out
-    acts = np.maximum(group.length_actions, 0)
-    if logp0.ndim == 2:
-        lp_len = logps[2][rows[..., None], group.first[..., None], acts]
-    else:
-        lp_len = logps[2][group.first[..., None], acts]
+    table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
+    lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
     return np.concatenate([out, np.where(group.mask[..., 2:], lp_len, 0.0)], axis=-1)
 
 
