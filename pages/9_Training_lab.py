@@ -64,15 +64,17 @@ class LabBands(NamedTuple):
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def run_lab(scenario, config, n_seeds) -> LabBands | int:
-    """One algorithm, every seed in one vectorised call, reduced to what the charts need.
+def run_lab(scenario, config, n_seeds) -> dict | int:
+    """One algorithm, every seed in one vectorised call, reduced to what the charts need: LabBands' fields as a
+    dict (st.cache_data pickles what it returns, and a class defined in a page script cannot be pickled, since
+    the script runs as ``__main__``).
 
     A run that diverges comes back as the step at which it did, so the other algorithms still show.
     """
     h = rlcore.lab.run_training(scenario, config, tuple(range(n_seeds)))
     if h.diverged_at is not None:
         return h.diverged_at
-    return LabBands(
+    return dict(
         score=prep.seed_bands(h.expected_score), probs=prep.seed_bands(h.probs_first),
         flattery=prep.seed_bands(h.probs_branch[..., 1]), kl=prep.seed_bands(h.kl),
         clip=prep.seed_bands(h.clip_fraction), loss=prep.seed_bands(h.loss),
@@ -161,7 +163,7 @@ def lab_panel() -> None:
             st.warning(f"{name} could not finish: the run diverged at step {out} (a logit overflowed); try a step "
                        f"size below {config.lr:g}, fewer epochs or a smaller β.", icon="⚠️")
         else:
-            results[name] = out
+            results[name] = LabBands(**out)
     if not results:
         st.error("No algorithm finished with these settings; lower the step size η or β.", icon="⚠️")
         return
