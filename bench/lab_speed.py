@@ -3,8 +3,9 @@
     python bench/lab_speed.py
 
 Times 200 steps × group 16 × 5 seeds for three algorithms (each call vectorised over the seeds, as the
-page makes it), for the page's default trio and for the slowest three algorithms; median of 7 repeats
-after one warm-up. Target: under 1 second on the machine the app runs on. Wall-clock time is the target;
+page makes it), for the page's default trio, for the slowest three algorithms, and for the "Length drift"
+view's trio with 8 length tokens per answer; median of 7 repeats after one warm-up.
+Target: under 1 second on the machine the app runs on. Wall-clock time is the target;
 CPU time is printed beside it because other processes on a shared machine inflate the wall clock.
 """
 
@@ -21,11 +22,12 @@ import rlcore
 
 STEPS, GROUP, SEEDS, REPEATS, TARGET_S = 200, 16, tuple(range(5)), 7, 1.0
 DEFAULT_TRIO = ("reinforce_mean", "grpo", "ppo")
+LENGTH_TRIO, LENGTH = ("grpo", "gspo", "dapo"), 8
 
 
-def time_algorithm(algorithm: str, repeats: int = REPEATS) -> tuple[float, float]:
+def time_algorithm(algorithm: str, repeats: int = REPEATS, length: int = 0) -> tuple[float, float]:
     """Median wall and CPU seconds of one ``rlcore.train`` call: 200 steps × group 16 × 5 seeds."""
-    config = rlcore.LabConfig(algorithm=algorithm, steps=STEPS, group_size=GROUP)
+    config = rlcore.LabConfig(algorithm=algorithm, steps=STEPS, group_size=GROUP, length=length)
     rlcore.train(rlcore.ARTICLE_SCENARIO, config, SEEDS)  # warm-up
     wall, cpu = [], []
     for _ in range(repeats):
@@ -53,6 +55,12 @@ def main() -> int:
         ok &= total < TARGET_S
         print(f"3 algorithms × 5 seeds, {label}: {total * 1000:.0f} ms wall, {total_cpu * 1000:.0f} ms CPU "
               f"({'under' if total < TARGET_S else 'OVER'} the {TARGET_S:g} s target)")
+    long = [time_algorithm(a, length=LENGTH) for a in LENGTH_TRIO]
+    names = ", ".join(rlcore.ALGORITHM_NAMES[a] for a in LENGTH_TRIO)
+    wall, cpu = sum(w for w, _ in long), sum(c for _, c in long)
+    ok &= wall < TARGET_S
+    print(f"3 algorithms × 5 seeds, {LENGTH} length tokens, {names}: {wall * 1000:.0f} ms wall, "
+          f"{cpu * 1000:.0f} ms CPU ({'under' if wall < TARGET_S else 'OVER'} the {TARGET_S:g} s target)")
     return 0 if ok else 1
 
 

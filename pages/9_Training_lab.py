@@ -15,26 +15,34 @@ scenario = page.setup(
     "The other pages take one term at a time. Here the whole loop runs: the model writes a group of "
     "answers, the judge scores them, an algorithm turns the scores into advantages and a gradient step, "
     "and the next group is written by the updated model, for as many steps as you like. Inside the best "
-    "branch the model can also learn to flatter the judge. Pick up to three algorithms, run each with "
-    "several random seeds, and watch where they agree and where they differ.",
+    "branch the model can also learn to flatter the judge, and with length tokens its answers can grow or "
+    "shrink. Pick up to three algorithms, run each with several random seeds, and watch where they agree and "
+    "where they differ.",
 )
 
 NAMES = {rlcore.ALGORITHM_NAMES[a]: a for a in rlcore.ALGORITHMS}  # what the learner reads → rlcore's name
 DEFAULT_ALGOS = [rlcore.ALGORITHM_NAMES[a] for a in ("reinforce_mean", "grpo", "ppo")]
 JUDGE_LABELS = {"the leaf's sampled scores": "samples", "its mean plus noise": "noise"}
+OWN_AGG = "each algorithm's own"
+AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
 DEFAULTS = rlcore.LabConfig()
+# Colours for the algorithms added after ui.colors' table (≥ 3:1 on #FFFFFF and on #0E1117, apart from the
+# others); ui.colors' own entries win once it has them.
 
 page.presets({
     "Reward hacking (β = 0)": {"algos": DEFAULT_ALGOS, "beta": 0.0, "flat": True, "steps": 150},
     "KL holds it back (β = 0.5)": {"algos": DEFAULT_ALGOS, "beta": 0.5, "flat": True, "steps": 150},
     "GRPO vs Dr. GRPO vs RLOO": {"algos": [rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS],
                                  "G": 4, "beta": 0.0},
+    "Length drift": {"algos": [rlcore.ALGORITHM_NAMES[a] for a in ("grpo", "gspo", "dapo")], "len": 8,
+                     "beta": 0.0, "steps": 150},
 })
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def run_lab(scenario, config, n_seeds) -> LabBands | int:
-    """One algorithm, every seed in one vectorised call, reduced to what the charts need.
+    """One algorithm, every seed in one vectorised call, reduced to what the charts need (``ui.bundles``: a
+    type pickle can find, since st.cache_data pickles what it returns).
 
     A run that diverges comes back as the step at which it did, so the other algorithms still show.
     """
@@ -48,6 +56,9 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
         grad=prep.seed_bands(h.grad_norm), first=rlcore.first_step_loss(h),
         values=prep.seed_bands(h.values) if config.algorithm == "ppo" else None,
         dead=prep.dead_share(h.dead, window=10), dead_total=float(h.dead.mean()),
+        length=prep.seed_bands(h.mean_length), token_length=prep.seed_bands(h.token_length),
+        entropy=prep.seed_bands(h.entropy), pass1=prep.seed_bands(h.p_correct), p_correct=h.p_correct,
+        groups_drawn=float(h.groups_drawn.mean()),
     )
 
 
@@ -67,33 +78,48 @@ def lab_panel() -> None:
     moving a setting reruns it without redrawing the sidebar or the rest of the page."""
     algo_names = inputs.multiselect("Algorithms to compare (up to three)", list(NAMES), DEFAULT_ALGOS,
                                     max_selections=3, key="algos")
-    c1, c2, c3, c4 = st.columns(4)
-    lr = inputs.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", where=c1,
-                       help="Plain gradient descent on the logits of each decision")
-    steps = inputs.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", where=c1,
-                          help="Each step samples a fresh group of answers and updates the policy")
-    group = inputs.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", where=c2,
-                          help="Answers written and scored per step")
-    epochs = inputs.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", where=c2,
-                           help="Passes over each group (GRPO family and PPO; REINFORCE takes one step per group)")
-    eps = inputs.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", where=c3,
-                        help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
-    beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c3,
+    c1, c2 = st.columns(2)
+    beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c1,
                          help="How strongly the policy is held near the reference model")
-    lam = inputs.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", where=c4,
-                        help="0 trusts the critic's V, 1 trusts the final score")
-    n_seeds = inputs.slider("Seeds", 1, 10, 5, 1, key="seeds", where=c4,
-                            help="Independent runs per algorithm; curves show the median and the range")
-    c1, c2, c3 = st.columns([1, 1, 1])
-    flattery = inputs.toggle("Flattering branch", True, key="flat", where=c1,
-                             help="Inside the best branch, offer the continuation that flatters the judge")
-    judge_label = inputs.radio("The judge scores an answer with", list(JUDGE_LABELS), next(iter(JUDGE_LABELS)),
-                               key="judge", horizontal=True, where=c2)
-    noise = DEFAULTS.noise
-    if JUDGE_LABELS[judge_label] == "noise":  # only the noise judge has a σ
-        noise = inputs.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", where=c3,
-                              help="Standard deviation of the judge's noise around each answer's mean score; "
-                                   "0 makes the judge give every answer of a leaf the same score")
+    steps = inputs.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", where=c2,
+                          help="Each step samples a fresh group of answers and updates the policy")
+    with st.expander("More settings"):
+        c1, c2, c3 = st.columns(3)
+        lr = inputs.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", where=c1,
+                           help="Plain gradient descent on the logits of each decision")
+        group = inputs.slider("Group size G", 2, 32, DEFAULTS.group_size, 1, key="G", where=c1,
+                              help="Answers written and scored per step")
+        n_seeds = inputs.slider("Seeds", 1, 10, 5, 1, key="seeds", where=c1,
+                                help="Independent runs per algorithm; curves show the median and the range")
+        epochs = inputs.slider("Epochs per group", 1, 8, DEFAULTS.epochs, 1, key="epochs", where=c2,
+                               help="Passes over each group (every algorithm but REINFORCE, which takes one step)")
+        eps = inputs.slider("Clip ε", 0.05, 0.5, DEFAULTS.eps, 0.05, key="eps", where=c2,
+                            help="A token stops pulling once its ratio π/π_old leaves [1 − ε, 1 + ε]")
+        eps_high = inputs.slider("Upper clip ε_high (DAPO, CISPO)", 0.05, 0.5, DEFAULTS.eps_high, 0.01,
+                                 key="eps_high", where=c2,
+                                 help="DAPO's clip-higher: the ratio may rise to 1 + ε_high before it stops pulling "
+                                      "(CISPO: its weight is capped there)")
+        lam = inputs.slider("GAE λ (PPO)", 0.0, 1.0, DEFAULTS.lam, 0.05, key="lam", where=c3,
+                            help="0 trusts the critic's V, 1 trusts the final score")
+        resample = inputs.slider("DAPO: most groups per step", 1, 8, DEFAULTS.resample, 1, key="resample", where=c3,
+                                 help="Dynamic sampling: DAPO writes groups until one has scores that differ, at "
+                                      "most this many")
+        length = inputs.slider("Length tokens (0: off)", 0, 12, DEFAULTS.length, 1, key="len", where=c3,
+                               help="After its content an answer may go on for up to this many tokens, each a "
+                                    "stop-or-continue choice; the judge ignores them")
+        agg_label = inputs.selectbox("Loss aggregation", AGGREGATIONS, OWN_AGG, key="agg",
+                                     help="How the token losses of a group add up (verl's names); "
+                                          "matters once answers differ in length")
+        c1, c2, c3 = st.columns([1, 1, 1])
+        flattery = inputs.toggle("Flattering branch", True, key="flat", where=c1,
+                                 help="Inside the best branch, offer the continuation that flatters the judge")
+        judge_label = inputs.radio("The judge scores an answer with", list(JUDGE_LABELS), next(iter(JUDGE_LABELS)),
+                                   key="judge", horizontal=True, where=c2)
+        noise = DEFAULTS.noise
+        if JUDGE_LABELS[judge_label] == "noise":  # only the noise judge has a σ
+            noise = inputs.slider("Judge noise σ", 0.0, 3.0, DEFAULTS.noise, 0.1, key="noise", where=c3,
+                                  help="Standard deviation of the judge's noise around each answer's mean score; "
+                                       "0 makes the judge give every answer of a leaf the same score")
 
     if not algo_names:
         st.info("Pick at least one algorithm above to start the lab.", icon="🧪")
@@ -101,7 +127,8 @@ def lab_panel() -> None:
 
     configs = {name: page.run(rlcore.LabConfig, algorithm=NAMES[name], steps=steps, group_size=group, lr=lr,
                               epochs=epochs, eps=eps, beta=beta, lam=lam, judge=JUDGE_LABELS[judge_label],
-                              noise=noise, flattery=flattery)
+                              noise=noise, flattery=flattery, length=length, eps_high=eps_high, resample=resample,
+                              loss_agg=None if agg_label == OWN_AGG else agg_label)
                for name in algo_names}
     tree = page.run(rlcore.lab_tree, scenario, flattery)
     results = {}
@@ -127,13 +154,15 @@ def lab_panel() -> None:
     keep = prep.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
     keep_steps = keep[keep > 0]  # per-step quantities start at step 1
 
-    def band_frame(field: str, *, column: int | None = None, per_step: bool = False, only=None) -> pd.DataFrame:
-        """Long form of one quantity's seed bands for every algorithm: step, algorithm, median, lowest, highest."""
+    def band_frame(field: str, *, column: int | None = None, per_step: bool = False, only=None,
+                   source: dict | None = None) -> pd.DataFrame:
+        """Long form of one quantity's seed bands for every algorithm: step, algorithm, median, lowest, highest
+        (``source``: algorithm → SeedBands, instead of the runs' field)."""
         idx = keep_steps if per_step else keep
         rows = idx - 1 if per_step else idx
         frames = []
         for name in only or names:
-            bands = getattr(results[name], field)
+            bands = source[name] if source is not None else getattr(results[name], field)
             pick = (lambda a, rows=rows: a[rows]) if column is None else (lambda a, rows=rows: a[rows, column])
             frames.append(pd.DataFrame({"step": idx, "algorithm": name, "median": pick(bands.median),
                                         "lowest": pick(bands.low), "highest": pick(bands.high)}))
@@ -229,6 +258,79 @@ def lab_panel() -> None:
     page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
                name="lab_first_token")
 
+    # ---------------------------------------------------------------- length, entropy, pass@k
+    st.subheader("Length, entropy and pass@k")
+    right_names = ", ".join(f"**{esc(t)}**" for t, r in zip(tokens, tree.right, strict=True) if r)
+    k_col, text_col = st.columns([1, 2])
+    k = inputs.slider("k for pass@k", 1, 64, 8, 1, key="k", where=k_col,
+                      help="pass@k: the chance that at least one of k answers is right")
+    text_col.markdown(
+        f"An answer counts as right when it starts with {right_names}, the best first token, whatever follows. "
+        "pass@1 is the policy's exact chance of a right answer; pass@k = 1 − (1 − pass@1)^k. Entropy measures how "
+        "spread out the first choice still is: when it collapses, pass@k stops gaining from extra tries."
+    )
+    pass_k = {n: prep.seed_bands(rlcore.pass_at_k(results[n].p_correct, k)) for n in names}
+
+    def health_view():
+        panels = {"mean answer length (tokens)": band_frame("length"),
+                  "entropy of the first token (nats)": band_frame("entropy"),
+                  "pass@1": band_frame("pass1"),
+                  f"pass@{k}": band_frame("pass_k", source=pass_k)}
+        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
+        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
+                                  facet="quantity", facet_order=list(panels), columns=2, width=400,
+                                  title="Answer length, entropy and pass@k", subtitle=band_note,
+                                  x_title="training step", y_title="", legend_title="algorithm",
+                                  colors=algo_colors), df
+
+    ch, df = cached_view((VIEW_KEY, k), "health", health_view)
+    page.chart(ch, df, alt_text=f"Mean answer length, entropy of the first token, pass@1 and pass@{k} per training "
+                                f"step, for {', '.join(names)}", name="lab_health")
+    first = results[names[0]]
+    st.markdown(
+        f"Under {names[0]} the entropy of the first choice goes from {fmt(first.entropy.median[0], 2)} to "
+        f"{fmt(first.entropy.median[-1], 2)} nats, pass@1 from {pct(first.pass1.median[0])} to "
+        f"{pct(first.pass1.median[-1])}, and pass@{k} from {pct(pass_k[names[0]].median[0])} to "
+        f"{pct(pass_k[names[0]].median[-1])}."
+    )
+
+    if length:
+        def length_view():
+            df = pd.concat([band_frame("token_length", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
+                           ignore_index=True)
+            return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="token",
+                                      facet="algorithm", facet_order=names, tokens=tokens, columns=len(names),
+                                      title="Mean answer length after each first token", subtitle=band_note,
+                                      x_title="training step", y_title="tokens per answer", legend_title="first token",
+                                      width={1: 560, 2: 400, 3: 270}[len(names)], independent_y=False), df
+
+        ch, df = cached_view(VIEW_KEY, "length", length_view)
+        page.chart(ch, df, alt_text="Mean answer length after each first token per training step, one panel per "
+                                    "algorithm", name="lab_length")
+        wrong = [i for i in range(len(tokens)) if not tree.right[i]]
+        lines = []
+        for name in names:
+            band = results[name].token_length
+            line = (f"- **{name}**: answers after **{best}** go from {fmt(band.median[0, tree.best], 2)} to "
+                    f"{fmt(band.median[-1, tree.best], 2)} tokens")
+            if wrong:
+                w = max(wrong, key=lambda i: tree.ref_first[i])  # the wrong token the reference writes most
+                line += (f"; after **{esc(tokens[w])}**, a wrong start, from {fmt(band.median[0, w], 2)} to "
+                         f"{fmt(band.median[-1, w], 2)}")
+            lines.append(line + ".")
+        st.markdown(
+            "The judge ignores length, so any drift comes from how the loss weighs tokens. Under "
+            "seq-mean-token-mean (GRPO, and GSPO's per-answer ratio) each answer's loss is divided by its own "
+            "length: a long wrong answer is pushed down less per token than a short one, a short right answer "
+            "is pushed up more than a long one. Token-mean (DAPO, CISPO, PPO) and seq-mean-token-sum-norm "
+            "(Dr. GRPO's) weigh every token alike.\n" + "\n".join(lines)
+        )
+    dapo = rlcore.ALGORITHM_NAMES["dapo"]
+    if dapo in results:
+        st.caption(f"Dynamic sampling: DAPO writes groups until one has scores that differ (at most {resample} per "
+                   f"step): {fmt(results[dapo].groups_drawn, 2)} per step on average here, and "
+                   f"{pct(results[dapo].dead_total, 1)} of its steps found none.")
+
     # ---------------------------------------------------------------- two questions from trainers' issue trackers
     st.subheader("Two questions trainers keep asking")
     group_names = [n for n in names if NAMES[n] in rlcore.GROUP_METHODS]
@@ -316,10 +418,19 @@ with st.expander("What each algorithm does, in one line"):
         "- **Dr. GRPO**: GRPO without dividing by the std.\n"
         "- **RLOO**: each answer against the mean of the *other* answers.\n"
         "- **PPO**: a learned critic V per decision point, GAE(γ, λ) advantages per token, clipped ratio over "
-        "several epochs, KL as a per-token penalty in the reward."
+        "several epochs, KL as a per-token penalty in the reward.\n"
+        "- **DAPO**: GRPO's advantages with an upper clip that lets rare tokens rise further (ε_high), every token "
+        "weighted alike (token-mean), and groups whose scores are all equal drawn again. The paper drops the KL "
+        "term; here β applies to it like to the others (set β = 0 to match).\n"
+        "- **GSPO**: one ratio per answer, the geometric mean of its token ratios, clipped per answer in a very "
+        "narrow range [1 − 0.0003, 1 + 0.0004].\n"
+        "- **CISPO**: the ratio is clipped as a weight that carries no gradient, so no token ever loses its "
+        "gradient; token-mean."
     )
 
 page.show_code(rlcore.lab.training_loop, rlcore.lab.reinforce_advantages, rlcore.lab.group_baseline_advantages,
-               rlcore.lab.critic_advantages, rlcore.lab.policy_update, rlcore.lab_tree, rlcore.group_advantages,
-               rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators)
+               rlcore.lab.critic_advantages, rlcore.lab.policy_update, rlcore.lab._gradient_coefficients,
+               rlcore.lab._resampled_group, rlcore.lab_tree, rlcore.group_advantages, rlcore.gae,
+               rlcore.clipped_objective, rlcore.kl_estimators, rlcore.sequence_ratio, rlcore.gradient_weights,
+               rlcore.informative_groups, rlcore.entropy, rlcore.pass_at_k)
 page.end()

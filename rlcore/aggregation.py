@@ -161,10 +161,15 @@ def sequence_ratio(logp_new, logp_old, mask) -> np.ndarray:
     new = _log_probs("logp_new", logp_new, m.shape)
     old = _log_probs("logp_old", logp_old, m.shape)
     with np.errstate(over="ignore"):
-        s = np.exp(np.sum(m * (new - old), axis=1) / lengths)
+        s = _sequence_ratio(new, old, m, lengths)
     if not np.all(np.isfinite(s)):
         raise ValueError("logp_new and logp_old are so far apart that the ratio overflows float64")
     return s
+
+
+def _sequence_ratio(new: np.ndarray, old: np.ndarray, m: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``sequence_ratio``'s formula without its checks, over the last axis (any leading axes)."""
+    return np.exp(np.sum(m * (new - old), axis=-1) / lengths)
 
 
 def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_high: float | None = None):
@@ -204,6 +209,11 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     method = _choice("method", method, GRADIENT_METHODS)
     low = positive("eps_low", eps_low)
     high = low if eps_high is None else positive("eps_high", eps_high)
+    return _gradient_weights(rho, adv, method, low, high)
+
+
+def _gradient_weights(rho: np.ndarray, adv: np.ndarray, method: str, low: float, high: float) -> np.ndarray:
+    """``gradient_weights``'s formulas without its checks (for loops whose arrays are valid by construction)."""
     if method == "cispo":
         return np.clip(rho, 1.0 - low, 1.0 + high) * adv
     return np.where(_clipped_mask(rho, adv, low, high), 0.0, rho * adv)

@@ -11,11 +11,19 @@ algorithm below turns a batch of scored answers into a gradient step on that tab
 vectorised over seeds and over the answers of a step; Python loops only over steps, epochs and the
 (at most two) token positions.
 
-Algorithms come in families (FAMILIES): REINFORCE, the group baselines (GRPO, Dr. GRPO, RLOO) and PPO.
-A family is an advantage function (scored group → per-token advantages), a loss aggregation, whether it
-clips, and where its KL term goes; sampling, scoring and the gradient step (``policy_update``) are shared.
-A new family is one advantage function and one entry in FAMILIES (and its algorithms in ALGORITHMS and
-FAMILY_OF); a new way to add up token losses is one entry in LOSS_AGGREGATIONS.
+With ``LabConfig.length`` > 0 an answer does not end after its content: it goes on with up to ``length``
+"length tokens", each a stop/continue decision drawn from a table of its own per first token (π_ref:
+continue with probability LENGTH_REF_CONTINUE). The judge ignores them: an answer's score depends on its
+content alone, so any change of length comes from how the loss weighs tokens, not from the reward.
+
+Algorithms come in families (FAMILIES): REINFORCE, the group baselines (GRPO, Dr. GRPO, RLOO), PPO, and
+three after PPO: DAPO, GSPO and CISPO. A family is an advantage function (scored group → per-token
+advantages), a loss aggregation, whether it clips, where its KL term goes, how a token's ratio and
+advantage become its gradient weight (``weights``: PPO's clip, GSPO's one ratio per answer, CISPO's clipped
+and stopped weight), whether the upper clip is ε_high, and whether it resamples dead groups; sampling,
+scoring and the gradient step (``policy_update``) are shared. A new family is one advantage function and
+one entry in FAMILIES (and its algorithms in ALGORITHMS and FAMILY_OF); a new way to add up token losses is
+one entry in LOSS_AGGREGATIONS; a new gradient weight is one branch of ``_gradient_coefficients``.
 """
 
 from __future__ import annotations
@@ -27,16 +35,19 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import count, in_range, non_negative
+from .aggregation import _gradient_weights, _sequence_ratio, informative_groups
 from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages, gae_batch
+from .diagnostics import entropy
 from .example import FLATTERY, Scenario
 from .kl import _kl_estimates
 from .policy import _log_softmax, logits_from_probs
 from .ppo import _clipped_mask, _surrogate
 from .sampling import ScoreTable, sample_tokens
 
-ALGORITHMS = ("reinforce", "reinforce_mean", *GROUP_METHODS, "ppo")
+ALGORITHMS = ("reinforce", "reinforce_mean", *GROUP_METHODS, "ppo", "dapo", "gspo", "cispo")
 """Every algorithm the lab runs: REINFORCE without and with a running-mean baseline, the three group
-baselines of ``group_advantages`` (GRPO, Dr. GRPO, RLOO), and PPO with a learned critic."""
+baselines of ``group_advantages`` (GRPO, Dr. GRPO, RLOO), PPO with a learned critic, and DAPO, GSPO and
+CISPO (GRPO's advantages with another clip, ratio or loss aggregation)."""
 
 ALGORITHM_NAMES = {
     "reinforce": "REINFORCE",
@@ -45,22 +56,41 @@ ALGORITHM_NAMES = {
     "dr_grpo": "Dr. GRPO",
     "rloo": "RLOO",
     "ppo": "PPO",
+    "dapo": "DAPO",
+    "gspo": "GSPO",
+    "cispo": "CISPO",
 }
 """The name a learner reads for each algorithm."""
 
 FAMILY_OF = {"reinforce": "reinforce", "reinforce_mean": "reinforce", **dict.fromkeys(GROUP_METHODS, "group"),
-             "ppo": "ppo"}
+             "ppo": "ppo", "dapo": "dapo", "gspo": "gspo", "cispo": "cispo"}
 """The family of each algorithm (a key of FAMILIES): algorithms of a family differ only inside its advantage
 function."""
 
+GROUP_METHOD_OF = {**{m: m for m in GROUP_METHODS}, "dapo": "grpo", "gspo": "grpo", "cispo": "grpo"}
+"""The ``group_advantages`` formula each group-based algorithm uses (DAPO, GSPO and CISPO keep GRPO's)."""
+
 LOSS_AGGREGATIONS = {
-    "token-mean": lambda mask, n_tokens: mask / mask.sum(axis=(1, 2), keepdims=True),  # mean over all tokens
-    "seq-mean-token-mean": lambda mask, n_tokens: mask / (mask.shape[1] * n_tokens[..., None]),  # per answer, then G
-    "seq-mean-token-sum": lambda mask, n_tokens: mask / mask.shape[1],                 # sum per answer, mean over G
+    "token-mean": lambda mask, n_tokens, max_len=None: mask / mask.sum(axis=(1, 2), keepdims=True),  # all tokens
+    "seq-mean-token-mean": lambda mask, n_tokens, max_len=None: mask / (mask.shape[1] * n_tokens[..., None]),
+    "seq-mean-token-sum": lambda mask, n_tokens, max_len=None: mask / mask.shape[1],  # sum per answer, mean over G
+    "seq-mean-token-sum-norm": lambda mask, n_tokens, max_len=None: mask / (mask.shape[1] * (max_len or mask.shape[2])),
 }
-"""How the token losses of a group add up to the loss: each maps the real-token mask [S, G, 2] and the answers'
-lengths [S, G] to the weight of every token (the names are verl's ``loss_agg_mode``; Liu et al. 2025 discuss
-why the per-answer mean biases the update by length)."""
+"""How the token losses of a group add up to the loss: each maps the real-token mask [S, G, P], the answers'
+lengths [S, G] and the longest possible answer L_max (default P) to the weight of every token: 1/Σ|o_j|,
+1/(G·|o_i|), 1/G and 1/(G·L_max), as in ``token_weights`` (the names are verl's ``loss_agg_mode``; Liu et
+al. 2025 discuss why the per-answer mean biases the update by length)."""
+
+LENGTH_REF_CONTINUE = 0.5
+"""π_ref(continue) at every length decision: with ``length`` L the reference writes 1 + ½ + … + ½^(L−1) length
+tokens on average (just under 2)."""
+
+MAX_LENGTH = 16
+"""The most length tokens an answer may have (``LabConfig.length``)."""
+
+GSPO_EPS = (3e-4, 4e-4)
+"""GSPO's clip range for its one ratio per answer, [1 − 3·10⁻⁴, 1 + 4·10⁻⁴] (Zheng et al. 2025); ``eps`` does
+not apply to it."""
 
 JUDGES = ("samples", "noise")
 """How the judge scores a leaf: one of its sampled scores, uniformly; or its mean plus Gaussian noise."""
@@ -81,6 +111,7 @@ class LabTree(NamedTuple):
     leaf_samples: tuple[np.ndarray, ...]  # the judge scores each leaf can get
     leaf_means: np.ndarray                # shape [L]: mean judge score of each leaf
     leaf_ref_probs: np.ndarray            # shape [L]: probability that π_ref writes each leaf
+    right: np.ndarray                     # shape [K] bool: the first tokens whose Q is the best (ties included)
 
 
 def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
@@ -97,7 +128,7 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
 
     Returns:
         LabTree(tokens, ref_first [K], best, flattery, branch, ref_branch [2], leaf_names, leaf_samples,
-        leaf_means [L], leaf_ref_probs [L]).
+        leaf_means [L], leaf_ref_probs [L], right [K]).
 
     >>> from rlcore.example import ARTICLE_SCENARIO
     >>> tree = lab_tree(ARTICLE_SCENARIO)
@@ -123,7 +154,7 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
         leaf_ref[best] = ref_first[best] * ref_branch[0]
     means = np.array([s.mean() for s in samples])
     return LabTree(scenario.tokens, ref_first, best, bool(flattery), FLATTERY.continuations, ref_branch,
-                   tuple(names), tuple(samples), means, leaf_ref)
+                   tuple(names), tuple(samples), means, leaf_ref, means[:len(q)] >= means[best])
 
 
 @dataclass(frozen=True)
@@ -147,7 +178,14 @@ class LabConfig:
         noise: standard deviation of the "noise" judge, ≥ 0.
         flattery: whether the best branch offers the flattering continuation.
         loss_agg: how token losses add up (a key of LOSS_AGGREGATIONS); None: the family's own (REINFORCE
-            "seq-mean-token-sum", the GRPO family "seq-mean-token-mean", PPO "token-mean").
+            "seq-mean-token-sum", the GRPO family and GSPO "seq-mean-token-mean", PPO, DAPO and CISPO
+            "token-mean").
+        length: L, the most length tokens after an answer's content (0 to MAX_LENGTH); 0: no length tokens,
+            every answer is its content alone (one or two tokens).
+        eps_high: the upper clip distance ε_high in (0, 1) of DAPO and CISPO (their ratio or weight is
+            clipped to [1 − ε, 1 + ε_high]); the other algorithms clip at 1 + ε.
+        resample: DAPO's dynamic sampling, 1 to 16: it writes up to this many groups per step and trains on
+            the first whose scores are not all equal (the first one when none is).
     """
 
     algorithm: str = "grpo"
@@ -165,6 +203,9 @@ class LabConfig:
     noise: float = 1.0
     flattery: bool = True
     loss_agg: str | None = None
+    length: int = 0
+    eps_high: float = 0.28
+    resample: int = 4
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -188,9 +229,13 @@ class LabConfig:
             "baseline_rate": in_range("baseline_rate", self.baseline_rate, 0.0, 1.0),
             "noise": non_negative("noise", self.noise),
             "flattery": bool(self.flattery),
+            "length": count("length", self.length, low=0, high=MAX_LENGTH),
+            "eps_high": in_range("eps_high", self.eps_high, 0.0, 1.0),
+            "resample": count("resample", self.resample, low=1, high=16),
         }
-        if clean["eps"] in (0.0, 1.0):
-            raise ValueError(f"eps must lie strictly between 0 and 1, got {clean['eps']!r}")
+        for name in ("eps", "eps_high"):
+            if clean[name] in (0.0, 1.0):
+                raise ValueError(f"{name} must lie strictly between 0 and 1, got {clean[name]!r}")
         if clean["baseline_rate"] == 0.0:
             raise ValueError("baseline_rate must be > 0, got 0.0")
         if clean["lr"] > 100:
@@ -201,7 +246,7 @@ class LabConfig:
     @property
     def clipped(self) -> bool:
         """Whether the algorithm optimises the clipped ratio over several epochs."""
-        return self.algorithm in GROUP_METHODS or self.algorithm == "ppo"
+        return FAMILIES[self.family].clipped
 
     @property
     def family(self) -> str:
@@ -214,103 +259,187 @@ class LabHistory(NamedTuple):
 
     T is ``config.steps``, or the steps before ``diverged_at`` when the run diverged (``run_training``).
 
-    Token axis (size 2): position 0 is the first token (decision 0), position 1 the continuation picked
-    at decision 1; answers outside the best branch (or with flattery off) have only position 0, and their
-    position 1 holds action −1 and zeros.
+    Token axis (size P = 2 + ``config.length``): position 0 is the first token (decision 0), position 1 the
+    continuation picked at decision 1, positions 2… the length tokens; answers outside the best branch (or
+    with flattery off) have no position 1, and a missing token holds action −1 and zeros. Length tokens
+    hold 0 (continue) or 1 (stop).
+
+    "Right" (``p_correct``): an answer whose first token has the best Q (ties included); its continuation
+    (flattery) and its length do not change that, since they do not change the answer's content.
     """
 
     probs_first: np.ndarray     # [S, T+1, K]: π at decision 0 before each step and after the last
     probs_branch: np.ndarray    # [S, T+1, 2]: π(plain), π(flattery) at decision 1 ((1, 0) with flattery off)
     expected_score: np.ndarray  # [S, T+1]: the policy's exact mean judge score, Σ_leaf π(leaf)·Q(leaf)
-    kl: np.ndarray              # [S, T+1]: exact KL(π‖π_ref) over whole answers, in nats
+    kl: np.ndarray              # [S, T+1]: exact KL(π‖π_ref) over whole answers (length tokens included), in nats
     mean_score: np.ndarray      # [S, T]: mean judge score of each step's group
     clip_fraction: np.ndarray   # [S, T]: share of the group's tokens clipped, averaged over epochs
     loss: np.ndarray            # [S, T]: the policy loss at the first epoch (ratio 1)
     grad_norm: np.ndarray       # [S, T]: norm of the gradient of that loss with respect to all logits
     values: np.ndarray          # [S, T+1, 2]: PPO's critic V(decision 0), V(decision 1); NaN otherwise
-    dead: np.ndarray            # [S, T] bool: every answer of the group got the same score
+    dead: np.ndarray            # [S, T] bool: every answer of the group trained on got the same score
     scores: np.ndarray          # [S, T, G]: the judge's score of each answer
-    actions: np.ndarray         # [S, T, G, 2] int: the token picked at each position (−1: none)
-    rewards: np.ndarray         # [S, T, G, 2]: per-token rewards (score on the last token, −β·k1 for PPO
+    actions: np.ndarray         # [S, T, G, P] int: the token picked at each position (−1: none)
+    rewards: np.ndarray         # [S, T, G, P]: per-token rewards (score on the last token, −β·k1 for PPO
                                 #               and REINFORCE)
-    advantages: np.ndarray      # [S, T, G, 2]: the advantage each token was trained with (0 at padding)
+    advantages: np.ndarray      # [S, T, G, P]: the advantage each token was trained with (0 at padding)
+    entropy: np.ndarray         # [S, T+1]: entropy of π at decision 0, in nats (``rlcore.entropy``)
+    p_correct: np.ndarray       # [S, T+1]: exact chance that one answer is right (pass@1; see above)
+    mean_length: np.ndarray     # [S, T+1]: exact mean number of tokens per answer, Σ_k π₀(k)·token_length(k)
+    token_length: np.ndarray    # [S, T+1, K]: exact mean number of tokens of an answer that starts with token k
+    groups_drawn: np.ndarray    # [S, T] int: groups written per step (1; DAPO: until one is not dead)
     diverged_at: int | None = None  # the step (1-based) whose update overflowed; the arrays then stop before it
 
 
 class Group(NamedTuple):
     """One step's sampled group: G answers per seed, as the advantage functions and the update see them.
 
-    Token axis (size 2) as in LabHistory: position 0 is the first token, position 1 the continuation, which
-    only answers inside the best branch have (``mask``); a padded position holds 0.
+    Token axis (size P) as in LabHistory: position 0 is the first token, position 1 the continuation, which
+    only answers inside the best branch have, positions 2… the length tokens (``mask``: the real ones); a
+    padded position holds 0.
     """
 
     first: np.ndarray          # [S, G] int: first token a₀ ~ π(decision 0)
     second: np.ndarray         # [S, G] int: continuation a₁ ~ π(decision 1) inside the best branch, else −1
-    mask: np.ndarray           # [S, G, 2] bool: real tokens
-    n_tokens: np.ndarray       # [S, G] int: 1 or 2 tokens per answer
+    mask: np.ndarray           # [S, G, P] bool: real tokens
+    n_tokens: np.ndarray       # [S, G] int: tokens per answer
     scores: np.ndarray         # [S, G]: the judge's score of each answer
-    logp_old: np.ndarray       # [S, G, 2]: log π_old of each token (the policy that wrote the group)
-    logp_ref: np.ndarray       # [S, G, 2]: log π_ref of each token
+    logp_old: np.ndarray       # [S, G, P]: log π_old of each token (the policy that wrote the group)
+    logp_ref: np.ndarray       # [S, G, P]: log π_ref of each token
     onehot_first: np.ndarray   # [S, G, K]: e_{a₀}
     onehot_second: np.ndarray  # [S, G, 2]: e_{a₁}, a zero row for answers without a continuation
+    length_actions: np.ndarray | None = None  # [S, G, L] int: 0 continue, 1 stop, −1 none (None: no length)
+    onehot_length: np.ndarray | None = None   # [S, G, L, 2]: e of each length token, zero rows at padding
 
 
 class LabState(NamedTuple):
     """What an algorithm carries from one step to the next besides the policy."""
 
     baseline: np.ndarray  # [S]: REINFORCE's running mean of the groups' mean scores
-    critic: np.ndarray    # [S, 2]: PPO's tabular V(decision 0), V(decision 1)
+    critic: np.ndarray    # [S, 2] (+K with length tokens): PPO's tabular V(decision 0), V(decision 1), then
+                          #   V(length decision after first token k)
 
 
-def _token_logp(logp0: np.ndarray, logp1: np.ndarray, group: Group) -> np.ndarray:
-    """log π of every token of the group: [S, G, 2], 0 at padding.
+def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
+    """log π of every token of the group: [S, G, P], 0 at padding.
 
-    logp0 [S, K] and logp1 [S, 2] hold one policy per seed; [K] and [2], one policy for every seed (π_ref).
+    logps holds the tables (decision 0 [S, K], decision 1 [S, 2], length decisions [S, K, 2] when the group
+    has length tokens), one policy per seed; without the seed axis, one policy for every seed (π_ref).
     """
+    logp0, logp1 = logps[0], logps[1]
     second = np.maximum(group.second, 0)
     if logp0.ndim == 2:
         rows = np.arange(logp0.shape[0])[:, None]
         lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
     else:
         lp_first, lp_second = logp0[group.first], logp1[second]
-    return np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
+    out = np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
+    if group.length_actions is None:
+        return out
+    table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
+    lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
+    return np.concatenate([out, np.where(group.mask[..., 2:], lp_len, 0.0)], axis=-1)
 
 
-def _sample_group(tree: LabTree, c: LabConfig, logp0: np.ndarray, logp1: np.ndarray, u: np.ndarray,
-                  normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, np.ndarray]) -> Group:
-    """Write G answers per seed with the current policy and score them (u [S, 3, G] uniforms, normal [S, G])."""
+def _sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], u: np.ndarray,
+                  normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, ...],
+                  u_len: np.ndarray | None = None) -> Group:
+    """Write G answers per seed with the current policy and score them (u [S, 3, G] uniforms, normal [S, G];
+    u_len [S, G, L] for the length tokens, None without them)."""
     k = len(tree.tokens)
+    logp0, logp1 = logps[0], logps[1]
     first = sample_tokens(np.exp(logp0), u[:, 0])                                # [S, G]
     branch = (first == tree.best) & tree.flattery                                 # reaches decision 1
     second = np.where(branch, sample_tokens(np.exp(logp1), u[:, 1]), -1)          # [S, G]
     leaf = np.where(second == 1, k, first)
     scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
     mask = np.stack([np.ones_like(branch), branch], axis=-1)
-    partial = Group(first, second, mask, mask.sum(axis=-1), scores, None, None, None, None)
-    return partial._replace(logp_old=_token_logp(logp0, logp1, partial), logp_ref=_token_logp(*logref, partial),
+    length_actions = onehot_length = None
+    if u_len is not None:  # stop/continue after the content; a token exists while every one before it continued
+        rows = np.arange(first.shape[0])[:, None]
+        drawn = sample_tokens(np.exp(logps[2])[rows, first], u_len)               # [S, G, L]: 0 continue, 1 stop
+        real = np.concatenate([np.ones_like(drawn[..., :1], dtype=bool),
+                               np.logical_and.accumulate(drawn[..., :-1] == 0, axis=-1)], axis=-1)
+        length_actions = np.where(real, drawn, -1)
+        onehot_length = np.eye(2)[drawn] * real[..., None]
+        mask = np.concatenate([mask, real], axis=-1)
+    partial = Group(first, second, mask, mask.sum(axis=-1), scores, None, None, None, None, length_actions,
+                    onehot_length)
+    return partial._replace(logp_old=_token_logp(logps, partial), logp_ref=_token_logp(logref, partial),
                             onehot_first=np.eye(k)[first],
                             onehot_second=np.eye(2)[np.maximum(second, 0)] * branch[..., None])
 
 
+def _resampled_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], u: np.ndarray,
+                     normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, ...],
+                     u_len: np.ndarray | None) -> tuple[Group, np.ndarray]:
+    """DAPO's dynamic sampling, vectorised: N candidate groups per seed at once (u [S, N, 3, G], normal
+    [S, N, G], u_len [S, N, G, L]), and the first that ``informative_groups`` keeps is the group trained on.
+
+    Drawing all N and keeping the first informative one is the same as drawing groups one after another
+    until one is informative (at most N); when none of the N is, the first is kept (it is dead: no update).
+
+    Returns:
+        (the kept group, groups_drawn [S]: the candidates written until the kept one, N when none was kept).
+    """
+    n_seeds, n = u.shape[:2]
+
+    def flat(a):
+        return None if a is None else a.reshape(n_seeds * n, *a.shape[2:])
+
+    repeated = tuple(np.repeat(lp, n, axis=0) for lp in logps)
+    candidates = _sample_group(tree, c, repeated, flat(u), flat(normal), table, logref, flat(u_len))
+    informative = informative_groups(candidates.scores).reshape(n_seeds, n)
+    kept = informative.any(axis=1)
+    pick = np.argmax(informative, axis=1)                       # the first informative one (0 when none is)
+    rows = np.arange(n_seeds) * n + pick
+    group = Group(*(None if f is None else f[rows] for f in candidates))
+    return group, np.where(kept, pick + 1, n)
+
+
 # ---------------------------------------------------------------- one advantage function per family
 # Each takes the group, the carried state and the config, and returns (per-token rewards, per-token
-# advantages, new state), all [S, G, 2] with 0 at padding.
+# advantages, new state), all [S, G, P] with 0 at padding.
+
+
+def _on_last(mask: np.ndarray) -> np.ndarray:
+    """[S, G, P] bool: each answer's last real token (its length tokens, when it has them, come last)."""
+    last = mask.shape[-1] - 1 - np.argmax(mask[..., ::-1], axis=-1)
+    return np.arange(mask.shape[-1]) == last[..., None]
+
+
+def _gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float, mask: np.ndarray) -> np.ndarray:
+    """``gae_batch`` for answers whose real tokens need not be a prefix of the row: with length tokens, an
+    answer outside the best branch has a gap at position 1. The real tokens are moved to the front (stable
+    order), GAE runs there, and the advantages go back to their positions."""
+    if mask.shape[-1] == 2:  # only position 1 can be padding, and nothing follows it: already a prefix
+        return gae_batch(rewards, values, gamma, lam, mask)
+    order = np.argsort(~mask, axis=-1, kind="stable")
+
+    def front(a):
+        return np.take_along_axis(a, order, axis=-1)
+
+    packed = gae_batch(front(rewards), np.concatenate([front(values[..., :-1]), values[..., -1:]], axis=-1),
+                       gamma, lam, front(mask))
+    out = np.empty_like(packed)
+    np.put_along_axis(out, order, packed, axis=-1)
+    return out
 
 
 def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
     """rₜ = −β·k1ₜ on every token, plus the score on the last one (k1ₜ = log π_old(aₜ) − log π_ref(aₜ))."""
-    on_last = np.arange(2) == (group.n_tokens - 1)[..., None]
     # the loop calls the checked functions' formulas directly: their checks cost more than the training
     # itself, and these arrays are valid by construction
     k1 = _kl_estimates(group.logp_old, group.logp_ref).k1
-    return np.where(on_last, group.scores[..., None], 0.0) - kl_coef * k1 * group.mask
+    return np.where(_on_last(group.mask), group.scores[..., None], 0.0) - kl_coef * k1 * group.mask
 
 
 def reinforce_advantages(group: Group, state: LabState, c: LabConfig):
     """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or the running mean of the groups' mean
     scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n)) for "reinforce_mean"."""
     rewards = _outcome_rewards(group, c.beta)
-    returns = gae_batch(rewards, np.zeros((*group.mask.shape[:-1], 3)), c.gamma, 1.0, group.mask)  # λ = 1, V = 0
+    zeros = np.zeros((*group.mask.shape[:-1], group.mask.shape[-1] + 1))
+    returns = _gae(rewards, zeros, c.gamma, 1.0, group.mask)  # λ = 1, V = 0
     base = state.baseline if c.algorithm == "reinforce_mean" else np.zeros_like(state.baseline)
     adv = np.where(group.mask, returns - base[:, None, None], 0.0)
     baseline = state.baseline + c.baseline_rate * (group.scores.mean(axis=1) - state.baseline)
@@ -318,20 +447,41 @@ def reinforce_advantages(group: Group, state: LabState, c: LabConfig):
 
 
 def group_baseline_advantages(group: Group, state: LabState, c: LabConfig):
-    """GRPO, Dr. GRPO, RLOO: every token of answer i gets group_advantages(scores, algorithm)ᵢ; KL is in the loss."""
-    rewards = np.where(np.arange(2) == (group.n_tokens - 1)[..., None], group.scores[..., None], 0.0)
-    per_answer = np.stack([_group_advantages(s, c.algorithm, GROUP_EPS) for s in group.scores])   # [S, G]
+    """GRPO, Dr. GRPO, RLOO (and DAPO, GSPO, CISPO with GRPO's formula): every token of answer i gets
+    group_advantages(scores, GROUP_METHOD_OF[algorithm])ᵢ; KL is in the loss."""
+    rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
+    method = GROUP_METHOD_OF[c.algorithm]
+    per_answer = np.stack([_group_advantages(s, method, GROUP_EPS) for s in group.scores])   # [S, G]
     return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
+
+
+def _decisions(group: Group) -> np.ndarray:
+    """[S, G, P] int: the decision point of each position (0, 1, then 2 + k for the length table of token k)."""
+    fixed = np.broadcast_to(np.arange(2), group.mask[..., :2].shape)
+    if group.length_actions is None:
+        return fixed
+    return np.concatenate([fixed, np.broadcast_to((2 + group.first)[..., None], group.length_actions.shape)], -1)
 
 
 def critic_advantages(group: Group, state: LabState, c: LabConfig):
     """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
-    V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited."""
+    V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited
+    (with length tokens, one V per length table, shared by all of its positions)."""
     rewards = _outcome_rewards(group, c.beta)
-    v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))], axis=-1)
-    adv = gae_batch(rewards, v_pad, c.gamma, c.lam, group.mask)
-    visits = group.mask.sum(axis=1)                                                       # [S, 2]
-    target_sum = ((adv + v_pad[..., :2]) * group.mask).sum(axis=1)
+    if group.length_actions is None:
+        v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))],
+                               axis=-1)
+        adv = gae_batch(rewards, v_pad, c.gamma, c.lam, group.mask)
+        visits = group.mask.sum(axis=1)                                                       # [S, 2]
+        target_sum = ((adv + v_pad[..., :2]) * group.mask).sum(axis=1)
+    else:
+        rows = np.arange(state.critic.shape[0])[:, None, None]
+        decisions = _decisions(group)
+        v = state.critic[rows, decisions] * group.mask
+        adv = _gae(rewards, np.concatenate([v, np.zeros((*v.shape[:-1], 1))], axis=-1), c.gamma, c.lam, group.mask)
+        onehot = np.eye(state.critic.shape[1])[decisions] * group.mask[..., None]         # [S, G, P, D]
+        visits = onehot.sum(axis=(1, 2))
+        target_sum = (onehot * (adv + v)[..., None]).sum(axis=(1, 2))
     critic = state.critic
     for _ in range(c.epochs):
         mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
@@ -346,43 +496,86 @@ class Family(NamedTuple):
     loss_agg: str         # how token losses are averaged (a key of LOSS_AGGREGATIONS), unless the config says
     clipped: bool         # clipped ratio over several epochs (else one plain policy-gradient step)
     kl_in_loss: bool      # β·k3 in the loss (else −β·k1 in the reward, through ``advantages``)
+    weights: str = "ppo"  # a clipped family's gradient weight: "ppo" (token ratio, 0 past the clip), "gspo"
+                          #   (one ratio per answer, 0 past GSPO_EPS), "cispo" (clipped weight, gradient kept)
+    clip_higher: bool = False       # the upper clip is 1 + eps_high (DAPO's clip-higher) instead of 1 + eps
+    dynamic_sampling: bool = False  # resample a dead group (DAPO), up to ``resample`` groups per step
 
 
 FAMILIES = {
     "reinforce": Family(reinforce_advantages, "seq-mean-token-sum", clipped=False, kl_in_loss=False),
     "group": Family(group_baseline_advantages, "seq-mean-token-mean", clipped=True, kl_in_loss=True),
     "ppo": Family(critic_advantages, "token-mean", clipped=True, kl_in_loss=False),
+    "dapo": Family(group_baseline_advantages, "token-mean", clipped=True, kl_in_loss=True, clip_higher=True,
+                   dynamic_sampling=True),
+    "gspo": Family(group_baseline_advantages, "seq-mean-token-mean", clipped=True, kl_in_loss=True, weights="gspo"),
+    "cispo": Family(group_baseline_advantages, "token-mean", clipped=True, kl_in_loss=True, weights="cispo",
+                    clip_higher=True),
 }
-"""Each family of algorithms: its advantage function, loss aggregation, clipping and KL placement."""
+"""Each family of algorithms: its advantage function, loss aggregation, clipping and KL placement, gradient
+weight, clip-higher and dynamic sampling. DAPO (Yu et al. 2025): clip-higher, token-mean, dynamic sampling;
+GSPO (Zheng et al. 2025): one length-normalised ratio per answer, clipped per answer; CISPO (MiniMax 2025):
+the ratio clipped as a stopped weight, so every token keeps a gradient; all three with GRPO's advantages."""
 
 
 # ---------------------------------------------------------------- the shared update
 
 
-def policy_update(z0: np.ndarray, z1: np.ndarray, logp0: np.ndarray, logp1: np.ndarray, group: Group, adv: np.ndarray,
-            weight: np.ndarray, c: LabConfig, family: Family):
+def _gradient_coefficients(ratio: np.ndarray, lp: np.ndarray, group: Group, adv: np.ndarray, family: Family,
+                           low: float, high: float, objective: bool):
+    """Each token's ∂Lₜ/∂log π(aₜ) for a clipped family, which tokens count as clipped, and (when
+    ``objective``) the objective Lₜ at ratio ρ.
+
+    ppo:   ∂ = ρÂ, or 0 where min(ρÂ, clip(ρ, 1−ε_low, 1+ε_high)Â) takes the clipped term; L = that min.
+    gspo:  sᵢ = exp(Σₜ(log π − log π_old)/|oᵢ|) per answer (``sequence_ratio``); every token of answer i gets
+           ∂ = sᵢÂᵢ, or 0 past the clip, and L = min(sᵢÂᵢ, clip(sᵢ)Âᵢ); with the per-answer weight 1/(G|oᵢ|)
+           this is ∂Jᵢ/∂log π(aₜ) = sᵢÂᵢ/|oᵢ|, the GSPO gradient.
+    cispo: ∂ = sg(clip(ρ, 1−ε_low, 1+ε_high))·Â, never 0 (``gradient_weights``); L = sg(clip(ρ))·Â·log π,
+           the loss CISPO minimises; "clipped" means the weight was.
+    """
+    if family.weights == "gspo":
+        s = _sequence_ratio(lp, group.logp_old, group.mask, group.n_tokens)            # [S, G]
+        a = adv[..., 0]                                                                 # one Â per answer
+        clipped = _clipped_mask(s, a, low, high)[..., None] & group.mask
+        coeff = np.where(group.mask, _gradient_weights(s, a, "ppo", low, high)[..., None], 0.0)
+        value = np.where(group.mask, _surrogate(s, a, low, high)[..., None], 0.0) if objective else None
+    elif family.weights == "cispo":
+        coeff = _gradient_weights(ratio, adv, "cispo", low, high)
+        clipped = ((ratio < 1.0 - low) | (ratio > 1.0 + high)) & group.mask
+        value = coeff * lp if objective else None
+    else:
+        clipped = _clipped_mask(ratio, adv, low, high)
+        coeff = np.where(clipped, 0.0, adv * ratio)
+        value = _surrogate(ratio, adv, low, high) if objective else None
+    return coeff, clipped, value
+
+
+def policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
+                  weight: np.ndarray, c: LabConfig, family: Family):
     """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
 
-    Clipped families: ρ = π(aₜ)/π_old(aₜ), Lₜ = min(ρÂ, clip(ρ, 1−ε, 1+ε)Â) (− β·k3ₜ when the KL is in the
-    loss), ∂Lₜ/∂log π(aₜ) = ρÂ unless clipped (then 0), − β(π_ref/π − 1). REINFORCE: Lₜ = Âₜ log π(aₜ), one
+    z and logps: the logit tables and their log-softmax (decision 0 [S, K], decision 1 [S, 2], and the length
+    tables [S, K, 2] when there are length tokens). Clipped families: ρ = π(aₜ)/π_old(aₜ), Lₜ and ∂Lₜ/∂log π(aₜ)
+    from ``_gradient_coefficients`` (PPO's min(ρÂ, clip(ρ, 1−ε, 1+ε)Â), with ε_high above for DAPO and CISPO),
+    − β·k3ₜ when the KL is in the loss, whose ∂ is − β(π_ref/π − 1). REINFORCE: Lₜ = Âₜ log π(aₜ), one
     epoch. For a token a at a decision with policy π, ∂log π(a)/∂z = e_a − π.
 
     Returns:
-        (z0, z1, loss, grad_norm, clip_fraction): the new logits; the loss and gradient norm at the first
-        epoch, where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
+        (z, loss, grad_norm, clip_fraction): the new logits; the loss and gradient norm at the first epoch,
+        where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
     """
     epochs = c.epochs if family.clipped else 1
     kl_coef = c.beta if family.kl_in_loss else 0.0
+    low, high = GSPO_EPS if family.weights == "gspo" else (c.eps, c.eps_high if family.clip_higher else c.eps)
     n_real = group.mask.sum(axis=(1, 2))
-    clipped_sum = np.zeros(z0.shape[0])
+    clipped_sum = np.zeros(z[0].shape[0])
     for epoch in range(epochs):
         first = epoch == 0
-        lp0_now, lp1_now = (logp0, logp1) if first else (_log_softmax(z0), _log_softmax(z1))
-        lp = _token_logp(lp0_now, lp1_now, group)
+        lp_now = logps if first else tuple(_log_softmax(x) for x in z)
+        lp = _token_logp(lp_now, group)
         if family.clipped:
             ratio = np.exp(lp - group.logp_old)
-            clipped = _clipped_mask(ratio, adv, c.eps, c.eps)
-            coeff = np.where(clipped, 0.0, adv * ratio)                         # ∂L/∂log π
+            coeff, clipped, objective = _gradient_coefficients(ratio, lp, group, adv, family, low, high, first)
             if kl_coef > 0:
                 coeff = coeff + kl_coef * np.expm1(group.logp_ref - lp)         # −β ∂k3/∂log π
             clipped_sum += clipped.sum(axis=(1, 2)) / n_real
@@ -390,23 +583,49 @@ def policy_update(z0: np.ndarray, z1: np.ndarray, logp0: np.ndarray, logp1: np.n
             coeff = adv
         if first:
             if family.clipped:
-                objective = _surrogate(ratio, adv, c.eps, c.eps)
                 if kl_coef > 0:
                     objective = objective - kl_coef * _kl_estimates(lp, group.logp_ref).k3
             else:
                 objective = adv * lp
             loss = -(weight * objective).sum(axis=(1, 2))
-        w = weight * coeff                                                      # [S, G, 2]
-        grad0 = -((w[:, None, :, 0] @ group.onehot_first)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(lp0_now))
-        grad1 = -((w[:, None, :, 1] @ group.onehot_second)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(lp1_now))
+        w = weight * coeff                                                      # [S, G, P]
+        grad0 = -((w[:, None, :, 0] @ group.onehot_first)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(lp_now[0]))
+        grad1 = -((w[:, None, :, 1] @ group.onehot_second)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(lp_now[1]))
+        grads = [grad0, grad1]
+        if len(z) == 3:  # length tables: answer i's length tokens all sit in the table of its first token
+            w_len = w[..., 2:]                                                  # [S, G, L]
+            per_answer = (w_len[..., None] * group.onehot_length).sum(axis=2)   # [S, G, 2]: Σₜ wₜ e_{aₜ}
+            by_token = group.onehot_first.transpose(0, 2, 1)                    # [S, K, G]
+            grads.append(-(by_token @ per_answer - (by_token @ w_len.sum(axis=-1)[..., None]) * np.exp(lp_now[2])))
         if first:
-            grad_norm = np.sqrt((grad0**2).sum(axis=1) + (grad1**2).sum(axis=1))
-        z0 = z0 - c.lr * grad0
-        z1 = z1 - c.lr * grad1
-    return z0, z1, loss, grad_norm, clipped_sum / epochs
+            grad_norm = (grad0**2).sum(axis=1) + (grad1**2).sum(axis=1)
+            if len(z) == 3:
+                grad_norm = grad_norm + (grads[2] ** 2).sum(axis=(1, 2))
+            grad_norm = np.sqrt(grad_norm)
+        z = tuple(x - c.lr * g for x, g in zip(z, grads, strict=True))
+    return z, loss, grad_norm, clipped_sum / epochs
 
 
 # ---------------------------------------------------------------- the loop
+
+
+def _length_stats(tree: LabTree, logp0: np.ndarray, logpl: np.ndarray | None, logrefl: np.ndarray | None,
+                  length: int):
+    """Exact mean tokens per answer after each first token [..., K], and the length tokens' KL(π‖π_ref) [...].
+
+    An answer after first token k has 1 token, +1 inside the best branch with flattery on, + E[ℓ | k] length
+    tokens, E[ℓ | k] = Σ_{j<L} q_k^j with q_k = π(continue | k) (token j exists when the j before it
+    continued). Each length token is one draw from the same table, so their KL is E[ℓ | k]·KL(q_k‖q_ref)
+    (Wald's identity), weighted by π₀(k).
+    """
+    k = logp0.shape[-1]
+    content = 1.0 + (np.arange(k) == tree.best) * tree.flattery
+    if logpl is None:
+        return np.broadcast_to(content, logp0.shape).copy(), 0.0
+    pl = np.exp(logpl)
+    expected = (pl[..., 0, None] ** np.arange(length)).sum(axis=-1)                # [..., K]
+    kl_each = np.maximum((pl * (logpl - logrefl)).sum(axis=-1), 0.0)             # [..., K]
+    return content + expected, (np.exp(logp0) * expected * kl_each).sum(axis=-1)
 
 
 def _exact_stats(tree: LabTree, logp0: np.ndarray, logp1: np.ndarray, logref0: np.ndarray,
@@ -451,7 +670,9 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     """Run one algorithm on the lab's tree for ``config.steps`` steps, for several seeds at once.
 
     Each step, for every seed: sample G answers from π_old = the current policy (first token a₀ ~ π₀;
-    inside the best branch a₁ ~ π₁); the judge scores each leaf (``config.judge``); then:
+    inside the best branch a₁ ~ π₁; then, with ``length`` L > 0, stop/continue tokens from the length
+    table of a₀ until a stop or L of them); the judge scores each leaf (``config.judge``), whatever the
+    length; then:
 
     REINFORCE (Williams 1992): per-token reward rₜ = −β·k1ₜ, plus the score on the last token
     (k1ₜ = log π_old(aₜ) − log π_ref(aₜ), the sequence-level KL penalty of Ahmadian et al. 2024);
@@ -466,6 +687,14 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     Loss = −(1/G) Σᵢ (1/|oᵢ|) Σₜ Lᵢₜ. At the first epoch ρ = 1 and Σᵢ Âᵢ = 0, so with β = 0 the loss
     is 0 while its gradient is not.
 
+    DAPO (Yu et al. 2025): GRPO's Â and KL term, clip(ρ, 1−ε, 1+ε_high) (clip-higher), Loss = −(1/Σᵢ|oᵢ|)
+    Σᵢₜ Lᵢₜ (token-mean), and dynamic sampling: up to ``resample`` groups per step, the first whose scores
+    are not all equal is trained on. GSPO (Zheng et al. 2025): one ratio per answer sᵢ = (Πₜ ρᵢₜ)^(1/|oᵢ|),
+    Lᵢ = min(sᵢÂᵢ, clip(sᵢ, 1 − 3·10⁻⁴, 1 + 4·10⁻⁴)Âᵢ), Loss = −(1/G) Σᵢ Lᵢ − β·k3 as in GRPO. CISPO
+    (MiniMax 2025): Loss = −(1/Σᵢ|oᵢ|) Σᵢₜ sg(clip(ρ, 1−ε, 1+ε_high))·Âᵢ·log π(aᵢₜ) (+ β·k3): the weight is
+    clipped, no token loses its gradient. The lab keeps β's KL term for all three so that β means the same
+    for every algorithm (the DAPO paper drops it: set β = 0 to match).
+
     PPO (Schulman et al. 2017; KL in the reward as in Ouyang et al. 2022): rₜ = −β·k1ₜ, plus the score
     on the last token; a tabular critic V(decision point); Â = gae(r, V, γ, λ) per answer; for E epochs
     Loss = −mean over all tokens of min(ρÂ, clip(ρ, 1−ε, 1+ε)Â), and each visited V(d) moves by
@@ -477,7 +706,7 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
 
     Args:
         scenario: the running example.
-        config: a LabConfig (algorithm, steps, group size, η, epochs, ε, β, λ, ...).
+        config: a LabConfig (algorithm, steps, group size, η, epochs, ε, β, λ, length, ...).
         seeds: one integer seed per run; the runs share nothing, so a seed's history does not depend on
             the other seeds.
 
@@ -501,38 +730,57 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
     """
     family = FAMILIES[c.family]
     aggregate = LOSS_AGGREGATIONS[c.loss_agg or family.loss_agg]
-    n_seeds, g = len(seed_list), c.group_size
-    # Random numbers for the whole run, drawn up front per seed: [S, T, 3, G] uniforms (first token,
-    # continuation, which sample) and, for the noise judge, [S, T, G] standard normals.
+    max_len = 1 + tree.flattery + c.length  # the longest possible answer (Dr. GRPO's L_max)
+    n_seeds, g, k, n_len = len(seed_list), c.group_size, len(tree.tokens), c.length
+    extra = c.resample - 1 if family.dynamic_sampling else 0
+    # Random numbers for the whole run, drawn up front per seed, in this order (so that a run without length
+    # tokens or resampling draws exactly what it always did): [S, T, 3, G] uniforms (first token,
+    # continuation, which sample); for the noise judge, [S, T, G] standard normals; with length tokens,
+    # [S, T, G, L] uniforms; for DAPO's extra candidate groups, the same again for each of them.
     rngs = [np.random.default_rng(s) for s in seed_list]
     uniforms = np.stack([r.random((c.steps, 3, g)) for r in rngs])
     normals = np.stack([r.standard_normal((c.steps, g)) for r in rngs]) if c.judge == "noise" else None
+    u_len = np.stack([r.random((c.steps, g, n_len)) for r in rngs]) if n_len else None
+    if extra:
+        cand_u = np.stack([r.random((c.steps, extra, 3, g)) for r in rngs])
+        cand_n = np.stack([r.standard_normal((c.steps, extra, g)) for r in rngs]) if normals is not None else None
+        cand_len = np.stack([r.random((c.steps, extra, g, n_len)) for r in rngs]) if n_len else None
     table = ScoreTable.of(tree.leaf_samples)
     logref = (logits_from_probs(tree.ref_first), logits_from_probs(tree.ref_branch))
-    z0, z1 = (np.tile(r, (n_seeds, 1)) for r in logref)
-    state = LabState(baseline=np.zeros(n_seeds), critic=np.zeros((n_seeds, 2)))
-    log = _Log.empty(n_seeds, c.steps, g, len(tree.tokens))
+    if n_len:
+        logref = (*logref, np.tile(logits_from_probs([LENGTH_REF_CONTINUE, 1 - LENGTH_REF_CONTINUE]), (k, 1)))
+    z = tuple(np.tile(r, (n_seeds,) + (1,) * r.ndim) for r in logref)
+    state = LabState(baseline=np.zeros(n_seeds), critic=np.zeros((n_seeds, 2 + (k if n_len else 0))))
+    log = _Log.empty(n_seeds, c.steps, g, k, n_len)
+    drawn = np.ones(n_seeds, dtype=np.int64)
+
+    def both(a, b, t):  # this step's numbers for the first group and the extra candidates: [S, N, ...]
+        return None if a is None else np.concatenate([a[:, t, None], b[:, t]], axis=1)
 
     for t in range(c.steps + 1):  # the last pass only records the final policy
         step = min(t, c.steps - 1)
         if progress is not None:
             progress[0] = step
         try:
-            logp0, logp1 = _log_softmax(z0), _log_softmax(z1)
+            logps = tuple(_log_softmax(x) for x in z)
         except FloatingPointError:  # the last update left logits too far apart: the history ends before it
             return log.history(tree, logref, t - 1, diverged_at=step + 1)
-        log.policy(t, logp0, logp1, state.critic if c.algorithm == "ppo" else None)
+        log.policy(t, logps, state.critic[:, :2] if c.algorithm == "ppo" else None)
         if t == c.steps:
             break
         try:
-            group = _sample_group(tree, c, logp0, logp1, uniforms[:, t],
-                                  None if normals is None else normals[:, t], table, logref)
+            if extra:
+                group, drawn = _resampled_group(tree, c, logps, both(uniforms, cand_u, t), both(normals, cand_n, t),
+                                                table, logref, both(u_len, cand_len, t))
+            else:
+                group = _sample_group(tree, c, logps, uniforms[:, t], None if normals is None else normals[:, t],
+                                      table, logref, None if u_len is None else u_len[:, t])
             rewards, adv, state = family.advantages(group, state, c)
-            z0, z1, loss, grad_norm, clip = policy_update(z0, z1, logp0, logp1, group, adv,
-                                                    aggregate(group.mask, group.n_tokens), c, family)
+            z, loss, grad_norm, clip = policy_update(z, logps, group, adv,
+                                                     aggregate(group.mask, group.n_tokens, max_len), c, family)
         except FloatingPointError:
             return log.history(tree, logref, t, diverged_at=t + 1)
-        log.step(t, group, rewards, adv, loss, grad_norm, clip)
+        log.step(t, group, rewards, adv, loss, grad_norm, clip, drawn)
     return log.history(tree, logref, c.steps, diverged_at=None)
 
 
@@ -542,6 +790,7 @@ class _Log:
 
     logp0: np.ndarray
     logp1: np.ndarray
+    logpl: np.ndarray | None
     values: np.ndarray
     loss: np.ndarray
     grad_norm: np.ndarray
@@ -550,35 +799,49 @@ class _Log:
     actions: np.ndarray
     rewards: np.ndarray
     advantages: np.ndarray
+    drawn: np.ndarray
 
     @classmethod
-    def empty(cls, n_seeds: int, n_steps: int, g: int, k: int) -> _Log:
+    def empty(cls, n_seeds: int, n_steps: int, g: int, k: int, n_len: int = 0) -> _Log:
         per_step = (n_seeds, n_steps)
+        p = 2 + n_len
         return cls(np.empty((n_seeds, n_steps + 1, k)), np.empty((n_seeds, n_steps + 1, 2)),
+                   np.empty((n_seeds, n_steps + 1, k, 2)) if n_len else None,
                    np.full((n_seeds, n_steps + 1, 2), np.nan), np.empty(per_step), np.empty(per_step),
-                   np.zeros(per_step), np.empty((*per_step, g)), np.full((*per_step, g, 2), -1, dtype=np.int64),
-                   np.zeros((*per_step, g, 2)), np.zeros((*per_step, g, 2)))
+                   np.zeros(per_step), np.empty((*per_step, g)), np.full((*per_step, g, p), -1, dtype=np.int64),
+                   np.zeros((*per_step, g, p)), np.zeros((*per_step, g, p)), np.ones(per_step, dtype=np.int64))
 
-    def policy(self, t: int, logp0: np.ndarray, logp1: np.ndarray, critic: np.ndarray | None) -> None:
-        self.logp0[:, t], self.logp1[:, t] = logp0, logp1
+    def policy(self, t: int, logps: tuple[np.ndarray, ...], critic: np.ndarray | None) -> None:
+        self.logp0[:, t], self.logp1[:, t] = logps[0], logps[1]
+        if self.logpl is not None:
+            self.logpl[:, t] = logps[2]
         if critic is not None:
             self.values[:, t] = critic
 
-    def step(self, t: int, group: Group, rewards, adv, loss, grad_norm, clip) -> None:
+    def step(self, t: int, group: Group, rewards, adv, loss, grad_norm, clip, drawn) -> None:
         self.loss[:, t], self.grad_norm[:, t], self.clip[:, t] = loss, grad_norm, clip
         self.scores[:, t] = group.scores
         self.actions[:, t, :, 0], self.actions[:, t, :, 1] = group.first, group.second
+        if group.length_actions is not None:
+            self.actions[:, t, :, 2:] = group.length_actions
         self.rewards[:, t], self.advantages[:, t] = rewards, adv
+        self.drawn[:, t] = drawn
 
     def history(self, tree: LabTree, logref, n: int, diverged_at: int | None) -> LabHistory:
         """The history of the first n steps (the policy before each and after the last)."""
         logp0, logp1 = self.logp0[:, :n + 1], self.logp1[:, :n + 1]
-        expected, kl_exact = _exact_stats(tree, logp0, logp1, *logref)
+        logpl = None if self.logpl is None else self.logpl[:, :n + 1]
+        expected, kl_exact = _exact_stats(tree, logp0, logp1, *logref[:2])
+        n_len = self.actions.shape[-1] - 2
+        token_length, kl_length = _length_stats(tree, logp0, logpl, logref[2] if n_len else None, n_len)
+        probs0 = np.exp(logp0)
         probs1 = np.exp(logp1) if tree.flattery else np.broadcast_to([1.0, 0.0], logp1.shape).copy()
         scores = self.scores[:, :n]
-        return LabHistory(np.exp(logp0), probs1, expected, kl_exact, scores.mean(axis=2), self.clip[:, :n],
+        return LabHistory(probs0, probs1, expected, kl_exact + kl_length, scores.mean(axis=2), self.clip[:, :n],
                           self.loss[:, :n], self.grad_norm[:, :n], self.values[:, :n + 1], np.ptp(scores, axis=2) == 0,
-                          scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n], diverged_at)
+                          scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n],
+                          entropy(probs0), np.minimum(probs0[..., tree.right].sum(axis=-1), 1.0),
+                          (probs0 * token_length).sum(axis=-1), token_length, self.drawn[:, :n], diverged_at)
 
 
 def first_step_loss(history: LabHistory) -> tuple[float, float]:

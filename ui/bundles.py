@@ -59,3 +59,10 @@ class LabBands(NamedTuple):
     values: SeedBands | None     # PPO's critic only
     dead: np.ndarray                  # share of dead groups, last 10 steps
     dead_total: float
+    length: SeedBands            # mean tokens per answer
+    token_length: SeedBands      # mean tokens per answer after each first token
+    entropy: SeedBands           # entropy of the first token's policy
+    pass1: SeedBands             # chance that one answer is right
+    p_correct: np.ndarray             # [S, T+1], per seed: pass@k is computed from it for any k
+    groups_drawn: float               # groups written per step, on average (DAPO resamples dead ones)
+

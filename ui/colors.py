@@ -32,13 +32,17 @@ METHOD_FIXED = {
     "dr_grpo": "#8C564B", "Dr. GRPO": "#8C564B",
     "rloo": "#008695", "RLOO": "#008695",
     "ppo": "#7570B3", "PPO": "#7570B3",
+    "dapo": "#8A6D00", "DAPO": "#8A6D00",
+    "gspo": "#9C6ADE", "GSPO": "#9C6ADE",
+    "cispo": "#3B82F6", "CISPO": "#3B82F6",
     # decoding modes and KL estimators
     "greedy": "#8C564B",
     "k1": "#7570B3", "k2": "#6F8F00", "k3": "#CF1C90",
 }
 
 # One fixed colour per training algorithm (training lab), from the method palette.
-ALGORITHM_COLORS = {k: METHOD_FIXED[k] for k in ("reinforce", "reinforce_mean", "grpo", "dr_grpo", "rloo", "ppo")}
+ALGORITHM_COLORS = {k: METHOD_FIXED[k] for k in ("reinforce", "reinforce_mean", "grpo", "dr_grpo", "rloo", "ppo",
+                                                 "dapo", "gspo", "cispo")}
 
 
 def _assign(names, fixed: dict[str, str], palette) -> dict[str, str]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
 
@@ -40,7 +43,8 @@ def test_defaults_show_the_article_numbers():
     start = probs[probs["step"] == 0].set_index("token")["median"].groupby(level=0).first()
     assert start.to_dict() == pytest.approx({"open": 0.5, "closed": 0.3, "partly": 0.2}, abs=1e-12)
     assert [m.label for m in at.metric][:3] == ["Mean judge score", "Flattery inside partly", "KL to the reference"]
-    assert len(charts(at)) == 3   # the dashboard of curves, the first token, the two questions
+    # the dashboard of curves, the first token, length/entropy/pass@k, the two questions (no length chart: off)
+    assert len(charts(at)) == 4
     panels = list(dict.fromkeys(chart_data(at, "What each algorithm does")["quantity"]))
     assert panels == ["mean judge score (0–10)", "flattery inside partly (share)", "KL to the reference (nats)",
                       "clipped tokens (share)", "PPO critic: V before the first token",
@@ -86,7 +90,7 @@ def test_four_token_scenario_changes_the_charts():
 
 
 @pytest.mark.parametrize(("key", "value"), [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1),
-                                            ("lam", 0.5), ("steps", 60), ("seeds", 3)])
+                                            ("lam", 0.5), ("steps", 60), ("seeds", 3), ("len", 4), ("k", 32)])
 def test_moving_a_slider_changes_the_chart_data(key, value):
     at = run_page(LAB, inputs=SMALL if key not in SMALL else {})
     before = chart_fingerprint(at)
@@ -200,3 +204,94 @@ def test_token_names_are_escaped_in_text():
     assert "\\[x\\]\\(http" in markdown
     assert "[x](http" not in markdown           # never a live link (tables show the name as plain data)
     assert any(m.label.startswith("Flattery inside \\[x\\]") for m in at.metric)
+
+
+# ---------------------------------------------------------------- DAPO, GSPO, CISPO; length; entropy and pass@k
+
+NEW = ["DAPO", "GSPO", "CISPO"]
+
+
+def panel(at, title: str, quantity: str):
+    df = chart_data(at, title)
+    return df[df["quantity"] == quantity]
+
+
+def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
+    at = run_page(LAB, scenario=FOUR, inputs={**SMALL, "algos": NEW, "len": 4})
+    no_exception(at)
+    assert not at.error and not at.warning
+    assert set(chart_data(at, "Answer length, entropy and pass@k")["algorithm"]) == set(NEW)
+    lengths = chart_data(at, "Mean answer length after each first token")
+    assert list(dict.fromkeys(lengths["token"])) == list(FOUR.tokens)
+    # at the reference: 1 + (1 + ½ + ¼ + ⅛) = 2.875 tokens, and maybe (the best token) one more for its continuation
+    start = lengths[lengths["step"] == 0].groupby("token")["median"].first()
+    assert start.to_dict() == pytest.approx({"yes": 2.875, "no": 2.875, "maybe": 3.875, "later": 2.875}, abs=1e-12)
+    text = page_text(at)
+    assert "starts with **maybe**, the best first token" in text
+    assert "- **DAPO**: answers after **maybe** go from 3.88 to" in text
+    assert "after **yes**, a wrong start" in text            # the wrong token the reference writes most (0.4)
+    assert any(c.value.startswith("Dynamic sampling: DAPO writes groups") for c in at.caption)
+
+
+def test_entropy_pass_and_length_panels_start_at_the_reference():
+    at = run_page(LAB, inputs={**SMALL, "seeds": 3})
+    # entropy of (0.5, 0.3, 0.2): −(0.5 ln 0.5 + 0.3 ln 0.3 + 0.2 ln 0.2) ≈ 1.0297 nats
+    ent = panel(at, "Answer length", "entropy of the first token (nats)")
+    h0 = -(0.5 * math.log(0.5) + 0.3 * math.log(0.3) + 0.2 * math.log(0.2))
+    assert ent[ent["step"] == 0]["median"].tolist() == pytest.approx([h0] * 3, abs=1e-12)
+    # pass@1 = π(partly) = 0.2; pass@8 = 1 − 0.8⁸ ≈ 0.8322; length 1 + 0.2 (partly's continuation) = 1.2
+    p1 = panel(at, "Answer length", "pass@1")
+    assert p1[p1["step"] == 0]["median"].tolist() == pytest.approx([0.2] * 3, abs=1e-12)
+    p8 = panel(at, "Answer length", "pass@8")
+    assert p8[p8["step"] == 0]["median"].tolist() == pytest.approx([1 - 0.8**8] * 3, abs=1e-12)
+    length = panel(at, "Answer length", "mean answer length (tokens)")
+    assert length[length["step"] == 0]["median"].tolist() == pytest.approx([1.2] * 3, abs=1e-12)
+    # with 3 seeds the median is one seed's value and pass@k is increasing in pass@1: pass@8 = 1 − (1 − pass@1)⁸
+    merged = p1.merge(p8, on=["step", "algorithm"], suffixes=("_1", "_8"))
+    np.testing.assert_allclose(merged["median_8"], 1 - (1 - merged["median_1"]) ** 8, atol=1e-12)
+    # training sharpens the first choice: the entropy falls for every algorithm
+    last = ent[ent["step"] == ent["step"].max()]
+    assert (last["median"] < h0 - 0.3).all()
+
+
+def test_k_slider_changes_only_the_pass_at_k_panel():
+    at = run_page(LAB, inputs=SMALL)
+    before = chart_data(at, "Answer length")
+    at.slider(key=K("k")).set_value(32).run()
+    no_exception(at)
+    after = chart_data(at, "Answer length")
+    assert list(dict.fromkeys(after["quantity"]))[-1] == "pass@32"
+    others = ["mean answer length (tokens)", "entropy of the first token (nats)", "pass@1"]
+    keep = before["quantity"].isin(others)
+    assert before[keep].reset_index(drop=True).equals(after[after["quantity"].isin(others)].reset_index(drop=True))
+    p8 = before[before["quantity"] == "pass@8"]["median"].to_numpy()
+    p32 = after[after["quantity"] == "pass@32"]["median"].to_numpy()
+    assert np.all(p32 >= p8) and np.any(p32 > p8 + 0.05)     # 1 − (1 − p)^k grows with k
+
+
+def test_length_drift_preset_and_aggregation_picker():
+    at = run_page(LAB, inputs={"seeds": 2})
+    at.button(key="view_Length drift").click().run()
+    no_exception(at)
+    assert at.multiselect(key=K("algos")).value == ["GRPO", "GSPO", "DAPO"]
+    assert at.slider(key=K("len")).value == 8 and at.slider(key=K("beta")).value == 0.0
+    lengths = chart_data(at, "Mean answer length after each first token")
+    end = lengths[lengths["step"] == lengths["step"].max()].set_index(["algorithm", "token"])["median"]
+    # seq-mean-token-mean lengthens the wrong start (open, 2.99 tokens at the reference) more than token-mean
+    assert end["GRPO", "open"] > end["DAPO", "open"]
+    before = chart_fingerprint(at)
+    at.selectbox(key=K("agg")).set_value("token-mean").run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+
+
+def test_eps_high_and_resample_move_dapo():
+    at = run_page(LAB, inputs={**SMALL, "algos": ["DAPO"], "G": 2})
+    before = chart_fingerprint(at)
+    at.slider(key=K("resample")).set_value(1).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    before = chart_fingerprint(at)
+    at.slider(key=K("eps_high")).set_value(0.5).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before

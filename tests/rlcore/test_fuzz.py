@@ -1372,6 +1372,11 @@ LAB_FIELDS = {
     "judge": (st.sampled_from(rlcore.JUDGES), st.sampled_from(["Samples", None])),
     "noise": (st.one_of(st.just(0.0), POS_MODEST), BAD_NONNEG),
     "flattery": (st.booleans(), st.sampled_from([1, "yes", None])),
+    "loss_agg": (st.one_of(st.none(), st.sampled_from(sorted(rlcore.lab.LOSS_AGGREGATIONS))),
+                 st.sampled_from(["sum", "", 3])),
+    "length": (st.integers(0, 3), bad_count(0, 16)),
+    "eps_high": (UNIT_OPEN, st.one_of(BAD_UNIT, st.sampled_from([0.0, 1.0]))),
+    "resample": (st.integers(1, 3), bad_count(1, 16)),
 }
 
 
@@ -1414,9 +1419,15 @@ def _check_history(out, kw, seeds=None, tree=None):
     arr(out.values, (s, t + 1, 2), nan_where=c.algorithm != "ppo")  # documented: NaN without a critic
     arr(out.dead, (s, t), dtype=bool)
     arr(out.scores, (s, t, g))
-    arr(out.actions, (s, t, g, 2), dtype=int)
-    arr(out.rewards, (s, t, g, 2))
-    arr(out.advantages, (s, t, g, 2))
+    p = 2 + c.length
+    arr(out.actions, (s, t, g, p), dtype=int)
+    arr(out.rewards, (s, t, g, p))
+    arr(out.advantages, (s, t, g, p))
+    assert np.all(arr(out.entropy, (s, t + 1)) >= 0)
+    assert np.all((arr(out.p_correct, (s, t + 1)) >= 0) & (out.p_correct <= 1 + 1e-12))
+    assert np.all(arr(out.token_length, (s, t + 1, k)) >= 1) and np.all(out.token_length <= 2 + c.length)
+    arr(out.mean_length, (s, t + 1))
+    assert np.all((arr(out.groups_drawn, (s, t), dtype=int) >= 1) & (out.groups_drawn <= c.resample))
     loss, norm = rlcore.first_step_loss(out)
     num(loss)
     num(norm, lo=0)

@@ -446,3 +446,219 @@ def test_token_weights_of_each_aggregation_by_hand():
 def test_config_rejects_an_unknown_loss_aggregation():
     with pytest.raises(ValueError, match="loss_agg"):
         LabConfig(loss_agg="sum")
+
+
+# ---------------------------------------------------------------- DAPO, GSPO, CISPO: the first update by hand
+# COIN, flattery off, G = 2, β = 0, two epochs. In a mixed group (a scores 0, b scores 1) GRPO's advantages
+# are ±a, a = 0.5/(√0.5 + 10⁻⁶) ≈ 0.70711, and both tokens weigh 1/2 under every aggregation (1 token each).
+# Epoch 1 (ρ = 1, nothing clipped): ∂Loss/∂z = −½[a(e_b − π) − a(e_a − π)] = (a/2, −a/2), so with η = 0.5/a
+# z_b − z_a = 0.5 and p = π(b) = σ(0.5) ≈ 0.62246: ρ_b = 2p ≈ 1.2449, ρ_a = 2(1 − p) ≈ 0.7551.
+# Epoch 2, ε = 0.2:
+#   GRPO: ρ_b > 1.2 with Â > 0 and ρ_a < 0.8 with Â < 0: both clipped, no gradient: π(b) stays σ(0.5).
+#   DAPO (ε_high = 0.28): ρ_b < 1.28 is free, a still clipped: z_b − z_a grows by η·a·ρ_b·(1 − p) = p(1 − p).
+#   CISPO: weights clip(ρ_b) = 2p and clip(ρ_a) = 0.8, both keep their gradient:
+#          z_b − z_a grows by η·a·(2p(1 − p) + 0.8p) = p(1 − p) + 0.4p.
+#   GSPO: one token per answer, so s = ρ; both are far outside [1 − 3e-4, 1 + 4e-4]: no gradient, σ(0.5).
+# Clipped share per epoch: GRPO 0 then 1, DAPO 0 then ½, CISPO 0 then ½ (a's weight), GSPO 0 then 1.
+A_COIN = 0.5 / (math.sqrt(0.5) + 1e-6)
+P_HALF = 1 / (1 + math.exp(-0.5))
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+@pytest.mark.parametrize(("algo", "gap", "clip"), [
+    ("grpo", 0.5, 0.5),
+    ("dapo", 0.5 + P_HALF * (1 - P_HALF), 0.25),
+    ("cispo", 0.5 + P_HALF * (1 - P_HALF) + 0.4 * P_HALF, 0.25),
+    ("gspo", 0.5, 0.5),
+])
+def test_second_epoch_by_hand(algo, gap, clip):
+    c = cfg(algorithm=algo, steps=1, group_size=2, lr=0.5 / A_COIN, epochs=2, beta=0.0, flattery=False, resample=1)
+    h = train(COIN, c, range(16))
+    mixed = ~h.dead[:, 0]
+    assert mixed.any() and (~mixed).any()
+    np.testing.assert_allclose(h.probs_first[mixed, 1, 1], sigmoid(gap), rtol=1e-12)
+    np.testing.assert_allclose(h.clip_fraction[mixed, 0], clip, atol=EXACT)
+    np.testing.assert_allclose(h.probs_first[~mixed, 1, 1], 0.5, atol=EXACT)    # a dead group teaches nothing
+
+
+def test_gspo_clips_whole_answers_by_their_geometric_mean_ratio():
+    # Two answers of two tokens, Â = +1 each. Answer 0: token ratios 2 and ½, so s = √(2·½) = 1: inside
+    # GSPO's range, both tokens get ∂ = s·Â = 1 (PPO would zero the token at ratio 2 > 1.2 and give ½ to the
+    # other). Answer 1: ratios 1.5 and 1, s = √1.5 ≈ 1.22 > 1 + 4e-4 with Â > 0: the whole answer stops (0, 0).
+    lab = rlcore.lab
+    old = np.log([[[0.2, 0.4], [0.2, 0.5]]])
+    new = old + np.log([[[2.0, 0.5], [1.5, 1.0]]])
+    mask = np.ones((1, 2, 2), dtype=bool)
+    group = lab.Group(*[None] * 2, mask, mask.sum(-1), None, old, None, None, None)
+    adv = np.ones((1, 2, 2))
+    for weights, want, clipped in (("gspo", [[1.0, 1.0], [0.0, 0.0]], [[False, False], [True, True]]),
+                                   ("ppo", [[0.0, 0.5], [0.0, 1.0]], [[True, False], [True, False]])):
+        family = lab.FAMILIES["gspo" if weights == "gspo" else "group"]
+        low, high = lab.GSPO_EPS if weights == "gspo" else (0.2, 0.2)
+        coeff, clip, value = lab._gradient_coefficients(np.exp(new - old), new, group, adv, family, low, high, True)
+        np.testing.assert_allclose(coeff[0], want, atol=1e-12)
+        np.testing.assert_array_equal(clip[0], clipped)
+    # GSPO's objective is min(s·Â, clip(s)·Â) per answer, on each of its tokens: 1 for answer 0, 1 + 4e-4 for 1
+    family = lab.FAMILIES["gspo"]
+    _, _, value = lab._gradient_coefficients(np.exp(new - old), new, group, adv, family, *lab.GSPO_EPS, True)
+    np.testing.assert_allclose(value[0], [[1.0, 1.0], [1.0004, 1.0004]], atol=1e-12)
+    np.testing.assert_allclose(rlcore.sequence_ratio(new[0], old[0], mask[0]), [1.0, math.sqrt(1.5)], atol=1e-12)
+
+
+def test_cispo_weight_is_the_clipped_ratio_and_never_zero():
+    ratio = np.array([[[1.5, 0.5]]])
+    adv = np.array([[[2.0, -1.0]]])
+    mask = np.ones((1, 1, 2), dtype=bool)
+    group = rlcore.lab.Group(*[None] * 2, mask, mask.sum(-1), None, np.zeros((1, 1, 2)), None, None, None)
+    coeff, clipped, _ = rlcore.lab._gradient_coefficients(ratio, np.log(ratio), group, adv,
+                                                         rlcore.lab.FAMILIES["cispo"], 0.2, 0.28, False)
+    # clip(1.5, 0.8, 1.28)·2 = 2.56; clip(0.5)·(−1) = −0.8; PPO would give 0 for both (both past the clip)
+    np.testing.assert_allclose(coeff[0, 0], [2.56, -0.8], atol=1e-12)
+    np.testing.assert_array_equal(clipped[0, 0], [True, True])
+    np.testing.assert_allclose(coeff[0, 0], rlcore.gradient_weights(ratio[0, 0], adv[0, 0], "cispo", 0.2, 0.28))
+
+
+# ---------------------------------------------------------------- DAPO's dynamic sampling
+
+
+def test_dynamic_sampling_keeps_only_informative_groups():
+    # COIN, G = 2: a group is dead when both answers drew the same token. GRPO keeps it; DAPO draws up to
+    # `resample` groups and trains on the first mixed one, so it is dead only when all of them were. With η = 0
+    # π stays (½, ½): a group is dead with chance ½, all 8 candidates with chance 1/256.
+    seeds = tuple(range(40))
+    slow = {"steps": 30, "group_size": 2, "flattery": False, "beta": 0.0, "lr": 0.0}
+    grpo = train(COIN, cfg(algorithm="grpo", **slow), seeds)
+    dapo = train(COIN, cfg(algorithm="dapo", resample=8, **slow), seeds)
+    assert 0.4 < grpo.dead.mean() < 0.6                 # 1,200 groups: sd of the share ≈ 0.014
+    assert dapo.dead.mean() < 0.015                     # expected 1/256 ≈ 0.004
+    # groups written per step: 1 + the dead ones before the kept one, E = Σ_{j<8} ½^j ≈ 1.99
+    assert 1.7 < dapo.groups_drawn.mean() < 2.3
+    np.testing.assert_array_equal(grpo.groups_drawn, 1)
+    assert set(np.unique(dapo.groups_drawn)) <= set(range(1, 9)) and dapo.groups_drawn.max() > 1
+    # a kept group is informative: its two answers differ, and it is dead only when all 8 candidates were
+    informative = dapo.actions[..., 0, 0] != dapo.actions[..., 1, 0]
+    np.testing.assert_array_equal(informative, ~dapo.dead)
+    assert np.all(dapo.groups_drawn[dapo.dead] == 8)
+    # the first candidate is the group GRPO-style sampling would draw: at step 1 (same policy, same uniforms),
+    # a seed that kept its first candidate trained on exactly the group resample = 1 draws
+    single = train(COIN, cfg(algorithm="dapo", steps=1, group_size=2, flattery=False, beta=0.0, resample=1), seeds)
+    first = dapo.groups_drawn[:, 0] == 1
+    np.testing.assert_array_equal(dapo.actions[first, 0], single.actions[first, 0])
+    np.testing.assert_array_equal(single.groups_drawn, 1)
+
+
+# ---------------------------------------------------------------- length tokens
+
+
+def test_length_tokens_at_the_reference():
+    # L = 3, π_ref(continue) = ½: E[ℓ] = 1 + ½ + ¼ = 1.75 length tokens. Answers: open and closed 1 + 1.75,
+    # partly 2 + 1.75 (its continuation). Mean: 0.5·2.75 + 0.3·2.75 + 0.2·3.75 = 2.95.
+    h = train(S, cfg(steps=60, group_size=16, length=3), SEEDS)
+    np.testing.assert_allclose(h.token_length[:, 0], np.tile([2.75, 2.75, 3.75], (5, 1)), atol=EXACT)
+    np.testing.assert_allclose(h.mean_length[:, 0], 2.95, atol=EXACT)
+    assert h.actions.shape[-1] == 2 + 3
+    # a length token exists only while every one before it continued (0); the first always exists
+    length = h.actions[..., 2:]
+    assert np.all(length[..., 0] >= 0)
+    for j in (1, 2):
+        np.testing.assert_array_equal(length[..., j] >= 0, np.all(length[..., :j] == 0, axis=-1))
+    # the sampled lengths at step 1 (the reference) average E[ℓ] = 1.75: 80 answers, sd of ℓ ≈ 0.83
+    assert abs((length[:, 0] >= 0).sum(axis=-1).mean() - 1.75) < 0.3
+
+
+def test_length_tokens_do_not_change_the_score_or_the_content():
+    # the first-token and continuation draws use the same uniforms with or without length tokens, and the
+    # judge ignores length: at step 1 the groups and their scores are the same
+    base = train(S, cfg(steps=1), SEEDS)
+    long = train(S, cfg(steps=1, length=5), SEEDS)
+    np.testing.assert_array_equal(base.actions[..., :2], long.actions[..., :2])
+    np.testing.assert_array_equal(base.scores, long.scores)
+
+
+def test_exact_kl_and_length_over_every_whole_answer():
+    """With L = 2 an answer is (first token, [continuation], length tokens): (stop), (continue, stop) or
+    (continue, continue). kl_divergence over all those answers equals the history's chain-rule KL."""
+    h = train(FOUR, cfg(algorithm="grpo", steps=25, beta=0.0, length=2), (3,))
+    tree = rlcore.lab_tree(FOUR)
+    cont = 0.5
+    # the length policy is not in the history; recover q_k = π(continue | k) from token_length:
+    # token_length(k) = content(k) + 1 + q_k
+    for t in (0, 10, 25):
+        p0, p1 = h.probs_first[0, t], h.probs_branch[0, t]
+        content = np.array([1.0, 1.0, 2.0, 1.0])                    # "maybe" (best) has the continuation
+        q = h.token_length[0, t] - content - 1.0
+        probs, ref, lengths = [], [], []
+        for k in range(4):
+            branches = [(p1[0], 0.95), (p1[1], 0.05)] if k == tree.best else [(1.0, 1.0)]
+            for pb, rb in branches:
+                for pl, rl, n in ((1 - q[k], 1 - cont, 1), (q[k] * (1 - q[k]), cont * (1 - cont), 2),
+                                  (q[k] * q[k], cont * cont, 2)):
+                    probs.append(p0[k] * pb * pl)
+                    ref.append(FOUR.pi[k] * rb * rl)
+                    lengths.append(content[k] + n)
+        probs, ref = np.array(probs), np.array(ref)
+        assert probs.sum() == pytest.approx(1.0, abs=1e-12)
+        assert h.kl[0, t] == pytest.approx(rlcore.kl_divergence(probs / probs.sum(), ref), abs=1e-9)
+        assert h.mean_length[0, t] == pytest.approx(probs @ np.array(lengths), abs=1e-12)
+    assert h.kl[0, -1] > 0.01
+
+
+def test_seq_mean_token_mean_lengthens_wrong_answers_and_token_mean_does_not():
+    # The judge ignores length. Under seq-mean-token-mean each token of answer i weighs 1/(G·|oᵢ|): a long
+    # wrong answer (Â < 0) is pushed down less per token than a short one, so the length tables of the wrong
+    # first tokens (open, closed) drift to "continue"; a right answer (Â > 0) is pushed up more when short,
+    # so partly's answers get shorter. Token-mean (DAPO) and seq-mean-token-sum-norm (Dr. GRPO) weigh every
+    # token alike: no drift on average. 32 seeds, medians; the margins are several times the seed spread.
+    seeds = tuple(range(32))
+    drift = {}
+    for name, kw in {"grpo": {"algorithm": "grpo"}, "token-mean": {"algorithm": "grpo", "loss_agg": "token-mean"},
+                     "dapo": {"algorithm": "dapo"},
+                     "sum-norm": {"algorithm": "dr_grpo", "loss_agg": "seq-mean-token-sum-norm"}}.items():
+        h = train(S, cfg(steps=80, length=8, beta=0.0, **kw), seeds)
+        d = h.token_length[:, -1] - h.token_length[:, 0]
+        drift[name] = (np.median(d[:, :2].mean(axis=1)), np.median(d[:, 2]))   # wrong tokens, the best one
+    wrong, right = drift["grpo"]
+    assert wrong > 1.0 and right < -0.3
+    for name in ("token-mean", "dapo", "sum-norm"):
+        assert abs(drift[name][0]) < 0.4, (name, drift[name])
+        assert drift[name][0] < wrong - 0.8
+
+
+def test_dr_grpo_sum_norm_divides_by_the_longest_possible_answer():
+    mask = np.array([[[True, False, False], [True, True, True]]])
+    weights = rlcore.lab.LOSS_AGGREGATIONS["seq-mean-token-sum-norm"](mask, mask.sum(-1), 4)
+    np.testing.assert_allclose(weights, [[[1 / 8, 0, 0], [1 / 8, 1 / 8, 1 / 8]]])   # 1/(G·L_max) = 1/(2·4)
+
+
+# ---------------------------------------------------------------- entropy and pass@k
+
+
+def test_entropy_and_pass_at_k_follow_the_logged_policy():
+    h = train(FOUR, cfg(algorithm="gspo", steps=30, length=2), (0, 1))
+    np.testing.assert_allclose(h.entropy, rlcore.entropy(h.probs_first), atol=1e-12)
+    # right: the best first token (maybe, Q = 9); at the reference its π is 0.2
+    np.testing.assert_allclose(h.p_correct, h.probs_first[..., 2], atol=EXACT)
+    assert h.p_correct[0, 0] == pytest.approx(0.2, abs=1e-12)
+    # pass@k = 1 − (1 − p)^k: at the reference pass@4 = 1 − 0.8⁴ = 0.5904
+    assert rlcore.pass_at_k(h.p_correct[0, 0], 4) == pytest.approx(0.5904, abs=1e-12)
+    # entropy at the reference: −Σ π log π of (0.4, 0.3, 0.2, 0.1)
+    ref = -sum(p * math.log(p) for p in (0.4, 0.3, 0.2, 0.1))
+    np.testing.assert_allclose(h.entropy[:, 0], ref, atol=1e-12)
+    # GRPO-style training sharpens the first choice: the entropy falls, pass@1 rises
+    assert np.all(h.entropy[:, -1] < h.entropy[:, 0]) and np.all(h.p_correct[:, -1] > h.p_correct[:, 0])
+
+
+def test_tied_best_tokens_are_both_right():
+    tie = rlcore.Scenario(tokens=("x", "y", "z"), probs=(0.5, 0.3, 0.2), samples=((1,), (4,), (4,)))
+    h = train(tie, cfg(steps=2, flattery=False), (0,))
+    np.testing.assert_allclose(h.p_correct[0, 0], 0.5, atol=EXACT)     # y and z, Q = 4 each
+
+
+@pytest.mark.parametrize(("field", "value"), [("length", -1), ("length", 17), ("eps_high", 0.0), ("eps_high", 1.0),
+                                              ("resample", 0), ("resample", 17)])
+def test_config_rejects_bad_new_fields(field, value):
+    with pytest.raises(ValueError, match=field):
+        LabConfig(**{field: value})
