@@ -165,7 +165,7 @@ def _short(value) -> str:
 
 def _number(name: str, value, low: float, high: float) -> float:
     """A finite float in [low, high]; numbers too large for a float (10**400) are out of range, not a crash."""
-    if isinstance(value, bool) or isinstance(value, (str, bytes)) and not value.strip():
+    if isinstance(value, bool):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         x = float(value)
