@@ -417,6 +417,11 @@ def _summary(scenario: rlcore.Scenario) -> str:
 def _editor(draft: list[dict]) -> list[dict]:
     """One row of inputs per token, how each answer goes on, and Add / Remove; returns the rows as typed."""
     st.caption("A valid edit changes every page at once.")
+    for k in [k for k in st.session_state if str(k).startswith("scn_")]:
+        if isinstance(st.session_state[k], str) and _shown(st.session_state[k]) != st.session_state[k]:
+            del st.session_state[k]  # a lone surrogate has no UTF-8 form: the input could not be drawn
+            st.warning("An input held a lone surrogate (a broken half of a character, U+D800 to U+DFFF), "
+                       "which no page can show; it went back to the example's value.")
     rows = []
     for i, row in enumerate(draft):
         vis = "visible" if i == 0 else "collapsed"
