@@ -78,9 +78,9 @@ def parse_scores(text, token: str) -> tuple[float, ...]:
         try:
             x = float(p)
         except ValueError:
-            raise ValueError(f"Token {token!r}: judge score {shown} is not a number") from None
-        if not math.isfinite(x):
-            raise ValueError(f"Token {token!r}: judge score {shown} must be a finite number")
+            x = math.nan
+        if math.isnan(x):
+            raise ValueError(f"Token {token!r}: judge score {shown} is not a number")
         if x < 0:
             raise ValueError(f"Token {token!r}: judge score {shown} is negative; scores start at 0")
         if x > MAX_SCORE:
