@@ -84,3 +84,19 @@ def test_import_rlcore_loads_no_app_libraries():
             "if m.split('.')[0] in {'streamlit', 'altair', 'pandas', 'pyarrow', 'scipy'}); print(bad)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_visitor_json_is_parsed_only_by_the_guarded_reader():
+    """Only ``ui.scenario.from_json`` parses JSON, after its size and nesting checks (json.loads recurses)."""
+    found = []
+    for path in APP_FILES:
+        tree = ast.parse(path.read_text())
+        for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            found += [(path.name, fn.name) for call in calls(fn) if dotted(call.func) in {"json.loads", "json.load"}]
+    assert found == [("scenario.py", "from_json")]
+    from ui import scenario as panel
+
+    with pytest.raises(ValueError, match="deep"):
+        panel.from_json("[" * panel.MAX_JSON_BYTES)
+    with pytest.raises(ValueError, match="limit is 100,000"):
+        panel.from_json("[" * (panel.MAX_JSON_BYTES + 1))
