@@ -451,12 +451,12 @@ def _editor(draft: list[dict]) -> list[dict]:
 
 
 def _shown(text) -> str:
-    """Text as a widget can carry it: a lone surrogate (which has no UTF-8 form) shows as �.
+    """Text as a widget can carry it: a lone surrogate (which has no UTF-8 form) shows as U+FFFD.
 
-    >>> _shown("a\ud800b")
-    'a�b'
+    >>> _shown("a\\ud800b") == "a\\ufffdb"
+    True
     """
-    return "".join("�" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in str(text))
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in str(text))
 
 
 def _files(scenario: rlcore.Scenario) -> None:
