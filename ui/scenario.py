@@ -144,7 +144,8 @@ def from_json(data: str | bytes) -> rlcore.Scenario:
     every page can show.
     """
     if len(data) > MAX_JSON_BYTES:
-        raise ValueError(f"The file is {len(data):,} bytes; the limit is {MAX_JSON_BYTES:,}")
+        unit = "bytes" if isinstance(data, bytes) else "characters"
+        raise ValueError(f"The scenario is {len(data):,} {unit} long; the limit is {MAX_JSON_BYTES:,}")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
