@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import PROB_TOL, as_real
+from ._checks import PROB_TOL
 
+# Bounds of what the explorer is for. Within them every quantity a page computes from a scenario (Q, V,
+# advantages, variances, which square scores) stays a finite float: 100 scores of 1e6 sum to 1e8, squares
+# stay below 1e12, far from the float limit of 1.8e308.
 MAX_TOKENS = 12
+MAX_SAMPLES = 100        # judge scores per token: a GRPO group is 4 to 64 answers
+MAX_SCORE = 1e6          # |judge score|: the article's judge gives 0 to 10
+MAX_TOKEN_CHARS = 24     # a token's name
+MAX_TEXT_CHARS = 200     # prompt and answer prefix
+MAX_CONT_CHARS = 80      # how each answer goes on after its token
 _WORD = re.compile(r"'\w+|\w+|[^\w\s]")
 
 
@@ -34,12 +43,23 @@ class Scenario:
     """The decision after the answer prefix: candidate tokens, their probabilities, sampled scores.
 
     Fields:
-        tokens: the candidate next tokens, unique non-empty names.
+        tokens: the candidate next tokens, 1 to ``MAX_TOKENS`` unique non-empty names of at most
+            ``MAX_TOKEN_CHARS`` characters.
         probs: the policy's probability for each token; in [0, 1], summing to 1 within 1e-9.
-        samples: for each token, the judge scores of the sampled answers that began with it.
-        prompt: the question the model answers.
-        prefix: the part of the answer already written.
-        continuations: for each token, the text the answer goes on with after it.
+        samples: for each token, 1 to ``MAX_SAMPLES`` judge scores of the sampled answers that began
+            with it, each in [-MAX_SCORE, MAX_SCORE].
+        prompt: the question the model answers (at most ``MAX_TEXT_CHARS`` characters).
+        prefix: the part of the answer already written (at most ``MAX_TEXT_CHARS`` characters).
+        continuations: for each token, the text the answer goes on with after it (at most
+            ``MAX_CONT_CHARS`` characters each).
+
+    Every text holds only letters, marks, digits, punctuation, symbols and spaces: control and
+    formatting characters, line breaks, lone surrogates and unassigned code points raise ValueError.
+
+    >>> Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2e6,)))
+    Traceback (most recent call last):
+    ...
+    ValueError: samples[1][0] must be a number between -1,000,000 and 1,000,000, got 2000000.0
     """
 
     tokens: tuple[str, ...]
@@ -58,8 +78,8 @@ class Scenario:
         names = []
         for i, tok in enumerate(tokens):
             if not isinstance(tok, str) or not tok.strip():
-                raise ValueError(f"tokens[{i}] must be a non-empty string, got {tok!r}")
-            names.append(tok.strip())
+                raise ValueError(f"tokens[{i}] must be a non-empty string, got {_short(tok)}")
+            names.append(_text(f"tokens[{i}]", tok.strip(), MAX_TOKEN_CHARS))
         dupes = sorted({t for t in names if names.count(t) > 1})
         if dupes:
             raise ValueError(f"tokens must be unique, got duplicates {dupes}")
@@ -68,10 +88,7 @@ class Scenario:
         probs = _as_tuple("probs", self.probs)
         if len(probs) != n:
             raise ValueError(f"probs must have one entry per token ({n}), got {len(probs)}")
-        probs = tuple(as_real(f"probs[{i}]", p) for i, p in enumerate(probs))
-        for i, p in enumerate(probs):
-            if not 0.0 <= p <= 1.0:
-                raise ValueError(f"probs[{i}] must lie in [0, 1], got {p!r}")
+        probs = tuple(_number(f"probs[{i}]", p, 0.0, 1.0) for i, p in enumerate(probs))
         if abs(math.fsum(probs) - 1.0) > PROB_TOL:
             raise ValueError(f"probs must sum to 1, got {list(probs)} (sum {math.fsum(probs):.12g})")
 
@@ -83,15 +100,19 @@ class Scenario:
             group = _as_tuple(f"samples[{i}]", group)
             if not group:
                 raise ValueError(f"samples[{i}] (token {names[i]!r}) needs at least one score")
-            clean.append(tuple(as_real(f"samples[{i}][{j}]", s) for j, s in enumerate(group)))
+            if len(group) > MAX_SAMPLES:
+                raise ValueError(f"samples[{i}] (token {names[i]!r}) may hold at most {MAX_SAMPLES} scores, "
+                                 f"got {len(group)}")
+            clean.append(tuple(_number(f"samples[{i}][{j}]", s, -MAX_SCORE, MAX_SCORE)
+                               for j, s in enumerate(group)))
 
         conts = _as_tuple("continuations", self.continuations) if self.continuations else ("",) * n
         if len(conts) != n:
             raise ValueError(f"continuations must have one entry per token ({n}), got {len(conts)}")
-        for name, text in (("prompt", self.prompt), ("prefix", self.prefix), *(
-                (f"continuations[{i}]", c) for i, c in enumerate(conts))):
-            if not isinstance(text, str):
-                raise ValueError(f"{name} must be a string, got {text!r}")
+        _text("prompt", self.prompt, MAX_TEXT_CHARS)
+        _text("prefix", self.prefix, MAX_TEXT_CHARS)
+        for i, c in enumerate(conts):
+            _text(f"continuations[{i}]", c, MAX_CONT_CHARS)
 
         object.__setattr__(self, "tokens", tuple(names))
         object.__setattr__(self, "probs", probs)
@@ -130,29 +151,99 @@ def check_scenario(scenario, name: str = "scenario") -> Scenario:
 
 def _as_tuple(name: str, value) -> tuple:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ValueError(f"{name} must be a list, got {value!r}")
+        raise ValueError(f"{name} must be a list, got {_short(value)}")
     return tuple(value)
 
 
-def normalize_probs(probs) -> tuple[float, ...]:
-    """Rescale non-negative weights so they sum to 1 (what the sidebar's "normalise" does).
+def _short(value) -> str:
+    """``repr(value)`` cut to 60 characters (a 401-digit number or a long text stays readable)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**60:
+        return f"a number with {len(str(abs(value)))} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _number(name: str, value, low: float, high: float) -> float:
+    """A finite float in [low, high]; numbers too large for a float (10**400) are out of range, not a crash."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {_short(value)}") from None
+    if not low <= x <= high:  # also false for nan
+        raise ValueError(f"{name} must be a number between {_plain(low)} and {_plain(high)}, got {_short(value)}")
+    return x
+
+
+def _plain(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+_ALLOWED = ("L", "M", "N", "P", "S", "Zs")  # Unicode categories: letters, marks, numbers, punctuation, ...
+
+
+def _text(name: str, text, limit: int) -> str:
+    """``text`` itself if it is a string of at most ``limit`` printable characters, else ValueError."""
+    if not isinstance(text, str):
+        raise ValueError(f"{name} must be a string, got {_short(text)}")
+    if len(text) > limit:
+        raise ValueError(f"{name} may hold at most {limit} characters, got {len(text)}")
+    for ch in text:
+        if not unicodedata.category(ch).startswith(_ALLOWED):
+            raise ValueError(f"{name} must hold only letters, digits, punctuation, symbols and spaces; "
+                             f"character U+{ord(ch):04X} ({_kind(ch)}) is not allowed")
+    return text
+
+
+def _kind(ch: str) -> str:
+    cat = unicodedata.category(ch)
+    return {"Cc": "a control character", "Cf": "an invisible formatting character", "Cs": "a lone surrogate",
+            "Co": "a private-use character", "Cn": "not a character in Unicode",
+            "Zl": "a line break", "Zp": "a paragraph break"}.get(cat, cat)
+
+
+def normalize_probs(probs, keep=()) -> tuple[float, ...]:
+    """Rescale non-negative weights so they sum to 1 (what the sidebar's "Rescale" does).
+
+    The entries at the positions in ``keep`` stay as they are; the others are scaled together so that
+    they fill what is left, 1 − (sum of the kept ones). With ``keep`` empty every entry is scaled.
 
     >>> normalize_probs([5, 3, 2])
     (0.5, 0.3, 0.2)
+    >>> normalize_probs([0.6, 0.3, 0.2], keep=[0])  # 0.3 and 0.2 share the remaining 0.4 as 3 : 2
+    (0.6, 0.24, 0.16)
     """
     try:
         arr = np.asarray(probs, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"probs must be a non-empty list of finite numbers, got {probs!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"probs must be a non-empty list of finite numbers, got {_short(probs)}") from None
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"probs must be a non-empty list of finite numbers, got {probs!r}")
+        raise ValueError(f"probs must be a non-empty list of finite numbers, got {_short(probs)}")
     if np.any(arr < 0):
         raise ValueError(f"probs must be >= 0, got {arr.tolist()}")
-    total = arr.sum()
+    kept = np.zeros(arr.size, dtype=bool)
+    for i in keep:
+        if not (isinstance(i, (int, np.integer)) and 0 <= i < arr.size):
+            raise ValueError(f"keep must hold positions 0 to {arr.size - 1}, got {keep!r}")
+        kept[i] = True
+    room = 1.0 - math.fsum(arr[kept])
+    if room < 0 or np.any(arr[kept] > 1):
+        raise ValueError(f"probs kept as they are add up to {1 - room:.4g}, more than 1")
+    free = arr[~kept]
+    total = free.sum()
     if total <= 0:
-        raise ValueError(f"probs must not all be 0, got {arr.tolist()}")
-    out = arr / total
-    out[-1] = 1.0 - out[:-1].sum()  # keep the sum within rounding of 1
+        if abs(room) <= PROB_TOL:  # nothing left to fill
+            return tuple(float(round(p, 15)) for p in arr)
+        raise ValueError(f"probs must not all be 0, got {arr.tolist()}" if not kept.any() else
+                         f"probs left to rescale are all 0, so they cannot fill {room:.4g}")
+    out = arr.copy()
+    out[~kept] = free / total * room
+    last = np.flatnonzero(~kept)[-1]
+    out[last] = 0.0
+    out[last] = max(0.0, 1.0 - math.fsum(out))  # keep the sum within rounding of 1
     return tuple(float(round(p, 15)) for p in out)
 
 

@@ -3,29 +3,57 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 MINUS = "\u2212"
+
+
+NOT_DEFINED = "not defined"  # how a NaN reads: 0/0 and its kind have no value to show
+BIG = 1e6  # from here on a number is written as a power of ten: 2.5 × 10²² rather than 23 digits
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def fmt(x: float, digits: int = 2, *, sign: bool = False) -> str:
     """Round to ``digits`` decimals, drop trailing zeros, use a true minus sign.
 
+    From a million on, the number is written as a power of ten with ``digits`` decimals; NaN reads
+    "not defined" and infinity "∞", so no page shows "nan", "inf" or dozens of digits.
+
     >>> fmt(4.3), fmt(-2.2999999), fmt(0.7, sign=True), fmt(2.37620), fmt(0.0, sign=True)
     ('4.3', '−2.3', '+0.7', '2.38', '0')
+    >>> fmt(2.5e22), fmt(-1234567), fmt(999999.5, 0), fmt(10**400), fmt(float("nan")), fmt(-float("inf"))
+    ('2.5 × 10²²', '−1.23 × 10⁶', '1 × 10⁶', '1 × 10⁴⁰⁰', 'not defined', '−∞')
     """
-    x = float(x)
-    if math.isnan(x):
-        return "n/a"
-    if math.isinf(x):
+    x = _real(x)
+    if x != x:
+        return NOT_DEFINED
+    if abs(x) == math.inf:
         return ("" if x > 0 else MINUS) + "∞"
-    text = f"{round(x, digits):.{digits}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
+    text = f"{round(x, digits):.{digits}f}" if abs(x) < BIG else ""
+    if not text or abs(float(text)) >= BIG:  # 999999.999 rounds up to a million: a power of ten too
+        mantissa, power = f"{x:.{digits}e}".split("e")
+        text = f"{_trim(mantissa)} × 10" + str(int(power)).translate(_SUPERSCRIPT)
+    else:
+        text = _trim(text)
     if text in ("-0", ""):
         text = "0"
     if sign and not text.startswith("-") and text != "0":
         text = "+" + text
     return text.replace("-", MINUS)
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _real(x):
+    """``x`` as a float; an integer too large for a float stays an exact Decimal (10**400 is finite)."""
+    if isinstance(x, Decimal):
+        return x
+    try:
+        return float(x)
+    except OverflowError:
+        return Decimal(x)
 
 
 def fmt_list(values, digits: int = 2, sep: str = " / ") -> str:
@@ -46,8 +74,9 @@ _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~:&=")
 
 
 def pct(x: float, digits: int = 0) -> str:
-    """A share as a percentage: ``pct(0.05) == '5%'``."""
-    return fmt(100 * float(x), digits) + "%"
+    """A share as a percentage: ``pct(0.05) == '5%'``; NaN reads "not defined", with no percent sign."""
+    text = fmt(100 * _real(x), digits)
+    return text if text == NOT_DEFINED else text + "%"
 
 
 ZERO_WIDTH = "\u200b"

@@ -14,11 +14,13 @@ import re
 import streamlit as st
 
 import rlcore
+from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS
 
 from . import inputs
 from .format import esc
 
 MIN_TOKENS, MAX_TOKENS = 2, 6
+CUSTOM = "Custom (your edits)"  # what the preset selector shows once the example is not one of the presets
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
 SYNCED = "scenario_synced"  # the scenario the draft last agreed with
@@ -26,6 +28,12 @@ PRESET = "scenario_preset"
 EDITOR = "scenario_editor"  # the expander holding the inputs (open or closed)
 URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
 MAX_JSON_BYTES = 100_000
+MAX_DEPTH = 3            # {"samples": [[1, 2], [3]]} is the deepest a scenario nests
+FIELDS = ("prompt", "prefix", "tokens", "probs", "samples", "continuations")
+# The editor's score field holds every score a scenario may have, each written out in full (the longest
+# float is 23 characters, "2.2250738585072014e-308", plus ", "), so opening the editor never cuts one off.
+SCORES_MAX_CHARS = MAX_SAMPLES * 25
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')  # a JSON string literal
 
 
 def key(field: str, i: int) -> str:
@@ -41,10 +49,20 @@ def current() -> rlcore.Scenario:
 
 
 def to_rows(scenario: rlcore.Scenario) -> list[dict]:
-    """The scenario as editable rows of text and numbers."""
-    return [{"token": t, "prob": p, "scores": ", ".join(f"{x:g}" for x in s), "cont": c}
+    """The scenario as editable rows of text and numbers; reading them back gives the same scenario.
+
+    >>> to_rows(rlcore.ARTICLE_SCENARIO)[2]["scores"], _score_text(0.1 + 0.2)
+    ('10, 8', '0.30000000000000004')
+    """
+    return [{"token": t, "prob": p, "scores": ", ".join(_score_text(x) for x in s), "cont": c}
             for t, p, s, c in zip(scenario.tokens, scenario.probs, scenario.samples,
                                   scenario.continuations, strict=True)]
+
+
+def _score_text(x: float) -> str:
+    """A score as short as it reads (``3``, ``2.5``) unless that would change it; then every digit."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
 def parse_scores(text, token: str) -> tuple[float, ...]:
@@ -52,28 +70,41 @@ def parse_scores(text, token: str) -> tuple[float, ...]:
     parts = [p for p in re.split(r"[,;\s]+", str(text or "").strip()) if p]
     if not parts:
         raise ValueError(f"Token {token!r} has no judge score: type at least one number, e.g. 5")
+    if len(parts) > MAX_SAMPLES:
+        raise ValueError(f"Token {token!r} has {len(parts)} judge scores; keep at most {MAX_SAMPLES}")
     out = []
     for p in parts:
+        shown = repr(p) if len(p) <= 30 else f"'{p[:12]}…' ({len(p)} characters)"
         try:
             x = float(p)
         except ValueError:
-            raise ValueError(f"Token {token!r}: judge score {p!r} is not a number") from None
-        if not math.isfinite(x):
-            raise ValueError(f"Token {token!r}: judge score {p!r} must be a finite number")
+            x = math.nan
+        if math.isnan(x):
+            raise ValueError(f"Token {token!r}: judge score {shown} is not a number")
         if x < 0:
-            raise ValueError(f"Token {token!r}: judge score {p!r} is negative; scores start at 0")
+            raise ValueError(f"Token {token!r}: judge score {shown} is negative; scores start at 0")
+        if x > MAX_SCORE:
+            raise ValueError(f"Token {token!r}: judge score {shown} is too large; "
+                             f"scores go up to {MAX_SCORE:,.0f}")
         out.append(x)
     return tuple(out)
 
 
-def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = False) -> rlcore.Scenario:
-    """Build a Scenario from edited rows; raises ValueError with a message a learner can act on."""
+def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = False,
+              keep: tuple[int, ...] = ()) -> rlcore.Scenario:
+    """Build a Scenario from edited rows; raises ValueError with a message a learner can act on.
+
+    With ``normalise`` the probabilities are rescaled to add up to 1, those of the rows in ``keep``
+    staying as typed (``rlcore.normalize_probs``).
+    """
     if not MIN_TOKENS <= len(rows) <= MAX_TOKENS:
         raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(rows)}")
     tokens = [str(r.get("token") or "").strip() for r in rows]
     for i, tok in enumerate(tokens, start=1):
         if not tok:
             raise ValueError(f"Token {i} has no name")
+        if len(tok) > MAX_TOKEN_CHARS:
+            raise ValueError(f"Token {i} has a name of {len(tok)} characters; keep it to {MAX_TOKEN_CHARS}")
     dupes = sorted({t for t in tokens if tokens.count(t) > 1})
     if dupes:
         raise ValueError(f"Each token must be different; repeated: {', '.join(dupes)}")
@@ -89,7 +120,7 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
     samples = [parse_scores(r.get("scores"), t) for t, r in zip(tokens, rows, strict=True)]
     total = math.fsum(probs)
     if normalise:
-        probs = list(rlcore.normalize_probs(probs))
+        probs = list(rlcore.normalize_probs(probs, keep))
     elif abs(total - 1.0) > 1e-9:
         raise ValueError(f"The probabilities add up to {total:.4g}, not 1")
     return rlcore.Scenario(tokens=tuple(tokens), probs=tuple(probs), samples=tuple(samples),
@@ -106,15 +137,36 @@ def to_json(scenario: rlcore.Scenario, *, indent: int | None = 2) -> str:
 
 
 def from_json(data: str | bytes) -> rlcore.Scenario:
-    """Read a scenario saved with ``to_json``; raises ValueError saying what is wrong with it."""
+    """Read a scenario saved with ``to_json``; raises ValueError saying what is wrong with it.
+
+    The text is checked before it is parsed (size, nesting depth), every field's type is checked, and
+    ``rlcore.Scenario`` checks the rest (bounds on scores, names and texts), so whatever this returns
+    every page can show.
+    """
     if len(data) > MAX_JSON_BYTES:
-        raise ValueError(f"The file is {len(data):,} bytes; the limit is {MAX_JSON_BYTES:,}")
+        unit = "bytes" if isinstance(data, bytes) else "characters"
+        raise ValueError(f"The scenario is {len(data):,} {unit} long; the limit is {MAX_JSON_BYTES:,}")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ValueError("This is not valid JSON: it is not UTF-8 text") from None
+    if not isinstance(data, str):
+        raise ValueError(f"A scenario must be JSON text, got {type(data).__name__}")
+    depth = _depth(data)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"The JSON nests lists or objects more than {MAX_DEPTH} deep; a scenario needs "
+                         "at most 3 (an object holding samples, a list of lists of scores)")
     try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        doc = json.loads(data, parse_constant=_no_constant, parse_int=_int)
+    except ValueError as err:  # json.JSONDecodeError is a ValueError, so is _no_constant's
         raise ValueError(f"This is not valid JSON ({err})") from None
     if not isinstance(doc, dict):
         raise ValueError("The JSON must be an object with tokens, probs and samples")
+    unknown = [k for k in doc if k not in FIELDS]
+    if unknown:
+        shown = ", ".join(repr(k[:24]) for k in unknown[:3]) + (" ..." if len(unknown) > 3 else "")
+        raise ValueError(f"The JSON has fields a scenario does not use ({shown}); it may hold {', '.join(FIELDS)}")
     missing = [k for k in ("tokens", "probs", "samples") if k not in doc]
     if missing:
         raise ValueError(f"The JSON lacks {', '.join(missing)}")
@@ -123,26 +175,57 @@ def from_json(data: str | bytes) -> rlcore.Scenario:
         raise ValueError("tokens, probs and samples must be lists")
     if not MIN_TOKENS <= len(tokens) <= MAX_TOKENS:
         raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(tokens)}")
-    if not all(isinstance(t, str) and len(t) <= 24 for t in tokens):
-        raise ValueError("Every token must be a string of at most 24 characters")
+    if not all(isinstance(t, str) for t in tokens):
+        raise ValueError("Every token must be a string")
     for name in ("prompt", "prefix"):
-        if not isinstance(doc.get(name, ""), str) or len(doc.get(name, "")) > 200:
-            raise ValueError(f"{name} must be a string of at most 200 characters")
+        if not isinstance(doc.get(name, ""), str):
+            raise ValueError(f"{name} must be a string")
     conts = doc.get("continuations") or [""] * len(tokens)
-    if not isinstance(conts, list) or not all(isinstance(c, str) and len(c) <= 80 for c in conts):
-        raise ValueError("continuations must be a list of strings of at most 80 characters")
-    for group in samples:
-        if not isinstance(group, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                  for x in group):
-            raise ValueError("samples must be a list of lists of numbers")
-        if any(x < 0 for x in group):
-            raise ValueError("Judge scores must not be negative")
-    if not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in probs):
+    if not isinstance(conts, list) or not all(isinstance(c, str) for c in conts):
+        raise ValueError("continuations must be a list of strings")
+    if not all(_is_number(p) for p in probs):
         raise ValueError("probs must be numbers")
+    for i, group in enumerate(samples):
+        if not isinstance(group, list) or not all(_is_number(x) for x in group):
+            raise ValueError("samples must be a list of lists of numbers")
+        for j, x in enumerate(group):
+            if x < 0:
+                raise ValueError(f"samples[{i}][{j}] is negative; judge scores start at 0")
+            if x > MAX_SCORE:
+                raise ValueError(f"samples[{i}][{j}] is above {MAX_SCORE:,.0f}, the largest judge score "
+                                 "a scenario may hold")
     base = rlcore.ARTICLE_SCENARIO
     return rlcore.Scenario(tokens=tuple(tokens), probs=tuple(probs), samples=tuple(tuple(g) for g in samples),
                            prompt=doc.get("prompt", base.prompt), prefix=doc.get("prefix", base.prefix),
                            continuations=tuple(conts))
+
+
+def _depth(text: str) -> int:
+    """How deep the JSON text nests ``[`` and ``{`` (brackets inside strings do not count); stops early.
+
+    >>> _depth('{"a": [[1], "[[["]}'), _depth("[" * 5000)
+    (3, 4)
+    """
+    depth = deepest = 0
+    for ch in re.sub(r"[^\[\]{}]", "", _STRING.sub("", text)):
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+    return deepest
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a scenario can hold")
+
+
+def _int(text: str):
+    """JSON integers: a very long one becomes a float (inf if too large), never Python's 4,300-digit error."""
+    return int(text) if len(text) <= 4000 else float(text)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _from_url() -> None:
@@ -154,8 +237,8 @@ def _from_url() -> None:
         if len(raw) != 1:
             raise ValueError("the link repeats the scenario parameter")
         replace(from_json(raw[0]))
-    except ValueError as err:
-        st.session_state["scenario_url_notice"] = f"The scenario in this link could not be used ({err}); " \
+    except ValueError as err:  # the notice quotes the link's text: escaped, so it cannot add a link or markup
+        st.session_state["scenario_url_notice"] = f"The scenario in this link could not be used ({esc(err)}); " \
                                                   "showing the article's example instead."
 
 
@@ -174,11 +257,12 @@ def _load_file() -> None:
     upload = st.session_state.get("scenario_upload")
     if upload is None:
         return
+    name = esc(upload.name[:60])  # the file's name and the reason are visitor text: escaped for markdown
     try:
         replace(from_json(upload.getvalue()))
-        st.session_state["scenario_file_notice"] = ("success", f"Loaded {upload.name}.")
+        st.session_state["scenario_file_notice"] = ("success", f"Loaded {name}.")
     except ValueError as err:
-        st.session_state["scenario_file_notice"] = ("error", f"{upload.name} was not loaded: {err}. "
+        st.session_state["scenario_file_notice"] = ("error", f"{name} was not loaded: {esc(err)}. "
                                                     "The current example is unchanged.")
 
 
@@ -227,9 +311,9 @@ def _remove_token(i: int) -> None:
         _set_draft(rows)
 
 
-def _normalise() -> None:
+def _normalise(keep: tuple[int, ...] = ()) -> None:
     try:
-        replace(from_rows(st.session_state[DRAFT], current(), normalise=True))
+        replace(from_rows(st.session_state[DRAFT], current(), normalise=True, keep=keep))
     except ValueError as err:
         st.session_state["scenario_normalise_error"] = str(err)
 
@@ -246,7 +330,7 @@ def sidebar() -> rlcore.Scenario:
         st.caption(f"Prompt: “{esc(scenario.prompt)}” · answer so far: “{esc(scenario.prefix)}” · "
                    "the candidates for the next token:")
         summary = st.empty()  # filled once this run's edits are in
-        st.selectbox("Start from a preset", list(rlcore.PRESETS), key=PRESET, on_change=_pick_preset)
+        preset = st.empty()  # likewise: it names the preset the example now is, or says "Custom"
         # the inputs exist only while the editor is open: a closed editor costs a page rerun nothing
         with st.expander("Edit the candidates", key=EDITOR, on_change="rerun") as box:
             rows = _editor(draft) if box.open else draft
@@ -256,7 +340,7 @@ def sidebar() -> rlcore.Scenario:
         except ValueError as err:
             st.error(f"{err}. The pages keep the last valid example.", icon="⚠️")
             if "add up to" in str(err):
-                st.button("Rescale the probabilities to add up to 1", on_click=_normalise, width="stretch")
+                _rescale_button(rows, scenario)
         else:
             if new != scenario:
                 st.session_state[STATE] = scenario = new
@@ -264,6 +348,9 @@ def sidebar() -> rlcore.Scenario:
         if note:
             st.error(note)
         summary.markdown(_summary(scenario))
+        st.session_state[PRESET] = next((k for k, v in rlcore.PRESETS.items() if v == scenario), CUSTOM)
+        preset.selectbox("Start from a preset", [*rlcore.PRESETS, CUSTOM], key=PRESET, on_change=_pick_preset,
+                         help=f"“{CUSTOM}” means the example was edited, loaded or opened from a link")
         st.button("Reset", on_click=_reset, width="stretch",
                   help="Back to the article's example and every input's default")
         notice = st.session_state.pop("scenario_url_notice", None)
@@ -277,6 +364,28 @@ def sidebar() -> rlcore.Scenario:
     return scenario
 
 
+def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
+    """Offer to rescale: the probabilities just typed stay, the others share what is left of 1.
+
+    When that is not possible (every probability was changed, the typed ones exceed 1, or the others are
+    all 0), the button says that it divides every probability by their sum instead.
+    """
+    probs = [float(r["prob"]) for r in rows]
+    same_tokens = [str(r["token"]).strip() for r in rows] == list(scenario.tokens)
+    typed = tuple(i for i, p in enumerate(probs) if not same_tokens or p != scenario.probs[i])
+    room = 1.0 - math.fsum(probs[i] for i in typed)
+    others = math.fsum(p for i, p in enumerate(probs) if i not in typed)
+    if typed and len(typed) < len(rows) and room >= 0 and others > 0:
+        names = ", ".join(f"{_shown(rows[i]['token']).strip()} at {probs[i]:.3g}" for i in typed)
+        st.button(f"Rescale the others to fill {room:.3g}", on_click=_normalise, args=(typed,),
+                  width="stretch", help=f"Keeps {names} as you typed, and scales the other tokens' "
+                                        "probabilities by the same factor so that all add up to 1")
+    else:
+        total = math.fsum(probs)
+        st.button(f"Rescale all: divide each by {total:.3g}", on_click=_normalise, width="stretch",
+                  help="Divides every probability by their sum, so they add up to 1 and keep their ratios")
+
+
 def _summary(scenario: rlcore.Scenario) -> str:
     """The candidates as one small markdown table (token, probability, judge scores)."""
     lines = ["| token | π | judge scores |", "|---|---:|---|"]
@@ -288,24 +397,30 @@ def _summary(scenario: rlcore.Scenario) -> str:
 def _editor(draft: list[dict]) -> list[dict]:
     """One row of inputs per token, how each answer goes on, and Add / Remove; returns the rows as typed."""
     st.caption("A valid edit changes every page at once.")
+    for k in [k for k in st.session_state if str(k).startswith("scn_")]:
+        if isinstance(st.session_state[k], str) and _shown(st.session_state[k]) != st.session_state[k]:
+            del st.session_state[k]  # a lone surrogate has no UTF-8 form: the input could not be drawn
+            st.warning("An input held a lone surrogate (a broken half of a character, U+D800 to U+DFFF), "
+                       "which no page can show; it went back to the example's value.")
     rows = []
     for i, row in enumerate(draft):
         vis = "visible" if i == 0 else "collapsed"
         c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
-        tok = c1.text_input("token", value=row["token"], key=key("token", i), max_chars=24,
+        tok = c1.text_input("token", value=_shown(row["token"]), key=key("token", i), max_chars=MAX_TOKEN_CHARS,
                             label_visibility=vis, help="A candidate next token")
         prob = c2.number_input("prob", value=float(row["prob"]), min_value=0.0, max_value=1.0,
                                step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
                                help="The policy's probability of this token; together they add up to 1")
-        scores = c3.text_input("judge scores", value=row["scores"], key=key("scores", i), max_chars=200,
-                               label_visibility=vis,
-                               help="Scores (0–10) of sampled answers that began with this token, "
-                                    "separated by commas")
+        scores = c3.text_input("judge scores", value=_shown(row["scores"]), key=key("scores", i),
+                               max_chars=SCORES_MAX_CHARS, label_visibility=vis,
+                               help=f"Scores of sampled answers that began with this token, separated by commas: "
+                                    f"the article's judge gives 0 to 10; up to {MAX_SAMPLES} scores of at most "
+                                    f"{MAX_SCORE:,.0f}")
         rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
     st.caption("How each answer goes on after its token:")
     for i, row in enumerate(rows):
-        row["cont"] = st.text_input(f"after “{row['token']}”", value=draft[i]["cont"], key=key("cont", i),
-                                    max_chars=80)
+        row["cont"] = st.text_input(f"after “{_shown(row['token'])}”", value=_shown(draft[i]["cont"]),
+                                    key=key("cont", i), max_chars=MAX_CONT_CHARS)
     c1, c2 = st.columns(2)
     c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,
               width="stretch", help="Add a token (up to six)")
@@ -313,6 +428,15 @@ def _editor(draft: list[dict]) -> list[dict]:
               disabled=len(draft) <= MIN_TOKENS, width="stretch",
               help="Remove the last token in the list (at least two stay)")
     return rows
+
+
+def _shown(text) -> str:
+    """Text as a widget can carry it: a lone surrogate (which has no UTF-8 form) shows as U+FFFD.
+
+    >>> _shown("a\\ud800b") == "a\\ufffdb"
+    True
+    """
+    return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in str(text))
 
 
 def _files(scenario: rlcore.Scenario) -> None:

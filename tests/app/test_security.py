@@ -102,3 +102,19 @@ def test_no_streamlit_internals(path):
                 assert not (a.name.startswith("streamlit") and "._" in a.name), f"{path.name}: {a.name}"
         elif isinstance(node, ast.Attribute) and dotted(node).split(".")[0] in {"st", "streamlit"}:
             assert not node.attr.startswith("_"), f"{path.name}: {dotted(node)}"
+
+
+def test_visitor_json_is_parsed_only_by_the_guarded_reader():
+    """Only ``ui.scenario.from_json`` parses JSON, after its size and nesting checks (json.loads recurses)."""
+    found = []
+    for path in APP_FILES:
+        tree = ast.parse(path.read_text())
+        for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            found += [(path.name, fn.name) for call in calls(fn) if dotted(call.func) in {"json.loads", "json.load"}]
+    assert found == [("scenario.py", "from_json")]
+    from ui import scenario as panel
+
+    with pytest.raises(ValueError, match="deep"):
+        panel.from_json("[" * panel.MAX_JSON_BYTES)
+    with pytest.raises(ValueError, match="limit is 100,000"):
+        panel.from_json("[" * (panel.MAX_JSON_BYTES + 1))

@@ -73,7 +73,8 @@ def test_probabilities_off_by_a_little_offer_rescaling():
     rescale.click().run()
     no_exception(at)
     assert not at.error
-    assert at.session_state["scenario"].probs == pytest.approx((0.6 / 1.1, 0.3 / 1.1, 0.2 / 1.1))
+    # the 0.6 just typed stays; closed and partly share the remaining 0.4 as 0.3 : 0.2
+    assert at.session_state["scenario"].probs == pytest.approx((0.6, 0.4 * 0.3 / 0.5, 0.4 * 0.2 / 0.5))
 
 
 def test_add_and_remove_tokens_within_limits():
