@@ -6,7 +6,7 @@ import streamlit as st
 
 import rlcore
 from rlcore import length
-from ui import page
+from ui import inputs, page
 from ui.charts_after_ppo import fit_width, grouped_bars, method_colors, method_lines
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
@@ -38,10 +38,10 @@ with st.expander("Why this matters"):
 
 worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.q))]
 page.presets({
-    "Pad the worst answer": {"agg_tok": worst, "agg_len": 40},
-    "Pad the best answer": {"agg_tok": best, "agg_len": 40},
-    "Very long (80)": {"agg_len": MAX_LENGTH},
-    "Short (2 tokens)": {"agg_len": 2},
+    "Pad the worst answer": {"tok": worst, "len": 40},
+    "Pad the best answer": {"tok": best, "len": 40},
+    "Very long (80)": {"len": MAX_LENGTH},
+    "Short (2 tokens)": {"len": 2},
 })
 
 
@@ -65,24 +65,21 @@ def drift(scenario, token, long_length, method, budget, steps, lr, group_size, s
 @st.fragment
 def group_panel() -> None:
     """The padded answer and its length drive the one-step charts and the training below them."""
-    if st.session_state.get("agg_tok") not in tokens:  # the scenario changed under the selectbox
-        st.session_state.pop("agg_tok", None)
     c1, c2 = st.columns(2)
-    token = c1.selectbox("Answer to make long", tokens, index=tokens.index(worst), key="agg_tok",
-                         bind="query-params", help="The answer that starts with this token, padded or cut to the "
-                                                   "length on the right (its score stays the same).")
-    long_length = int(c2.slider("Its length in tokens", 1, MAX_LENGTH, 40, 1, key="agg_len", bind="query-params"))
+    token = inputs.selectbox("Answer to make long", tokens, worst, key="tok", where=c1,
+                             help="The answer that starts with this token, padded or cut to the length on the "
+                                  "right (its score stays the same).")
+    long_length = int(inputs.slider("Its length in tokens", 1, MAX_LENGTH, 40, 1, key="len", where=c2))
     with st.expander("More settings"):
-        matched = st.toggle("Match the step sizes", True, key="agg_matched", bind="query-params",
-                            help="Scale seq-mean-token-sum and the -norm mode so that the group's tokens weigh as "
-                                 "much in total as under token-mean: a constant factor, like a step size. Off: "
-                                 "their raw weights, 1/G and 1/(G·L_max).")
+        matched = inputs.toggle("Match the step sizes", True, key="matched",
+                                help="Scale seq-mean-token-sum and the -norm mode so that the group's tokens weigh "
+                                     "as much in total as under token-mean: a constant factor, like a step size. "
+                                     "Off: their raw weights, 1/G and 1/(G·L_max).")
         m1, m2 = st.columns(2)
-        method = m1.selectbox("Advantage", rlcore.GROUP_METHODS, key="agg_adv", bind="query-params",
-                              help="How the group's scores become advantages.")
-        budget = int(m2.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="agg_budget",
-                               bind="query-params",
-                               help="The generation limit; it must be at least the longest answer."))
+        method = inputs.selectbox("Advantage", rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m1,
+                                  help="How the group's scores become advantages.")
+        budget = int(inputs.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="budget", where=m2,
+                                   help="The generation limit; it must be at least the longest answer."))
 
     lengths, adv, push = page.run(one_group, scenario, token, long_length, method, budget, matched)
     i = scenario.index(token)
@@ -155,10 +152,10 @@ def group_panel() -> None:
         "token, and follow the padded version's share.")
     with st.expander("Training settings"):
         t1, t2, t3, t4 = st.columns(4)
-        steps = int(t1.slider("Steps", 10, 200, 60, 10, key="agg_steps", bind="query-params"))
-        lr = t2.slider("Step size η", 0.1, 5.0, 2.0, 0.1, key="agg_lr", bind="query-params")
-        group_size = int(t3.slider("Group size G", 2, 32, 8, 1, key="agg_group", bind="query-params"))
-        seed = t4.number_input("Seed", 0, 9999, 0, 1, key="agg_seed", bind="query-params")
+        steps = int(inputs.slider("Steps", 10, 200, 60, 10, key="steps", where=t1))
+        lr = inputs.slider("Step size η", 0.1, 5.0, 2.0, 0.1, key="lr", where=t2)
+        group_size = int(inputs.slider("Group size G", 2, 32, 8, 1, key="group", where=t3))
+        seed = inputs.number("Seed", 0, 9999, 0, key="seed", where=t4)
     runs = page.run(drift, scenario, token, long_length, method, budget, steps, lr, group_size, int(seed))
     step = np.arange(steps + 1)
     curves = pd.concat([pd.DataFrame({"step": step, "mode": MODE_NAMES[m], "padded share": r.long_share,
@@ -196,7 +193,7 @@ def group_panel() -> None:
 def difficulty_panel() -> None:
     """GRPO's division by the group's std against Dr. GRPO's plain centring, for binary-scored groups."""
     st.subheader("Going further: dividing by the std favours very easy and very hard prompts")
-    g = int(st.slider("Answers per prompt G", 2, 32, 8, 1, key="agg_diff_g", bind="query-params"))
+    g = int(inputs.slider("Answers per prompt G", 2, 32, 8, 1, key="diff_g"))
     curves = {m: page.run(length.difficulty_curve, g, m) for m in ADV_NAMES}
     df = pd.concat([pd.DataFrame({"answers right": c.n_right, "method": ADV_NAMES[m],
                                   "advantage of a right answer": c.right, "multiplier": c.scale})
@@ -235,3 +232,4 @@ difficulty_panel()
 
 page.show_code(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
                length.length_training, length.length_drift, length.difficulty_curve)
+page.end()

@@ -6,7 +6,7 @@ import streamlit as st
 
 import rlcore
 from rlcore import clips
-from ui import charts, page
+from ui import charts, inputs, page
 from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars, method_colors
 from ui.colors import ACCENT
 from ui.format import esc, fmt, fmt_list
@@ -14,6 +14,7 @@ from ui.format import esc, fmt, fmt_list
 NAMES = {"ppo": "PPO, symmetric ε", "clip-higher": "clip-higher (DAPO)", "cispo": "CISPO", "gspo": "GSPO"}
 COLORS = method_colors([NAMES[m] for m in clips.CLIP_METHODS])
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
+RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup(
@@ -33,10 +34,10 @@ with st.expander("Why this matters"):
         "instead of one per token, and clips whole answers.")
 
 page.presets({
-    "Small step": {"clip_lr": 0.1},
-    "Clip-higher helps": {"clip_lr": 0.2, "clip_high": 0.28},
-    "Big step": {"clip_lr": 0.6},
-    "Rare token at 0.01": {"clip_rare": 0.01},
+    "Small step": {"lr": 0.1},
+    "Clip-higher helps": {"lr": 0.2, "high": 0.28},
+    "Big step": {"lr": 0.6},
+    "Rare token at 0.01": {"rare": 0.01},
 })
 
 
@@ -51,18 +52,18 @@ def batch(scenario, lr, eps_low, eps_high, gspo_high, method):
 def batch_panel() -> None:
     """The step size and the clip range drive everything in this panel."""
     c1, c2 = st.columns(2)
-    lr = c1.slider("Size of the step already taken (η)", 0.0, 1.5, 0.2, 0.01, key="clip_lr", bind="query-params",
-                   help="One exact policy-gradient step z ← z + η·π·(Q − V) from π_old: the policy the "
-                        "next update step sees.")
-    eps_high = c2.slider("Upper clip ε_high (DAPO: 0.28)", 0.05, 0.6, 0.28, 0.01, key="clip_high",
-                         bind="query-params", help="Used by clip-higher and CISPO; PPO's symmetric clip uses ε_low.")
+    lr = inputs.slider("Size of the step already taken (η)", 0.0, 1.5, 0.2, 0.01, key="lr", where=c1,
+                       help="One exact policy-gradient step z ← z + η·π·(Q − V) from π_old: the policy the "
+                            "next update step sees.")
+    eps_high = inputs.slider("Upper clip ε_high (DAPO: 0.28)", 0.05, 0.6, 0.28, 0.01, key="high", where=c2,
+                             help="Used by clip-higher and CISPO; PPO's symmetric clip uses ε_low.")
     with st.expander("More settings"):
         m1, m2, m3 = st.columns(3)
-        eps_low = m1.slider("Lower clip ε_low (PPO's ε)", 0.05, 0.5, 0.2, 0.01, key="clip_low", bind="query-params")
-        gspo_high = m2.select_slider("GSPO's ε_high (paper 0.0004)", GSPO_RANGES, value=0.0004, key="clip_gspo",
-                                     bind="query-params", help="GSPO's ε_low is ¾ of it, as in the paper.")
-        method = m3.selectbox("Advantage", rlcore.GROUP_METHODS, key="clip_adv", bind="query-params",
-                              help="How the batch's scores become advantages (the batch is one group).")
+        eps_low = inputs.slider("Lower clip ε_low (PPO's ε)", 0.05, 0.5, 0.2, 0.01, key="low", where=m1)
+        gspo_high = inputs.select_slider("GSPO's ε_high (paper 0.0004)", GSPO_RANGES, GSPO_RANGES[0], key="gspo",
+                                         where=m2, help="GSPO's ε_low is ¾ of it, as in the paper.")
+        method = inputs.selectbox("Advantage", rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
+                                  help="How the batch's scores become advantages (the batch is one group).")
 
     b = page.run(batch, scenario, lr, eps_low, eps_high, gspo_high, method)
     n = b.actions.size
@@ -159,8 +160,7 @@ def rare_section(eps_low: float, eps_high: float) -> None:
     """How far one batch can push a token up, against its π_old: the rare-token case."""
     st.subheader("Going further: the rare token")
     c1, c2 = st.columns(2)
-    p = c1.slider("π_old of a token", 0.001, 0.99, 0.01, 0.001, key="clip_rare", format="%.3f",
-                  bind="query-params")
+    p = inputs.select_slider("π_old of a token", RARE_OLDS, 0.01, key="rare", where=c1)
     c2.caption(f"Clip ranges from the settings above: ε = {fmt(eps_low)}, ε_high = {fmt(eps_high)}.")
     sym = page.run(clips.reach, [p], eps_low)
     hi = page.run(clips.reach, [p], eps_low, eps_high)
@@ -201,3 +201,4 @@ batch_panel()
 
 page.show_code(clips.clip_batch, clips.reach, rlcore.gradient_weights, rlcore.sequence_ratio,
                rlcore.policy_gradient_step)
+page.end()

@@ -6,12 +6,11 @@ import streamlit as st
 
 import rlcore
 from rlcore import clips, length, recipes
-from ui import page
+from ui import inputs, page
 from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, fmt_list
 
-KEYS = {name: f"rc_{name}" for name in recipes.SWITCHES}
 LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
           "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
 COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
@@ -32,11 +31,8 @@ with st.expander("Why this matters"):
         "keep learning. A switch a paper does not fix is left free in the table below.")
 
 
-def preset(name: str) -> dict:
-    return {KEYS[k]: v for k, v in recipes.recipe_switches(name).items()}
-
-
-page.presets({name: preset(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
+GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
+page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -60,28 +56,18 @@ def composer() -> None:
     """The switches, the recipe they match, and this recipe against GRPO on the running example."""
     c1, c2, c3, c4 = st.columns(4)
     d1, d2, d3, d4 = st.columns(4)  # a second row, so a phone shows the switches in this order
-    switches = {
-        "baseline": c1.selectbox(LABELS["baseline"], recipes.SWITCHES["baseline"], index=2, key=KEYS["baseline"],
-                                 bind="query-params"),
-        "scale": c2.selectbox(LABELS["scale"], recipes.SWITCHES["scale"], index=1, key=KEYS["scale"],
-                              bind="query-params"),
-        "aggregation": c3.selectbox(LABELS["aggregation"], recipes.SWITCHES["aggregation"], index=1,
-                                    key=KEYS["aggregation"], bind="query-params"),
-        "ratio": c4.selectbox(LABELS["ratio"], recipes.SWITCHES["ratio"], index=1, key=KEYS["ratio"],
-                              bind="query-params"),
-        "clip": d1.selectbox(LABELS["clip"], recipes.SWITCHES["clip"], index=1, key=KEYS["clip"],
-                             bind="query-params"),
-        "kl": d2.selectbox(LABELS["kl"], recipes.SWITCHES["kl"], index=2, key=KEYS["kl"], bind="query-params"),
-        "dynamic_sampling": d3.toggle(LABELS["dynamic_sampling"], False, key=KEYS["dynamic_sampling"],
-                                      bind="query-params", help="Drop groups whose answers all scored the same "
-                                                                "and draw new ones (DAPO)."),
-    }
-    step = d4.slider("Step already taken η", 0.0, 1.0, 0.2, 0.05, key="rc_step", bind="query-params",
-                     help="One policy-gradient step moves the policy away from the one that sampled the batch; "
-                          "the ratio and the clip then decide what is left of each answer's gradient.")
+    switches = {k: inputs.selectbox(LABELS[k], recipes.SWITCHES[k], GRPO[k], key=k, where=col)
+                for k, col in zip(("baseline", "scale", "aggregation", "ratio", "clip", "kl"),
+                                  (c1, c2, c3, c4, d1, d2), strict=True)}
+    switches["dynamic_sampling"] = inputs.toggle(LABELS["dynamic_sampling"], GRPO["dynamic_sampling"],
+                                                 key="dynamic_sampling", where=d3,
+                                                 help="Drop groups whose answers all scored the same and draw new "
+                                                      "ones (DAPO).")
+    step = inputs.slider("Step already taken η", 0.0, 1.0, 0.2, 0.05, key="step", where=d4,
+                         help="One policy-gradient step moves the policy away from the one that sampled the batch; "
+                              "the ratio and the clip then decide what is left of each answer's gradient.")
     with st.expander("More settings"):
-        eps_high = st.slider("Upper clip ε_high for clip-higher and CISPO", 0.2, 0.6, 0.28, 0.01, key="rc_high",
-                             bind="query-params")
+        eps_high = inputs.slider("Upper clip ε_high for clip-higher and CISPO", 0.2, 0.6, 0.28, 0.01, key="high")
     switches = page.run(recipes.check_switches, switches)
 
     matches = recipes.match_recipe(switches)
@@ -187,3 +173,4 @@ with st.expander("The recipe table: which switch values define each recipe"):
 
 page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
                recipes.recipe_clip, length.length_push, clips.clip_batch)
+page.end()

@@ -203,6 +203,58 @@ __all__ += [  # after PPO: aggregation, ratios and clips; KL gradients, off-poli
     "sequence_ratio", "token_weights", "truncated_is_weights",
 ]
 
+from .clips import CLIP_METHODS, GSPO_EPS, ClipBatch, Reach, clip_batch, reach  # noqa: E402
+from .collapse import (  # noqa: E402
+    TRENDS,
+    EntropyTrace,
+    PassAtK,
+    correct_shares,
+    entropy_trace,
+    pass_at_k_questions,
+    pass_at_k_sampled,
+    trend,
+)
+from .kl_placement import FOLLOWS, PLACEMENTS, KLPlacements, kl_placements  # noqa: E402
+from .length import (  # noqa: E402
+    DifficultyCurve,
+    LengthDrift,
+    LengthPush,
+    LengthRun,
+    difficulty_curve,
+    length_drift,
+    length_push,
+    length_step,
+    length_training,
+    with_long_version,
+)
+from .mismatch import MISMATCH_KINDS, MismatchStudy, lowest_error, mismatch_study, top_p_probs  # noqa: E402
+from .recipes import (  # noqa: E402
+    RECIPES,
+    SWITCHES,
+    NamedRecipe,
+    RecipeGradient,
+    check_switches,
+    differences,
+    match_recipe,
+    recipe,
+    recipe_advantages,
+    recipe_clip,
+    recipe_distances,
+    recipe_gradient,
+    recipe_switches,
+)
+
+__all__ += [  # pages 10-15: length, clips after PPO, recipes, KL placement, entropy and pass@k, sampler mismatch
+    "CLIP_METHODS", "FOLLOWS", "GSPO_EPS", "MISMATCH_KINDS", "PLACEMENTS", "RECIPES", "SWITCHES", "TRENDS",
+    "ClipBatch", "DifficultyCurve", "EntropyTrace", "KLPlacements", "LengthDrift", "LengthPush", "LengthRun",
+    "MismatchStudy", "NamedRecipe", "PassAtK", "Reach", "RecipeGradient",
+    "check_switches", "clip_batch", "correct_shares", "differences", "difficulty_curve", "entropy_trace",
+    "kl_placements", "length_drift", "length_push", "length_step", "length_training", "lowest_error",
+    "match_recipe", "mismatch_study", "pass_at_k_questions", "pass_at_k_sampled", "reach", "recipe",
+    "recipe_advantages", "recipe_clip", "recipe_distances", "recipe_gradient", "recipe_switches", "top_p_probs",
+    "trend", "with_long_version",
+]
+
 _MOVED_TO_UI_PREP = ("SeedBands", "dead_share", "seed_bands", "thin_steps")
 
 

@@ -18,6 +18,18 @@ GSPO_EPS = (3e-4, 4e-4)
 """GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
 
 
+def eps_pair(name: str, value) -> tuple[float, float]:
+    """A clip range (ε_low, ε_high): two finite numbers > 0; ValueError naming ``name`` otherwise."""
+    try:
+        pair = tuple(value)
+    except TypeError:
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}") from None
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}")
+    low, high = (positive(name, e) for e in pair)
+    return low, high
+
+
 class Reach(NamedTuple):
     """How far one batch can move each token before its clip stops it."""
 
@@ -102,7 +114,7 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
     if low in (0.0, 1.0):
         raise ValueError(f"eps_low must lie strictly between 0 and 1, got {low!r}")
     high = positive("eps_high", eps_high)
-    g_low, g_high = (positive("gspo_eps", e) for e in gspo_eps)
+    g_low, g_high = eps_pair("gspo_eps", gspo_eps)
     if method not in GROUP_METHODS:
         raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
 

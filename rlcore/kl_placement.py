@@ -85,6 +85,8 @@ def kl_placements(pi, pi_ref) -> KLPlacements:
     r = ref[s] / p[s]
     per_token = np.stack([ell, 0.5 * ell**2, r - 1.0 - np.log(r)])   # [3, support]
     mean = per_token @ p[s]
-    var = np.maximum((per_token**2) @ p[s] - mean**2, 0.0)
-    return KLPlacements(grads, g.reverse, g.forward, follows, np.clip(cosine, -1.0, 1.0), mean, np.sqrt(var),
+    centred = per_token - mean[:, None]
+    top = np.maximum(np.abs(centred).max(axis=1), np.finfo(np.float64).tiny)  # rescaled: (π_ref/π)² may overflow
+    sd = top * np.sqrt(((centred / top[:, None]) ** 2) @ p[s])
+    return KLPlacements(grads, g.reverse, g.forward, follows, np.clip(cosine, -1.0, 1.0), mean, sd,
                         per_token.min(axis=1), float(max(mean[0], 0.0)))

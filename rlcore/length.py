@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_samples, as_vector, count, non_negative, rng_from
+from ._checks import _show, as_array, as_probs, as_samples, as_vector, count, non_negative, rng_from
 from .aggregation import AGGREGATION_MODES, _answer_weights, _choice
 from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages, group_advantages
 from .policy import logits_from_probs
@@ -17,6 +17,20 @@ def _lengths(name: str, value) -> np.ndarray:
     if np.any(lens < 1) or np.any(lens != np.round(lens)):
         raise ValueError(f"{name} must hold whole numbers >= 1, got {lens.tolist()[:8]}")
     return lens
+
+
+def _array(name: str, value) -> np.ndarray:
+    """``np.asarray`` of a rectangular list; a ragged one raises ValueError naming ``name``."""
+    try:
+        return np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a rectangular array, got {_show(value)}") from None
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _budget(max_len, lens: np.ndarray) -> int:
@@ -62,7 +76,7 @@ def length_push(lengths, advantages, max_len: int | None = None, match_step: boo
         raise ValueError(f"lengths and advantages must have the same length, got {lens.size} and {adv.size}")
     top = _budget(max_len, lens)
     w = np.stack([_answer_weights(lens, mode, top) for mode in AGGREGATION_MODES])
-    if match_step:
+    if _flag("match_step", match_step):
         w[2:] *= np.array([[1.0 / lens.mean()], [top / lens.mean()]])
     return LengthPush(w, w * adv, w * adv * lens)
 
@@ -91,16 +105,16 @@ def length_step(logits, actions, advantages, lengths, mode: str, lr: float, max_
     >>> length_step([[0.0, 0.0]], [[0, 1]], [[-1.0, 1.0]], [1, 3], "seq-mean-token-mean", 1.0).round(4).tolist()
     [[-0.3333, 0.3333]]
     """
-    z = np.asarray(logits, dtype=float)
+    z = as_array("logits", logits)
     if z.ndim != 2 or z.size == 0 or not np.all(np.isfinite(z)):
         raise ValueError(f"logits must be a finite 2-D array [runs, candidates], got shape {z.shape}")
     lens = _lengths("lengths", lengths)
     if lens.size != z.shape[1]:
         raise ValueError(f"lengths must have one entry per candidate ({z.shape[1]}), got {lens.size}")
-    a = np.asarray(actions)
+    a = _array("actions", actions)
     if a.ndim != 2 or a.shape[0] != z.shape[0] or a.dtype.kind not in "iu" or np.any(a < 0) or np.any(a >= lens.size):
         raise ValueError(f"actions must be whole numbers in [0, {lens.size - 1}], shape [runs, G], got {a.shape}")
-    adv = np.asarray(advantages, dtype=float)
+    adv = as_array("advantages", advantages)
     if adv.shape != a.shape or not np.all(np.isfinite(adv)):
         raise ValueError(f"advantages must be finite with the shape of actions {a.shape}, got {adv.shape}")
     mode = _choice("mode", mode, AGGREGATION_MODES)
@@ -170,7 +184,7 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
     runs = count("n_runs", n_runs, low=1, high=1000)
     rng = rng_from("seed", seed)
     top = _budget(max_len, lens)
-    if match_step:
+    if _flag("match_step", match_step):
         eta *= {"seq-mean-token-sum": 1.0 / (p @ lens), "seq-mean-token-sum-norm": top / (p @ lens)}.get(mode, 1.0)
 
     q = np.array([s.mean() for s in groups])

@@ -33,6 +33,7 @@ def top_p_probs(probs, top_p: float) -> np.ndarray:
     before = np.concatenate([[0.0], np.cumsum(p[order])[:-1]])  # mass of the likelier tokens
     keep = np.zeros(p.size, dtype=bool)
     keep[order] = (before < top - 1e-12) & (p[order] > 0)
+    keep[order[0]] = True  # the likeliest token, whatever p (a p below 1e-12 kept nothing: 0/0)
     mu = np.where(keep, p, 0.0)
     return mu / mu.sum()
 
@@ -58,7 +59,10 @@ def _engine_probs(p: np.ndarray, kind: str, level: float, rng, shape) -> np.ndar
     if kind == "temperature":
         return np.broadcast_to(temperature_probs(p, positive("level", level)), (*shape, p.size))
     if kind == "top-p":
-        return np.broadcast_to(top_p_probs(p, level), (*shape, p.size))
+        top = in_range("level", level, 0.0, 1.0)
+        if top <= 0:
+            raise ValueError(f"level (the nucleus top_p) must be > 0, got {top!r}")
+        return np.broadcast_to(top_p_probs(p, top), (*shape, p.size))
     sigma = non_negative("level", level)
     logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), -np.inf)
     z = logp + sigma * rng.standard_normal((*shape, p.size))
@@ -145,6 +149,8 @@ def lowest_error(study: MismatchStudy, cap_index: int) -> tuple[str, ...]:
 
     Several when they tie within a relative 1e-9 (e.g. truncate, mask and full weights when no weight exceeds C).
     """
+    if not isinstance(study, MismatchStudy):
+        raise ValueError(f"study must be a MismatchStudy (from mismatch_study), got {_show(study)}")
     i = count("cap_index", cap_index, low=0, high=study.caps.size - 1)
     mse = study.mse[:, i]
     low = float(mse.min())

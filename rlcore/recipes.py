@@ -8,6 +8,7 @@ import numpy as np
 
 from ._checks import _show, as_vector, positive
 from .aggregation import AGGREGATION_MODES, gradient_weights
+from .clips import GSPO_EPS, eps_pair
 from .credit import GROUP_EPS
 
 SWITCHES: dict[str, tuple] = {
@@ -60,16 +61,17 @@ RECIPES = (
 REFERENCE = "GRPO"
 
 
-def check_switches(switches) -> dict:
-    """``switches`` as a dict holding a valid value for every switch; ValueError naming the first bad one."""
+def check_switches(switches, name: str = "switches") -> dict:
+    """``switches`` as a dict holding a valid value for every switch; ValueError naming the first bad one
+    (``name`` is what the messages call the whole dict)."""
     if not isinstance(switches, dict):
-        raise ValueError(f"switches must be a dict of {', '.join(SWITCHES)}, got {_show(switches)}")
+        raise ValueError(f"{name} must be a dict of {', '.join(SWITCHES)}, got {_show(switches)}")
     missing = [k for k in SWITCHES if k not in switches]
     if missing:
-        raise ValueError(f"switches must set {', '.join(missing)}")
+        raise ValueError(f"{name} must set {', '.join(missing)}")
     extra = [k for k in switches if k not in SWITCHES]
     if extra:
-        raise ValueError(f"switches has unknown entries {extra}; the switches are {', '.join(SWITCHES)}")
+        raise ValueError(f"{name} has unknown entries {extra}; the switches are {', '.join(SWITCHES)}")
     for key, options in SWITCHES.items():
         value = switches[key]
         if not any(value is o or (type(value) is type(o) and value == o) for o in options):
@@ -77,17 +79,17 @@ def check_switches(switches) -> dict:
     return dict(switches)
 
 
-def recipe(name: str) -> NamedRecipe:
-    """The named recipe ``name`` (one of ``RECIPES``)."""
+def recipe(name: str, *, arg: str = "name") -> NamedRecipe:
+    """The named recipe ``name`` (one of ``RECIPES``); ``arg`` is what the error calls it."""
     for r in RECIPES:
-        if r.name == name:
+        if isinstance(name, str) and r.name == name:
             return r
-    raise ValueError(f"name must be one of {', '.join(r.name for r in RECIPES)}; got {_show(name)}")
+    raise ValueError(f"{arg} must be one of {', '.join(r.name for r in RECIPES)}; got {_show(name)}")
 
 
 def recipe_switches(name: str, base: dict | None = None) -> dict:
     """A full set of switches for the named recipe: its defining values over ``base`` (default: GRPO's)."""
-    start = dict(recipe(REFERENCE).switches if base is None else check_switches(base))
+    start = dict(recipe(REFERENCE).switches if base is None else check_switches(base, "base"))
     return check_switches({**start, **recipe(name).switches})
 
 
@@ -115,7 +117,7 @@ def differences(switches, reference: str = REFERENCE) -> tuple[tuple[str, object
     (('scale', 'none', 'group std'), ('aggregation', 'seq-mean-token-sum-norm', 'seq-mean-token-mean'))
     """
     s = check_switches(switches)
-    ref = recipe(reference).switches
+    ref = recipe(reference, arg="reference").switches
     return tuple((k, s[k], ref[k]) for k in SWITCHES if k in ref and s[k] != ref[k])
 
 
@@ -171,12 +173,12 @@ class RecipeGradient(NamedTuple):
     """What a recipe's ratio and clip leave of each answer's gradient once the policy has moved."""
 
     weights: np.ndarray  # [n]: coefficient of ∇log π of the answer's tokens
-    stopped: np.ndarray  # [n] bool: the clip gives it no gradient although its advantage is not 0
+    stopped: np.ndarray  # [n] bool: the clip gives it no gradient although ratio·advantage is not 0
     kept: np.ndarray     # [n]: weights ÷ the unclipped ratio·Â (1 where nothing is clipped or Â = 0)
 
 
 def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2, eps_high: float = 0.28,
-                    gspo_eps: tuple[float, float] = (3e-4, 4e-4)) -> RecipeGradient:
+                    gspo_eps: tuple[float, float] = GSPO_EPS) -> RecipeGradient:
     """Each answer's gradient weight under the switches' ratio and clip (``gradient_weights``).
 
     ratio none: one on-policy step, g = Â; token ratio: g = ρ·Â unclipped, or PPO / clip-higher / CISPO as
@@ -187,8 +189,8 @@ def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2
         seq_ratio: shape [n], GSPO's answer ratio s.
         advantages: shape [n], Â.
         switches: as in ``check_switches``.
-        eps_low, eps_high: the token clip range.
-        gspo_eps: GSPO's (ε_low, ε_high).
+        eps_low, eps_high: the token clip range, each > 0 (checked whichever clip the switches choose).
+        gspo_eps: GSPO's (ε_low, ε_high), each > 0.
 
     Returns:
         RecipeGradient(weights, stopped, kept).
@@ -206,6 +208,11 @@ def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2
     if not rho.size == seq.size == adv.size:
         raise ValueError(f"ratio, seq_ratio and advantages must have the same length, got {rho.size}, {seq.size}, "
                          f"{adv.size}")
+    for name, r in (("ratio", rho), ("seq_ratio", seq)):
+        if np.any(r < 0):
+            raise ValueError(f"{name} must be >= 0 (a ratio of probabilities), got {_show(r)}")
+    eps_low, eps_high = positive("eps_low", eps_low), positive("eps_high", eps_high)
+    gspo_eps = eps_pair("gspo_eps", gspo_eps)
     clip = recipe_clip(s)
     unclipped = adv * {"none": 1.0, "token": rho, "sequence": seq}[s["ratio"]]
     if clip is None:
@@ -216,4 +223,5 @@ def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2
         method = "cispo" if clip == "cispo" else "ppo"
         w = gradient_weights(rho, adv, method, eps_low, eps_low if clip == "ppo" else eps_high)
     safe = np.where(unclipped != 0, unclipped, 1.0)
-    return RecipeGradient(w, (w == 0) & (adv != 0), np.where(unclipped != 0, w / safe, 1.0))
+    # stopped by the clip: a gradient ratio·Â that the clip sets to 0 (ρ = 0 leaves nothing to stop)
+    return RecipeGradient(w, (w == 0) & (unclipped != 0), np.where(unclipped != 0, w / safe, 1.0))

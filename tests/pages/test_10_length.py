@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("10_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)),
                        continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
@@ -41,13 +42,13 @@ def test_defaults_by_hand():
 @pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (70, DAPO_HARDER)])
 def test_prediction_follows_the_length(n, answer):
     # 1/(3n) against 1/(n + 22): equal at n = 11, where n is the group's mean length (11 + 14 + 8 = 33)
-    at = run_page(PAGE, state={"agg_len": n})
+    at = run_page(PAGE, inputs={"len": n})
     at.radio(key="predict_agg").set_value(answer).run()
     assert at.success, (n, answer)
 
 
 def test_raw_weights_when_steps_are_not_matched():
-    at = run_page(PAGE, state={"agg_matched": False, "agg_budget": 100})
+    at = run_page(PAGE, inputs={"matched": False, "budget": 100})
     np.testing.assert_allclose(weights(at, TOKEN_SUM), [1 / 3] * 3)
     np.testing.assert_allclose(weights(at, "token-sum-norm · Dr. GRPO"), [1 / 300] * 3)   # 1/(G·L_max)
 
@@ -69,20 +70,20 @@ def test_difficulty_numbers():
 
 
 @pytest.mark.parametrize(("key", "value"), [
-    ("agg_tok", "partly"), ("agg_len", 5), ("agg_adv", "dr_grpo"), ("agg_matched", False), ("agg_steps", 30),
-    ("agg_lr", 1.0), ("agg_group", 4), ("agg_seed", 3), ("agg_diff_g", 4)])
+    ("tok", "partly"), ("len", 5), ("adv", "dr_grpo"), ("matched", False), ("steps", 30),
+    ("lr", 1.0), ("group", 4), ("seed", 3), ("diff_g", 4)])
 def test_each_input_moves_the_charts(key, value):
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    widget = {"agg_tok": at.selectbox, "agg_adv": at.selectbox, "agg_matched": at.toggle,
-              "agg_seed": at.number_input}.get(key, at.slider)
-    widget(key=key).set_value(value).run()
+    widget = {"tok": at.selectbox, "adv": at.selectbox, "matched": at.toggle,
+              "seed": at.number_input}.get(key, at.slider)
+    widget(key=K(key)).set_value(value).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
 
 
 def test_budget_below_the_longest_answer_is_an_error():
-    at = run_page(PAGE, state={"agg_budget": 10})
+    at = run_page(PAGE, inputs={"budget": 10})
     no_exception(at)
     assert at.error and "max_len" in at.error[0].value
 
@@ -90,15 +91,15 @@ def test_budget_below_the_longest_answer_is_an_error():
 def test_presets():
     at = run_page(PAGE)
     at.button(key="view_Pad the best answer").click().run()
-    assert at.selectbox(key="agg_tok").value == "partly" and at.slider(key="agg_len").value == 40
+    assert at.selectbox(key=K("tok")).value == "partly" and at.slider(key=K("len")).value == 40
     at.button(key="view_Short (2 tokens)").click().run()
-    assert at.slider(key="agg_len").value == 2
+    assert at.slider(key=K("len")).value == 2
 
 
 def test_an_edited_scenario():
     at = run_page(PAGE, scenario=FOUR)
     no_exception(at)
-    assert at.selectbox(key="agg_tok").value == "no"          # the worst answer is padded by default
+    assert at.selectbox(key=K("tok")).value == "no"          # the worst answer is padded by default
     lengths = [len(rlcore.answer_tokens(FOUR, t)) for t in FOUR.tokens]
     lengths[1] = 40
     np.testing.assert_allclose(weights(at, GRPO), [1 / (4 * n) for n in lengths])
@@ -116,8 +117,9 @@ def test_typed_edit_and_a_bad_score():
     assert at.error
 
 
-@pytest.mark.parametrize("query", [{"agg_len": "abc"}, {"agg_len": "999"}, {"agg_tok": "<b>"}, {"agg_adv": "x"}])
+@pytest.mark.parametrize("query", [{"len": "abc"}, {"len": "999"}, {"tok": "<b>"}, {"adv": "x"}])
 def test_hostile_query_parameters_fall_back(query):
     at = run_page(PAGE, query=query)
     no_exception(at)
-    assert at.slider(key="agg_len").value == 40 and at.selectbox(key="agg_tok").value == "open"
+    assert at.slider(key=K("len")).value == 40 and at.selectbox(key=K("tok")).value == "open"
+    assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("11_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)),
                        continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
@@ -61,19 +62,19 @@ def test_rare_token_numbers():
     assert "A likely token (0.9) reaches 1 +0.1" in text
 
 
-@pytest.mark.parametrize(("key", "value"), [("clip_lr", 0.7), ("clip_high", 0.5), ("clip_low", 0.1),
-                                             ("clip_gspo", 0.2), ("clip_adv", "dr_grpo"), ("clip_rare", 0.5)])
+@pytest.mark.parametrize(("key", "value"), [("lr", 0.7), ("high", 0.5), ("low", 0.1), ("gspo", 0.2),
+                                             ("adv", "dr_grpo"), ("rare", 0.5)])
 def test_each_input_moves_the_charts(key, value):
     at = run_page(PAGE)
     before = chart_fingerprint(at)
-    widget = {"clip_gspo": at.select_slider, "clip_adv": at.selectbox}.get(key, at.slider)
-    widget(key=key).set_value(value).run()
+    widget = {"gspo": at.select_slider, "rare": at.select_slider, "adv": at.selectbox}.get(key, at.slider)
+    widget(key=K(key)).set_value(value).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
 
 
 def test_no_step_clips_nothing():
-    at = run_page(PAGE, state={"clip_lr": 0.0})
+    at = run_page(PAGE, inputs={"lr": 0.0})
     df = data(at, WEIGHTS)
     assert not df["clipped"].any()
     np.testing.assert_allclose(df["token ratio ρ"], 1.0)
@@ -82,14 +83,14 @@ def test_no_step_clips_nothing():
 def test_preset_sets_the_step():
     at = run_page(PAGE)
     at.button(key="view_Big step").click().run()
-    assert at.slider(key="clip_lr").value == 0.6
+    assert at.slider(key=K("lr")).value == 0.6
     at.button(key="view_Rare token at 0.01").click().run()
-    assert at.slider(key="clip_rare").value == 0.01
+    assert at.select_slider(key=K("rare")).value == 0.01
 
 
 @pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
 def test_prediction_under_an_edited_scenario(lr):
-    at = run_page(PAGE, scenario=FOUR, state={"clip_lr": lr})
+    at = run_page(PAGE, scenario=FOUR, inputs={"lr": lr})
     no_exception(at)
     answer = expected_answer(FOUR, lr)
     at.radio(key="predict_clip").set_value(answer).run()
@@ -114,8 +115,9 @@ def test_a_dead_batch_is_explained():
     assert any("same score" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize("query", [{"clip_lr": "abc"}, {"clip_lr": "9"}, {"clip_gspo": "7"}, {"clip_adv": "<b>"}])
+@pytest.mark.parametrize("query", [{"lr": "abc"}, {"lr": "9"}, {"gspo": "7"}, {"adv": "<b>"}])
 def test_hostile_query_parameters_fall_back(query):
     at = run_page(PAGE, query=query)
     no_exception(at)
-    assert at.slider(key="clip_lr").value == 0.2
+    assert at.slider(key=K("lr")).value == 0.2
+    assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input

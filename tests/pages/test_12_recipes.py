@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
 PAGE = page_file("12_")
+K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)),
                        continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
@@ -44,9 +45,9 @@ def test_presets_light_their_recipe(name):
 
 def test_switches_compose_cispo_and_the_nearest_hint():
     at = run_page(PAGE)
-    at.selectbox(key="rc_aggregation").set_value("token-mean").run()
+    at.selectbox(key=K("aggregation")).set_value("token-mean").run()
     assert not lit(at) and "Nearest" in at.info[0].value          # GRPO with token-mean is no named recipe
-    at.selectbox(key="rc_clip").set_value("cispo").run()
+    at.selectbox(key=K("clip")).set_value("cispo").run()
     assert lit(at) == ["CISPO"]
     df = data(at, "Weight of one token")
     np.testing.assert_allclose(df[df["recipe"] == "this recipe"]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
@@ -70,20 +71,20 @@ def test_prediction_and_dr_grpo_numbers():
 
 def test_rloo_stops_nothing_with_an_on_policy_step():
     at = run_page(PAGE)
-    for key, value in {"rc_baseline": "leave-one-out", "rc_scale": "none", "rc_ratio": "none", "rc_clip": "none",
-                       "rc_kl": "in reward"}.items():
-        at.selectbox(key=key).set_value(value).run()
+    for key, value in {"baseline": "leave-one-out", "scale": "none", "ratio": "none", "clip": "none",
+                       "kl": "in reward"}.items():
+        at.selectbox(key=K(key)).set_value(value).run()
     assert lit(at) == ["RLOO"]
     at.radio(key="predict_recipe").set_value("larger").run()
     assert "nothing is clipped" in page_text(at)
 
 
-@pytest.mark.parametrize(("key", "value"), [("rc_baseline", "none"), ("rc_scale", "none"),
-                                             ("rc_aggregation", "seq-mean-token-sum")])
+@pytest.mark.parametrize(("key", "value"), [("baseline", "none"), ("scale", "none"),
+                                             ("aggregation", "seq-mean-token-sum")])
 def test_switches_move_the_charts(key, value):
     at = run_page(PAGE, state={"predict_recipe": "larger"})
     before = chart_fingerprint(at)
-    at.selectbox(key=key).set_value(value).run()
+    at.selectbox(key=K(key)).set_value(value).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
 
@@ -92,12 +93,12 @@ def test_the_step_slider_moves_the_clip_chart():
     at = run_page(PAGE)
     before = data(at, "Gradient left after")
     assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
-    at.slider(key="rc_step").set_value(0.0).run()
+    at.slider(key=K("step")).set_value(0.0).run()
     np.testing.assert_allclose(data(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
 
 
 def test_the_clip_switch_changes_the_clip_count():
-    at = run_page(PAGE, state={"predict_recipe": "larger", "rc_clip": "clip-higher"})
+    at = run_page(PAGE, state={"predict_recipe": "larger"}, inputs={"clip": "clip-higher"})
     # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27): the symmetric clip stops its 2 answers, clip-higher none
     assert "the clip stops 0 of the 10 answers (GRPO: 2)" in page_text(at)
 
@@ -109,7 +110,7 @@ def test_an_edited_scenario_and_a_dead_group():
     at.button(key="view_DAPO").click().run()
     at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
     assert at.success
-    at = run_page(PAGE, scenario=FLAT, state={"rc_dynamic_sampling": True})
+    at = run_page(PAGE, scenario=FLAT, inputs={"dynamic_sampling": True})
     at.radio(key="predict_recipe").set_value("the same").run()
     no_exception(at)
     assert "dynamic sampling drops this group" in page_text(at)
@@ -122,8 +123,9 @@ def test_typed_edit_and_a_bad_score():
     assert at.error
 
 
-@pytest.mark.parametrize("query", [{"rc_clip": "hard"}, {"rc_baseline": "<b>"}, {"rc_high": "x"}])
+@pytest.mark.parametrize("query", [{"clip": "hard"}, {"baseline": "<b>"}, {"high": "x"}])
 def test_hostile_query_parameters_fall_back(query):
     at = run_page(PAGE, query=query)
     no_exception(at)
     assert lit(at) == ["GRPO"]
+    assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input

@@ -1575,10 +1575,10 @@ def _(draw):
     ratio = draw(st.one_of(vector(RATIO, n), vector(vector(RATIO, t), n)))
     if np.ndim(ratio) == 1:
         adv = draw(st.one_of(ADV, vector(ADV, n)))
-        wrong = [[0.0] * (n + 1)] if n > 1 else [[0.0, 0.0]]
+        wrong = [[0.0] * (n + 1)] if n > 1 else []  # against one ratio any length broadcasts
     else:
         adv = draw(st.one_of(ADV, vector(vector(ADV, 1), n), vector(vector(ADV, t), n)))
-        wrong = [[[0.0]] * (n + 1)]
+        wrong = [[[0.0]] * (n + 1)] if n > 1 else []  # against one row any number of rows broadcasts
     bad_ratio = st.sampled_from([[], [NAN], [1.0, INF], [-0.5], "abc", ["a"], None])
     bad_adv = st.sampled_from([[], [NAN], [-INF], "abc", None, *wrong])
     both = ("ratio", "advantages")
@@ -1607,7 +1607,7 @@ def _check_kl_gradients(out, kw):
 
 
 @spec("kl_gradients", _check_kl_gradients)
-def _(draw):
+def _kl_pair(draw):
     k = draw(K)
     pi, ref = draw(probs(k, positive=True)), draw(probs(k, positive=True))
     if draw(st.booleans()):  # a token neither can write
@@ -1682,9 +1682,8 @@ def _(draw):
     k = draw(st.one_of(ks, vector(ks, n), vector(vector(ks, 1), 2)))
     both = ("p", "k")
     bad_p = st.sampled_from([NAN, INF, -0.1, 1.1, "abc", None, 1j, [0.5, NAN], []])
-    bad_k = st.sampled_from([0, 1.5, "3", None, NAN, INF, -2, [1, 2.5], [], [1] * (n + 1) if n > 1 else [1, 1]])
-    if n == 1 and not np.ndim(p):
-        bad_k = st.sampled_from([0, 1.5, "3", None, NAN, INF, -2, [1, 2.5], []])
+    bad_k = st.sampled_from([0, 1.5, "3", None, NAN, INF, -2, [1, 2.5], []]
+                            + ([[1] * (n + 1)] if np.ndim(p) and n > 1 else []))  # a scalar p broadcasts to any k
     return {"p": P(p, bad_p, both), "k": P(k, bad_k, both)}
 
 
@@ -1694,6 +1693,500 @@ def _(draw):
     c, k = draw(st.integers(0, n)), draw(st.integers(1, n))
     return {"n": P(n, bad_count(1, 10**6), ("n", "c", "k")), "c": P(c, bad_count(0, n)),
             "k": P(k, bad_count(1, n))}
+
+
+# --- clips.py, length.py, recipes.py (pages 10-12) ---------------------------------------------------------
+
+def _check_reach(out, kw):
+    assert isinstance(out, rlcore.Reach)
+    p = np.asarray(kw["p_old"], dtype=float)
+    low, high, rise = (arr(x, p.shape) for x in out)
+    assert np.all((low >= 0) & (low <= p) & (p <= high) & (high <= 1)), (low, p, high)
+    np.testing.assert_allclose(rise, high - p)
+
+
+@spec("reach", _check_reach)
+def _(draw):
+    p_old = draw(st.one_of(UNIT, vector(UNIT, draw(st.integers(1, 6))), vector(vector(UNIT, 2), 2)))
+    bad = st.one_of(BAD_VECTOR, st.sampled_from([[-0.1], [0.5, 1.1], -1e-12, 2.0, NAN]))
+    return {"p_old": P(p_old, bad), "eps_low": P(draw(POS), BAD_POS),
+            "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS)}
+
+
+def _scored_lengths(draw, k, *, top=200):
+    """One answer length per token, 1 ≤ |o| ≤ ``top`` (how long an answer a page pads to), whole numbers."""
+    lengths = draw(vector(st.integers(1, top), k))
+    bad = st.one_of(bad_vector(k, 1.0), st.sampled_from([[0] * k, [1.5] * k, [-1] * k]))
+    return lengths, bad
+
+
+BAD_GROUP_METHOD = st.sampled_from(["GRPO", "", None, "ppo", 3])
+BAD_PAIR = st.sampled_from([3, None, "ab", (0.1,), (0.1, 0.2, 0.3), (0.0, 0.1), (0.1, NAN), (-0.1, 0.2), [[0.1]]])
+
+
+def _check_clip_batch(out, kw):
+    assert isinstance(out, rlcore.ClipBatch)
+    p = np.asarray(kw["probs"])
+    live = [k for k in range(len(p)) if p[k] > 0]
+    n = sum(len(kw["samples"][k]) for k in live)
+    actions = arr(out.actions, (n,), dtype=int)
+    assert set(actions.tolist()) <= set(live)
+    for name in ("scores", "advantages", "lengths"):
+        arr(getattr(out, name), (n,))
+    is_probs(out.p_old, len(p))
+    is_probs(out.p_new, len(p))
+    assert np.all(arr(out.ratio, (n,)) >= 0) and np.all(arr(out.seq_ratio, (n,)) >= 0)
+    arr(out.weights, (4, n))
+    clipped = arr(out.clipped, (4, n), dtype=bool)
+    assert not clipped[2].any(), "CISPO never drops a gradient"
+
+
+@spec("clip_batch", _check_clip_batch, examples=100)
+def _(draw):
+    k = draw(K)
+    lengths, bad_lengths = _scored_lengths(draw, k)
+    return {"probs": P(draw(probs(k)), bad_probs(k), ("probs", "samples", "lengths")),
+            "samples": P(draw(samples(k)), bad_samples(k), ("samples", "probs")),
+            "lengths": P(lengths, bad_lengths, ("lengths", "probs")),
+            "lr": P(draw(NONNEG_MODEST), BAD_NONNEG),
+            "eps_low": P(draw(UNIT_OPEN), st.one_of(BAD_POS, st.just(1.0))),
+            "eps_high": P(draw(POS), BAD_POS),
+            "gspo_eps": P(draw(st.tuples(POS, POS)), BAD_PAIR),
+            "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), BAD_GROUP_METHOD)}
+
+
+def _check_length_push(out, kw):
+    assert isinstance(out, rlcore.LengthPush)
+    n = len(kw["lengths"])
+    w = arr(out.weights, (4, n))
+    assert np.all(w > 0)
+    lens = np.asarray(kw["lengths"], float)
+    assert abs(w[0] @ lens - 1) <= 1e-9 and abs(w[1] @ lens - 1) <= 1e-9  # token-mean, seq-mean-token-mean
+    np.testing.assert_allclose(arr(out.per_token, (4, n)), w * np.asarray(kw["advantages"]))
+    np.testing.assert_allclose(arr(out.per_answer, (4, n)), w * np.asarray(kw["advantages"]) * lens)
+
+
+def _budget_param(draw, lengths):
+    longest = max(lengths)
+    bad = [0, 1.5, "3", True, NAN, INF, [2]] + ([longest - 1] if longest > 1 else [])
+    return P(draw(st.one_of(st.none(), st.integers(longest, longest + 50), st.just(10**6))), st.sampled_from(bad))
+
+
+@spec("length_push", _check_length_push)
+def _(draw):
+    n = draw(st.integers(1, 8))
+    lengths, bad_lengths = _scored_lengths(draw, n, top=10**6)
+    both = ("lengths", "advantages")
+    return {"lengths": P(lengths, bad_lengths, both),
+            "advantages": P(draw(vector(ADV, n)), bad_vector(n), both),
+            "max_len": _budget_param(draw, lengths),
+            "match_step": P(draw(st.booleans()), st.sampled_from([None, "yes", 1, 0.5, [True]]))}
+
+
+def _check_length_step(out, kw):
+    arr(out, np.shape(kw["logits"]))
+
+
+@spec("length_step", _check_length_step)
+def _(draw):
+    s, k, g = draw(st.integers(1, 3)), draw(K), draw(st.integers(1, 5))
+    lengths, bad_lengths = _scored_lengths(draw, k)
+    shape_names = ("logits", "actions", "advantages", "lengths")
+    bad_logits = st.sampled_from([[[NAN] * k] * s, [[INF] * k] * s, [0.0] * k, [[0.0] * k, [0.0]], "abc", None, [[]]])
+    bad_actions = st.sampled_from([[[k] * g] * s, [[-1] * g] * s, [[0.5] * g] * s, [[True] * g] * s, [0] * g,
+                                   [[0] * g, [0]], "abc", None, [[0] * (g + 1)] * (s + 1)])
+    bad_adv = st.sampled_from([[[NAN] * g] * s, [[0.0] * (g + 1)] * s, [[0.0] * g, [0.0]], "abc", None])
+    return {"logits": P(draw(vector(vector(REAL, k), s)), bad_logits, shape_names),
+            "actions": P(draw(vector(vector(st.integers(0, k - 1), g), s)), bad_actions, shape_names),
+            "advantages": P(draw(vector(vector(ADV, g), s)), bad_adv, shape_names),
+            "lengths": P(lengths, st.one_of(bad_lengths, st.just([1] * (k + 1))), shape_names),
+            "mode": P(draw(st.sampled_from(rlcore.AGGREGATION_MODES)), BAD_MODE),
+            "lr": P(draw(NONNEG_MODEST), BAD_NONNEG),
+            "max_len": _budget_param(draw, lengths)}
+
+
+def _length_training_params(draw):
+    """The small trainings the fuzz affords: a few steps and runs (the pages use up to 200 steps, 32 runs)."""
+    return {"mode": P(draw(st.sampled_from(rlcore.AGGREGATION_MODES)), BAD_MODE),
+            "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), BAD_GROUP_METHOD),
+            "group_size": P(draw(st.integers(2, 6)), bad_count(2, 1000)),
+            "lr": P(draw(NONNEG_MODEST), BAD_NONNEG),
+            "steps": P(draw(st.integers(1, 4)), bad_count(1, 5000)),
+            "n_runs": P(draw(st.integers(1, 3)), bad_count(1, 1000)),
+            "seed": P(draw(SEED), BAD_SEED),
+            "match_step": P(draw(st.booleans()), st.sampled_from([None, "yes", 1, 0.5, [True]]))}
+
+
+def _check_length_run(out, kw):
+    assert isinstance(out, rlcore.LengthRun)
+    t, lens = kw["steps"], np.asarray(kw["lengths"], float)
+    is_prob_rows(arr(out.probs, (t + 1, len(lens))))
+    m = arr(out.mean_length, (t + 1,))
+    assert np.all((m >= lens.min() * (1 - 1e-9)) & (m <= lens.max() * (1 + 1e-9))), m
+    arr(out.mean_score, (t + 1,))
+
+
+@spec("length_training", _check_length_run, examples=60)
+def _(draw):
+    k = draw(K)
+    lengths, bad_lengths = _scored_lengths(draw, k)
+    names = ("probs", "samples", "lengths")
+    return {"probs": P(draw(probs(k)), bad_probs(k), names), "samples": P(draw(samples(k)), bad_samples(k), names),
+            "lengths": P(lengths, bad_lengths, names), "max_len": _budget_param(draw, lengths),
+            **_length_training_params(draw)}
+
+
+def _check_difficulty(out, kw):
+    assert isinstance(out, rlcore.DifficultyCurve)
+    g = kw["group_size"]
+    assert arr(out.n_right, (g - 1,), dtype=int).tolist() == list(range(1, g))
+    assert np.all(arr(out.right, (g - 1,)) > 0) and np.all(arr(out.wrong, (g - 1,)) < 0)
+    assert np.all(arr(out.total, (g - 1,)) > 0) and np.all(arr(out.scale, (g - 1,)) > 0)
+
+
+@spec("difficulty_curve", _check_difficulty, examples=60)
+def _(draw):
+    return {"group_size": P(draw(st.one_of(st.integers(2, 40), st.just(1000))), bad_count(2, 1000)),
+            "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), BAD_GROUP_METHOD)}
+
+
+def _check_long_version(out, kw):
+    p, s, lens = out
+    k, i = len(kw["probs"]), kw["index"]
+    is_probs(p, k + 1)
+    assert len(s) == k + 1 and tuple(s[-1]) == tuple(s[i])
+    assert len(lens) == k + 1 and lens[-1] == kw["long_length"] and all(isinstance(n, int) for n in lens)
+    rlcore.Scenario(tokens=tuple(f"t{j}" for j in range(k + 1)), probs=p, samples=s)  # a valid scenario again
+
+
+def _long_params(draw):
+    k = draw(K)
+    lengths, bad_lengths = _scored_lengths(draw, k)
+    names = ("probs", "samples", "lengths")
+    return {"probs": P(draw(probs(k)), bad_probs(k), names), "samples": P(draw(samples(k)), bad_samples(k), names),
+            "lengths": P(lengths, bad_lengths, names), "index": P(draw(st.integers(0, k - 1)), bad_count(0, k - 1)),
+            "long_length": P(draw(st.integers(1, 300)), bad_count(1, 100_000))}
+
+
+@spec("with_long_version", _check_long_version)
+def _(draw):
+    return _long_params(draw)
+
+
+def _check_drift(out, kw):
+    assert isinstance(out, rlcore.LengthDrift)
+    t = kw["steps"]
+    arr(out.mean_length, (t + 1,))
+    arr(out.mean_score, (t + 1,))
+    share = arr(out.long_share, (t + 1,))
+    assert np.all((share >= 0) & (share <= 1 + 1e-12)), share
+
+
+@spec("length_drift", _check_drift, examples=60)
+def _(draw):
+    return _long_params(draw) | _length_training_params(draw)
+
+
+def _switches(draw) -> dict:
+    return {k: draw(st.sampled_from(v)) for k, v in rlcore.SWITCHES.items()}
+
+
+SWITCH_NAMES = ("switches", *rlcore.SWITCHES)
+
+
+def bad_switches(draw, name="switches"):
+    """Not a full, valid set of switches: a wrong value, one missing, one unknown, or not a dict at all."""
+    good = _switches(draw)
+    key = draw(st.sampled_from(list(good)))
+    wrong_value = {**good, key: draw(st.sampled_from(["GRPO", None, 1, "True", 0.0, ["none"]]))}
+    missing = {k: v for k, v in good.items() if k != key}
+    return P(good, st.sampled_from([wrong_value, missing, {**good, "temperature": 1.0}, "GRPO", None, 3,
+                                    list(good.items())]), (name, *rlcore.SWITCHES))
+
+
+def _check_switch_dict(out, kw):
+    assert out == kw["switches"] and out is not kw["switches"]
+
+
+@spec("check_switches", _check_switch_dict)
+def _(draw):
+    return {"switches": bad_switches(draw)}
+
+
+RECIPE_NAME = st.sampled_from([r.name for r in rlcore.RECIPES])
+BAD_RECIPE_NAME = st.sampled_from(["grpo", "PPO", "", None, 3, ["GRPO"]])
+
+
+@spec("recipe", lambda out, kw: isinstance(out, rlcore.NamedRecipe) and out.name == kw["name"])
+def _(draw):
+    return {"name": P(draw(RECIPE_NAME), BAD_RECIPE_NAME)}
+
+
+def _check_recipe_switches(out, kw):
+    assert rlcore.check_switches(out) == out
+    assert kw["name"] in rlcore.match_recipe(out)
+
+
+@spec("recipe_switches", _check_recipe_switches)
+def _(draw):
+    base = bad_switches(draw, "base")
+    return {"name": P(draw(RECIPE_NAME), BAD_RECIPE_NAME),  # base None is valid: GRPO's switches
+            "base": P(draw(st.one_of(st.none(), st.just(base.value))), base.bad.filter(lambda b: b is not None),
+                      base.names)}
+
+
+def _check_match(out, kw):
+    assert isinstance(out, tuple) and set(out) <= {r.name for r in rlcore.RECIPES}
+    for name in out:
+        assert all(kw["switches"][k] == v for k, v in rlcore.recipe(name).switches.items())
+
+
+@spec("match_recipe", _check_match)
+def _(draw):
+    return {"switches": bad_switches(draw)}
+
+
+def _check_distances(out, kw):
+    assert [name for name, _ in sorted(out)] == sorted(r.name for r in rlcore.RECIPES)
+    gaps = [len(gap) for _, gap in out]
+    assert gaps == sorted(gaps)
+    assert {name for name, gap in out if not gap} == set(rlcore.match_recipe(kw["switches"]))
+
+
+@spec("recipe_distances", _check_distances)
+def _(draw):
+    return {"switches": bad_switches(draw)}
+
+
+def _check_differences(out, kw):
+    ref = rlcore.recipe(kw.get("reference", "GRPO")).switches
+    assert all(this == kw["switches"][k] and theirs == ref[k] and this != theirs for k, this, theirs in out)
+
+
+@spec("differences", _check_differences)
+def _(draw):
+    return {"switches": bad_switches(draw), "reference": P(draw(RECIPE_NAME), BAD_RECIPE_NAME)}
+
+
+def _check_recipe_advantages(out, kw):
+    a = arr(out, (len(kw["scores"]),))
+    if kw["baseline"] in ("batch mean", "group mean", "leave-one-out"):
+        assert abs(a.sum()) <= 1e-9 * max(1.0, np.abs(a).max(), np.abs(kw["scores"]).max()) * len(a), a
+
+
+@spec("recipe_advantages", _check_recipe_advantages)
+def _(draw):
+    scores = draw(st.one_of(st.lists(SCORE, min_size=2, max_size=8),
+                            st.tuples(SCORE, st.integers(2, 8)).map(lambda t: [t[0]] * t[1])))
+    return {"scores": P(scores, st.one_of(BAD_VECTOR, st.just([1.0]))),
+            "baseline": P(draw(st.sampled_from(rlcore.SWITCHES["baseline"])), BAD_STR),
+            "scale": P(draw(st.sampled_from(rlcore.SWITCHES["scale"])), st.one_of(BAD_STR, st.just("std"))),
+            "eps": P(draw(POS), BAD_POS)}
+
+
+@spec("recipe_clip", lambda out, kw: out is None or out in rlcore.CLIP_METHODS)
+def _(draw):
+    return {"switches": bad_switches(draw)}
+
+
+def _check_recipe_gradient(out, kw):
+    assert isinstance(out, rlcore.RecipeGradient)
+    n = len(kw["ratio"])
+    arr(out.weights, (n,))
+    stopped = arr(out.stopped, (n,), dtype=bool)
+    kept = arr(out.kept, (n,))
+    assert np.all(kept[stopped] == 0)
+
+
+@spec("recipe_gradient", _check_recipe_gradient)
+def _(draw):
+    n = draw(st.integers(1, 6))
+    names = ("ratio", "seq_ratio", "advantages")
+    bad = st.one_of(BAD_VECTOR, st.sampled_from([[-0.5] * n, [1.0] * (n + 1)]))
+    return {"ratio": P(draw(vector(RATIO, n)), bad, names), "seq_ratio": P(draw(vector(RATIO, n)), bad, names),
+            "advantages": P(draw(vector(ADV, n)), st.one_of(BAD_VECTOR, st.just([0.0] * (n + 1))), names),
+            "switches": bad_switches(draw), "eps_low": P(draw(POS), BAD_POS), "eps_high": P(draw(POS), BAD_POS),
+            "gspo_eps": P(draw(st.tuples(POS, POS)), BAD_PAIR)}
+
+
+# --- kl_placement.py, collapse.py, mismatch.py (pages 13-15) -------------------------------------------------
+
+def _check_kl_placements(out, kw):
+    assert isinstance(out, rlcore.KLPlacements)
+    k = len(kw["pi"])
+    arr(out.gradients, (6, k))
+    arr(out.reverse, (k,))
+    arr(out.forward, (k,))
+    assert len(out.follows) == 6 and set(out.follows) <= set(rlcore.FOLLOWS)
+    cos = np.asarray(out.cosine)
+    assert cos.shape == (6,) and np.all(np.isnan(cos) | ((cos >= -1) & (cos <= 1))), cos
+    arr(out.estimator_mean, (3,))
+    assert np.all(arr(out.estimator_sd, (3,)) >= 0)
+    arr(out.estimator_min, (3,))
+    assert num(out.kl) >= 0
+    np.testing.assert_allclose(out.gradients[0], 0.0, atol=1e-8)  # k1 in the loss: its expected gradient is 0
+    np.testing.assert_allclose(out.gradients[1], out.reverse, atol=1e-8)  # k2 in the loss: the true gradient
+
+
+@spec("kl_placements", _check_kl_placements)
+def _(draw):
+    return _kl_pair(draw)
+
+
+def _check_entropy_trace(out, kw):
+    assert isinstance(out, rlcore.EntropyTrace)
+    t, k = kw["steps"], kk(kw)
+    is_prob_rows(arr(out.probs, (t + 1, k)))
+    h = arr(out.entropy, (t + 1,))
+    assert np.all((h >= -1e-12) & (h <= math.log(k) + 1e-9))
+    predicted = arr(out.predicted, (t,))
+    np.testing.assert_allclose(arr(out.measured, (t,)), np.diff(h))
+    shares = arr(out.shares, (t, k))
+    np.testing.assert_allclose(shares.sum(axis=1), predicted, atol=1e-9 * max(1.0, np.abs(shares).max(initial=0)))
+    arr(out.one_step, (t,))
+
+
+@spec("entropy_trace", _check_entropy_trace)
+def _(draw):
+    return _pg_params(draw)
+
+
+def _check_correct_shares(out, kw):
+    c = arr(out, (len(kw["samples"]),))
+    assert np.all((c >= 0) & (c <= 1))
+
+
+@spec("correct_shares", _check_correct_shares)
+def _(draw):
+    k = draw(K)
+    bad = st.sampled_from([[[]], [[NAN]], [[1.0], [INF]], [], "abc", [["a"]], 5.0, [[[1.0, 2.0]]]])  # any K is valid
+    return {"samples": P(draw(samples(k)), bad), "threshold": P(draw(REAL), NOT_A_NUMBER)}
+
+
+def _shares_params(draw):
+    k, rows = draw(st.integers(1, 5)), draw(st.sampled_from([None, 1, 3]))
+    pi = draw(probs(k)) if rows is None else draw(vector(probs(k), rows))
+    names = ("probs", "shares")
+    bad_shares = st.sampled_from([[NAN] * k, [-0.1] * k, [1.1] * k, [0.5] * (k + 1), "abc", None, [], [[0.5] * k]])
+    return k, rows, {"probs": P(pi, BAD_PROB_ROWS, names), "shares": P(draw(vector(UNIT, k)), bad_shares, names)}
+
+
+BAD_KS = st.sampled_from([0, [0, 1], [1.5], "3", None, NAN, INF, [], ["a"], [[1, 2], [3]]])
+
+
+def _check_pass_questions(out, kw):
+    assert isinstance(out, rlcore.PassAtK)
+    t = 1 if np.ndim(kw["probs"]) == 1 else len(kw["probs"])
+    m = np.size(kw["ks"])
+    assert arr(out.ks, (m,), dtype=int).tolist() == np.ravel(kw["ks"]).tolist()
+    at = arr(out.pass_at, (t, m))
+    one = arr(out.pass_at_1, (t,))
+    assert np.all((at >= -1e-12) & (at <= 1 + 1e-12)) and np.all((one >= -1e-12) & (one <= 1 + 1e-12))
+
+
+@spec("pass_at_k_questions", _check_pass_questions)
+def _(draw):
+    _, _, params = _shares_params(draw)
+    ks = draw(st.one_of(st.integers(1, 100), vector(st.one_of(st.integers(1, 100), st.just(10**12)), 3)))
+    return params | {"ks": P(ks, BAD_KS)}
+
+
+def _check_pass_sampled(out, kw):
+    t = 1 if np.ndim(kw["probs"]) == 1 else len(kw["probs"])
+    a = arr(out, (t, np.size(kw["ks"])))
+    assert np.all((a >= -1e-12) & (a <= 1 + 1e-12)), a
+
+
+@spec("pass_at_k_sampled", _check_pass_sampled, examples=100)
+def _(draw):
+    _, _, params = _shares_params(draw)
+    n = draw(st.integers(1, 40))
+    ks = draw(st.one_of(st.integers(1, n), vector(st.integers(1, n), 3)))
+    return params | {"ks": P(ks, st.one_of(BAD_KS, st.just([n + 1]))), "answers": P(n, bad_count(1, 1000)),
+                     "questions": P(draw(st.integers(1, 30)), bad_count(1, 5000)),
+                     "seed": P(draw(st.integers(0, 2**40)), BAD_SEED)}
+
+
+@spec("trend", lambda out, kw: out in rlcore.TRENDS)
+def _(draw):
+    return {"before": P(draw(REAL), NOT_A_NUMBER), "after": P(draw(REAL), NOT_A_NUMBER),
+            "tol": P(draw(st.one_of(st.just(0.0), UNIT)), BAD_NONNEG)}
+
+
+def _check_top_p(out, kw):
+    p = np.asarray(kw["probs"])
+    mu = is_probs(out, len(p))
+    assert np.all(mu[p == 0] == 0)
+    kept = p[mu > 0]
+    assert kept.size >= 1 and (kept.sum() >= kw["top_p"] - 1e-9 or kept.size == np.count_nonzero(p))
+
+
+@spec("top_p_probs", _check_top_p)
+def _(draw):
+    k = draw(K)
+    return {"probs": P(draw(probs(k)), bad_probs(k, peer=False)),
+            "top_p": P(draw(UNIT_OPEN | st.just(1.0)), st.one_of(BAD_UNIT, st.just(0.0)))}
+
+
+LEVELS = {"temperature": POS_MODEST, "top-p": UNIT_OPEN | st.just(1.0), "logit noise": NONNEG_MODEST}
+BAD_LEVELS = {"temperature": BAD_POS, "top-p": st.one_of(BAD_UNIT, st.just(0.0)), "logit noise": BAD_NONNEG}
+
+
+def _check_mismatch(out, kw):
+    assert isinstance(out, rlcore.MismatchStudy)
+    k, c = len(kw["probs"]), len(kw["caps"])
+    arr(out.target, (k,))
+    is_probs(out.engine_mean, k, tol=1e-6)
+    r = len(out.ratio_edges) - 1
+    shares = arr(out.ratio_shares, (r,))
+    assert abs(shares.sum() - 1) <= 1e-9
+    np.testing.assert_allclose(arr(out.caps, (c,)), kw["caps"])
+    arr(out.log2_caps, (c,))
+    above = arr(out.above_cap, (c,))
+    assert np.all((above >= 0) & (above <= 1))
+    bias2, var, mse = arr(out.bias_squared, (4, c)), arr(out.variance, (4, c)), arr(out.mse, (4, c))
+    assert np.all(bias2 >= 0) and np.all(var >= 0)
+    np.testing.assert_allclose(mse, bias2 + var)
+    assert num(out.mean_weight) >= 0
+
+
+@st.composite
+def mismatch_kwargs(draw, k=None):
+    k = draw(K) if k is None else k
+    kind = draw(st.sampled_from(rlcore.MISMATCH_KINDS))
+    names = ("probs", "q")
+    caps = draw(st.lists(st.one_of(POS, st.sampled_from([1.0, 2.0])), min_size=1, max_size=3))
+    return kind, {"probs": P(draw(probs(k)), bad_probs(k), names), "q": P(draw(vector(SCORE, k)), bad_vector(k), names),
+                  "kind": P(kind, st.sampled_from(["TEMPERATURE", "top_p", None, 3])),
+                  "level": P(draw(LEVELS[kind]), BAD_LEVELS[kind]),
+                  "caps": P(caps, st.one_of(BAD_VECTOR, st.sampled_from([[0.0], [-1.0, 2.0]]))),
+                  "batch": P(draw(st.integers(1, 16)), bad_count(1, 1024)),
+                  "draws": P(draw(st.integers(2, 12)), bad_count(2, 5000)),
+                  "seed": P(draw(st.integers(0, 2**40)), BAD_SEED)}
+
+
+@spec("mismatch_study", _check_mismatch, examples=100)
+def _(draw):
+    return draw(mismatch_kwargs())[1]
+
+
+MISMATCH_METHODS = ("no correction", "truncate", "mask", "full weights")  # the order of MismatchStudy's rows
+
+
+def _check_lowest(out, kw):
+    mse = kw["study"].mse[:, kw["cap_index"]]
+    assert isinstance(out, tuple) and out and set(out) <= set(MISMATCH_METHODS), out
+    best = [MISMATCH_METHODS[i] for i in np.flatnonzero(mse == mse.min())]
+    assert set(best) <= set(out), (best, out)
+
+
+@spec("lowest_error", _check_lowest, examples=60)
+def _(draw):
+    _, kw = draw(mismatch_kwargs())
+    study = rlcore.mismatch_study(**{k: p.value for k, p in kw.items()})
+    c = study.caps.size
+    return {"study": P(study, st.sampled_from(["abc", None, 3, (study,)])),
+            "cap_index": P(draw(st.integers(0, c - 1)), bad_count(0, c - 1))}
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -1714,6 +2207,12 @@ RESULT_TYPES = {
     "ValueBreakdown": "value_breakdown",
 }
 RESULT_TYPES["KLGradients"] = "kl_gradients"  # diagnostics.py
+RESULT_TYPES |= {  # clips.py, length.py, recipes.py, kl_placement.py, collapse.py, mismatch.py
+    "ClipBatch": "clip_batch", "DifficultyCurve": "difficulty_curve", "EntropyTrace": "entropy_trace",
+    "KLPlacements": "kl_placements", "LengthDrift": "length_drift", "LengthPush": "length_push",
+    "LengthRun": "length_training", "MismatchStudy": "mismatch_study", "NamedRecipe": "recipe", "PassAtK":
+    "pass_at_k_questions", "Reach": "reach", "RecipeGradient": "recipe_gradient",
+}
 
 
 def public_callables() -> set[str]:
@@ -1792,6 +2291,7 @@ def test_flattery_branch_numbers_by_hand():
 # ------------------------------------------------------------------------------------------------------
 
 S = rlcore.ARTICLE_SCENARIO
+GRPO_SWITCHES = rlcore.recipe_switches("GRPO")
 NAMES_WRONG_ARG = "the ValueError does not name the offending argument"
 UNCHECKED_TYPE = "a wrong type gets through to an AttributeError (or str.index's 'substring not found')"
 NOT_VALIDATED = "invalid input accepted"
@@ -1854,6 +2354,42 @@ KNOWN_BUGS = [
     known("histogram_counts", {"values": [0.0, 1e6], "bins": 3, "low": 0.0, "high": 1e-14}, (),
           "a value far outside a narrow [low, high] makes an invalid float→int64 cast (a RuntimeWarning)",
           FloatingPointError, "histogram_counts-narrow-range"),
+    # found once pages 10-15's modules were exported (clips, length, recipes, kl_placement, collapse, mismatch)
+    known("clip_batch", {"probs": [1.0], "samples": [[0.0]], "lengths": [1], "lr": 0.0, "gspo_eps": 3},
+          ("gspo_eps",), UNCHECKED_TYPE + ": 'int' object is not iterable", TypeError,
+          "clip_batch-gspo_eps-not-a-pair"),
+    known("recipe_gradient", {"ratio": [1.0], "seq_ratio": [1.0], "advantages": [1.0],
+                              "switches": {**GRPO_SWITCHES, "ratio": "sequence"}, "gspo_eps": (0.0, 1e-3)},
+          ("gspo_eps",), NAMES_WRONG_ARG + ": 'eps_low must be > 0' (gradient_weights' name)", AssertionError,
+          "recipe_gradient-gspo_eps-called-eps_low"),
+    known("recipe_gradient", {"ratio": [1.0], "seq_ratio": [1.0], "advantages": [1.0],
+                              "switches": {**GRPO_SWITCHES, "clip": "none"}, "eps_low": -1.0}, ("eps_low",),
+          NOT_VALIDATED + ": the clip range was checked only when the switches use it", AssertionError,
+          "recipe_gradient-eps-unchecked"),
+    known("differences", {"switches": GRPO_SWITCHES, "reference": "grpo"}, ("reference",),
+          NAMES_WRONG_ARG + ": 'name must be one of ...'", AssertionError, "differences-reference-called-name"),
+    known("recipe_switches", {"name": "DAPO", "base": "GRPO"}, ("base",),
+          NAMES_WRONG_ARG + ": 'switches must be a dict ...'", AssertionError, "recipe_switches-base-called-switches"),
+    known("length_push", {"lengths": [1, 2], "advantages": [1.0, -1.0], "match_step": "no"}, ("match_step",),
+          NOT_VALIDATED + ": any truthy value counted as True", AssertionError, "length_push-match_step-unchecked"),
+    known("length_step", {"logits": "abc", "actions": [[0]], "advantages": [[1.0]], "lengths": [1], "mode":
+                          "token-mean", "lr": 1.0}, ("logits",),
+          NAMES_WRONG_ARG + ": numpy's 'could not convert string to float'", AssertionError, "length_step-logits-text"),
+    known("length_step", {"logits": [[0.0]], "actions": [[0], []], "advantages": [[1.0]], "lengths": [1], "mode":
+                          "token-mean", "lr": 1.0}, ("actions",),
+          NAMES_WRONG_ARG + ": numpy's 'inhomogeneous shape'", AssertionError, "length_step-actions-ragged"),
+    known("lowest_error", {"study": "abc", "cap_index": 0}, ("study",), UNCHECKED_TYPE, AttributeError,
+          "lowest_error-study-not-checked"),
+    known("top_p_probs", {"probs": [1.0], "top_p": 1e-300}, (),
+          "top_p ≤ 1e-12 kept no token and returned 0/0 = NaN; the likeliest token is always kept now",
+          FloatingPointError, "top_p_probs-tiny-p"),
+    known("mismatch_study", {"probs": [0.5, 0.5], "q": [1.0, 0.0], "kind": "top-p", "level": 0.0, "caps": [2.0],
+                             "batch": 2, "draws": 2, "seed": 0}, ("level",),
+          NAMES_WRONG_ARG + ": 'top_p must be > 0' (top_p_probs' name)", AssertionError,
+          "mismatch_study-level-called-top_p"),
+    known("kl_placements", {"pi": [1e-300, 1 - 1e-300], "pi_ref": [0.5, 0.5]}, (),
+          OVERFLOW + " (π_ref/π = 5e299, and its square overflows in the spread of k3)", FloatingPointError,
+          "kl_placements-tiny-probability"),
 ]
 
 
@@ -1863,6 +2399,15 @@ def test_known_bug(name, kwargs, bad, reason, raises):
         run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, bad))
     except raises as err:
         pytest.fail(f"a fixed bug is back: {name}: {reason}\n{type(err).__name__}: {err}"[:2000])
+
+
+def test_fixed_recipe_gradient_counts_only_what_the_clip_stops():
+    """ρ = 0 (π underflowed) with no clip: nothing is left for a clip to stop, so not "stopped" (it was counted
+    as stopped, with kept = 1: the page would have said the clip stopped it)."""
+    out = rlcore.recipe_gradient([0.0, 1.5], [1.0, 1.0], [-1.0, 1.0], {**GRPO_SWITCHES, "clip": "none"})
+    assert out.stopped.tolist() == [False, False] and out.kept.tolist() == [1.0, 1.0]
+    clipped = rlcore.recipe_gradient([0.0, 1.5], [1.0, 1.0], [-1.0, 1.0], GRPO_SWITCHES)  # 1.5 > 1 + 0.2: stopped
+    assert clipped.stopped.tolist() == [False, True] and clipped.kept.tolist() == [1.0, 0.0]
 
 
 def test_known_bug_discovery_chance_precision():  # fixed: −expm1(k·log1p(−p))
