@@ -118,3 +118,12 @@ def test_visitor_json_is_parsed_only_by_the_guarded_reader():
         panel.from_json("[" * panel.MAX_JSON_BYTES)
     with pytest.raises(ValueError, match="limit is 100,000"):
         panel.from_json("[" * (panel.MAX_JSON_BYTES + 1))
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_inputs_reach_the_link_only_through_ui_inputs(path):
+    """Streamlit's own ``bind="query-params"`` converts a link value before its range check (``?seed=inf``
+    raised OverflowError): every input bound to the link goes through ``ui.inputs``, which checks first."""
+    tree = ast.parse(path.read_text())
+    bound = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "bind"]
+    assert bound == [], f"{path.name}: bind= at lines {bound}"
