@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    edit_scenario,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -143,7 +153,7 @@ def test_predict_answer_is_computed():
 
 def test_presets_set_b():
     at = run_page(PAGE)
-    at.button(key="view_Your b = V").click().run()
+    choose_preset(at, "Your b = V")
     no_exception(at)
     assert at.slider(key=K("b")).value == pytest.approx(4.3)
     assert "b = yours = 4.3" in set(summary_table(at)["baseline"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -168,11 +168,11 @@ def test_query_parameter_picks_the_algorithms():
 
 def test_presets_set_the_widgets():
     at = run_page(LAB, inputs={"seeds": 2})
-    at.button(key="view_GRPO vs Dr. GRPO vs RLOO").click().run()
+    choose_preset(at, "GRPO vs Dr. GRPO vs RLOO")
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
     assert at.slider(key=K("G")).value == 4
-    at.button(key="view_KL holds it back (β = 0.5)").click().run()
+    choose_preset(at, "KL holds it back (β = 0.5)")
     assert at.slider(key=K("beta")).value == 0.5
 
 
