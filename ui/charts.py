@@ -48,10 +48,16 @@ def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
     return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14, subtitleColor=LABEL)
 
 
-def _color(field: str, tokens, legend_title: str | None):
-    """Colour by token (fixed colours) when ``tokens`` is given, else by the method palette (never token colours)."""
+def _color(field: str, tokens, legend_title: str | None, colors: dict | None = None):
+    """Colour by token (fixed colours) when ``tokens`` is given, else by ``colors`` ({name: colour}, e.g. from
+    ``colors.method_colors``, so several charts agree), else by the method palette (never token colours)."""
     legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL) if legend_title else None
-    scale = token_scale(tokens) if tokens is not None else alt.Scale(range=list(METHOD_PALETTE))
+    if tokens is not None:
+        scale = token_scale(tokens)
+    elif colors:
+        scale = alt.Scale(domain=list(colors), range=list(colors.values()))
+    else:
+        scale = alt.Scale(range=list(METHOD_PALETTE))
     return alt.Color(f"{field}:N", scale=scale, legend=legend, sort=list(tokens) if tokens else None)
 
 
@@ -81,13 +87,13 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
 def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str,
                y_title: str, tokens=None, legend_title: str | None = None, points: bool = True,
                subtitle: str | None = None, height: int = HEIGHT, y_domain=None,
-               x_type: str = "Q", dash: str | None = None) -> alt.Chart:
-    """Several series over a common x, one colour each (token colours when ``tokens`` is given)."""
+               x_type: str = "Q", dash: str | None = None, colors: dict | None = None) -> alt.Chart:
+    """Several series over a common x, one colour each (token colours when ``tokens`` is given, else ``colors``)."""
     enc = dict(
         x=alt.X(f"{x}:{x_type}", title=x_title),
         y=alt.Y(f"{y}:Q", title=y_title,
                 scale=alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)),
-        color=_color(series, tokens, legend_title or series),
+        color=_color(series, tokens, legend_title or series, colors),
         tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series),
                  alt.Tooltip(f"{x}:{x_type}", title=x_title), _num(y, y_title)],
     )
@@ -218,11 +224,11 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
 
 @recipe
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
-                    y_title: str, tokens=None, size: int = 120) -> alt.Chart:
+                    y_title: str, tokens=None, size: int = 120, colors: dict | None = None) -> alt.Chart:
     """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
     base = alt.Chart(df).encode(
         x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
-        color=_color(series, tokens, None),
+        color=_color(series, tokens, None, colors),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
                      base.mark_text(dy=-14, fontSize=12, fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
