@@ -91,16 +91,16 @@ def loop_panel() -> None:
         p1, p2 = st.columns(2)
         with p1:
             page.chart(charts.token_bars(base, value="probability", title="The policy π as trained",
-                                         subtitle="τ = 1", value_title="probability of the next token",
-                                         tokens=tokens, domain=[0, 1], height=240),
+                                         subtitle="τ = 1", value_title="probability",
+                                         tokens=tokens, domain=[0, 1], height=280),
                        base.round(6), name="policy_trained",
                        alt_text="Bar chart of the probability of each candidate next token after the prefix, at "
                                 "temperature 1.")
         with p2:
             page.chart(charts.token_bars(hot, value="probability", title="What sampling draws from",
                                          subtitle=f"τ = {fmt(tau)}; {chosen_note}",
-                                         value_title="probability of the next token", tokens=tokens, domain=[0, 1],
-                                         height=240),
+                                         value_title="probability", tokens=tokens, domain=[0, 1],
+                                         height=280),
                        both, name="policy_at_temperature",
                        alt_text=f"Bar chart of the probability of each candidate next token after the prefix at "
                                 f"temperature {fmt(tau)}, the distribution sampling draws from.")

@@ -106,14 +106,14 @@ def study_panel(revealed: bool) -> None:
         for lo, hi, s in zip(res.edges[:-1], res.edges[1:], row, strict=True)
     ])
     page.chart(
-        charts.line_chart(hist, x="middle", y="share", series="baseline", colors=colors, legend_title="baseline",
-                          title=f"{int(n):,} single-answer estimates for the logit of {tok}",
-                          subtitle="The same answers for every baseline; only b differs. Narrow means little noise.",
-                          x_title=f"(R − b)·(e − π) for {tok}'s logit", y_title="share of answers", points=False,
-                          height=300, y_domain=[0, float(res.shares.max()) * 1.05 or 1.0]),
+        charts.dot_strip(hist[hist["share"] > 0], x="middle", row="baseline", size="share", colors=colors,
+                         title=f"{int(n):,} single-answer estimates for the logit of {tok}",
+                         subtitle=["The same answers in every row; only b differs.",
+                                   "A dot's area: the share of answers with that estimate."],
+                         x_title=f"(R − b)·(e − π) for {tok}'s logit", size_title="share of answers", height=260),
         hist.drop(columns="middle"), name="gradient_histograms",
-        alt_text=f"Four histograms drawn as lines, one per baseline, of the single-answer gradient estimate for "
-                 f"the logit of {tok}; they share their average but differ in spread.")
+        alt_text=f"One row of dots per baseline: the single-answer gradient estimates for the logit of {tok}, "
+                 "each dot sized by its share of answers; the rows share their average but differ in spread.")
     if np.isnan(res.right_direction[0]):  # the exact average for this token is zero: no direction to agree with
         st.markdown(f"The average update for {esc(tok)} is exactly zero here (π·A = 0), so single "
                     "answers only add noise around it, and the baseline decides how much.")
@@ -159,19 +159,18 @@ def study_panel(revealed: bool) -> None:
 
     # --- Variance against b ---------------------------------------------------------------------------------------
     st.subheader("How the noise depends on b")
-    curve_colors = {CURVE: NEUTRAL, **colors}  # one shared scale for the curve and the marked baselines
     curve_df = pd.DataFrame({"b": grid, "total variance": curve, "baseline": CURVE})
     marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": names,
                           "mark": short})
     variance_chart = charts.layer(charts.line_chart(
-        curve_df, x="b", y="total variance", series="baseline", colors=curve_colors, legend_title="baseline",
+        curve_df, x="b", y="total variance", series="baseline", colors={CURVE: NEUTRAL}, legend_title=" ",
         title="Total variance of one answer's estimate against b",
         subtitle=f"A parabola in b, lowest at b* = {fmt(b_star)}; for comparison V = {fmt(bd.v)}",
-        x_title="baseline b (judge-score points)", y_title="total variance", points=False, height=340,
+        x_title="baseline b (judge-score points)", y_title="total variance", points=False, height=400,
         y_domain=[0, float(max(curve.max(), res.total_variance.max())) * 1.05],
     ), charts.labelled_points(
         marks, x="b", y="total variance", series="baseline", label="mark", x_title="baseline b (judge-score points)",
-        y_title="total variance", colors=curve_colors))
+        y_title="total variance", colors=colors)).resolve_scale(color="independent")  # points: labelled, no legend
     page.chart(variance_chart, pd.concat([curve_df, marks]),
                alt_text="Curve of the total variance of the gradient estimate against the baseline b, with the four "
                         "compared baselines marked on it.", name="variance_vs_b")
@@ -204,7 +203,7 @@ study_panel(revealed)
 tl = esc(tokens[likely])
 st.subheader(f"The answers that began with “{esc(tokens[likely])}”, counted from V")
 centered = bd.centered[likely]
-bars = pd.DataFrame({"answer": [f"answer {i + 1} (R = {fmt(r)})" for i, r in enumerate(scenario.samples[likely])],
+bars = pd.DataFrame({"answer": [f"#{i + 1}: R = {fmt(r)}" for i, r in enumerate(scenario.samples[likely])],
                      "position": range(len(centered)), "R − V": centered, "mean": float(bd.advantage[likely])})
 
 
