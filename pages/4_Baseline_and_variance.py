@@ -186,14 +186,14 @@ def study_panel(revealed: bool) -> None:
         running_chart = charts.line_chart(
             run_df, x="answers", y="running average", series="baseline", colors={**colors, EXACT: NEUTRAL},
             title=f"Average of the first n estimates, {tok}",
-            subtitle=f"All four approach the same exact average, π·A = {fmt(res.mean[0, k])} (dashed); "
-                     "with b = 0 it wanders longer",
+            subtitle=[f"All four approach the same exact average, π·A = {fmt(res.mean[0, k])} (grey);",
+                      "with b = 0 it wanders longer."],
             x_title="answers averaged (log scale)", y_title="running average", legend_title="baseline",
-            points=False, height=440, dash="source",
+            points=False, height=460, legend_columns=2,
         ).encode(x=alt.X("answers:Q", title="answers averaged (log scale)",
                          scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
         page.chart(running_chart, run_df, alt_text=f"Running average of the gradient estimate for {tok} against the "
-                   "number of answers, one line per baseline, with a dashed line at the exact average.",
+                   "number of answers, one line per baseline, with a grey line at the exact average.",
                    name="running_average")
 
 

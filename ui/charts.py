@@ -48,10 +48,11 @@ def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
     return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14, subtitleColor=LABEL)
 
 
-def _color(field: str, tokens, legend_title: str | None, colors: dict | None = None):
+def _color(field: str, tokens, legend_title: str | None, colors: dict | None = None, columns: int | None = None):
     """Colour by token (fixed colours) when ``tokens`` is given, else by ``colors`` ({name: colour}, e.g. from
     ``colors.method_colors``, so several charts agree), else by the method palette (never token colours)."""
-    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL) if legend_title else None
+    wrap = {"columns": columns} if columns else {}  # a long legend in rows, so it fits a phone
+    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL, **wrap) if legend_title else None
     if tokens is not None:
         scale = token_scale(tokens)
     elif colors:
@@ -87,13 +88,14 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
 def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str,
                y_title: str, tokens=None, legend_title: str | None = None, points: bool = True,
                subtitle: str | None = None, height: int = HEIGHT, y_domain=None,
-               x_type: str = "Q", dash: str | None = None, colors: dict | None = None) -> alt.Chart:
+               x_type: str = "Q", dash: str | None = None, colors: dict | None = None,
+               legend_columns: int | None = None) -> alt.Chart:
     """Several series over a common x, one colour each (token colours when ``tokens`` is given, else ``colors``)."""
     enc = dict(
         x=alt.X(f"{x}:{x_type}", title=x_title),
         y=alt.Y(f"{y}:Q", title=y_title,
                 scale=alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)),
-        color=_color(series, tokens, legend_title or series, colors),
+        color=_color(series, tokens, legend_title or series, colors, legend_columns),
         tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series),
                  alt.Tooltip(f"{x}:{x_type}", title=x_title), _num(y, y_title)],
     )
