@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 
 STEPS, RUN_FOR = "loop_steps", "loop_steps_for"  # the steps taken so far, and the (scenario, seed) they belong to
@@ -59,7 +59,7 @@ def loop_panel() -> None:
     """The temperature, the steps and the charts: moving them reruns this panel only, not the page."""
     c1, c2, c3 = st.columns([3, 1.3, 1], vertical_alignment="bottom")
     tau = inputs.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", where=c1,
-                        help="Below 1 sharpens the policy towards its favourite token; above 1 flattens it.")
+                        help=glossary.term("τ"))
     with st.expander("More settings"):
         seed = int(inputs.number("Random seed", 0, 999_999, 0, key="seed",
                                  help="The k-th draw of a seed is always the same; a new seed starts a new answer."))

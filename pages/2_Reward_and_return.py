@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.format import axis_labels, esc, fmt
 
 GAMMAS = (1.0, 0.99, 0.95, 0.9)     # the discounts compared in the length chart
@@ -63,7 +63,7 @@ def reward_panel() -> None:
                              help="The token written after the prefix; the answer then goes on with its "
                                   "continuation.")
     gamma = inputs.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", where=c2,
-                          help="How much a reward one step further away is worth: 1 keeps it whole.")
+                          help=glossary.term("γ"))
 
     trace, returns, lengths, curves, _, blind = page.run(reward_and_return, scenario, token, gamma)
     words, score, n = trace.tokens, trace.score, len(trace.tokens)

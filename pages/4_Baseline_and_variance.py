@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.colors import NEUTRAL, method_colors
 from ui.format import MINUS, esc, fmt, fmt_list, pct
 
@@ -82,7 +82,7 @@ def study_panel(revealed: bool) -> None:
     """The widgets and everything they feed: moving one reruns this panel only, not the page."""
     c1, c2 = st.columns(2)
     b = inputs.slider("Your baseline b", 0.0, B_MAX, 8.0, 0.01, key="b", where=c1,
-                      help="Any number that does not depend on which token was sampled")
+                      help=glossary.term("baseline"))
     n = inputs.slider("Sampled answers", 100, 20_000, N_DEFAULT, 100, key="n", where=c2,
                       help="Each answer: a first token drawn from π, then one of that token's judge scores at "
                            "random.")
