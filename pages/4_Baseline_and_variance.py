@@ -75,6 +75,8 @@ def study(probs, samples, bases, n_draws: int, seed_value: int, token: int):
 grid = np.linspace(0.0, max(B_MAX, *(max(s) for s in scenario.samples)), GRID)
 curve = page.run(rlcore.gradient_variance_curve, scenario.pi, scenario.samples, grid)
 EXACT, CURVE = "exact average π·A", "total variance (curve)"
+SERIES = ("b = 0", "b = V", "b = b*", "b = yours")  # the charts' series: fixed names keep each chart's shape cached
+COLORS = method_colors(SERIES)  # one colour per baseline, the same on every chart of the page
 
 
 @st.fragment
@@ -95,18 +97,19 @@ def study_panel(revealed: bool) -> None:
 
     names = ["b = 0", f"b = V = {fmt(bd.v)}", f"b = b* = {fmt(b_star)}", f"b = yours = {fmt(b)}"]
     short = ["b = 0", "V", "b*", "yours"]
-    colors = method_colors(names)  # one colour per baseline, the same on every chart of the page
     baselines = (0.0, bd.v, b_star, float(b))
     res = page.run(study, scenario.probs, scenario.samples, baselines, int(n), int(seed), k)
 
     # --- The main chart: one estimate per answer, for each baseline ------------------------------------------------
     hist = pd.DataFrame([
-        {"baseline": name, "from": float(lo), "to": float(hi), "middle": float(lo + hi) / 2, "share": float(s)}
-        for name, row in zip(names, res.shares, strict=True)
+        {"baseline": series, "row": name, "from": float(lo), "to": float(hi), "middle": float(lo + hi) / 2,
+         "share": float(s)}
+        for series, name, row in zip(SERIES, names, res.shares, strict=True)
         for lo, hi, s in zip(res.edges[:-1], res.edges[1:], row, strict=True)
     ])
     page.chart(
-        charts.dot_strip(hist[hist["share"] > 0], x="middle", row="baseline", size="share", colors=colors,
+        charts.dot_strip(hist[hist["share"] > 0], x="middle", row="row", color="baseline", size="share",
+                         colors=COLORS,
                          title=f"{int(n):,} single-answer estimates for the logit of {tok}",
                          subtitle=["The same answers in every row; only b differs.",
                                    "A dot's area: the share of answers with that estimate."],
@@ -160,7 +163,7 @@ def study_panel(revealed: bool) -> None:
     # --- Variance against b ---------------------------------------------------------------------------------------
     st.subheader("How the noise depends on b")
     curve_df = pd.DataFrame({"b": grid, "total variance": curve, "baseline": CURVE})
-    marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": names,
+    marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": SERIES,
                           "mark": short})
     variance_chart = charts.layer(charts.line_chart(
         curve_df, x="b", y="total variance", series="baseline", colors={CURVE: NEUTRAL}, legend_title=" ",
@@ -170,7 +173,7 @@ def study_panel(revealed: bool) -> None:
         y_domain=[0, float(max(curve.max(), res.total_variance.max())) * 1.05],
     ), charts.labelled_points(
         marks, x="b", y="total variance", series="baseline", label="mark", x_title="baseline b (judge-score points)",
-        y_title="total variance", colors=colors)).resolve_scale(color="independent")  # points: labelled, no legend
+        y_title="total variance", colors=COLORS)).resolve_scale(color="independent")  # points: labelled, no legend
     page.chart(variance_chart, pd.concat([curve_df, marks]),
                alt_text="Curve of the total variance of the gradient estimate against the baseline b, with the four "
                         "compared baselines marked on it.", name="variance_vs_b")
@@ -180,11 +183,11 @@ def study_panel(revealed: bool) -> None:
         st.subheader("Averaging more answers: every baseline ends in the same place")
         run_df = pd.DataFrame([
             {"answers": int(a), "baseline": name, "running average": float(v), "source": "average of the draws"}
-            for name, row in zip(names, res.running, strict=True) for a, v in zip(res.at, row, strict=True)
+            for name, row in zip(SERIES, res.running, strict=True) for a, v in zip(res.at, row, strict=True)
         ] + [{"answers": x, "baseline": EXACT, "running average": float(res.mean[0, k]), "source": EXACT}
              for x in (1, int(n))])
         running_chart = charts.line_chart(
-            run_df, x="answers", y="running average", series="baseline", colors={**colors, EXACT: NEUTRAL},
+            run_df, x="answers", y="running average", series="baseline", colors={**COLORS, EXACT: NEUTRAL},
             title=f"Average of the first n estimates, {tok}",
             subtitle=[f"All four approach the same exact average, π·A = {fmt(res.mean[0, k])} (grey);",
                       "with b = 0 it wanders longer."],

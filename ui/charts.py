@@ -295,14 +295,15 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
 
 @recipe
 def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, title: str, x_title: str, size_title: str,
-              colors: dict | None = None, subtitle: str | None = None, height: int = HEIGHT) -> alt.Chart:
+              color: str | None = None, colors: dict | None = None, subtitle=None, height: int = HEIGHT) -> alt.Chart:
     """A histogram as one row of dots per series on a common x: a dot's area is its ``size`` (e.g. a share of
-    samples). Unlike faceted bars it takes its container's width, and discrete values stay separate dots."""
-    order = list(dict.fromkeys(df[row]))
+    samples). Unlike faceted bars it takes its container's width, and discrete values stay separate dots.
+    Rows keep the data's order; ``color`` (default ``row``) names the field the colours follow."""
+    color = color or row
     return alt.Chart(df).mark_circle(opacity=0.85).encode(
         x=alt.X(f"{x}:Q", title=x_title),
-        y=alt.Y(f"{row}:N", title=None, sort=order, axis=alt.Axis(labelLimit=170, labelFontSize=12)),
+        y=alt.Y(f"{row}:N", title=None, sort=None, axis=alt.Axis(labelLimit=170, labelFontSize=12)),
         size=alt.Size(f"{size}:Q", title=size_title, scale=alt.Scale(range=[0, 450], zero=True), legend=None),
-        color=_color(row, None, None, colors),
+        color=_color(color, None, None, colors),
         tooltip=[alt.Tooltip(f"{row}:N", title=row), _num(x, x_title), _num(size, size_title)],
     ).properties(title=_title(title, subtitle), height=height)
