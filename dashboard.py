@@ -1,4 +1,4 @@
-"""Home page: the running example, the RL loop, and a quick reference of every term."""
+"""Home page: the running example, the RL loop, the quick reference and the map of every page."""
 
 import pandas as pd
 import streamlit as st
@@ -9,11 +9,15 @@ from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
     "RL for LLMs, one token at a time", "🧭",
-    "A judge reads a finished answer and returns **one number**. Training, though, has to decide "
-    "for **every token** whether to make it more or less likely. This explorer follows one small "
-    "example through each reinforcement-learning term that bridges that gap. Edit the example in "
-    "the sidebar and every page recomputes.",
+    "A judge gives a finished answer **one number**; training has to decide, for **every token**, whether to "
+    "make it more or less likely. Follow one small example through each reinforcement-learning term that "
+    "bridges that gap.",
 )
+page.why(
+    "Post-training methods such as PPO and GRPO are built from a handful of ideas (reward, return, value, "
+    "advantage, baseline, clipping, KL) that are easy to name and hard to picture. Here each one is computed "
+    "live on the same tiny example, so you can see what it does to the numbers. Edit the example in the "
+    "sidebar (tokens, probabilities, judge scores) and every page recomputes.")
 s = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
 likely, best = esc(tokens[s.likely]), esc(tokens[s.best])  # escaped: shown in markdown
@@ -22,15 +26,15 @@ prompt, prefix = esc(scenario.prompt), esc(scenario.prefix)
 left, right = st.columns([3, 2], gap="large")
 with left:
     st.subheader(f"“{prompt}”")
-    st.markdown(f"The model has written **{prefix}** and now picks the next token. "
-                "Its policy gives each candidate a probability; the judge's average score for answers "
-                "that start with it is that token's Q.")
     table = pd.DataFrame({"token": tokens, "probability": scenario.probs, "mean judge score (Q)": s.q,
-                          "answer": [f"{scenario.prefix} {t}{c if c[:1] in '.,:;!?' else ' ' + c}"
-                                     .rstrip() for t, c in zip(tokens, scenario.continuations, strict=True)]})
+                          "answer": [rlcore.answer_text(scenario, t) for t in tokens]})
     page.chart(charts.token_bars(table, value="probability", title="The policy: π(next token)",
-                                 value_title="probability", tokens=tokens, domain=[0, 1]), table,
+                                 subtitle=f"after “{scenario.prefix}”", value_title="probability", tokens=tokens,
+                                 domain=[0, 1]), table,
                alt_text="Bar chart of the probability of each candidate next token", name="policy")
+    st.markdown(f"The model has written **{prefix}** and now picks the next token. Its policy gives each "
+                "candidate a probability; the judge's average score for answers that start with it is that "
+                "token's Q.")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"probability": st.column_config.NumberColumn(format="%.3f"),
                                 "mean judge score (Q)": st.column_config.NumberColumn(format="%.2f")})
@@ -67,6 +71,9 @@ st.markdown(
 )
 
 st.subheader("Quick reference")
+group_text = (f"{fmt_list(s.group_likely, sep=', ')} for the {s.group_likely.size} {likely} answers in a group "
+              f"of {rlcore.GROUP_SIZE}" if s.group_likely.size else
+              f"no {likely} answer in a group of {rlcore.GROUP_SIZE}")
 rows = [
     ("Policy π", "The model's probability for each next token", f"π({likely}) = {fmt(scenario.probs[s.likely])}",
      "pages/1_Loop_state_action.py"),
@@ -89,8 +96,8 @@ rows = [
      "pages/5_TD_error_and_GAE.py"),
     ("GAE", "Blend of TD errors, λ between 0 (trust V) and 1 (trust the score)",
      f"{fmt(s.gae_first_token, sign=True)} on the first token at λ = 0.95", "pages/5_TD_error_and_GAE.py"),
-    ("Group baseline (GRPO)", "Each answer against the other answers to the same prompt",
-     f"{fmt(s.group_advantage_likely, sign=True)} for the {likely} answers", "pages/5_TD_error_and_GAE.py"),
+    ("Group baseline (GRPO)", "Each answer's score minus the mean of its group's scores, divided by their spread",
+     group_text, "pages/5_TD_error_and_GAE.py"),
     ("Policy gradient", "Move each logit by π·A", f"after one step: {fmt_list(s.probs_after_step)}",
      "pages/6_Policy_gradient.py"),
     ("Exploration", "Sampling sometimes tries less likely tokens",
@@ -103,17 +110,14 @@ rows = [
 ]
 
 
-def page_label(target: str) -> str:
-    """ "pages/1_Loop_state_action.py" → "Loop, state and action" (the page's title)."""
-    return nav.info(target).title
+# three columns, so the table fits a phone; the page of each term is in the map below
+st.markdown("| Term | What it means | In this example |\n|---|---|---|\n" + "\n".join(
+    f"| **{term}** | {meaning} | {value} |" for term, meaning, value, _ in rows))
 
-
-# one markdown table and one link per page: far fewer elements than a row of columns per term
-st.markdown("| Term | What it means | In this example | Page |\n|---|---|---|---|\n" + "\n".join(
-    f"| **{term}** | {meaning} | {value} | {page_label(target)} |" for term, meaning, value, target in rows))
-targets = [p.path for p in nav.PAGES if p is not nav.HOME]  # every page, the lab and the glossary too
+st.subheader("Every page")
+targets = [p for p in nav.PAGES if p is not nav.HOME]  # every page of the map, the lab and the glossary too
 for start in range(0, len(targets), 4):
     for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
-        col.page_link(target, label=page_label(target), icon=nav.info(target).icon)
+        col.page_link(target.path, label=target.title, icon=target.icon)
 
 page.end()

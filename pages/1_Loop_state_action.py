@@ -4,29 +4,39 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 
 STEPS, RUN_FOR = "loop_steps", "loop_steps_for"  # the steps taken so far, and the (scenario, seed) they belong to
 JUDGE_TEXT = "judge_text"
 MAX_JUDGE_CHARS = 2000
-PX_PER_BAR, MAX_SIDE_BY_SIDE = 48, 4  # policy charts: pixels per token; more tokens than this stack the two charts
 
 scenario = page.setup(
     "Loop, state and action", "🔁",
-    "Inside one answer, reinforcement learning turns a small loop once per token. The **state** is "
-    "everything the model can see at that moment: the prompt plus the tokens it has written so far. "
-    "The **action** is the next token, drawn from the **policy** π, the model's probabilities over "
-    "the candidates; writing it turns the state into the next one. Step through one answer below: the "
-    "chain of states and actions is the **trajectory**, and the judge scores it only once it is finished.",
+    "Inside one answer the model turns a small loop once per token: it reads the **state** (the prompt and "
+    "what it has written so far), draws an **action** (the next token) from its **policy** π, and the state "
+    "grows by that token. How much does the sampling temperature change what it draws?",
 )
+page.why(
+    "The chain of states and actions is the **trajectory**, and the judge scores it only once it is finished. "
+    "Every later page works on this loop: the reward arrives at its end, and training has to decide which of "
+    "its steps deserve the credit. The temperature τ is how an RL run makes the policy explore: it changes how "
+    "the model samples, not the model itself.")
 tokens = scenario.tokens
 
-page.presets({
-    "Nearly greedy: τ = 0.1": {"temp": 0.1},
-    "As trained: τ = 1": {"temp": 1.0},
-    "Hot: τ = 2.5": {"temp": 2.5},
-})
+page.presets({"τ = 0.1": {"temp": 0.1}, "τ = 1": {"temp": 1.0}, "τ = 2.5": {"temp": 2.5}})
+
+rare, rare_before, rare_after = page.run(rlcore.rarest_token_shift, scenario.pi, 2.0)
+better = "More likely" if rare_after > rare_before else "Less likely" if rare_after < rare_before else "No change"
+page.predict(
+    f"Raise the temperature from 1 to 2. Does the rarest token, “{esc(tokens[rare])}”, become more or less likely?",
+    ["More likely", "Less likely", "No change"], better,
+    f"It goes from {pct(rare_before, 1)} to {pct(rare_after, 1)}. Dividing the log-probabilities by τ = 2 "
+    "halves the gaps between them, so probability drains from the favourite towards the rare tokens "
+    "(when every token is equally likely there is nothing to even out). That is why sampling hotter "
+    "explores more. Set τ = 2 below to see it.",
+    key="predict_temperature",
+)
 
 
 def sample_next(current: rlcore.Scenario) -> None:
@@ -44,17 +54,15 @@ def restart() -> None:
     st.session_state[STEPS] = []
 
 
-rare, rare_before, rare_after = page.run(rlcore.rarest_token_shift, scenario.pi, 2.0)
-
-
 @st.fragment
 def loop_panel() -> None:
     """The temperature, the steps and the charts: moving them reruns this panel only, not the page."""
-    c1, c2 = st.columns([3, 1])
+    c1, c2, c3 = st.columns([3, 1.3, 1], vertical_alignment="bottom")
     tau = inputs.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", where=c1,
-                        help="Below 1 sharpens the policy towards its favourite token; above 1 flattens it.")
-    seed = int(inputs.number("Random seed", 0, 999_999, 0, key="seed", where=c2,
-                             help="The k-th draw of a seed is always the same; a new seed starts a new answer."))
+                        help=glossary.term("τ"))
+    with st.expander("More settings"):
+        seed = int(inputs.number("Random seed", 0, 999_999, 0, key="seed",
+                                 help="The k-th draw of a seed is always the same; a new seed starts a new answer."))
 
     # The steps taken so far live in the session; a new scenario or seed starts a fresh answer.
     if st.session_state.get(RUN_FOR) != (scenario, seed):
@@ -64,31 +72,54 @@ def loop_panel() -> None:
     written = [s.action for s in steps]
     finished = bool(steps) and steps[-1].done
 
-    b1, b2, b3 = st.columns([1.3, 1, 3], vertical_alignment="center")
-    b1.button("Sample the next token", key="sample", type="primary", on_click=sample_next, args=(scenario,),
+    c2.button("Sample next token", key="sample", type="primary", on_click=sample_next, args=(scenario,),
               disabled=finished, width="stretch")
-    b2.button("Restart", key="restart", on_click=restart, width="stretch")
-    b3.caption(f"Step {len(steps)}: {'the answer is finished' if finished else 'the answer is still being written'}. "
-               "A new seed or a new example in the sidebar starts a new answer.")
+    c3.button("Restart", key="restart", on_click=restart, width="stretch")
 
     # One call into rlcore: the policy at the next step (or, once finished, the view of the decision).
     decision = page.run(rlcore.next_step, scenario, [], seed, tau)
     upcoming = None if finished else page.run(rlcore.next_step, scenario, written, seed, tau)
 
     left, right = st.columns([4, 7], gap="large")
+    with right:
+        base = pd.DataFrame({"token": tokens, "probability": decision.base_probs})
+        hot = pd.DataFrame({"token": tokens, "probability": decision.probs})
+        chosen_note = f"drawn: {steps[0].action}" if steps else "nothing drawn yet"
+        both = pd.DataFrame({"token": tokens, "probability as trained (τ = 1)": decision.base_probs,
+                             f"probability when sampling (τ = {fmt(tau)})": decision.probs}).round(6)
+        # two charts that each take their column's width; Streamlit stacks the columns on a phone
+        p1, p2 = st.columns(2)
+        with p1:
+            page.chart(charts.token_bars(base, value="probability", title="The policy π as trained",
+                                         subtitle="τ = 1", value_title="probability",
+                                         tokens=tokens, domain=[0, 1], height=280),
+                       base.round(6), name="policy_trained",
+                       alt_text="Bar chart of the probability of each candidate next token after the prefix, at "
+                                "temperature 1.")
+        with p2:
+            page.chart(charts.token_bars(hot, value="probability", title="What sampling draws from",
+                                         subtitle=f"τ = {fmt(tau)}; {chosen_note}",
+                                         value_title="probability", tokens=tokens, domain=[0, 1],
+                                         height=280),
+                       both, name="policy_at_temperature",
+                       alt_text=f"Bar chart of the probability of each candidate next token after the prefix at "
+                                f"temperature {fmt(tau)}, the distribution sampling draws from.")
+        st.caption("The decision after the prefix is the only real choice in this example, so both charts "
+                   "show it. Temperature divides the log-probabilities by τ before they are turned back into "
+                   "probabilities.")
+
     with left:
         st.subheader(f"State after {len(steps)} step{'s' if len(steps) != 1 else ''}")
-        st.caption("What the model sees before it writes the next token: the prompt, then the answer so far "
-                   "(shown exactly as written).")
         st.code(f"{scenario.prompt}\n{rlcore.join_tokens([*decision.state, *written])}", language=None,
                 wrap_lines=True)
+        st.caption("What the model sees before it writes the next token: the prompt, then the answer so far.")
         if not steps:
             st.markdown(f"The model has written “{esc(scenario.prefix)}” and must now **choose** among "
-                        f"{len(tokens)} tokens. Press **Sample the next token**.")
+                        f"{len(tokens)} tokens. Press **Sample next token**.")
         if steps:
             first = steps[0]
-            st.metric("Action at the decision (step 0)", esc(first.action),
-                      f"drawn with probability {pct(first.action_prob, 1)} at τ = {fmt(first.temperature)}",
+            st.metric("Action at step 0", esc(first.action),
+                      f"probability {pct(first.action_prob, 1)} at τ = {fmt(first.temperature)}",
                       delta_color="off", delta_arrow="off")
         if upcoming is not None and upcoming.k > 0:
             st.markdown(f"**Next token:** “{esc(upcoming.candidates[0])}”, with probability 1. To keep the "
@@ -98,35 +129,15 @@ def loop_panel() -> None:
         if finished:
             last = steps[-1]
             chosen = scenario.index(steps[0].action)
-            st.metric("Judge's score of the finished answer", fmt(last.score))
+            whole = rlcore.answer_tokens(scenario, steps[0].action)  # the answer the Reward page follows
+            st.metric("Judge's score", fmt(last.score))
             st.markdown(
+                f"The finished answer has **{len(whole)} tokens**: the {len(whole) - len(steps)} of the prefix "
+                f"“{esc(scenario.prefix)}” and the {len(steps)} written here. "
                 f"The judge's score is drawn at random from the scores of the sampled answers that began "
                 f"with “{esc(steps[0].action)}” ({fmt_list(scenario.samples[chosen], sep=', ')}). It is the "
                 f"only reward of the whole trajectory: every earlier step got 0. "
                 "The next page, **Reward and return**, follows this single number back to every token.")
-
-    with right:
-        base = pd.DataFrame({"token": tokens, "probability": decision.base_probs})
-        hot = pd.DataFrame({"token": tokens, "probability": decision.probs})
-        chosen_note = f"drawn: {steps[0].action}" if steps else "nothing drawn yet"
-        panel_width = max(165, PX_PER_BAR * len(tokens))  # room for every bar; side by side while they fit
-        side_by_side = len(tokens) <= MAX_SIDE_BY_SIDE
-        both = (charts.hconcat if side_by_side else charts.vconcat)(
-            charts.token_bars(base, value="probability", title="The policy π as trained (τ = 1)",
-                              value_title="probability of being the next token", tokens=tokens, domain=[0, 1],
-                              height=240).properties(width=panel_width),
-            charts.token_bars(hot, value="probability", title=f"What sampling draws from at τ = {fmt(tau)}",
-                              subtitle=chosen_note, value_title="probability of being the next token",
-                              tokens=tokens, domain=[0, 1], height=240).properties(width=panel_width),
-        )
-        table = pd.DataFrame({"token": tokens, "probability as trained (τ = 1)": decision.base_probs,
-                              f"probability when sampling (τ = {fmt(tau)})": decision.probs}).round(6)
-        page.chart(both, table, name="policy_at_temperature",
-                   alt_text=f"Two bar charts of the probability of each candidate next token after the prefix: "
-                            f"at temperature 1 and at temperature {fmt(tau)}.")
-        st.caption("The decision after the prefix is the only real choice in this example, so both charts "
-                   "show it. Temperature divides the log-probabilities by τ before they are turned back into "
-                   "probabilities; it changes how the model samples, not the model itself.")
 
     st.subheader("The trajectory" if finished else "The trajectory so far")
     if not steps:
@@ -208,17 +219,6 @@ def judge_panel() -> None:
 
 
 judge_panel()
-
-better = "More likely" if rare_after > rare_before else "Less likely" if rare_after < rare_before else "No change"
-page.predict(
-    f"Raise the temperature from 1 to 2. Does the rarest token, “{esc(tokens[rare])}”, become more or less likely?",
-    ["More likely", "Less likely", "No change"], better,
-    f"It goes from {pct(rare_before, 1)} to {pct(rare_after, 1)}. Dividing the log-probabilities by τ = 2 "
-    "halves the gaps between them, so probability drains from the favourite towards the rare tokens "
-    "(when every token is equally likely there is nothing to even out). That is why sampling hotter "
-    "explores more.",
-    key="predict_temperature",
-)
 
 page.show_code(rlcore.next_step, rlcore.temperature_probs, rlcore.rule_based_judge)
 page.end()

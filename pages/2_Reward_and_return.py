@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.format import axis_labels, esc, fmt
 
 GAMMAS = (1.0, 0.99, 0.95, 0.9)     # the discounts compared in the length chart
@@ -15,21 +15,20 @@ FULL_MARKS = 10.0                   # the outcome-only judge's score for a right
 
 scenario = page.setup(
     "Reward and return", "🎯",
-    "The judge reads the finished answer and gives one score, yet training works token by token. The "
-    "**reward** is what each token receives on the spot: nothing until the last token, which gets the whole "
-    "score (a *sparse*, or delayed, reward). The **return** of a token adds up every reward from that token "
-    "to the end, each one shrunk by a factor γ for every step it lies in the future. LLM training sets γ = 1, "
-    "and the charts below show what would go wrong otherwise.",
+    "The judge scores the finished answer once; the **reward** puts that score on the last token and zero on "
+    "every other, and the **return** of a token adds up the rewards still to come, each shrunk by γ per step. "
+    "Why does LLM training keep γ = 1?",
 )
+page.why(
+    "Training works token by token, so the judge's one number has to become a number at every token. A reward "
+    "that arrives only at the end is called *sparse* (or delayed). The discount γ decides how much a reward "
+    "far in the future still counts: with γ below 1, the early tokens of a long answer, often the ones that "
+    "decided it, are credited almost nothing.")
 tokens = scenario.tokens
 likely = rlcore.summarize(scenario).likely
 
-page.presets({
-    "γ = 1 (what LLM training uses)": {"gamma": 1.0},
-    "γ = 0.99": {"gamma": 0.99},
-    "γ = 0.9": {"gamma": 0.9},
-    "γ = 0.5": {"gamma": 0.5},
-})
+page.presets({"γ = 1": {"gamma": 1.0}, "γ = 0.99": {"gamma": 0.99}, "γ = 0.9": {"gamma": 0.9},
+              "γ = 0.5": {"gamma": 0.5}})
 
 
 def reward_and_return(current: rlcore.Scenario, first: str, g: float):
@@ -44,28 +43,30 @@ def reward_and_return(current: rlcore.Scenario, first: str, g: float):
 
 @st.fragment
 def reward_panel() -> None:
-    """The first token and γ and all they feed, down to the prediction: moving them reruns this panel only."""
+    """The prediction, the first token and γ and all they feed: moving them reruns this panel only."""
+    # the question is about the most likely token's answer, whichever answer is shown below
+    trace, *_, (short_credit, long_credit), _ = page.run(reward_and_return, scenario, tokens[likely], 1.0)
+    score = trace.score
+    more = "More" if short_credit > long_credit else "Less" if short_credit < long_credit else "The same"
+    revealed = page.predict(
+        f"With γ = {fmt(PREDICT_GAMMA)} and the same final score ({fmt(score)}), does the first token get more or "
+        f"less credit in a {SHORT}-token answer than in a {LONG}-token one?",
+        ["More", "Less", "The same"], more,
+        f"It gets {fmt(short_credit, 3)} in the {SHORT}-token answer and {fmt(long_credit, 3)} in the {LONG}-token "
+        f"one: every extra token multiplies the first token's share by {fmt(PREDICT_GAMMA)}"
+        + (" (and a score of 0 stays 0 however it is discounted)." if score == 0 else "."),
+        key="predict_gamma",
+    )
+
     c1, c2 = st.columns([1, 2])
     token = inputs.selectbox("The sampled answer starts with", tokens, tokens[likely], key="tok", where=c1,
                              help="The token written after the prefix; the answer then goes on with its "
                                   "continuation.")
     gamma = inputs.slider("Discount γ", 0.5, 1.0, 1.0, 0.01, key="gamma", where=c2,
-                          help="How much a reward one step further away is worth: 1 keeps it whole.")
+                          help=glossary.term("γ"))
 
-    trace, returns, lengths, curves, (short_credit, long_credit), blind = page.run(
-        reward_and_return, scenario, token, gamma)
+    trace, returns, lengths, curves, _, blind = page.run(reward_and_return, scenario, token, gamma)
     words, score, n = trace.tokens, trace.score, len(trace.tokens)
-    answer = rlcore.join_tokens(words)
-
-    st.subheader("The sampled answer")
-    st.code(f"{scenario.prompt}\n{answer}", language=None, wrap_lines=True)
-    st.caption(f"{n} tokens. Its judge score is the average score of the sampled answers that begin with "
-               f"“{esc(token)}”.")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Judge's score of the answer", fmt(score))
-    m2.metric(f"Reward on tokens 1–{n - 1}" if n > 1 else "Reward before the last token", fmt(0.0))
-    m3.metric(f"Reward on the last token (token {n})", fmt(trace.rewards[-1]))
-    m4.metric(f"Return at the first token, γ = {fmt(gamma)}", fmt(returns[0]))
 
     strip = pd.DataFrame({
         "position": np.arange(1, n + 1), "label": axis_labels(words), "token": list(words),
@@ -94,29 +95,46 @@ def reward_panel() -> None:
                 f"answer, “{esc(token)}”, sits near the start. The discount shrinks credit for the early tokens "
                 "that matter most here.")
 
-    curve_df = pd.DataFrame([
-        {"answer length": int(t), "return at the first token": float(v),
-         "γ": f"γ = {fmt(g)}" + (" (slider)" if g not in GAMMAS else "")}
-        for g, values in curves.items() for t, v in zip(lengths, values, strict=True)
-    ]).round(6)
-    here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
     with right:
-        page.chart(
-            charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token", series="γ",
-                              title="Credit for the first token, by answer length",
-                              subtitle=f"the same final score ({fmt(score)}) for every length",
-                              x_title="answer length (tokens)", y_title="return at the first token (points)",
-                              legend_title="discount", points=False, height=430,
-                              y_domain=[0, 1.15 * score] if score > 0 else None),
-                         charts.rules(here, at="at", label="label", axis="x")),
-            curve_df, name="first_token_return",
-            alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for answer "
-                     f"lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ below 1.")
-        st.markdown(
-            "With γ = 1 every length gives the first token the full score. With γ below 1 the credit fades with "
-            "every extra token, so for the same final score a **shorter answer pays its early tokens more**. "
-            "Training on such returns would push the model towards short answers, whatever the task needs; "
-            "DeepSeek-R1-Zero's answers instead grew longer as it learned to reason.")
+        if not revealed:
+            st.caption("Answer the question above to see how the first token's credit changes with the "
+                       "answer's length.")
+        else:
+            curve_df = pd.DataFrame([
+                {"answer length": int(t), "return at the first token": float(v),
+                 "γ": f"γ = {fmt(g)}" + (" (slider)" if g not in GAMMAS else "")}
+                for g, values in curves.items() for t, v in zip(lengths, values, strict=True)
+            ]).round(6)
+            here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
+            page.chart(
+                charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token",
+                                               series="γ", title="Credit for the first token, by answer length",
+                                               subtitle=f"the same final score ({fmt(score)}) for every length",
+                                               x_title="answer length (tokens)",
+                                               y_title="first token's return",
+                                               legend_title="discount", points=False, height=360,
+                                               y_domain=[0, 1.15 * score] if score > 0 else None),
+                             charts.rules(here, at="at", label="label", axis="x")),
+                curve_df, name="first_token_return",
+                alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for "
+                         f"answer lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ "
+                         "below 1.")
+            st.markdown(
+                "With γ = 1 every length gives the first token the full score. With γ below 1 the credit fades "
+                "with every extra token, so for the same final score a **shorter answer pays its early tokens "
+                "more**. Training on such returns would push the model towards short answers, whatever the task "
+                "needs; DeepSeek-R1-Zero's answers instead grew longer as it learned to reason.")
+
+    st.subheader("The sampled answer")
+    st.code(f"{scenario.prompt}\n{rlcore.join_tokens(words)}", language=None, wrap_lines=True)
+    st.caption(f"{n} tokens: the {trace.action_index} of the prefix, then “{esc(token)}” and its continuation "
+               f"(the Loop page writes the same answer). Its judge score is the average score of the sampled "
+               f"answers that begin with “{esc(token)}”.")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Judge's score", fmt(score))
+    m2.metric(f"Reward, tokens 1–{n - 1}" if n > 1 else "Reward before the last", fmt(0.0))
+    m3.metric(f"Reward, token {n}", fmt(trace.rewards[-1]), help="The last token gets the whole score.")
+    m4.metric("Return at token 1", fmt(returns[0]), help=f"With γ = {fmt(gamma)}")
 
     st.subheader("What a judge that reads only the outcome cannot see")
     st.markdown(
@@ -140,18 +158,6 @@ def reward_panel() -> None:
     if blind.sound == blind.unsound:
         st.caption("In this example the two continuations are the same text, so the two answers coincide; give the "
                    "tokens different continuations in the sidebar to see the blind spot.")
-
-    more = "More" if short_credit > long_credit else "Less" if short_credit < long_credit else "The same"
-    page.predict(
-        f"With γ = {fmt(PREDICT_GAMMA)} and the same final score ({fmt(score)}), does the first token get more or "
-        f"less credit in a {SHORT}-token answer than in a {LONG}-token one?",
-        ["More", "Less", "The same"], more,
-        f"It gets {fmt(short_credit, 3)} in the {SHORT}-token answer and {fmt(long_credit, 3)} in the {LONG}-token "
-        f"one: every extra token multiplies the first token's share by {fmt(PREDICT_GAMMA)}"
-        + (" (and a score of 0 stays 0 however it is discounted)." if score == 0 else "."),
-        key="predict_gamma",
-    )
-
 
 reward_panel()
 

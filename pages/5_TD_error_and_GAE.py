@@ -54,9 +54,10 @@ def critic_study(scenario, token, gamma, lams, bias, noise):
 def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None:
     """GRPO's group: its three widgets rerun this panel only."""
     g1, g2, g3 = st.columns(3)
-    size = int(inputs.slider("Group size G", 1, 32, 8, 1, key="G", where=g1,
+    size = int(inputs.slider("Group size G", 1, 32, rlcore.GROUP_SIZE, 1, key="G", where=g1,
                              help="How many answers GRPO samples for the same prompt."))
-    seed = inputs.number("Seed", 0, 9999, 0, key="seed", where=g2, help="Change it to draw another group.")
+    seed = inputs.number("Seed", 0, 9999, rlcore.GROUP_SEED, key="seed", where=g2,
+                         help="Change it to draw another group.")
     method = inputs.selectbox("Method", rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="method", where=g3,
                               help="grpo: (score − mean) / std; dr_grpo: score − mean; "
                                    "rloo: score − mean of the other answers.")

@@ -14,6 +14,8 @@ first use. ``histogram_counts`` stays here: the baseline study's result carries 
 
 from .credit import (
     GROUP_METHODS,
+    GROUP_SEED,
+    GROUP_SIZE,
     AnswerTrace,
     answer_trace,
     credit_positions,
@@ -144,7 +146,7 @@ from .studies import (
 
 __all__ = [
     "ARTICLE_ANSWER", "ARTICLE_ANSWER_SCORE", "ARTICLE_ANSWER_TOKENS", "ARTICLE_ANSWER_VALUES",
-    "ARTICLE_SCENARIO", "BASELINES", "FLATTERY", "GROUP_METHODS", "MAX_TOKENS", "PRESETS",
+    "ARTICLE_SCENARIO", "BASELINES", "FLATTERY", "GROUP_METHODS", "GROUP_SEED", "GROUP_SIZE", "MAX_TOKENS", "PRESETS",
     "AnswerTrace", "CriticErrorStudy", "FlatteryBranch", "GradientStats", "KLEstimates",
     "MCEstimates", "PPOEpochs", "PolicyPath", "RegularizedObjective", "Scenario", "ShareCurve", "Summary",
     "TrainingRun",

@@ -12,6 +12,9 @@ from .example import Scenario, answer_tokens, check_scenario, split_tokens
 from .returns import sparse_rewards
 
 GROUP_METHODS = ("grpo", "dr_grpo", "rloo")
+# The group a page shows by default (TD error and GAE page) and the home page quotes: one source for both.
+GROUP_SIZE = 8
+GROUP_SEED = 0
 
 
 def _rewards_values(rewards, values):

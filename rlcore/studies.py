@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
-from .credit import AnswerTrace, answer_trace, gae, group_advantages, td_errors
+from .credit import GROUP_METHODS, GROUP_SEED, GROUP_SIZE, AnswerTrace, answer_trace, gae, group_advantages, td_errors
 from .estimates import (
     advantages,
     expected_value,
@@ -54,7 +54,8 @@ class Summary:
     v_after_step: float
     discover_best_10: float      # chance the best token shows up at least once in 10 samples
     clip_range_best: tuple[float, float]  # range π(best) can reach on one batch, ε = 0.2
-    group_advantage_likely: float  # mean GRPO advantage of the likely token's answers, group = all samples
+    group_likely: np.ndarray     # GRPO advantages of the likely token's answers in group_credit's default group
+    group_advantage_likely: float  # their mean (0 when the group has no such answer)
     kl_flattery_90: float        # KL(π‖π_ref) when 90% of the best branch's answers flatter
 
     @property
@@ -63,16 +64,19 @@ class Summary:
 
 
 def summarize(scenario: Scenario, *, lam: float = 0.95, eps: float = 0.2, k: int = 10) -> Summary:
-    """Compute every headline number for ``scenario`` (defaults: λ 0.95, ε 0.2, 10 samples)."""
+    """Compute every headline number for ``scenario`` (defaults: λ 0.95, ε 0.2, 10 samples).
+
+    The group numbers are those of ``group_credit`` with the default group (GROUP_SIZE answers, GROUP_SEED,
+    GRPO), the very call the TD error and GAE page makes at its defaults.
+    """
     pi, q = check_scenario(scenario).pi, scenario.q
     v = expected_value(pi, q)
     adv = advantages(pi, q)
     likely, best = int(np.argmax(pi)), int(np.argmax(q))
     trace = answer_trace(scenario, scenario.tokens[likely], 1.0)
     path = policy_gradient_path(pi, q, 1.0, 1)
-    group = group_advantages(np.concatenate([np.asarray(s) for s in scenario.samples]))
-    start = sum(len(s) for s in scenario.samples[:likely])
-    likely_group = group[start:start + len(scenario.samples[likely])]
+    group = group_credit(scenario, scenario.tokens[likely], GROUP_SIZE, GROUP_METHODS[0], GROUP_SEED)
+    likely_group = group.advantages[group.members]
     return Summary(
         likely=likely, best=best, q=q, v=v, advantage=adv, weighted_advantage=float(pi @ adv),
         answer_tokens=trace.tokens, answer_score=trace.score,
@@ -83,7 +87,8 @@ def summarize(scenario: Scenario, *, lam: float = 0.95, eps: float = 0.2, k: int
         probs_after_step=path.probs[1], v_after_step=float(path.values[1]),
         discover_best_10=float(discovery_chance(pi[best], [k])[0]),
         clip_range_best=clip_bounds(pi[best], eps),
-        group_advantage_likely=float(likely_group.mean()),
+        group_likely=likely_group,
+        group_advantage_likely=float(likely_group.mean()) if likely_group.size else 0.0,
         kl_flattery_90=kl_regularized_objective([0.1, 0.9], FLATTERY.rewards, FLATTERY.p_ref, 1.0).kl,
     )
 

@@ -1,7 +1,9 @@
 """Screenshot pages of the running app in headless Chromium, to look at them.
 
-Usage: python scripts/screenshots.py [URL_PATH ...]   (default: every page)
-Starts `streamlit run dashboard.py` on a free port, saves PNGs under artifacts/screenshots/.
+Usage: python scripts/screenshots.py [URL_PATH ...]   (default: every page; "" or "home" is the home page)
+Starts `streamlit run dashboard.py` on a free port and saves, for every page, a phone (390 × 844) and a
+laptop (1440 × 900) screenshot in the light and the dark theme under artifacts/screenshots/:
+``<page>-<phone|desktop>-<light|dark>.png`` (the first screen) and ``...-full.png`` (the whole page).
 """
 
 from __future__ import annotations
@@ -21,12 +23,27 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 
+VIEWPORTS = {"phone": (390, 844), "desktop": (1440, 900)}
+THEMES = ("light", "dark")
+
+
+def url_path(page_file: str) -> str:
+    """The URL path Streamlit gives a page file: its stem without the number prefix.
+
+    >>> url_path("pages/1_Loop_state_action.py"), url_path("pages/10_Glossary.py"), url_path("dashboard.py")
+    ('Loop_state_action', 'Glossary', '')
+    """
+    stem = pathlib.Path(page_file).stem
+    if stem == "dashboard":
+        return ""
+    number, _, rest = stem.partition("_")
+    return rest if number.isdigit() and rest else stem
+
+
 def page_paths() -> list[str]:
-    paths = [""]
-    for f in sorted((ROOT / "pages").glob("*.py")):
-        stem = f.stem.split("_", 2)[-1]
-        paths.append(stem)
-    return paths
+    """Home, then every page file in its number's order."""
+    files = sorted((ROOT / "pages").glob("*.py"), key=lambda f: int(f.stem.split("_", 1)[0]))
+    return ["", *(url_path(f"pages/{f.name}") for f in files)]
 
 
 def free_port() -> int:
@@ -60,25 +77,41 @@ def wait_idle(page, timeout_ms: int = 30_000) -> None:
     page.wait_for_timeout(600)
 
 
+def shoot(browser, base: str, path: str, viewport: str, theme: str) -> list[pathlib.Path]:
+    """The first screen and the whole page of one page at one size in one theme."""
+    width, height = VIEWPORTS[viewport]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/{path}")
+        page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
+        wait_idle(page)
+        name = f"{path or 'home'}-{viewport}-{theme}"
+        first, full = OUT / f"{name}.png", OUT / f"{name}-full.png"
+        page.screenshot(path=str(first))
+        # the main area scrolls on its own: grow the window to its height to take the whole page
+        total = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        page.set_viewport_size({"width": width, "height": min(max(total, height), 12_000)})
+        wait_idle(page)
+        page.screenshot(path=str(full), full_page=True)
+        return [first, full]
+    finally:
+        context.close()
+
+
 def main(argv: list[str]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    paths = ["" if a == "home" else a.strip("/") for a in argv] or page_paths()
     port = free_port()
     proc = start_server(port)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            for path in argv or page_paths():
-                page.goto(f"http://127.0.0.1:{port}/{path}")
-                wait_idle(page)
-                height = page.evaluate(
-                    "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-                page.set_viewport_size({"width": 1400, "height": min(max(height, 1000), 12000)})
-                wait_idle(page)
-                name = path.split("?")[0] or "home"
-                target = OUT / f"{name}.png"
-                page.screenshot(path=str(target), full_page=True)
-                print(target)
+            for path in paths:
+                for viewport in VIEWPORTS:
+                    for theme in THEMES:
+                        for target in shoot(browser, f"http://127.0.0.1:{port}", path, viewport, theme):
+                            print(target)
             browser.close()
     finally:
         proc.terminate()

@@ -55,6 +55,24 @@ def run_page(path, *, scenario=None, query: dict | None = None, state: dict | No
     return at.run()
 
 
+def preset_names(at: AppTest) -> list[str]:
+    """The choices of the page's one preset control (``ui.page.presets``)."""
+    from ui import page
+
+    (control,) = [c for c in at.segmented_control if c.key == page.PRESETS_KEY]
+    return list(control.options)
+
+
+def choose_preset(at: AppTest, name: str) -> AppTest:
+    """Choose a view in the page's preset control, as a click would, and run the page. The control clears its
+    choice in its callback, so the same view can be chosen again (asserted here)."""
+    from ui import page
+
+    at.segmented_control(key=page.PRESETS_KEY).set_value(name).run()
+    assert at.segmented_control(key=page.PRESETS_KEY).value is None, "the preset control keeps no stale choice"
+    return at
+
+
 def charts(at: AppTest) -> list[dict]:
     """Every Altair chart on the page: {"spec": dict, "data": {name: DataFrame}, "alt": str}."""
     out = []

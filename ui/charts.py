@@ -88,17 +88,20 @@ def _token_x(field: str, tokens, title: str | None, **axis) -> alt.X:
                  axis=alt.Axis(labelExpr=_name_of_position(tokens), **axis))
 
 
-def _color(field: str, tokens, legend_title: str | None):
-    """Colour by token (fixed colours, by position) when ``tokens`` is given, else by the method palette
-    (never token colours)."""
-    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL) if legend_title else None
+def _color(field: str, tokens, legend_title: str | None, colors: dict | None = None, columns: int | None = None):
+    """Colour by token (fixed colours, by position) when ``tokens`` is given, else by ``colors`` ({name: colour},
+    e.g. from ``colors.method_colors``, so several charts agree), else by the method palette (never token colours)."""
+    wrap = {"columns": columns} if columns else {}  # a long legend in rows, so it fits a phone
+    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL, **wrap) if legend_title else None
     if tokens is None:
-        return alt.Color(f"{field}:N", scale=alt.Scale(range=list(METHOD_PALETTE)), legend=legend)
+        scale = (alt.Scale(domain=list(colors), range=list(colors.values())) if colors
+                 else alt.Scale(range=list(METHOD_PALETTE)))
+        return alt.Color(f"{field}:N", scale=scale, legend=legend)
     if legend is not None:
         legend.labelExpr = _name_of_position(tokens)
-    colors = list(token_colors(tokens).values())
+    token_range = list(token_colors(tokens).values())
     return alt.Color(field=_position(field), type="nominal", legend=legend,
-                     scale=alt.Scale(domain=list(range(len(colors))), range=colors))
+                     scale=alt.Scale(domain=list(range(len(token_range))), range=token_range))
 
 
 def _zero() -> alt.Chart:
@@ -131,13 +134,14 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
 def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str,
                y_title: str, tokens=None, legend_title: str | None = None, points: bool = True,
                subtitle: str | None = None, height: int = HEIGHT, y_domain=None,
-               x_type: str = "Q", dash: str | None = None) -> alt.Chart:
-    """Several series over a common x, one colour each (token colours when ``tokens`` is given)."""
+               x_type: str = "Q", dash: str | None = None, colors: dict | None = None,
+               legend_columns: int | None = None) -> alt.Chart:
+    """Several series over a common x, one colour each (token colours when ``tokens`` is given, else ``colors``)."""
     enc = dict(
         x=alt.X(f"{x}:{x_type}", title=x_title),
         y=alt.Y(f"{y}:Q", title=y_title,
                 scale=alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)),
-        color=_color(series, tokens, legend_title or series),
+        color=_color(series, tokens, legend_title or series, colors, legend_columns),
         tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series),
                  alt.Tooltip(f"{x}:{x_type}", title=x_title), _num(y, y_title)],
     )
@@ -279,11 +283,11 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
 
 @recipe
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
-                    y_title: str, tokens=None, size: int = 120) -> alt.Chart:
+                    y_title: str, tokens=None, size: int = 120, colors: dict | None = None) -> alt.Chart:
     """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
     base = _by_position(alt.Chart(df), series, tokens).encode(
         x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
-        color=_color(series, tokens, None),
+        color=_color(series, tokens, None, colors),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
                      base.mark_text(dy=-14, fontSize=12, fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
@@ -346,3 +350,19 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     if independent_y:
         chart = chart.resolve_scale(y="independent")
     return chart.properties(title=_title(title, subtitle))
+
+
+@recipe
+def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, title: str, x_title: str, size_title: str,
+              color: str | None = None, colors: dict | None = None, subtitle=None, height: int = HEIGHT) -> alt.Chart:
+    """A histogram as one row of dots per series on a common x: a dot's area is its ``size`` (e.g. a share of
+    samples). Unlike faceted bars it takes its container's width, and discrete values stay separate dots.
+    Rows keep the data's order; ``color`` (default ``row``) names the field the colours follow."""
+    color = color or row
+    return alt.Chart(df).mark_circle(opacity=0.85).encode(
+        x=alt.X(f"{x}:Q", title=x_title),
+        y=alt.Y(f"{row}:N", title=None, sort=None, axis=alt.Axis(labelLimit=170, labelFontSize=12)),
+        size=alt.Size(f"{size}:Q", title=size_title, scale=alt.Scale(range=[0, 450], zero=True), legend=None),
+        color=_color(color, None, None, colors),
+        tooltip=[alt.Tooltip(f"{row}:N", title=row), _num(x, x_title), _num(size, size_title)],
+    ).properties(title=_title(title, subtitle), height=height)

@@ -79,16 +79,28 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
                                on_click="ignore")  # the CSV is built only on click
 
 
-def presets(views: dict, *, label: str = "Views an instructor might show") -> None:
-    """A row of buttons, each one a complete view: the inputs it names take its values, every other input
-    of the page goes back to its default (so a view never depends on the click before).
+PRESETS_KEY = "views"  # the session key of a page's preset control
 
-    ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``; names are the inputs' link names.
+
+def _apply_view(views: dict) -> None:
+    """The preset control's callback: apply the chosen view, then clear the choice, so choosing the same view
+    again (after moving a slider) applies it again instead of being a no-op."""
+    name = st.session_state.get(PRESETS_KEY)
+    if name in views:
+        inputs.set_view(views[name])
+    st.session_state[PRESETS_KEY] = None
+
+
+def presets(views: dict, *, label: str = "Views") -> None:
+    """One compact row of choices, each one a complete view: the inputs it names take its values, every other
+    input of the page goes back to its default (so a view never depends on the choice before).
+
+    ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``; names are the inputs' link names. Keep the
+    names short: they are the labels of the control.
     """
-    st.caption(label)
-    cols = st.columns(len(views))
-    for col, (name, values) in zip(cols, views.items(), strict=True):
-        col.button(name, on_click=inputs.set_view, args=(values,), width="stretch", key=f"view_{name}")
+    st.segmented_control(label, list(views), key=PRESETS_KEY, on_change=_apply_view, args=(views,),
+                         help="Each choice sets the page's inputs to a complete view; the others go back to "
+                              "their defaults.")
 
 
 def _reveal(state_key: str) -> None:

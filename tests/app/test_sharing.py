@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from apphelp import ALL_PAGES, PAGES, ROOT, input_key, no_exception, page_text, run_page
+from apphelp import ALL_PAGES, PAGES, ROOT, choose_preset, input_key, no_exception, page_text, preset_names, run_page
 from streamlit.testing.v1 import AppTest
 
 import rlcore
@@ -245,10 +245,6 @@ def test_reset_restores_every_default_and_clears_the_link(path, defaults):
     assert not at.query_params
 
 
-def preset_buttons(at) -> list[str]:
-    return [b.key for b in at.button if b.key and b.key.startswith("view_")]
-
-
 def values(at) -> dict:
     return {n: w.value for n, (_, w) in own_inputs(at).items()}
 
@@ -260,19 +256,19 @@ WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
 def test_a_preset_is_a_whole_view_whatever_came_before(path):
     """Issue #13: after any preset, the inputs are exactly those of that preset clicked alone on a fresh page;
     moving a slider first, or clicking another preset first, changes nothing, and no link notice appears."""
-    buttons = preset_buttons(run_page(path))
+    buttons = preset_names(run_page(path))
     assert len(buttons) >= 2
     alone = {}
     for b in buttons:
         at = run_page(path)
-        at.button(key=b).click().run()
+        choose_preset(at, b)
         alone[b] = values(at)
     at = run_page(path)
     s = first_slider(at)
     s.set_value(s.max if s.value != s.max else s.min).run()  # the learner moves a slider first
     order = [b for pair in itertools.permutations(buttons, 2) for b in pair]  # every ordered pair, back to back
     for b in order:
-        at.button(key=b).click().run()
+        choose_preset(at, b)
         no_exception(at)
         assert values(at) == alone[b], b
         assert not at.toast, [t.proto.body for t in at.toast]

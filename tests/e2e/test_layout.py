@@ -21,11 +21,6 @@ FILE_NAME = re.compile(r"\.py\b|dashboard|\b\d+_[A-Z]\w*")  # "pages/3_Value_Q_a
 
 # (page, viewport, check) → what was measured when it was recorded
 KNOWN: dict[tuple[str, str, str], str] = {
-    ("", "phone", "width"): "the quick-reference markdown table is 34 px wider than the phone",
-    ("Loop_state_action", "phone", "width"): "100 px too wide: two fixed-width bar panels side by side",
-    ("Loop_state_action", "phone", "charts"): "chart 0 (hconcat of fixed-width panels) 116 px outside",
-    ("Baseline_and_variance", "phone", "width"): "520 px too wide: the histograms have a fixed width of 760",
-    ("Baseline_and_variance", "phone", "charts"): "chart 0 (histograms, width 760) 520 px outside",
     ("Clipping_and_KL", "phone", "width"): "229 px too wide: the KL estimator histograms' fixed width",
     ("Clipping_and_KL", "phone", "charts"): "chart 4 (KL estimator histograms, width 520) 229 px outside",
     ("Training_lab", "phone", "width"): "567 px too wide: facet panels of fixed width, 2-3 columns",

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pathlib
+import re
+
 import pytest
 from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
 
 import rlcore
+from ui import nav
 
 HOME = page_file("dashboard")
 
@@ -25,10 +29,24 @@ def test_defaults_show_the_article_numbers():
     assert len(at.get("graphviz_chart")) == 1
 
 
-def test_quick_reference_links_every_concept_page():
+def test_home_links_every_page_of_the_map():
     at = run_page(HOME)
     links = {p.proto.page for p in at.get("page_link")}
     assert {p.stem.split("_", 1)[1] for p in page_file("1_").parent.glob("[1-8]_*.py")} <= links
+    assert {pathlib.Path(p.path).stem.split("_", 1)[1] for p in nav.PAGES if p is not nav.HOME} <= links
+
+
+def grpo_text(text: str) -> str:
+    """The GRPO advantages the TD error and GAE page lists: "their advantages are −0.86, −0.86, −0.86."."""
+    return re.search(r"their advantages are ([^.]*\.\d+(?:, [^,.]*\.\d+)*)", text).group(1)
+
+
+def test_home_quotes_the_grpo_group_the_gae_page_shows_at_its_defaults():
+    home = page_text(run_page(HOME))
+    listed = grpo_text(page_text(run_page(page_file("5_"))))
+    assert f"{listed} for the 3 open answers in a group of 8" in home
+    assert "−0.77" not in home  # the old figure: the whole sample set scored as one group
+    assert "against the other answers" not in home  # that is RLOO, not GRPO
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    choose_preset,
+    edit_scenario,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -90,9 +100,9 @@ def test_budget_below_the_longest_answer_is_an_error():
 
 def test_presets():
     at = run_page(PAGE)
-    at.button(key="view_Pad the best answer").click().run()
+    choose_preset(at, "Pad the best answer")
     assert at.selectbox(key=K("tok")).value == "partly" and at.slider(key=K("len")).value == 40
-    at.button(key="view_Short (2 tokens)").click().run()
+    choose_preset(at, "Short (2 tokens)")
     assert at.slider(key=K("len")).value == 2
 
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    choose_preset,
+    edit_scenario,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -82,9 +92,9 @@ def test_no_step_clips_nothing():
 
 def test_preset_sets_the_step():
     at = run_page(PAGE)
-    at.button(key="view_Big step").click().run()
+    choose_preset(at, "Big step")
     assert at.slider(key=K("lr")).value == 0.6
-    at.button(key="view_Rare token at 0.01").click().run()
+    choose_preset(at, "Rare token at 0.01")
     assert at.select_slider(key=K("rare")).value == 0.01
 
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, edit_scenario, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    choose_preset,
+    edit_scenario,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -38,7 +48,7 @@ def test_defaults_are_grpo():
 @pytest.mark.parametrize("name", ["Dr. GRPO", "DAPO", "GSPO"])
 def test_presets_light_their_recipe(name):
     at = run_page(PAGE)
-    at.button(key=f"view_{name}").click().run()
+    choose_preset(at, name)
     no_exception(at)
     assert lit(at) == [name]
 
@@ -55,7 +65,7 @@ def test_switches_compose_cispo_and_the_nearest_hint():
 
 def test_prediction_and_dr_grpo_numbers():
     at = run_page(PAGE)
-    at.button(key="view_Dr. GRPO").click().run()
+    choose_preset(at, "Dr. GRPO")
     assert "Advantage of each answer" not in str([c for c in at.get("vega_lite_chart")])
     # worst answer scores 1; mean 4.3; Dr. GRPO −3.3; GRPO divides by std (N − 1) of the ten scores ≈ 3.0
     std = np.std(ARTICLE_SCORES, ddof=1)
@@ -107,7 +117,7 @@ def test_an_edited_scenario_and_a_dead_group():
     at = run_page(PAGE, scenario=FOUR)
     no_exception(at)
     assert len(data(at, "Weight of one token")) == 2 * 7
-    at.button(key="view_DAPO").click().run()
+    choose_preset(at, "DAPO")
     at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
     assert at.success
     at = run_page(PAGE, scenario=FLAT, inputs={"dynamic_sampling": True})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -81,9 +81,9 @@ def test_step_size_moves_the_bars():
 
 def test_presets_set_the_steps():
     at = run_page(PAGE)
-    at.button(key="view_Far from π_ref").click().run()
+    choose_preset(at, "Far from π_ref")
     assert at.slider(key=K("steps")).value == 15
-    at.button(key="view_π = π_ref").click().run()
+    choose_preset(at, "π = π_ref")
     assert at.slider(key=K("steps")).value == 0
 
 

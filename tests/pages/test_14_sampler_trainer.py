@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -41,7 +41,7 @@ def test_defaults_run_and_hide_the_answer():
 
 def test_engine_equal_to_trainer_all_ratios_are_one():
     at = run_page(PAGE)
-    at.button(key="view_Engine = trainer").click().run()
+    choose_preset(at, "Engine = trainer")
     no_exception(at)
     assert at.slider(key=K("noise")).value == 0.0
     h = ratios(at)
@@ -91,7 +91,7 @@ def test_part_switch_shows_bias():
 
 def test_top_p_preset_explains_the_missing_token():
     at = run_page(PAGE, state={"mm_predict": "no correction"})
-    at.button(key="view_Top-p 0.7").click().run()
+    choose_preset(at, "Top-p 0.7")
     no_exception(at)
     assert at.info and "partly" in at.info[0].value  # top-p 0.7 keeps open and closed only
 

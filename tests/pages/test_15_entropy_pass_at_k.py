@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -65,7 +65,7 @@ def test_preset_button_loads_the_rare_scenario():
     no_exception(at)
     assert at.session_state["scenario"] == RARE
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
-    at.button(key="view_Before training").click().run()
+    choose_preset(at, "Before training")
     assert at.slider(key=K("steps")).value == 0
     assert "Move the training steps" not in page_text(at)  # still hidden until the learner predicts
 

@@ -10,7 +10,17 @@ from __future__ import annotations
 import math
 
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    preset_names,
+    run_page,
+)
 
 import rlcore
 
@@ -24,28 +34,10 @@ HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
 
 
 def policy_table(at):
-    """The policy chart's data: one frame at τ = 1 and one at the sampling temperature."""
-    chart = charts(at)[0]
-    panels = chart["spec"].get("hconcat") or chart["spec"]["vconcat"]
-    assert len(panels) == 2
-
-    def data_of(node):
-        if isinstance(node, dict):
-            name = node.get("data", {}).get("name") if isinstance(node.get("data"), dict) else None
-            if name and "token" in chart["data"][name].columns:
-                return chart["data"][name]
-            for v in node.values():
-                found = data_of(v)
-                if found is not None:
-                    return found
-        elif isinstance(node, list):
-            for v in node:
-                found = data_of(v)
-                if found is not None:
-                    return found
-        return None
-
-    return [data_of(panel) for panel in panels]
+    """The two policy charts' data: the policy at τ = 1, then the one sampling draws from."""
+    frames = [next(df for df in c["data"].values() if "token" in df.columns) for c in charts(at)[:2]]
+    assert len(frames) == 2
+    return frames
 
 
 def sample_all(at, limit: int = 40):
@@ -92,7 +84,7 @@ def test_temperature_reshapes_the_sampled_distribution():
     assert list(trained["probability"]) == pytest.approx([0.5, 0.3, 0.2])
     roots = [math.sqrt(p) for p in (0.5, 0.3, 0.2)]  # τ = 2: π^(1/2), normalised
     assert list(hot["probability"]) == pytest.approx([r / sum(roots) for r in roots])
-    assert "What sampling draws from at τ = 2" in str(charts(at)[0]["spec"])
+    assert "τ = 2" in str(charts(at)[1]["spec"]) and "What sampling draws from" in str(charts(at)[1]["spec"])
 
 
 def test_query_parameters_set_temperature_and_seed():
@@ -120,7 +112,10 @@ def test_stepping_reproduces_the_seeded_rollout(seed):
     assert list(table["reward"]) == [0.0] * (len(steps) - 1) + [steps[-1].score]  # sparse reward
     assert list(table["candidates"]) == [3] + [1] * (len(steps) - 1)
     assert at.button(key="sample").disabled
-    assert "Judge's score of the finished answer" in page_text(at)
+    assert "Judge's score" in page_text(at)
+    # the same answer as the Reward page: the prefix's tokens plus the steps written here
+    n = len(rlcore.answer_tokens(rlcore.ARTICLE_SCENARIO, first))
+    assert f"has **{n} tokens**: the 2 of the prefix" in page_text(at) and n == len(steps) + 2
 
 
 def test_restart_and_a_new_scenario_clear_the_trajectory():
@@ -170,12 +165,12 @@ def test_four_token_scenario_with_an_empty_continuation():
     assert at.code[0].value == "Is OpenAI open?\nOpenAI is no"
 
 
-def test_six_tokens_stack_the_two_policy_charts():
+def test_six_tokens_fit_two_charts_of_container_width():
     six = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                           samples=tuple((float(i),) for i in range(6)), continuations=(" a b.",) * 6)
     at = sample_all(run_page(PAGE, scenario=six, query={"temp": "3"}))
-    spec = charts(at)[0]["spec"]
-    assert "vconcat" in spec and "hconcat" not in spec
+    for chart in charts(at)[:2]:  # no fixed-width panels side by side: each chart takes its column's width
+        assert "hconcat" not in chart["spec"] and chart["spec"].get("width") in (None, "container")
     trained, hot = policy_table(at)
     assert list(trained["token"]) == list(six.tokens)
     # τ = 3 flattens: the rare tokens (0.1) gain, the favourite (0.3) loses
@@ -237,3 +232,19 @@ def test_predict_answer_follows_the_scenario():
     at = at.radio(key="predict_temperature").set_value("More likely").run()
     assert at.warning and not at.success
     assert "the answer is **No change**" in at.warning[0].value
+
+
+def test_predict_hides_the_hot_probability_until_answered():
+    roots = [math.sqrt(p) for p in (0.5, 0.3, 0.2)]  # τ = 2: π^(1/2), normalised; "partly" is the rarest
+    after = f"{100 * roots[2] / sum(roots):.1f}%"   # 26.3%
+    at = run_page(PAGE)
+    assert after not in page_text(at)
+    at = at.radio(key="predict_temperature").set_value("Less likely").run()
+    assert after in page_text(at) and at.warning
+
+
+def test_presets_are_one_compact_control():
+    at = run_page(PAGE)
+    assert preset_names(at) == ["τ = 0.1", "τ = 1", "τ = 2.5"]
+    choose_preset(at, "τ = 2.5")
+    assert at.slider(key=K("temp")).value == 2.5

@@ -23,6 +23,9 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3
 ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
 
 
+SHOWN = {"predict_gamma_shown": True}  # as after "Just show me"
+
+
 def strip_data(at):
     """The reward/return strip's data frame."""
     return next(df for df in charts(at)[0]["data"].values() if "reward" in df.columns)
@@ -44,15 +47,15 @@ def test_defaults_show_the_articles_numbers():
     assert list(strip["reward"]) == [0.0] * 9 + [2.0]     # sparse: 0, then 2 on the last of 10 tokens
     assert list(strip["return"]) == [2.0] * 10           # γ = 1: return 2 at every token
     text = page_text(at)
-    for figure in ("Reward on tokens 1–9 0", "Reward on the last token (token 10) 2", "Judge's score of the answer 2",
-                   "Return at the first token, γ = 1 2", "**2 at every token**"):
+    for figure in ("Reward, tokens 1–9 0", "Reward, token 10 2", "Judge's score 2", "Return at token 1 2",
+                   "**2 at every token**", "10 tokens: the 2 of the prefix"):
         assert figure in text, figure
     assert at.code[0].value == "Is OpenAI open?\nOpenAI is open. It's in the name."
     assert all(c["alt"] for c in charts(at))
 
 
 def test_length_chart_shows_why_discounting_favours_short_answers():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     curves = curve_data(at)
     assert set(curves["γ"]) == {"γ = 1", "γ = 0.99", "γ = 0.95", "γ = 0.9"}
     assert len(curves) == 4 * 60
@@ -66,7 +69,7 @@ def test_length_chart_shows_why_discounting_favours_short_answers():
 
 
 def test_gamma_slider_changes_the_returns():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at = at.slider(key=K("gamma")).set_value(0.5).run()
     no_exception(at)
@@ -157,3 +160,19 @@ def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
     no_exception(at)
     assert at.selectbox(key=K("tok")).value == "yes"
     assert list(strip_data(at)["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]
+
+
+def test_the_length_chart_waits_for_the_prediction():
+    at = run_page(PAGE)
+    assert len(charts(at)) == 1 and "1.312" not in page_text(at)  # 2 · 0.9⁴ = 1.3122, the answer's figure
+    at = at.radio(key="predict_gamma").set_value("Less").run()
+    assert at.warning and "1.312" in page_text(at)
+    assert curve_data(at)["return at the first token"].max() == 2.0
+
+
+def test_the_closed_answer_has_the_same_length_as_on_the_loop_page():
+    at = run_page(PAGE, query={"tok": "closed"})
+    n = len(strip_data(at))
+    steps = rlcore.rollout(rlcore.ARTICLE_SCENARIO, 0, 1.0)  # seed 0 writes "closed" on the Loop page
+    assert steps[0].action == "closed" and n == 14 == len(steps) + 2
+    assert f"{n} tokens: the 2 of the prefix" in page_text(at)

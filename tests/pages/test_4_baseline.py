@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, edit_scenario, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    edit_scenario,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -19,6 +29,9 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
 SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
+
+
+SHOWN = {"predict_baseline_shown": True}  # as after "Just show me"
 
 
 def metric_values(at) -> dict[str, str]:
@@ -34,12 +47,15 @@ def summary_table(at):
 
 
 def test_defaults_show_the_articles_numbers():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     m = metric_values(at)
-    assert m["Total variance, no baseline (b = 0)"] == "20.74"
-    assert m["Total variance, b = V = 4.3"] == "3.70"
-    assert m["Ratio: b = V against b = 0"] == "0.179"
+    assert m["Variance, b = 0"] == "20.74"
+    assert m["Variance, b = V = 4.3"] == "3.70"
+    assert m["Noise left with b = V"] == "0.179"
+    ratio = next(x for x in at.metric if x.label == "Noise left with b = V")
+    assert "remains" in ratio.proto.help  # 3.70 / 20.74: the share of the noise left, not the share removed
+    assert all(len(x.label) <= 25 for x in at.metric), [x.label for x in at.metric]
     text = page_text(at)
     for s in ["E[g] = π ⊙ A = (−1.15, 0.21, 0.94)", "3.70 instead of 20.74", "a ratio of 0.179",
               "R − V = −1.3, −3.3, −2.3, −3.3, −1.3", "Their mean is −2.3 = Q(open) − V = 2 − 4.3"]:
@@ -50,7 +66,7 @@ def test_defaults_show_the_articles_numbers():
 
 
 def test_means_agree_and_spreads_do_not():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     table = summary_table(at)
     exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
     np.testing.assert_allclose(exact, np.tile([-1.15, 0.21, 0.94], (4, 1)), atol=1e-9)
@@ -59,7 +75,8 @@ def test_means_agree_and_spreads_do_not():
     assert var.min() == var[2]  # b* has the least variance
     hist = frames_with(at, "share")[0]
     spread = hist[hist["share"] > 0].groupby("baseline")["from"].agg(lambda s: s.max() - s.min())
-    assert spread["b = 0"] > spread["b = V = 4.3"]  # the histogram with b = 0 is wider
+    assert spread["b = 0"] > spread["b = V"]  # the histogram with b = 0 is wider
+    assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", "b = yours = 8"]
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
@@ -67,19 +84,19 @@ def test_every_preset_sets_the_exact_update(name):
     """Whatever the baseline, E[g] = π ⊙ (Q − V) with Q each token's mean score and V = Σ π·Q; the token
     picker starts on the best Q. (Most likely is already best: Q = 9, 5, 2, V = 6.95, E[g] = 1.23, −0.4875, −0.7425.)"""
     scenario = rlcore.PRESETS[name]
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     table = summary_table(at)
     exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
     np.testing.assert_allclose(exact, np.tile(pi * (q - pi @ q), (len(table), 1)), atol=1e-9)
-    assert at.selectbox(key="tok").value == scenario.tokens[int(np.argmax(q))]
+    assert at.selectbox(key=K("tok")).value == scenario.tokens[int(np.argmax(q))]
     assert len(charts(at)) == 4
 
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_token_counts(scenario):
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     table = summary_table(at)
     assert sum(c.startswith("exact E[g]") for c in table.columns) == scenario.n
@@ -90,7 +107,7 @@ def test_other_token_counts(scenario):
 
 
 def test_moving_b_changes_the_charts():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("b")).set_value(2.0).run()
     no_exception(at)
@@ -99,7 +116,7 @@ def test_moving_b_changes_the_charts():
 
 
 def test_moving_n_and_token_change_the_charts():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("n")).set_value(500).run()
     no_exception(at)
@@ -109,15 +126,16 @@ def test_moving_n_and_token_change_the_charts():
     at.selectbox(key=K("tok")).set_value("open").run()
     no_exception(at)
     assert chart_fingerprint(at) != after_n
-    assert "the logit of “open”" in page_text(at)
+    assert "estimates for the logit of open" in str(charts(at)[0]["spec"])  # the main chart's title
+    assert "push open the way" in page_text(at)
 
 
 def test_invalid_sidebar_input_keeps_the_last_valid_example():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error
-    assert metric_values(at)["Total variance, no baseline (b = 0)"] == "20.74"
+    assert metric_values(at)["Variance, b = 0"] == "20.74"
     assert len(charts(at)) == 4
 
 
@@ -150,8 +168,41 @@ def test_predict_answer_is_computed():
 
 
 def test_presets_set_b():
-    at = run_page(PAGE)
-    at.button(key="view_Your b = V").click().run()
+    at = run_page(PAGE, state=SHOWN)
+    choose_preset(at, "b = V")
     no_exception(at)
     assert at.slider(key=K("b")).value == pytest.approx(4.3)
     assert "b = yours = 4.3" in set(summary_table(at)["baseline"])
+
+
+def test_the_averages_wait_for_the_prediction():
+    at = run_page(PAGE)
+    assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
+    assert not frames_with(at, "running average") and not at.metric
+    at.radio(key="predict_baseline").set_value("Yes: it turns the update around").run()
+    assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
+    assert frames_with(at, "running average")
+
+
+def test_one_colour_per_baseline_on_every_chart():
+    at = run_page(PAGE, state=SHOWN)
+
+    def scales(node, out):
+        if isinstance(node, dict):
+            color = node.get("encoding", {}).get("color", {})
+            if isinstance(color, dict) and color.get("field") == "baseline" and "domain" in color.get("scale", {}):
+                out.append(dict(zip(color["scale"]["domain"], color["scale"]["range"], strict=True)))
+            for v in node.values():
+                scales(v, out)
+        elif isinstance(node, list):
+            for v in node:
+                scales(v, out)
+        return out
+
+    found = [scales(c["spec"], []) for c in charts(at)[:3]]  # histograms, variance against b, running averages
+    assert all(found), "every baseline chart has an explicit colour scale"
+    mappings = [m for f in found for m in f if "b = 0" in m]
+    assert len(mappings) >= 3  # the dots, the marks on the parabola, the running averages
+    zero = {m["b = 0"] for m in mappings}
+    at_v = {m["b = V"] for m in mappings}
+    assert len(zero) == 1 and len(at_v) == 1 and zero != at_v

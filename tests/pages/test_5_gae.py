@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -67,7 +67,7 @@ def test_lambda_moves_the_blame():
 
 def test_presets_set_lambda():
     at = run_page(PAGE)
-    at.button(key="view_λ = 0: trust V, blame one token").click().run()
+    choose_preset(at, "λ = 0: trust V, blame one token")
     assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
@@ -98,7 +98,7 @@ def test_every_preset_sets_the_strip(name):
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     likely, v = int(np.argmax(pi)), pi @ q
-    assert at.selectbox(key="tok").value == scenario.tokens[likely]
+    assert at.selectbox(key=K("tok")).value == scenario.tokens[likely]
     df = strip(at)
     assert df["token"].tolist() == list(rlcore.answer_tokens(scenario, scenario.tokens[likely]))
     assert df["V before"].tolist()[:3] == pytest.approx([v] * 3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -94,12 +94,12 @@ def test_inspected_step_is_clamped_when_steps_shrink():
 
 def test_presets():
     at = run_page(PAGE)
-    at.button(key="view_Thirty steps").click().run()
+    choose_preset(at, "Thirty steps")
     no_exception(at)
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 2
     probs = chart(at, "Token probabilities")
     assert len(probs) == 31 * 3 and probs["step"].max() == 30  # π at steps 0…30, three tokens
-    at.button(key="view_The article's two steps").click().run()
+    choose_preset(at, "The article's two steps")
     assert at.slider(key=K("steps")).value == 2 and at.slider(key=K("step")).value == 1
 
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
@@ -172,11 +172,11 @@ def test_query_parameter_picks_the_algorithms():
 
 def test_presets_set_the_widgets():
     at = run_page(LAB, inputs={"seeds": 2})
-    at.button(key="view_GRPO vs Dr. GRPO vs RLOO").click().run()
+    choose_preset(at, "GRPO vs Dr. GRPO vs RLOO")
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
     assert at.slider(key=K("G")).value == 4
-    at.button(key="view_KL holds it back (β = 0.5)").click().run()
+    choose_preset(at, "KL holds it back (β = 0.5)")
     assert at.slider(key=K("beta")).value == 0.5
 
 
@@ -271,7 +271,7 @@ def test_k_slider_changes_only_the_pass_at_k_panel():
 
 def test_length_drift_preset_and_aggregation_picker():
     at = run_page(LAB, inputs={"seeds": 2})
-    at.button(key="view_Length drift").click().run()
+    choose_preset(at, "Length drift")
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "GSPO", "DAPO"]
     assert at.slider(key=K("len")).value == 8 and at.slider(key=K("beta")).value == 0.0
