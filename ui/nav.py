@@ -31,7 +31,8 @@ PAGES = (
     PageInfo("pages/5_TD_error_and_GAE.py", "TD error and GAE", ":material/functions:"),
     PageInfo("pages/6_Policy_gradient.py", "Policy gradient", ":material/trending_up:"),
     PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
-    PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
+    PageInfo("pages/8_Ratio_and_clipping.py", "Ratio and clipping", ":material/compress:"),
+    PageInfo("pages/8_KL_penalty.py", "KL penalty", ":material/anchor:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
     PageInfo("pages/10_Glossary.py", "Glossary", ":material/menu_book:"),
 )
