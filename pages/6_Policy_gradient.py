@@ -118,8 +118,11 @@ def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
         if not st.session_state[PLAYING]:
             st.rerun()  # the last frame: stop the timer
     c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
-    step = int(inputs.slider("Show the training up to step", 0, steps, 0, 1, key="step", where=c1,
-                             help="0 is the start. ▶ plays the steps one by one; ⏭ takes one step."))
+    # the range does not follow the number of steps (a slider whose maximum moves under its value is fragile):
+    # a step beyond the last shows the last
+    step = min(int(inputs.slider("Show the training up to step", 0, MAX_STEPS, 0, 1, key="step", where=c1,
+                                 help="0 is the start; past the number of steps, the last step. ▶ plays the steps "
+                                      "one by one; ⏭ takes one step.")), steps)
     if timed:
         c2.button("⏸ Pause", on_click=pause, width="stretch", key="pg_pause")
     else:
