@@ -209,8 +209,7 @@ def answer_panel() -> None:
         else:
             shown = strip[["position", "label", "token", "V before", "decision"]]
             page.chart(charts.answer_strip(shown, value="V before", title="V before each token",
-                                           subtitle="the model's expected score as the answer is written; the "
-                                                    "TD errors appear once you answer above",
+                                           subtitle="the expected score as the answer is written",
                                            y_title="expected score V", highlight="decision"),
                        shown, alt_text="Expected score V before each token of the answer.", name="td_error")
             st.caption("The TD errors, the advantages and the sums behind them appear once you answer the question.")

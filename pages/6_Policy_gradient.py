@@ -12,7 +12,7 @@ from ui.colors import ACCENT
 from ui.format import esc, fmt, fmt_list
 
 MAX_STEPS = 50
-HEIGHT = 340  # room for the plot, its legend and axis titles
+HEIGHT = 300  # room for the plot, its legend and axis titles
 TICK = 0.8    # seconds between two frames while playing
 PLAYING = "pg_playing"  # session keys of the animation (not link inputs: a link opens paused)
 LAST_FRAME = "pg_last_frame"
@@ -69,13 +69,13 @@ def ask(tr, lr: float) -> bool:
         f"Q({name}) = {fmt(q[probe])} against V = {fmt(tr.values[0])}, "
         f"so A = {fmt(tr.advantages[0, probe], sign=True)} "
         f"and its logit moves by {fmt(tr.logit_changes[0, probe], 3, sign=True)}; its probability goes from "
-        f"{fmt(tr.probs[0, probe], 3)} to {fmt(tr.probs[1, probe], 3)}. Press ▶ to watch the next steps.",
+        f"{fmt(tr.probs[0, probe], 3)} to {fmt(tr.probs[1, probe], 3)}. Press Play to watch the steps.",
         key="predict_pg")
 
 
 # ---------------------------------------------------------------- the animation: play, pause, one step
 def play(total: int) -> None:
-    """▶: from the last step, start again at the first; the frames then advance on a timer."""
+    """Play: from the last step, start again at the first; the frames then advance on a timer."""
     k = inputs.key("step")
     if int(st.session_state.get(k, 0)) >= total:
         st.session_state[k] = 0
@@ -121,15 +121,16 @@ def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
     # the range does not follow the number of steps (a slider whose maximum moves under its value is fragile):
     # a step beyond the last shows the last
     step = min(int(inputs.slider("Show the training up to step", 0, MAX_STEPS, 0, 1, key="step", where=c1,
-                                 help="0 is the start; past the number of steps, the last step. ▶ plays the steps "
-                                      "one by one; ⏭ takes one step.")), steps)
+                                 help="0 is the start; past the number of steps, the last step. Play shows the "
+                                      "steps one by one; Step takes one step.")), steps)
     if timed:
-        c2.button("⏸ Pause", on_click=pause, width="stretch", key="pg_pause")
+        c2.button("Pause", icon=":material/pause:", on_click=pause, width="stretch", key="pg_pause")
     else:
-        c2.button("▶ Play", on_click=play, args=(steps,), width="stretch", key="pg_play", disabled=not revealed,
+        c2.button("Play", icon=":material/play_arrow:", on_click=play, args=(steps,), width="stretch", key="pg_play",
+                  disabled=not revealed,
                   help="Watch the steps one by one" if revealed else "Answer the question above first")
-    c3.button("⏭ Step", on_click=step_forward, args=(steps,), width="stretch", key="pg_step",
-              disabled=not revealed or step >= steps, help="One step further")
+    c3.button("Step", icon=":material/skip_next:", on_click=step_forward, args=(steps,), width="stretch",
+              key="pg_step", disabled=not revealed or step >= steps, help="One step further, then pause")
     shown = step if revealed else 0  # before the answer, only the start
     q = scenario.q
     upto = shown + 1
@@ -152,7 +153,8 @@ def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
     with right:
         values = pd.DataFrame({"step": np.arange(upto), "series": "V (expected score)", "score": tr.values[:upto]})
         qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
-        now = pd.DataFrame({"at": [shown, steps], "label": [f"step {shown}", ""]})
+        now = pd.DataFrame({"at": [shown], "label": [""]})  # the step shown (its number is on the slider)
+        end = pd.DataFrame({"at": [steps], "label": ["last step"]})
         page.chart(whole_steps(charts.layer(charts.line_chart(values, x="step", y="score", series="series",
                                                               title="V climbs past each Q",
                                                               subtitle="dashed: each token's Q; once V passes it, "
@@ -161,11 +163,12 @@ def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
                                                               y_title="expected score", legend_title="line",
                                                               points=steps <= 20, height=HEIGHT),
                                             charts.rules(qs, at="at", label="label"),
+                                            charts.rules(end, at="at", label="label", axis="x"),
                                             charts.rules(now, at="at", label="label", axis="x", color=ACCENT))),
                    values, alt_text="Expected score V after each step, with each token's Q as a horizontal line.",
                    name="pg_value")
     if not revealed:
-        st.caption("Answer the question above, then press ▶ to watch the steps one by one.")
+        st.caption("Answer the question above, then press Play to watch the steps one by one.")
         return
     inside(tr, lr, steps, max(shown, 1))
 

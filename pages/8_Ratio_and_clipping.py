@@ -85,7 +85,7 @@ def ask(cc: ClipCurve, tok: str, eps: float) -> bool:
         key="predict_clip")
 
 
-def objective_chart(cc: ClipCurve, token: str, revealed: bool):
+def objective_chart(cc: ClipCurve, token: str, eps: float, revealed: bool):
     """The clipped objective against π(token) for ±|A|; before the answer, only the side nothing clips."""
     pos_name, neg_name = f"A = {fmt(cc.size, sign=True)}", f"A = {fmt(-cc.size, sign=True)}"
     curve = pd.concat([pd.DataFrame({"probability": cc.x, "objective": cc.pos, "advantage": pos_name}),
@@ -99,7 +99,8 @@ def objective_chart(cc: ClipCurve, token: str, revealed: bool):
         title=f"PPO's clipped objective for {token}",
         subtitle=(f"shaded: the gradient is zero there; dashed: the clip bounds {fmt(cc.low, 3)} and "
                   f"{fmt(cc.high, 3)}" if revealed else
-                  "each line drawn up to π_old; answer the question above to see where it goes next"),
+                  f"ε = {fmt(eps)}; each line drawn up to π_old: answer the question above to see where it goes "
+                  "next"),
         x_title=f"π({token}) during the update (π_old = {fmt(cc.p_old, 3)})",
         y_title="objective min(ρA, clip(ρ)·A)", legend_title="advantage", points=False)
     if not revealed:
@@ -181,7 +182,7 @@ def clipping_panel() -> None:
     cc = page.run(clip_curve, scenario, token, eps)
     with question:
         revealed = ask(cc, tok, eps)
-    ch, curve = objective_chart(cc, token, revealed)
+    ch, curve = objective_chart(cc, token, eps, revealed)
     page.chart(fit(ch), curve, alt_text=f"Clipped objective against the probability of {token} for a positive and "
                                         "a negative advantage, flat beyond the clip bounds", name="clip_objective")
     if not revealed:

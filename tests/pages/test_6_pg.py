@@ -93,7 +93,7 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     at.button(key="pg_play").click().run()
     no_exception(at)
     assert at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
-    assert [b.label for b in at.button if b.key == "pg_pause"] == ["⏸ Pause"]
+    assert [b.label for b in at.button if b.key == "pg_pause"] == ["Pause"]
     at.session_state["pg_last_frame"] = 0.0  # as if the timer's interval had passed
     at.run()
     assert at.slider(key=K("step")).value == 1 and at.session_state["pg_playing"]
@@ -101,7 +101,7 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     at.session_state["pg_last_frame"] = 0.0
     at.run()
     no_exception(at)
-    # the last step reached: playing stops and ▶ comes back
+    # the last step reached: playing stops and Play comes back
     assert at.slider(key=K("step")).value == 2 and not at.session_state["pg_playing"]
     assert any(b.key == "pg_play" for b in at.button)
 
