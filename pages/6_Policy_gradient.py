@@ -105,31 +105,38 @@ def advance(total: int) -> None:
         st.session_state[PLAYING] = False
 
 
-def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
-    """The step control and what it shows: π and V up to the step, then that step's logit changes.
+def panel(timed: bool) -> None:
+    """The question, the inputs, the step control and everything they feed, down to the sampled runs.
 
     Drawn as a fragment that reruns every TICK seconds while playing (``timed``); only a full run can start
     or stop that timer, so a change of the playing state reruns the app.
     """
     if st.session_state.get(PLAYING, False) != timed:
         st.rerun()
+    question = st.container()  # the question sits above the inputs it depends on
+    c1, c2, c3, c4, c5 = st.columns([3, 3, 4, 1.5, 1.5], vertical_alignment="bottom")
+    lr = inputs.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", where=c1,
+                       help="How far each update moves the logits; the article uses 1 for illustration.")
+    steps = int(inputs.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", where=c2))
+    tr = page.run(exact, scenario, lr, steps)
+    with question:
+        revealed = ask(tr, lr)
     if timed:
         advance(steps)
         if not st.session_state[PLAYING]:
             st.rerun()  # the last frame: stop the timer
-    c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
     # the range does not follow the number of steps (a slider whose maximum moves under its value is fragile):
     # a step beyond the last shows the last
-    step = min(int(inputs.slider("Show the training up to step", 0, MAX_STEPS, 0, 1, key="step", where=c1,
+    step = min(int(inputs.slider("Show up to step", 0, MAX_STEPS, 0, 1, key="step", where=c3,
                                  help="0 is the start; past the number of steps, the last step. Play shows the "
                                       "steps one by one; Step takes one step.")), steps)
     if timed:
-        c2.button("Pause", icon=":material/pause:", on_click=pause, width="stretch", key="pg_pause")
+        c4.button("Pause", icon=":material/pause:", on_click=pause, width="stretch", key="pg_pause")
     else:
-        c2.button("Play", icon=":material/play_arrow:", on_click=play, args=(steps,), width="stretch", key="pg_play",
+        c4.button("Play", icon=":material/play_arrow:", on_click=play, args=(steps,), width="stretch", key="pg_play",
                   disabled=not revealed,
                   help="Watch the steps one by one" if revealed else "Answer the question above first")
-    c3.button("Step", icon=":material/skip_next:", on_click=step_forward, args=(steps,), width="stretch",
+    c5.button("Step", icon=":material/skip_next:", on_click=step_forward, args=(steps,), width="stretch",
               key="pg_step", disabled=not revealed or step >= steps, help="One step further, then pause")
     shown = step if revealed else 0  # before the answer, only the start
     q = scenario.q
@@ -169,8 +176,9 @@ def frames(tr, lr: float, steps: int, revealed: bool, timed: bool) -> None:
                    name="pg_value")
     if not revealed:
         st.caption("Answer the question above, then press Play to watch the steps one by one.")
-        return
-    inside(tr, lr, steps, max(shown, 1))
+    else:
+        inside(tr, lr, steps, max(shown, 1))
+    sampled_panel(tr, lr, steps)
 
 
 def inside(tr, lr: float, steps: int, step: int) -> None:
@@ -268,17 +276,8 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
         + ". Fewer answers per step spread the runs wider; more answers pull them onto the exact path.")
 
 
-question = st.container()  # the question sits above the inputs it depends on
-c1, c2 = st.columns(2)
-lr = inputs.slider("Step size η", 0.0, 5.0, 1.0, 0.1, key="lr", where=c1,
-                   help="How far each update moves the logits; the article uses 1 for illustration.")
-n_steps = int(inputs.slider("Number of steps", 1, MAX_STEPS, 2, 1, key="steps", where=c2))
-trace = page.run(exact, scenario, lr, n_steps)
-with question:
-    shown_answer = ask(trace, lr)
 playing = bool(st.session_state.get(PLAYING, False))
-st.fragment(frames, run_every=TICK if playing else None)(trace, lr, n_steps, shown_answer, playing)
-sampled_panel(trace, lr, n_steps)
+st.fragment(panel, run_every=TICK if playing else None)(playing)
 
 page.show_code(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
                rlcore.sampled_training_many)
