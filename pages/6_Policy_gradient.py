@@ -2,6 +2,7 @@
 
 import time
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -16,6 +17,7 @@ HEIGHT = 300  # room for the plot, its legend and axis titles
 TICK = 0.8    # seconds between two frames while playing
 PLAYING = "pg_playing"  # session keys of the animation (not link inputs: a link opens paused)
 LAST_FRAME = "pg_last_frame"
+LEGENDS_BELOW = alt.Config(legend=alt.LegendConfig(orient="bottom"))  # a legend at the side squashes a phone's plot
 
 scenario = page.setup(
     "Policy gradient", "🧭",
@@ -256,14 +258,13 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
                        .assign(path="median of the runs")])
     band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
                                           tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
-                                          subtitle=f"shaded: lowest to highest over the runs, batch of {batch}; "
-                                                   "solid: exact; dashed: median of the runs",
+                                          subtitle=f"batch of {batch}; shaded: lowest to highest run",
                                           x_title="after this many steps", y_title="probability",
                                           legend_title="token", y_domain=[0, 1], height=HEIGHT),
                         charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
                                           title="", x_title="after this many steps", y_title="probability",
                                           legend_title="token", points=False, dash="path", y_domain=[0, 1],
-                                          height=HEIGHT))
+                                          height=HEIGHT)).properties(config=LEGENDS_BELOW)
     page.chart(whole_steps(band), spread,
                alt_text="For each token, the range of its probability over several sampled "
                         "training runs, their median, and the exact path.", name="pg_sampled")

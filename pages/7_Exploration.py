@@ -150,15 +150,14 @@ def exploration_panel() -> None:
     with question:
         revealed = ask(ex, likely, best, temp, n_seeds)
     names = [sampling_name, "greedy"] if revealed else [sampling_name]
-    band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
+    band_note = f"median of {n_seeds} {seeds_word}; shaded: lowest to highest"
 
     # ---------------------------------------------------------------- the main chart: π(best), each decoding
     found = [(sampling_name, ex.sampled_bands)] + ([("greedy", ex.greedy_bands)] if revealed else [])
     df = by_decoding(found, steps, 0, column=s.best)
     page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
                                                 series="decoding", title=f"π({best_raw}) during training",
-                                                subtitle=band_note if revealed else
-                                                f"{band_note}; greedy appears once you answer above",
+                                                subtitle=band_note,
                                                 x_title="update step", y_title=f"probability π({best_raw})",
                                                 legend_title="decoding", y_domain=[0, 1]), names),
                df, alt_text=f"Probability of {best_raw} per update step for {sampling_name}"
@@ -291,10 +290,12 @@ def exploration_panel() -> None:
                                     "series": f"τ = {fmt(temp)}: p = {fmt(ex.at_temp[s.best], 3)}"}))
     df = pd.concat(frames, ignore_index=True)
     ch = charts.line_chart(df, x="answers sampled", y="chance", series="series",
-                           title=f"Chance to see {best_raw} at least once", subtitle="1 − (1 − p)^k",
+                           title=f"Chance to see {best_raw} at least once",
+                           subtitle="1 − (1 − p)^k" + "".join(f"; {q} at k = {fmt(k)}" for q, k in
+                                                              (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)),
                            x_title="answers sampled, k", y_title="chance of at least one",
                            legend_title="p per answer", points=False, y_domain=[0, 1.1])
-    marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": [f"50% at k = {fmt(ex.k50)}", f"95% at k = {fmt(ex.k95)}"]})
+    marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": ["50%", "95%"]})  # the k values are in the subtitle
     marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
     if len(marks):
         ch = charts.layer(ch, charts.rules(marks, at="k", label="label", axis="x"))

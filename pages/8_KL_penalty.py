@@ -76,21 +76,20 @@ def ask(kc: KLCurve, share: float, beta: float) -> bool:
 def share_chart(kc: KLCurve, share: float, beta: float, revealed: bool):
     """Judge score and KL against the share of flattery; the objective, its points and its optimum once revealed."""
     c, pts = kc.curve, kc.points
-    shown = [("mean judge score", c.expected_reward), ("KL(π‖π_ref)", c.kl)]
+    shown = [("judge score R", c.expected_reward), ("KL", c.kl)]  # short: the legend fits a phone
     if revealed:
-        shown.append(("objective R − β·KL", c.objective))
+        shown.append(("R − β·KL", c.objective))
     df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v}) for name, v in shown],
                    ignore_index=True)
     lines = charts.line_chart(df, x="share", y="value", series="quantity",
                               title="Judge score, KL and the regularised objective",
-                              subtitle=(f"β = {fmt(beta)}; points: the reference and your share; dashed: the best "
-                                        f"share π* = {pct(kc.best[1], 1)}" if revealed else
-                                        f"β = {fmt(beta)}; the objective R − β·KL appears once you answer above"),
+                              subtitle=(f"β = {fmt(beta)}; dashed: the best share, {pct(kc.best[1], 1)}" if revealed
+                                        else f"β = {fmt(beta)}; R − β·KL appears once you answer above"),
                               x_title="share of flattering answers", y_title="score or nats", legend_title="",
                               points=False)
     if not revealed:
         return lines, df
-    marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": "objective R − β·KL",
+    marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": "R − β·KL",
                           "label": [f"reference {pct(kc.ref_share)}", f"yours {pct(share)}"]})
     best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
     return charts.layer(lines,

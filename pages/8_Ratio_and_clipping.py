@@ -97,10 +97,8 @@ def objective_chart(cc: ClipCurve, token: str, eps: float, revealed: bool):
     lines = charts.line_chart(
         curve, x="probability", y="objective", series="advantage",
         title=f"PPO's clipped objective for {token}",
-        subtitle=(f"shaded: the gradient is zero there; dashed: the clip bounds {fmt(cc.low, 3)} and "
-                  f"{fmt(cc.high, 3)}" if revealed else
-                  f"ε = {fmt(eps)}; each line drawn up to π_old: answer the question above to see where it goes "
-                  "next"),
+        subtitle=(f"shaded: no gradient; dashed: the bounds {fmt(cc.low, 3)} and {fmt(cc.high, 3)}" if revealed else
+                  f"ε = {fmt(eps)}; each line up to π_old: answer above to see the rest"),
         x_title=f"π({token}) during the update (π_old = {fmt(cc.p_old, 3)})",
         y_title="objective min(ρA, clip(ρ)·A)", legend_title="advantage", points=False)
     if not revealed:

@@ -42,7 +42,7 @@ def test_the_objective_stays_hidden_until_the_learner_commits():
     text = page_text(at)
     assert "Predict first." in text and "7.16" not in text and "lowers" not in text
     c = chart_by_title(at, "Judge score, KL and the regularised objective")
-    assert set(data_with(c, "quantity")["quantity"]) == {"mean judge score", "KL(π‖π_ref)"}
+    assert set(data_with(c, "quantity")["quantity"]) == {"judge score R", "KL"}
     at.radio(key="predict_kl").set_value("Better").run()
     no_exception(at)
     assert at.warning and "**Worse**" in at.warning[0].value
@@ -52,7 +52,7 @@ def test_the_objective_stays_hidden_until_the_learner_commits():
 def test_kl_curve_data(default):
     c = chart_by_title(default, "Judge score, KL and the regularised objective")
     df = data_with(c, "quantity")
-    kl = df[df["quantity"] == "KL(π‖π_ref)"].set_index("share")["value"]
+    kl = df[df["quantity"] == "KL"].set_index("share")["value"]
     assert kl.loc[0.05] == pytest.approx(0.0, abs=1e-12)
     assert kl.loc[1.0] == pytest.approx(np.log(1 / 0.05))  # all flattery: KL = log(1/0.05)
     marks = data_with(c, "label")
