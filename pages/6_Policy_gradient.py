@@ -253,9 +253,9 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
                                "token": np.tile(tokens, steps + 1), "exact": tr.probs.ravel()})
     spread = spread.merge(exact_path, on=["step", "token"])
     lines = pd.concat([spread[["step", "token", "exact"]].rename(columns={"exact": "probability"})
-                       .assign(path="exact expected step"),
+                       .assign(path="exact"),
                        spread[["step", "token", "median"]].rename(columns={"median": "probability"})
-                       .assign(path="median of the runs")])
+                       .assign(path="median run")])
     band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
                                           tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
                                           subtitle=f"batch of {batch}; shaded: lowest to highest run",
