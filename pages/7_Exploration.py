@@ -149,17 +149,19 @@ def exploration_panel() -> None:
     seeds_word = "run" if n_seeds == 1 else "runs"
     with question:
         revealed = ask(ex, likely, best, temp, n_seeds)
-    names = [sampling_name, "greedy"] if revealed else [sampling_name]
+    # fixed series names keep each chart's shape (and its converted spec) the same as τ moves; τ is in the legend
+    names = ["sampling", "greedy"] if revealed else ["sampling"]
+    legend = f"decoding (sampling at τ = {fmt(temp)})"
     band_note = f"median of {n_seeds} {seeds_word}; shaded: lowest to highest"
 
     # ---------------------------------------------------------------- the main chart: π(best), each decoding
-    found = [(sampling_name, ex.sampled_bands)] + ([("greedy", ex.greedy_bands)] if revealed else [])
+    found = [("sampling", ex.sampled_bands)] + ([("greedy", ex.greedy_bands)] if revealed else [])
     df = by_decoding(found, steps, 0, column=s.best)
     page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
                                                 series="decoding", title=f"π({best_raw}) during training",
                                                 subtitle=band_note,
                                                 x_title="update step", y_title=f"probability π({best_raw})",
-                                                legend_title="decoding", y_domain=[0, 1]), names),
+                                                legend_title=legend, y_domain=[0, 1]), names),
                df, alt_text=f"Probability of {best_raw} per update step for {sampling_name}"
                             + (" and for greedy decoding" if revealed else "") + f", median and range over {n_seeds} "
                             "seeds", name="explore_best")
@@ -203,12 +205,12 @@ def exploration_panel() -> None:
 
     # ---------------------------------------------------------------- the curves behind it
     st.subheader("Training curves")
-    scores = [(sampling_name, ex.sampled_score)] + ([("greedy", ex.greedy_score)] if revealed else [])
+    scores = [("sampling", ex.sampled_score)] + ([("greedy", ex.greedy_score)] if revealed else [])
     df = by_decoding(scores, steps, 1)
     page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
                                                 series="decoding", title="Mean judge score of each batch",
                                                 subtitle=band_note, x_title="update step",
-                                                y_title="mean judge score of the batch", legend_title="decoding"),
+                                                y_title="mean judge score of the batch", legend_title=legend),
                               names),
                df, alt_text=f"Mean batch score per update step for {' and '.join(names)}, "
                             f"median and range over {n_seeds} seeds", name="explore_scores")
