@@ -104,9 +104,9 @@ rows = [
      f"{pct(s.discover_best_10)} chance to see {best} in 10 samples", "pages/7_Exploration.py"),
     ("Ratio & clipping", "ρ = π/π_old; no gradient once ρ leaves [1 − ε, 1 + ε]",
      f"π({best}) stays within {fmt(s.clip_range_best[0])}–{fmt(s.clip_range_best[1])} on one batch",
-     "pages/8_Clipping_and_KL.py"),
+     "pages/8_Ratio_and_clipping.py"),
     ("KL penalty", "β·KL(π‖π_ref) keeps the policy near the reference",
-     f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_Clipping_and_KL.py"),
+     f"KL = {fmt(s.kl_flattery_90)} at 90% flattery", "pages/8_KL_penalty.py"),
 ]
 
 

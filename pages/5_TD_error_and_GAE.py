@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.colors import ACCENT
 from ui.format import axis_labels, esc, fmt, fmt_list
 
@@ -15,11 +15,16 @@ STUDY_SEED = 0
 
 scenario = page.setup(
     "TD error and GAE", "🧮",
-    "The judge scores a whole answer, yet the update needs a number for each of its tokens. "
-    "Follow one sampled answer and watch the model's expected score V token by token: it moves only "
-    "where the decisive token is written, and the **TD error** δ records that jump. "
-    "**GAE** mixes the TD errors of later tokens in with weight λ: at λ = 0 a token answers only for "
-    "its own jump, at λ = 1 for everything that happened after it. GRPO, on the right, has no V at all.",
+    "The judge scores a whole answer, yet the update needs a number for each of its tokens. Which tokens take "
+    "the blame for a bad score, and how far back does λ spread it?",
+)
+page.why(
+    "Follow one sampled answer and watch the model's expected score V token by token: it moves only where the "
+    "decisive token is written, and the **TD error** δ records that jump. **GAE** mixes the TD errors of later "
+    "tokens in with weight λ: at λ = 0 a token answers only for its own jump, at λ = 1 for everything that "
+    "happened after it. Getting this right decides which words of an answer training rewrites: blame the wrong "
+    "tokens and harmless words get pushed around while the real mistake stays. GRPO, on the right, has no V at "
+    "all and gives every token of an answer the same number."
 )
 tokens = scenario.tokens
 
@@ -146,84 +151,102 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
         "Set the bias to 0 and the noise to 0 and λ = 0 wins outright; that is the article's idealised case.")
 
 
-@st.fragment
-def answer_panel() -> None:
-    """The first token, λ and γ feed every section below them: moving one reruns this panel only."""
-    c1, c2, c3 = st.columns(3)
-    token = inputs.selectbox("First token the model sampled", tokens, tokens[int(np.argmax(scenario.pi))],
-                             key="tok", where=c1, help="The answer below starts with the prefix, this token, and "
-                                                       "the continuation written for it in the sidebar.")
-    lam = inputs.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", where=c2,
-                        help="0: each token's advantage is its own TD error. 1: the final score minus V.")
-    gamma = inputs.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma", where=c3,
-                          help="1 counts the final score in full at every token; below 1 earlier tokens see less "
-                               "of it.")
-
-    trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
-    a = trace.action_index
-    words = trace.tokens
-    tok = esc(token)
-    strip = pd.DataFrame({
-        "position": np.arange(1, len(words) + 1), "label": axis_labels(words), "token": list(words),
-        "V before": trace.values[:-1], "reward": trace.rewards, "V after": trace.values[1:],
-        "TD error": delta, "GAE advantage": adv, "decision": np.arange(len(words)) == a,
-    })
-
-    st.markdown("**The answer, token by token:** "
-                + " · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))
-                + f" — judge score {fmt(trace.score)}")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric(f"V before “{tok}”", fmt(trace.values[a]))
-    m2.metric(f"V after “{tok}”", fmt(trace.values[a + 1]))
-    m3.metric(f"TD error at “{tok}”", fmt(delta[a], sign=True))
-    m4.metric(f"GAE advantage of “{esc(words[0])}” (λ = {fmt(lam)})", fmt(adv[0], sign=True))
-
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.subheader("With a critic (PPO): one advantage per token")
-        page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title="V before the token",
-                                       title="V before each token (line) and its TD error δ (bars)",
-                                       subtitle="δ = reward + γ·V(next) − V(now); the decision token is highlighted",
-                                       y_title="score points", highlight="decision"),
-                   strip, alt_text="Expected score V before each token of the answer, with the TD error of each "
-                                   "token as bars; only the decision token has a non-zero TD error.",
-                   name="td_error")
-        page.chart(charts.answer_strip(strip, value="GAE advantage", title=f"GAE advantage per token, λ = {fmt(lam)}",
-                                       subtitle="Â = δ + γλ·Â(next): each step back keeps a share γλ of what follows",
-                                       y_title="advantage", highlight="decision"),
-                   strip, alt_text=f"GAE advantage of every token of the answer at lambda {fmt(lam)}.", name="gae")
-        moved = ", ".join(f"**{esc(words[i])}**" for i in jump_at) or "no token"
-        after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else "nothing"
-        jump = (f"V drops or rises only where the outcome is decided: the TD error is non-zero at {moved} "
-                f"({fmt(delta[a], sign=True)} at **{tok}**) and zero at every other token, because once **{tok}** is "
-                f"written the rest of the answer changes nothing the model did not already expect. "
-                if jump_at.size else
-                f"Here V never moves: **{tok}** leads to exactly the score the model expected anyway, so every TD "
-                "error is 0 and no token is blamed or credited. ")
-        st.markdown(
-            jump +
-            f"At λ = {fmt(lam)} the tokens before it get {fmt_list(adv[:a]) if a else 'nothing'} and the tokens "
-            f"after it get {after}."
-            + (f" Slide λ from 0 to 1 and watch the {'blame' if delta[a] < 0 else 'credit'} spread back from "
-               f"**{tok}** to every token that came before it." if jump_at.size else ""))
-
-    with right:
-        st.subheader("Without a critic (GRPO): one advantage per answer")
-        group_panel(token, tok, strip, words)
-
-    critic_panel(token, tok, gamma, lam)
-
+def ask(words, a: int, tok: str, delta, blamed0) -> bool:
+    """Predict first: at λ = 0, which tokens of the answer get a non-zero advantage?"""
     options = list(dict.fromkeys([f"only {tok}", ", ".join(esc(w) for w in words[:a + 1]),
                                   "every token of the answer", "no token"]))
     answer = ("no token" if blamed0.size == 0 else "every token of the answer" if blamed0.size == len(words)
               else f"only {tok}" if blamed0.tolist() == [a] else ", ".join(esc(words[i]) for i in blamed0))
     if answer not in options:
         options.append(answer)
-    page.predict(
+    return page.predict(
         "At λ = 0, which tokens get blamed (or credited)?", options, answer,
         f"With λ = 0 each token keeps its own TD error and nothing else, so only the tokens where V jumps get a "
         f"non-zero advantage: here {answer}, with {fmt(delta[a], sign=True)} at **{tok}**.",
         key="predict_gae")
+
+
+@st.fragment
+def answer_panel() -> None:
+    """The first token, λ and γ feed every section below them: moving one reruns this panel only."""
+    question = st.container()  # the question sits above the inputs it depends on
+    c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    token = inputs.selectbox("First token the model sampled", tokens, tokens[int(np.argmax(scenario.pi))],
+                             key="tok", where=c1, help="The answer below starts with the prefix, this token, and "
+                                                       "the continuation written for it in the sidebar.")
+    lam = inputs.slider("λ (GAE mixing weight)", 0.0, 1.0, 0.95, 0.05, key="lam", where=c2,
+                        help=glossary.term("λ"))
+    with c3.expander("More settings"):
+        gamma = inputs.slider("γ (discount per token)", 0.5, 1.0, 1.0, 0.01, key="gamma",
+                              help="1 counts the final score in full at every token; below 1 earlier tokens see "
+                                   "less of it.")
+
+    trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
+    a = trace.action_index
+    words = trace.tokens
+    tok = esc(token)
+    with question:
+        revealed = ask(words, a, tok, delta, blamed0)
+    strip = pd.DataFrame({
+        "position": np.arange(1, len(words) + 1), "label": axis_labels(words), "token": list(words),
+        "V before": trace.values[:-1], "reward": trace.rewards, "V after": trace.values[1:],
+        "TD error": delta, "GAE advantage": adv, "decision": np.arange(len(words)) == a,
+    })
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**With a critic (PPO): one advantage per token.** The answer: "
+                    + " · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))
+                    + f" — judge score {fmt(trace.score)}")
+        if revealed:
+            page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title="V before the token",
+                                           title="V before each token (line) and its TD error δ (bars)",
+                                           subtitle="δ = reward + γ·V(next) − V(now); the decision token is "
+                                                    "highlighted",
+                                           y_title="score points", highlight="decision"),
+                       strip, alt_text="Expected score V before each token of the answer, with the TD error of each "
+                                       "token as bars; only the decision token has a non-zero TD error.",
+                       name="td_error")
+        else:
+            shown = strip[["position", "label", "token", "V before", "decision"]]
+            page.chart(charts.answer_strip(shown, value="V before", title="V before each token",
+                                           subtitle="the expected score as the answer is written",
+                                           y_title="expected score V", highlight="decision"),
+                       shown, alt_text="Expected score V before each token of the answer.", name="td_error")
+            st.caption("The TD errors, the advantages and the sums behind them appear once you answer the question.")
+        if revealed:
+            page.chart(charts.answer_strip(strip, value="GAE advantage",
+                                           title=f"GAE advantage per token, λ = {fmt(lam)}",
+                                           subtitle="Â = δ + γλ·Â(next): each step back keeps a share γλ of what "
+                                                    "follows",
+                                           y_title="advantage", highlight="decision"),
+                       strip, alt_text=f"GAE advantage of every token of the answer at lambda {fmt(lam)}.", name="gae")
+            m1, m2 = st.columns(2)
+            m1.metric(f"V before “{tok}”", fmt(trace.values[a]))
+            m2.metric(f"V after “{tok}”", fmt(trace.values[a + 1]))
+            m3, m4 = st.columns(2)
+            m3.metric(f"TD error at “{tok}”", fmt(delta[a], sign=True))
+            m4.metric(f"Advantage of “{esc(words[0])}”", fmt(adv[0], sign=True), help=f"GAE at λ = {fmt(lam)}")
+            moved = ", ".join(f"**{esc(words[i])}**" for i in jump_at) or "no token"
+            after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else "nothing"
+            jump = (f"V drops or rises only where the outcome is decided: the TD error is non-zero at {moved} "
+                    f"({fmt(delta[a], sign=True)} at **{tok}**) and zero at every other token, because once **{tok}** "
+                    f"is written the rest of the answer changes nothing the model did not already expect. "
+                    if jump_at.size else
+                    f"Here V never moves: **{tok}** leads to exactly the score the model expected anyway, so every TD "
+                    "error is 0 and no token is blamed or credited. ")
+            st.markdown(
+                jump +
+                f"At λ = {fmt(lam)} the tokens before it get {fmt_list(adv[:a]) if a else 'nothing'} and the tokens "
+                f"after it get {after}."
+                + (f" Slide λ from 0 to 1 and watch the {'blame' if delta[a] < 0 else 'credit'} spread back from "
+                   f"**{tok}** to every token that came before it." if jump_at.size else ""))
+
+    with right:
+        st.markdown("**Without a critic (GRPO): one advantage per answer.**")
+        group_panel(token, tok, strip, words)
+
+    critic_panel(token, tok, gamma, lam)
 
 
 answer_panel()

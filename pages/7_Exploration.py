@@ -1,23 +1,31 @@
 """Exploration: greedy decoding never tries the other tokens; sampling does, and that is what lets the policy learn."""
 
-from types import SimpleNamespace
-
 import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page, prep
+from ui import charts, glossary, inputs, page, prep
+from ui.bundles import Exploration
+from ui.colors import method_scale
 from ui.format import esc, fmt, fmt_list, pct
+from ui.spec import recipe
+
+THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
 scenario = page.setup(
     "Exploration", "🔍",
-    "An update can only learn from answers the model actually writes. **Greedy decoding** always "
-    "takes the most likely token, so it keeps writing the same answer and never finds out that a rarer "
-    "token would have scored higher. **Sampling** at a temperature now and then writes one of the "
-    "rarer tokens, and those few answers are what pull the policy toward the better branch. Below, "
-    "several training runs (one per random seed) decode each way on the same example.",
+    "Training learns only from the answers the model writes. If it always writes its favourite token (greedy "
+    "decoding), can it ever find out that a rarer token scores better?",
+)
+page.why(
+    "An update raises or lowers the tokens that appear in the sampled answers; a token that is never written "
+    "gets no feedback at all. **Greedy decoding** takes the most likely token every time, so it keeps writing the "
+    "same answer. **Sampling** at a temperature now and then writes one of the rarer tokens, and those few answers "
+    "are what pull the policy toward a better branch. That is why RL for LLMs samples its training answers, and "
+    "why the temperature and the number of answers per prompt matter. Below, several training runs (one per random "
+    "seed) decode each way on the same example."
 )
 
 page.presets({
@@ -27,18 +35,19 @@ page.presets({
     "No baseline": {"baseline": "none"},
 })
 
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
     """Every seed of one decoding in one vectorised call: bands of π and of the score, and the outcome."""
     run = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, greedy=greedy, lr=lr,
                                        steps=steps, batch=batch, baseline=baseline, seeds=tuple(range(n_seeds)))
     return (prep.seed_bands(run.probs), prep.seed_bands(run.mean_score),
-            rlcore.exploration_outcome(run, rlcore.summarize(scenario).best))
+            rlcore.exploration_outcome(run, rlcore.summarize(scenario).best, THRESHOLD))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> SimpleNamespace:
-    """Both decodings, plus the discovery odds (picklable for the cache)."""
+def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> Exploration:
+    """Both decodings, plus the discovery odds."""
     s = rlcore.summarize(scenario)
     common = dict(lr=lr, steps=steps, batch=batch, baseline=baseline, n_seeds=n_seeds)
     sampled_bands, sampled_score, sampled_outcome = runs(scenario, temp, False, **common)
@@ -47,11 +56,11 @@ def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> SimpleNamesp
     mu = rlcore.temperature_probs(scenario.pi, temp)
     ks = np.arange(1, 101)
     best = s.best
-    return SimpleNamespace(
+    return Exploration(
         summary=s, sampled_bands=sampled_bands, greedy_bands=greedy_bands,
         sampled_score=sampled_score, greedy_score=greedy_score,
         sampled_outcome=sampled_outcome, greedy_outcome=greedy_outcome,
-        at_temp=mu, ks=ks,  # at_temp: the distribution sampling at τ draws from
+        at_temp=mu, ks=ks,
         chance=rlcore.discovery_chance(scenario.pi[best], ks), chance_at_temp=rlcore.discovery_chance(mu[best], ks),
         k50=rlcore.samples_to_discover(mu[best], 0.5), k95=rlcore.samples_to_discover(mu[best], 0.95),
         batch_chance=float(rlcore.discovery_chance(mu[best], [batch])[0]),  # one batch holds the best token
@@ -63,12 +72,27 @@ def fit(ch):
     return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
-def score_frame(ex: SimpleNamespace, steps: int, sampling_name: str) -> pd.DataFrame:
-    frames = []
-    for name, bands in ((sampling_name, ex.sampled_score), ("greedy", ex.greedy_score)):
-        frames.append(pd.DataFrame({"step": np.arange(1, steps + 1), "decoding": name, "median": bands.median,
-                                    "lowest": bands.low, "highest": bands.high}))
-    return pd.concat(frames, ignore_index=True)
+@recipe
+def in_method_colors(chart, names):
+    """A band chart whose series are decoding modes, recoloured from the method palette (never token colours)."""
+    scale = method_scale(list(names))
+    for part in chart.layer:
+        part.encoding.color.scale = scale
+    return chart
+
+
+def decoding_bands(chart_recipe, names):
+    return fit(in_method_colors(chart_recipe, tuple(names)))
+
+
+def by_decoding(series: list[tuple[str, prep.SeedBands]], steps: int, first: int, column=None) -> pd.DataFrame:
+    """One row per decoding and step: median, lowest and highest over the seeds (of ``column`` if given)."""
+    def pick(a):
+        return a if column is None else a[:, column]
+
+    return pd.concat([pd.DataFrame({"step": np.arange(first, steps + 1), "decoding": name, "median": pick(b.median),
+                                    "lowest": pick(b.low), "highest": pick(b.high)}) for name, b in series],
+                     ignore_index=True)
 
 
 def prob_frame(bands: prep.SeedBands, steps: int, tokens) -> pd.DataFrame:
@@ -78,19 +102,43 @@ def prob_frame(bands: prep.SeedBands, steps: int, tokens) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def ask(ex: Exploration, likely: str, best: str, temp: float, n_seeds: int) -> bool:
+    """Predict first: does greedy decoding ever find the best token?"""
+    s = ex.summary
+    if s.likely == s.best:
+        answer = "It already writes it"
+    elif ex.greedy_outcome.converged.any():
+        answer = "Yes, given enough steps"
+    else:
+        answer = "No, never"
+    runs_word = "run" if n_seeds == 1 else "runs"
+    return page.predict(
+        f"Greedy decoding always writes the most likely token, **{likely}**. Trained that way, will the policy ever "
+        f"settle on **{best}**, the token whose answers score best?",
+        ["Yes, given enough steps", "No, never", "It already writes it"], answer,
+        (f"Greedy decoding writes **{likely}** every time, so it only ever learns about {likely}: "
+         f"{int(ex.greedy_outcome.converged.sum())} of {n_seeds} greedy {runs_word} converged to **{best}**, "
+         f"against {int(ex.sampled_outcome.converged.sum())} of {n_seeds} when sampling at τ = {fmt(temp)}. "
+         "That is why RL training samples its answers instead of decoding greedily.")
+        if s.likely != s.best else
+        f"**{best}** is already the most likely token, so greedy decoding writes it from the first step.",
+        key="predict_explore")
+
+
 @st.fragment
 def exploration_panel() -> None:
-    """The training settings and everything they feed (curves, counts, temperature, the question): moving a
-    widget reruns this panel only, not the page."""
-    c1, c2, c3 = st.columns(3)
+    """The temperature, the training settings and everything they feed: moving a widget reruns this panel only."""
+    question = st.container()  # the question sits above the inputs it depends on
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     temp = inputs.slider("Sampling temperature τ", 0.1, 3.0, 1.0, 0.1, key="temp", where=c1,
-                         help="Below 1 sharpens the policy toward its favourite token, above 1 flattens it")
-    lr = inputs.slider("Step size η", 0.01, 1.0, 0.1, 0.01, key="lr", where=c1)
-    steps = inputs.slider("Update steps", 10, 300, 100, 10, key="steps", where=c2)
-    batch = inputs.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch", where=c2)
-    baseline = inputs.selectbox("Baseline b", rlcore.BASELINES, "batch mean", key="baseline", where=c3,
-                                help="What each score is compared with: nothing, the batch's mean score, or V")
-    n_seeds = inputs.slider("Runs (seeds)", 1, 32, 8, 1, key="seeds", where=c3)
+                         help=glossary.term("τ"))
+    with c2.expander("More settings"):
+        lr = inputs.slider("Step size η", 0.01, 1.0, 0.1, 0.01, key="lr")
+        steps = inputs.slider("Update steps", 10, 300, 100, 10, key="steps")
+        batch = inputs.slider("Answers per step (batch)", 1, 64, 8, 1, key="batch")
+        baseline = inputs.selectbox("Baseline b", rlcore.BASELINES, "batch mean", key="baseline",
+                                    help="What each score is compared with: nothing, the batch's mean score, or V")
+        n_seeds = inputs.slider("Runs (seeds)", 1, 32, 8, 1, key="seeds")
 
     ex = page.run(explore, scenario, temp, lr, steps, batch, baseline, n_seeds)
     s = ex.summary
@@ -99,24 +147,40 @@ def exploration_panel() -> None:
     likely, best = esc(likely_raw), esc(best_raw)
     sampling_name = f"sampling at τ = {fmt(temp)}"
     seeds_word = "run" if n_seeds == 1 else "runs"
+    with question:
+        revealed = ask(ex, likely, best, temp, n_seeds)
+    # fixed series names keep each chart's shape (and its converted spec) the same as τ moves; τ is in the legend
+    names = ["sampling", "greedy"] if revealed else ["sampling"]
+    legend = f"decoding (sampling at τ = {fmt(temp)})"
+    band_note = f"median of {n_seeds} {seeds_word}; shaded: lowest to highest"
 
-    # ---------------------------------------------------------------- the headline numbers
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Greedy always writes", likely)
-    m2.metric(f"Greedy's expected score (Q of {likely})", fmt(s.q[s.likely]))
-    m3.metric(f"π({best}) at the end, sampling",
-              fmt(ex.sampled_bands.median[-1, s.best]),
-              help=f"Median over the runs after {steps} steps at τ = {fmt(temp)}; "
-                   f"it started at {fmt(scenario.pi[s.best])}")
-    m4.metric(f"π({best}) at the end, greedy",
-              fmt(ex.greedy_bands.median[-1, s.best]),
-              help=f"Median over the runs after {steps} steps; it started at {fmt(scenario.pi[s.best])}")
-
-    if s.likely == s.best:
+    # ---------------------------------------------------------------- the main chart: π(best), each decoding
+    found = [("sampling", ex.sampled_bands)] + ([("greedy", ex.greedy_bands)] if revealed else [])
+    df = by_decoding(found, steps, 0, column=s.best)
+    page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
+                                                series="decoding", title=f"π({best_raw}) during training",
+                                                subtitle=band_note,
+                                                x_title="update step", y_title=f"probability π({best_raw})",
+                                                legend_title=legend, y_domain=[0, 1]), names),
+               df, alt_text=f"Probability of {best_raw} per update step for {sampling_name}"
+                            + (" and for greedy decoding" if revealed else "") + f", median and range over {n_seeds} "
+                            "seeds", name="explore_best")
+    if not revealed:
+        st.caption("Greedy's curves and counts appear once you answer the question above.")
+    else:
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Greedy always writes", likely)
+        m2.metric(f"Greedy's score Q({likely})", fmt(s.q[s.likely]))
+        m3.metric(f"π({best}), sampling", fmt(ex.sampled_bands.median[-1, s.best]),
+                  help=f"Median over the runs after {steps} steps at τ = {fmt(temp)}; "
+                       f"it started at {fmt(scenario.pi[s.best])}")
+        m4.metric(f"π({best}), greedy", fmt(ex.greedy_bands.median[-1, s.best]),
+                  help=f"Median over the runs after {steps} steps; it started at {fmt(scenario.pi[s.best])}")
+    if revealed and s.likely == s.best:
         st.markdown(f"In this example the most likely token, **{likely}**, is also the one with the best mean score, "
                     "so greedy decoding already writes the best answer. Exploration matters when the best token is "
                     "not the favourite: try the article's example or *Best token is rare* in the sidebar.")
-    else:
+    elif revealed:
         low, high = ex.greedy_bands.low[-1, s.best], ex.greedy_bands.high[-1, s.best]
         if fmt(low) != fmt(high):
             moved = f"ends between {fmt(low)} and {fmt(high)}"
@@ -136,57 +200,62 @@ def exploration_panel() -> None:
             f"{why} "
             f"**Sampling** at τ = {fmt(temp)} draws {best} with probability {fmt(ex.at_temp[s.best], 3)} per "
             f"answer, so a batch of {batch} holds at least one {best} answer {pct(ex.batch_chance)} of the time; "
-            f"after {steps} steps "
-            f"the median run gives {best} {fmt(ex.sampled_bands.median[-1, s.best])}."
+            f"after {steps} steps the median run gives {best} {fmt(ex.sampled_bands.median[-1, s.best])}."
         )
 
+    # ---------------------------------------------------------------- the curves behind it
     st.subheader("Training curves")
-    band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
-    df = score_frame(ex, steps, sampling_name)
-    page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest", series="decoding",
-                                 title="Mean judge score of each batch", subtitle=band_note, x_title="update step",
-                                 y_title="mean judge score of the batch", legend_title="decoding")),
-               df, alt_text=f"Mean batch score per update step for greedy decoding and {sampling_name}, "
+    scores = [("sampling", ex.sampled_score)] + ([("greedy", ex.greedy_score)] if revealed else [])
+    df = by_decoding(scores, steps, 1)
+    page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
+                                                series="decoding", title="Mean judge score of each batch",
+                                                subtitle=band_note, x_title="update step",
+                                                y_title="mean judge score of the batch", legend_title=legend),
+                              names),
+               df, alt_text=f"Mean batch score per update step for {' and '.join(names)}, "
                             f"median and range over {n_seeds} seeds", name="explore_scores")
     left, right = st.columns(2)
     with left:
         df = prob_frame(ex.sampled_bands, steps, tokens)
         page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                                     title=f"Each token's probability, {sampling_name}", subtitle=band_note,
-                                     x_title="update step", y_title="probability π(token)", tokens=tokens,
-                                     legend_title="token", y_domain=[0, 1])),
+                                         title=f"Each token's probability, {sampling_name}", subtitle=band_note,
+                                         x_title="update step", y_title="probability π(token)", tokens=tokens,
+                                         legend_title="token", y_domain=[0, 1])),
                    df, alt_text=f"Probability of each token per update step when sampling at temperature {fmt(temp)}",
                    name="explore_probs_sampled")
-    with right:
-        df = prob_frame(ex.greedy_bands, steps, tokens)
-        page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                                     title="Each token's probability, greedy decoding", subtitle=band_note,
-                                     x_title="update step", y_title="probability π(token)", tokens=tokens,
-                                     legend_title="token", y_domain=[0, 1])),
-                   df, alt_text="Probability of each token per update step with greedy decoding",
-                   name="explore_probs_greedy")
+    if revealed:
+        with right:
+            df = prob_frame(ex.greedy_bands, steps, tokens)
+            page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
+                                             series="token", title="Each token's probability, greedy decoding",
+                                             subtitle=band_note, x_title="update step",
+                                             y_title="probability π(token)", tokens=tokens, legend_title="token",
+                                             y_domain=[0, 1])),
+                       df, alt_text="Probability of each token per update step with greedy decoding",
+                       name="explore_probs_greedy")
 
-    # ---------------------------------------------------------------- who finds the best token
-    st.subheader(f"How many runs find {best}?")
-    threshold = 0.9
-    st.caption(f"A run *converges* to {best} when its final π({best}) is above {fmt(threshold)}.")
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"Runs that converge, {sampling_name}",
-              f"{int(ex.sampled_outcome.converged.sum())} of {n_seeds} ({pct(ex.sampled_outcome.fraction)})")
-    c2.metric("Runs that converge, greedy",
-              f"{int(ex.greedy_outcome.converged.sum())} of {n_seeds} ({pct(ex.greedy_outcome.fraction)})")
-    c3.metric(f"Chance one batch of {batch} holds {best}", pct(ex.batch_chance, 1))
-    with st.expander("Each run's final probability"):
-        st.dataframe(pd.DataFrame({
-            "seed": np.arange(n_seeds),
-            f"final π({best_raw}), sampling": ex.sampled_outcome.final,
-            "converged (sampling)": ex.sampled_outcome.converged,
-            f"first step above {fmt(threshold)} (sampling; −1 = never)": ex.sampled_outcome.first_step,
-            f"final π({best_raw}), greedy": ex.greedy_outcome.final,
-            "converged (greedy)": ex.greedy_outcome.converged,
-        }), hide_index=True, width="stretch",
-            column_config={c: st.column_config.NumberColumn(format="%.3f")
-                           for c in (f"final π({best_raw}), sampling", f"final π({best_raw}), greedy")})
+        # ------------------------------------------------------------ who finds the best token
+        st.subheader(f"How many runs find {best}?")
+        st.caption(f"A run *converges* to {best} when its final π({best}) is above {fmt(THRESHOLD)}.")
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Converged, sampling",
+                  f"{int(ex.sampled_outcome.converged.sum())} of {n_seeds} ({pct(ex.sampled_outcome.fraction)})",
+                  help=f"Runs that converge, {sampling_name}")
+        c2.metric("Converged, greedy",
+                  f"{int(ex.greedy_outcome.converged.sum())} of {n_seeds} ({pct(ex.greedy_outcome.fraction)})")
+        c3.metric(f"A batch holds {best}", pct(ex.batch_chance, 1),
+                  help=f"The chance that one batch of {batch} answers holds at least one {best} answer")
+        with st.expander("Each run's final probability"):
+            st.dataframe(pd.DataFrame({
+                "seed": np.arange(n_seeds),
+                f"final π({best_raw}), sampling": ex.sampled_outcome.final,
+                "converged (sampling)": ex.sampled_outcome.converged,
+                f"first step above {fmt(THRESHOLD)} (sampling; −1 = never)": ex.sampled_outcome.first_step,
+                f"final π({best_raw}), greedy": ex.greedy_outcome.final,
+                "converged (greedy)": ex.greedy_outcome.converged,
+            }), hide_index=True, width="stretch",
+                column_config={c: st.column_config.NumberColumn(format="%.3f")
+                               for c in (f"final π({best_raw}), sampling", f"final π({best_raw}), greedy")})
 
     # ---------------------------------------------------------------- temperature and discovery
     st.subheader("What the temperature does")
@@ -223,36 +292,18 @@ def exploration_panel() -> None:
                                     "series": f"τ = {fmt(temp)}: p = {fmt(ex.at_temp[s.best], 3)}"}))
     df = pd.concat(frames, ignore_index=True)
     ch = charts.line_chart(df, x="answers sampled", y="chance", series="series",
-                           title=f"Chance to see {best_raw} at least once", subtitle="1 − (1 − p)^k",
+                           title=f"Chance to see {best_raw} at least once",
+                           subtitle="1 − (1 − p)^k" + "".join(f"; {q} at k = {fmt(k)}" for q, k in
+                                                              (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)),
                            x_title="answers sampled, k", y_title="chance of at least one",
-                           legend_title="p per answer",
-                           points=False, y_domain=[0, 1.1])
-    marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": [f"50% at k = {fmt(ex.k50)}", f"95% at k = {fmt(ex.k95)}"]})
+                           legend_title="p per answer", points=False, y_domain=[0, 1.1])
+    marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": ["50%", "95%"]})  # the k values are in the subtitle
     marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
     if len(marks):
         ch = charts.layer(ch, charts.rules(marks, at="k", label="label", axis="x"))
     page.chart(fit(ch), df,
                alt_text=f"Chance of sampling {best_raw} at least once against the number of answers sampled",
                name="explore_discovery")
-
-    # ---------------------------------------------------------------- predict
-    if s.likely == s.best:
-        answer = "It already writes it"
-    elif ex.greedy_outcome.converged.any():
-        answer = "Yes, given enough steps"
-    else:
-        answer = "No, never"
-    page.predict(
-        f"With greedy decoding, will the policy ever find {best}?",
-        ["Yes, given enough steps", "No, never", "It already writes it"], answer,
-        (f"Greedy decoding writes **{likely}** every time, so it only ever learns about {likely}: "
-         f"{int(ex.greedy_outcome.converged.sum())} of {n_seeds} greedy {seeds_word} converged to **{best}**, "
-         f"against {int(ex.sampled_outcome.converged.sum())} of {n_seeds} when sampling at τ = {fmt(temp)}. "
-         "That is why RL training samples its answers instead of decoding greedily.")
-        if s.likely != s.best else
-        f"**{best}** is already the most likely token, so greedy decoding writes it from the first step.",
-        key="predict_explore",
-    )
 
 
 exploration_panel()

@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "pages" / "20_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
-PAGES = sorted((p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY),
+MOVED = {ROOT / "pages" / "8_Clipping_and_KL.py"}  # old addresses that only forward a link to a page
+PAGES = sorted((p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY and p not in MOVED),
                key=lambda p: (int(p.name.split("_")[0]), p.name))  # the concept pages, 9_ before 13_
 ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
 

@@ -45,6 +45,25 @@ class Estimators(NamedTuple):
     hist: Histogram
 
 
+class Exploration(NamedTuple):
+    """Greedy decoding against sampling at a temperature, on the same example (the Exploration page)."""
+
+    summary: rlcore.Summary
+    sampled_bands: SeedBands            # π per step and token, over the seeds
+    greedy_bands: SeedBands
+    sampled_score: SeedBands            # mean judge score of each batch, over the seeds
+    greedy_score: SeedBands
+    sampled_outcome: rlcore.ExplorationOutcome
+    greedy_outcome: rlcore.ExplorationOutcome
+    at_temp: np.ndarray                 # the distribution sampling at τ draws from
+    ks: np.ndarray                      # answer counts k for the discovery curve
+    chance: np.ndarray                  # P(the best token at least once in k answers), at τ = 1
+    chance_at_temp: np.ndarray          # ... at τ
+    k50: float                          # answers needed for a 50% chance, at τ (inf if never)
+    k95: float
+    batch_chance: float                 # P(one batch holds the best token), at τ
+
+
 class LabBands(NamedTuple):
     """What the charts need of one algorithm's runs: a seed band per curve (small to cache)."""
 

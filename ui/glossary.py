@@ -91,41 +91,41 @@ TERMS = (
          "usually after subtracting a baseline.", "pages/9_Training_lab.py"),
     Term("importance-sampling", "Importance sampling", ("importance sampling", "IS"),
          "Estimating an average under one distribution from samples drawn under another, by weighting each sample "
-         "with the ratio of its two probabilities. PPO's ρ is such a weight.", "pages/8_Clipping_and_KL.py"),
+         "with the ratio of its two probabilities. PPO's ρ is such a weight.", "pages/8_Ratio_and_clipping.py"),
     Term("ppo-ratio", "PPO ratio ρ", ("ρ", "rho", "ratio"),
          "ρ = π(token) / π_old(token): how much more or less likely the policy being updated makes a token than "
-         "the policy that sampled it. It starts at 1.", "pages/8_Clipping_and_KL.py"),
+         "the policy that sampled it. It starts at 1.", "pages/8_Ratio_and_clipping.py"),
     Term("clip", "Clip ε", ("ε", "epsilon", "clip"),
          "PPO's clip range: once ρ leaves [1 − ε, 1 + ε] in the direction the advantage pushes, that token gives no "
-         "more gradient, so one batch cannot move the policy far.", "pages/8_Clipping_and_KL.py"),
+         "more gradient, so one batch cannot move the policy far.", "pages/8_Ratio_and_clipping.py"),
     Term("ppo", "PPO", ("PPO",),
          "Proximal policy optimisation: the policy gradient with the clipped objective min(ρA, clip(ρ, 1 − ε, "
-         "1 + ε)·A), several epochs per batch, and a critic for the advantages.", "pages/8_Clipping_and_KL.py"),
+         "1 + ε)·A), several epochs per batch, and a critic for the advantages.", "pages/8_Ratio_and_clipping.py"),
     Term("token-mean", "Token-mean", ("token-mean", "token mean"),
          "Averaging the loss over every token in the batch at once, instead of per answer first, so a long answer "
          "weighs more than a short one.", "pages/9_Training_lab.py"),
     # --- staying close to the reference ----------------------------------------------------------------------------
     Term("reference-policy", "Reference policy π_ref", ("π_ref", "reference"),
          "A frozen copy of the model from before RL training; the KL penalty measures how far the trained policy "
-         "has moved from it.", "pages/8_Clipping_and_KL.py"),
+         "has moved from it.", "pages/8_KL_penalty.py"),
     Term("kl", "KL divergence", ("KL",),
          "KL(π‖π_ref) = Σ π · log(π / π_ref): how different the policy is from the reference, in nats. Never "
-         "negative, and 0 only when the two are the same.", "pages/8_Clipping_and_KL.py"),
+         "negative, and 0 only when the two are the same.", "pages/8_KL_penalty.py"),
     Term("beta", "KL weight β", ("β", "beta"),
          "How much the KL counts against the reward: the objective becomes R − β·KL. A larger β holds the policy "
-         "closer to π_ref.", "pages/8_Clipping_and_KL.py"),
+         "closer to π_ref.", "pages/8_KL_penalty.py"),
     Term("nats", "Nats", ("nats", "nat"),
          "The unit of KL and entropy measured with the natural logarithm; one nat is about 1.44 bits.",
-         "pages/8_Clipping_and_KL.py"),
+         "pages/8_KL_penalty.py"),
     Term("k1", "k1 (KL estimator)", ("k1",),
          "−log r, with r = π_ref/π for a sampled token. Averages exactly to the KL, but single values are noisy "
-         "and can be negative.", "pages/8_Clipping_and_KL.py"),
+         "and can be negative.", "pages/8_KL_penalty.py"),
     Term("k2", "k2 (KL estimator)", ("k2",),
          "½(log r)². Never negative and steadier than k1, but biased: its average is near the KL only while π "
-         "and π_ref are close.", "pages/8_Clipping_and_KL.py"),
+         "and π_ref are close.", "pages/8_KL_penalty.py"),
     Term("k3", "k3 (KL estimator)", ("k3",),
          "(r − 1) − log r. Never negative, steadier than k1, and averages to the KL as long as π can write "
-         "every token π_ref can.", "pages/8_Clipping_and_KL.py"),
+         "every token π_ref can.", "pages/8_KL_penalty.py"),
     Term("entropy", "Entropy H", ("H", "entropy"),
          "H(π) = −Σ π · log π, in nats: how spread out the policy's choice is. It is 0 when one token takes all "
          "the probability and falls as a policy commits.", "pages/7_Exploration.py"),

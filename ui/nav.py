@@ -31,7 +31,8 @@ PAGES = (
     PageInfo("pages/5_TD_error_and_GAE.py", "TD error and GAE", ":material/functions:"),
     PageInfo("pages/6_Policy_gradient.py", "Policy gradient", ":material/trending_up:"),
     PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
-    PageInfo("pages/8_Clipping_and_KL.py", "Clipping and KL", ":material/compress:"),
+    PageInfo("pages/8_Ratio_and_clipping.py", "Ratio and clipping", ":material/compress:"),
+    PageInfo("pages/8_KL_penalty.py", "KL penalty", ":material/anchor:"),
     PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
     PageInfo("pages/10_Length_and_aggregation.py", "Length and aggregation", ":material/straighten:"),
     PageInfo("pages/11_Clips_after_PPO.py", "Clips after PPO", ":material/content_cut:"),
@@ -100,3 +101,13 @@ def footer(current_path: str) -> None:
         _link(left, before, f"Previous: {before.title}", ":material/arrow_back:")
     if after is not None:
         _link(right, after, f"Next: {after.title}", ":material/arrow_forward:")
+
+
+def url_path(path: str) -> str:
+    """The address Streamlit gives a page file: its stem without the number prefix ("" for home).
+
+    >>> url_path("pages/1_Loop_state_action.py"), url_path("dashboard.py")
+    ('Loop_state_action', '')
+    """
+    stem = pathlib.Path(path).stem
+    return "" if path == HOME.path else stem.split("_", 1)[1]

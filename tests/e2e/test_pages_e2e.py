@@ -11,7 +11,7 @@ from PIL import Image
 pytestmark = pytest.mark.e2e
 
 PAGES = ["", "Loop_state_action", "Reward_and_return", "Value_Q_advantage", "Baseline_and_variance",
-         "TD_error_and_GAE", "Policy_gradient", "Exploration", "Clipping_and_KL", "Training_lab",
+         "TD_error_and_GAE", "Policy_gradient", "Exploration", "Ratio_and_clipping", "KL_penalty", "Training_lab",
          "Length_and_aggregation", "Clips_after_PPO", "Recipe_composer",
          "KL_gradients", "Sampler_and_trainer", "Entropy_and_pass_at_k"]
 
@@ -87,3 +87,18 @@ def test_deep_link_is_first_request_on_new_server(browser):
         context.close()
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("query, path, title", [("eps=0.3", "Ratio_and_clipping", "Ratio and clipping"),
+                                                ("beta=2", "KL_penalty", "KL penalty")])
+def test_the_old_clipping_and_kl_link_goes_on_to_the_half_that_reads_it(server, page, query, path, title):
+    page.goto(f"{server.url}/Clipping_and_KL?{query}")
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
+    wait_for_run(page)
+    page.wait_for_url(f"**/{path}?{query}", timeout=30_000)
+    assert title in page.locator("[data-testid='stMain'] h1").first.inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    value = query.split("=")[1]
+    values = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']").evaluate_all(
+        "els => els.map(e => e.value)")
+    assert value in values, values

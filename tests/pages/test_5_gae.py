@@ -17,6 +17,7 @@ TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), 
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+SHOWN = {"predict_gae_shown": True}  # as after "Just show me"
 
 
 def chart(at, title: str) -> dict:
@@ -38,7 +39,7 @@ def gae_column(at):
 
 
 def test_defaults_show_the_article_numbers():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     df = strip(at)
     assert df["token"].tolist() == list(rlcore.ARTICLE_ANSWER_TOKENS)
@@ -53,7 +54,7 @@ def test_defaults_show_the_article_numbers():
 
 
 def test_lambda_moves_the_blame():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("lam")).set_value(0.0).run()
     no_exception(at)
@@ -66,14 +67,14 @@ def test_lambda_moves_the_blame():
 
 
 def test_presets_set_lambda():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, "λ = 0: trust V, blame one token")
     assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
 
 def test_gamma_discounts_the_values():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     at.slider(key=K("gamma")).set_value(0.9).run()
     no_exception(at)
     v = strip(at)["V before"].tolist()
@@ -81,7 +82,7 @@ def test_gamma_discounts_the_values():
 
 
 def test_choosing_another_first_token():
-    at = run_page(PAGE, query={"tok": "partly"})
+    at = run_page(PAGE, state=SHOWN, query={"tok": "partly"})
     no_exception(at)
     assert at.selectbox(key=K("tok")).value == "partly"
     df = strip(at)
@@ -94,7 +95,7 @@ def test_every_preset_sets_the_strip(name):
     """γ = 1: V before the first three tokens is V = Σ π·Q, the TD error at the (most likely) token is
     Q(token) − V and 0 everywhere else. (Best token is rare: V = 0.6·2 + 0.38·5 + 0.02·9 = 3.28, δ = −1.28.)"""
     scenario = rlcore.PRESETS[name]
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     likely, v = int(np.argmax(pi)), pi @ q
@@ -109,7 +110,7 @@ def test_every_preset_sets_the_strip(name):
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_scenarios_run(scenario):
-    at = run_page(PAGE, scenario=scenario, query={"lam": "0"})
+    at = run_page(PAGE, state=SHOWN, scenario=scenario, query={"lam": "0"})
     no_exception(at)
     likely = scenario.tokens[int(np.argmax(scenario.pi))]
     assert at.selectbox(key=K("tok")).value == likely
@@ -119,7 +120,7 @@ def test_other_scenarios_run(scenario):
 
 
 def test_group_widgets_change_the_group():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart(at, "The 8 answers").to_csv()
     at.slider(key=K("G")).set_value(16).run()
     group = chart(at, "The 16 answers")
@@ -132,16 +133,16 @@ def test_group_widgets_change_the_group():
 
 
 def test_a_dead_group_is_explained():
-    at = run_page(PAGE, scenario=FLAT)
+    at = run_page(PAGE, state=SHOWN, scenario=FLAT)
     no_exception(at)
     assert any("dead group" in w.value for w in at.warning)
     assert (chart(at, "The 8 answers")["advantage"] == 0).all()
-    at = run_page(PAGE, query={"G": "1"})
+    at = run_page(PAGE, state=SHOWN, query={"G": "1"})
     assert any("dead group" in w.value for w in at.warning)
 
 
 def test_critic_error_panel_follows_its_sliders():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart(at, "Error of the advantage").to_csv()
     at.slider(key=K("bias")).set_value(0.0).run()
     at.slider(key=K("noise")).set_value(0.0).run()
@@ -155,7 +156,7 @@ def test_critic_error_panel_follows_its_sliders():
 
 
 def test_default_critic_shows_the_trade_off():
-    df = chart(run_page(PAGE), "Error of the advantage")
+    df = chart(run_page(PAGE, state=SHOWN), "Error of the advantage")
     parts = {p: g.set_index("λ")["value"] for p, g in df.groupby("part")}
     assert parts["bias²"][0.0] > parts["bias²"][1.0]            # small λ inherits the critic's bias
     assert parts["variance"][1.0] > parts["variance"][0.5]      # λ near 1 carries the score's noise
@@ -163,13 +164,13 @@ def test_default_critic_shows_the_trade_off():
 
 @pytest.mark.parametrize("query", [{"lam": "abc"}, {"lam": "7"}, {"tok": "<script>"}, {"G": "-3"}, {"seed": "x"}])
 def test_hostile_query_parameters_fall_back_to_defaults(query):
-    at = run_page(PAGE, query=query)
+    at = run_page(PAGE, state=SHOWN, query=query)
     no_exception(at)
     assert at.slider(key=K("lam")).value == 0.95 and at.selectbox(key=K("tok")).value == "open"
 
 
 def test_query_parameter_sets_lambda():
-    at = run_page(PAGE, query={"lam": "0"})
+    at = run_page(PAGE, state=SHOWN, query={"lam": "0"})
     no_exception(at)
     assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
@@ -186,7 +187,22 @@ def test_predict_answer_follows_the_scenario():
     assert at.success
 
 
+def test_the_blame_stays_hidden_until_the_learner_commits():
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text and "−2.3" not in text
+    shown = chart(at, "V before each token")
+    assert "TD error" not in shown and shown["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
+    assert not any("GAE advantage per token" in str(c["spec"]) for c in charts(at))
+    at.radio(key="predict_gae").set_value("every token of the answer").run()
+    no_exception(at)
+    assert at.warning and "**only open**" in at.warning[0].value
+    assert "TD error at “open” −2.3" in page_text(at)
+    assert gae_column(at)[2] == -2.3
+
+
 def test_group_size_accepts_a_float_from_session_state():
-    at = run_page(PAGE, inputs={"G": 5.0})
+    at = run_page(PAGE, state=SHOWN, inputs={"G": 5.0})
     no_exception(at)
     assert len(chart(at, "The 5 answers")) == 5

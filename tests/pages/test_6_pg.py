@@ -28,12 +28,15 @@ def chart(at, title: str, column: str | None = None):
     raise AssertionError(f"no chart titled {title!r}")
 
 
+SHOWN = {"predict_pg_shown": True}  # as after "Just show me"
+
+
 def logit_bars(at):
     return chart(at, "Step ").set_index("token")["logit change"]
 
 
 def test_defaults_show_the_article_numbers():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN, query={"step": "2"})
     no_exception(at)
     text = page_text(at)
     # 0.50/0.30/0.20 → 0.15/0.36/0.49 → 0.04/0.11/0.86 (the article rounds 0.855 once more) and V 4.3 → 6.5 → 8.3.
@@ -42,23 +45,81 @@ def test_defaults_show_the_article_numbers():
     # closed rises in step 1 (5 > 4.3) and falls in step 2 (5 < 6.5).
     assert "**closed** rises up to step 1 and falls in step 2" in text
     assert "V = 6.51, already above its Q of 5" in text
-    # The logit change of step 1 is π·A: 0.5·(−2.3), 0.3·0.7, 0.2·4.7.
-    np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-1.15, 0.21, 0.94])
     probs = chart(at, "Token probabilities")
     assert len(probs) == 9 and probs["step"].max() == 2
     v = chart(at, "V climbs").set_index("step")["score"]
     assert v.round(1).tolist() == [4.3, 6.5, 8.3]
+    # The logit change of step 1 is π·A: 0.5·(−2.3), 0.3·0.7, 0.2·4.7.
+    at = run_page(PAGE, state=SHOWN, query={"step": "1"})
+    np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-1.15, 0.21, 0.94])
 
 
-def test_turning_point_is_marked_on_the_chart():
+def test_the_steps_stay_hidden_until_the_learner_commits():
     at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text and "0.356" not in text and "Inside step" not in text
+    assert len(chart(at, "Token probabilities")) == 3, "only the start before the answer"
+    assert at.button(key="pg_play").disabled and at.button(key="pg_step").disabled
+    at.radio(key="predict_pg").set_value("Down").run()
+    no_exception(at)
+    assert at.warning and "0.3 to 0.356" in at.warning[0].value
+    assert "Inside step 1" in page_text(at) and not at.button(key="pg_play").disabled
+
+
+def test_turning_point_is_marked_once_the_steps_pass_it():
+    at = run_page(PAGE, state=SHOWN, query={"step": "2"})
     labels = [df for c in charts(at) for df in c["data"].values() if "label" in df and "at" in df]
     assert any(("closed peaks" in df["label"].tolist()) and df.set_index("label")["at"]["closed peaks"] == 1
                for df in labels)
+    at = run_page(PAGE, state=SHOWN, query={"step": "1"})  # step 2, where closed turns, has not happened yet
+    labels = [df for c in charts(at) for df in c["data"].values() if "label" in df and "at" in df]
+    assert not any("closed peaks" in df["label"].tolist() for df in labels)
+
+
+def test_step_button_moves_one_step_and_stops_at_the_end():
+    at = run_page(PAGE, state=SHOWN)
+    assert at.slider(key=K("step")).value == 0
+    at.button(key="pg_step").click().run()
+    no_exception(at)
+    assert at.slider(key=K("step")).value == 1
+    assert chart(at, "Token probabilities")["step"].max() == 1
+    at.button(key="pg_step").click().run()
+    assert at.slider(key=K("step")).value == 2 and at.button(key="pg_step").disabled  # 2 of 2 steps
+
+
+def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
+    at = run_page(PAGE, state=SHOWN, query={"step": "2"})
+    at.button(key="pg_play").click().run()
+    no_exception(at)
+    assert at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
+    assert [b.label for b in at.button if b.key == "pg_pause"] == ["Pause"]
+    at.session_state["pg_last_frame"] = 0.0  # as if the timer's interval had passed
+    at.run()
+    assert at.slider(key=K("step")).value == 1 and at.session_state["pg_playing"]
+    assert chart(at, "Token probabilities")["step"].max() == 1
+    at.session_state["pg_last_frame"] = 0.0
+    at.run()
+    no_exception(at)
+    # the last step reached: playing stops and Play comes back
+    assert at.slider(key=K("step")).value == 2 and not at.session_state["pg_playing"]
+    assert any(b.key == "pg_play" for b in at.button)
+
+
+def test_pause_stops_playing():
+    at = run_page(PAGE, state=SHOWN, query={"steps": "30"})
+    at.button(key="pg_play").click().run()
+    at.button(key="pg_pause").click().run()
+    no_exception(at)
+    assert not at.session_state["pg_playing"]
+    step = at.slider(key=K("step")).value
+    at.session_state["pg_last_frame"] = 0.0
+    at.run()
+    assert at.slider(key=K("step")).value == step, "paused: no tick moves it"
 
 
 def test_inspecting_step_two():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("step")).set_value(2).run()
     no_exception(at)
@@ -71,22 +132,24 @@ def test_inspecting_step_two():
 
 
 def test_step_size_and_step_count_change_the_path():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("lr")).set_value(0.5).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-0.575, 0.105, 0.47])
     at.slider(key=K("steps")).set_value(30).run()
+    at.slider(key=K("step")).set_value(30).run()
     assert chart(at, "Token probabilities")["step"].max() == 30
 
 
-def test_inspected_step_is_clamped_when_steps_shrink():
-    at = run_page(PAGE, query={"steps": "30", "step": "20"})
-    assert at.slider(key=K("step")).value == 20
+def test_a_step_beyond_the_last_shows_the_last():
+    at = run_page(PAGE, query={"steps": "30", "step": "20"}, state=SHOWN)
+    assert at.slider(key=K("step")).value == 20 and "Inside step 20" in page_text(at)
     at.slider(key=K("steps")).set_value(5).run()
     no_exception(at)
-    assert at.slider(key=K("step")).value == 5
+    assert "Inside step 5" in page_text(at) and chart(at, "Token probabilities")["step"].max() == 5
+    assert at.button(key="pg_step").disabled
     at.slider(key=K("steps")).set_value(1).run()
     no_exception(at)
     assert chart(at, "Step 1")["token"].tolist() == ["open", "closed", "partly"]
@@ -128,7 +191,7 @@ def test_every_preset_sets_the_first_step(name):
     """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
     scenario = rlcore.PRESETS[name]
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     np.testing.assert_allclose(logit_bars(at)[list(scenario.tokens)], pi * (q - pi @ q), atol=1e-9)
@@ -138,13 +201,13 @@ def test_every_preset_sets_the_first_step(name):
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_scenarios_run(scenario):
-    at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"})
+    at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"}, state=SHOWN)
     no_exception(at)
     assert set(chart(at, "Token probabilities")["token"]) == set(scenario.tokens)
     assert len(logit_bars(at)) == scenario.n
 
 
-@pytest.mark.parametrize("query", [{"lr": "-4"}, {"steps": "500"}, {"step": "99"}, {"batch": "zero"},
+@pytest.mark.parametrize("query", [{"lr": "-4"}, {"steps": "500"}, {"step": "99"}, {"step": "-1"}, {"batch": "zero"},
                                    {"base": "<b>"}])
 def test_hostile_query_parameters_fall_back_to_defaults(query):
     at = run_page(PAGE, query=query)
@@ -153,7 +216,8 @@ def test_hostile_query_parameters_fall_back_to_defaults(query):
 
 
 def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"lr": "0.5", "steps": "12", "step": "4", "batch": "32", "base": "batch mean"})
+    at = run_page(PAGE, query={"lr": "0.5", "steps": "12", "step": "4", "batch": "32", "base": "batch mean"},
+                  state=SHOWN)
     no_exception(at)
     assert at.slider(key=K("lr")).value == 0.5 and at.slider(key=K("steps")).value == 12
     assert at.slider(key=K("step")).value == 4 and at.slider(key=K("batch")).value == 32
@@ -188,7 +252,7 @@ def test_predict_asks_about_the_second_best_token_without_closed():
 
 def test_whole_number_widgets_accept_floats_from_session_state():
     # Session state (or a fuzzer) may hand an integer slider 5.0 instead of 5; indexing must not break.
-    at = run_page(PAGE, inputs={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0})
+    at = run_page(PAGE, inputs={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0}, state=SHOWN)
     no_exception(at)
     assert "Inside step 3" in page_text(at)
     assert len(chart(at, "3 sampled runs", "highest")) == 6 * 3

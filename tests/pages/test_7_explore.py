@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    charts,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+    titles,
+)
 
 import rlcore
+from ui.colors import METHOD_FIXED, PALETTE
 
 PAGE = page_file("7_")
 K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-
-
+SHOWN = {"predict_explore_shown": True}  # as after "Just show me"
 
 
 def main_data(chart: dict):
@@ -28,7 +38,7 @@ def main_data(chart: dict):
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     return at
 
@@ -36,10 +46,32 @@ def default():
 def test_defaults_show_the_articles_greedy_story(default):
     text = page_text(default)
     for figure in ("Greedy always writes open", "Q(open) = 2", "π(partly) stays at 0.2 in every run",
-                   "passes 50% at k = 4 and 95% at k = 14", "Runs that converge, greedy 0 of 8"):
+                   "passes 50% at k = 4 and 95% at k = 14", "Converged, greedy 0 of 8"):
         assert figure in text, figure
     # the article's "mean score 2" is Q(open) = (3 + 1 + 2 + 1 + 3) / 5
-    assert "Greedy's expected score (Q of open) 2" in text
+    assert "Greedy's score Q(open) 2" in text
+
+
+def test_greedy_stays_hidden_until_the_learner_commits():
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text and "Converged, greedy" not in text and "stays at 0.2" not in text
+    assert set(main_data(chart_by_title(at, "π(partly) during training"))["decoding"]) == {"sampling"}
+    assert not any("greedy" in t for c in charts(at) for t in titles(c["spec"]))
+    at.radio(key="predict_explore").set_value("Yes, given enough steps").run()
+    no_exception(at)
+    assert at.warning and "0 of 8 greedy runs converged" in at.warning[0].value
+    assert set(main_data(chart_by_title(at, "π(partly) during training"))["decoding"]) == {"sampling", "greedy"}
+
+
+def test_decoding_modes_take_method_colours_not_token_colours(default):
+    spec = chart_by_title(default, "π(partly) during training")["spec"]
+    scales = [layer["encoding"]["color"]["scale"] for layer in spec["layer"]]
+    for scale in scales:
+        got = dict(zip(scale["domain"], scale["range"], strict=True))
+        assert got["greedy"] == METHOD_FIXED["greedy"]
+        assert not set(got.values()) & set(PALETTE), "no token colour for a decoding mode"
 
 
 def test_greedy_never_moves_with_the_batch_mean_baseline(default):
@@ -54,7 +86,7 @@ def test_sampling_finds_partly_in_every_default_run(default):
     df = main_data(chart_by_title(default, "Each token's probability, sampling"))
     last = df[(df["step"] == 100) & (df["token"] == "partly")]
     assert float(last["lowest"].iloc[0]) > 0.9  # every seed ends above the convergence threshold
-    assert "Runs that converge, sampling at τ = 1 8 of 8" in page_text(default)
+    assert "Converged, sampling 8 of 8" in page_text(default)
 
 
 def test_greedy_mean_score_hovers_around_q_of_open(default):
@@ -89,7 +121,7 @@ def test_temperature_slider_changes_the_charts(default):
 
 
 def test_no_baseline_makes_greedy_reinforce_open():
-    at = run_page(PAGE, query={"baseline": "none"})
+    at = run_page(PAGE, query={"baseline": "none"}, state=SHOWN)
     no_exception(at)
     assert at.selectbox(key=K("baseline")).value == "none"
     df = main_data(chart_by_title(at, "Each token's probability, greedy"))
@@ -99,7 +131,7 @@ def test_no_baseline_makes_greedy_reinforce_open():
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
 def test_every_preset_runs(name):
-    at = run_page(PAGE, scenario=rlcore.PRESETS[name])
+    at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     no_exception(at)
     s = rlcore.summarize(rlcore.PRESETS[name])
     assert f"Greedy always writes {rlcore.PRESETS[name].tokens[s.likely]}" in page_text(at)
@@ -115,7 +147,7 @@ def test_rare_best_token_needs_many_samples():
 
 def test_four_token_scenario():
     base = chart_fingerprint(run_page(PAGE))
-    at = run_page(PAGE, scenario=FOUR)
+    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
     no_exception(at)
     assert chart_fingerprint(at) != base
     df = main_data(chart_by_title(at, "Each token's probability, greedy"))
@@ -131,7 +163,8 @@ def test_a_token_that_is_never_sampled():
 
 
 def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"})
+    at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"},
+                  state=SHOWN)
     no_exception(at)
     assert at.slider(key=K("temp")).value == pytest.approx(0.3)
     assert at.slider(key=K("steps")).value == 50

@@ -1,24 +1,22 @@
-"""Page 8, Clipping and KL: PPO's clipped objective on one batch, and the KL penalty on the flattery branch.
+"""Page 8, Ratio and clipping: PPO's clipped objective on one token, and a few PPO epochs on one batch.
 
 Article figures checked with defaults: π_old(partly) 0.2 with ε 0.2 can be pushed to at most 0.24 (and down
-to 0.16); flattery 5% → 90% with β = 1 gives mean judge score 9.03 → 9.54, KL 0 → 2.38, objective
-9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1.
+to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 import rlcore
 
-PAGE = page_file("8_")
+PAGE = page_file("8_Ratio")
 K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-
-
+SHOWN = {"predict_clip_shown": True}  # as after "Just show me"
 
 
 def data_with(chart: dict, column: str):
@@ -27,7 +25,7 @@ def data_with(chart: dict, column: str):
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     return at
 
@@ -35,10 +33,36 @@ def default():
 def test_defaults_show_the_articles_clip_limit(default):
     text = page_text(default)
     assert "π_old(partly) 0.2" in text
-    assert "Highest it can be pushed (A > 0) 0.24" in text
-    assert "Lowest it can be pushed (A < 0) 0.16" in text
+    assert "Highest (A > 0) 0.24" in text
+    assert "Lowest (A < 0) 0.16" in text
     assert "until π(partly) reaches **0.24**" in text
     assert "Advantage A(partly) +4.7" in text
+
+
+def test_the_bound_stays_hidden_until_the_learner_commits():
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text and "0.24" not in text and "0.16" not in text
+    c = chart_by_title(at, "PPO's clipped objective for partly")
+    curve = data_with(c, "objective")
+    # each line only up to π_old: A > 0 from below, A < 0 from above, where nothing is clipped
+    assert curve[curve["advantage"] == "A = +4.7"]["probability"].max() == pytest.approx(0.2)
+    assert curve[curve["advantage"] == "A = −4.7"]["probability"].min() == pytest.approx(0.2)
+    assert not any("region" in df.columns for df in c["data"].values())
+    assert not any(e.label == "More settings" for e in at.expander), "no epochs before the answer"
+    # the guess that ε is added (0.2 + 0.2 = 0.4) is wrong: the bound is 1.2 × 0.2
+    at.radio(key="predict_clip").set_value("to 0.4").run()
+    no_exception(at)
+    assert at.warning and "**to 0.24**" in at.warning[0].value and "1.2 × 0.2 = 0.24" in at.warning[0].value
+    assert "Highest (A > 0) 0.24" in page_text(at)
+
+
+def test_a_negative_advantage_asks_how_low():
+    at = run_page(PAGE, query={"token": "open"})  # A(open) = 2 − 4.3 < 0, π_old 0.5: (1 − 0.2)·0.5 = 0.4
+    assert "asks the update to lower it" in page_text(at)
+    at.radio(key="predict_clip").set_value("to 0.4").run()
+    assert at.success and not at.warning
 
 
 def test_clipped_objective_is_flat_past_the_bounds(default):
@@ -74,91 +98,35 @@ def test_ppo_epochs_first_step_and_clipping(default):
     assert "(V = 4.3)" in page_text(default)
 
 
-def test_defaults_show_the_articles_kl_numbers(default):
-    text = page_text(default)
-    assert "Mean judge score 9.03 → 9.54" in text
-    assert "KL(π‖π_ref), nats 0 → 2.38" in text
-    assert "Objective R − β·KL (β = 1) 9.03 → 7.16" in text
-    # π*(flattery) = 0.05 e^9.6 / (0.95 e^9 + 0.05 e^9.6) = 0.0875
-    assert "Best share of flattery for this β 8.8%" in text
-    assert "that **lowers** the objective" in text
-
-
-def test_kl_curve_data(default):
-    c = chart_by_title(default, "Judge score, KL and the regularised objective")
-    df = data_with(c, "quantity")
-    kl = df[df["quantity"] == "KL(π‖π_ref)"].set_index("share")["value"]
-    assert kl.loc[0.05] == pytest.approx(0.0, abs=1e-12)
-    assert kl.loc[1.0] == pytest.approx(np.log(1 / 0.05))  # all flattery: KL = log(1/0.05)
-    marks = data_with(c, "label")
-    assert sorted(marks["share"]) == [pytest.approx(0.05), pytest.approx(0.9)]
-    rule = next(d for d in c["data"].values() if "at" in d.columns)
-    assert rule["at"].iloc[0] == pytest.approx(0.05 * np.exp(0.6) / (0.95 + 0.05 * np.exp(0.6)))
-
-
-def test_estimator_table(default):
-    table = next(d.value for d in default.dataframe if "estimator" in d.value.columns)
-    assert list(table["estimator"]) == ["k1", "k2", "k3"]
-    kl = 0.1 * np.log(0.1 / 0.95) + 0.9 * np.log(0.9 / 0.05)
-    np.testing.assert_allclose(table["exact mean"].iloc[[0, 2]], [kl, kl])
-    k2 = 0.5 * (0.1 * np.log(0.1 / 0.95) ** 2 + 0.9 * np.log(0.9 / 0.05) ** 2)
-    assert table["exact mean"].iloc[1] == pytest.approx(k2)
-    assert list(table["bias (mean − KL)"].iloc[[0, 2]]) == [0.0, 0.0]
-    assert table["share below 0"].iloc[2] == 0.0  # k3 is never negative
-    assert table["share below 0"].iloc[0] > 0     # k1 is, for the plain answers
-    hist = data_with(chart_by_title(default, "Per-token values"), "estimator")
-    assert len(hist) == 90 and hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
-
-
-def test_predict_answers_worse_then_better_without_kl():
-    at = run_page(PAGE)
-    at.radio(key="predict_kl").set_value("Worse").run()
-    assert at.success and not at.warning
-    at.slider(key=K("beta")).set_value(0.0).run()
-    no_exception(at)
-    assert "With β = 0, is 90% flattery" in page_text(at)
-    at.radio(key="predict_kl").set_value("Worse").run()
-    assert at.warning and "**Better**" in at.warning[0].value
-
-
 def test_eps_slider_changes_the_charts():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
     at.slider(key=K("eps")).set_value(0.3).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert "Highest it can be pushed (A > 0) 0.26" in page_text(at)
+    assert "Highest (A > 0) 0.26" in page_text(at)
 
 
-def test_share_slider_changes_the_kl_numbers():
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    at.slider(key=K("share")).set_value(0.05).run()
+def test_eps_presets():
+    at = run_page(PAGE, state=SHOWN)
+    choose_preset(at, "ε = 0.1")
     no_exception(at)
-    assert chart_fingerprint(at) != before
-    assert "KL(π‖π_ref), nats 0 → 0" in page_text(at)
-
-
-def test_beta_preset_button():
-    at = run_page(PAGE)
-    next(b for b in at.button if b.label.startswith("β = 0")).click().run()
-    no_exception(at)
-    assert at.slider(key=K("beta")).value == 0.0
-    assert "Best share of flattery for this β 100%" in page_text(at)
+    assert at.slider(key=K("eps")).value == pytest.approx(0.1)
+    assert "Highest (A > 0) 0.22" in page_text(at)
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
-    at = run_page(PAGE, scenario=scenario)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     best = scenario.tokens[int(np.argmax(scenario.q))]
     assert at.selectbox(key=K("token")).value == best
 
 
 def test_four_token_scenario_and_token_choice():
-    base = chart_fingerprint(run_page(PAGE))
-    at = run_page(PAGE, scenario=FOUR)
+    base = chart_fingerprint(run_page(PAGE, state=SHOWN))
+    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
     no_exception(at)
     assert chart_fingerprint(at) != base
     assert at.selectbox(key=K("token")).value == "maybe"
@@ -172,20 +140,17 @@ def test_four_token_scenario_and_token_choice():
 def test_a_token_with_probability_zero_gets_a_notice():
     zero = rlcore.Scenario(tokens=("open", "closed", "partly"), probs=(0.7, 0.3, 0.0),
                            samples=((2,), (5,), (9,)))
-    at = run_page(PAGE, scenario=zero)
+    at = run_page(PAGE, scenario=zero, state=SHOWN)
     no_exception(at)
     warnings = " ".join(w.value for w in at.warning)
     assert "π(partly) is 0" in warnings and "probability 0" in warnings
-    assert "Mean judge score 9.03 → 9.54" in page_text(at)  # the KL section still runs
 
 
 def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"eps": "0.1", "token": "open", "share": "0.5", "beta": "2", "epochs": "5",
-                               "ppo_lr": "0.5", "n": "500"})
+    at = run_page(PAGE, query={"eps": "0.1", "token": "open", "epochs": "5", "ppo_lr": "0.5"}, state=SHOWN)
     no_exception(at)
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert at.selectbox(key=K("token")).value == "open"
-    assert at.slider(key=K("share")).value == pytest.approx(0.5)
-    assert at.slider(key=K("beta")).value == pytest.approx(2.0)
+    assert at.slider(key=K("epochs")).value == 5 and at.slider(key=K("ppo_lr")).value == pytest.approx(0.5)
     assert "π_old(open) 0.5" in page_text(at)
-    assert "Highest it can be pushed (A > 0) 0.55" in page_text(at)
+    assert "Highest (A > 0) 0.55" in page_text(at)

@@ -1,0 +1,113 @@
+"""Page 8, KL penalty: the regularised objective on the flattery branch, and the estimators k1, k2, k3.
+
+Article figures checked with defaults: flattery 5% → 90% with β = 1 gives mean judge score 9.03 → 9.54,
+KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+
+PAGE = page_file("8_KL")
+K = keys(PAGE)
+SHOWN = {"predict_kl_shown": True}  # as after "Just show me"
+
+
+def data_with(chart: dict, column: str):
+    return next(df for df in chart["data"].values() if column in df.columns)
+
+
+@pytest.fixture(scope="module")
+def default():
+    at = run_page(PAGE, state=SHOWN)
+    no_exception(at)
+    return at
+
+
+def test_defaults_show_the_articles_kl_numbers(default):
+    text = page_text(default)
+    assert "Mean judge score 9.03 → 9.54" in text
+    assert "KL(π‖π_ref), nats 0 → 2.38" in text
+    assert "Objective R − β·KL 9.03 → 7.16" in text
+    # π*(flattery) = 0.05 e^9.6 / (0.95 e^9 + 0.05 e^9.6) = 0.0875
+    assert "Best share of flattery 8.8%" in text
+    assert "that **lowers** the objective" in text
+
+
+def test_the_objective_stays_hidden_until_the_learner_commits():
+    at = run_page(PAGE)
+    no_exception(at)
+    text = page_text(at)
+    assert "Predict first." in text and "7.16" not in text and "lowers" not in text
+    c = chart_by_title(at, "Judge score, KL and the regularised objective")
+    assert set(data_with(c, "quantity")["quantity"]) == {"judge score R", "KL"}
+    at.radio(key="predict_kl").set_value("Better").run()
+    no_exception(at)
+    assert at.warning and "**Worse**" in at.warning[0].value
+    assert "Objective R − β·KL 9.03 → 7.16" in page_text(at)
+
+
+def test_kl_curve_data(default):
+    c = chart_by_title(default, "Judge score, KL and the regularised objective")
+    df = data_with(c, "quantity")
+    kl = df[df["quantity"] == "KL"].set_index("share")["value"]
+    assert kl.loc[0.05] == pytest.approx(0.0, abs=1e-12)
+    assert kl.loc[1.0] == pytest.approx(np.log(1 / 0.05))  # all flattery: KL = log(1/0.05)
+    marks = data_with(c, "label")
+    assert sorted(marks["share"]) == [pytest.approx(0.05), pytest.approx(0.9)]
+    rule = next(d for d in c["data"].values() if "at" in d.columns)
+    assert rule["at"].iloc[0] == pytest.approx(0.05 * np.exp(0.6) / (0.95 + 0.05 * np.exp(0.6)))
+
+
+def test_estimator_table(default):
+    table = next(d.value for d in default.dataframe if "estimator" in d.value.columns)
+    assert list(table["estimator"]) == ["k1", "k2", "k3"]
+    kl = 0.1 * np.log(0.1 / 0.95) + 0.9 * np.log(0.9 / 0.05)
+    np.testing.assert_allclose(table["exact mean"].iloc[[0, 2]], [kl, kl])
+    k2 = 0.5 * (0.1 * np.log(0.1 / 0.95) ** 2 + 0.9 * np.log(0.9 / 0.05) ** 2)
+    assert table["exact mean"].iloc[1] == pytest.approx(k2)
+    assert list(table["bias (mean − KL)"].iloc[[0, 2]]) == [0.0, 0.0]
+    assert table["share below 0"].iloc[2] == 0.0  # k3 is never negative
+    assert table["share below 0"].iloc[0] > 0     # k1 is, for the plain answers
+    hist = data_with(chart_by_title(default, "Per-token values"), "estimator")
+    assert len(hist) == 90 and hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
+
+
+def test_predict_answers_worse_then_better_without_kl():
+    at = run_page(PAGE)
+    at.radio(key="predict_kl").set_value("Worse").run()
+    assert at.success and not at.warning
+    at.slider(key=K("beta")).set_value(0.0).run()
+    no_exception(at)
+    assert "With β = 0, is 90% flattery" in page_text(at)
+    at.radio(key="predict_kl").set_value("Worse").run()
+    assert at.warning and "**Better**" in at.warning[0].value
+
+
+def test_share_slider_changes_the_kl_numbers():
+    at = run_page(PAGE, state=SHOWN)
+    before = chart_fingerprint(at)
+    at.slider(key=K("share")).set_value(0.05).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert "KL(π‖π_ref), nats 0 → 0" in page_text(at)
+
+
+def test_beta_preset_button():
+    at = run_page(PAGE, state=SHOWN)
+    next(b for b in at.button if b.label.startswith("β = 0")).click().run()
+    no_exception(at)
+    assert at.slider(key=K("beta")).value == 0.0
+    assert "Best share of flattery 100%" in page_text(at)
+
+
+def test_query_parameters_set_the_widgets():
+    at = run_page(PAGE, query={"share": "0.5", "beta": "2", "n": "500", "kl_seed": "3"}, state=SHOWN)
+    no_exception(at)
+    assert at.slider(key=K("share")).value == pytest.approx(0.5)
+    assert at.slider(key=K("beta")).value == pytest.approx(2.0)
+    assert at.slider(key=K("n")).value == 500 and at.number_input(key=K("kl_seed")).value == 3
+    assert "Per-token values on 500 sampled tokens" in " ".join(
+        t for c in [chart_by_title(at, "Per-token values")] for t in [c["spec"]["title"]["text"]])
