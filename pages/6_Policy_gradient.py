@@ -36,7 +36,7 @@ tokens = scenario.tokens
 
 page.presets({
     "The article's two steps": {"lr": 1.0, "steps": 2, "step": 1},
-    "Thirty steps": {"lr": 1.0, "steps": 30, "step": 2},
+    "Thirty steps": {"lr": 1.0, "steps": 30, "step": 30},
     "Small steps (η = 0.2)": {"lr": 0.2, "steps": 50, "step": 1},
     "Small noisy batches of 2": {"batch": 2, "seeds": 20},
 })

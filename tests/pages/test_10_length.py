@@ -92,10 +92,13 @@ def test_each_input_moves_the_charts(key, value):
     assert chart_fingerprint(at) != before
 
 
-def test_budget_below_the_longest_answer_is_an_error():
+def test_budget_below_the_longest_answer_is_raised_to_it():
+    """The long answer has 40 tokens by default: L_max = 10 cannot be, so 40 is used and the page says so."""
     at = run_page(PAGE, inputs={"budget": 10})
     no_exception(at)
-    assert at.error and "max_len" in at.error[0].value
+    assert not at.error
+    assert any("L_max = 10 is shorter than the longest answer (40 tokens)" in c.value for c in at.caption)
+    assert chart_fingerprint(run_page(PAGE, inputs={"budget": 40})) == chart_fingerprint(at)
 
 
 def test_presets():

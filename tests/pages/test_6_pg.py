@@ -156,10 +156,10 @@ def test_a_step_beyond_the_last_shows_the_last():
 
 
 def test_presets():
-    at = run_page(PAGE)
+    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, "Thirty steps")
     no_exception(at)
-    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 2
+    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 30
     probs = chart(at, "Token probabilities")
     assert len(probs) == 31 * 3 and probs["step"].max() == 30  # π at steps 0…30, three tokens
     choose_preset(at, "The article's two steps")
@@ -191,11 +191,11 @@ def test_every_preset_sets_the_first_step(name):
     """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
     scenario = rlcore.PRESETS[name]
-    at = run_page(PAGE, scenario=scenario, state=SHOWN)
+    at = run_page(PAGE, scenario=scenario, state=SHOWN, inputs={"step": 1})
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     np.testing.assert_allclose(logit_bars(at)[list(scenario.tokens)], pi * (q - pi @ q), atol=1e-9)
-    assert chart(at, "V climbs").set_index("step")["score"][0] == pytest.approx(pi @ q)
+    assert chart(at, "V climbs", "step").set_index("step")["score"][0] == pytest.approx(pi @ q)
     assert len(charts(at)) == 4
 
 

@@ -13,6 +13,7 @@ from apphelp import (
     chart_by_title,
     chart_fingerprint,
     charts,
+    choose_preset,
     keys,
     no_exception,
     page_file,
@@ -174,7 +175,7 @@ def test_query_parameters_set_the_widgets():
 
 def test_instructor_preset_button_sets_the_temperature():
     at = run_page(PAGE)
-    next(b for b in at.button if b.label.startswith("Hot sampling")).click().run()
+    choose_preset(at, "Hot sampling (τ = 2)")
     no_exception(at)
     assert at.slider(key=K("temp")).value == pytest.approx(2.0)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
@@ -97,7 +97,7 @@ def test_share_slider_changes_the_kl_numbers():
 
 def test_beta_preset_button():
     at = run_page(PAGE, state=SHOWN)
-    next(b for b in at.button if b.label.startswith("β = 0")).click().run()
+    choose_preset(at, "β = 0: no KL penalty")
     no_exception(at)
     assert at.slider(key=K("beta")).value == 0.0
     assert "Best share of flattery 100%" in page_text(at)

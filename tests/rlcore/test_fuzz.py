@@ -1917,7 +1917,8 @@ RECIPE_NAME = st.sampled_from([r.name for r in rlcore.RECIPES])
 BAD_RECIPE_NAME = st.sampled_from(["grpo", "PPO", "", None, 3, ["GRPO"]])
 
 
-@spec("recipe", lambda out, kw: isinstance(out, rlcore.NamedRecipe) and out.name == kw["name"])
+@spec("recipe", lambda out, kw: isinstance(out, rlcore.NamedRecipe) and out.name == kw["name"],
+      examples=40)  # 8 names and 6 bad values: hypothesis runs out of distinct cases before 150
 def _(draw):
     return {"name": P(draw(RECIPE_NAME), BAD_RECIPE_NAME)}
 
