@@ -146,7 +146,11 @@ def estimator_section(share: float) -> None:
         "value of that token, before returns and advantages are computed; the critic and GAE then treat the penalty "
         "like any other reward.\n"
         "- **In the loss (GRPO-style).** The reward stays the judge's score and the advantages ignore the KL; instead "
-        "β·k3 of every token is added to the loss. k3 suits that job: it is never negative and varies little.\n"
+        "β·k3 of every token is added to the loss. As a *value*, k3 suits that job: it is never negative and "
+        "varies little. Its *gradient* is another matter: differentiated inside the loss, k3 pulls π along the "
+        "gradient of the forward KL(π_ref‖π), not the reverse KL(π‖π_ref) it estimates; k1 in the reward is the "
+        "placement whose expected gradient is the reverse KL's. The KL gradients page shows all six placements "
+        "side by side.\n"
         "- Either way it is counted token by token, and β is far smaller than 1 in practice; β = 1 here only makes "
         "the effect easy to see."
     )
