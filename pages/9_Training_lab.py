@@ -251,7 +251,7 @@ def lab_panel(timed: bool) -> None:
                     title="Mean judge score over training", subtitle=band_note, y_title="", legend_title="algorithm",
                     colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
         page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
-                                          f"{', '.join(names)}", name="lab_score")
+                                          f"{', '.join(names)}", name="lab_score", width="stretch")
         if not revealed:
             st.caption("Answer the question above to see the runs, then press Play to watch them train.")
 
@@ -314,7 +314,7 @@ def lab_panel(timed: bool) -> None:
                 title="What each algorithm does over time", subtitle=band_note, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
-                                f"step, for {', '.join(names)}", name="lab_curves")
+                                f"step, for {', '.join(names)}", name="lab_curves", width="stretch")
     notes = []
     if flattery:
         notes.append(f"Flattery is the share of the {best} branch's answers that flatter; the reference's is "
@@ -338,7 +338,7 @@ def lab_panel(timed: bool) -> None:
                 title="Probability of each first token", subtitle=band_note, y_title="π(token)",
                 legend_title="first token", independent_y=False, y_domain=[0, 1])
     page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
-               name="lab_first_token")
+               name="lab_first_token", width="stretch")
 
     # ---------------------------------------------------------------- length, entropy, pass@k
     st.subheader("Length, entropy and pass@k")
@@ -366,7 +366,7 @@ def lab_panel(timed: bool) -> None:
                 title="Answer length, entropy and pass@k", subtitle=band_note, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"Mean answer length, entropy of the first token, pass@1 and pass@{k} per training "
-                                f"step, for {', '.join(names)}", name="lab_health")
+                                f"step, for {', '.join(names)}", name="lab_health", width="stretch")
     first = results[names[0]]
     st.markdown(
         f"Under {names[0]} the entropy of the first choice goes from {fmt(first.entropy.median[0], 2)} to "
@@ -385,7 +385,7 @@ def lab_panel(timed: bool) -> None:
                     title="Mean answer length after each first token", subtitle=band_note,
                     y_title="tokens per answer", legend_title="first token", independent_y=False)
         page.chart(ch, df, alt_text="Mean answer length after each first token per training step, one panel per "
-                                    "algorithm", name="lab_length")
+                                    "algorithm", name="lab_length", width="stretch")
         wrong = [i for i in range(len(tokens)) if not tree.right[i]]
         lines = []
         for name in names:
@@ -456,7 +456,7 @@ def lab_panel(timed: bool) -> None:
                 subtitle=f"{band_note} (dead groups: share over all seeds)", y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
-               name="lab_questions")
+               name="lab_questions", width="stretch")
 
 
 play.fragment(lab_panel, PLAY)

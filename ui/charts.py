@@ -330,11 +330,12 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     the x range (e.g. the whole run while an animation shows its first steps).
     """
     if colors is not None:
-        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, **LEGEND_SYMBOL)
+        # one name a row: three long names side by side are wider than a phone
+        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, columns=1, **LEGEND_SYMBOL)
         color = alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                           legend=legend, sort=list(colors))
     else:
-        color = _color(series, tokens, legend_title or series)
+        color = _color(series, tokens, legend_title or series, columns=3)
     xscale = alt.Scale(nice=False, domain=x_domain) if x_domain is not None else alt.Scale(nice=False)
     base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=xscale), color=color)
     if colors is None:
@@ -356,7 +357,10 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     chart = (alt.vconcat(*panels, data=df, spacing=18) if columns == 1
              else alt.concat(*panels, data=df, columns=columns, spacing=18))
     chart = chart.resolve_scale(y="independent" if independent_y else "shared")
-    return chart.properties(title=_title(title, subtitle))
+    # the panels, their axes and the legend fit the width Streamlit gives (its default for a concatenation of
+    # layers would add the axes beside the container's width)
+    fit = {"autosize": alt.AutoSizeParams(type="fit-x", contains="padding")} if columns == 1 else {}
+    return chart.properties(title=_title(title, subtitle), **fit)
 
 
 @recipe
