@@ -30,6 +30,7 @@ OWN_AGG = "each algorithm's own"
 AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
 DEFAULTS = rlcore.LabConfig()
 PLAY = "lab"  # the animation's session keys: lab_playing, lab_last_frame; buttons lab_play, lab_pause, lab_step
+FRAME = 5  # percent of the run per frame of the animation: 20 frames from the start to the end
 # Colours for the algorithms added after ui.colors' table (≥ 3:1 on #FFFFFF and on #0E1117, apart from the
 # others); ui.colors' own entries win once it has them.
 
@@ -219,14 +220,14 @@ def lab_panel(timed: bool) -> None:
     # ---------------------------------------------------------------- the question, the step control
     with question:
         revealed = ask(results, names, tree, tokens, steps, beta, flattery)
-    by = max(1, steps // 30)  # about 30 frames from the start to the end, whatever the number of steps
-    play.tick(PLAY, timed, "step", steps, by)
-    # the range does not follow the number of steps (a slider whose maximum moves under its value is fragile):
-    # past the last step shows the last
-    step = min(int(inputs.slider("Show up to step", 0, 300, 300, 1, key="step", where=player[0],
-                                 help="0 is the start, before any update; Play shows the run frame by frame, "
-                                      "Step moves one frame on")), steps)
-    play.controls(PLAY, timed, "step", steps, step, where=player[1:], enabled=revealed, by=by)
+    # the share of the run shown, not a step number: it stays at the end when the number of steps changes, and a
+    # link or a view never holds a step the run does not have
+    play.tick(PLAY, timed, "progress", 100, FRAME)
+    progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
+                                 help="How much of the training the charts show, from the start (0%, before any "
+                                      "update) to the last step; Play shows it frame by frame, Step one frame more"))
+    play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], enabled=revealed, by=FRAME)
+    step = steps * progress // 100
     shown = step if revealed else 0  # before the answer, only the start
     x_domain = [0, steps]
 
@@ -248,7 +249,8 @@ def lab_panel(timed: bool) -> None:
         lo, hi = float(df["lowest"].min()), float(df["highest"].max())
         df = upto(df)
         ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
-                    title="Mean judge score over training", subtitle=band_note, y_title="", legend_title="algorithm",
+                    title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
+                    legend_title="algorithm",
                     colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
         page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
                                           f"{', '.join(names)}", name="lab_score", width="stretch")

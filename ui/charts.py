@@ -319,8 +319,8 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
                 width: int = 330, height: int = 150, independent_y: bool = True,
                 y_domain=None, colors: dict | None = None, x_domain=None) -> alt.VConcatChart | alt.ConcatChart:
     """Small multiples of ``band_chart``: one panel per value of ``facet`` (e.g. one per quantity or
-    per algorithm), each with its lines and min–max bands, titled with that value; one chart, so one
-    conversion per rerun, and one legend, below.
+    per algorithm), each with its lines and min–max bands, titled with that value (unless it is the only one);
+    one chart, so one conversion per rerun, and one legend, below.
 
     ``columns=1`` (the default) stacks the panels, each as wide as the chart's container (Streamlit sizes
     every panel of a vertical concatenation to it), so they fit a phone and fill a laptop's column; more
@@ -352,7 +352,8 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
     )
     size = {"height": height} if columns == 1 else {"height": height, "width": width}
     panels = [alt.layer(bands, line).transform_filter(alt.FieldEqualPredicate(field=facet, equal=value))
-              .properties(title=alt.TitleParams(str(value), fontSize=13, anchor="start"), **size)
+              .properties(**({"title": alt.TitleParams(str(value), fontSize=13, anchor="start")}
+                             if len(facet_order) > 1 else {}), **size)
               for value in facet_order]
     chart = (alt.vconcat(*panels, data=df, spacing=18) if columns == 1
              else alt.concat(*panels, data=df, columns=columns, spacing=18))

@@ -236,39 +236,50 @@ def score_steps(at) -> set:
 
 
 def test_step_button_shows_one_frame_more_and_stops_at_the_end():
-    at = open_lab(inputs={**SMALL, "step": 0})         # 40 steps: one step per frame
+    at = open_lab(inputs={**SMALL, "progress": 0})     # 40 steps, 5% a frame: two steps per frame
     no_exception(at)
     assert score_steps(at) == {0}
     at.button(key="lab_step").click().run()
     no_exception(at)
-    assert at.slider(key=K("step")).value == 1 and score_steps(at) == {0, 1}
-    assert "after 1 steps" in page_text(at)
-    # every chart follows the step shown; per-step quantities start at step 1
-    assert all(next(iter(c["data"].values()))["step"].max() == 1 for c in charts(at))
-    at.slider(key=K("step")).set_value(39).run()
+    assert at.slider(key=K("progress")).value == 5 and score_steps(at) == {0, 1, 2}
+    assert "after 2 steps" in page_text(at)
+    # every chart follows the step shown
+    assert all(next(iter(c["data"].values()))["step"].max() == 2 for c in charts(at))
+    at.slider(key=K("progress")).set_value(95).run()
+    assert max(score_steps(at)) == 38
     at.button(key="lab_step").click().run()
-    assert at.slider(key=K("step")).value == 40 and max(score_steps(at)) == 40
-    assert at.button(key="lab_step").disabled                           # the last step: nothing further
+    assert at.slider(key=K("progress")).value == 100 and max(score_steps(at)) == 40
+    assert at.button(key="lab_step").disabled                           # the end: nothing further
 
 
-def test_step_button_takes_a_frame_of_several_steps_on_a_long_run():
-    at = open_lab(inputs={"steps": 300, "seeds": 1, "algos": ["GRPO"], "step": 0})
+def test_a_frame_of_a_long_run_takes_several_steps():
+    at = open_lab(inputs={"steps": 300, "seeds": 1, "algos": ["GRPO"], "progress": 0})
     at.button(key="lab_step").click().run()
     no_exception(at)
-    assert at.slider(key=K("step")).value == 10                         # 300 steps in 30 frames of 10
+    assert "after 15 steps" in page_text(at)                           # 5% of 300 steps
+    assert 15 - 6 < max(score_steps(at)) <= 15     # the charts' points thinned to about 60 (every 6th step here)
 
 
 def test_play_restarts_from_the_end_and_each_tick_takes_one_frame():
-    at = open_lab(inputs={**SMALL, "step": 40})
+    at = open_lab(inputs=SMALL)                        # a new run shows its end: 100%
+    assert at.slider(key=K("progress")).value == 100
     at.button(key="lab_play").click().run()
     no_exception(at)
-    assert at.session_state["lab_playing"] and at.slider(key=K("step")).value == 0
+    assert at.session_state["lab_playing"] and at.slider(key=K("progress")).value == 0
     assert [b.label for b in at.button if b.key == "lab_pause"] == ["Pause"]
     at.session_state["lab_last_frame"] = 0.0  # as if the timer's interval had passed
     at.run()
-    assert at.slider(key=K("step")).value == 1 and max(score_steps(at)) == 1
+    assert at.slider(key=K("progress")).value == 5 and max(score_steps(at)) == 2
     at.button(key="lab_pause").click().run()
     assert not at.session_state["lab_playing"] and any(b.key == "lab_play" for b in at.button)
+
+
+def test_the_share_shown_holds_when_the_number_of_steps_changes():
+    at = open_lab(inputs={**SMALL, "progress": 50})
+    assert max(score_steps(at)) == 20
+    at.slider(key=K("steps")).set_value(80).run()
+    no_exception(at)
+    assert max(score_steps(at)) == 40 and "after 40 steps" in page_text(at)
 
 
 def test_token_names_are_escaped_in_text():
