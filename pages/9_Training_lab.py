@@ -5,19 +5,22 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page, prep
+from ui import charts, inputs, page, play, prep
 from ui.bundles import LabBands
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
 
 scenario = page.setup(
     "Training lab", "🧪",
-    "The other pages take one term at a time. Here the whole loop runs: the model writes a group of "
-    "answers, the judge scores them, an algorithm turns the scores into advantages and a gradient step, "
-    "and the next group is written by the updated model, for as many steps as you like. Inside the best "
-    "branch the model can also learn to flatter the judge, and with length tokens its answers can grow or "
-    "shrink. Pick up to three algorithms, run each with several random seeds, and watch where they agree and "
-    "where they differ.",
+    "Run the whole loop for many steps: which algorithm raises the judge's score fastest, and which one learns to "
+    "flatter the judge instead?",
+)
+page.why(
+    "The other pages take one term at a time. Here every term works together: the model writes a group of "
+    "answers, the judge scores them, an algorithm turns the scores into advantages and a gradient step, and the "
+    "updated model writes the next group. Inside the best branch the model can also learn to flatter the judge, "
+    "and with length tokens its answers can grow or shrink. Pick up to three algorithms, run each with several "
+    "random seeds, press Play to watch them train, and see where they agree and where they differ."
 )
 
 NAMES = {rlcore.ALGORITHM_NAMES[a]: a for a in rlcore.ALGORITHMS}  # what the learner reads → rlcore's name
@@ -26,6 +29,8 @@ JUDGE_LABELS = {"the leaf's sampled scores": "samples", "its mean plus noise": "
 OWN_AGG = "each algorithm's own"
 AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
 DEFAULTS = rlcore.LabConfig()
+PLAY = "lab"  # the animation's session keys: lab_playing, lab_last_frame; buttons lab_play, lab_pause, lab_step
+FRAME = 5  # percent of the run per frame of the animation: 20 frames from the start to the end
 # Colours for the algorithms added after ui.colors' table (≥ 3:1 on #FFFFFF and on #0E1117, apart from the
 # others); ui.colors' own entries win once it has them.
 
@@ -63,26 +68,67 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def cached_view(key, view: str, _build):
-    """Build a chart and its table once per view of the lab; reruns that change no input reuse them.
+def cached_view(key, view: str, _build) -> pd.DataFrame:
+    """Build a chart's table once per view of the lab, for the whole run; reruns that change no input, and the
+    frames of Play, which only cut it at the step shown, reuse it.
 
-    ``_build`` is not hashed: ``key`` (scenario, configs, seeds) and ``view`` decide what it draws.
-    The chart objects are only read (converted to Vega-Lite), never changed, so sharing them is safe.
+    ``_build`` is not hashed: ``key`` (scenario, configs, seeds) and ``view`` decide what it holds.
+    The tables are only read (cut and converted), never changed, so sharing them is safe.
     """
     return _build()
 
 
-@st.fragment
-def lab_panel() -> None:
-    """The settings, the runs and every chart: the settings feed all of them, so the whole lab is one panel and
-    moving a setting reruns it without redrawing the sidebar or the rest of the page."""
+def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, flattery: bool) -> bool:
+    """Predict first, from the runs themselves: which algorithm ends highest (one algorithm: how much it flatters,
+    or which first token it favours)."""
+    if len(names) > 1:
+        final = {n: results[n].score.median[-1] for n in names}
+        answer = max(final, key=final.get)
+        scores = ", ".join(f"{n} {fmt(v)}" for n, v in sorted(final.items(), key=lambda kv: -kv[1]))
+        return page.predict(
+            f"After {steps} steps with β = {fmt(beta)}, which of the chosen algorithms reaches the highest mean "
+            "judge score?", names, answer,
+            f"Median mean judge score after the last step: {scores}. Press Play to watch them get there.",
+            key="predict_lab",
+        )
+    name, best = names[0], esc(tokens[tree.best])
+    if flattery:
+        final = results[name].flattery.median[-1]
+        options = ["Below 25%", "Between 25% and 75%", "Above 75%"]
+        answer = options[0] if final < 0.25 else options[1] if final <= 0.75 else options[2]
+        return page.predict(
+            f"With β = {fmt(beta)}, after {steps} steps of {name}, what share of the {best} branch's answers "
+            "flatter the judge?",
+            options, answer,
+            f"The median run ends at {pct(final)}, from the reference's {pct(tree.ref_branch[1])}. Flattery scores "
+            f"{fmt(tree.leaf_means[-1] - tree.leaf_means[tree.best])} more than the plain answer, and nothing but "
+            "β's KL term holds the policy back from chasing that gap.",
+            key="predict_lab",
+        )
+    final_probs = results[name].probs.median[-1]
+    answer = esc(tokens[int(np.argmax(final_probs))])  # options are shown as markdown: escaped
+    return page.predict(
+        f"After {steps} steps of {name}, which first token will the policy favour?",
+        [esc(t) for t in tokens], answer,
+        f"**{answer}** ends with probability {fmt(final_probs.max())} in the median run.",
+        key="predict_lab",
+    )
+
+
+def lab_panel(timed: bool) -> None:
+    """The question, the settings, the step control, the runs and every chart: the settings feed all of them, so
+    the whole lab is one fragment; it reruns on play's timer while playing (``ui.play``)."""
+    play.sync(PLAY, timed)
+    question = st.container()  # drawn once the runs give its answer
+    c1, c2, c3 = st.columns([3, 2, 2])
     algo_names = inputs.multiselect("Algorithms to compare (up to three)", list(NAMES), DEFAULT_ALGOS,
-                                    max_selections=3, key="algos")
-    c1, c2 = st.columns(2)
-    beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c1,
+                                    max_selections=3, key="algos", where=c1)
+    beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c2,
                          help="How strongly the policy is held near the reference model")
-    steps = inputs.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", where=c2,
+    steps = inputs.slider("Steps", 20, 300, DEFAULTS.steps, 10, key="steps", where=c3,
                           help="Each step samples a fresh group of answers and updates the policy")
+    player = st.columns([4, 1, 1], vertical_alignment="bottom")
+    main = st.container()       # the main chart, right under the inputs that drive it
     with st.expander("More settings"):
         c1, c2, c3 = st.columns(3)
         lr = inputs.slider("Step size η", 0.01, 1.0, DEFAULTS.lr, 0.01, key="lr", where=c1,
@@ -171,6 +217,61 @@ def lab_panel() -> None:
     algo_colors = {name: ALGORITHM_COLORS[NAMES[name]] for name in names}
     VIEW_KEY = (scenario, tuple(configs[n] for n in names), n_seeds)  # everything the charts below depend on
 
+    # ---------------------------------------------------------------- the question, the step control
+    with question:
+        revealed = ask(results, names, tree, tokens, steps, beta, flattery)
+    # the share of the run shown, not a step number: it stays at the end when the number of steps changes, and a
+    # link or a view never holds a step the run does not have
+    play.tick(PLAY, timed, "progress", 100, FRAME)
+    progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
+                                 help="How much of the training the charts show, from the start (0%, before any "
+                                      "update) to the last step; Play shows it frame by frame, Step one frame more"))
+    play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], enabled=revealed, by=FRAME)
+    step = steps * progress // 100
+    shown = step if revealed else 0  # before the answer, only the start
+    x_domain = [0, steps]
+
+    def upto(df: pd.DataFrame) -> pd.DataFrame:
+        return df[df["step"] <= shown].reset_index(drop=True)
+
+    def facets(df: pd.DataFrame, **kw):
+        """One panel per value of ``facet`` (stacked, as wide as the page), up to the step shown, on the whole
+        run's x range."""
+        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", x_title="training step",
+                                  x_domain=x_domain, **kw)
+
+    # ---------------------------------------------------------------- the main chart
+    with main:
+        def score_view():
+            return band_frame("score").assign(quantity="mean judge score (0–10)")
+
+        df = cached_view(VIEW_KEY, "score", score_view)
+        lo, hi = float(df["lowest"].min()), float(df["highest"].max())
+        df = upto(df)
+        ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
+                    title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
+                    legend_title="algorithm",
+                    colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
+        page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
+                                          f"{', '.join(names)}", name="lab_score", width="stretch")
+        if not revealed:
+            st.caption("Answer the question above to see the runs, then press Play to watch them train.")
+
+    # ---------------------------------------------------------------- numbers at the step shown
+    if revealed:
+        cols = st.columns(len(names))
+        for col, name in zip(cols, names, strict=True):
+            r = results[name]
+            col.markdown(f"**{name}** after {shown} steps")
+            col.metric("Mean judge score", fmt(r.score.median[shown]),
+                       delta=fmt(r.score.median[shown] - start_score, sign=True),
+                       help=f"Median over {n_seeds} {seeds_word} of the policy's exact mean score")
+            if flattery:
+                col.metric(f"Flattery inside {best}", pct(r.flattery.median[shown]),
+                           delta=f"{fmt(100 * (r.flattery.median[shown] - tree.ref_branch[1]), 0, sign=True)} points",
+                           delta_color="inverse", help="Share of the best branch's answers that flatter the judge")
+            col.metric("KL to the reference", fmt(r.kl.median[shown], 3), help="In nats, over whole answers")
+
     # ---------------------------------------------------------------- the environment
     plain_q, flat_q = tree.leaf_means[tree.best], tree.leaf_means[-1]
     with st.expander("The answers the model can write, and what the judge gives them", expanded=False):
@@ -191,26 +292,13 @@ def lab_panel() -> None:
         st.markdown(f"The flattering branch is off: each answer is one first-token choice. Every run starts from the "
                     f"reference, where the mean judge score is {fmt(start_score)}.")
 
-    # ---------------------------------------------------------------- headline numbers
-    cols = st.columns(len(names))
-    for col, name in zip(cols, names, strict=True):
-        r = results[name]
-        col.markdown(f"**{name}** after {steps} steps")
-        col.metric("Mean judge score", fmt(r.score.median[-1]), delta=fmt(r.score.median[-1] - start_score, sign=True),
-                   help=f"Median over {n_seeds} {seeds_word} of the policy's exact mean score")
-        if flattery:
-            col.metric(f"Flattery inside {best}", pct(r.flattery.median[-1]),
-                       delta=f"{fmt(100 * (r.flattery.median[-1] - tree.ref_branch[1]), 0, sign=True)} points",
-                       delta_color="inverse", help="Share of the best branch's answers that flatter the judge")
-        col.metric("KL to the reference", fmt(r.kl.median[-1], 3), help="In nats, over whole answers")
-
     # ---------------------------------------------------------------- curves
     st.subheader("Training curves")
     ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
     clipped_names = [n for n in names if configs[n].clipped]
 
     def curves_view():
-        panels = {"mean judge score (0–10)": band_frame("score")}
+        panels = {}
         if flattery:
             panels[f"flattery inside {best_raw} (share)"] = band_frame("flattery")
         panels["KL to the reference (nats)"] = band_frame("kl")
@@ -220,17 +308,15 @@ def lab_panel() -> None:
             where = ["before the first token", f"inside {best_raw}"][:2 if flattery else 1]
             for d, label in enumerate(where):
                 panels[f"PPO critic: V {label}"] = band_frame("values", column=d, only=[ppo_name])
-        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
-        columns = 2 if len(panels) in (2, 4) else 3
-        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
-                                  facet="quantity", facet_order=list(panels),
-                                  title="What each algorithm does over time",
-                                  subtitle=band_note, x_title="training step", y_title="", legend_title="algorithm",
-                                  colors=algo_colors, columns=columns, width=400 if columns == 2 else 235), df
+        return pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
 
-    ch, df = cached_view(VIEW_KEY, "curves", curves_view)
+    full = cached_view(VIEW_KEY, "curves", curves_view)
+    panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
+    ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
+                title="What each algorithm does over time", subtitle=band_note, y_title="", legend_title="algorithm",
+                colors=algo_colors)
     page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
-                                f"step, for {', '.join(names)}", name="lab_curves")
+                                f"step, for {', '.join(names)}", name="lab_curves", width="stretch")
     notes = []
     if flattery:
         notes.append(f"Flattery is the share of the {best} branch's answers that flatter; the reference's is "
@@ -246,17 +332,15 @@ def lab_panel() -> None:
         st.caption(" ".join(notes))
 
     def first_token_view():
-        df = pd.concat([band_frame("probs", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
-                       ignore_index=True)
-        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                                  facet="algorithm", facet_order=names, tokens=tokens, columns=len(names),
-                                  title="Probability of each first token", subtitle=band_note,
-                                  x_title="training step", y_title="probability π(token)", legend_title="first token",
-                                  width={1: 560, 2: 400, 3: 270}[len(names)], independent_y=False, y_domain=[0, 1]), df
+        return pd.concat([band_frame("probs", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
+                         ignore_index=True)
 
-    ch, df = cached_view(VIEW_KEY, "first_token", first_token_view)
+    df = upto(cached_view(VIEW_KEY, "first_token", first_token_view))
+    ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
+                title="Probability of each first token", subtitle=band_note, y_title="π(token)",
+                legend_title="first token", independent_y=False, y_domain=[0, 1])
     page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
-               name="lab_first_token")
+               name="lab_first_token", width="stretch")
 
     # ---------------------------------------------------------------- length, entropy, pass@k
     st.subheader("Length, entropy and pass@k")
@@ -276,16 +360,15 @@ def lab_panel() -> None:
                   "entropy of the first token (nats)": band_frame("entropy"),
                   "pass@1": band_frame("pass1"),
                   f"pass@{k}": band_frame("pass_k", source=pass_k)}
-        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
-        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
-                                  facet="quantity", facet_order=list(panels), columns=2, width=400,
-                                  title="Answer length, entropy and pass@k", subtitle=band_note,
-                                  x_title="training step", y_title="", legend_title="algorithm",
-                                  colors=algo_colors), df
+        return pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
 
-    ch, df = cached_view((VIEW_KEY, k), "health", health_view)
+    full = cached_view((VIEW_KEY, k), "health", health_view)
+    panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
+    ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
+                title="Answer length, entropy and pass@k", subtitle=band_note, y_title="", legend_title="algorithm",
+                colors=algo_colors)
     page.chart(ch, df, alt_text=f"Mean answer length, entropy of the first token, pass@1 and pass@{k} per training "
-                                f"step, for {', '.join(names)}", name="lab_health")
+                                f"step, for {', '.join(names)}", name="lab_health", width="stretch")
     first = results[names[0]]
     st.markdown(
         f"Under {names[0]} the entropy of the first choice goes from {fmt(first.entropy.median[0], 2)} to "
@@ -296,17 +379,15 @@ def lab_panel() -> None:
 
     if length:
         def length_view():
-            df = pd.concat([band_frame("token_length", column=i).assign(token=tok) for i, tok in enumerate(tokens)],
-                           ignore_index=True)
-            return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                                      facet="algorithm", facet_order=names, tokens=tokens, columns=len(names),
-                                      title="Mean answer length after each first token", subtitle=band_note,
-                                      x_title="training step", y_title="tokens per answer", legend_title="first token",
-                                      width={1: 560, 2: 400, 3: 270}[len(names)], independent_y=False), df
+            return pd.concat([band_frame("token_length", column=i).assign(token=tok)
+                              for i, tok in enumerate(tokens)], ignore_index=True)
 
-        ch, df = cached_view(VIEW_KEY, "length", length_view)
+        df = upto(cached_view(VIEW_KEY, "length", length_view))
+        ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
+                    title="Mean answer length after each first token", subtitle=band_note,
+                    y_title="tokens per answer", legend_title="first token", independent_y=False)
         page.chart(ch, df, alt_text="Mean answer length after each first token per training step, one panel per "
-                                    "algorithm", name="lab_length")
+                                    "algorithm", name="lab_length", width="stretch")
         wrong = [i for i in range(len(tokens)) if not tree.right[i]]
         lines = []
         for name in names:
@@ -368,45 +449,19 @@ def lab_panel() -> None:
         dead = pd.concat([pd.DataFrame({"step": keep_steps, "algorithm": n, "median": results[n].dead[keep_steps - 1]})
                           for n in names], ignore_index=True)
         panels["dead groups (share, last 10 steps)"] = dead.assign(lowest=dead["median"], highest=dead["median"])
-        df = pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
-        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", series="algorithm",
-                                  facet="quantity", facet_order=list(panels), columns=3, width=235,
-                                  title="Loss, gradient and dead groups, step by step",
-                                  subtitle=f"{band_note} (dead groups: share over all seeds)",
-                                  x_title="training step", y_title="", legend_title="algorithm",
-                                  colors=algo_colors), df
+        return pd.concat([f.assign(quantity=q) for q, f in panels.items()], ignore_index=True)
 
-    ch, df = cached_view(VIEW_KEY, "questions", questions_view)
+    full = cached_view(VIEW_KEY, "questions", questions_view)
+    panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
+    ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
+                title="Loss, gradient and dead groups, step by step",
+                subtitle=f"{band_note} (dead groups: share over all seeds)", y_title="", legend_title="algorithm",
+                colors=algo_colors)
     page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
-               name="lab_questions")
-
-    # ---------------------------------------------------------------- predict
-    first_name = names[0]
-    if flattery:
-        final = results[first_name].flattery.median[-1]
-        options = ["Below 25%", "Between 25% and 75%", "Above 75%"]
-        answer = options[0] if final < 0.25 else options[1] if final <= 0.75 else options[2]
-        page.predict(
-            f"With β = {fmt(beta)}, after {steps} steps of {first_name}, what share of the {best} branch's answers "
-            "flatter the judge?",
-            options, answer,
-            f"The median run ends at {pct(final)}, from the reference's {pct(tree.ref_branch[1])}. Flattery scores "
-            f"{fmt(flat_q - plain_q)} more than the plain answer, and nothing but β's KL term holds the "
-            "policy back from chasing that gap.",
-            key="predict_lab",
-        )
-    else:
-        final_probs = results[first_name].probs.median[-1]
-        answer = esc(tokens[int(np.argmax(final_probs))])  # options are shown as markdown: escaped
-        page.predict(
-            f"After {steps} steps of {first_name}, which first token will the policy favour?",
-            [esc(t) for t in tokens], answer,
-            f"**{answer}** ends with probability {fmt(final_probs.max())} in the median run.",
-            key="predict_lab",
-        )
+               name="lab_questions", width="stretch")
 
 
-lab_panel()
+play.fragment(lab_panel, PLAY)
 
 with st.expander("What each algorithm does, in one line"):
     st.markdown(

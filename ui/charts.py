@@ -314,22 +314,30 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
 
 @recipe
 def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, facet: str,
-                title: str, x_title: str, y_title: str = "value", facet_order=None, tokens=None,
-                legend_title: str | None = None, subtitle: str | None = None, columns: int = 2,
-                width: int = 330, height: int = 170, independent_y: bool = True,
-                y_domain=None, colors: dict | None = None) -> alt.FacetChart:
+                facet_order, title: str, x_title: str, y_title: str = "value", tokens=None,
+                legend_title: str | None = None, subtitle: str | None = None, columns: int = 1,
+                width: int = 330, height: int = 150, independent_y: bool = True,
+                y_domain=None, colors: dict | None = None, x_domain=None) -> alt.VConcatChart | alt.ConcatChart:
     """Small multiples of ``band_chart``: one panel per value of ``facet`` (e.g. one per quantity or
-    per algorithm), each with its lines and min–max bands; one chart, so one conversion per rerun.
+    per algorithm), each with its lines and min–max bands, titled with that value (unless it is the only one);
+    one chart, so one conversion per rerun, and one legend, below.
 
-    ``colors`` (series value → hex) fixes the series colours, e.g. ``ui.colors.ALGORITHM_COLORS``.
+    ``columns=1`` (the default) stacks the panels, each as wide as the chart's container (Streamlit sizes
+    every panel of a vertical concatenation to it), so they fit a phone and fill a laptop's column; more
+    columns wrap the panels in rows of panels ``width`` pixels wide. ``facet_order`` lists the panels (the
+    values of ``facet``): an argument, not read from ``df``, as the chart's shape is cached. ``colors``
+    (series value → hex) fixes the series colours, e.g. ``ui.colors.ALGORITHM_COLORS``. ``x_domain`` fixes
+    the x range (e.g. the whole run while an animation shows its first steps).
     """
     if colors is not None:
-        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, **LEGEND_SYMBOL)
+        # one name a row: three long names side by side are wider than a phone
+        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, columns=1, **LEGEND_SYMBOL)
         color = alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                           legend=legend, sort=list(colors))
     else:
-        color = _color(series, tokens, legend_title or series)
-    base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(nice=False)), color=color)
+        color = _color(series, tokens, legend_title or series, columns=3)
+    xscale = alt.Scale(nice=False, domain=x_domain) if x_domain is not None else alt.Scale(nice=False)
+    base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=xscale), color=color)
     if colors is None:
         base = _by_position(base, series, tokens)
     yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
@@ -342,14 +350,18 @@ def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, seri
                  alt.Tooltip(f"{x}:Q", title=x_title), _num(mid, "median"), _num(low, "lowest"),
                  _num(high, "highest")],
     )
-    order = list(facet_order) if facet_order is not None else alt.Undefined
-    chart = alt.layer(bands, line, data=df).properties(width=width, height=height).facet(
-        facet=alt.Facet(f"{facet}:N", sort=order, title=None, header=alt.Header(labelFontSize=13,
-                                                                                  labelFontWeight="bold")),
-        columns=columns)
-    if independent_y:
-        chart = chart.resolve_scale(y="independent")
-    return chart.properties(title=_title(title, subtitle))
+    size = {"height": height} if columns == 1 else {"height": height, "width": width}
+    panels = [alt.layer(bands, line).transform_filter(alt.FieldEqualPredicate(field=facet, equal=value))
+              .properties(**({"title": alt.TitleParams(str(value), fontSize=13, anchor="start")}
+                             if len(facet_order) > 1 else {}), **size)
+              for value in facet_order]
+    chart = (alt.vconcat(*panels, data=df, spacing=18) if columns == 1
+             else alt.concat(*panels, data=df, columns=columns, spacing=18))
+    chart = chart.resolve_scale(y="independent" if independent_y else "shared")
+    # the panels, their axes and the legend fit the width Streamlit gives (its default for a concatenation of
+    # layers would add the axes beside the container's width)
+    fit = {"autosize": alt.AutoSizeParams(type="fit-x", contains="padding")} if columns == 1 else {}
+    return chart.properties(title=_title(title, subtitle), **fit)
 
 
 @recipe

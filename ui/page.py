@@ -59,7 +59,7 @@ def end() -> None:
     inputs.report_link(keep=(scenario_panel.URL_KEY,))
 
 
-def chart(ch, data, *, alt_text: str, name: str) -> None:
+def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> None:
     """Show an Altair chart with its text alternative: the data as a table and a CSV download.
 
     Args:
@@ -67,8 +67,10 @@ def chart(ch, data, *, alt_text: str, name: str) -> None:
         data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most).
         alt_text: one sentence describing the chart for screen readers.
         name: a short slug, used for the CSV file name and the widget keys.
+        width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.band_facets``), which
+            Streamlit would otherwise draw at their content's width.
     """
-    st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text)
+    st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text, width=width)
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander("Data behind this chart", key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open

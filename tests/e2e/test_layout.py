@@ -22,10 +22,6 @@ FILE_NAME = re.compile(r"\.py\b|dashboard|\b\d+_[A-Z]\w*")  # "pages/3_Value_Q_a
 
 # (page, viewport, check) → what was measured when it was recorded
 KNOWN: dict[tuple[str, str, str], str] = {
-    ("Training_lab", "phone", "width"): "567 px too wide: facet panels of fixed width, 2-3 columns",
-    ("Training_lab", "phone", "charts"): "charts 0, 1, 2 (facets) 473, 567, 473 px outside",
-    ("Training_lab", "desktop", "charts"): "chart 1 (one facet per algorithm, width 235 each) 11 px outside",
-    ("Training_lab", "desktop", "first_chart"): "first chart's top at 1,362 px: settings and text come first",
 }
 
 MEASURE = """() => {

@@ -18,6 +18,12 @@ TWO = rlcore.Scenario(tokens=("left", "right"), probs=(0.7, 0.3), samples=((1, 2
 SIX = rlcore.Scenario(tokens=("a", "b", "c", "d", "e", "f"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2, 3), (4,), (5, 6), (7,), (9, 10)))
 SMALL = {"steps": 40, "seeds": 2}   # keeps the runs short where the test is not about the numbers
+SHOWN = {"predict_lab_shown": True}  # as if the learner had pressed "Just show me"
+
+
+def open_lab(*, state: dict | None = None, **kwargs):
+    """The lab with its question answered: the charts show the whole run, the numbers at its end."""
+    return run_page(LAB, state={**SHOWN, **(state or {})}, **kwargs)
 
 
 def chart_data(at, name_part: str):
@@ -31,7 +37,7 @@ def chart_data(at, name_part: str):
 
 
 def test_defaults_show_the_article_numbers():
-    at = run_page(LAB)
+    at = open_lab()
     no_exception(at)
     text = page_text(at)
     # the flattery branch of the article: judge 9 for the plain answer, 9.6 for flattery, reference 5%
@@ -43,16 +49,18 @@ def test_defaults_show_the_article_numbers():
     start = probs[probs["step"] == 0].set_index("token")["median"].groupby(level=0).first()
     assert start.to_dict() == pytest.approx({"open": 0.5, "closed": 0.3, "partly": 0.2}, abs=1e-12)
     assert [m.label for m in at.metric][:3] == ["Mean judge score", "Flattery inside partly", "KL to the reference"]
-    # the dashboard of curves, the first token, length/entropy/pass@k, the two questions (no length chart: off)
-    assert len(charts(at)) == 4
+    # the score, the dashboard of curves, the first token, length/entropy/pass@k, the two questions (no length
+    # chart: off)
+    assert len(charts(at)) == 5
+    assert set(chart_data(at, "Mean judge score over training")["step"]) >= {0, 100}   # the whole default run
     panels = list(dict.fromkeys(chart_data(at, "What each algorithm does")["quantity"]))
-    assert panels == ["mean judge score (0–10)", "flattery inside partly (share)", "KL to the reference (nats)",
+    assert panels == ["flattery inside partly (share)", "KL to the reference (nats)",
                       "clipped tokens (share)", "PPO critic: V before the first token",
                       "PPO critic: V inside partly"]
 
 
 def test_every_chart_has_a_title_alt_text_and_few_rows():
-    at = run_page(LAB, scenario=SIX, inputs={"steps": 300, "G": 4, "seeds": 10,
+    at = open_lab(scenario=SIX, inputs={"steps": 300, "G": 4, "seeds": 10,
                                             "algos": ["GRPO", "RLOO", "PPO"]})
     no_exception(at)
     for c in charts(at):
@@ -62,19 +70,18 @@ def test_every_chart_has_a_title_alt_text_and_few_rows():
 
 @pytest.mark.parametrize("algo", list(rlcore.ALGORITHM_NAMES.values()))
 def test_every_algorithm_runs_alone(algo):
-    at = run_page(LAB, inputs={**SMALL, "algos": [algo]})
+    at = open_lab(inputs={**SMALL, "algos": [algo]})
     no_exception(at)
     assert not at.error and not at.warning
-    curves = chart_data(at, "What each algorithm does over time")
-    assert set(curves["algorithm"]) == {algo}
-    score = curves[curves["quantity"].str.startswith("mean judge score")]
+    assert set(chart_data(at, "What each algorithm does over time")["algorithm"]) == {algo}
+    score = chart_data(at, "Mean judge score over training")
     assert score["median"].iloc[-1] > score["median"].iloc[0]   # every algorithm learns on the article
 
 
 @pytest.mark.parametrize("scenario", [*rlcore.PRESETS.values(), FOUR, TWO, SIX],
                          ids=[*rlcore.PRESETS, "four", "two", "six"])
 def test_every_scenario_runs(scenario):
-    at = run_page(LAB, scenario=scenario, inputs=SMALL)
+    at = open_lab(scenario=scenario, inputs=SMALL)
     no_exception(at)
     probs = chart_data(at, "Probability of each first token")
     assert list(dict.fromkeys(probs["token"])) == list(scenario.tokens)
@@ -83,8 +90,8 @@ def test_every_scenario_runs(scenario):
 
 
 def test_four_token_scenario_changes_the_charts():
-    base = chart_fingerprint(run_page(LAB, inputs=SMALL))
-    at = run_page(LAB, scenario=FOUR, inputs=SMALL)
+    base = chart_fingerprint(open_lab(inputs=SMALL))
+    at = open_lab(scenario=FOUR, inputs=SMALL)
     assert chart_fingerprint(at) != base
     assert "**maybe** has the best mean score" in page_text(at)
 
@@ -92,7 +99,7 @@ def test_four_token_scenario_changes_the_charts():
 @pytest.mark.parametrize(("key", "value"), [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1),
                                             ("lam", 0.5), ("steps", 60), ("seeds", 3), ("len", 4), ("k", 32)])
 def test_moving_a_slider_changes_the_chart_data(key, value):
-    at = run_page(LAB, inputs=SMALL if key not in SMALL else {})
+    at = open_lab(inputs=SMALL if key not in SMALL else {})
     before = chart_fingerprint(at)
     at.slider(key=K(key)).set_value(value).run()
     no_exception(at)
@@ -100,7 +107,7 @@ def test_moving_a_slider_changes_the_chart_data(key, value):
 
 
 def test_flattery_toggle_and_judge_change_the_charts():
-    at = run_page(LAB, inputs=SMALL)
+    at = open_lab(inputs=SMALL)
     before = chart_fingerprint(at)
     at.toggle(key=K("flat")).set_value(False).run()
     no_exception(at)
@@ -119,7 +126,7 @@ def test_flattery_toggle_and_judge_change_the_charts():
 def test_kl_penalty_holds_flattery_back():
     shares = {}
     for beta in (0.0, 0.5):
-        at = run_page(LAB, inputs={"beta": beta, "steps": 150, "algos": ["GRPO"]})
+        at = open_lab(inputs={"beta": beta, "steps": 150, "algos": ["GRPO"]})
         curves = chart_data(at, "What each algorithm does")
         flat = curves[curves["quantity"].str.startswith("flattery")]
         shares[beta] = flat["median"].iloc[-1]
@@ -127,18 +134,18 @@ def test_kl_penalty_holds_flattery_back():
 
 
 def test_loss_is_zero_at_step_one_but_the_gradient_is_not():
-    at = run_page(LAB, inputs={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
+    at = open_lab(inputs={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
     losses = [m.value for m in at.metric if m.label == "loss, step 1"]
     grads = [float(m.value) for m in at.metric if m.label == "gradient norm"]
     assert losses == ["0", "0"]                      # GRPO, then Dr. GRPO
     assert len(grads) == 2 and all(g > 0.05 for g in grads)
     # REINFORCE has no group to cancel against: its first loss is not 0
-    at = run_page(LAB, inputs={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
+    at = open_lab(inputs={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
     assert [m.value for m in at.metric if m.label == "loss, step 1"] != ["0"]
 
 
 def test_dead_groups_show_up_with_a_small_group():
-    at = run_page(LAB, inputs={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
+    at = open_lab(inputs={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
     q = chart_data(at, "Loss, gradient and dead groups")
     dead = q[q["quantity"].str.startswith("dead groups")]
     assert dead["median"].max() > 0.2
@@ -147,10 +154,10 @@ def test_dead_groups_show_up_with_a_small_group():
 
 
 def test_no_algorithm_and_a_diverging_run_are_explained():
-    at = run_page(LAB, inputs={"algos": []})
+    at = open_lab(inputs={"algos": []})
     no_exception(at)
     assert at.info and not charts(at)
-    at = run_page(LAB, inputs={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
+    at = open_lab(inputs={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
     no_exception(at)
     assert any("diverged" in w.value for w in at.warning) or any("diverged" in e.value for e in at.error)
 
@@ -158,20 +165,20 @@ def test_no_algorithm_and_a_diverging_run_are_explained():
 @pytest.mark.parametrize(("key", "text", "value"), [("beta", "0.5", 0.5), ("lam", "0", 0.0), ("G", "4", 4),
                                                     ("steps", "50", 50)])
 def test_a_query_parameter_sets_its_widget(key, text, value):
-    at = run_page(LAB, query={key: text, "seeds": "2"})
+    at = open_lab(query={key: text, "seeds": "2"})
     no_exception(at)
     assert at.slider(key=K(key)).value == value
 
 
 def test_query_parameter_picks_the_algorithms():
-    at = run_page(LAB, query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
+    at = open_lab(query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "RLOO"]
     assert set(chart_data(at, "What each algorithm does")["algorithm"]) == {"GRPO", "RLOO"}
 
 
 def test_presets_set_the_widgets():
-    at = run_page(LAB, inputs={"seeds": 2})
+    at = open_lab(inputs={"seeds": 2})
     choose_preset(at, "GRPO vs Dr. GRPO vs RLOO")
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
@@ -180,25 +187,104 @@ def test_presets_set_the_widgets():
     assert at.slider(key=K("beta")).value == 0.5
 
 
-def test_predict_answer_follows_beta_and_the_scenario():
-    def reveal(at, choice):
-        at.radio(key="predict_lab").set_value(choice).run()
-        return bool(at.success)
+def reveal(at, choice) -> bool:
+    """Answer the question with ``choice``; True when it was right."""
+    at.radio(key="predict_lab").set_value(choice).run()
+    return bool(at.success)
 
+
+def test_predict_answer_follows_beta_and_the_scenario():
+    # one algorithm: how much of the best branch flatters, or which first token wins
     at = run_page(LAB, inputs={"beta": 0.0, "steps": 150, "algos": ["GRPO"]})
     assert reveal(at, "Above 75%")
     at = run_page(LAB, inputs={"beta": 0.5, "steps": 150, "algos": ["GRPO"]})
     assert reveal(at, "Below 25%")
     # without flattery the question is which first token wins: partly here, maybe in FOUR
-    at = run_page(LAB, inputs={"flat": False, **SMALL})
+    at = run_page(LAB, inputs={"flat": False, **SMALL, "algos": ["GRPO"]})
     assert reveal(at, "partly")
-    at = run_page(LAB, scenario=FOUR, inputs={"flat": False, **SMALL})
+    at = run_page(LAB, scenario=FOUR, inputs={"flat": False, **SMALL, "algos": ["GRPO"]})
     assert reveal(at, "maybe")
+
+
+@pytest.mark.parametrize("algos", [["REINFORCE + running mean", "GRPO", "PPO"], ["REINFORCE", "GRPO"]])
+def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algos):
+    at = run_page(LAB, inputs={**SMALL, "algos": algos})
+    no_exception(at)
+    assert at.radio(key="predict_lab").options == algos
+    # before the answer: no number at the end of the runs, the charts only at the start (step 0)
+    assert not any(m.label == "Mean judge score" for m in at.metric)
+    assert "after 40 steps" not in page_text(at)
+    assert all(set(next(iter(c["data"].values()))["step"]) <= {0} for c in charts(at))
+    assert at.button(key="lab_play").disabled and at.button(key="lab_step").disabled
+    at.button(key="predict_lab_show").click().run()
+    no_exception(at)
+    score = chart_data(at, "Mean judge score over training")
+    end = score[score["step"] == 40].set_index("algorithm")["median"]
+    assert len(end) == len(algos) and end.max() > end.min()
+    best = end.idxmax()                                   # the run that ends highest is the answer
+    assert f"The answer is **{best}**" in at.info[0].value
+    assert "after 40 steps" in page_text(at)
+    shown = [float(m.value) for m in at.metric if m.label == "Mean judge score"]
+    assert shown == pytest.approx(end[algos].round(2).tolist(), abs=0.005)   # the metrics are the curves' ends
+    wrong = next(a for a in algos if a != best)
+    at = run_page(LAB, inputs={**SMALL, "algos": algos})
+    assert not reveal(at, wrong) and at.warning
+
+
+def score_steps(at) -> set:
+    return set(chart_data(at, "Mean judge score over training")["step"])
+
+
+def test_step_button_shows_one_frame_more_and_stops_at_the_end():
+    at = open_lab(inputs={**SMALL, "progress": 0})     # 40 steps, 5% a frame: two steps per frame
+    no_exception(at)
+    assert score_steps(at) == {0}
+    at.button(key="lab_step").click().run()
+    no_exception(at)
+    assert at.slider(key=K("progress")).value == 5 and score_steps(at) == {0, 1, 2}
+    assert "after 2 steps" in page_text(at)
+    # every chart follows the step shown
+    assert all(next(iter(c["data"].values()))["step"].max() == 2 for c in charts(at))
+    at.slider(key=K("progress")).set_value(95).run()
+    assert max(score_steps(at)) == 38
+    at.button(key="lab_step").click().run()
+    assert at.slider(key=K("progress")).value == 100 and max(score_steps(at)) == 40
+    assert at.button(key="lab_step").disabled                           # the end: nothing further
+
+
+def test_a_frame_of_a_long_run_takes_several_steps():
+    at = open_lab(inputs={"steps": 300, "seeds": 1, "algos": ["GRPO"], "progress": 0})
+    at.button(key="lab_step").click().run()
+    no_exception(at)
+    assert "after 15 steps" in page_text(at)                           # 5% of 300 steps
+    assert 15 - 6 < max(score_steps(at)) <= 15     # the charts' points thinned to about 60 (every 6th step here)
+
+
+def test_play_restarts_from_the_end_and_each_tick_takes_one_frame():
+    at = open_lab(inputs=SMALL)                        # a new run shows its end: 100%
+    assert at.slider(key=K("progress")).value == 100
+    at.button(key="lab_play").click().run()
+    no_exception(at)
+    assert at.session_state["lab_playing"] and at.slider(key=K("progress")).value == 0
+    assert [b.label for b in at.button if b.key == "lab_pause"] == ["Pause"]
+    at.session_state["lab_last_frame"] = 0.0  # as if the timer's interval had passed
+    at.run()
+    assert at.slider(key=K("progress")).value == 5 and max(score_steps(at)) == 2
+    at.button(key="lab_pause").click().run()
+    assert not at.session_state["lab_playing"] and any(b.key == "lab_play" for b in at.button)
+
+
+def test_the_share_shown_holds_when_the_number_of_steps_changes():
+    at = open_lab(inputs={**SMALL, "progress": 50})
+    assert max(score_steps(at)) == 20
+    at.slider(key=K("steps")).set_value(80).run()
+    no_exception(at)
+    assert max(score_steps(at)) == 40 and "after 40 steps" in page_text(at)
 
 
 def test_token_names_are_escaped_in_text():
     sneaky = rlcore.Scenario(tokens=("plain", "[x](http://e.com)*b*"), probs=(0.6, 0.4), samples=((1,), (9,)))
-    at = run_page(LAB, scenario=sneaky, inputs=SMALL)
+    at = open_lab(scenario=sneaky, inputs=SMALL)
     no_exception(at)
     markdown = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
     assert "\\[x\\]\\(http" in markdown
@@ -217,7 +303,7 @@ def panel(at, title: str, quantity: str):
 
 
 def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
-    at = run_page(LAB, scenario=FOUR, inputs={**SMALL, "algos": NEW, "len": 4})
+    at = open_lab(scenario=FOUR, inputs={**SMALL, "algos": NEW, "len": 4})
     no_exception(at)
     assert not at.error and not at.warning
     assert set(chart_data(at, "Answer length, entropy and pass@k")["algorithm"]) == set(NEW)
@@ -234,7 +320,7 @@ def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
 
 
 def test_entropy_pass_and_length_panels_start_at_the_reference():
-    at = run_page(LAB, inputs={**SMALL, "seeds": 3})
+    at = open_lab(inputs={**SMALL, "seeds": 3})
     # entropy of (0.5, 0.3, 0.2): −(0.5 ln 0.5 + 0.3 ln 0.3 + 0.2 ln 0.2) ≈ 1.0297 nats
     ent = panel(at, "Answer length", "entropy of the first token (nats)")
     h0 = -(0.5 * math.log(0.5) + 0.3 * math.log(0.3) + 0.2 * math.log(0.2))
@@ -255,7 +341,7 @@ def test_entropy_pass_and_length_panels_start_at_the_reference():
 
 
 def test_k_slider_changes_only_the_pass_at_k_panel():
-    at = run_page(LAB, inputs=SMALL)
+    at = open_lab(inputs=SMALL)
     before = chart_data(at, "Answer length")
     at.slider(key=K("k")).set_value(32).run()
     no_exception(at)
@@ -270,7 +356,7 @@ def test_k_slider_changes_only_the_pass_at_k_panel():
 
 
 def test_length_drift_preset_and_aggregation_picker():
-    at = run_page(LAB, inputs={"seeds": 2})
+    at = open_lab(inputs={"seeds": 2})
     choose_preset(at, "Length drift")
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "GSPO", "DAPO"]
@@ -286,7 +372,7 @@ def test_length_drift_preset_and_aggregation_picker():
 
 
 def test_eps_high_and_resample_move_dapo():
-    at = run_page(LAB, inputs={**SMALL, "algos": ["DAPO"], "G": 2})
+    at = open_lab(inputs={**SMALL, "algos": ["DAPO"], "G": 2})
     before = chart_fingerprint(at)
     at.slider(key=K("resample")).set_value(1).run()
     no_exception(at)

@@ -97,7 +97,8 @@ TOKEN_CHARTS = {
     "labelled_points": lambda df: builders.labelled_points(df, x="x", y="p", series="token", label="token",
                                                            x_title="x", y_title="p", tokens=NAMES),
     "band_facets": lambda df: builders.band_facets(df, x="x", mid="p", low="p", high="p", series="token",
-                                                   facet="panel", tokens=NAMES, title="t", x_title="x"),
+                                                   facet="panel", facet_order=["a"], tokens=NAMES, title="t",
+                                                   x_title="x"),
 }
 
 
