@@ -108,6 +108,8 @@ async def preset(page, rng: random.Random) -> str | None:
 async def algorithm_picker(page, rng: random.Random) -> str | None:
     """Remove one of three chosen algorithms, or add one when fewer are chosen."""
     picker = page.locator("[data-testid='stMain'] [data-testid='stMultiSelect']").first
+    if not await picker.count():
+        return None
     tags = picker.locator("[data-baseweb='tag']")
     n = await tags.count()
     if n >= 3:
@@ -125,6 +127,15 @@ async def algorithm_picker(page, rng: random.Random) -> str | None:
     return f"add {name.strip()}"
 
 
+async def reload(page) -> str:
+    """What a visitor does on a page without inputs (the home page, the glossary): load it again (answered
+    here: the reloaded page counts its runs afresh)."""
+    await page.reload()
+    await page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
+    await page.wait_for_function(AT_REST, timeout=60_000, polling=20)
+    return "reload"
+
+
 async def learner(number: int, browser, url: str, seconds: float, stats: dict) -> None:
     rng = random.Random(number)
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -133,13 +144,14 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
     try:
         t = time.perf_counter()
         await page.goto(url, timeout=120_000)
-        await page.wait_for_selector("[data-testid='stMain'] [data-testid='stVegaLiteChart']", timeout=120_000)
+        await page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
         await page.wait_for_function(AT_REST, timeout=120_000, polling=100)
         stats["first_load"].append(time.perf_counter() - t)
         await page.evaluate("() => { window.__lost = 0; }")  # connecting at the start is not a loss
-        if rng.random() < 0.5:  # half the room opens "More settings"
-            await page.locator("[data-testid='stMain'] [data-testid='stExpander'] summary").filter(
-                has_text="More settings").click()
+        more = page.locator("[data-testid='stMain'] [data-testid='stExpander'] summary").filter(
+            has_text="More settings")
+        if rng.random() < 0.5 and await more.count():  # half the room opens "More settings"
+            await more.first.click()
         stop_at = time.perf_counter() + seconds
         while time.perf_counter() < stop_at:
             await page.wait_for_timeout(rng.uniform(1_000, 3_000))  # reading the charts
@@ -147,8 +159,8 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
             act = slider_press if roll < 0.8 else preset if roll < 0.9 else algorithm_picker
             runs = await page.evaluate("() => window.__runs")
             t = time.perf_counter()
-            what = await act(page, rng)
-            if what is None or not await answered(page, runs):
+            what = await act(page, rng) or await slider_press(page, rng) or await reload(page)
+            if what != "reload" and not await answered(page, runs):
                 stats["no_rerun"] += 1
                 continue
             stats["responses"].append(time.perf_counter() - t)
@@ -166,14 +178,15 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
         await context.close()
 
 
-async def workshop(url: str, learners: int, seconds: float) -> dict:
+async def workshop(urls: list[str], learners: int, seconds: float) -> dict:
+    """Learner i on ``urls[i % len(urls)]``, all at once in one browser; what they saw."""
     from playwright.async_api import async_playwright
 
     stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            await asyncio.wait_for(asyncio.gather(*(learner(i, browser, url, seconds, stats)
+            await asyncio.wait_for(asyncio.gather(*(learner(i, browser, urls[i % len(urls)], seconds, stats)
                                                     for i in range(learners))), timeout=seconds + 180)
         except TimeoutError:
             stats["errors"].append("the workshop did not finish within its deadline")
@@ -188,17 +201,28 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
 
 
-def run(learners: int = 20, seconds: float = 60, start: str = "default") -> dict:
-    """Start a server, run the workshop against it, stop the server; the report as a dict."""
+def rss_mb(pid: int) -> float:
+    """The resident memory of a process, in MB."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=("Training_lab",)) -> dict:
+    """Start a server, run the workshop on ``paths`` (URL paths, shared out in turn), stop the server; the
+    report as a dict."""
     if not 1 <= learners <= 50 or not 1 <= seconds <= 300:
         raise ValueError(f"learners must be 1..50 and seconds 1..300, got {learners} and {seconds}")
     load_before = load_average()
     server = Server()
     try:
         cpu_before, wall_before = cpu_seconds(server.proc.pid), time.perf_counter()
+        rss_before = rss_mb(server.proc.pid)
         query = f"?{HEAVY}" if start == "heavy" else ""
-        stats = asyncio.run(workshop(f"{server.url}/Training_lab{query}", learners, seconds))
+        stats = asyncio.run(workshop([f"{server.url}/{path}{query}" for path in paths], learners, seconds))
         server_cpu = cpu_seconds(server.proc.pid) - cpu_before
+        rss_after = rss_mb(server.proc.pid)
         wall = time.perf_counter() - wall_before
         if server.proc.poll() is not None:
             stats["errors"].append("the server died")
@@ -216,9 +240,43 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default") -> dict
         "first_load_max_s": round(max(stats["first_load"]), 2) if stats["first_load"] else None,
         "errors": stats["errors"], "server_cpu_s": round(server_cpu, 1), "wall_s": round(wall, 1),
         "server_cores_busy": round(server_cpu / wall, 2), "load_before": load_before, "load_after": load_average(),
+        "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after), "pages": list(paths),
     }
     report["meets_target"] = bool(times) and not stats["errors"] and report["p95_s"] < TARGET_P95_S
     return report
+
+
+WORKSHOP = "<!-- workshop: kept by bench/run.py, written by bench/workshop.py -->"
+HISTORY = "<!-- history: kept by bench/run.py, written by hand -->"
+HEADER = ["## A workshop on the training lab (bench/workshop.py)", "",
+          "Learners in one headless Chromium (one context each) against one server, each working for the given "
+          "time at a human pace (1–3 s of reading, then a slider key press, a preset or an algorithm added or "
+          "removed). Response: input → app at rest and repainted. The browser shares the machine's two cores with "
+          "the server. Target: p95 < 2 s, no error.", "",
+          "| date | code | learners × s | start | interactions | p50 s | p95 s | worst s | errors | server cores busy "
+          "| load average before → after |",
+          "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+
+
+def write_row(report: dict) -> None:
+    """Add the run as a row of BENCHMARKS.md's workshop section (the section is made on first use)."""
+    import subprocess
+
+    target = ROOT / "BENCHMARKS.md"
+    old = target.read_text()
+    if WORKSHOP not in old:
+        at = old.index(HISTORY) if HISTORY in old else len(old)
+        old = old[:at] + WORKSHOP + "\n" + "\n".join(HEADER) + "\n\n" + old[at:]
+    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or "?"
+    r = report
+    row = (f"| {time.strftime('%Y-%m-%d %H:%M')} | {code} | {r['learners']} × {r['seconds']:g} | {r['start']} | "
+           f"{r['interactions']} | {r['p50_s']} | {r['p95_s']} | {r['max_s']} | {len(r['errors'])} | "
+           f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} |")
+    head, tail = old.split(WORKSHOP, 1)
+    end = tail.index(HISTORY) if HISTORY in tail else len(tail)
+    section = tail[:end].rstrip("\n") + "\n" + row + "\n\n"
+    target.write_text(head + WORKSHOP + section + tail[end:])
 
 
 def main() -> int:
@@ -228,12 +286,15 @@ def main() -> int:
     ap.add_argument("--start", choices=["default", "heavy"], default="default",
                     help="the lab's default settings, or every work-adding slider at its maximum")
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
+    ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
     args = ap.parse_args()
     report = run(args.learners, args.seconds, args.start)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
+    if args.write:
+        write_row(report)
     return 0 if report["meets_target"] else 1
 
 
