@@ -178,16 +178,44 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
         await context.close()
 
 
-async def workshop(urls: list[str], learners: int, seconds: float) -> dict:
-    """Learner i on ``urls[i % len(urls)]``, all at once in one browser; what they saw."""
+async def presser(browser, url: str, seconds: float, interval: float, stats: dict) -> None:
+    """One impatient visitor: a key press on the lab's first slider every ``interval`` seconds, without waiting
+    for the app; afterwards, how long the app takes to come to rest after the last press."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    try:
+        await page.goto(url, timeout=120_000)
+        await page.wait_for_selector(SLIDERS, timeout=120_000)
+        await page.wait_for_function(AT_REST, timeout=120_000, polling=100)
+        thumb = page.locator(SLIDERS).first
+        await thumb.focus()
+        stop_at, presses = time.perf_counter() + seconds, 0
+        while time.perf_counter() < stop_at:
+            await thumb.press("ArrowRight" if (presses // 10) % 2 == 0 else "ArrowLeft")
+            presses += 1
+            await asyncio.sleep(interval)
+        t = time.perf_counter()
+        await page.wait_for_function(AT_REST, timeout=120_000, polling=20)
+        stats["presser"] = {"presses": presses, "rest_after_last_s": round(time.perf_counter() - t, 2)}
+    except Exception as err:
+        stats["errors"].append(f"presser: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+    finally:
+        await context.close()
+
+
+async def workshop(urls: list[str], learners: int, seconds: float, press_every: float | None = None) -> dict:
+    """Learner i on ``urls[i % len(urls)]``, all at once in one browser (and, with ``press_every``, one
+    impatient visitor on ``urls[0]``); what they saw."""
     from playwright.async_api import async_playwright
 
     stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            await asyncio.wait_for(asyncio.gather(*(learner(i, browser, urls[i % len(urls)], seconds, stats)
-                                                    for i in range(learners))), timeout=seconds + 180)
+            crowd = [learner(i, browser, urls[i % len(urls)], seconds, stats) for i in range(learners)]
+            if press_every:
+                crowd.append(presser(browser, urls[0], seconds, press_every, stats))
+            await asyncio.wait_for(asyncio.gather(*crowd), timeout=seconds + 180)
         except TimeoutError:
             stats["errors"].append("the workshop did not finish within its deadline")
         finally:
@@ -209,18 +237,21 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=("Training_lab",)) -> dict:
+def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=("Training_lab",),
+        press_every: float | None = None) -> dict:
     """Start a server, run the workshop on ``paths`` (URL paths, shared out in turn), stop the server; the
     report as a dict."""
-    if not 1 <= learners <= 50 or not 1 <= seconds <= 300:
-        raise ValueError(f"learners must be 1..50 and seconds 1..300, got {learners} and {seconds}")
+    if not 0 <= learners <= 50 or not 1 <= seconds <= 300 or (press_every is not None and press_every < 0.05):
+        raise ValueError(f"learners must be 0..50, seconds 1..300 and press_every at least 0.05, got {learners}, "
+                         f"{seconds} and {press_every}")
     load_before = load_average()
     server = Server()
     try:
         cpu_before, wall_before = cpu_seconds(server.proc.pid), time.perf_counter()
         rss_before = rss_mb(server.proc.pid)
         query = f"?{HEAVY}" if start == "heavy" else ""
-        stats = asyncio.run(workshop([f"{server.url}/{path}{query}" for path in paths], learners, seconds))
+        stats = asyncio.run(workshop([f"{server.url}/{path}{query}" for path in paths], learners, seconds,
+                                     press_every))
         server_cpu = cpu_seconds(server.proc.pid) - cpu_before
         rss_after = rss_mb(server.proc.pid)
         wall = time.perf_counter() - wall_before
@@ -240,7 +271,8 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
         "first_load_max_s": round(max(stats["first_load"]), 2) if stats["first_load"] else None,
         "errors": stats["errors"], "server_cpu_s": round(server_cpu, 1), "wall_s": round(wall, 1),
         "server_cores_busy": round(server_cpu / wall, 2), "load_before": load_before, "load_after": load_average(),
-        "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after), "pages": list(paths),
+        "presser": stats.get("presser"), "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after),
+        "pages": list(paths),
     }
     report["meets_target"] = bool(times) and not stats["errors"] and report["p95_s"] < TARGET_P95_S
     return report
@@ -285,10 +317,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--start", choices=["default", "heavy"], default="default",
                     help="the lab's default settings, or every work-adding slider at its maximum")
+    ap.add_argument("--press-every", type=float, metavar="S",
+                    help="add one visitor who presses a key on the lab's first slider every S s without waiting")
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
     ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
     args = ap.parse_args()
-    report = run(args.learners, args.seconds, args.start)
+    report = run(args.learners, args.seconds, args.start, press_every=args.press_every)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
