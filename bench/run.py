@@ -30,13 +30,16 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from apphelp import ALL_PAGES, charts  # noqa: E402
+from apphelp import charts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import rlcore  # noqa: E402
+from ui.nav import PAGES  # noqa: E402
 
+ALL_PAGES = [ROOT / p.path for p in PAGES]  # every page of the sidebar, in reading order
 REPEATS, BROWSER_REPEATS = 20, 20
 HISTORY = "<!-- history: kept by bench/run.py, written by hand -->"
+WORKSHOP = "<!-- workshop: kept by bench/run.py, written by bench/workshop.py -->"
 TARGET_MS, LAB_TARGET_MS, RATIO, KB = 60, 250, 1.5, 150
 
 
@@ -118,7 +121,7 @@ def server_side():
 
 
 def browser_side():
-    from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, wait_for_run
+    from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, url_path, wait_for_run
     from playwright.sync_api import sync_playwright
 
     results = []
@@ -133,7 +136,7 @@ def browser_side():
         received = []
         page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
             len(f) if isinstance(f, (bytes, str)) else 0)))
-        paths = [""] + [f.stem.split("_", 2)[2] for f in ALL_PAGES[1:]]
+        paths = [url_path(p.path) for p in PAGES]  # "" for home, "Loop_state_action" for 1_Loop_state_action.py
         for path in paths:
             results.append(round_trip(page, f"{srv.url}/{path}", received, path or "home", wait_for_run))
         browser.close()
@@ -263,8 +266,8 @@ def write_report(server_rows, browser_rows, empty, cold_s, scale_rows):
     lines += ["", "The chart payload is the histogram's bins, so it does not grow with the sample count.", ""]
     target = ROOT / "BENCHMARKS.md"
     old = target.read_text() if target.exists() else ""
-    history = old[old.index(HISTORY):] if HISTORY in old else HISTORY + "\n"
-    target.write_text("\n".join(lines) + "\n" + history)
+    kept = next((old[old.index(mark):] for mark in (WORKSHOP, HISTORY) if mark in old), HISTORY + "\n")
+    target.write_text("\n".join(lines) + "\n" + kept)
     print("\n".join(lines))
 
 

@@ -177,14 +177,27 @@ def lab_panel(timed: bool) -> None:
                               loss_agg=None if agg_label == OWN_AGG else agg_label)
                for name in algo_names}
     tree = page.run(rlcore.lab_tree, scenario, flattery)
+    # A bounded run per algorithm, so one learner's heaviest settings cannot hold up everyone on the server:
+    # above the limit the lab runs fewer seeds (at least one), and says so.
+    per_seed = max(c.token_updates() for c in configs.values())
+    asked, n_seeds = n_seeds, max(1, min(n_seeds, rlcore.lab.MAX_TOKEN_UPDATES // per_seed))
+    if n_seeds < asked:
+        st.caption(f"These settings make a large run, so the lab trains {n_seeds} of the {asked} seeds to stay "
+                   "quick for everyone on the server; fewer steps, epochs, answers per group or length tokens "
+                   "leave room for more.")
     results = {}
+    # A Streamlit call before each training: the point where a newer input stops this run, so a superseded run
+    # is dropped after at most one algorithm instead of all three (Streamlit checks for reruns only there).
+    training = st.empty()
     for name, config in configs.items():
+        training.caption(f"Training {name}…")
         out = run_lab(scenario, config, n_seeds)
         if isinstance(out, int):
             st.warning(f"{name} could not finish: the run diverged at step {out} (a logit overflowed); try a step "
                        f"size below {config.lr:g}, fewer epochs or a smaller β.", icon="⚠️")
         else:
             results[name] = out
+    training.empty()
     if not results:
         st.error("No algorithm finished with these settings; lower the step size η or β.", icon="⚠️")
         return

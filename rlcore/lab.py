@@ -97,6 +97,11 @@ JUDGES = ("samples", "noise")
 
 MAX_TOKENS_PER_ANSWER = 2  # decision 0, then decision 1 inside the best branch
 
+MAX_TOKEN_UPDATES = 1_000_000
+"""The largest run the app asks for, in ``LabConfig.token_updates`` (steps × epochs × G × longest answer × seeds):
+about a quarter of a second of one core per algorithm, so a rerun of three stays under a second on a small
+server shared by a class. rlcore itself trains any size LabConfig accepts."""
+
 
 class LabTree(NamedTuple):
     """The tree of token decisions built from a scenario."""
@@ -242,6 +247,16 @@ class LabConfig:
             raise ValueError(f"lr must be <= 100, got {clean['lr']!r}")
         for name, value in clean.items():
             object.__setattr__(self, name, value)
+
+    def token_updates(self, n_seeds: int = 1) -> int:
+        """The size of a run: steps × epochs × G × (2 + length) × seeds, an upper bound on the token
+        log-probabilities it updates (what its cost grows with).
+
+        >>> LabConfig(steps=100, epochs=4, group_size=8).token_updates(5)
+        32000
+        """
+        return self.steps * self.epochs * self.group_size * (MAX_TOKENS_PER_ANSWER + self.length) * count(
+            "n_seeds", n_seeds, low=1)
 
     @property
     def clipped(self) -> bool:

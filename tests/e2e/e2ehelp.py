@@ -90,3 +90,10 @@ def wait_for_run(page, timeout_ms: int = 30_000, settle_ms: int = 300) -> None:
                            timeout=timeout_ms)  # charts still being drawn show a skeleton placeholder
     if settle_ms:
         page.wait_for_timeout(settle_ms)
+
+
+def url_path(page_path: str) -> str:
+    """The URL path Streamlit serves a page at: "" for the home page, the file stem without its number prefix
+    otherwise ("pages/1_Loop_state_action.py" → "Loop_state_action")."""
+    stem = pathlib.PurePosixPath(page_path).stem
+    return "" if page_path == "dashboard.py" else stem.split("_", 1)[1]

@@ -381,3 +381,16 @@ def test_eps_high_and_resample_move_dapo():
     at.slider(key=K("eps_high")).set_value(0.5).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
+
+
+def test_a_run_too_large_trains_fewer_seeds_and_says_so():
+    # 300 steps × 8 epochs × G 32 × (2 + 4 length tokens) = 460,800 token updates per seed: two seeds fit in
+    # rlcore.lab.MAX_TOKEN_UPDATES (1,000,000), three do not
+    big = {"algos": ["GRPO"], "steps": 300, "epochs": 8, "G": 32, "len": 4, "seeds": 10}
+    at = run_page(LAB, inputs=big)
+    no_exception(at)
+    assert "trains 2 of the 10 seeds" in page_text(at)
+    assert "median of 2 seeds" in page_text(at) + str(charts(at)[0]["spec"])
+    small = run_page(LAB, inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten
+    assert "of the 10 seeds" not in page_text(small)
+    assert "median of 10 seeds" in str(charts(small)[0]["spec"])

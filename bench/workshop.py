@@ -1,0 +1,336 @@
+"""Benchmark: a workshop of learners on the training lab, all on one server.
+
+    python bench/workshop.py                      # 20 learners, 60 s each, the lab's default settings
+    python bench/workshop.py --start heavy        # every learner starts at the lab's heaviest settings
+    python bench/workshop.py --learners 5 --seconds 20 --json out.json
+
+One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end), one headless Chromium,
+one browser context per learner, all opening /Training_lab at once. Once its page is up, each learner works for
+the given time at a human pace: it waits 1 to 3 s, then presses an arrow key on one of the lab's sliders (most of
+the time), clicks a preset, or adds or removes an algorithm; it waits for the app to answer before it thinks
+again. An interaction's response time runs from the input to the app back at rest (script not running, no chart
+placeholder) and two animation frames later (the charts repainted). Errors: an exception box, an error alert,
+a lost connection, an input not answered within a minute.
+
+Prints p50, p95 and the worst response, the errors, the server's CPU use and the load average before and
+after (the browser runs on the same machine: its CPU counts against the server's). Target: p95 under 2 s with
+no error. Bounded: at most 50 learners, 300 s, and a hard deadline of the run time plus three minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pathlib
+import random
+import statistics
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
+
+TARGET_P95_S = 2.0
+HEAVY = "steps=300&seeds=10&G=32&epochs=8&len=12&resample=8"  # every slider that adds work at its maximum
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+PROBLEMS = "[data-testid='stException'], [data-testid='stAlertContentError']"
+SLIDERS = "[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
+# Counts script runs (a whole page or the lab's fragment) and every change of the connection away from CONNECTED.
+WATCH = """
+window.__runs = 0; window.__lost = 0;
+new MutationObserver(records => {
+  for (const r of records) {
+    if (r.attributeName === 'data-test-script-state' && r.target.getAttribute(r.attributeName) === 'running')
+      window.__runs += 1;
+    if (r.attributeName === 'data-test-connection-state' && r.target.getAttribute(r.attributeName) !== 'CONNECTED')
+      window.__lost += 1;
+  }
+}).observe(document, {subtree: true, attributes: true,
+                      attributeFilter: ['data-test-script-state', 'data-test-connection-state']});
+"""
+AT_REST = """() => !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
+  && !document.querySelector("[data-testid='stStatusWidgetRunningIcon']")
+  && document.querySelectorAll("[data-testid='stSkeleton']").length === 0"""
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> str:
+    return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
+
+
+async def answered(page, runs_before: int) -> bool:
+    """Wait until the input's rerun has started and the app is back at rest, repainted; False when no rerun
+    started within 5 s (the input changed nothing: WATCH sees every run, however short)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.wait_for_function(f"() => window.__runs > {runs_before}", timeout=5_000, polling=20)
+    except PlaywrightTimeout:
+        return False
+    await page.wait_for_function(AT_REST, timeout=60_000, polling=20)
+    await page.evaluate(TWO_FRAMES)
+    return True
+
+
+async def slider_press(page, rng: random.Random) -> str | None:
+    sliders = page.locator(SLIDERS)
+    visible = [i for i in range(await sliders.count()) if await sliders.nth(i).is_visible()]
+    if not visible:
+        return None
+    thumb = sliders.nth(rng.choice(visible))
+    value, low, high = await thumb.evaluate("e => [Number(e.value), Number(e.min), Number(e.max)]")
+    key = "ArrowLeft" if value >= high else "ArrowRight" if value <= low else rng.choice(["ArrowLeft", "ArrowRight"])
+    await thumb.focus()
+    await thumb.press(key)
+    return f"slider {await thumb.get_attribute('aria-label')} {key}"
+
+
+async def preset(page, rng: random.Random) -> str | None:
+    buttons = page.locator("[data-testid='stMain'] [class*='st-key-view_'] button")
+    n = await buttons.count()
+    if not n:
+        return None
+    button = buttons.nth(rng.randrange(n))
+    await button.click()
+    return f"preset {await button.inner_text()}"
+
+
+async def algorithm_picker(page, rng: random.Random) -> str | None:
+    """Remove one of three chosen algorithms, or add one when fewer are chosen."""
+    picker = page.locator("[data-testid='stMain'] [data-testid='stMultiSelect']").first
+    if not await picker.count():
+        return None
+    tags = picker.locator("[data-baseweb='tag']")
+    n = await tags.count()
+    if n >= 3:
+        tag = tags.nth(rng.randrange(n))
+        name = await tag.inner_text()
+        await tag.locator("[role='presentation']").last.click()
+        return f"remove {name.strip()}"
+    await picker.locator("input").click()
+    options = page.locator("[data-baseweb='popover'] [role='option']")
+    await options.first.wait_for(timeout=10_000)
+    option = options.nth(rng.randrange(await options.count()))
+    name = await option.inner_text()
+    await option.click()
+    await page.keyboard.press("Escape")
+    return f"add {name.strip()}"
+
+
+async def reload(page) -> str:
+    """What a visitor does on a page without inputs (the home page, the glossary): load it again (answered
+    here: the reloaded page counts its runs afresh)."""
+    await page.reload()
+    await page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
+    await page.wait_for_function(AT_REST, timeout=60_000, polling=20)
+    return "reload"
+
+
+async def learner(number: int, browser, url: str, seconds: float, stats: dict) -> None:
+    rng = random.Random(number)
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    await page.add_init_script(WATCH)
+    try:
+        t = time.perf_counter()
+        await page.goto(url, timeout=120_000)
+        await page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+        await page.wait_for_function(AT_REST, timeout=120_000, polling=100)
+        stats["first_load"].append(time.perf_counter() - t)
+        await page.evaluate("() => { window.__lost = 0; }")  # connecting at the start is not a loss
+        more = page.locator("[data-testid='stMain'] [data-testid='stExpander'] summary").filter(
+            has_text="More settings")
+        if rng.random() < 0.5 and await more.count():  # half the room opens "More settings"
+            await more.first.click()
+        stop_at = time.perf_counter() + seconds
+        while time.perf_counter() < stop_at:
+            await page.wait_for_timeout(rng.uniform(1_000, 3_000))  # reading the charts
+            roll = rng.random()
+            act = slider_press if roll < 0.8 else preset if roll < 0.9 else algorithm_picker
+            runs = await page.evaluate("() => window.__runs")
+            t = time.perf_counter()
+            what = await act(page, rng) or await slider_press(page, rng) or await reload(page)
+            if what != "reload" and not await answered(page, runs):
+                stats["no_rerun"] += 1
+                continue
+            stats["responses"].append(time.perf_counter() - t)
+            stats["actions"].append(what.split()[0])
+            problems = await page.locator(PROBLEMS).all_inner_texts()
+            if problems:
+                stats["errors"].append(f"learner {number} after {what}: {problems[0].strip()[:200]}")
+                break
+            if await page.evaluate("() => window.__lost"):
+                stats["errors"].append(f"learner {number}: the connection was lost")
+                break
+    except Exception as err:  # a timeout or a crash is this learner's error
+        stats["errors"].append(f"learner {number}: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+    finally:
+        await context.close()
+
+
+async def presser(browser, url: str, seconds: float, interval: float, stats: dict) -> None:
+    """One impatient visitor: a key press on the lab's first slider every ``interval`` seconds, without waiting
+    for the app; afterwards, how long the app takes to come to rest after the last press."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    try:
+        await page.goto(url, timeout=120_000)
+        await page.wait_for_selector(SLIDERS, timeout=120_000)
+        await page.wait_for_function(AT_REST, timeout=120_000, polling=100)
+        thumb = page.locator(SLIDERS).first
+        await thumb.focus()
+        stop_at, presses = time.perf_counter() + seconds, 0
+        while time.perf_counter() < stop_at:
+            await thumb.press("ArrowRight" if (presses // 10) % 2 == 0 else "ArrowLeft")
+            presses += 1
+            await asyncio.sleep(interval)
+        t = time.perf_counter()
+        await page.wait_for_function(AT_REST, timeout=120_000, polling=20)
+        stats["presser"] = {"presses": presses, "rest_after_last_s": round(time.perf_counter() - t, 2)}
+    except Exception as err:
+        stats["errors"].append(f"presser: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
+    finally:
+        await context.close()
+
+
+async def workshop(urls: list[str], learners: int, seconds: float, press_every: float | None = None) -> dict:
+    """Learner i on ``urls[i % len(urls)]``, all at once in one browser (and, with ``press_every``, one
+    impatient visitor on ``urls[0]``); what they saw."""
+    from playwright.async_api import async_playwright
+
+    stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0}
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            crowd = [learner(i, browser, urls[i % len(urls)], seconds, stats) for i in range(learners)]
+            if press_every:
+                crowd.append(presser(browser, urls[0], seconds, press_every, stats))
+            await asyncio.wait_for(asyncio.gather(*crowd), timeout=seconds + 180)
+        except TimeoutError:
+            stats["errors"].append("the workshop did not finish within its deadline")
+        finally:
+            await browser.close()
+    return stats
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by the nearest-rank rule."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of a process, in MB."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=("Training_lab",),
+        press_every: float | None = None) -> dict:
+    """Start a server, run the workshop on ``paths`` (URL paths, shared out in turn), stop the server; the
+    report as a dict."""
+    if not 0 <= learners <= 50 or not 1 <= seconds <= 300 or (press_every is not None and press_every < 0.05):
+        raise ValueError(f"learners must be 0..50, seconds 1..300 and press_every at least 0.05, got {learners}, "
+                         f"{seconds} and {press_every}")
+    load_before = load_average()
+    server = Server()
+    try:
+        cpu_before, wall_before = cpu_seconds(server.proc.pid), time.perf_counter()
+        rss_before = rss_mb(server.proc.pid)
+        query = f"?{HEAVY}" if start == "heavy" else ""
+        stats = asyncio.run(workshop([f"{server.url}/{path}{query}" for path in paths], learners, seconds,
+                                     press_every))
+        server_cpu = cpu_seconds(server.proc.pid) - cpu_before
+        rss_after = rss_mb(server.proc.pid)
+        wall = time.perf_counter() - wall_before
+        if server.proc.poll() is not None:
+            stats["errors"].append("the server died")
+    finally:
+        server.stop()
+    times = stats["responses"]
+    report = {
+        "learners": learners, "seconds": seconds, "start": start, "interactions": len(times),
+        "by_kind": {k: stats["actions"].count(k) for k in sorted(set(stats["actions"]))},
+        "inputs_without_rerun": stats["no_rerun"],
+        "p50_s": round(statistics.median(times), 3) if times else None,
+        "p95_s": round(percentile(times, 0.95), 3) if times else None,
+        "max_s": round(max(times), 3) if times else None,
+        "first_load_p50_s": round(statistics.median(stats["first_load"]), 2) if stats["first_load"] else None,
+        "first_load_max_s": round(max(stats["first_load"]), 2) if stats["first_load"] else None,
+        "errors": stats["errors"], "server_cpu_s": round(server_cpu, 1), "wall_s": round(wall, 1),
+        "server_cores_busy": round(server_cpu / wall, 2), "load_before": load_before, "load_after": load_average(),
+        "presser": stats.get("presser"), "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after),
+        "pages": list(paths),
+    }
+    report["meets_target"] = bool(times) and not stats["errors"] and report["p95_s"] < TARGET_P95_S
+    return report
+
+
+WORKSHOP = "<!-- workshop: kept by bench/run.py, written by bench/workshop.py -->"
+HISTORY = "<!-- history: kept by bench/run.py, written by hand -->"
+HEADER = ["## A workshop on the training lab (bench/workshop.py)", "",
+          "Learners in one headless Chromium (one context each) against one server, each working for the given "
+          "time at a human pace (1–3 s of reading, then a slider key press, a preset or an algorithm added or "
+          "removed). Response: input → app at rest and repainted. The browser shares the machine's two cores with "
+          "the server. Target: p95 < 2 s, no error.", "",
+          "| date | code | learners × s | start | interactions | p50 s | p95 s | worst s | errors | server cores busy "
+          "| load average before → after |",
+          "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+
+
+def write_row(report: dict) -> None:
+    """Add the run as a row of BENCHMARKS.md's workshop section (the section is made on first use)."""
+    import subprocess
+
+    target = ROOT / "BENCHMARKS.md"
+    old = target.read_text()
+    if WORKSHOP not in old:
+        at = old.index(HISTORY) if HISTORY in old else len(old)
+        old = old[:at] + WORKSHOP + "\n" + "\n".join(HEADER) + "\n\n" + old[at:]
+    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or "?"
+    r = report
+    row = (f"| {time.strftime('%Y-%m-%d %H:%M')} | {code} | {r['learners']} × {r['seconds']:g} | {r['start']} | "
+           f"{r['interactions']} | {r['p50_s']} | {r['p95_s']} | {r['max_s']} | {len(r['errors'])} | "
+           f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} |")
+    head, tail = old.split(WORKSHOP, 1)
+    end = tail.index(HISTORY) if HISTORY in tail else len(tail)
+    section = tail[:end].rstrip("\n") + "\n" + row + "\n\n"
+    target.write_text(head + WORKSHOP + section + tail[end:])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--learners", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--start", choices=["default", "heavy"], default="default",
+                    help="the lab's default settings, or every work-adding slider at its maximum")
+    ap.add_argument("--press-every", type=float, metavar="S",
+                    help="add one visitor who presses a key on the lab's first slider every S s without waiting")
+    ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
+    ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
+    args = ap.parse_args()
+    report = run(args.learners, args.seconds, args.start, press_every=args.press_every)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    if args.write:
+        write_row(report)
+    return 0 if report["meets_target"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
