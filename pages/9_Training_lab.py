@@ -120,7 +120,7 @@ def lab_panel(timed: bool) -> None:
     the whole lab is one fragment; it reruns on play's timer while playing (``ui.play``)."""
     play.sync(PLAY, timed)
     question = st.container()  # drawn once the runs give its answer
-    c1, c2, c3 = st.columns([3, 2, 2])
+    c1, c2, c3 = st.columns([5, 2, 2])  # room for three algorithm names side by side
     algo_names = inputs.multiselect("Algorithms to compare (up to three)", list(NAMES), DEFAULT_ALGOS,
                                     max_selections=3, key="algos", where=c1)
     beta = inputs.slider("KL coefficient β", 0.0, 1.0, DEFAULTS.beta, 0.01, key="beta", where=c2,
