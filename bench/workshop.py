@@ -119,7 +119,7 @@ async def algorithm_picker(page, rng: random.Random) -> str | None:
         return f"remove {name.strip()}"
     await picker.locator("input").click()
     options = page.locator("[data-baseweb='popover'] [role='option']")
-    await options.first.wait_for(timeout=10_000)
+    await options.first.wait_for(timeout=60_000)
     option = options.nth(rng.randrange(await options.count()))
     name = await option.inner_text()
     await option.click()
