@@ -305,8 +305,10 @@ def write_row(report: dict) -> None:
            f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} |")
     head, tail = old.split(WORKSHOP, 1)
     end = tail.index(HISTORY) if HISTORY in tail else len(tail)
-    section = tail[:end].rstrip("\n") + "\n" + row + "\n\n"
-    target.write_text(head + WORKSHOP + section + tail[end:])
+    lines = tail[:end].split("\n")
+    last = max(i for i, line in enumerate(lines) if line.startswith("|"))  # the table's last row
+    lines.insert(last + 1, row)
+    target.write_text(head + WORKSHOP + "\n".join(lines) + tail[end:])
 
 
 def main() -> int:
