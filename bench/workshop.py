@@ -106,20 +106,18 @@ async def preset(page, rng: random.Random) -> str | None:
 
 
 async def algorithm_picker(page, rng: random.Random) -> str | None:
-    """Remove one of three chosen algorithms, or add one when fewer are chosen."""
-    picker = page.locator("[data-testid='stMain'] [data-testid='stMultiSelect']").first
-    if not await picker.count():
+    """Open the algorithm picker: add one algorithm, or, when three are chosen already, remove the last one."""
+    box = page.locator("[data-testid='stMain'] [data-testid='stMultiSelect'] input[role='combobox']").first
+    if not await box.count():
         return None
-    tags = picker.locator("[data-baseweb='tag']")
-    n = await tags.count()
-    if n >= 3:
-        tag = tags.nth(rng.randrange(n))
-        name = await tag.inner_text()
-        await tag.locator("[role='presentation']").last.click()
-        return f"remove {name.strip()}"
-    await picker.locator("input").click()
-    options = page.locator("[data-baseweb='popover'] [role='option']")
-    await options.first.wait_for(timeout=10_000)
+    await box.click()
+    options = page.locator("[role='listbox'] [role='option']")
+    await options.first.wait_for(timeout=60_000)
+    first = await options.first.inner_text()
+    if first.startswith("You can only select"):  # the picker is full: what a learner does is remove one
+        await page.keyboard.press("Escape")
+        await box.press("Backspace")
+        return "remove"
     option = options.nth(rng.randrange(await options.count()))
     name = await option.inner_text()
     await option.click()
@@ -307,8 +305,10 @@ def write_row(report: dict) -> None:
            f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} |")
     head, tail = old.split(WORKSHOP, 1)
     end = tail.index(HISTORY) if HISTORY in tail else len(tail)
-    section = tail[:end].rstrip("\n") + "\n" + row + "\n\n"
-    target.write_text(head + WORKSHOP + section + tail[end:])
+    lines = tail[:end].split("\n")
+    last = max(i for i, line in enumerate(lines) if line.startswith("|"))  # the table's last row
+    lines.insert(last + 1, row)
+    target.write_text(head + WORKSHOP + "\n".join(lines) + tail[end:])
 
 
 def main() -> int:
