@@ -20,7 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ui.nav import PAGES, info
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.exhaustive]  # 6-8 min in one session: after the quick suite (.ci/run)
 
 GLOSSARY = info("pages/20_Glossary.py")  # a reference page: no slider
 
