@@ -81,7 +81,7 @@ def group_panel() -> None:
         budget = int(inputs.slider("Budget L_max (Dr. GRPO's constant)", 1, 256, 128, 1, key="budget", where=m2,
                                    help="The generation limit; it must be at least the longest answer."))
 
-    longest = max(long_length, *(len(rlcore.answer_tokens(scenario, t)) for t in tokens if t != token))
+    longest = max([long_length, *(len(rlcore.answer_tokens(scenario, t)) for t in tokens if t != token)])
     if budget < longest:  # a generation limit below an answer that exists cannot be: use the longest answer
         st.caption(f"L_max = {budget} is shorter than the longest answer ({longest} tokens), so L_max = {longest} "
                    "is used: a generation limit is never below an answer it produced.")

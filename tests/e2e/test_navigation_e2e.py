@@ -16,6 +16,7 @@ import time
 
 import pytest
 from e2ehelp import url_path, wait_for_run
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ui.nav import PAGES, info
@@ -88,16 +89,30 @@ def sweep(page, where: str) -> tuple[int, list[str]]:
     the page, or a slider that did not reach the end its key asks for."""
     seen, i = [], 0
     while i < page.locator(SLIDERS).count():  # a rerun may add or remove sliders: count again each time
-        thumb = page.locator(SLIDERS).nth(i)
-        thumb.scroll_into_view_if_needed()
-        label = thumb.get_attribute("aria-label") or f"slider {i}"
-        for key, end in (("End", "max"), ("Home", "min")):
-            press_and_wait(page, thumb, key)
-            if thumb.input_value() != thumb.get_attribute(end):
-                seen.append(f"{where}, {label}: {key} left it at {thumb.input_value()}, not its {end}")
-            seen += problems_on(page, f"{where}, {label} after {key}")
+        for attempt in range(3):  # a rerun can replace the slider's element while we hold it: look it up again
+            try:
+                found = slider_to_both_ends(page, i, where)
+                break
+            except PlaywrightError as err:
+                if "not attached" not in str(err) or attempt == 2:
+                    raise
+                wait_for_run(page)
+        seen += found
         i += 1
     return i, seen
+
+
+def slider_to_both_ends(page, i: int, where: str) -> list[str]:
+    thumb = page.locator(SLIDERS).nth(i)
+    thumb.scroll_into_view_if_needed()
+    label = thumb.get_attribute("aria-label") or f"slider {i}"
+    seen = []
+    for key, end in (("End", "max"), ("Home", "min")):
+        press_and_wait(page, thumb, key)
+        if thumb.input_value() != thumb.get_attribute(end):
+            seen.append(f"{where}, {label}: {key} left it at {thumb.input_value()}, not its {end}")
+        seen += problems_on(page, f"{where}, {label} after {key}")
+    return seen
 
 
 def test_every_slider_to_both_ends_then_every_page(server, page):
