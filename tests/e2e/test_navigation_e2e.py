@@ -104,9 +104,11 @@ def sweep(page, where: str) -> tuple[int, list[str]]:
 
 def slider_to_both_ends(page, i: int, where: str) -> list[str]:
     thumb = page.locator(SLIDERS).nth(i)
-    thumb.scroll_into_view_if_needed()
     label = thumb.get_attribute("aria-label") or f"slider {i}"
+    thumb.scroll_into_view_if_needed()
     seen = []
+    if not thumb.is_visible() or thumb.is_disabled():  # folded away or greyed out: no learner can move it
+        return problems_on(page, f"{where}, {label} (not movable here)")
     for key, end in (("End", "max"), ("Home", "min")):
         press_and_wait(page, thumb, key)
         if thumb.input_value() != thumb.get_attribute(end):
