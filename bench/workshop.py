@@ -131,6 +131,7 @@ async def reload(page) -> str:
     await page.reload()
     await page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
     await page.wait_for_function(AT_REST, timeout=60_000, polling=20)
+    await page.evaluate("() => { window.__lost = 0; }")  # connecting again after a reload is not a loss
     return "reload"
 
 

@@ -135,16 +135,19 @@ def group_advantages(scores, method: str = "grpo", eps: float = GROUP_EPS) -> np
 
 
 def _group_advantages(s: np.ndarray, method: str, eps: float) -> np.ndarray:
-    """``group_advantages``'s formulas without its checks, for loops whose inputs are already valid."""
-    n = s.size
-    if n < 2 or np.ptp(s) == 0:
-        return np.zeros(n)
-    centred = s - s.mean()
+    """``group_advantages``'s formulas without its checks, for loops whose inputs are already valid; ``s`` may
+    hold many groups, one per row (shape [..., N]): each row is its own group."""
+    n = s.shape[-1]
+    if n < 2:
+        return np.zeros(s.shape)
+    centred = s - s.mean(axis=-1, keepdims=True)
     if method == "dr_grpo":
-        return centred
-    if method == "rloo":
-        return centred * n / (n - 1)  # sᵢ − (Σs − sᵢ)/(N−1) = N/(N−1)·(sᵢ − mean)
-    return centred / (s.std(ddof=1) + eps)
+        out = centred
+    elif method == "rloo":
+        out = centred * n / (n - 1)  # sᵢ − (Σs − sᵢ)/(N−1) = N/(N−1)·(sᵢ − mean)
+    else:
+        out = centred / (s.std(axis=-1, ddof=1, keepdims=True) + eps)
+    return np.where(np.ptp(s, axis=-1, keepdims=True) == 0, 0.0, out)  # a group that all agrees: no signal
 
 
 class AnswerTrace(NamedTuple):

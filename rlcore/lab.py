@@ -466,7 +466,7 @@ def group_baseline_advantages(group: Group, state: LabState, c: LabConfig):
     group_advantages(scores, GROUP_METHOD_OF[algorithm])ᵢ; KL is in the loss."""
     rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
     method = GROUP_METHOD_OF[c.algorithm]
-    per_answer = np.stack([_group_advantages(s, method, GROUP_EPS) for s in group.scores])   # [S, G]
+    per_answer = _group_advantages(group.scores, method, GROUP_EPS)   # [S, G]: one group per row
     return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
 
 

@@ -203,7 +203,7 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
         cdf = np.cumsum(pi, axis=1)
         a = np.minimum((rng.random((runs, g, 1)) > cdf[:, None, :]).sum(axis=2), p.size - 1)
         r = table[a, (rng.random((runs, g)) * sizes[a]).astype(int)]
-        adv = np.array([_group_advantages(row, method, GROUP_EPS) for row in r])
+        adv = _group_advantages(r, method, GROUP_EPS)  # one group per run
         z = _step(z, a, adv, lens, mode, eta, top)
     return LengthRun(out_len, out_score, out_p)
 

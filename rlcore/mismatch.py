@@ -7,7 +7,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import _show, as_probs, as_vector, count, in_range, non_negative, positive
-from .diagnostics import truncated_is_weights
 from .policy import temperature_probs
 
 MISMATCH_KINDS = ("temperature", "top-p", "logit noise")
@@ -124,11 +123,10 @@ def mismatch_study(probs, q, *, kind: str, level: float, caps, batch: int, draws
 
     adv = qv - p @ qv
     contrib = adv[a][..., None] * (np.eye(p.size)[a] - p)                 # [D, B, K]: A(a)(e_a − π)
-    weights = [np.ones_like(rho)]
-    weights += [truncated_is_weights(logp_train, logp_roll, cap, "truncate") for cap in c]
-    weights += [truncated_is_weights(logp_train, logp_roll, cap, "mask") for cap in c]
-    weights.append(rho)
-    g_all = np.stack([np.einsum("db,dbk->dk", w, contrib) / b for w in weights])   # [2 + 2C, D, K]
+    caps_ = c[:, None, None]  # truncated_is_weights's two rules, for every cap at once: [C, D, B] each
+    weights = np.concatenate([np.ones_like(rho)[None], np.minimum(rho, caps_), np.where(rho <= caps_, rho, 0.0),
+                              rho[None]])                                 # [2 + 2C, D, B]
+    g_all = np.matmul(weights.transpose(1, 0, 2), contrib).transpose(1, 0, 2) / b   # [2 + 2C, D, K]
     n_c = c.size
     g_hat = np.stack([np.broadcast_to(g_all[0], (n_c, d, p.size)), g_all[1:1 + n_c], g_all[1 + n_c:1 + 2 * n_c],
                       np.broadcast_to(g_all[-1], (n_c, d, p.size))])                # [4, C, D, K]
