@@ -56,10 +56,9 @@ def one_group(scenario, token, long_length, method, budget, matched):
 @st.cache_data(max_entries=32, show_spinner=False)
 def drift(scenario, token, long_length, method, budget, steps, lr, group_size, seed):
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    return [length.length_drift(scenario.pi, scenario.samples, lengths, scenario.index(token), long_length, mode=m,
-                                method=method, group_size=group_size, lr=lr, steps=steps, n_runs=32, seed=seed,
-                                max_len=budget)
-            for m in rlcore.AGGREGATION_MODES]
+    return length.length_drifts(scenario.pi, scenario.samples, lengths, scenario.index(token), long_length,
+                                modes=rlcore.AGGREGATION_MODES, method=method, group_size=group_size, lr=lr,
+                                steps=steps, n_runs=32, seed=seed, max_len=budget)
 
 
 @st.fragment
@@ -236,5 +235,5 @@ group_panel()
 difficulty_panel()
 
 page.show_code(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
-               length.length_training, length.length_drift, length.difficulty_curve)
+               length.length_training, length.length_drifts, length.difficulty_curve)
 page.end()

@@ -119,17 +119,19 @@ def length_step(logits, actions, advantages, lengths, mode: str, lr: float, max_
         raise ValueError(f"advantages must be finite with the shape of actions {a.shape}, got {adv.shape}")
     mode = _choice("mode", mode, AGGREGATION_MODES)
     eta = non_negative("lr", lr)
-    return _step(z, a, adv, lens, mode, eta, _budget(max_len, lens))
+    return _step(z[None], a[None], adv[None], lens, (mode,), (eta,), _budget(max_len, lens))[0]
 
 
-def _step(z, a, adv, lens, mode, eta, top):
-    """``length_step`` without its checks."""
-    pi = np.exp(z - z.max(axis=1, keepdims=True))
-    pi /= pi.sum(axis=1, keepdims=True)
-    push = _answer_weights(lens[a], mode, top) * adv          # [S, G]: c_i · Â_i
+def _step(z, a, adv, lens, modes, etas, top):
+    """``length_step`` without its checks, for several modes at once: z [M, S, K], a and adv [M, S, G], one
+    mode and step size per leading index."""
+    pi = np.exp(z - z.max(axis=-1, keepdims=True))
+    pi /= pi.sum(axis=-1, keepdims=True)
+    push = np.stack([_answer_weights(lens[a[j]], mode, top) for j, mode in enumerate(modes)]) * adv   # c_i · Â_i
     onto = np.zeros_like(z)
-    np.add.at(onto, (np.arange(z.shape[0])[:, None], a), push)  # Σ_i c_i Â_i e_{a_i}
-    return z + eta * (onto - push.sum(axis=1, keepdims=True) * pi)
+    m, s = z.shape[:2]
+    np.add.at(onto, (np.arange(m)[:, None, None], np.arange(s)[None, :, None], a), push)  # Σ_i c_i Â_i e_{a_i}
+    return z + np.asarray(etas, float)[:, None, None] * (onto - push.sum(axis=-1, keepdims=True) * pi)
 
 
 class LengthRun(NamedTuple):
@@ -170,12 +172,20 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
     Returns:
         LengthRun(mean_length, mean_score, probs).
     """
+    return _train(probs, samples, lengths, (mode,), method=method, group_size=group_size, lr=lr, steps=steps,
+                  n_runs=n_runs, seed=seed, max_len=max_len, match_step=match_step)[0]
+
+
+def _train(probs, samples, lengths, modes, *, method="grpo", group_size=8, lr=1.0, steps=100, n_runs=16, seed=0,
+           max_len=None, match_step=True) -> list[LengthRun]:
+    """``length_training`` for several modes in one pass. Every mode takes the same random numbers at each
+    step (as separate calls with one seed would), so each mode's run is the one ``length_training`` gives."""
     p = as_probs("probs", probs)
     groups = as_samples("samples", samples, p.size)
     lens = _lengths("lengths", lengths)
     if lens.size != p.size:
         raise ValueError(f"lengths must have one entry per candidate ({p.size}), got {lens.size}")
-    mode = _choice("mode", mode, AGGREGATION_MODES)
+    modes = tuple(_choice("mode", mode, AGGREGATION_MODES) for mode in modes)
     if method not in GROUP_METHODS:
         raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
     g = count("group_size", group_size, low=2, high=1000)
@@ -184,28 +194,30 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
     runs = count("n_runs", n_runs, low=1, high=1000)
     rng = rng_from("seed", seed)
     top = _budget(max_len, lens)
-    if _flag("match_step", match_step):
-        eta *= {"seq-mean-token-sum": 1.0 / (p @ lens), "seq-mean-token-sum-norm": top / (p @ lens)}.get(mode, 1.0)
+    match = _flag("match_step", match_step)
+    scale = {"seq-mean-token-sum": 1.0 / (p @ lens), "seq-mean-token-sum-norm": top / (p @ lens)}
+    etas = [eta * scale.get(mode, 1.0) if match else eta for mode in modes]
 
     q = np.array([s.mean() for s in groups])
     width = max(s.size for s in groups)
     table = np.array([np.resize(s, width) for s in groups])  # scores padded by repeating (never drawn)
     sizes = np.array([s.size for s in groups])
-    z = np.tile(logits_from_probs(p), (runs, 1))
-    out_len, out_score, out_p = np.empty(n_steps + 1), np.empty(n_steps + 1), np.empty((n_steps + 1, p.size))
+    m = len(modes)
+    z = np.tile(logits_from_probs(p), (m, runs, 1))                       # [M, S, K]
+    out_p = np.empty((m, n_steps + 1, p.size))
     for t in range(n_steps + 1):
-        pi = np.exp(z - z.max(axis=1, keepdims=True))
-        pi /= pi.sum(axis=1, keepdims=True)
-        out_p[t] = pi.mean(axis=0)
-        out_len[t], out_score[t] = out_p[t] @ lens, out_p[t] @ q
+        pi = np.exp(z - z.max(axis=-1, keepdims=True))
+        pi /= pi.sum(axis=-1, keepdims=True)
+        out_p[:, t] = pi.mean(axis=1)
         if t == n_steps:
             break
-        cdf = np.cumsum(pi, axis=1)
-        a = np.minimum((rng.random((runs, g, 1)) > cdf[:, None, :]).sum(axis=2), p.size - 1)
+        cdf = np.cumsum(pi, axis=-1)
+        a = np.minimum((rng.random((runs, g, 1)) > cdf[:, :, None, :]).sum(axis=-1), p.size - 1)   # [M, S, G]
         r = table[a, (rng.random((runs, g)) * sizes[a]).astype(int)]
-        adv = _group_advantages(r, method, GROUP_EPS)  # one group per run
-        z = _step(z, a, adv, lens, mode, eta, top)
-    return LengthRun(out_len, out_score, out_p)
+        adv = _group_advantages(r, method, GROUP_EPS)  # one group per run and mode
+        z = _step(z, a, adv, lens, modes, etas, top)
+    out_len, out_score = (out_p * lens).sum(axis=-1), (out_p * q).sum(axis=-1)  # the same sums whatever M is
+    return [LengthRun(out_len[j], out_score[j], out_p[j]) for j in range(m)]
 
 
 class DifficultyCurve(NamedTuple):
@@ -305,8 +317,28 @@ def length_drift(probs, samples, lengths, index: int, long_length: int, *, mode:
     Returns:
         LengthDrift(mean_length, mean_score, long_share).
     """
+    return length_drifts(probs, samples, lengths, index, long_length, modes=(mode,), **training)[0]
+
+
+def length_drifts(probs, samples, lengths, index: int, long_length: int, *, modes=AGGREGATION_MODES,
+                  **training) -> tuple[LengthDrift, ...]:
+    """``length_drift`` for each of ``modes``, in one pass (a page's four curves for the price of about one):
+    the same runs, number for number, as one ``length_drift`` call per mode.
+
+    Args:
+        probs, samples, lengths, index, long_length, **training: as in ``length_drift``.
+        modes: a sequence of ``AGGREGATION_MODES`` entries.
+
+    Returns:
+        one LengthDrift per mode, in the order given.
+    """
+    if isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes:
+        raise ValueError(f"modes must be a non-empty list of {list(AGGREGATION_MODES)}, got {_show(modes)}")
     p, s, lens = with_long_version(probs, samples, lengths, index, long_length)
-    run = length_training(p, s, lens, mode=mode, **training)
     i = count("index", index, low=0)
-    pair = run.probs[:, i] + run.probs[:, -1]
-    return LengthDrift(run.mean_length, run.mean_score, run.probs[:, -1] / np.maximum(pair, np.finfo(float).tiny))
+    out = []
+    for run in _train(p, s, lens, modes, **training):
+        pair = run.probs[:, i] + run.probs[:, -1]
+        out.append(LengthDrift(run.mean_length, run.mean_score,
+                               run.probs[:, -1] / np.maximum(pair, np.finfo(float).tiny)))
+    return tuple(out)

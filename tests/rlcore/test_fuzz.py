@@ -1887,6 +1887,20 @@ def _(draw):
     return _long_params(draw) | _length_training_params(draw)
 
 
+
+def _check_drifts(out, kw):
+    assert isinstance(out, tuple) and len(out) == len(kw["modes"])
+    for one in out:
+        _check_drift(one, kw)
+
+
+@spec("length_drifts", _check_drifts, examples=60)
+def _(draw):
+    params = _long_params(draw) | _length_training_params(draw)
+    del params["mode"]
+    modes = draw(st.lists(st.sampled_from(rlcore.AGGREGATION_MODES), min_size=1, max_size=4))
+    return params | {"modes": P(tuple(modes), st.sampled_from(["token-mean", (), ("token-mean", "sum"), None, 3]))}
+
 def _switches(draw) -> dict:
     return {k: draw(st.sampled_from(v)) for k, v in rlcore.SWITCHES.items()}
 

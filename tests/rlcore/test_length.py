@@ -97,6 +97,21 @@ def test_padded_wrong_answer_wins_only_under_seq_mean_token_mean():
     assert right.long_share[-1] < 0.3
 
 
+
+@pytest.mark.parametrize("method, match", [("grpo", True), ("dr_grpo", False)])
+def test_all_modes_in_one_pass_are_the_runs_of_one_call_each(method, match):
+    # the page's four curves come from one pass; each must be, number for number, its own length_drift run
+    s = rlcore.ARTICLE_SCENARIO
+    kw = dict(method=method, group_size=5, lr=1.5, steps=25, n_runs=12, seed=3, max_len=90, match_step=match)
+    modes = ("seq-mean-token-sum-norm", "token-mean", "seq-mean-token-mean")  # not the usual order
+    together = L.length_drifts(s.probs, s.samples, (10, 14, 8), 1, 30, modes=modes, **kw)
+    assert len(together) == len(modes)
+    for mode, run in zip(modes, together, strict=True):
+        alone = L.length_drift(s.probs, s.samples, (10, 14, 8), 1, 30, mode=mode, **kw)
+        for got, expected in zip(run, alone, strict=True):
+            np.testing.assert_array_equal(got, expected)
+    assert not np.array_equal(together[0].long_share, together[2].long_share)  # the modes do differ
+
 def test_difficulty_curve_by_hand():
     # G = 4 binary scores, k right. Dr. GRPO: right 1 − k/4, wrong −k/4.
     dr = L.difficulty_curve(4, "dr_grpo")
@@ -124,6 +139,9 @@ def test_difficulty_curve_by_hand():
     (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 2, 5), "index"),
     (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 0), "long_length"),
     (lambda: L.difficulty_curve(1, "grpo"), "group_size"),
+    (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes="token-mean"), "modes"),
+    (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes=()), "modes"),
+    (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes=("token-mean", "x")), "mode"),
 ])
 def test_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
