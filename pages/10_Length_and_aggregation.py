@@ -113,7 +113,6 @@ def group_panel() -> None:
         "push on the answer": push.per_answer.ravel(),
     })
     page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
-                                      x_order=names,
                             title="The weight of one token of each answer, per mode",
                             subtitle="answer (its length in tokens); the weights of a mode add up over all tokens",
                             x_title="answer (tokens)", y_title="weight of each of its tokens",
@@ -123,13 +122,13 @@ def group_panel() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
-                                x_order=names, title="Push on each token", subtitle="weight × advantage",
+                                title="Push on each token", subtitle="weight × advantage",
                                 x_title="answer (tokens)", y_title="push on each token's log π",
                                 tooltips=("tokens", "advantage"), height=240)),
                    rows, alt_text="Weight times advantage for one token of each answer, per mode.", name="agg_token")
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
-                                x_order=names, title="Push on the whole answer", subtitle="its length × weight × "
+                                title="Push on the whole answer", subtitle="its length × weight × "
                                                                                          "advantage",
                                 x_title="answer (tokens)", y_title="push summed over its tokens",
                                 tooltips=("tokens", "advantage"), height=240)),

@@ -105,7 +105,6 @@ def batch_panel() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient weight", group="method", colors=COLORS,
-                                x_order=answer_label,
                                 title="What each method still pushes, answer by answer",
                                 subtitle="weight on ∇log π of the first token; 0 where the clip stopped it",
                                 x_title="sampled answer (first token #)", y_title="gradient weight",

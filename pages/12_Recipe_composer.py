@@ -102,7 +102,7 @@ def composer() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
-                                          x_order=labels, title="Weight of one token of each answer",
+                                          title="Weight of one token of each answer",
                                           subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
                                           x_title="sampled answer (first token #)", y_title="weight of each token",
                                           tooltips=("tokens", "score"), digits=4)),
@@ -110,7 +110,7 @@ def composer() -> None:
                    name="recipe_weights")
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
-                                          x_order=labels, title=f"Gradient left after a step of η = {fmt(step)}",
+                                          title=f"Gradient left after a step of η = {fmt(step)}",
                                           subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
                                                    f"{switches['clip']}; 0: stopped, 1: untouched",
                                           x_title="sampled answer (first token #)", y_title="share kept",
@@ -120,7 +120,7 @@ def composer() -> None:
     if st.session_state.get("predict_recipe") is None:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
-                                      x_order=labels, title="Advantage of each answer",
+                                      title="Advantage of each answer",
                                       subtitle=f"baseline: {switches['baseline']}; scale: {switches['scale']}",
                                       x_title="sampled answer (first token #)", y_title="advantage",
                                       tooltips=("tokens", "score"))),

@@ -35,19 +35,20 @@ def fit_width(chart):
 
 @recipe
 def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_title: str, y_title: str,
-                 colors: dict, x_order=None, subtitle: str | None = None, height: int = 280,
+                 colors: dict, subtitle: str | None = None, height: int = 280,
                  tooltips=(), digits: int = 3) -> alt.LayerChart:
     """Bars side by side: one cluster per value of ``x``, one bar per ``group`` (a method), zero rule.
 
     ``colors`` maps each group value to its colour (e.g. ``method_colors``); ``tooltips`` names extra
-    numeric columns shown on hover.
+    numeric columns shown on hover. Clusters keep the order in which the rows first name them (no sort list in
+    the spec, so a chart whose labels change with the inputs keeps one cached shape).
     """
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                       legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
     tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title="method"),
             _num(y, y_title, digits)] + [_num(t, t, digits) for t in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
-        x=alt.X(f"{x}:N", sort=x_order, title=x_title,
+        x=alt.X(f"{x}:N", sort=None, title=x_title,
                 axis=alt.Axis(labelAngle=-50, labelLimit=110, labelOverlap=False, labelFontSize=10)),
         xOffset=alt.XOffset(f"{group}:N", sort=list(colors)),
         y=alt.Y(f"{y}:Q", title=y_title), color=color, tooltip=tips)
