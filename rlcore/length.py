@@ -317,6 +317,7 @@ def length_drift(probs, samples, lengths, index: int, long_length: int, *, mode:
     Returns:
         LengthDrift(mean_length, mean_score, long_share).
     """
+    mode = _choice("mode", mode, AGGREGATION_MODES)
     return length_drifts(probs, samples, lengths, index, long_length, modes=(mode,), **training)[0]
 
 
@@ -332,7 +333,8 @@ def length_drifts(probs, samples, lengths, index: int, long_length: int, *, mode
     Returns:
         one LengthDrift per mode, in the order given.
     """
-    if isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes:
+    if (isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes
+            or not all(isinstance(m, str) and m in AGGREGATION_MODES for m in modes)):
         raise ValueError(f"modes must be a non-empty list of {list(AGGREGATION_MODES)}, got {_show(modes)}")
     p, s, lens = with_long_version(probs, samples, lengths, index, long_length)
     i = count("index", index, low=0)

@@ -132,3 +132,4 @@ def edit_scenario(at: AppTest, field: str, row: int, value) -> AppTest:
         at.run()
     widget = at.number_input if field == "prob" else at.text_input
     return widget(key=panel.key(field, row)).set_value(value).run()
+

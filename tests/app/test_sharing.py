@@ -52,10 +52,17 @@ def test_link_restores_a_slider_and_the_scenario(path):
 GARBAGE = ["abc", "99", "-1e308", "nan", "x" * 5000, "ünï☃", "<script>alert(1)</script>", "[a](http://e.x)"]
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
-def test_garbage_parameters_run_clean_with_a_notice(path):
+# check_link is shared: in the default suite each page gets two of the values in turn (every value reaches
+# four pages or more); the exhaustive suite gives every page all of them.
+GARBAGE_CASES = [pytest.param(path, (GARBAGE[i % len(GARBAGE)], GARBAGE[(i + 3) % len(GARBAGE)]), id=path.stem)
+                 for i, path in enumerate(PAGES)]
+GARBAGE_CASES += [pytest.param(path, GARBAGE, id=f"{path.stem}-all", marks=pytest.mark.exhaustive) for path in PAGES]
+
+
+@pytest.mark.parametrize("path, garbage", GARBAGE_CASES)
+def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
     key = link_name(first_slider(run_page(path)).key)
-    for raw in GARBAGE:
+    for raw in garbage:
         at = run_page(path, query={key: raw, "nonsense": raw})
         no_exception(at)
         bodies = [t.proto.body for t in at.toast]
@@ -165,9 +172,16 @@ def defaults():
     return {path: own_inputs(run_page(path)) for path in PAGES}
 
 
-@pytest.mark.parametrize("source", PAGES, ids=lambda p: p.stem)
-def test_a_page_at_its_extremes_then_every_other_page(source, defaults):
-    """Issue #14: open page A with every input at its far end, then go to each other page B in the same session.
+# Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
+TRAVELS = [pytest.param(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)], id=src.stem)
+           for i, src in enumerate(PAGES)]
+TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-all", marks=pytest.mark.exhaustive)
+            for src in PAGES]
+
+
+@pytest.mark.parametrize("source, targets", TRAVELS)
+def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults):
+    """Issue #14: open page A with every input at its far end, then go to other pages B in the same session.
 
     The link A wrote travels along (AppTest keeps it; a browser's page link drops it). B must run clean, show a
     carried value only where it fits B's own input, keep its default otherwise, and say so in one notice.
@@ -182,7 +196,7 @@ def test_a_page_at_its_extremes_then_every_other_page(source, defaults):
     for n, (_, w) in shown.items():  # the page takes its own extremes from the link
         if n in link:
             assert link_text(w.value) == link[n], (n, w.value, link[n])
-    for target in [p for p in PAGES if p != source]:
+    for target in targets:
         at.query_params.clear()
         at.query_params.update(link)
         at.switch_page(str(target.relative_to(ROOT)))
@@ -206,8 +220,13 @@ HOSTILE = {"inf": ["inf"], "-inf": ["-inf"], "nan": ["nan"], "1e999": ["1e999"],
            "text": ["twelve"], "repeated": ["1", "2"]}
 
 
-@pytest.mark.parametrize("raw", HOSTILE.values(), ids=HOSTILE.keys())
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+QUICK_HOSTILE = ("inf", "400 digits", "repeated")  # the rest run with the exhaustive suite
+HOSTILE_CASES = [pytest.param(path, raw, id=f"{path.stem}-{name}",
+                              marks=() if name in QUICK_HOSTILE else pytest.mark.exhaustive)
+                 for name, raw in HOSTILE.items() for path in PAGES]
+
+
+@pytest.mark.parametrize("path, raw", HOSTILE_CASES)
 def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
     """Issue #14: every number input and slider of the page gets the same hostile value in one link."""
     numeric = {n: w for n, (kind, w) in defaults[path].items() if kind in ("slider", "number_input", "select_slider")}
@@ -252,10 +271,17 @@ def values(at) -> dict:
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
 
 
-@pytest.mark.parametrize("path", WITH_PRESETS, ids=lambda p: p.stem)
-def test_a_preset_is_a_whole_view_whatever_came_before(path):
+PRESET_CASES = [pytest.param(path, False, id=path.stem) for path in WITH_PRESETS]
+PRESET_CASES += [pytest.param(path, True, id=f"{path.stem}-every-pair", marks=pytest.mark.exhaustive)
+                 for path in WITH_PRESETS]
+
+
+@pytest.mark.parametrize("path, every_pair", PRESET_CASES)
+def test_a_preset_is_a_whole_view_whatever_came_before(path, every_pair):
     """Issue #13: after any preset, the inputs are exactly those of that preset clicked alone on a fresh page;
-    moving a slider first, or clicking another preset first, changes nothing, and no link notice appears."""
+    moving a slider first, or clicking another preset first, changes nothing, and no link notice appears.
+    Default suite: each preset after the one before it and after the one after it (the presets in order, then
+    back); exhaustive: every ordered pair."""
     buttons = preset_names(run_page(path))
     assert len(buttons) >= 2
     alone = {}
@@ -266,7 +292,10 @@ def test_a_preset_is_a_whole_view_whatever_came_before(path):
     at = run_page(path)
     s = first_slider(at)
     s.set_value(s.max if s.value != s.max else s.min).run()  # the learner moves a slider first
-    order = [b for pair in itertools.permutations(buttons, 2) for b in pair]  # every ordered pair, back to back
+    if every_pair:
+        order = [b for pair in itertools.permutations(buttons, 2) for b in pair]  # every ordered pair, back to back
+    else:
+        order = [*buttons, *buttons[-2::-1]]  # forward, then back: each preset follows both its neighbours
     for b in order:
         choose_preset(at, b)
         no_exception(at)

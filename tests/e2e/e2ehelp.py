@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import socket
 import subprocess
 import sys
@@ -97,3 +98,56 @@ def url_path(page_path: str) -> str:
     otherwise ("pages/1_Loop_state_action.py" → "Loop_state_action")."""
     stem = pathlib.PurePosixPath(page_path).stem
     return "" if page_path == "dashboard.py" else stem.split("_", 1)[1]
+
+
+# --- layout: what a page looks like at a phone's and a laptop's size -------------------------------------------
+
+VIEWPORTS = {"phone": (390, 844), "desktop": (1440, 900)}
+FILE_NAME = re.compile(r"\.py\b|dashboard|\b\d+_[A-Z]\w*")  # "pages/3_Value_Q_advantage.py", "dashboard"
+MEASURE = """() => {
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].map((el, i) => {
+    const box = (el.closest('[data-testid="stColumn"]') || main).getBoundingClientRect();
+    const marks = el.querySelector('canvas, svg.marks');
+    const r = (marks || el).getBoundingClientRect();
+    return {i, top: r.top + window.scrollY, left: r.left, right: r.right,
+            boxLeft: box.left, boxRight: box.right};
+  });
+  const side = document.querySelector('[data-testid="stSidebar"]');
+  const scroller = document.querySelector('[data-testid="stMain"]');  // the main area scrolls on its own
+  return {
+    scrollWidth: Math.max(document.documentElement.scrollWidth, scroller.scrollWidth),
+    innerWidth: window.innerWidth, charts,
+    links: [...document.querySelectorAll('[data-testid="stPageLink"]')].map(a => a.textContent),
+    streamlitNav: !!document.querySelector('[data-testid="stSidebarNav"]'),
+  };
+}"""
+
+
+def layout_problems(pg, viewport: str, has_charts: bool = True) -> list[str]:
+    """What is wrong with the layout of the page open in ``pg`` (opened at ``VIEWPORTS[viewport]``, scrolled to
+    the top): wider than the screen, a chart spilling out of its column, navigation showing file names or
+    Streamlit's own page list, and on a laptop the first chart below the first screen. Empty when all is well."""
+    m = pg.evaluate(MEASURE)
+    for _ in range(20):  # Vega sizes a chart to its container just after drawing it: wait until nothing moves
+        pg.wait_for_timeout(150)
+        m, before = pg.evaluate(MEASURE), m
+        if m == before:
+            break
+    problems = []
+    if m["scrollWidth"] > m["innerWidth"]:
+        problems.append(f"{m['scrollWidth'] - m['innerWidth']} px wider than the screen")
+    spill = [(c["i"], round(max(c["right"] - c["boxRight"], c["boxLeft"] - c["left"])))
+             for c in m["charts"] if c["right"] > c["boxRight"] + 1 or c["left"] < c["boxLeft"] - 1]
+    if spill:
+        problems.append(f"charts outside their column (index, px): {spill}")
+    if m["streamlitNav"]:
+        problems.append("Streamlit's own page list (file names) is shown")
+    if not m["links"] or "Home" not in m["links"][0] or "Glossary" not in " ".join(m["links"]):
+        problems.append(f"the page list is not ours: {m['links']}")
+    problems += [f"a file name in the navigation: {t!r}" for t in m["links"] if FILE_NAME.search(t)]
+    if viewport == "desktop" and has_charts and not (m["charts"] and m["charts"][0]["top"] < VIEWPORTS["desktop"][1]):
+        problems.append(f"no chart starts on the first laptop screen: {[round(c['top']) for c in m['charts'][:1]]}")
+    if not has_charts and m["charts"]:
+        problems.append(f"{len(m['charts'])} charts on a page that has none")
+    return problems

@@ -1,11 +1,12 @@
-"""Every page in a real browser against a real server: deep link, no exception, charts drawn, slider works."""
+"""Every page in a real browser against a real server: deep link, no exception, the laptop layout
+(``e2ehelp.layout_problems``), charts drawn, slider works."""
 
 from __future__ import annotations
 
 import io
 
 import pytest
-from e2ehelp import SHOTS, Server, wait_for_run
+from e2ehelp import Server, layout_problems, wait_for_run
 from PIL import Image
 
 pytestmark = pytest.mark.e2e
@@ -23,18 +24,20 @@ def drawn(png: bytes) -> bool:
     return colors is not None and len(colors) > 8
 
 
-def charts_ok(page) -> int:
+def drawn_charts(page) -> list[bytes]:
+    """A screenshot of each chart on the page, each checked for a drawing with marks in it."""
     charts = page.locator("[data-testid='stVegaLiteChart']")
-    n = charts.count()
-    for i in range(n):
+    shots = []
+    for i in range(charts.count()):
         chart = charts.nth(i)
         chart.scroll_into_view_if_needed()
         canvas = chart.locator("canvas, svg.marks")
         assert canvas.count() >= 1, f"chart {i} has no canvas/svg"
         box = canvas.first.bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is empty: {box}"
-        assert drawn(chart.screenshot()), f"chart {i} shows no marks"
-    return n
+        shots.append(chart.screenshot())
+        assert drawn(shots[-1]), f"chart {i} shows no marks"
+    return shots
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -43,23 +46,18 @@ def test_page_renders_and_reacts(server, page, path):
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
     wait_for_run(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator("h1").count() >= 1
-    n = charts_ok(page)
-    assert n >= 1, "no chart on the page"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"e2e_{path or 'home'}.png"), full_page=True)
-
-    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']")
-    if not path:
-        return  # the home page has no slider
-    assert sliders.count() >= 1, "every concept page has a slider"
+    assert not layout_problems(page, "desktop")
     show = page.get_by_role("button", name="Just show me")
     if show.count():  # the learner reveals the answer first: some charts show the start only until then
         show.first.click()
         page.wait_for_timeout(200)
         wait_for_run(page)
-    charts = page.locator("[data-testid='stVegaLiteChart']")
-    before = [charts.nth(i).screenshot() for i in range(charts.count())]
+    before = drawn_charts(page)
+    assert before, "no chart on the page"
+    if not path:
+        return  # the home page has no slider
+    sliders = page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']")
+    assert sliders.count() >= 1, "every concept page has a slider"
     url_before = page.url
     thumb = sliders.first
     thumb.focus()
@@ -70,7 +68,7 @@ def test_page_renders_and_reacts(server, page, path):
     wait_for_run(page)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.url != url_before, "a moved slider is reflected in the URL (shareable link)"
-    after = [charts.nth(i).screenshot() for i in range(charts.count())]
+    after = drawn_charts(page)
     assert after != before, "moving the first slider changed no chart"
 
 

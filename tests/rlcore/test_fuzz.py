@@ -2250,23 +2250,37 @@ def test_every_public_callable_has_a_strategy():
         assert isinstance(getattr(rlcore, record), type), record
 
 
-@pytest.mark.parametrize("name", sorted(SPECS))
-def test_fuzz(name):
+def fuzz(name: str, examples: int) -> None:
+    """``examples`` cases of ``name``'s strategy through ``run_case``; at least 90% of them must run."""
     fn, spec_ = getattr(rlcore, name), SPECS[name]
     before = COUNTS.copy()
 
-    @settings(max_examples=spec_.examples, derandomize=True, deadline=None, database=None,
+    @settings(max_examples=examples, derandomize=True, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
     @given(spec_.cases)
-    def fuzz(case):
+    def cases(case):
         run_case(fn, spec_, case)
 
-    fuzz()
+    cases()
     ran = COUNTS - before
     assert ran["valid"] + ran["diverged"] > 0, f"{name}: no valid example ran"
     # filter_too_much is suppressed, so a strategy that filters most draws away would run few examples quietly
     total = ran["valid"] + ran["invalid"] + ran["diverged"]
-    assert total >= 0.9 * spec_.examples, f"{name}: {total} examples ran of {spec_.examples} ({dict(ran)})"
+    assert total >= 0.9 * examples, f"{name}: {total} examples ran of {examples} ({dict(ran)})"
+
+
+QUICK_SHARE = 3  # the default suite runs a third of each strategy's examples (at least 20); the exhaustive, all
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_fuzz(name):
+    fuzz(name, min(SPECS[name].examples, max(20, SPECS[name].examples // QUICK_SHARE)))
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_fuzz_every_example(name):
+    fuzz(name, SPECS[name].examples)
 
 
 def test_train_divergence_is_a_value_error_naming_lr():

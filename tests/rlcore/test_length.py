@@ -141,7 +141,7 @@ def test_difficulty_curve_by_hand():
     (lambda: L.difficulty_curve(1, "grpo"), "group_size"),
     (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes="token-mean"), "modes"),
     (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes=()), "modes"),
-    (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes=("token-mean", "x")), "mode"),
+    (lambda: L.length_drifts((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 3, modes=("token-mean", "x")), "modes"),
 ])
 def test_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
