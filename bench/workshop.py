@@ -3,6 +3,7 @@
     python bench/workshop.py                      # 20 learners, 60 s each, the lab's default settings
     python bench/workshop.py --start heavy        # every learner starts at the lab's heaviest settings
     python bench/workshop.py --learners 5 --seconds 20 --json out.json
+    python bench/workshop.py --clients protocol --browser-learners 1   # 19 learners without a browser, 1 with one
 
 One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end), one headless Chromium,
 one browser context per learner, all opening /Training_lab at once. Once its page is up, each learner works for
@@ -11,6 +12,13 @@ the time), clicks a preset, or adds or removes an algorithm; it waits for the ap
 again. An interaction's response time runs from the input to the app back at rest (script not running, no chart
 placeholder) and two animation frames later (the charts repainted). Errors: an exception box, an error alert,
 a lost connection, an input not answered within a minute.
+
+With ``--clients protocol`` the learners have no browser: each speaks Streamlit's websocket protocol itself
+(bench/wsclient.py), as if its browser ran on its own laptop, so that the machine's two cores go to the server.
+Such a learner only moves sliders, one step as an arrow key does; its response runs from sending the rerun to the
+run's script_finished (nothing is drawn); its errors: an exception or an error alert among the deltas, a closed
+connection, no script_finished within a minute. ``--browser-learners K`` keeps K learners in Chromium among them:
+their response is what a person sees ("by_client" in the report).
 
 Prints p50, p95 and the worst response, the errors, the server's CPU use and the load average before and
 after (the browser runs on the same machine: its CPU counts against the server's). Target: p95 under 2 s with
@@ -30,6 +38,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # bench.wsclient
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
@@ -136,6 +145,7 @@ async def reload(page) -> str:
 
 
 async def learner(number: int, browser, url: str, seconds: float, stats: dict) -> None:
+    """A learner in a browser context of the shared Chromium."""
     rng = random.Random(number)
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
@@ -163,6 +173,7 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
                 stats["no_rerun"] += 1
                 continue
             stats["responses"].append(time.perf_counter() - t)
+            stats["by_client"]["browser"].append(stats["responses"][-1])
             stats["actions"].append(what.split()[0])
             problems = await page.locator(PROBLEMS).all_inner_texts()
             if problems:
@@ -175,6 +186,44 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
         stats["errors"].append(f"learner {number}: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
     finally:
         await context.close()
+
+
+async def protocol_learner(number: int, url: str, seconds: float, stats: dict) -> None:
+    """A learner without a browser (bench/wsclient.py): the same pace as ``learner``, only slider moves. The
+    frontend reruns only the lab's fragment when one of its widgets changes, and so does this learner."""
+    from bench.wsclient import AppClient
+
+    rng = random.Random(number)
+    client, what = None, "the first load"
+    try:
+        t = time.perf_counter()
+        client = await AppClient.open(url)
+        await client.rerun(timeout=120)
+        stats["first_load"].append(time.perf_counter() - t)
+        unfold = rng.random() < 0.5  # half the room opens "More settings": the others see only the sliders above it
+        stop_at = time.perf_counter() + seconds
+        while time.perf_counter() < stop_at and not client.problems:
+            await asyncio.sleep(rng.uniform(1, 3))  # reading the charts
+            sliders = client.sliders(unfold)
+            if not sliders:
+                client.problems.append("no slider on the page")
+                break
+            widget = rng.choice(sliders)
+            what = client.step(widget, rng.random() < 0.5)
+            t = time.perf_counter()
+            await client.rerun(widget.fragment_id, timeout=60)
+            stats["responses"].append(time.perf_counter() - t)
+            stats["by_client"]["protocol"].append(stats["responses"][-1])
+            stats["actions"].append("slider")
+        if client.problems:
+            stats["errors"].append(f"learner {number} (protocol) after {what}: {client.problems[0]}")
+    except TimeoutError:
+        stats["errors"].append(f"learner {number} (protocol) after {what}: no script_finished in time")
+    except Exception as err:  # the connection closed (websockets' ConnectionClosed), or a crash
+        stats["errors"].append(f"learner {number} (protocol) after {what}: {type(err).__name__}: {str(err)[:200]}")
+    finally:
+        if client is not None:
+            await client.close()
 
 
 async def presser(browser, url: str, seconds: float, interval: float, stats: dict) -> None:
@@ -202,23 +251,32 @@ async def presser(browser, url: str, seconds: float, interval: float, stats: dic
         await context.close()
 
 
-async def workshop(urls: list[str], learners: int, seconds: float, press_every: float | None = None) -> dict:
-    """Learner i on ``urls[i % len(urls)]``, all at once in one browser (and, with ``press_every``, one
-    impatient visitor on ``urls[0]``); what they saw."""
-    from playwright.async_api import async_playwright
+async def workshop(urls: list[str], learners: int, seconds: float, press_every: float | None = None,
+                   browsers: int | None = None) -> dict:
+    """Learner i on ``urls[i % len(urls)]``, all at once: the first ``browsers`` of them (all when None) in one
+    browser, the others protocol learners (and, with ``press_every``, one impatient visitor in the browser on
+    ``urls[0]``); what they saw."""
+    from contextlib import AsyncExitStack
 
-    stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0}
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    browsers = learners if browsers is None else browsers
+    stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0,
+             "by_client": {"browser": [], "protocol": []}}
+    async with AsyncExitStack() as stack:
+        browser = None
+        if browsers or press_every:  # no Chromium at all for protocol learners alone
+            from playwright.async_api import async_playwright
+
+            p = await stack.enter_async_context(async_playwright())
+            browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            stack.push_async_callback(browser.close)
+        crowd = [learner(i, browser, urls[i % len(urls)], seconds, stats) if i < browsers
+                 else protocol_learner(i, urls[i % len(urls)], seconds, stats) for i in range(learners)]
+        if press_every:
+            crowd.append(presser(browser, urls[0], seconds, press_every, stats))
         try:
-            crowd = [learner(i, browser, urls[i % len(urls)], seconds, stats) for i in range(learners)]
-            if press_every:
-                crowd.append(presser(browser, urls[0], seconds, press_every, stats))
             await asyncio.wait_for(asyncio.gather(*crowd), timeout=seconds + 180)
         except TimeoutError:
             stats["errors"].append("the workshop did not finish within its deadline")
-        finally:
-            await browser.close()
     return stats
 
 
@@ -236,22 +294,35 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def summary(times: list[float]) -> dict:
+    """Interactions, p50 and p95 of some response times."""
+    return {"interactions": len(times), "p50_s": round(statistics.median(times), 3) if times else None,
+            "p95_s": round(percentile(times, 0.95), 3) if times else None}
+
+
 def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=("Training_lab",),
-        press_every: float | None = None) -> dict:
+        press_every: float | None = None, clients: str = "browser", browser_learners: int = 0) -> dict:
     """Start a server, run the workshop on ``paths`` (URL paths, shared out in turn), stop the server; the
-    report as a dict."""
+    report as a dict. ``clients``: "browser" (every learner in Chromium) or "protocol" (learners without a
+    browser, ``browser_learners`` of them in Chromium all the same)."""
     if not 0 <= learners <= 50 or not 1 <= seconds <= 300 or (press_every is not None and press_every < 0.05):
         raise ValueError(f"learners must be 0..50, seconds 1..300 and press_every at least 0.05, got {learners}, "
                          f"{seconds} and {press_every}")
+    if clients not in ("browser", "protocol") or not 0 <= browser_learners <= learners:
+        raise ValueError(f"clients must be browser or protocol and browser_learners 0..learners, got {clients!r} "
+                         f"and {browser_learners}")
+    browsers = learners if clients == "browser" else browser_learners
     load_before = load_average()
     server = Server()
     try:
         cpu_before, wall_before = cpu_seconds(server.proc.pid), time.perf_counter()
+        bench_before = cpu_seconds(os.getpid())  # the protocol learners' CPU (Chromium's is not counted)
         rss_before = rss_mb(server.proc.pid)
         query = f"?{HEAVY}" if start == "heavy" else ""
         stats = asyncio.run(workshop([f"{server.url}/{path}{query}" for path in paths], learners, seconds,
-                                     press_every))
+                                     press_every, browsers))
         server_cpu = cpu_seconds(server.proc.pid) - cpu_before
+        bench_cpu = cpu_seconds(os.getpid()) - bench_before
         rss_after = rss_mb(server.proc.pid)
         wall = time.perf_counter() - wall_before
         if server.proc.poll() is not None:
@@ -260,7 +331,8 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
         server.stop()
     times = stats["responses"]
     report = {
-        "learners": learners, "seconds": seconds, "start": start, "interactions": len(times),
+        "learners": learners, "seconds": seconds, "start": start, "clients": clients, "browser_learners": browsers,
+        "interactions": len(times),
         "by_kind": {k: stats["actions"].count(k) for k in sorted(set(stats["actions"]))},
         "inputs_without_rerun": stats["no_rerun"],
         "p50_s": round(statistics.median(times), 3) if times else None,
@@ -271,8 +343,10 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
         "errors": stats["errors"], "server_cpu_s": round(server_cpu, 1), "wall_s": round(wall, 1),
         "server_cores_busy": round(server_cpu / wall, 2), "load_before": load_before, "load_after": load_average(),
         "presser": stats.get("presser"), "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after),
-        "pages": list(paths),
+        "pages": list(paths), "bench_cpu_s": round(bench_cpu, 1),
     }
+    if 0 < browsers < learners:  # a mix: each kind of learner apart
+        report["by_client"] = {kind: summary(t) for kind, t in stats["by_client"].items()}
     report["meets_target"] = bool(times) and not stats["errors"] and report["p95_s"] < TARGET_P95_S
     return report
 
@@ -283,10 +357,18 @@ HEADER = ["## A workshop on the training lab (bench/workshop.py)", "",
           "Learners in one headless Chromium (one context each) against one server, each working for the given "
           "time at a human pace (1–3 s of reading, then a slider key press, a preset or an algorithm added or "
           "removed). Response: input → app at rest and repainted. The browser shares the machine's two cores with "
-          "the server. Target: p95 < 2 s, no error.", "",
+          "the server. Clients \"protocol\": learners without a browser (bench/wsclient.py, Streamlit's websocket "
+          "protocol; slider moves only; response: rerun sent → script_finished), \"protocol + K browser\" with K "
+          "of them in Chromium. Target: p95 < 2 s, no error.", "",
           "| date | code | learners × s | start | interactions | p50 s | p95 s | worst s | errors | server cores busy "
-          "| load average before → after |",
-          "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+          "| load average before → after | clients |",
+          "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+
+
+def clients_text(report: dict) -> str:
+    """"browser", "protocol" or "protocol + K browser"."""
+    k = report.get("browser_learners", 0)
+    return "protocol" + (f" + {k} browser" if k else "") if report.get("clients") == "protocol" else "browser"
 
 
 def write_row(report: dict) -> None:
@@ -303,10 +385,14 @@ def write_row(report: dict) -> None:
     r = report
     row = (f"| {time.strftime('%Y-%m-%d %H:%M')} | {code} | {r['learners']} × {r['seconds']:g} | {r['start']} | "
            f"{r['interactions']} | {r['p50_s']} | {r['p95_s']} | {r['max_s']} | {len(r['errors'])} | "
-           f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} |")
+           f"{r['server_cores_busy']} | {r['load_before']} → {r['load_after']} | {clients_text(r)} |")
     head, tail = old.split(WORKSHOP, 1)
     end = tail.index(HISTORY) if HISTORY in tail else len(tail)
     lines = tail[:end].split("\n")
+    top = next(i for i, line in enumerate(lines) if line.startswith("|"))  # the table's header
+    if "clients" not in lines[top]:  # a table from before the column: add it (the rows before it leave it empty)
+        lines[top] += " clients |"
+        lines[top + 1] += "---|"
     last = max(i for i, line in enumerate(lines) if line.startswith("|"))  # the table's last row
     lines.insert(last + 1, row)
     target.write_text(head + WORKSHOP + "\n".join(lines) + tail[end:])
@@ -320,10 +406,16 @@ def main() -> int:
                     help="the lab's default settings, or every work-adding slider at its maximum")
     ap.add_argument("--press-every", type=float, metavar="S",
                     help="add one visitor who presses a key on the lab's first slider every S s without waiting")
+    ap.add_argument("--clients", choices=["browser", "protocol"], default="browser",
+                    help="browser: every learner in headless Chromium; protocol: learners without a browser, "
+                         "speaking Streamlit's websocket protocol (bench/wsclient.py)")
+    ap.add_argument("--browser-learners", type=int, default=0, metavar="K",
+                    help="with --clients protocol: K of the learners in Chromium all the same")
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
     ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
     args = ap.parse_args()
-    report = run(args.learners, args.seconds, args.start, press_every=args.press_every)
+    report = run(args.learners, args.seconds, args.start, press_every=args.press_every, clients=args.clients,
+                 browser_learners=args.browser_learners)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
