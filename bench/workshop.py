@@ -15,10 +15,11 @@ a lost connection, an input not answered within a minute.
 
 With ``--clients protocol`` the learners have no browser: each speaks Streamlit's websocket protocol itself
 (bench/wsclient.py), as if its browser ran on its own laptop, so that the machine's two cores go to the server.
-Such a learner only moves sliders, one step as an arrow key does; its response runs from sending the rerun to the
-run's script_finished (nothing is drawn); its errors: an exception or an error alert among the deltas, a closed
-connection, no script_finished within a minute. ``--browser-learners K`` keeps K learners in Chromium among them:
-their response is what a person sees ("by_client" in the report).
+Such a learner only moves sliders, one step as an arrow key does (on a page without sliders it reruns the page);
+its response runs from sending the rerun to the run's script_finished (nothing is drawn); its errors: an exception
+or an error alert among the deltas, a closed connection, no script_finished within a minute.
+``--browser-learners K`` keeps K learners in Chromium among them: their response is what a person sees
+("by_client" in the report).
 
 Prints p50, p95 and the worst response, the errors, the server's CPU use and the load average before and
 after (the browser runs on the same machine: its CPU counts against the server's). Target: p95 under 2 s with
@@ -205,16 +206,18 @@ async def protocol_learner(number: int, url: str, seconds: float, stats: dict) -
         while time.perf_counter() < stop_at and not client.problems:
             await asyncio.sleep(rng.uniform(1, 3))  # reading the charts
             sliders = client.sliders(unfold)
-            if not sliders:
-                client.problems.append("no slider on the page")
-                break
-            widget = rng.choice(sliders)
-            what = client.step(widget, rng.random() < 0.5)
             t = time.perf_counter()
-            await client.rerun(widget.fragment_id, timeout=60)
+            if sliders:
+                widget = rng.choice(sliders)
+                what = client.step(widget, rng.random() < 0.5)
+                t = time.perf_counter()
+                await client.rerun(widget.fragment_id, timeout=60)
+            else:  # a page without sliders (the home page, the glossary): the visitor loads it again
+                what = "reload"
+                await client.rerun(timeout=60)
             stats["responses"].append(time.perf_counter() - t)
             stats["by_client"]["protocol"].append(stats["responses"][-1])
-            stats["actions"].append("slider")
+            stats["actions"].append(what.split()[0] if what == "reload" else "slider")
         if client.problems:
             stats["errors"].append(f"learner {number} (protocol) after {what}: {client.problems[0]}")
     except TimeoutError:

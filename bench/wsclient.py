@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
@@ -44,7 +45,9 @@ def widget_state(kind: str, el) -> WidgetState | None:
     None for triggers (buttons: only sent when pressed) and for kinds the lab does not use (the server then keeps
     their last value)."""
     s = WidgetState(id=el.id)
-    if kind == "slider":
+    if kind == "slider" and el.type == Slider.SELECT_SLIDER:  # its options' labels (select_slider.py)
+        s.string_array_value.data.extend(el.raw_value if el.set_value else [el.options[int(i)] for i in el.default])
+    elif kind == "slider":
         s.double_array_value.data.extend(el.value if el.set_value else el.default)
     elif kind == "checkbox":  # st.checkbox and st.toggle
         s.bool_value = el.value if el.set_value else el.default
@@ -204,8 +207,14 @@ class AppClient:
     @staticmethod
     def step(w: Widget, up: bool) -> str:
         """Move a slider one step, as an arrow key does (down at its maximum, up at its minimum); what was done."""
-        values = w.state.double_array_value.data
         el = w.element
+        if el.type == Slider.SELECT_SLIDER:  # one option along
+            labels = w.state.string_array_value.data
+            i = list(el.options).index(labels[0])
+            up = i == 0 or (up and i < len(el.options) - 1)
+            labels[0] = el.options[i + (1 if up else -1)] if len(el.options) > 1 else labels[0]
+            return f"slider {el.label} {'up' if up else 'down'}"
+        values = w.state.double_array_value.data
         up = values[0] <= el.min or (up and values[0] < el.max)
         values[0] = round(min(el.max, max(el.min, values[0] + (el.step if up else -el.step))), 10)
         return f"slider {el.label} {'up' if up else 'down'}"
