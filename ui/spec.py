@@ -4,12 +4,13 @@ Building an Altair chart and converting it to a Vega-Lite spec takes 3–30 ms p
 rerun, yet moving a slider usually changes only a chart's data and the numbers in its titles. So the
 builders in ``ui.charts`` return a ``Recipe`` (which builder, with which arguments) and ``vega_lite``
 converts each chart shape once. The cache key holds plain values only: the builders' names, their options,
-and each DataFrame's column names and dtypes; never the data, never the text of a ``*title`` argument. The
-chart made for the key reads its k-th DataFrame from the named dataset ``explorer_k`` (``alt.NamedData``)
-and holds the marker ``"\\ue000k"`` in place of its k-th title; it is converted with ``to_dict(context=
+and each DataFrame's column names and dtypes; never the data, never the text of a ``*title`` argument nor the
+numbers of a ``*domain`` argument (a scale's range, set from the data by some pages). The chart made for the key
+reads its k-th DataFrame from the named dataset ``explorer_k`` (``alt.NamedData``) and holds the marker
+``"\\ue000k"`` in place of its k-th title or domain; it is converted with ``to_dict(context=
 {"top_level": False})``, which reads neither Altair's data transformer nor its theme, so a conversion
-touches no global state and needs no lock. Each call then copies the cached spec, puts its own titles where
-the markers are, and attaches its own DataFrames under those names: the spec carries exactly the data of
+touches no global state and needs no lock. Each call then copies the cached spec, puts its own titles and
+domains where the markers are, and attaches its own DataFrames under those names: the spec carries exactly the data of
 that call, whichever thread converted the shape.
 
 Builders must therefore take everything that shapes the chart from their arguments, never from the
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-_MARK = "\ue000"  # a private-use character: a title marker is this and the title's number
+_MARK = "\ue000"  # a private-use character: a marker is this and the number of the live value it stands for
 
 
 class Recipe:
@@ -78,17 +79,24 @@ def _is_title(name: str, value) -> bool:
     return name.endswith("title") and isinstance(value, str) and value != ""
 
 
+def _is_domain(name: str, value) -> bool:
+    """A scale's numeric range (``y_domain=[lo, hi]``): a live value like a title, never part of a chart's shape."""
+    return (name.endswith("domain") and isinstance(value, (list, tuple)) and len(value) > 0
+            and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in value))
+
+
 def dataset_name(i: int) -> str:
     """The name under which a spec carries the i-th DataFrame of its recipe (never data_N: Vega's own names)."""
     return f"explorer_{i}"
 
 
 class _Shape:
-    """One walk over a recipe: its cache key, and its DataFrames and titles in the order met."""
+    """One walk over a recipe: its cache key, and its DataFrames and live values (titles, domains) in the order
+    met."""
 
     def __init__(self):
         self.frames: list[pd.DataFrame] = []
-        self.titles: list[str] = []
+        self.fills: list = []  # titles and a domain's numbers, in the order of their markers
         self._index: dict[int, int] = {}
         self._named: dict[int, alt.NamedData] = {}
         self._marks = 0
@@ -105,8 +113,11 @@ class _Shape:
                 self.frames.append(obj)
             return ("frame", i, tuple(map(str, obj.columns)), tuple(map(str, obj.dtypes)))
         if _is_title(name, obj):
-            self.titles.append(obj)
+            self.fills.append(obj)
             return ("title",)
+        if _is_domain(name, obj):  # one marker per number: a list of strings is a domain Altair accepts
+            self.fills.extend(v.item() if isinstance(v, np.generic) else v for v in obj)
+            return ("domain", len(obj))
         if isinstance(obj, (list, tuple)):
             return (type(obj).__name__, tuple(self.key(v) for v in obj))
         if isinstance(obj, dict):
@@ -141,6 +152,9 @@ class _Shape:
         if marks and _is_title(name, obj):
             self._marks += 1
             return f"{_MARK}{self._marks - 1}"
+        if marks and _is_domain(name, obj):
+            self._marks += len(obj)
+            return [f"{_MARK}{i}" for i in range(self._marks - len(obj), self._marks)]
         if isinstance(obj, (list, tuple)):
             return type(obj)(self.build(v, named=named, marks=marks) for v in obj)
         return obj
@@ -165,20 +179,21 @@ def altair_to_dict(chart: alt.TopLevelMixin) -> dict:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _template(key: str, _recipe: Recipe) -> dict:
-    """The spec of one chart shape: named datasets for the recipe's DataFrames, markers for its titles."""
+    """The spec of one chart shape: named datasets for the recipe's DataFrames, markers for its titles and
+    domains."""
     shape = _Shape()
     shape.key(_recipe)
     return altair_to_dict(shape.build(_recipe, named=True, marks=True))
 
 
-def _fill(node, titles: list[str]):
-    """A copy of a cached spec with each title marker replaced by its title."""
+def _fill(node, fills: list):
+    """A copy of a cached spec with each marker replaced by its title or domain."""
     if isinstance(node, dict):
-        return {k: _fill(v, titles) for k, v in node.items()}
+        return {k: _fill(v, fills) for k, v in node.items()}
     if isinstance(node, list):
-        return [_fill(v, titles) for v in node]
+        return [_fill(v, fills) for v in node]
     if isinstance(node, str) and node.startswith(_MARK):
-        return titles[int(node[1:])]
+        return fills[int(node[1:])]
     return node
 
 
@@ -189,7 +204,7 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
     shape = _Shape()
     key = repr(shape.key(chart))
     if shape.cacheable:
-        spec = _fill(_template(key, chart), shape.titles)
+        spec = _fill(_template(key, chart), shape.fills)
     else:  # converted afresh, with the real titles
         spec = altair_to_dict(shape.build(chart, named=True))
     spec["datasets"] = {**{dataset_name(i): df for i, df in enumerate(shape.frames)}, **spec["datasets"]}

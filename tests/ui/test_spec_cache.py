@@ -62,6 +62,21 @@ def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
         assert_same_as_altair(out[legend], chart)
 
 
+
+def test_a_new_scale_domain_reuses_one_conversion(conversions):
+    """A page may set a scale's range from its data (the lab's score axis): like a title, never part of the shape."""
+    df = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "s": ["a", "b"]})
+    made = [charts.line_chart(df, x="x", y="y", series="s", title="t", x_title="x", y_title="y", y_domain=domain)
+            for domain in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))]
+    out = [spec.vega_lite(chart) for chart in made]
+    assert len(conversions) == 1
+    assert [o["layer"][0]["encoding"]["y"]["scale"]["domain"] for o in out] == [[0, 10], [4.3, 9.6], [2.5, 7.25]]
+    for o, chart in zip(out, made, strict=True):
+        assert_same_as_altair(o, chart)
+    spec.vega_lite(charts.line_chart(df, x="x", y="y", series="s", title="t", x_title="x", y_title="y",
+                                     y_domain=[0, 5, 10]))
+    assert len(conversions) == 2  # three numbers: another shape
+
 def test_an_option_that_cannot_be_a_key_is_converted_without_the_cache(conversions):
     df = pd.DataFrame({"token": ["a", "b"], "p": [0.4, 0.6]})
     chart = charts.token_bars(df, value="p", title="t", value_title="p", tokens=("a", "b"), domain=np.array([0.0, 1.0]))
