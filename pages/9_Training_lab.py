@@ -44,7 +44,9 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+# Shared by everyone on the server: a room of learners near the same settings reuses each other's runs. An entry is
+# 40 KB at the default 100 steps (120 KB at 300), so 256 of them stay under about 30 MB.
+@st.cache_data(max_entries=256, show_spinner=False)
 def run_lab(scenario, config, n_seeds) -> LabBands | int:
     """One algorithm, every seed in one vectorised call, reduced to what the charts need (``ui.bundles``: a
     type pickle can find, since st.cache_data pickles what it returns).
@@ -67,7 +69,7 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
     )
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)  # five views per setting; tables of under 1,800 rows
 def cached_view(key, view: str, _build) -> pd.DataFrame:
     """Build a chart's table once per view of the lab, for the whole run; reruns that change no input, and the
     frames of Play, which only cut it at the step shown, reuse it.
