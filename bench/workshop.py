@@ -341,11 +341,9 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
     times = stats["responses"]
     report = {
         "learners": learners, "seconds": seconds, "start": start, "clients": clients, "browser_learners": browsers,
-        "interactions": len(times),
+        **summary(times),  # interactions, p50, p95
         "by_kind": {k: stats["actions"].count(k) for k in sorted(set(stats["actions"]))},
         "inputs_without_rerun": stats["no_rerun"],
-        "p50_s": round(statistics.median(times), 3) if times else None,
-        "p95_s": round(percentile(times, 0.95), 3) if times else None,
         "max_s": round(max(times), 3) if times else None,
         "first_load_p50_s": round(statistics.median(stats["first_load"]), 2) if stats["first_load"] else None,
         "first_load_max_s": round(max(stats["first_load"]), 2) if stats["first_load"] else None,

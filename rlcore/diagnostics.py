@@ -117,7 +117,12 @@ def truncated_is_weights(logp_train, logp_rollout, cap: float, mode: str = "trun
     mode = _choice("mode", mode, TRUNCATION_MODES)
     with np.errstate(over="ignore"):  # w = +inf is above any finite cap: truncated or masked below
         w = np.exp(train - rollout)
-    return np.minimum(w, c) if mode == "truncate" else np.where(w <= c, w, 0.0)
+    return _capped(w, c, mode)
+
+
+def _capped(w: np.ndarray, cap, mode: str) -> np.ndarray:
+    """``truncated_is_weights``' rule on ratios w, without checks; ``cap`` broadcasts against w (many caps at once)."""
+    return np.minimum(w, cap) if mode == "truncate" else np.where(w <= cap, w, 0.0)
 
 
 def _prob_rows(name: str, value) -> np.ndarray:

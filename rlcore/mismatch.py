@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import _show, as_probs, as_vector, count, in_range, non_negative, positive
+from .diagnostics import _capped
 from .policy import temperature_probs
 
 MISMATCH_KINDS = ("temperature", "top-p", "logit noise")
@@ -123,8 +124,8 @@ def mismatch_study(probs, q, *, kind: str, level: float, caps, batch: int, draws
 
     adv = qv - p @ qv
     contrib = adv[a][..., None] * (np.eye(p.size)[a] - p)                 # [D, B, K]: A(a)(e_a − π)
-    caps_ = c[:, None, None]  # truncated_is_weights's two rules, for every cap at once: [C, D, B] each
-    weights = np.concatenate([np.ones_like(rho)[None], np.minimum(rho, caps_), np.where(rho <= caps_, rho, 0.0),
+    caps_ = c[:, None, None]  # truncated_is_weights' two rules, for every cap at once: [C, D, B] each
+    weights = np.concatenate([np.ones_like(rho)[None], _capped(rho, caps_, "truncate"), _capped(rho, caps_, "mask"),
                               rho[None]])                                 # [2 + 2C, D, B]
     g_all = np.matmul(weights.transpose(1, 0, 2), contrib).transpose(1, 0, 2) / b   # [2 + 2C, D, K]
     n_c = c.size

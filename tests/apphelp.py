@@ -123,6 +123,16 @@ def chart_by_title(at: AppTest, start: str) -> dict:
     raise AssertionError(f"no chart titled {start!r}")
 
 
+def data_with(chart: dict, column: str) -> pd.DataFrame:
+    """The DataFrame of ``chart`` (from ``charts``) that has ``column``."""
+    return next(df for df in chart["data"].values() if column in df.columns)
+
+
+def chart_frame(at: AppTest, title: str, column: str) -> pd.DataFrame:
+    """The DataFrame holding ``column`` in the chart whose title starts with ``title``."""
+    return data_with(chart_by_title(at, title), column)
+
+
 def edit_scenario(at: AppTest, field: str, row: int, value) -> AppTest:
     """Type into the sidebar's scenario editor, opening it first as a learner would; returns the rerun app."""
     from ui import scenario as panel

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    chart_frame,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -17,8 +26,7 @@ FORWARD = "the forward KL, KL(π_ref‖π)"
 
 
 def bars(at):
-    c = chart_by_title(at, "Expected gradient per KL placement")
-    return next(df for df in c["data"].values() if "expected gradient" in df.columns)
+    return chart_frame(at, "Expected gradient per KL placement", "expected gradient")
 
 
 def rows(df, placement):

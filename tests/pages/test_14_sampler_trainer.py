@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    chart_frame,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -14,17 +23,12 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
 
-def data(at, title, column):
-    c = chart_by_title(at, title)
-    return next(df for df in c["data"].values() if column in df.columns)
-
-
 def errors(at):
-    return data(at, "The update's", "method")
+    return chart_frame(at, "The update's", "method")
 
 
 def ratios(at):
-    return data(at, "Weights ρ", "share")
+    return chart_frame(at, "Weights ρ", "share")
 
 
 def test_defaults_run_and_hide_the_answer():

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    chart_frame,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -15,13 +24,8 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3
                        samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
 
 
-def data(at, title, column):
-    c = chart_by_title(at, title)
-    return next(df for df in c["data"].values() if column in df.columns)
-
-
 def pass_curve(at, policy):
-    df = data(at, "pass@k against k", "pass@k")
+    df = chart_frame(at, "pass@k against k", "pass@k")
     return df[df["policy"] == policy].sort_values("k")["pass@k"].to_numpy()
 
 
@@ -31,7 +35,7 @@ def test_defaults_article_example():
     before = pass_curve(at, "before training")
     # article example, threshold 8: only "partly" (π 0.2) is ever right, on every question: pass@k = 1 − 0.8^k
     np.testing.assert_allclose(before, 1 - 0.8 ** np.arange(1, 65), atol=1e-12)
-    ent = data(at, "Entropy of π along training", "entropy")
+    ent = chart_frame(at, "Entropy of π along training", "entropy")
     measured = ent[ent["curve"] == "measured"].sort_values("training step")["entropy"]
     assert measured.iloc[0] == pytest.approx(-(0.5 * np.log(0.5) + 0.3 * np.log(0.3) + 0.2 * np.log(0.2)))
     assert len(measured) == 21  # steps 0…20
@@ -81,14 +85,14 @@ def test_sliders_change_the_charts(key, value):
 
 def test_threshold_and_seed_change_what_they_should():
     at = run_page(PAGE, scenario=RARE, state={"ent_predict": "rises"})
-    before = data(at, "pass@1 and pass@k", "value").to_csv()
+    before = chart_frame(at, "pass@1 and pass@k", "value").to_csv()
     at.number_input(key=K("seed")).set_value(5).run()
     no_exception(at)
-    df = data(at, "pass@1 and pass@k", "value")
+    df = chart_frame(at, "pass@1 and pass@k", "value")
     assert df.to_csv() != before
     exact = df[df["curve"] == "pass@1, exact"]["value"].to_numpy()
     at.number_input(key=K("threshold")).set_value(10.0).run()  # only backtrack's 10 is right now
-    df = data(at, "pass@1 and pass@k", "value")
+    df = chart_frame(at, "pass@1 and pass@k", "value")
     after = df[df["curve"] == "pass@1, exact"]["value"].to_numpy()
     assert after[0] == pytest.approx(0.05 * 0.5) and not np.allclose(after, exact)
 
@@ -97,7 +101,7 @@ def test_edited_four_token_scenario_and_url():
     at = run_page(PAGE, scenario=FOUR, query={"steps": "7", "k": "5"}, state={"ent_predict": "rises"})
     no_exception(at)
     assert at.slider(key=K("steps")).value == 7
-    drive = data(at, "Each token's part", "share of ΔH")
+    drive = chart_frame(at, "Each token's part", "share of ΔH")
     assert set(drive["token"]) == set(FOUR.tokens) and drive["training step"].max() == 7
     # the revealed answer agrees with the chart: pass@5 before against after 7 steps
     before, after = pass_curve(at, "before training")[4], pass_curve(at, "after 7 steps")[4]

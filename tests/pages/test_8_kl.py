@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    choose_preset,
+    data_with,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
 SHOWN = {"predict_kl_shown": True}  # as after "Just show me"
-
-
-def data_with(chart: dict, column: str):
-    return next(df for df in chart["data"].values() if column in df.columns)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_by_title, chart_fingerprint, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    choose_preset,
+    data_with,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
@@ -17,10 +27,6 @@ K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 SHOWN = {"predict_clip_shown": True}  # as after "Just show me"
-
-
-def data_with(chart: dict, column: str):
-    return next(df for df in chart["data"].values() if column in df.columns)
 
 
 @pytest.fixture(scope="module")
