@@ -89,7 +89,7 @@ def kl_panel() -> None:
         page.chart(grouped_hbars(df, row="placement", token="token", value="expected gradient",
                                  ref="true gradient", tokens=tokens, row_order=PLACEMENTS,
                                  title=f"Expected gradient per KL placement, step {steps}",
-                                 subtitle="bars: each placement; dark ticks: the true KL(π‖π_ref) gradient",
+                                 subtitle="bars: each placement; grey ticks: the true KL(π‖π_ref) gradient",
                                  x_title="gradient with respect to the token's logit",
                                  ref_title="gradient of KL(π‖π_ref)"),
                    df, alt_text="For each of six KL placements, one bar per token showing its expected gradient, "

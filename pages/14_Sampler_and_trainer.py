@@ -103,9 +103,10 @@ def mismatch_panel() -> None:
         cap_rule = pd.DataFrame({"at": [res.log2_caps[i]], "label": [f"C = {fmt(cap)}"]})
         page.chart(charts.layer(
             binned_bars(hist, start="from", end="to", value="share",
-                        title="Weights ρ = π_train/π_rollout of the sampled tokens",
-                        subtitle="log₂ scale: 0 means both agree, 1 twice as likely in training",
-                        x_title="log₂ ρ", y_title="share of sampled tokens", height=330),
+                        title="Weights ρ = π_train/π_rollout",
+                        subtitle="of the sampled tokens; 0: both engines agree",
+                        x_title="log₂ ρ (1: twice as likely in training)", y_title="share of sampled tokens",
+                        height=330),
             charts.rules(cap_rule, at="at", label="label", axis="x", color=ACCENT)),
             hist, alt_text="Histogram of the log importance weights of the sampled tokens, with the cap marked.",
             name="ratios")

@@ -31,8 +31,6 @@ AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
 DEFAULTS = rlcore.LabConfig()
 PLAY = "lab"  # the animation's session keys: lab_playing, lab_last_frame; buttons lab_play, lab_pause, lab_step
 FRAME = 5  # percent of the run per frame of the animation: 20 frames from the start to the end
-# Colours for the algorithms added after ui.colors' table (≥ 3:1 on #FFFFFF and on #0E1117, apart from the
-# others); ui.colors' own entries win once it has them.
 
 page.presets({
     "Reward hacking (β = 0)": {"algos": DEFAULT_ALGOS, "beta": 0.0, "flat": True, "steps": 150},

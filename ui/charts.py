@@ -261,7 +261,7 @@ def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_
 
 @recipe
 def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, x_title: str | None = None,
-           start_title: str = "from", end_title: str = "to", color: str = "#333333") -> alt.Chart:
+           start_title: str = "from", end_title: str = "to", color: str = LABEL) -> alt.Chart:
     """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q).
 
     Each arrow ends at a short tick in the token's colour and carries the text in ``label`` beside it.

@@ -13,7 +13,7 @@ from .charts import HEIGHT, LABEL, _by_position, _color, _num, _position, _title
 from .colors import NEUTRAL
 from .spec import recipe
 
-REF_COLOR = "#333333"  # the reference marks (the true gradient): dark, apart from every token colour
+REF_COLOR = NEUTRAL  # the reference marks (the true gradient): grey, apart from every token colour
 
 
 @recipe
@@ -78,7 +78,8 @@ def method_curves(df: pd.DataFrame, *, x: str, y: str, method: str, methods: dic
 
 
 # One fixed colour per way of weighting off-policy tokens (Tol / Okabe-Ito, as ui.colors.ALGORITHM_COLORS).
-CORRECTION_COLORS = {"no correction": "#7F7F7F", "truncate": "#332288", "mask": "#CC79A7", "full weights": "#56B4E9"}
-# pass@1 and pass@k, exact and estimated from sampled answers: a dark shade exact, a light one sampled.
-PASS_COLORS = {"pass@1, exact": "#332288", "pass@k, exact": "#882255", "pass@1, sampled": "#88CCEE",
-               "pass@k, sampled": "#CC6677"}
+CORRECTION_COLORS = {"no correction": NEUTRAL, "truncate": "#4B6BD1", "mask": "#CC79A7", "full weights": "#2F8F9F"}
+# pass@1 and pass@k, exact and estimated from sampled answers: the darker shade exact, the lighter one sampled
+# (each at least 3:1 on the light and on the dark theme, so neither shade can be very dark or very light).
+PASS_COLORS = {"pass@1, exact": "#3F5FC8", "pass@k, exact": "#A33A75", "pass@1, sampled": "#6A7FDB",
+               "pass@k, sampled": "#D46AA2"}

@@ -2,11 +2,13 @@
 
 import pytest
 
-from ui import colors
+from ui import charts, charts_diagnostics, colors
 from ui.colors import DARK_BACKGROUND, LIGHT_BACKGROUND, contrast
 
 MARKS = sorted({*colors.PALETTE, *colors.FIXED.values(), colors.NEUTRAL, colors.ACCENT,
-                *colors.METHOD_PALETTE, *colors.METHOD_FIXED.values()})
+                *colors.METHOD_PALETTE, *colors.METHOD_FIXED.values(), charts.LABEL,
+                charts.arrows.make.__kwdefaults__["color"], charts_diagnostics.REF_COLOR,
+                *charts_diagnostics.CORRECTION_COLORS.values(), *charts_diagnostics.PASS_COLORS.values()})
 
 
 def test_contrast_matches_wcag_reference_values():
