@@ -29,7 +29,7 @@ one entry in LOSS_AGGREGATIONS; a new gradient weight is one branch of ``_gradie
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -257,6 +257,42 @@ class LabConfig:
         """
         return self.steps * self.epochs * self.group_size * (MAX_TOKENS_PER_ANSWER + self.length) * count(
             "n_seeds", n_seeds, low=1)
+
+    def canonical(self) -> LabConfig:
+        """The same run, with every field the algorithm does not read set to its default (``epochs`` to 1 for
+        REINFORCE, which takes one step per group; ``loss_agg`` to None when it names the family's own).
+
+        Two configs with the same canonical form train exactly alike, so a cache keyed by it shares their runs:
+        a learner who moves λ retrains PPO alone. Fields dropped: λ and critic_lr but for PPO; γ but for PPO and
+        REINFORCE; baseline_rate but for REINFORCE + running mean; epochs and ε for REINFORCE (and ε for GSPO,
+        which clips at ``GSPO_EPS``); ε_high but for DAPO and CISPO; resample but for DAPO; noise but for the
+        noise judge.
+
+        >>> LabConfig(algorithm="grpo", lam=0.5, eps_high=0.4).canonical() == LabConfig(algorithm="grpo")
+        True
+        """
+        family = FAMILIES[self.family]
+        unread = set()
+        if self.algorithm != "ppo":
+            unread |= {"lam", "critic_lr"}
+        if self.family not in ("ppo", "reinforce"):
+            unread.add("gamma")
+        if self.algorithm != "reinforce_mean":
+            unread.add("baseline_rate")
+        if not family.clipped or family.weights == "gspo":
+            unread.add("eps")
+        if not family.clip_higher:
+            unread.add("eps_high")
+        if not family.dynamic_sampling:
+            unread.add("resample")
+        if self.judge != "noise":
+            unread.add("noise")
+        dropped = {f.name: f.default for f in fields(self) if f.name in unread}
+        if not family.clipped:
+            dropped["epochs"] = 1
+        if self.loss_agg == family.loss_agg:
+            dropped["loss_agg"] = None
+        return replace(self, **dropped)
 
     @property
     def clipped(self) -> bool:

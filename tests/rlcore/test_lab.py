@@ -662,3 +662,51 @@ def test_tied_best_tokens_are_both_right():
 def test_config_rejects_bad_new_fields(field, value):
     with pytest.raises(ValueError, match=field):
         LabConfig(**{field: value})
+
+
+# ---------------------------------------------------------------- the canonical config (the lab's cache key)
+
+CHANGES = {"lam": 0.5, "critic_lr": 0.1, "gamma": 0.9, "baseline_rate": 0.5, "epochs": 2, "eps": 0.1,
+           "eps_high": 0.4, "resample": 2, "noise": 2.5}
+# What each algorithm reads, from its formulas (rlcore.lab.train's docstring), not from canonical():
+# the fields above it ignores.
+IGNORED = {
+    "reinforce": {"lam", "critic_lr", "baseline_rate", "epochs", "eps", "eps_high", "resample"},
+    "reinforce_mean": {"lam", "critic_lr", "epochs", "eps", "eps_high", "resample"},
+    "grpo": {"lam", "critic_lr", "gamma", "baseline_rate", "eps_high", "resample"},
+    "dr_grpo": {"lam", "critic_lr", "gamma", "baseline_rate", "eps_high", "resample"},
+    "rloo": {"lam", "critic_lr", "gamma", "baseline_rate", "eps_high", "resample"},
+    "ppo": {"baseline_rate", "eps_high", "resample"},
+    "dapo": {"lam", "critic_lr", "gamma", "baseline_rate"},
+    "gspo": {"lam", "critic_lr", "gamma", "baseline_rate", "eps", "eps_high", "resample"},
+    "cispo": {"lam", "critic_lr", "gamma", "baseline_rate", "resample"},
+}
+
+
+def same_history(a, b) -> bool:
+    return all(np.array_equal(x, y, equal_nan=np.asarray(x).dtype.kind == "f") for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("algo", rlcore.ALGORITHMS)
+def test_configs_with_one_canonical_form_train_exactly_alike(algo):
+    for judge, length in (("samples", 0), ("noise", 2)):
+        base = cfg(algorithm=algo, steps=12, group_size=4, judge=judge, length=length, beta=0.1)
+        ref = rlcore.lab.run_training(FOUR, base, (0, 1))
+        dropped = set()
+        for field, value in CHANGES.items():
+            other = cfg(**{**base.__dict__, field: value})
+            if other.canonical() == base.canonical():
+                dropped.add(field)
+                assert same_history(rlcore.lab.run_training(FOUR, other, (0, 1)), ref), (algo, judge, field)
+        # the noise judge reads σ, the sampled scores do not
+        assert dropped == IGNORED[algo] | ({"noise"} if judge == "samples" else set()), (algo, judge)
+
+
+def test_canonical_names_the_family_aggregation_as_none_and_reinforce_takes_one_epoch():
+    for algo in rlcore.ALGORITHMS:
+        own = rlcore.lab.FAMILIES[rlcore.lab.FAMILY_OF[algo]].loss_agg
+        assert cfg(algorithm=algo, loss_agg=own).canonical() == cfg(algorithm=algo).canonical()
+        other = next(a for a in rlcore.lab.LOSS_AGGREGATIONS if a != own)
+        assert cfg(algorithm=algo, loss_agg=other).canonical().loss_agg == other
+    assert cfg(algorithm="reinforce", epochs=8).canonical().epochs == 1
+    assert cfg(algorithm="reinforce", epochs=8).canonical().token_updates() == cfg(epochs=1).token_updates()
