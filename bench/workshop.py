@@ -175,12 +175,17 @@ async def learner(number: int, browser, url: str, seconds: float, stats: dict) -
             act = slider_press if roll < 0.8 else preset if roll < 0.9 else algorithm_picker
             runs = await page.evaluate("() => window.__runs")
             t = time.perf_counter()
-            what = await act(page, rng) or await slider_press(page, rng) or await reload(page)
+            what = await act(page, rng)
+            if what is None:  # nothing to do it with (or the picker's list did not open): the learner does
+                stats["fallbacks"] += act is not slider_press  # something else, timed from there
+                t = time.perf_counter()
+                what = await slider_press(page, rng) or await reload(page)
             if what != "reload" and not await answered(page, runs):
                 stats["no_rerun"] += 1
                 continue
             stats["responses"].append(time.perf_counter() - t)
             stats["by_client"]["browser"].append(stats["responses"][-1])
+            stats["slowest"].append((round(stats["responses"][-1], 2), f"learner {number}: {what}"))
             stats["actions"].append(what.split()[0])
             problems = await page.locator(PROBLEMS).all_inner_texts()
             if problems:
@@ -223,6 +228,7 @@ async def protocol_learner(number: int, url: str, seconds: float, stats: dict) -
                 await client.rerun(timeout=60)
             stats["responses"].append(time.perf_counter() - t)
             stats["by_client"]["protocol"].append(stats["responses"][-1])
+            stats["slowest"].append((round(stats["responses"][-1], 2), f"learner {number} (protocol): {what}"))
             stats["actions"].append(what.split()[0] if what == "reload" else "slider")
         if client.problems:
             stats["errors"].append(f"learner {number} (protocol) after {what}: {client.problems[0]}")
@@ -269,7 +275,7 @@ async def workshop(urls: list[str], learners: int, seconds: float, press_every: 
 
     browsers = learners if browsers is None else browsers
     stats = {"responses": [], "actions": [], "errors": [], "first_load": [], "no_rerun": 0,
-             "by_client": {"browser": [], "protocol": []}}
+             "by_client": {"browser": [], "protocol": []}, "slowest": [], "fallbacks": 0}
     async with AsyncExitStack() as stack:
         browser = None
         if browsers or press_every:  # no Chromium at all for protocol learners alone
@@ -344,6 +350,7 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
         **summary(times),  # interactions, p50, p95
         "by_kind": {k: stats["actions"].count(k) for k in sorted(set(stats["actions"]))},
         "inputs_without_rerun": stats["no_rerun"],
+        "fallbacks": stats["fallbacks"],  # browser learners: a preset or picker not there or not opening
         "max_s": round(max(times), 3) if times else None,
         "first_load_p50_s": round(statistics.median(stats["first_load"]), 2) if stats["first_load"] else None,
         "first_load_max_s": round(max(stats["first_load"]), 2) if stats["first_load"] else None,
@@ -351,6 +358,7 @@ def run(learners: int = 20, seconds: float = 60, start: str = "default", paths=(
         "server_cores_busy": round(server_cpu / wall, 2), "load_before": load_before, "load_after": load_average(),
         "presser": stats.get("presser"), "rss_before_mb": round(rss_before), "rss_after_mb": round(rss_after),
         "pages": list(paths), "bench_cpu_s": round(bench_cpu, 1),
+        "slowest": sorted(stats["slowest"], reverse=True)[:3],  # (seconds, who did what)
     }
     if 0 < browsers < learners:  # a mix: each kind of learner apart
         report["by_client"] = {kind: summary(t) for kind, t in stats["by_client"].items()}

@@ -45,7 +45,7 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def one_group(scenario, token, long_length, method, budget, matched):
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
     lengths[scenario.index(token)] = long_length
@@ -53,7 +53,7 @@ def one_group(scenario, token, long_length, method, budget, matched):
     return lengths, adv, length.length_push(lengths, adv, budget, match_step=matched)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def drift(scenario, token, long_length, method, budget, steps, lr, group_size, seed):
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
     return length.length_drifts(scenario.pi, scenario.samples, lengths, scenario.index(token), long_length,

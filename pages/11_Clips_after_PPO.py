@@ -41,7 +41,7 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def batch(scenario, lr, eps_low, eps_high, gspo_high, method):
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
     return clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=lr, eps_low=eps_low, eps_high=eps_high,

@@ -35,7 +35,7 @@ GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
 page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def compare(scenario, switches, step, eps_high):
     """The scenario's sampled answers as one group: advantages, token weights and clips, this recipe and GRPO."""
     lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]

@@ -38,7 +38,7 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def placements_along(scenario, lr, steps):
     """π after each of 0…steps policy-gradient steps from π_ref = the scenario's π, and the placements at each."""
     path = rlcore.policy_gradient_path(scenario.pi, scenario.q, lr, steps)

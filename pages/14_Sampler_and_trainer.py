@@ -43,7 +43,7 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def study(scenario, kind, level, batch, seed):
     return mismatch_study(scenario.pi, scenario.q, kind=kind, level=level, caps=CAPS, batch=batch, draws=DRAWS,
                           seed=seed)

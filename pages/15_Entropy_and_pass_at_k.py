@@ -54,7 +54,7 @@ page.presets({
 st.button(f"Load the “{RARE}” example: pass@1 up, pass@64 down", on_click=load_rare)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def study(scenario, lr, threshold, answers, seed):
     trace = entropy_trace(scenario.pi, scenario.q, lr, MAX_STEPS)
     shares = correct_shares(scenario.samples, threshold)

@@ -38,7 +38,7 @@ def next_seed() -> None:
     st.session_state[inputs.key("seed")] = (int(inputs.value("seed")) + 1) % (MAX_SEED + 1)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def draw(probs, samples, n_draws: int, seed_value: int):
     """Draw answers once and estimate Q and V from them, after every checkpoint."""
     actions, scores = rlcore.sample_answers(probs, samples, n_draws, seed_value)

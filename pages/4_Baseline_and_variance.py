@@ -66,7 +66,7 @@ revealed = page.predict(
     key="predict_baseline")
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def study(probs, samples, bases, n_draws: int, seed_value: int, token: int):
     """The same n answers scored against every baseline (common random numbers)."""
     return rlcore.baseline_study(probs, samples, bases, n_draws, seed_value, token=token)

@@ -34,7 +34,7 @@ page.presets({
     "λ = 1: trust the final score": {"lam": 1.0},
 })
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def credit(scenario, token, gamma, lam):
     trace = rlcore.answer_trace(scenario, token, gamma)
     delta = rlcore.td_errors(trace.rewards, trace.values, gamma)
@@ -43,12 +43,12 @@ def credit(scenario, token, gamma, lam):
     return trace, delta, adv, rlcore.credit_positions(delta), rlcore.credit_positions(adv0)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def group(scenario, token, size, method, seed):
     return rlcore.group_credit(scenario, token, size, method, seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def critic_study(scenario, token, gamma, lams, bias, noise):
     trace = rlcore.answer_trace(scenario, token, gamma)
     return rlcore.critic_error_study(trace, scenario.samples[scenario.index(token)], gamma=gamma, lams=lams,

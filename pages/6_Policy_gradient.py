@@ -42,12 +42,12 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def exact(scenario, lr, steps):
     return rlcore.policy_gradient_trace(scenario.pi, scenario.q, lr, steps)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def sampled(scenario, lr, steps, batch, baseline, n_seeds):
     return rlcore.sampled_training_many(scenario.pi, scenario.samples, lr=lr, steps=steps, batch=batch,
                                         baseline=baseline, seeds=tuple(range(n_seeds)))

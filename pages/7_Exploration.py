@@ -36,7 +36,7 @@ page.presets({
 })
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@page.cached(64)
 def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
     """Every seed of one decoding in one vectorised call: bands of π and of the score, and the outcome."""
     run = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, greedy=greedy, lr=lr,
@@ -45,7 +45,7 @@ def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
             rlcore.exploration_outcome(run, rlcore.summarize(scenario).best, THRESHOLD))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> Exploration:
     """Both decodings, plus the discovery odds."""
     s = rlcore.summarize(scenario)

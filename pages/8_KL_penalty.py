@@ -40,7 +40,7 @@ def fit(ch):
     return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def kl_curve(fl: rlcore.FlatteryBranch, share, beta) -> KLCurve:
     """The regularised objective over every share, at the reference, at the chosen share and at the optimum."""
     ref_share = float(fl.p_ref[1])
@@ -51,7 +51,7 @@ def kl_curve(fl: rlcore.FlatteryBranch, share, beta) -> KLCurve:
                    points=points)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def estimators(fl: rlcore.FlatteryBranch, share, n, seed) -> Estimators:
     pi = np.array([1.0 - share, share])
     study = rlcore.kl_estimator_study(pi, fl.p_ref, n, seed)

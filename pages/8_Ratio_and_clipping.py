@@ -40,7 +40,7 @@ def fit(ch):
     return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def clip_curve(scenario, token, eps) -> ClipCurve:
     """The clipped objective of one token against its probability, for +|A| and −|A|."""
     i = scenario.index(token)
@@ -54,7 +54,7 @@ def clip_curve(scenario, token, eps) -> ClipCurve:
                      pos=rlcore.clipped_objective(ratio, size, eps), neg=rlcore.clipped_objective(ratio, -size, eps))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@page.cached(32)
 def ppo_run(scenario, eps, lr, epochs) -> PPORun:
     """The scenario's sampled answers as one batch (advantage R − V), and PPO epochs on it."""
     batch = rlcore.batch_advantages(scenario.pi, scenario.samples)

@@ -44,7 +44,7 @@ page.presets({
 
 # Shared by everyone on the server: a room of learners near the same settings reuses each other's runs. An entry is
 # 40 KB at the default 100 steps (120 KB at 300), so 256 of them stay under about 30 MB.
-@st.cache_data(max_entries=256, show_spinner=False)
+@page.cached(256)
 def run_lab(scenario, config, n_seeds) -> LabBands | int:
     """One algorithm, every seed in one vectorised call, reduced to what the charts need (``ui.bundles``: a
     type pickle can find, since st.cache_data pickles what it returns).
@@ -67,7 +67,8 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
     )
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)  # five views per setting; tables of under 1,800 rows
+# five views per setting; tables of under 1,800 rows
+@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=page.HASH_BY_REPR)
 def cached_view(key, view: str, _build) -> pd.DataFrame:
     """Build a chart's table once per view of the lab, for the whole run; reruns that change no input, and the
     frames of Play, which only cut it at the step shown, reuse it.
@@ -115,9 +116,11 @@ def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, 
     )
 
 
+@page.one_at_a_time
 def lab_panel(timed: bool) -> None:
     """The question, the settings, the step control, the runs and every chart: the settings feed all of them, so
-    the whole lab is one fragment; it reruns on play's timer while playing (``ui.play``)."""
+    the whole lab is one fragment; it reruns on play's timer while playing (``ui.play``). One learner's panel at
+    a time on the server (``page.one_at_a_time``)."""
     play.sync(PLAY, timed)
     question = st.container()  # drawn once the runs give its answer
     c1, c2, c3 = st.columns([5, 2, 2])  # room for three algorithm names side by side
@@ -171,10 +174,12 @@ def lab_panel(timed: bool) -> None:
         st.info("Pick at least one algorithm above to start the lab.", icon="🧪")
         return
 
+    # canonical: the fields an algorithm does not read are left out of its cache key, so a learner who moves λ
+    # retrains PPO alone, and learners whose settings differ only there share the runs
     configs = {name: page.run(rlcore.LabConfig, algorithm=NAMES[name], steps=steps, group_size=group, lr=lr,
                               epochs=epochs, eps=eps, beta=beta, lam=lam, judge=JUDGE_LABELS[judge_label],
                               noise=noise, flattery=flattery, length=length, eps_high=eps_high, resample=resample,
-                              loss_agg=None if agg_label == OWN_AGG else agg_label)
+                              loss_agg=None if agg_label == OWN_AGG else agg_label).canonical()
                for name in algo_names}
     tree = page.run(rlcore.lab_tree, scenario, flattery)
     # A bounded run per algorithm, so one learner's heaviest settings cannot hold up everyone on the server:

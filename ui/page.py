@@ -3,14 +3,47 @@ and ``end()``, which reports what the link did once every input has been drawn."
 
 from __future__ import annotations
 
+import functools
 import inspect
+import threading
 
 import streamlit as st
+
+import rlcore
 
 from . import inputs, nav, spec
 from . import scenario as scenario_panel
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
+# Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
+# field exactly (floats round-trip), so it makes the same cache key for a tenth of that.
+HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
+
+
+_ONE_AT_A_TIME = threading.Lock()
+
+
+def one_at_a_time(panel):
+    """``panel`` runs for one session at a time on the server; the others wait their turn.
+
+    Streamlit runs each session's script in a thread of one process. A panel of many small numpy and pandas
+    calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
+    takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
+    2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
+    learners on the training lab went from p95 3.6 s to 0.8 s (BENCHMARKS.md). A superseded rerun waiting here
+    stops at its first Streamlit call once it gets its turn.
+    """
+    @functools.wraps(panel)
+    def in_turn(*args, **kwargs):
+        with _ONE_AT_A_TIME:
+            return panel(*args, **kwargs)
+    return in_turn
+
+
+def cached(max_entries: int):
+    """``st.cache_data`` for a page's rlcore results: bounded, without a spinner, rlcore's dataclasses keyed by
+    their repr (``HASH_BY_REPR``)."""
+    return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
 
 
 def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
