@@ -801,6 +801,9 @@ def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: l
     if n_len:
         logref = (*logref, np.tile(logits_from_probs([LENGTH_REF_CONTINUE, 1 - LENGTH_REF_CONTINUE]), (k, 1)))
     z = tuple(np.tile(r, (n_seeds,) + (1,) * r.ndim) for r in logref)
+    # normalised as the policy's logits are at every step, so that at step 0, where the policy is the reference,
+    # log π − log π_ref is exactly 0 (not 10⁻¹⁶, which a chart of the first step prints as an axis of 1e-16)
+    logref = tuple(_log_softmax(x) for x in logref)
     state = LabState(baseline=np.zeros(n_seeds), critic=np.zeros((n_seeds, 2 + (k if n_len else 0))))
     log = _Log.empty(n_seeds, c.steps, g, k, n_len)
     drawn = np.ones(n_seeds, dtype=np.int64)

@@ -105,6 +105,20 @@ def test_first_step_starts_at_the_reference():
     np.testing.assert_allclose(h.kl[:, 0], 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("algo", ["reinforce", "ppo", "grpo"])
+def test_kl_to_itself_is_exactly_zero_at_the_start(algo):
+    # exactly, not 1e-17: a chart of the first step alone would otherwise get an axis labelled 1e-17
+    for length in (0, 3):
+        h = train(FOUR, cfg(algorithm=algo, steps=2, beta=0.5, length=length), (0, 1))
+        assert np.all(h.kl[:, 0] == 0.0)
+        real = h.actions[:, 0] >= 0                                       # [S, G, P]; position 1 may be a gap
+        last = np.arange(real.shape[-1]) == real.shape[-1] - 1 - np.argmax(real[..., ::-1], axis=-1)[..., None]
+        # PPO's and REINFORCE's first rewards: the score on the last token, no −β·k1 (log π_old = log π_ref)
+        expected = np.where(last, h.scores[:, 0, :, None], 0.0) if algo != "grpo" else None
+        if expected is not None:
+            assert np.array_equal(h.rewards[:, 0], expected)
+
+
 def test_sampled_scores_come_from_each_leafs_samples():
     h = train(S, cfg(steps=20, group_size=16), SEEDS)
     a0, a1 = h.actions[..., 0], h.actions[..., 1]
