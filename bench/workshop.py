@@ -426,11 +426,13 @@ def main() -> int:
                          "speaking Streamlit's websocket protocol (bench/wsclient.py)")
     ap.add_argument("--browser-learners", type=int, default=0, metavar="K",
                     help="with --clients protocol: K of the learners in Chromium all the same")
+    ap.add_argument("--page", default="Training_lab", metavar="URL_PATH",
+                    help="the page every learner works on (its URL path, e.g. Length_and_aggregation)")
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
     ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
     args = ap.parse_args()
-    report = run(args.learners, args.seconds, args.start, press_every=args.press_every, clients=args.clients,
-                 browser_learners=args.browser_learners)
+    report = run(args.learners, args.seconds, args.start, paths=(args.page,), press_every=args.press_every,
+                 clients=args.clients, browser_learners=args.browser_learners)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:
