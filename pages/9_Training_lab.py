@@ -312,6 +312,9 @@ def lab_panel(timed: bool) -> None:
 
     # ---------------------------------------------------------------- curves
     st.subheader("Training curves")
+    if not revealed:
+        st.caption("The charts below show only the start of the runs (step 0) until the question at the top is "
+                   "answered; then they fill in up to the step shown.")
     ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
     clipped_names = [n for n in names if configs[n].clipped]
 

@@ -215,6 +215,7 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     assert not any(m.label == "Mean judge score" for m in at.metric)
     assert "after 40 steps" not in page_text(at)
     assert all(set(next(iter(c["data"].values()))["step"]) <= {0} for c in charts(at))
+    assert "only the start of the runs (step 0) until the question" in page_text(at)  # the empty frames, said
     assert at.button(key="lab_play").disabled and at.button(key="lab_step").disabled
     at.button(key="predict_lab_show").click().run()
     no_exception(at)
@@ -224,6 +225,7 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     best = end.idxmax()                                   # the run that ends highest is the answer
     assert f"The answer is **{best}**" in at.info[0].value
     assert "after 40 steps" in page_text(at)
+    assert "until the question" not in page_text(at)
     shown = [float(m.value) for m in at.metric if m.label == "Mean judge score"]
     assert shown == pytest.approx(end[algos].round(2).tolist(), abs=0.005)   # the metrics are the curves' ends
     wrong = next(a for a in algos if a != best)
