@@ -1,5 +1,6 @@
 """What every page does first and last: config, the scenario sidebar, guarded calls, show-the-code, presets,
-and ``end()``, which reports what the link did once every input has been drawn."""
+and ``end()``, which reports what the link did once every input has been drawn; and what the server shares
+between sessions: bounded caches keyed cheaply (``cached``), panels that take turns (``one_at_a_time``)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def one_at_a_time(panel):
     calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
     takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
     2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
-    learners on the training lab went from p95 3.6 s to 0.8 s (BENCHMARKS.md). A superseded rerun waiting here
+    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A superseded rerun waiting here
     stops at its first Streamlit call once it gets its turn.
     """
     @functools.wraps(panel)
