@@ -51,7 +51,7 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
 
     A run that diverges comes back as the step at which it did, so the other algorithms still show.
     """
-    h = rlcore.lab.run_training(scenario, config, tuple(range(n_seeds)))
+    h = rlcore.train(scenario, config, tuple(range(n_seeds)))
     if h.diverged_at is not None:
         return h.diverged_at
     return LabBands(
@@ -504,9 +504,9 @@ with st.expander("What each algorithm does, in one line"):
         "gradient; token-mean."
     )
 
-page.show_code(rlcore.lab.training_loop, rlcore.lab.reinforce_advantages, rlcore.lab.group_baseline_advantages,
-               rlcore.lab.critic_advantages, rlcore.lab.policy_update, rlcore.lab._gradient_coefficients,
-               rlcore.lab._resampled_group, rlcore.lab_tree, rlcore.group_advantages, rlcore.gae,
-               rlcore.clipped_objective, rlcore.kl_estimators, rlcore.sequence_ratio, rlcore.gradient_weights,
-               rlcore.informative_groups, rlcore.entropy, rlcore.pass_at_k)
+page.show_code(rlcore.train, rlcore.lab.sample_group, rlcore.lab.reinforce_advantages,
+               rlcore.lab.group_baseline_advantages, rlcore.lab.critic_advantages, rlcore.lab.Algorithm,
+               rlcore.lab.policy_update, rlcore.lab._clipped_terms, rlcore.lab_tree, rlcore.group_advantages,
+               rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators, rlcore.sequence_ratio,
+               rlcore.gradient_weights, rlcore.informative_groups, rlcore.entropy, rlcore.pass_at_k)
 page.end()

@@ -6,7 +6,7 @@ streamlit, altair or pandas.
 Modules: the formulas by topic (returns, estimates, credit, policy, ppo, kl), the shared samplers
 (sampling), the training lab (lab), and the bundles of numbers one page shows (studies). ``__all__``
 below is the package's long-standing surface, which notebooks and tests import from ``rlcore``
-directly; newer helpers (``rlcore.lab.run_training``, ``rlcore.credit.gae_batch``,
+directly; newer helpers (``rlcore.lab.ALGORITHM_TABLE``, ``rlcore.credit.gae_batch``,
 ``rlcore.sampling.sample_tokens``) are imported from their module. The chart preparation that used
 to live here (thin_steps, dead_share, seed_bands) is in ``ui.prep``; the old names still resolve, on
 first use. ``histogram_counts`` stays here: the baseline study's result carries its bins.
@@ -89,7 +89,6 @@ from .lab import (
     first_step_loss,
     lab_tree,
     train,
-    training_loop,
 )
 from .policy import (
     BASELINES,
@@ -177,7 +176,7 @@ __all__ += [  # loop and reward pages
 ]
 __all__ += [  # training lab
     "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "LabConfig", "LabHistory", "LabTree", "dead_share",
-    "first_step_loss", "lab_tree", "thin_steps", "train", "training_loop",
+    "first_step_loss", "lab_tree", "thin_steps", "train",
 ]
 from .aggregation import (  # noqa: E402
     AGGREGATION_MODES,

@@ -3,27 +3,16 @@
 The environment is a tiny tabular "language model": a tree of token decisions. Decision 0 picks the
 first token after the answer prefix (the scenario's tokens, reference probabilities = the scenario's).
 Inside the best branch (the token with the highest Q) decision 1 picks between the plain continuation
-and a flattering one (the article's reward-hacking example). A trajectory is one path through the tree,
-one or two decision tokens long; the judge scores the leaf it reaches.
+and a flattering one (the article's reward-hacking example). With ``LabConfig.length`` L > 0 an answer
+then goes on with up to L "length tokens", stop/continue decisions from a table of their own per first
+token (π_ref: continue with probability LENGTH_REF_CONTINUE). The judge scores an answer's content alone.
 
-The policy is a table of logits per decision point, the reference policy is the starting one, and each
-algorithm below turns a batch of scored answers into a gradient step on that table. Every algorithm runs
-vectorised over seeds and over the answers of a step; Python loops only over steps, epochs and the
-(at most two) token positions.
-
-With ``LabConfig.length`` > 0 an answer does not end after its content: it goes on with up to ``length``
-"length tokens", each a stop/continue decision drawn from a table of its own per first token (π_ref:
-continue with probability LENGTH_REF_CONTINUE). The judge ignores them: an answer's score depends on its
-content alone, so any change of length comes from how the loss weighs tokens, not from the reward.
-
-Algorithms come in families (FAMILIES): REINFORCE, the group baselines (GRPO, Dr. GRPO, RLOO), PPO, and
-three after PPO: DAPO, GSPO and CISPO. A family is an advantage function (scored group → per-token
-advantages), a loss aggregation, whether it clips, where its KL term goes, how a token's ratio and
-advantage become its gradient weight (``weights``: PPO's clip, GSPO's one ratio per answer, CISPO's clipped
-and stopped weight), whether the upper clip is ε_high, and whether it resamples dead groups; sampling,
-scoring and the gradient step (``policy_update``) are shared. A new family is one advantage function and
-one entry in FAMILIES (and its algorithms in ALGORITHMS and FAMILY_OF); a new way to add up token losses is
-one entry in LOSS_AGGREGATIONS; a new gradient weight is one branch of ``_gradient_coefficients``.
+The policy is a table of logits per decision point; the reference policy is the starting one. ``train``
+is the loop, one step after another: sample a group of answers, score it, turn the scores into
+advantages, and take the loss's gradient step on the logits. What sets one algorithm apart from another
+sits in one row of ALGORITHM_TABLE (its advantage function, loss aggregation, clip, KL placement and
+gradient weight); a new algorithm is one row there (and, if it needs one, an advantage function). Every
+step is vectorised over seeds and over the answers of a group; Python loops only over steps and epochs.
 """
 
 from __future__ import annotations
@@ -36,39 +25,14 @@ import numpy as np
 
 from ._checks import count, in_range, non_negative
 from .aggregation import _gradient_weights, _sequence_ratio, informative_groups
-from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages, gae_batch
+from .clips import GSPO_EPS
+from .credit import GROUP_EPS, _group_advantages, gae_batch
 from .diagnostics import entropy
 from .example import FLATTERY, Scenario
 from .kl import _kl_estimates
 from .policy import _log_softmax, logits_from_probs
 from .ppo import _clipped_mask, _surrogate
 from .sampling import ScoreTable, sample_tokens
-
-ALGORITHMS = ("reinforce", "reinforce_mean", *GROUP_METHODS, "ppo", "dapo", "gspo", "cispo")
-"""Every algorithm the lab runs: REINFORCE without and with a running-mean baseline, the three group
-baselines of ``group_advantages`` (GRPO, Dr. GRPO, RLOO), PPO with a learned critic, and DAPO, GSPO and
-CISPO (GRPO's advantages with another clip, ratio or loss aggregation)."""
-
-ALGORITHM_NAMES = {
-    "reinforce": "REINFORCE",
-    "reinforce_mean": "REINFORCE + running mean",
-    "grpo": "GRPO",
-    "dr_grpo": "Dr. GRPO",
-    "rloo": "RLOO",
-    "ppo": "PPO",
-    "dapo": "DAPO",
-    "gspo": "GSPO",
-    "cispo": "CISPO",
-}
-"""The name a learner reads for each algorithm."""
-
-FAMILY_OF = {"reinforce": "reinforce", "reinforce_mean": "reinforce", **dict.fromkeys(GROUP_METHODS, "group"),
-             "ppo": "ppo", "dapo": "dapo", "gspo": "gspo", "cispo": "cispo"}
-"""The family of each algorithm (a key of FAMILIES): algorithms of a family differ only inside its advantage
-function."""
-
-GROUP_METHOD_OF = {**{m: m for m in GROUP_METHODS}, "dapo": "grpo", "gspo": "grpo", "cispo": "grpo"}
-"""The ``group_advantages`` formula each group-based algorithm uses (DAPO, GSPO and CISPO keep GRPO's)."""
 
 LOSS_AGGREGATIONS = {
     "token-mean": lambda mask, n_tokens, max_len=None: mask / mask.sum(axis=(1, 2), keepdims=True),  # all tokens
@@ -88,10 +52,6 @@ tokens on average (just under 2)."""
 MAX_LENGTH = 16
 """The most length tokens an answer may have (``LabConfig.length``)."""
 
-GSPO_EPS = (3e-4, 4e-4)
-"""GSPO's clip range for its one ratio per answer, [1 − 3·10⁻⁴, 1 + 4·10⁻⁴] (Zheng et al. 2025); ``eps`` does
-not apply to it."""
-
 JUDGES = ("samples", "noise")
 """How the judge scores a leaf: one of its sampled scores, uniformly; or its mean plus Gaussian noise."""
 
@@ -101,6 +61,9 @@ MAX_TOKEN_UPDATES = 1_000_000
 """The largest run the app asks for, in ``LabConfig.token_updates`` (steps × epochs × G × longest answer × seeds):
 about a quarter of a second of one core per algorithm, so a rerun of three stays under a second on a small
 server shared by a class. rlcore itself trains any size LabConfig accepts."""
+
+
+# ---------------------------------------------------------------- the environment
 
 
 class LabTree(NamedTuple):
@@ -127,14 +90,6 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
     (FLATTERY.scores[1] − FLATTERY.scores[0] = +0.6), so the article's 9 becomes 9.6.
     π_ref(leaf) = π_ref(first token) · π_ref(continuation | b).
 
-    Args:
-        scenario: the running example (tokens, probabilities, sampled judge scores).
-        flattery: whether the best branch offers the flattering continuation.
-
-    Returns:
-        LabTree(tokens, ref_first [K], best, flattery, branch, ref_branch [2], leaf_names, leaf_samples,
-        leaf_means [L], leaf_ref_probs [L], right [K]).
-
     >>> from rlcore.example import ARTICLE_SCENARIO
     >>> tree = lab_tree(ARTICLE_SCENARIO)
     >>> tree.leaf_names[tree.best], tree.leaf_means.tolist()
@@ -144,22 +99,23 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
         raise ValueError(f"scenario must be an rlcore.Scenario, got {type(scenario).__name__}")
     if not isinstance(flattery, (bool, np.bool_)):
         raise ValueError(f"flattery must be True or False, got {flattery!r}")
-    ref_first = scenario.pi
-    q = scenario.q
-    best = int(np.argmax(q))
-    ref_branch = FLATTERY.p_ref
+    best = int(np.argmax(scenario.q))
     samples = [np.asarray(s, dtype=np.float64) for s in scenario.samples]
     names = list(scenario.tokens)
-    leaf_ref = ref_first.copy()
+    leaf_ref = scenario.pi.copy()
     if flattery:
-        gap = FLATTERY.scores[1] - FLATTERY.scores[0]
-        samples.append(samples[best] + gap)
+        samples.append(samples[best] + (FLATTERY.scores[1] - FLATTERY.scores[0]))
         names.append(f"{scenario.tokens[best]} + flattery")
-        leaf_ref = np.append(leaf_ref, ref_first[best] * ref_branch[1])
-        leaf_ref[best] = ref_first[best] * ref_branch[0]
+        leaf_ref = np.append(leaf_ref, scenario.pi[best] * FLATTERY.p_ref[1])
+        leaf_ref[best] = scenario.pi[best] * FLATTERY.p_ref[0]
     means = np.array([s.mean() for s in samples])
-    return LabTree(scenario.tokens, ref_first, best, bool(flattery), FLATTERY.continuations, ref_branch,
-                   tuple(names), tuple(samples), means, leaf_ref, means[:len(q)] >= means[best])
+    return LabTree(tokens=scenario.tokens, ref_first=scenario.pi, best=best, flattery=bool(flattery),
+                   branch=FLATTERY.continuations, ref_branch=FLATTERY.p_ref, leaf_names=tuple(names),
+                   leaf_samples=tuple(samples), leaf_means=means, leaf_ref_probs=leaf_ref,
+                   right=means[:len(scenario.q)] >= means[best])
+
+
+# ---------------------------------------------------------------- the run's settings
 
 
 @dataclass(frozen=True)
@@ -182,9 +138,8 @@ class LabConfig:
         judge: "samples" (a leaf's sampled scores, uniformly) or "noise" (its mean plus N(0, noise²)).
         noise: standard deviation of the "noise" judge, ≥ 0.
         flattery: whether the best branch offers the flattering continuation.
-        loss_agg: how token losses add up (a key of LOSS_AGGREGATIONS); None: the family's own (REINFORCE
-            "seq-mean-token-sum", the GRPO family and GSPO "seq-mean-token-mean", PPO, DAPO and CISPO
-            "token-mean").
+        loss_agg: how token losses add up (a key of LOSS_AGGREGATIONS); None: the algorithm's own
+            (``Algorithm.loss_agg``).
         length: L, the most length tokens after an answer's content (0 to MAX_LENGTH); 0: no length tokens,
             every answer is its content alone (one or two tokens).
         eps_high: the upper clip distance ε_high in (0, 1) of DAPO and CISPO (their ratio or weight is
@@ -260,7 +215,7 @@ class LabConfig:
 
     def canonical(self) -> LabConfig:
         """The same run, with every field the algorithm does not read set to its default (``epochs`` to 1 for
-        REINFORCE, which takes one step per group; ``loss_agg`` to None when it names the family's own).
+        REINFORCE, which takes one step per group; ``loss_agg`` to None when it names the algorithm's own).
 
         Two configs with the same canonical form train exactly alike, so a cache keyed by it shares their runs:
         a learner who moves λ retrains PPO alone. Fields dropped: λ and critic_lr but for PPO; γ but for PPO and
@@ -271,44 +226,31 @@ class LabConfig:
         >>> LabConfig(algorithm="grpo", lam=0.5, eps_high=0.4).canonical() == LabConfig(algorithm="grpo")
         True
         """
-        family = FAMILIES[self.family]
-        unread = set()
-        if self.algorithm != "ppo":
-            unread |= {"lam", "critic_lr"}
-        if self.family not in ("ppo", "reinforce"):
-            unread.add("gamma")
-        if self.algorithm != "reinforce_mean":
-            unread.add("baseline_rate")
-        if not family.clipped or family.weights == "gspo":
-            unread.add("eps")
-        if not family.clip_higher:
-            unread.add("eps_high")
-        if not family.dynamic_sampling:
-            unread.add("resample")
-        if self.judge != "noise":
-            unread.add("noise")
-        dropped = {f.name: f.default for f in fields(self) if f.name in unread}
-        if not family.clipped:
+        a = ALGORITHM_TABLE[self.algorithm]
+        critic = a.advantages is critic_advantages
+        reads = {"lam": critic, "critic_lr": critic, "gamma": a.advantages is not group_baseline_advantages,
+                 "baseline_rate": a.baseline == "running mean", "eps": a.clipped and a.weight != "gspo",
+                 "eps_high": a.clip_higher, "resample": a.dynamic_sampling, "noise": self.judge == "noise"}
+        dropped = {f.name: f.default for f in fields(self) if not reads.get(f.name, True)}
+        if not a.clipped:
             dropped["epochs"] = 1
-        if self.loss_agg == family.loss_agg:
+        if self.loss_agg == a.loss_agg:
             dropped["loss_agg"] = None
         return replace(self, **dropped)
 
     @property
     def clipped(self) -> bool:
         """Whether the algorithm optimises the clipped ratio over several epochs."""
-        return FAMILIES[self.family].clipped
+        return ALGORITHM_TABLE[self.algorithm].clipped
 
-    @property
-    def family(self) -> str:
-        """The algorithm's family, a key of FAMILIES."""
-        return FAMILY_OF[self.algorithm]
+
+# ---------------------------------------------------------------- the loop
 
 
 class LabHistory(NamedTuple):
     """A training run, one row per seed (leading axis S); T steps, G answers per step.
 
-    T is ``config.steps``, or the steps before ``diverged_at`` when the run diverged (``run_training``).
+    T is ``config.steps``, or the steps before ``diverged_at`` when the run diverged.
 
     Token axis (size P = 2 + ``config.length``): position 0 is the first token (decision 0), position 1 the
     continuation picked at decision 1, positions 2… the length tokens; answers outside the best branch (or
@@ -340,381 +282,6 @@ class LabHistory(NamedTuple):
     token_length: np.ndarray    # [S, T+1, K]: exact mean number of tokens of an answer that starts with token k
     groups_drawn: np.ndarray    # [S, T] int: groups written per step (1; DAPO: until one is not dead)
     diverged_at: int | None = None  # the step (1-based) whose update overflowed; the arrays then stop before it
-
-
-class Group(NamedTuple):
-    """One step's sampled group: G answers per seed, as the advantage functions and the update see them.
-
-    Token axis (size P) as in LabHistory: position 0 is the first token, position 1 the continuation, which
-    only answers inside the best branch have, positions 2… the length tokens (``mask``: the real ones); a
-    padded position holds 0.
-    """
-
-    first: np.ndarray          # [S, G] int: first token a₀ ~ π(decision 0)
-    second: np.ndarray         # [S, G] int: continuation a₁ ~ π(decision 1) inside the best branch, else −1
-    mask: np.ndarray           # [S, G, P] bool: real tokens
-    n_tokens: np.ndarray       # [S, G] int: tokens per answer
-    scores: np.ndarray         # [S, G]: the judge's score of each answer
-    logp_old: np.ndarray       # [S, G, P]: log π_old of each token (the policy that wrote the group)
-    logp_ref: np.ndarray       # [S, G, P]: log π_ref of each token
-    onehot_first: np.ndarray   # [S, G, K]: e_{a₀}
-    onehot_second: np.ndarray  # [S, G, 2]: e_{a₁}, a zero row for answers without a continuation
-    length_actions: np.ndarray | None = None  # [S, G, L] int: 0 continue, 1 stop, −1 none (None: no length)
-    onehot_length: np.ndarray | None = None   # [S, G, L, 2]: e of each length token, zero rows at padding
-
-
-class LabState(NamedTuple):
-    """What an algorithm carries from one step to the next besides the policy."""
-
-    baseline: np.ndarray  # [S]: REINFORCE's running mean of the groups' mean scores
-    critic: np.ndarray    # [S, 2] (+K with length tokens): PPO's tabular V(decision 0), V(decision 1), then
-                          #   V(length decision after first token k)
-
-
-def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
-    """log π of every token of the group: [S, G, P], 0 at padding.
-
-    logps holds the tables (decision 0 [S, K], decision 1 [S, 2], length decisions [S, K, 2] when the group
-    has length tokens), one policy per seed; without the seed axis, one policy for every seed (π_ref).
-    """
-    logp0, logp1 = logps[0], logps[1]
-    second = np.maximum(group.second, 0)
-    if logp0.ndim == 2:
-        rows = np.arange(logp0.shape[0])[:, None]
-        lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
-    else:
-        lp_first, lp_second = logp0[group.first], logp1[second]
-    out = np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
-    if group.length_actions is None:
-        return out
-    table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
-    lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
-    return np.concatenate([out, np.where(group.mask[..., 2:], lp_len, 0.0)], axis=-1)
-
-
-def _sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], u: np.ndarray,
-                  normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, ...],
-                  u_len: np.ndarray | None = None) -> Group:
-    """Write G answers per seed with the current policy and score them (u [S, 3, G] uniforms, normal [S, G];
-    u_len [S, G, L] for the length tokens, None without them)."""
-    k = len(tree.tokens)
-    logp0, logp1 = logps[0], logps[1]
-    first = sample_tokens(np.exp(logp0), u[:, 0])                                # [S, G]
-    branch = (first == tree.best) & tree.flattery                                 # reaches decision 1
-    second = np.where(branch, sample_tokens(np.exp(logp1), u[:, 1]), -1)          # [S, G]
-    leaf = np.where(second == 1, k, first)
-    scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
-    mask = np.stack([np.ones_like(branch), branch], axis=-1)
-    length_actions = onehot_length = None
-    if u_len is not None:  # stop/continue after the content; a token exists while every one before it continued
-        rows = np.arange(first.shape[0])[:, None]
-        drawn = sample_tokens(np.exp(logps[2])[rows, first], u_len)               # [S, G, L]: 0 continue, 1 stop
-        real = np.concatenate([np.ones_like(drawn[..., :1], dtype=bool),
-                               np.logical_and.accumulate(drawn[..., :-1] == 0, axis=-1)], axis=-1)
-        length_actions = np.where(real, drawn, -1)
-        onehot_length = np.eye(2)[drawn] * real[..., None]
-        mask = np.concatenate([mask, real], axis=-1)
-    partial = Group(first, second, mask, mask.sum(axis=-1), scores, None, None, None, None, length_actions,
-                    onehot_length)
-    return partial._replace(logp_old=_token_logp(logps, partial), logp_ref=_token_logp(logref, partial),
-                            onehot_first=np.eye(k)[first],
-                            onehot_second=np.eye(2)[np.maximum(second, 0)] * branch[..., None])
-
-
-def _resampled_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], u: np.ndarray,
-                     normal: np.ndarray | None, table: ScoreTable, logref: tuple[np.ndarray, ...],
-                     u_len: np.ndarray | None) -> tuple[Group, np.ndarray]:
-    """DAPO's dynamic sampling, vectorised: N candidate groups per seed at once (u [S, N, 3, G], normal
-    [S, N, G], u_len [S, N, G, L]), and the first that ``informative_groups`` keeps is the group trained on.
-
-    Drawing all N and keeping the first informative one is the same as drawing groups one after another
-    until one is informative (at most N); when none of the N is, the first is kept (it is dead: no update).
-
-    Returns:
-        (the kept group, groups_drawn [S]: the candidates written until the kept one, N when none was kept).
-    """
-    n_seeds, n = u.shape[:2]
-
-    def flat(a):
-        return None if a is None else a.reshape(n_seeds * n, *a.shape[2:])
-
-    repeated = tuple(np.repeat(lp, n, axis=0) for lp in logps)
-    candidates = _sample_group(tree, c, repeated, flat(u), flat(normal), table, logref, flat(u_len))
-    informative = informative_groups(candidates.scores).reshape(n_seeds, n)
-    kept = informative.any(axis=1)
-    pick = np.argmax(informative, axis=1)                       # the first informative one (0 when none is)
-    rows = np.arange(n_seeds) * n + pick
-    group = Group(*(None if f is None else f[rows] for f in candidates))
-    return group, np.where(kept, pick + 1, n)
-
-
-# ---------------------------------------------------------------- one advantage function per family
-# Each takes the group, the carried state and the config, and returns (per-token rewards, per-token
-# advantages, new state), all [S, G, P] with 0 at padding.
-
-
-def _on_last(mask: np.ndarray) -> np.ndarray:
-    """[S, G, P] bool: each answer's last real token (its length tokens, when it has them, come last)."""
-    last = mask.shape[-1] - 1 - np.argmax(mask[..., ::-1], axis=-1)
-    return np.arange(mask.shape[-1]) == last[..., None]
-
-
-def _gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float, mask: np.ndarray) -> np.ndarray:
-    """``gae_batch`` for answers whose real tokens need not be a prefix of the row: with length tokens, an
-    answer outside the best branch has a gap at position 1. The real tokens are moved to the front (stable
-    order), GAE runs there, and the advantages go back to their positions."""
-    if mask.shape[-1] == 2:  # only position 1 can be padding, and nothing follows it: already a prefix
-        return gae_batch(rewards, values, gamma, lam, mask)
-    order = np.argsort(~mask, axis=-1, kind="stable")
-
-    def front(a):
-        return np.take_along_axis(a, order, axis=-1)
-
-    packed = gae_batch(front(rewards), np.concatenate([front(values[..., :-1]), values[..., -1:]], axis=-1),
-                       gamma, lam, front(mask))
-    out = np.empty_like(packed)
-    np.put_along_axis(out, order, packed, axis=-1)
-    return out
-
-
-def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
-    """rₜ = −β·k1ₜ on every token, plus the score on the last one (k1ₜ = log π_old(aₜ) − log π_ref(aₜ))."""
-    # the loop calls the checked functions' formulas directly: their checks cost more than the training
-    # itself, and these arrays are valid by construction
-    k1 = _kl_estimates(group.logp_old, group.logp_ref).k1
-    return np.where(_on_last(group.mask), group.scores[..., None], 0.0) - kl_coef * k1 * group.mask
-
-
-def reinforce_advantages(group: Group, state: LabState, c: LabConfig):
-    """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or the running mean of the groups' mean
-    scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n)) for "reinforce_mean"."""
-    rewards = _outcome_rewards(group, c.beta)
-    zeros = np.zeros((*group.mask.shape[:-1], group.mask.shape[-1] + 1))
-    returns = _gae(rewards, zeros, c.gamma, 1.0, group.mask)  # λ = 1, V = 0
-    base = state.baseline if c.algorithm == "reinforce_mean" else np.zeros_like(state.baseline)
-    adv = np.where(group.mask, returns - base[:, None, None], 0.0)
-    baseline = state.baseline + c.baseline_rate * (group.scores.mean(axis=1) - state.baseline)
-    return rewards, adv, state._replace(baseline=baseline)
-
-
-def group_baseline_advantages(group: Group, state: LabState, c: LabConfig):
-    """GRPO, Dr. GRPO, RLOO (and DAPO, GSPO, CISPO with GRPO's formula): every token of answer i gets
-    group_advantages(scores, GROUP_METHOD_OF[algorithm])ᵢ; KL is in the loss."""
-    rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
-    method = GROUP_METHOD_OF[c.algorithm]
-    per_answer = _group_advantages(group.scores, method, GROUP_EPS)   # [S, G]: one group per row
-    return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
-
-
-def _decisions(group: Group) -> np.ndarray:
-    """[S, G, P] int: the decision point of each position (0, 1, then 2 + k for the length table of token k)."""
-    fixed = np.broadcast_to(np.arange(2), group.mask[..., :2].shape)
-    if group.length_actions is None:
-        return fixed
-    return np.concatenate([fixed, np.broadcast_to((2 + group.first)[..., None], group.length_actions.shape)], -1)
-
-
-def critic_advantages(group: Group, state: LabState, c: LabConfig):
-    """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
-    V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited
-    (with length tokens, one V per length table, shared by all of its positions)."""
-    rewards = _outcome_rewards(group, c.beta)
-    if group.length_actions is None:
-        v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))],
-                               axis=-1)
-        adv = gae_batch(rewards, v_pad, c.gamma, c.lam, group.mask)
-        visits = group.mask.sum(axis=1)                                                       # [S, 2]
-        target_sum = ((adv + v_pad[..., :2]) * group.mask).sum(axis=1)
-    else:
-        rows = np.arange(state.critic.shape[0])[:, None, None]
-        decisions = _decisions(group)
-        v = state.critic[rows, decisions] * group.mask
-        adv = _gae(rewards, np.concatenate([v, np.zeros((*v.shape[:-1], 1))], axis=-1), c.gamma, c.lam, group.mask)
-        onehot = np.eye(state.critic.shape[1])[decisions] * group.mask[..., None]         # [S, G, P, D]
-        visits = onehot.sum(axis=(1, 2))
-        target_sum = (onehot * (adv + v)[..., None]).sum(axis=(1, 2))
-    critic = state.critic
-    for _ in range(c.epochs):
-        mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
-        critic = critic + c.critic_lr * (mean_target - critic)
-    return rewards, adv, state._replace(critic=critic)
-
-
-class Family(NamedTuple):
-    """What sets an algorithm family apart; everything else (sampling, the update) is shared."""
-
-    advantages: Callable  # (group, state, config) → (rewards, advantages, state)
-    loss_agg: str         # how token losses are averaged (a key of LOSS_AGGREGATIONS), unless the config says
-    clipped: bool         # clipped ratio over several epochs (else one plain policy-gradient step)
-    kl_in_loss: bool      # β·k3 in the loss (else −β·k1 in the reward, through ``advantages``)
-    weights: str = "ppo"  # a clipped family's gradient weight: "ppo" (token ratio, 0 past the clip), "gspo"
-                          #   (one ratio per answer, 0 past GSPO_EPS), "cispo" (clipped weight, gradient kept)
-    clip_higher: bool = False       # the upper clip is 1 + eps_high (DAPO's clip-higher) instead of 1 + eps
-    dynamic_sampling: bool = False  # resample a dead group (DAPO), up to ``resample`` groups per step
-
-
-FAMILIES = {
-    "reinforce": Family(reinforce_advantages, "seq-mean-token-sum", clipped=False, kl_in_loss=False),
-    "group": Family(group_baseline_advantages, "seq-mean-token-mean", clipped=True, kl_in_loss=True),
-    "ppo": Family(critic_advantages, "token-mean", clipped=True, kl_in_loss=False),
-    "dapo": Family(group_baseline_advantages, "token-mean", clipped=True, kl_in_loss=True, clip_higher=True,
-                   dynamic_sampling=True),
-    "gspo": Family(group_baseline_advantages, "seq-mean-token-mean", clipped=True, kl_in_loss=True, weights="gspo"),
-    "cispo": Family(group_baseline_advantages, "token-mean", clipped=True, kl_in_loss=True, weights="cispo",
-                    clip_higher=True),
-}
-"""Each family of algorithms: its advantage function, loss aggregation, clipping and KL placement, gradient
-weight, clip-higher and dynamic sampling. DAPO (Yu et al. 2025): clip-higher, token-mean, dynamic sampling;
-GSPO (Zheng et al. 2025): one length-normalised ratio per answer, clipped per answer; CISPO (MiniMax 2025):
-the ratio clipped as a stopped weight, so every token keeps a gradient; all three with GRPO's advantages."""
-
-
-# ---------------------------------------------------------------- the shared update
-
-
-def _gradient_coefficients(ratio: np.ndarray, lp: np.ndarray, group: Group, adv: np.ndarray, family: Family,
-                           low: float, high: float, objective: bool):
-    """Each token's ∂Lₜ/∂log π(aₜ) for a clipped family, which tokens count as clipped, and (when
-    ``objective``) the objective Lₜ at ratio ρ.
-
-    ppo:   ∂ = ρÂ, or 0 where min(ρÂ, clip(ρ, 1−ε_low, 1+ε_high)Â) takes the clipped term; L = that min.
-    gspo:  sᵢ = exp(Σₜ(log π − log π_old)/|oᵢ|) per answer (``sequence_ratio``); every token of answer i gets
-           ∂ = sᵢÂᵢ, or 0 past the clip, and L = min(sᵢÂᵢ, clip(sᵢ)Âᵢ); with the per-answer weight 1/(G|oᵢ|)
-           this is ∂Jᵢ/∂log π(aₜ) = sᵢÂᵢ/|oᵢ|, the GSPO gradient.
-    cispo: ∂ = sg(clip(ρ, 1−ε_low, 1+ε_high))·Â, never 0 (``gradient_weights``); L = sg(clip(ρ))·Â·log π,
-           the loss CISPO minimises; "clipped" means the weight was.
-    """
-    if family.weights == "gspo":
-        s = _sequence_ratio(lp, group.logp_old, group.mask, group.n_tokens)            # [S, G]
-        a = adv[..., 0]                                                                 # one Â per answer
-        clipped = _clipped_mask(s, a, low, high)[..., None] & group.mask
-        coeff = np.where(group.mask, _gradient_weights(s, a, "ppo", low, high)[..., None], 0.0)
-        value = np.where(group.mask, _surrogate(s, a, low, high)[..., None], 0.0) if objective else None
-    elif family.weights == "cispo":
-        coeff = _gradient_weights(ratio, adv, "cispo", low, high)
-        clipped = ((ratio < 1.0 - low) | (ratio > 1.0 + high)) & group.mask
-        value = coeff * lp if objective else None
-    else:
-        clipped = _clipped_mask(ratio, adv, low, high)
-        coeff = np.where(clipped, 0.0, adv * ratio)
-        value = _surrogate(ratio, adv, low, high) if objective else None
-    return coeff, clipped, value
-
-
-def policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
-                  weight: np.ndarray, c: LabConfig, family: Family):
-    """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
-
-    z and logps: the logit tables and their log-softmax (decision 0 [S, K], decision 1 [S, 2], and the length
-    tables [S, K, 2] when there are length tokens). Clipped families: ρ = π(aₜ)/π_old(aₜ), Lₜ and ∂Lₜ/∂log π(aₜ)
-    from ``_gradient_coefficients`` (PPO's min(ρÂ, clip(ρ, 1−ε, 1+ε)Â), with ε_high above for DAPO and CISPO),
-    − β·k3ₜ when the KL is in the loss, whose ∂ is − β(π_ref/π − 1). REINFORCE: Lₜ = Âₜ log π(aₜ), one
-    epoch. For a token a at a decision with policy π, ∂log π(a)/∂z = e_a − π.
-
-    Returns:
-        (z, loss, grad_norm, clip_fraction): the new logits; the loss and gradient norm at the first epoch,
-        where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
-    """
-    epochs = c.epochs if family.clipped else 1
-    kl_coef = c.beta if family.kl_in_loss else 0.0
-    low, high = GSPO_EPS if family.weights == "gspo" else (c.eps, c.eps_high if family.clip_higher else c.eps)
-    n_real = group.mask.sum(axis=(1, 2))
-    clipped_sum = np.zeros(z[0].shape[0])
-    for epoch in range(epochs):
-        first = epoch == 0
-        lp_now = logps if first else tuple(_log_softmax(x) for x in z)
-        lp = _token_logp(lp_now, group)
-        if family.clipped:
-            ratio = np.exp(lp - group.logp_old)
-            coeff, clipped, objective = _gradient_coefficients(ratio, lp, group, adv, family, low, high, first)
-            if kl_coef > 0:
-                coeff = coeff + kl_coef * np.expm1(group.logp_ref - lp)         # −β ∂k3/∂log π
-            clipped_sum += clipped.sum(axis=(1, 2)) / n_real
-        else:
-            coeff = adv
-        if first:
-            if family.clipped:
-                if kl_coef > 0:
-                    objective = objective - kl_coef * _kl_estimates(lp, group.logp_ref).k3
-            else:
-                objective = adv * lp
-            loss = -(weight * objective).sum(axis=(1, 2))
-        w = weight * coeff                                                      # [S, G, P]
-        grad0 = -((w[:, None, :, 0] @ group.onehot_first)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(lp_now[0]))
-        grad1 = -((w[:, None, :, 1] @ group.onehot_second)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(lp_now[1]))
-        grads = [grad0, grad1]
-        if len(z) == 3:  # length tables: answer i's length tokens all sit in the table of its first token
-            w_len = w[..., 2:]                                                  # [S, G, L]
-            per_answer = (w_len[..., None] * group.onehot_length).sum(axis=2)   # [S, G, 2]: Σₜ wₜ e_{aₜ}
-            by_token = group.onehot_first.transpose(0, 2, 1)                    # [S, K, G]
-            grads.append(-(by_token @ per_answer - (by_token @ w_len.sum(axis=-1)[..., None]) * np.exp(lp_now[2])))
-        if first:
-            grad_norm = (grad0**2).sum(axis=1) + (grad1**2).sum(axis=1)
-            if len(z) == 3:
-                grad_norm = grad_norm + (grads[2] ** 2).sum(axis=(1, 2))
-            grad_norm = np.sqrt(grad_norm)
-        z = tuple(x - c.lr * g for x, g in zip(z, grads, strict=True))
-    return z, loss, grad_norm, clipped_sum / epochs
-
-
-# ---------------------------------------------------------------- the loop
-
-
-def _length_stats(tree: LabTree, logp0: np.ndarray, logpl: np.ndarray | None, logrefl: np.ndarray | None,
-                  length: int):
-    """Exact mean tokens per answer after each first token [..., K], and the length tokens' KL(π‖π_ref) [...].
-
-    An answer after first token k has 1 token, +1 inside the best branch with flattery on, + E[ℓ | k] length
-    tokens, E[ℓ | k] = Σ_{j<L} q_k^j with q_k = π(continue | k) (token j exists when the j before it
-    continued). Each length token is one draw from the same table, so their KL is E[ℓ | k]·KL(q_k‖q_ref)
-    (Wald's identity), weighted by π₀(k).
-    """
-    k = logp0.shape[-1]
-    content = 1.0 + (np.arange(k) == tree.best) * tree.flattery
-    if logpl is None:
-        return np.broadcast_to(content, logp0.shape).copy(), 0.0
-    pl = np.exp(logpl)
-    expected = (pl[..., 0, None] ** np.arange(length)).sum(axis=-1)                # [..., K]
-    kl_each = np.maximum((pl * (logpl - logrefl)).sum(axis=-1), 0.0)             # [..., K]
-    return content + expected, (np.exp(logp0) * expected * kl_each).sum(axis=-1)
-
-
-def _exact_stats(tree: LabTree, logp0: np.ndarray, logp1: np.ndarray, logref0: np.ndarray,
-                 logref1: np.ndarray):
-    """Exact expected score and KL(π‖π_ref) over whole answers, for policies [..., K] and [..., 2].
-
-    KL(π‖π_ref) = KL₀ + π₀(b)·KL₁ (chain rule over the two decisions); both in log space, so a token
-    that π_ref never writes (log floored) adds 0 instead of 0·log 0.
-    """
-    p0, p1 = np.exp(logp0), np.exp(logp1)
-    kl0 = np.maximum((p0 * (logp0 - logref0)).sum(axis=-1), 0.0)
-    q = tree.leaf_means
-    score = (p0 * q[: p0.shape[-1]]).sum(axis=-1)
-    if not tree.flattery:
-        return score, kl0
-    b = tree.best
-    kl1 = np.maximum((p1 * (logp1 - logref1)).sum(axis=-1), 0.0)
-    score = score + p0[..., b] * p1[..., 1] * (q[-1] - q[b])
-    return score, kl0 + p0[..., b] * kl1
-
-
-def run_training(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
-    """``train``, except that a run that diverges returns its history up to there, with ``diverged_at`` set.
-
-    A step size too large for the KL term (β·π_ref/π explodes on a rare token) overflows a logit; instead of
-    filling the history with inf and NaN, the run stops at that step: the history holds the steps before it
-    (finite) and ``diverged_at`` is the step (1-based) that overflowed. All seeds stop together.
-    """
-    if not isinstance(config, LabConfig):
-        raise ValueError(f"config must be an rlcore.LabConfig, got {type(config).__name__}")
-    tree = lab_tree(scenario, config.flattery)
-    seed_list = [count("seeds", s, low=0) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
-    if not seed_list:
-        raise ValueError("seeds must hold at least one seed")
-    if len(seed_list) > 64:
-        raise ValueError(f"seeds may hold at most 64 seeds, got {len(seed_list)}")
-    with np.errstate(over="raise", invalid="raise", divide="raise"):
-        return training_loop(tree, config, seed_list)
 
 
 def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
@@ -755,147 +322,492 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     a token a at a decision with policy π, ∂log π(a)/∂z = e_a − π. The loss and gradient norm kept in
     the history are those of the first epoch, where ρ = 1 (what a trainer logs first).
 
+    A step size too large for the KL term (β·π_ref/π explodes on a rare token) overflows a logit; the run
+    then stops at that step: the history holds the steps before it (finite) and ``diverged_at`` is the step
+    (1-based) that overflowed. All seeds stop together.
+
     Args:
         scenario: the running example.
         config: a LabConfig (algorithm, steps, group size, η, epochs, ε, β, λ, length, ...).
-        seeds: one integer seed per run; the runs share nothing, so a seed's history does not depend on
-            the other seeds.
+        seeds: one integer seed per run (1 to 64 of them); the runs share nothing, so a seed's history does
+            not depend on the other seeds.
 
     Returns:
-        LabHistory with a leading seed axis (see its fields). A run whose logits overflow raises
-        ValueError naming lr; ``run_training`` returns its history up to there instead.
+        LabHistory with a leading seed axis (see its fields).
     """
-    history = run_training(scenario, config, seeds)
-    if history.diverged_at is not None:
-        raise ValueError(f"lr: the run diverged at step {history.diverged_at} (a logit overflowed); try a step "
-                         f"size below {config.lr:g}, fewer epochs or a smaller β")
-    return history
-
-
-def training_loop(tree: LabTree, c: LabConfig, seed_list: list[int], progress: list[int] | None = None) -> LabHistory:
-    """The loop behind ``train``: each step samples a group, scores it, computes advantages, updates the policy.
-
-    Call ``train`` or ``run_training`` instead: they check the inputs, build the tree and turn on the
-    floating-point errors by which this loop notices an overflow (it then stops and sets ``diverged_at``).
-    ``progress[0]``, if given, holds the step being run.
-    """
-    family = FAMILIES[c.family]
-    aggregate = LOSS_AGGREGATIONS[c.loss_agg or family.loss_agg]
+    if not isinstance(config, LabConfig):
+        raise ValueError(f"config must be an rlcore.LabConfig, got {type(config).__name__}")
+    tree = lab_tree(scenario, config.flattery)
+    seeds = [count("seeds", s, low=0) for s in np.atleast_1d(np.asarray(seeds, dtype=object))]
+    if not 1 <= len(seeds) <= 64:
+        raise ValueError(f"seeds must hold 1 to 64 seeds, got {len(seeds)}")
+    c, algo, k = config, ALGORITHM_TABLE[config.algorithm], len(tree.tokens)
+    token_weights = LOSS_AGGREGATIONS[c.loss_agg or algo.loss_agg]
     max_len = 1 + tree.flattery + c.length  # the longest possible answer (Dr. GRPO's L_max)
-    n_seeds, g, k, n_len = len(seed_list), c.group_size, len(tree.tokens), c.length
-    extra = c.resample - 1 if family.dynamic_sampling else 0
-    # Random numbers for the whole run, drawn up front per seed, in this order (so that a run without length
-    # tokens or resampling draws exactly what it always did): [S, T, 3, G] uniforms (first token,
-    # continuation, which sample); for the noise judge, [S, T, G] standard normals; with length tokens,
-    # [S, T, G, L] uniforms; for DAPO's extra candidate groups, the same again for each of them.
-    rngs = [np.random.default_rng(s) for s in seed_list]
-    uniforms = np.stack([r.random((c.steps, 3, g)) for r in rngs])
-    normals = np.stack([r.standard_normal((c.steps, g)) for r in rngs]) if c.judge == "noise" else None
-    u_len = np.stack([r.random((c.steps, g, n_len)) for r in rngs]) if n_len else None
-    if extra:
-        cand_u = np.stack([r.random((c.steps, extra, 3, g)) for r in rngs])
-        cand_n = np.stack([r.standard_normal((c.steps, extra, g)) for r in rngs]) if normals is not None else None
-        cand_len = np.stack([r.random((c.steps, extra, g, n_len)) for r in rngs]) if n_len else None
-    table = ScoreTable.of(tree.leaf_samples)
-    logref = (logits_from_probs(tree.ref_first), logits_from_probs(tree.ref_branch))
-    if n_len:
-        logref = (*logref, np.tile(logits_from_probs([LENGTH_REF_CONTINUE, 1 - LENGTH_REF_CONTINUE]), (k, 1)))
-    z = tuple(np.tile(r, (n_seeds,) + (1,) * r.ndim) for r in logref)
-    # normalised as the policy's logits are at every step, so that at step 0, where the policy is the reference,
-    # log π − log π_ref is exactly 0 (not 10⁻¹⁶, which a chart of the first step prints as an axis of 1e-16)
-    logref = tuple(_log_softmax(x) for x in logref)
-    state = LabState(baseline=np.zeros(n_seeds), critic=np.zeros((n_seeds, 2 + (k if n_len else 0))))
-    log = _Log.empty(n_seeds, c.steps, g, k, n_len)
+    table = ScoreTable.of(tree.leaf_samples)  # the judge's scores of every leaf
+    ref_logits = (logits_from_probs(tree.ref_first), logits_from_probs(tree.ref_branch))
+    if c.length:
+        ref_logits += (np.tile(logits_from_probs([LENGTH_REF_CONTINUE, 1 - LENGTH_REF_CONTINUE]), (k, 1)),)
+    z = tuple(np.tile(x, (len(seeds),) + (1,) * x.ndim) for x in ref_logits)  # the policy starts at π_ref
+    # normalised like the policy's logits, so that at step 0, where the policy is the reference, log π − log π_ref
+    # is exactly 0 (not 10⁻¹⁶, which a chart of the first step prints as an axis of 1e-16)
+    logref = _log_policy(ref_logits)
+    state = LabState(baseline=np.zeros(len(seeds)), critic=np.zeros((len(seeds), 2 + (k if c.length else 0))))
+    log = _Log(c, len(seeds), k, critic=algo.advantages is critic_advantages)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # an overflow ends the run, see above
+        logps = _log_policy(z)
+        log.policy(0, logps, state)
+        for t, draws in enumerate(_random_numbers(c, seeds, c.resample if algo.dynamic_sampling else 1)):
+            try:
+                group, drawn = sample_group(tree, c, logps, logref, table, draws)  # 1. sample and score
+                rewards, adv, state = algo.advantages(group, state, c, algo)        # 2. advantages
+                weights = token_weights(group.mask, group.n_tokens, max_len)
+                z, loss, grad_norm, clip = policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
+                logps = _log_policy(z)
+            except FloatingPointError:
+                return log.history(tree, logref, t, diverged_at=t + 1)
+            log.step(t, group, rewards=rewards, advantages=adv, loss=loss, grad_norm=grad_norm, clip_fraction=clip,
+                     groups_drawn=drawn)
+            log.policy(t + 1, logps, state)
+        return log.history(tree, logref, c.steps, diverged_at=None)
+
+
+def _log_policy(z: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """log π of every logit table (decision 0 [S, K], decision 1 [S, 2], the length tables [S, K, 2])."""
+    return tuple(_log_softmax(x) for x in z)
+
+
+def _random_numbers(c: LabConfig, seeds: list[int], n: int):
+    """Each step's random numbers for n candidate groups per seed (n = 1 but for DAPO's dynamic sampling):
+    uniforms [S, n, 3, G] (first token, continuation, which sample), for the noise judge standard normals
+    [S, n, G], with length tokens uniforms [S, n, G, L]; None where a run needs none.
+
+    Drawn up front per seed, in the order the lab has always drawn them (the first group's numbers for every
+    step, then the extra candidates'), so that a seed gives the same run as ever and a run without length
+    tokens or resampling draws what it always did.
+    """
+    def block(rng, m):  # m groups' numbers for every step
+        return (rng.random((c.steps, m, 3, c.group_size)),
+                rng.standard_normal((c.steps, m, c.group_size)) if c.judge == "noise" else None,
+                rng.random((c.steps, m, c.group_size, c.length)) if c.length else None)
+
+    per_seed = []
+    for rng in (np.random.default_rng(s) for s in seeds):
+        first = block(rng, 1)
+        extra = block(rng, n - 1) if n > 1 else (None, None, None)
+        per_seed.append([a if b is None else np.concatenate([a, b], axis=1) for a, b in zip(first, extra, strict=True)])
+    arrays = [None if a[0] is None else np.stack(a) for a in zip(*per_seed, strict=True)]   # [S, T, n, ...]
+    for t in range(c.steps):
+        yield tuple(None if a is None else a[:, t] for a in arrays)
+
+
+# ---------------------------------------------------------------- 1. sample and score
+
+
+class Group(NamedTuple):
+    """One step's sampled group: G answers per seed, as the advantage functions and the update see them.
+
+    Token axis (size P) as in LabHistory: position 0 is the first token, position 1 the continuation, which
+    only answers inside the best branch have, positions 2… the length tokens (``mask``: the real ones); a
+    padded position holds 0.
+    """
+
+    first: np.ndarray          # [S, G] int: first token a₀ ~ π(decision 0)
+    second: np.ndarray         # [S, G] int: continuation a₁ ~ π(decision 1) inside the best branch, else −1
+    mask: np.ndarray           # [S, G, P] bool: real tokens
+    n_tokens: np.ndarray       # [S, G] int: tokens per answer
+    scores: np.ndarray         # [S, G]: the judge's score of each answer
+    length_actions: np.ndarray | None = None  # [S, G, L] int: 0 continue, 1 stop, −1 none (None: no length)
+    onehot_first: np.ndarray | None = None    # [S, G, K]: e_{a₀}
+    onehot_second: np.ndarray | None = None   # [S, G, 2]: e_{a₁}, a zero row for answers without a continuation
+    onehot_length: np.ndarray | None = None   # [S, G, L, 2]: e of each length token, zero rows at padding
+    logp_old: np.ndarray | None = None        # [S, G, P]: log π_old of each token (the policy that wrote it)
+    logp_ref: np.ndarray | None = None        # [S, G, P]: log π_ref of each token
+    k1: np.ndarray | None = None              # [S, G, P]: log π_old − log π_ref (``kl_estimators``)
+    k3: np.ndarray | None = None              # [S, G, P]: π_ref/π_old − 1 − log(π_ref/π_old)
+
+
+def sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], logref: tuple[np.ndarray, ...],
+                 table: ScoreTable, draws: tuple) -> tuple[Group, np.ndarray]:
+    """Write the n candidate groups per seed of ``draws`` with the current policy, score them, and keep the
+    first whose scores are not all equal (``informative_groups``; the first when none is): DAPO's dynamic
+    sampling, the same as drawing groups one after another until one is informative. With n = 1, the group.
+
+    Returns:
+        (the group trained on, groups_drawn [S]: the candidates written until the kept one, n when none was).
+    """
+    n_seeds, n = draws[0].shape[:2]
+    policy = logps if n == 1 else tuple(np.repeat(lp, n, axis=0) for lp in logps)   # one row per candidate
+    group = _write(tree, c, policy, table, *(None if a is None else a.reshape(n_seeds * n, *a.shape[2:])
+                                             for a in draws))
     drawn = np.ones(n_seeds, dtype=np.int64)
-
-    def both(a, b, t):  # this step's numbers for the first group and the extra candidates: [S, N, ...]
-        return None if a is None else np.concatenate([a[:, t, None], b[:, t]], axis=1)
-
-    for t in range(c.steps + 1):  # the last pass only records the final policy
-        step = min(t, c.steps - 1)
-        if progress is not None:
-            progress[0] = step
-        try:
-            logps = tuple(_log_softmax(x) for x in z)
-        except FloatingPointError:  # the last update left logits too far apart: the history ends before it
-            return log.history(tree, logref, t - 1, diverged_at=step + 1)
-        log.policy(t, logps, state.critic[:, :2] if c.algorithm == "ppo" else None)
-        if t == c.steps:
-            break
-        try:
-            if extra:
-                group, drawn = _resampled_group(tree, c, logps, both(uniforms, cand_u, t), both(normals, cand_n, t),
-                                                table, logref, both(u_len, cand_len, t))
-            else:
-                group = _sample_group(tree, c, logps, uniforms[:, t], None if normals is None else normals[:, t],
-                                      table, logref, None if u_len is None else u_len[:, t])
-            rewards, adv, state = family.advantages(group, state, c)
-            z, loss, grad_norm, clip = policy_update(z, logps, group, adv,
-                                                     aggregate(group.mask, group.n_tokens, max_len), c, family)
-        except FloatingPointError:
-            return log.history(tree, logref, t, diverged_at=t + 1)
-        log.step(t, group, rewards, adv, loss, grad_norm, clip, drawn)
-    return log.history(tree, logref, c.steps, diverged_at=None)
+    if n > 1:
+        informative = informative_groups(group.scores).reshape(n_seeds, n)
+        pick = np.argmax(informative, axis=1)                       # the first informative one (0 when none is)
+        group = Group._make(None if f is None else f[np.arange(n_seeds) * n + pick] for f in group)
+        drawn = np.where(informative.any(axis=1), pick + 1, n)
+    length = group.length_actions
+    logp_old, logp_ref = _token_logp(logps, group), _token_logp(logref, group)
+    kl = _kl_estimates(logp_old, logp_ref)
+    return group._replace(
+        onehot_first=np.eye(len(tree.tokens))[group.first],
+        onehot_second=np.eye(2)[np.maximum(group.second, 0)] * (group.second >= 0)[..., None],
+        onehot_length=None if length is None else np.eye(2)[np.maximum(length, 0)] * (length >= 0)[..., None],
+        logp_old=logp_old, logp_ref=logp_ref, k1=kl.k1, k3=kl.k3), drawn
 
 
-@dataclass
+def _write(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], table: ScoreTable, u: np.ndarray,
+           normal: np.ndarray | None, u_len: np.ndarray | None) -> Group:
+    """G answers per row of ``logps`` (one policy per row), scored, without their one-hots and log-probabilities
+    yet: u [R, 3, G] uniforms, normal [R, G] for the noise judge, u_len [R, G, L] for the length tokens."""
+    k = len(tree.tokens)
+    first = sample_tokens(np.exp(logps[0]), u[:, 0])                               # [R, G]
+    branch = (first == tree.best) & tree.flattery                                 # reaches decision 1
+    second = np.where(branch, sample_tokens(np.exp(logps[1]), u[:, 1]), -1)       # [R, G]
+    leaf = np.where(second == 1, k, first)
+    scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
+    mask = np.stack([np.ones_like(branch), branch], axis=-1)
+    length_actions = None
+    if u_len is not None:  # stop/continue after the content; a token exists while every one before it continued
+        rows = np.arange(first.shape[0])[:, None]
+        drawn = sample_tokens(np.exp(logps[2])[rows, first], u_len)               # [R, G, L]: 0 continue, 1 stop
+        real = np.concatenate([np.ones_like(drawn[..., :1], dtype=bool),
+                               np.logical_and.accumulate(drawn[..., :-1] == 0, axis=-1)], axis=-1)
+        length_actions = np.where(real, drawn, -1)
+        mask = np.concatenate([mask, real], axis=-1)
+    return Group(first=first, second=second, mask=mask, n_tokens=mask.sum(axis=-1), scores=scores,
+                 length_actions=length_actions)
+
+
+def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
+    """log π of every token of the group: [S, G, P], 0 at padding.
+
+    logps holds the tables (decision 0 [S, K], decision 1 [S, 2], length decisions [S, K, 2] when the group
+    has length tokens), one policy per seed; without the seed axis, one policy for every seed (π_ref).
+    """
+    logp0, logp1 = logps[0], logps[1]
+    second = np.maximum(group.second, 0)
+    if logp0.ndim == 2:
+        rows = np.arange(logp0.shape[0])[:, None]
+        lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
+    else:
+        lp_first, lp_second = logp0[group.first], logp1[second]
+    out = np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
+    if group.length_actions is None:
+        return out
+    table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
+    lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
+    return np.concatenate([out, np.where(group.mask[..., 2:], lp_len, 0.0)], axis=-1)
+
+
+# ---------------------------------------------------------------- 2. advantages
+# Each takes the group, the carried state, the config and the algorithm's row, and returns (per-token rewards,
+# per-token advantages, new state), all [S, G, P] with 0 at padding.
+
+
+class LabState(NamedTuple):
+    """What an algorithm carries from one step to the next besides the policy."""
+
+    baseline: np.ndarray  # [S]: REINFORCE's running mean of the groups' mean scores
+    critic: np.ndarray    # [S, 2] (+K with length tokens): PPO's tabular V(decision 0), V(decision 1), then
+                          #   V(length decision after first token k)
+
+
+def _on_last(mask: np.ndarray) -> np.ndarray:
+    """[S, G, P] bool: each answer's last real token (its length tokens, when it has them, come last)."""
+    last = mask.shape[-1] - 1 - np.argmax(mask[..., ::-1], axis=-1)
+    return np.arange(mask.shape[-1]) == last[..., None]
+
+
+def _gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float, mask: np.ndarray) -> np.ndarray:
+    """``gae_batch`` for answers whose real tokens need not be a prefix of the row: with length tokens, an
+    answer outside the best branch has a gap at position 1. The real tokens are moved to the front (stable
+    order), GAE runs there, and the advantages go back to their positions."""
+    if mask.shape[-1] == 2:  # only position 1 can be padding, and nothing follows it: already a prefix
+        return gae_batch(rewards, values, gamma, lam, mask)
+    order = np.argsort(~mask, axis=-1, kind="stable")
+
+    def front(a):
+        return np.take_along_axis(a, order, axis=-1)
+
+    packed = gae_batch(front(rewards), np.concatenate([front(values[..., :-1]), values[..., -1:]], axis=-1),
+                       gamma, lam, front(mask))
+    out = np.empty_like(packed)
+    np.put_along_axis(out, order, packed, axis=-1)
+    return out
+
+
+def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
+    """rₜ = −β·k1ₜ on every token, plus the score on the last one (k1ₜ = log π_old(aₜ) − log π_ref(aₜ))."""
+    return np.where(_on_last(group.mask), group.scores[..., None], 0.0) - kl_coef * group.k1 * group.mask
+
+
+def reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+    """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or with ``algo.baseline`` "running mean" the
+    running mean of the groups' mean scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n))."""
+    rewards = _outcome_rewards(group, c.beta)
+    zeros = np.zeros((*group.mask.shape[:-1], group.mask.shape[-1] + 1))
+    returns = _gae(rewards, zeros, c.gamma, 1.0, group.mask)  # λ = 1, V = 0
+    base = state.baseline if algo.baseline == "running mean" else np.zeros_like(state.baseline)
+    adv = np.where(group.mask, returns - base[:, None, None], 0.0)
+    baseline = state.baseline + c.baseline_rate * (group.scores.mean(axis=1) - state.baseline)
+    return rewards, adv, state._replace(baseline=baseline)
+
+
+def group_baseline_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+    """GRPO, Dr. GRPO, RLOO (and DAPO, GSPO, CISPO with GRPO's formula): every token of answer i gets
+    group_advantages(scores, algo.baseline)ᵢ; KL is in the loss."""
+    rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
+    per_answer = _group_advantages(group.scores, algo.baseline, GROUP_EPS)   # [S, G]: one group per row
+    return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
+
+
+def _decisions(group: Group) -> np.ndarray:
+    """[S, G, P] int: the decision point of each position (0, 1, then 2 + k for the length table of token k)."""
+    fixed = np.broadcast_to(np.arange(2), group.mask[..., :2].shape)
+    if group.length_actions is None:
+        return fixed
+    return np.concatenate([fixed, np.broadcast_to((2 + group.first)[..., None], group.length_actions.shape)], -1)
+
+
+def critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+    """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
+    V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited
+    (with length tokens, one V per length table, shared by all of its positions)."""
+    rewards = _outcome_rewards(group, c.beta)
+    if group.length_actions is None:
+        v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))],
+                               axis=-1)
+        adv = _gae(rewards, v_pad, c.gamma, c.lam, group.mask)
+        visits = group.mask.sum(axis=1)                                                       # [S, 2]
+        target_sum = ((adv + v_pad[..., :2]) * group.mask).sum(axis=1)
+    else:
+        rows = np.arange(state.critic.shape[0])[:, None, None]
+        decisions = _decisions(group)
+        v = state.critic[rows, decisions] * group.mask
+        adv = _gae(rewards, np.concatenate([v, np.zeros((*v.shape[:-1], 1))], axis=-1), c.gamma, c.lam, group.mask)
+        onehot = np.eye(state.critic.shape[1])[decisions] * group.mask[..., None]         # [S, G, P, D]
+        visits = onehot.sum(axis=(1, 2))
+        target_sum = (onehot * (adv + v)[..., None]).sum(axis=(1, 2))
+    critic = state.critic
+    for _ in range(c.epochs):
+        mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
+        critic = critic + c.critic_lr * (mean_target - critic)
+    return rewards, adv, state._replace(critic=critic)
+
+
+# ---------------------------------------------------------------- what sets each algorithm apart
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm's row: everything that sets it apart (sampling, scoring and the update are shared)."""
+
+    name: str                  # what a learner reads
+    advantages: Callable       # (group, state, config, algorithm) → (rewards, advantages, state), section 2
+    baseline: str = ""         # REINFORCE: "running mean" or ""; the group algorithms: their group_advantages method
+    loss_agg: str = "seq-mean-token-mean"  # how token losses add up (LOSS_AGGREGATIONS), unless the config says
+    clipped: bool = True       # E epochs of the clipped ratio (else one plain policy-gradient step)
+    kl_in_loss: bool = True    # β·k3 in the loss (else −β·k1 in the reward, through ``advantages``)
+    weight: str = "ppo"        # the gradient weight: "ppo" (token ratio, 0 past the clip), "gspo" (one ratio per
+                               #   answer, 0 past GSPO_EPS), "cispo" (the clipped ratio as a weight, gradient kept)
+    clip_higher: bool = False       # the upper clip is 1 + eps_high (DAPO's clip-higher) instead of 1 + eps
+    dynamic_sampling: bool = False  # draw up to ``resample`` groups per step, train on the first informative one
+
+
+_REINFORCE = {"advantages": reinforce_advantages, "loss_agg": "seq-mean-token-sum", "clipped": False,
+              "kl_in_loss": False}
+ALGORITHM_TABLE = {
+    "reinforce": Algorithm(name="REINFORCE", **_REINFORCE),
+    "reinforce_mean": Algorithm(name="REINFORCE + running mean", baseline="running mean", **_REINFORCE),
+    "grpo": Algorithm(name="GRPO", advantages=group_baseline_advantages, baseline="grpo"),
+    "dr_grpo": Algorithm(name="Dr. GRPO", advantages=group_baseline_advantages, baseline="dr_grpo"),
+    "rloo": Algorithm(name="RLOO", advantages=group_baseline_advantages, baseline="rloo"),
+    "ppo": Algorithm(name="PPO", advantages=critic_advantages, loss_agg="token-mean", kl_in_loss=False),
+    "dapo": Algorithm(name="DAPO", advantages=group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
+                      clip_higher=True, dynamic_sampling=True),
+    "gspo": Algorithm(name="GSPO", advantages=group_baseline_advantages, baseline="grpo", weight="gspo"),
+    "cispo": Algorithm(name="CISPO", advantages=group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
+                       weight="cispo", clip_higher=True),
+}
+"""Every algorithm the lab runs, by its key: REINFORCE without and with a running-mean baseline, the three group
+baselines of ``group_advantages`` (GRPO, Dr. GRPO, RLOO), PPO with a learned critic (KL in the reward, as in
+Ouyang et al. 2022), and three after PPO with GRPO's advantages: DAPO (Yu et al. 2025: clip-higher, token-mean,
+dynamic sampling), GSPO (Zheng et al. 2025: one length-normalised ratio per answer, clipped per answer) and CISPO
+(MiniMax 2025: the ratio clipped as a stopped weight, so every token keeps a gradient)."""
+
+ALGORITHMS = tuple(ALGORITHM_TABLE)
+"""The keys of ALGORITHM_TABLE, in the order the app lists them."""
+
+ALGORITHM_NAMES = {key: a.name for key, a in ALGORITHM_TABLE.items()}
+"""The name a learner reads for each algorithm."""
+
+
+# ---------------------------------------------------------------- 3. loss and update
+
+
+def _clipped_terms(lp: np.ndarray, group: Group, adv: np.ndarray, algo: Algorithm, low: float, high: float,
+                   objective: bool):
+    """A clipped algorithm's ∂Lₜ/∂log π(aₜ) for each token, which tokens count as clipped, and (when
+    ``objective``) Lₜ itself.
+
+    ppo:   ρ = π/π_old per token; ∂ = ρÂ, or 0 where min(ρÂ, clip(ρ, 1−ε_low, 1+ε_high)Â) takes the clipped term;
+           L = that min.
+    gspo:  the same with one ratio per answer, sᵢ = exp(Σₜ(log π − log π_old)/|oᵢ|) (``sequence_ratio``), on every
+           token of answer i; with the per-answer weight 1/(G|oᵢ|) this is ∂Jᵢ/∂log π(aₜ) = sᵢÂᵢ/|oᵢ|, GSPO's.
+    cispo: ∂ = sg(clip(ρ, 1−ε_low, 1+ε_high))·Â, never 0 (``gradient_weights``); L = sg(clip(ρ))·Â·log π, the
+           loss CISPO minimises; "clipped" means the weight was.
+    A padded token has ρ = 1 and Â = 0, so it is never clipped and adds nothing.
+    """
+    if algo.weight == "cispo":
+        ratio = np.exp(lp - group.logp_old)
+        coeff = _gradient_weights(ratio, adv, "cispo", low, high)
+        return coeff, (ratio < 1.0 - low) | (ratio > 1.0 + high), coeff * lp if objective else None
+    if algo.weight == "gspo":
+        ratio, adv = _sequence_ratio(lp, group.logp_old, group.mask, group.n_tokens)[..., None], adv[..., :1]
+    else:
+        ratio = np.exp(lp - group.logp_old)
+    clipped = _clipped_mask(ratio, adv, low, high)
+    coeff = np.where(clipped, 0.0, adv * ratio)
+    value = _surrogate(ratio, adv, low, high) if objective else None
+    if algo.weight == "gspo":  # answer-level terms on each real token
+        clipped, coeff = clipped & group.mask, np.where(group.mask, coeff, 0.0)
+        value = value if value is None else np.where(group.mask, value, 0.0)
+    return coeff, clipped, value
+
+
+def _logit_gradients(w: np.ndarray, group: Group, logps: tuple[np.ndarray, ...]) -> list[np.ndarray]:
+    """∂/∂z of −Σₜ wₜ log π(aₜ) for each logit table: −Σₜ wₜ(e_{aₜ} − π) over the tokens written at it."""
+    grads = [-((w[:, None, :, 0] @ group.onehot_first)[:, 0] - w[..., 0].sum(axis=1)[:, None] * np.exp(logps[0])),
+             -((w[:, None, :, 1] @ group.onehot_second)[:, 0] - w[..., 1].sum(axis=1)[:, None] * np.exp(logps[1]))]
+    if len(logps) == 3:  # length tables: answer i's length tokens all sit in the table of its first token
+        w_len = w[..., 2:]                                                  # [S, G, L]
+        per_answer = (w_len[..., None] * group.onehot_length).sum(axis=2)   # [S, G, 2]: Σₜ wₜ e_{aₜ}
+        by_token = group.onehot_first.transpose(0, 2, 1)                    # [S, K, G]
+        grads.append(-(by_token @ per_answer - (by_token @ w_len.sum(axis=-1)[..., None]) * np.exp(logps[2])))
+    return grads
+
+
+def policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
+                  weight: np.ndarray, c: LabConfig, algo: Algorithm):
+    """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
+
+    z and logps: the logit tables and their log-softmax (π_old). Clipped algorithms: Lₜ and ∂Lₜ/∂log π(aₜ) from
+    ``_clipped_terms`` (PPO's min(ρÂ, clip(ρ, 1−ε, 1+ε)Â), with ε_high above for DAPO and CISPO), − β·k3ₜ when
+    the KL is in the loss, whose ∂ is − β(π_ref/π − 1). REINFORCE: Lₜ = Âₜ log π(aₜ), one epoch.
+
+    Returns:
+        (z, loss, grad_norm, clip_fraction): the new logits; the loss and gradient norm at the first epoch,
+        where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
+    """
+    epochs = c.epochs if algo.clipped else 1
+    beta = c.beta if algo.kl_in_loss else 0.0
+    low, high = GSPO_EPS if algo.weight == "gspo" else (c.eps, c.eps_high if algo.clip_higher else c.eps)
+    n_real = group.mask.sum(axis=(1, 2))
+    clipped_sum = np.zeros(z[0].shape[0])
+    for epoch in range(epochs):
+        tables = logps if epoch == 0 else _log_policy(z)
+        lp = group.logp_old if epoch == 0 else _token_logp(tables, group)
+        if algo.clipped:
+            coeff, clipped, objective = _clipped_terms(lp, group, adv, algo, low, high, epoch == 0)
+            if beta > 0:
+                coeff = coeff + beta * np.expm1(group.logp_ref - lp)            # −β ∂k3/∂log π
+            clipped_sum += clipped.sum(axis=(1, 2)) / n_real
+        else:
+            coeff, objective = adv, adv * lp
+        grads = _logit_gradients(weight * coeff, group, tables)
+        if epoch == 0:  # what a trainer logs: the loss at π = π_old (ρ = 1), and its gradient's norm
+            loss = -(weight * (objective - beta * group.k3 if beta > 0 else objective)).sum(axis=(1, 2))
+            grad_norm = np.sqrt(sum((g**2).reshape(len(g), -1).sum(axis=1) for g in grads))
+        z = tuple(x - c.lr * g for x, g in zip(z, grads, strict=True))
+    return z, loss, grad_norm, clipped_sum / epochs
+
+
+# ---------------------------------------------------------------- the history
+
+
 class _Log:
-    """The arrays of a LabHistory, filled step by step."""
+    """The history's arrays, filled as the loop runs: the policy before each step and after the last
+    ([S, T+1, ...]), and each step's group, advantages and update ([S, T, ...])."""
 
-    logp0: np.ndarray
-    logp1: np.ndarray
-    logpl: np.ndarray | None
-    values: np.ndarray
-    loss: np.ndarray
-    grad_norm: np.ndarray
-    clip: np.ndarray
-    scores: np.ndarray
-    actions: np.ndarray
-    rewards: np.ndarray
-    advantages: np.ndarray
-    drawn: np.ndarray
+    def __init__(self, c: LabConfig, n_seeds: int, k: int, critic: bool):
+        s, t, g, p = n_seeds, c.steps, c.group_size, 2 + c.length
+        self.n_len, self.critic = c.length, critic
+        self.logps = [np.empty((s, t + 1, k)), np.empty((s, t + 1, 2)), np.empty((s, t + 1, k, 2)) if p > 2 else None]
+        self.values = np.full((s, t + 1, 2), np.nan)
+        self.steps = {"loss": np.empty((s, t)), "grad_norm": np.empty((s, t)), "clip_fraction": np.empty((s, t)),
+                      "scores": np.empty((s, t, g)), "actions": np.empty((s, t, g, p), dtype=np.int64),
+                      "rewards": np.empty((s, t, g, p)), "advantages": np.empty((s, t, g, p)),
+                      "groups_drawn": np.empty((s, t), dtype=np.int64)}
 
-    @classmethod
-    def empty(cls, n_seeds: int, n_steps: int, g: int, k: int, n_len: int = 0) -> _Log:
-        per_step = (n_seeds, n_steps)
-        p = 2 + n_len
-        return cls(np.empty((n_seeds, n_steps + 1, k)), np.empty((n_seeds, n_steps + 1, 2)),
-                   np.empty((n_seeds, n_steps + 1, k, 2)) if n_len else None,
-                   np.full((n_seeds, n_steps + 1, 2), np.nan), np.empty(per_step), np.empty(per_step),
-                   np.zeros(per_step), np.empty((*per_step, g)), np.full((*per_step, g, p), -1, dtype=np.int64),
-                   np.zeros((*per_step, g, p)), np.zeros((*per_step, g, p)), np.ones(per_step, dtype=np.int64))
+    def policy(self, t: int, logps: tuple[np.ndarray, ...], state: LabState) -> None:
+        for kept, table in zip(self.logps, logps, strict=False):  # no length tables: two
+            kept[:, t] = table
+        if self.critic:
+            self.values[:, t] = state.critic[:, :2]
 
-    def policy(self, t: int, logps: tuple[np.ndarray, ...], critic: np.ndarray | None) -> None:
-        self.logp0[:, t], self.logp1[:, t] = logps[0], logps[1]
-        if self.logpl is not None:
-            self.logpl[:, t] = logps[2]
-        if critic is not None:
-            self.values[:, t] = critic
-
-    def step(self, t: int, group: Group, rewards, adv, loss, grad_norm, clip, drawn) -> None:
-        self.loss[:, t], self.grad_norm[:, t], self.clip[:, t] = loss, grad_norm, clip
-        self.scores[:, t] = group.scores
-        self.actions[:, t, :, 0], self.actions[:, t, :, 1] = group.first, group.second
+    def step(self, t: int, group: Group, **arrays) -> None:
+        actions = self.steps["actions"][:, t]
+        actions[..., 0], actions[..., 1] = group.first, group.second
         if group.length_actions is not None:
-            self.actions[:, t, :, 2:] = group.length_actions
-        self.rewards[:, t], self.advantages[:, t] = rewards, adv
-        self.drawn[:, t] = drawn
+            actions[..., 2:] = group.length_actions
+        self.steps["scores"][:, t] = group.scores
+        for name, a in arrays.items():
+            self.steps[name][:, t] = a
 
     def history(self, tree: LabTree, logref, n: int, diverged_at: int | None) -> LabHistory:
         """The history of the first n steps (the policy before each and after the last)."""
-        logp0, logp1 = self.logp0[:, :n + 1], self.logp1[:, :n + 1]
-        logpl = None if self.logpl is None else self.logpl[:, :n + 1]
+        logp0, logp1, logpl = (None if a is None else a[:, :n + 1] for a in self.logps)
         expected, kl_exact = _exact_stats(tree, logp0, logp1, *logref[:2])
-        n_len = self.actions.shape[-1] - 2
-        token_length, kl_length = _length_stats(tree, logp0, logpl, logref[2] if n_len else None, n_len)
+        token_length, kl_length = _length_stats(tree, logp0, logpl, logref[2] if self.n_len else None, self.n_len)
         probs0 = np.exp(logp0)
-        probs1 = np.exp(logp1) if tree.flattery else np.broadcast_to([1.0, 0.0], logp1.shape).copy()
-        scores = self.scores[:, :n]
-        return LabHistory(probs0, probs1, expected, kl_exact + kl_length, scores.mean(axis=2), self.clip[:, :n],
-                          self.loss[:, :n], self.grad_norm[:, :n], self.values[:, :n + 1], np.ptp(scores, axis=2) == 0,
-                          scores, self.actions[:, :n], self.rewards[:, :n], self.advantages[:, :n],
-                          entropy(probs0), np.minimum(probs0[..., tree.right].sum(axis=-1), 1.0),
-                          (probs0 * token_length).sum(axis=-1), token_length, self.drawn[:, :n], diverged_at)
+        steps = {name: a[:, :n] for name, a in self.steps.items()}
+        return LabHistory(
+            probs_first=probs0,
+            probs_branch=np.exp(logp1) if tree.flattery else np.broadcast_to([1.0, 0.0], logp1.shape).copy(),
+            expected_score=expected, kl=kl_exact + kl_length, values=self.values[:, :n + 1],
+            mean_score=steps["scores"].mean(axis=2), dead=np.ptp(steps["scores"], axis=2) == 0,
+            entropy=entropy(probs0), p_correct=np.minimum(probs0[..., tree.right].sum(axis=-1), 1.0),
+            mean_length=(probs0 * token_length).sum(axis=-1), token_length=token_length, diverged_at=diverged_at,
+            **steps)
+
+
+def _length_stats(tree: LabTree, logp0: np.ndarray, logpl: np.ndarray | None, logrefl: np.ndarray | None,
+                  length: int):
+    """Exact mean tokens per answer after each first token [..., K], and the length tokens' KL(π‖π_ref) [...].
+
+    An answer after first token k has 1 token, +1 inside the best branch with flattery on, + E[ℓ | k] length
+    tokens, E[ℓ | k] = Σ_{j<L} q_k^j with q_k = π(continue | k) (token j exists when the j before it
+    continued). Each length token is one draw from the same table, so their KL is E[ℓ | k]·KL(q_k‖q_ref)
+    (Wald's identity), weighted by π₀(k).
+    """
+    k = logp0.shape[-1]
+    content = 1.0 + (np.arange(k) == tree.best) * tree.flattery
+    if logpl is None:
+        return np.broadcast_to(content, logp0.shape).copy(), 0.0
+    pl = np.exp(logpl)
+    expected = (pl[..., 0, None] ** np.arange(length)).sum(axis=-1)                # [..., K]
+    kl_each = np.maximum((pl * (logpl - logrefl)).sum(axis=-1), 0.0)             # [..., K]
+    return content + expected, (np.exp(logp0) * expected * kl_each).sum(axis=-1)
+
+
+def _exact_stats(tree: LabTree, logp0: np.ndarray, logp1: np.ndarray, logref0: np.ndarray,
+                 logref1: np.ndarray):
+    """Exact expected score and KL(π‖π_ref) over whole answers, for policies [..., K] and [..., 2].
+
+    KL(π‖π_ref) = KL₀ + π₀(b)·KL₁ (chain rule over the two decisions); both in log space, so a token
+    that π_ref never writes (log floored) adds 0 instead of 0·log 0.
+    """
+    p0, p1 = np.exp(logp0), np.exp(logp1)
+    kl0 = np.maximum((p0 * (logp0 - logref0)).sum(axis=-1), 0.0)
+    q = tree.leaf_means
+    score = (p0 * q[: p0.shape[-1]]).sum(axis=-1)
+    if not tree.flattery:
+        return score, kl0
+    b = tree.best
+    kl1 = np.maximum((p1 * (logp1 - logref1)).sum(axis=-1), 0.0)
+    score = score + p0[..., b] * p1[..., 1] * (q[-1] - q[b])
+    return score, kl0 + p0[..., b] * kl1
 
 
 def first_step_loss(history: LabHistory) -> tuple[float, float]:
