@@ -364,7 +364,7 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
                 weights = token_weights(group.mask, group.n_tokens, max_len)
                 z, loss, grad_norm, clip = policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
                 logps = _log_policy(z)
-            except FloatingPointError:
+            except FloatingPointError:  # a logit overflowed: the history ends before this step
                 return log.history(tree, logref, t, diverged_at=t + 1)
             log.step(t, group, rewards=rewards, advantages=adv, loss=loss, grad_norm=grad_norm, clip_fraction=clip,
                      groups_drawn=drawn)
@@ -446,13 +446,13 @@ def sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], log
         pick = np.argmax(informative, axis=1)                       # the first informative one (0 when none is)
         group = Group._make(None if f is None else f[np.arange(n_seeds) * n + pick] for f in group)
         drawn = np.where(informative.any(axis=1), pick + 1, n)
-    length = group.length_actions
+    length, real = group.length_actions, group.mask[..., None]
     logp_old, logp_ref = _token_logp(logps, group), _token_logp(logref, group)
     kl = _kl_estimates(logp_old, logp_ref)
     return group._replace(
         onehot_first=np.eye(len(tree.tokens))[group.first],
-        onehot_second=np.eye(2)[np.maximum(group.second, 0)] * (group.second >= 0)[..., None],
-        onehot_length=None if length is None else np.eye(2)[np.maximum(length, 0)] * (length >= 0)[..., None],
+        onehot_second=np.eye(2)[np.maximum(group.second, 0)] * real[:, :, 1],
+        onehot_length=None if length is None else np.eye(2)[np.maximum(length, 0)] * real[:, :, 2:],
         logp_old=logp_old, logp_ref=logp_ref, k1=kl.k1, k3=kl.k3), drawn
 
 
@@ -466,7 +466,8 @@ def _write(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], table: Sc
     second = np.where(branch, sample_tokens(np.exp(logps[1]), u[:, 1]), -1)       # [R, G]
     leaf = np.where(second == 1, k, first)
     scores = table.draw(leaf, u[:, 2]) if c.judge == "samples" else tree.leaf_means[leaf] + c.noise * normal
-    mask = np.stack([np.ones_like(branch), branch], axis=-1)
+    mask = np.ones((*first.shape, 2 + c.length), dtype=bool)   # position 0 always; 1 in the branch; the length tokens
+    mask[..., 1] = branch
     length_actions = None
     if u_len is not None:  # stop/continue after the content; a token exists while every one before it continued
         rows = np.arange(first.shape[0])[:, None]
@@ -474,7 +475,7 @@ def _write(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], table: Sc
         real = np.concatenate([np.ones_like(drawn[..., :1], dtype=bool),
                                np.logical_and.accumulate(drawn[..., :-1] == 0, axis=-1)], axis=-1)
         length_actions = np.where(real, drawn, -1)
-        mask = np.concatenate([mask, real], axis=-1)
+        mask[..., 2:] = real
     return Group(first=first, second=second, mask=mask, n_tokens=mask.sum(axis=-1), scores=scores,
                  length_actions=length_actions)
 
@@ -492,12 +493,13 @@ def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
         lp_first, lp_second = logp0[rows, group.first], logp1[rows, second]
     else:
         lp_first, lp_second = logp0[group.first], logp1[second]
-    out = np.stack([lp_first, np.where(group.mask[..., 1], lp_second, 0.0)], axis=-1)
-    if group.length_actions is None:
-        return out
-    table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
-    lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
-    return np.concatenate([out, np.where(group.mask[..., 2:], lp_len, 0.0)], axis=-1)
+    out = np.empty(group.mask.shape)
+    out[..., 0], out[..., 1] = lp_first, np.where(group.mask[..., 1], lp_second, 0.0)
+    if group.length_actions is not None:
+        table = logps[2][rows, group.first] if logp0.ndim == 2 else logps[2][group.first]    # [S, G, 2]
+        lp_len = np.where(group.length_actions == 1, table[..., 1:], table[..., :1])           # stop, else continue
+        out[..., 2:] = np.where(group.mask[..., 2:], lp_len, 0.0)
+    return out
 
 
 # ---------------------------------------------------------------- 2. advantages
