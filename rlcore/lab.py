@@ -743,7 +743,7 @@ class _Log:
                       "groups_drawn": np.empty((s, t), dtype=np.int64)}
 
     def policy(self, t: int, logps: tuple[np.ndarray, ...], state: LabState) -> None:
-        for kept, table in zip(self.logps, logps, strict=False):  # no length tables: two
+        for kept, table in zip(self.logps, logps, strict=False):  # without length tokens the third stays None
             kept[:, t] = table
         if self.critic:
             self.values[:, t] = state.critic[:, :2]
