@@ -253,10 +253,12 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Generator, *, end: int, pad: int,
-             temperature: float = 1.0) -> np.ndarray:
+             temperature: float = 1.0, return_logits: bool = False):
     """Sample up to ``max_new`` tokens after each prompt [B, P] with the KV cache, at a temperature.
 
-    A row that writes ``end`` is finished: every later slot holds ``pad``. Returns [B, P + max_new].
+    A row that writes ``end`` is finished: every later slot holds ``pad``. Returns the rows [B, P + max_new],
+    and with ``return_logits`` also the logits each new token was drawn from, [B, max_new, V] (at temperature 1;
+    after a row has ended, the logits of its padding).
     """
     temperature = positive("temperature", temperature)
     max_new = count("max_new", max_new, low=1)
@@ -269,7 +271,9 @@ def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Gen
     out = np.full((b, t0 + max_new), pad, dtype=prompts.dtype)
     out[:, :t0] = prompts
     done = np.zeros(b, dtype=bool)
+    seen = np.zeros((b, max_new, last.shape[-1]))
     for j in range(max_new):
+        seen[:, j] = last
         tok = sample_tokens(_softmax(last / temperature), rng.random(b))
         tok = np.where(done, pad, tok)
         out[:, t0 + j] = tok
@@ -277,7 +281,7 @@ def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Gen
         if done.all() or j == max_new - 1:
             break
         last, _, cache = decode_step(model, tok, t0 + j, cache)
-    return out
+    return (out, seen) if return_logits else out
 
 
 # ---------------------------------------------------------------- the optimiser

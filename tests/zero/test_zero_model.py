@@ -128,3 +128,13 @@ def test_too_long_an_input_or_answer_names_what_is_wrong():
         M.generate(model, np.zeros((1, 5), dtype=int), 6, np.random.default_rng(0), end=0, pad=5)
     with pytest.raises(ValueError, match="temperature"):
         M.generate(model, np.zeros((1, 2), dtype=int), 2, np.random.default_rng(0), end=0, pad=5, temperature=0)
+
+
+def test_the_logits_generate_returns_are_the_full_pass_logits_of_what_it_wrote():
+    model = _small()
+    out, logits = M.generate(model, np.tile([[1, 2, 3]], (50, 1)), 5, np.random.default_rng(6), end=0, pad=5,
+                             return_logits=True)
+    full = M.forward(model, out[:, :-1]).logits[:, 2:]
+    live = np.cumsum(out[:, 3:] == 0, axis=1) - (out[:, 3:] == 0) == 0    # slots up to and including the end
+    assert live.sum() > 50
+    np.testing.assert_allclose(logits[live], full[live], atol=1e-12)
