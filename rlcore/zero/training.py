@@ -245,6 +245,38 @@ def answer(model: Model, problem: str, seed: int = 0) -> Answer:
     return Answer(tuple(task.VOCAB[int(t)] for t in ans[keep]), probs[keep], text, task.judge(text, right), right)
 
 
+class GroupView(NamedTuple):
+    """One problem's group of answers in one update, token by token (for looking inside the step)."""
+
+    problem: str                       # "3 + 4 * 2 + 7 * 5"
+    answer: int                        # the right final digit
+    tokens: tuple[tuple[str, ...], ...]  # per answer, the tokens the loss saw (<end> included when written)
+    prob: tuple[np.ndarray, ...]       # per answer, π_old of each token
+    advantage: tuple[np.ndarray, ...]  # per answer, Â of each token
+    ratio: tuple[np.ndarray, ...]      # per answer, π/π_old of each token at the last epoch
+    clipped: tuple[np.ndarray, ...]    # per answer, whether the clip zeroed the token's gradient
+    right: np.ndarray                  # [G]
+    well_formed: np.ndarray            # [G]
+    score: np.ndarray                  # [G]
+
+
+def group_view(update: Update, problem: int) -> GroupView:
+    """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update."""
+    n_problems = len(update.problems)
+    i = count("problem", problem, low=0, high=n_problems - 1)
+    g = len(update.answers) // n_problems
+    rows = range(i * g, (i + 1) * g)
+
+    def per_answer(a):
+        return tuple(a[r][update.mask[r]] for r in rows)
+
+    tokens = tuple(tuple(task.VOCAB[int(t)] for t in update.answers[r][update.mask[r]]) for r in rows)
+    sl = slice(i * g, (i + 1) * g)
+    return GroupView(task.problem_text(update.problems[i]), int(task.running_digits(update.problems[i:i + 1])[0, -1]),
+                     tokens, per_answer(update.prob), per_answer(update.advantage), per_answer(update.ratio),
+                     per_answer(update.clipped), update.right[sl], update.well_formed[sl], update.score[sl])
+
+
 # ---------------------------------------------------------------- the loop
 
 
@@ -299,5 +331,5 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
                    curves["immediate_pass"], tuple(updates), model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep", "answer", "answer_mask",
-           "measure", "policy_grads", "train", "train_steps"]
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep", "answer",
+           "answer_mask", "group_view", "measure", "policy_grads", "train", "train_steps"]

@@ -225,3 +225,20 @@ def test_the_default_run_climbs_grows_its_answers_and_sharpens():
     assert half >= 10                                   # a climb a learner can watch, not done in a few steps
     # the answers grew because worked ones were right more often: the worked share followed
     assert run.worked_share[-1] > 0.8 > 0.2 > run.worked_share[0]
+
+
+def test_group_view_shows_one_problems_answers_with_their_verdicts():
+    c = T.ZeroConfig(algorithm="ppo", steps=1, prompts=3, group_size=4)
+    update = list(T.train_steps(c, seed=0, base=_tiny(5)))[1].update
+    view = T.group_view(update, 2)
+    assert view.problem == task.problem_text(update.problems[2])
+    assert view.answer == task.running_digits(update.problems[2:3])[0, -1]
+    assert len(view.tokens) == 4 and view.score.shape == (4,)
+    for j in range(4):
+        row = 8 + j                                                    # problem 2's answers are rows 8 to 11
+        assert len(view.tokens[j]) == len(view.prob[j]) == len(view.advantage[j]) == update.mask[row].sum()
+        text = " ".join(t for t in view.tokens[j] if t != "<end>")
+        assert task.judge(text, view.answer).score == view.score[j]
+        np.testing.assert_array_equal(view.advantage[j], update.advantage[row][update.mask[row]])
+    with pytest.raises(ValueError, match="problem"):
+        T.group_view(update, 3)
