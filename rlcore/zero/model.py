@@ -210,6 +210,14 @@ def token_log_probs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     return np.take_along_axis(lp, np.asarray(tokens)[:, 1:, None], axis=-1)[..., 0]
 
 
+def log_prob_grad(lp_all: np.ndarray, tokens: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """∂(Σ weight·log π(token))/∂logits = −weight·(π − e_token), from the log-softmax [..., V], tokens, weights."""
+    d = np.exp(lp_all)
+    idx = np.asarray(tokens)[..., None]
+    np.put_along_axis(d, idx, np.take_along_axis(d, idx, axis=-1) - 1.0, axis=-1)
+    return -(d * weight[..., None])
+
+
 # ---------------------------------------------------------------- KV-cached decoding
 
 

@@ -30,7 +30,7 @@ from ..credit import gae_batch, group_advantages
 from ..diagnostics import entropy, pass_at_k_estimate
 from ..kl import kl_estimators
 from . import task
-from .model import Model, adam_init, adam_step, backward, forward, generate, log_softmax
+from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad, log_softmax
 
 ALGORITHMS = ("grpo", "dr_grpo", "ppo")
 AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean"}
@@ -206,12 +206,9 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
         objective = objective - c.beta * k3
     loss = -float(np.sum(w * objective))
     dlp = -w * coeff                                                    # ∂loss/∂log π(token)
-    dlogits_ans = -np.exp(lp_all) * dlp[..., None]
-    np.put_along_axis(dlogits_ans, ans[..., None],
-                      np.take_along_axis(dlogits_ans, ans[..., None], axis=-1) + dlp[..., None], axis=-1)
     start = task.PROMPT_LEN - 1
     dlogits = np.zeros_like(fwd.logits)
-    dlogits[:, start:] = dlogits_ans
+    dlogits[:, start:] = log_prob_grad(lp_all, ans, dlp)
     dvalues = None
     if returns is not None:
         dvalues = np.zeros_like(fwd.values)

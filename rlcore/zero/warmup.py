@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import task
-from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_softmax
+from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad, log_softmax
 
 BASE_PATH = Path(__file__).with_name("base.npz")
 
@@ -65,10 +65,8 @@ def supervised_grads(model: Model, problems: np.ndarray, worked: np.ndarray,
     lp = log_softmax(logits)
     target = np.where(ans != task.PAD, ans, 0)
     loss = -float(np.sum(np.take_along_axis(lp, target[..., None], axis=-1)[..., 0] * mask) / n)
-    d = np.exp(lp)
-    np.put_along_axis(d, target[..., None], np.take_along_axis(d, target[..., None], axis=-1) - 1.0, axis=-1)
     dlogits = np.zeros_like(fwd.logits)
-    dlogits[:, start:] = d * (mask / n)[..., None]
+    dlogits[:, start:] = -log_prob_grad(lp, target, mask / n)
     return loss, backward(model, fwd, dlogits)
 
 
