@@ -56,17 +56,22 @@ class ZeroConfig:
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, got {self.algorithm!r}")
-        count("steps", self.steps, low=1, high=2000)
-        count("group_size", self.group_size, low=2, high=64)
-        count("prompts", self.prompts, low=1, high=256)
-        count("epochs", self.epochs, low=1, high=8)
-        count("k", self.k, low=8, high=64)
-        if positive("lr", self.lr) > 0.1:
+        checked = {
+            "steps": count("steps", self.steps, low=1, high=2000),
+            "group_size": count("group_size", self.group_size, low=2, high=64),
+            "prompts": count("prompts", self.prompts, low=1, high=256),
+            "epochs": count("epochs", self.epochs, low=1, high=8),
+            "k": count("k", self.k, low=8, high=64),
+            "lr": positive("lr", self.lr),
+            "beta": in_range("beta", self.beta, 0.0, 10.0),
+            "clip_eps": in_range("clip_eps", self.clip_eps, 1e-3, 1.0),
+            "gae_lambda": in_range("gae_lambda", self.gae_lambda, 0.0, 1.0),
+            "value_coef": non_negative("value_coef", self.value_coef),
+        }
+        if checked["lr"] > 0.1:
             raise ValueError(f"lr must be <= 0.1, got {self.lr!r}")
-        in_range("beta", self.beta, 0.0, 10.0)
-        in_range("clip_eps", self.clip_eps, 1e-3, 1.0)
-        in_range("gae_lambda", self.gae_lambda, 0.0, 1.0)
-        non_negative("value_coef", self.value_coef)
+        for name, value in checked.items():   # whole numbers as int, the rest as float (so 8.0 is stored as 8)
+            object.__setattr__(self, name, value)
 
 
 class Measure(NamedTuple):

@@ -147,6 +147,13 @@ def test_config_names_the_bad_field(field, value):
         T.ZeroConfig(**{field: value})
 
 
+def test_config_stores_whole_numbers_as_int_and_the_rest_as_float():
+    c = T.ZeroConfig(k=16.0, steps=np.int64(3), lr=np.float32(0.5) / 10, beta=0)
+    assert (c.k, c.steps) == (16, 3) and type(c.k) is int and type(c.steps) is int
+    assert type(c.lr) is float and type(c.beta) is float
+    assert c == T.ZeroConfig(k=16, steps=3, lr=float(np.float32(0.5) / 10), beta=0.0)
+
+
 def test_config_is_frozen_and_its_defaults_are_the_default_run():
     c = T.ZeroConfig()
     assert c.algorithm == "grpo" and c.k >= 8
