@@ -1,0 +1,251 @@
+"""Training the tiny model: each loss's gradient against finite differences, the advantages from rlcore's formulas,
+ZeroConfig's checks, determinism and the run's shape."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlcore.credit import gae, group_advantages
+from rlcore.zero import model as M
+from rlcore.zero import task
+from rlcore.zero import training as T
+from rlcore.zero.warmup import supervised_grads
+
+
+def _tiny(seed=0):
+    m = M.init_model(len(task.VOCAB), task.POSITIONS, width=8, layers=1, heads=2, seed=seed)
+    rng = np.random.default_rng(seed + 7)
+    return M.Model({k: v + 0.2 * rng.normal(size=v.shape) for k, v in m.params.items()}, m.heads)
+
+
+def _batch(model, config, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(task.sample_problems(rng, config.prompts), config.group_size, axis=0)
+    seq = M.generate(model, task.prompts(rows), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD)
+    ans = seq[:, task.PROMPT_LEN:]
+    # mix in right answers so that the groups' scores differ and every advantage is not zero
+    right = task.answers(rows, np.arange(len(rows)) % 3 == 0)
+    ans = np.where((np.arange(len(rows)) % 2 == 0)[:, None], right, ans)
+    seq = np.concatenate([seq[:, :task.PROMPT_LEN], ans], axis=1)
+    return rows, seq, ans
+
+
+def _fd_check(loss_of, grads, model, rng, per_weight=3, h=1e-6):
+    checked = 0
+    for key, value in model.params.items():
+        for flat in rng.choice(value.size, size=min(per_weight, value.size), replace=False):
+            idx = np.unravel_index(flat, value.shape)
+            plus, minus = ({k: v.copy() for k, v in model.params.items()} for _ in range(2))
+            plus[key][idx] += h
+            minus[key][idx] -= h
+            numeric = (loss_of(M.Model(plus, model.heads)) - loss_of(M.Model(minus, model.heads))) / (2 * h)
+            assert grads[key][idx] == pytest.approx(numeric, rel=1e-4, abs=1e-7), (key, idx)
+            checked += abs(numeric) > 1e-9
+    assert checked > 10          # enough non-zero gradients that the check means something
+
+
+@pytest.mark.parametrize(("algorithm", "beta"), [("grpo", 0.0), ("grpo", 0.3), ("dr_grpo", 0.1), ("ppo", 0.2)])
+def test_policy_loss_gradient_matches_finite_differences(algorithm, beta):
+    c = T.ZeroConfig(algorithm=algorithm, beta=beta, prompts=3, group_size=4, clip_eps=0.1)
+    old, ref = _tiny(0), _tiny(1)
+    rows, seq, ans = _batch(old, c)
+    mask = T.answer_mask(ans)
+    _, _, right_score = task.judge_batch(ans, rows)
+    _, _, lp_old, values = T._answer_logits(old, seq)
+    lp_ref = T._answer_logits(ref, seq)[2]
+    adv = T._advantages(c, right_score, values, mask)
+    assert np.abs(adv[mask]).max() > 0
+    returns = adv + np.where(mask, values, 0.0) if algorithm == "ppo" else None
+    # the policy a little away from the old one, so the ratios leave 1 and some tokens are clipped
+    rng = np.random.default_rng(3)
+    model = M.Model({k: v + 0.05 * rng.normal(size=v.shape) for k, v in old.params.items()}, old.heads)
+    grads, ratio, clipped, _ = T.policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns)
+    assert clipped.any() and (ratio[mask] != 1).all()
+
+    def loss_of(m):
+        return T.policy_grads(m, c, seq, mask, adv, lp_old, lp_ref, returns)[3]
+
+    _fd_check(loss_of, grads, model, rng)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_supervised_loss_gradient_matches_finite_differences(weighted):
+    model = _tiny(2)
+    rng = np.random.default_rng(4)
+    problems = task.sample_problems(rng, 6)
+    worked = np.arange(6) % 2 == 0
+    first = np.where(worked, 0.1, 1.9) if weighted else None
+    _, grads = supervised_grads(model, problems, worked, first)
+    _fd_check(lambda m: supervised_grads(m, problems, worked, first)[0], grads, model, rng)
+
+
+def test_the_first_token_weight_scales_only_the_choice_of_form():
+    # a model whose every logit is 0 gives each token log(1/V): the loss is log V whatever the weights,
+    # when the first-token weights average 1; with weights (0, 2) it is still log V (each row counts its tokens)
+    m = M.init_model(len(task.VOCAB), task.POSITIONS, width=8, layers=1, heads=2, seed=0)
+    zero = M.Model({**m.params, "wout": np.zeros_like(m.params["wout"])}, m.heads)
+    problems = task.sample_problems(np.random.default_rng(0), 4)
+    worked = np.array([True, True, False, False])
+    for first in (None, np.array([0.0, 0.0, 2.0, 2.0])):
+        loss, _ = supervised_grads(zero, problems, worked, first)
+        assert loss == pytest.approx(np.log(len(task.VOCAB)))
+    # weight 0 on the worked rows' first token: the ':' logit's bias is pushed only by the rows starting with '='
+    _, g = supervised_grads(zero, problems, worked, np.array([0.0, 0.0, 2.0, 2.0]))
+    assert g["bout"][task.WORK] > 0 and g["bout"][task.EQUALS] < g["bout"][task.WORK]
+
+
+def test_the_loss_at_ratio_one_is_minus_the_mean_advantage_per_answer():
+    # at π = π_old, no KL: GRPO's loss is −Σᵢ (1/n) Σₜ (1/|oᵢ|) Âᵢ = −mean Âᵢ, which is 0 for centred groups
+    c = T.ZeroConfig(prompts=2, group_size=4)
+    model = _tiny(0)
+    rows, seq, ans = _batch(model, c)
+    mask = T.answer_mask(ans)
+    _, _, score = task.judge_batch(ans, rows)
+    _, _, lp, values = T._answer_logits(model, seq)
+    adv = T._advantages(c, score, values, mask)
+    *_, loss = T.policy_grads(model, c, seq, mask, adv, lp, None, None)
+    assert loss == pytest.approx(0.0, abs=1e-12)
+
+
+def test_group_advantages_are_rlcores_per_group_on_every_token():
+    c = T.ZeroConfig(group_size=4, prompts=2)
+    score = np.array([2.0, 1.0, 1.0, 0.0, 2.0, 2.0, 2.0, 2.0])
+    mask = np.array([[True] * 3 + [False] * 5] * 8)
+    adv = T._advantages(c, score, np.zeros((8, 8)), mask)
+    per_answer = np.concatenate([group_advantages(score[:4], "grpo"), group_advantages(score[4:], "grpo")])
+    np.testing.assert_allclose(adv[:, :3], np.repeat(per_answer[:, None], 3, axis=1))
+    assert np.all(adv[:, 3:] == 0) and np.all(adv[4:] == 0)      # an all-equal group teaches nothing
+    # hand value: scores (2, 1, 1, 0) have mean 1 and std (N−1) √(2/3): Â₀ = 1/√(2/3)
+    assert adv[0, 0] == pytest.approx(1 / np.sqrt(2 / 3), rel=1e-5)
+
+
+def test_ppo_advantages_are_rlcores_gae_on_each_answer():
+    c = T.ZeroConfig(algorithm="ppo", gae_lambda=0.9)
+    mask = np.array([[True, True, True, False], [True, True, True, True]])
+    values = np.array([[0.5, 0.2, 0.9, 7.0], [0.1, 0.3, 0.2, 0.4]])
+    score = np.array([2.0, 1.0])
+    adv = T._advantages(c, score, values, mask)
+    np.testing.assert_allclose(adv[0, :3], gae([0, 0, 2.0], [0.5, 0.2, 0.9, 0.0], 1.0, 0.9))
+    np.testing.assert_allclose(adv[1], gae([0, 0, 0, 1.0], [0.1, 0.3, 0.2, 0.4, 0.0], 1.0, 0.9))
+    assert adv[0, 3] == 0
+
+
+def test_answer_mask_keeps_tokens_up_to_the_first_end():
+    e, p = task.END, task.PAD
+    ans = np.array([[task.EQUALS, 5, e, p], [task.WORK, 1, 2, 3], [e, p, p, p]])
+    assert T.answer_mask(ans).tolist() == [[True, True, True, False], [True] * 4, [True, False, False, False]]
+
+
+@pytest.mark.parametrize(("field", "value"), [("algorithm", "reinforce"), ("steps", 0), ("steps", 2.5),
+                                              ("group_size", 1), ("prompts", 0), ("lr", 0.0), ("lr", 1.0),
+                                              ("lr", float("nan")), ("beta", -0.1), ("clip_eps", 0.0),
+                                              ("epochs", 0), ("gae_lambda", 1.5), ("value_coef", -1.0), ("k", 4),
+                                              ("steps", True)])
+def test_config_names_the_bad_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        T.ZeroConfig(**{field: value})
+
+
+def test_config_stores_whole_numbers_as_int_and_the_rest_as_float():
+    c = T.ZeroConfig(k=16.0, steps=np.int64(3), lr=np.float32(0.5) / 10, beta=0)
+    assert (c.k, c.steps) == (16, 3) and type(c.k) is int and type(c.steps) is int
+    assert type(c.lr) is float and type(c.beta) is float
+    assert c == T.ZeroConfig(k=16, steps=3, lr=float(np.float32(0.5) / 10), beta=0.0)
+
+
+def test_config_is_frozen_and_its_defaults_are_the_default_run():
+    c = T.ZeroConfig()
+    assert c.algorithm == "grpo" and c.k >= 8
+    with pytest.raises(AttributeError):
+        c.steps = 3  # type: ignore[misc]
+
+
+def test_train_steps_refuses_a_non_config():
+    with pytest.raises(ValueError, match="config"):
+        next(T.train_steps({"steps": 3}))
+
+
+def test_a_short_run_has_steps_plus_one_points_and_starts_at_the_base():
+    # PPO: a random base is never right, so only the critic's values give its tokens advantages
+    c = T.ZeroConfig(algorithm="ppo", steps=2, prompts=4, group_size=4)
+    base = _tiny(5)
+    steps = list(T.train_steps(c, seed=3, base=base))
+    assert [s.step for s in steps] == [0, 1, 2]
+    first = steps[0].measure
+    assert first.kl == 0.0                                     # the base against itself: exactly 0
+    assert steps[2].measure.kl > 0                              # two Adam steps moved it
+    assert 0 <= first.pass1 <= first.passk <= 1 and 0 <= first.reward <= 2
+    u = steps[1].update
+    assert u.answers.shape == (16, task.MAX_ANSWER) and u.problems.shape == (4, 2 * task.DIGITS - 1)
+    assert np.all(u.prob[~u.mask] == 0) and np.all((u.prob[u.mask] > 0) & (u.prob[u.mask] <= 1))
+
+
+def test_runs_are_deterministic_per_seed():
+    c = T.ZeroConfig(steps=2, prompts=3, group_size=4)
+    base = _tiny(6)
+
+    def curve(seed):
+        return np.array([list(s.measure) for s in T.train_steps(c, seed=seed, base=base)])
+
+    a, b, other = curve(1), curve(1), curve(2)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a[1:], other[1:])
+
+
+def test_train_on_the_shipped_base_returns_the_fixed_api():
+    seen = []
+    run = T.train(T.ZeroConfig(steps=2, prompts=4), seed=0, progress=lambda s: seen.append(s.step))
+    assert seen == [0, 1, 2]
+    for name in ("pass1", "passk", "length", "entropy", "kl", "reward"):
+        arr = getattr(run, name)
+        assert arr.shape == (3,) and arr.dtype == np.float64, name
+    assert run.kl[0] == 0.0 and run.kl[2] > 0 and run.k >= 8 and len(run.updates) == 2
+    assert np.all(run.pass1 <= run.passk)
+
+
+def test_a_typed_problem_is_answered_token_by_token():
+    out = T.answer(_tiny(0), "3 + 4 * 2 + 7 * 5", seed=1)
+    assert out.answer == 5
+    assert len(out.tokens) == len(out.probs) >= 1 and np.all((out.probs > 0) & (out.probs <= 1))
+    assert out.verdict == task.judge(out.text, 5)
+    assert out.text == " ".join(t for t in out.tokens if t != "<end>")
+    again = T.answer(_tiny(0), "3 + 4 * 2 + 7 * 5", seed=1)
+    assert again.tokens == out.tokens and np.array_equal(again.probs, out.probs)
+
+
+@pytest.mark.parametrize("bad", ["", "3 + 4", "٣ + 4 * 2 + 7 * 5", "1 + 1 + 1 + 1 + 0"])
+def test_a_bad_typed_problem_is_a_value_error_naming_problem(bad):
+    with pytest.raises(ValueError, match="problem"):
+        T.answer(_tiny(0), bad)
+
+
+@pytest.mark.exhaustive
+def test_the_default_run_climbs_grows_its_answers_and_sharpens():
+    run = T.train()
+    n = T.ZeroConfig().steps + 1
+    assert all(getattr(run, f).shape == (n,) for f in ("pass1", "passk", "length", "entropy", "kl", "reward"))
+    assert run.pass1[0] <= 0.30 and run.pass1[-1] - run.pass1[0] >= 0.35
+    assert run.length[-1] >= 1.3 * run.length[0]
+    assert run.entropy[-1] < run.entropy[0] and run.kl[0] == 0.0
+    half = np.argmax(run.pass1 >= (run.pass1[0] + run.pass1[-1]) / 2)
+    assert half >= 10                                   # a climb a learner can watch, not done in a few steps
+    # the answers grew because worked ones were right more often: the worked share followed
+    assert run.worked_share[-1] > 0.8 > 0.2 > run.worked_share[0]
+
+
+def test_group_view_shows_one_problems_answers_with_their_verdicts():
+    c = T.ZeroConfig(algorithm="ppo", steps=1, prompts=3, group_size=4)
+    update = list(T.train_steps(c, seed=0, base=_tiny(5)))[1].update
+    view = T.group_view(update, 2)
+    assert view.problem == task.problem_text(update.problems[2])
+    assert view.answer == task.running_digits(update.problems[2:3])[0, -1]
+    assert len(view.tokens) == 4 and view.score.shape == (4,)
+    for j in range(4):
+        row = 8 + j                                                    # problem 2's answers are rows 8 to 11
+        assert len(view.tokens[j]) == len(view.prob[j]) == len(view.advantage[j]) == update.mask[row].sum()
+        text = " ".join(t for t in view.tokens[j] if t != "<end>")
+        assert task.judge(text, view.answer).score == view.score[j]
+        np.testing.assert_array_equal(view.advantage[j], update.advantage[row][update.mask[row]])
+    with pytest.raises(ValueError, match="problem"):
+        T.group_view(update, 3)

@@ -1,0 +1,51 @@
+"""The shipped base model: small, loadable, mostly answering at once, and made by the warm-up script."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlcore.zero import model as M
+from rlcore.zero import task, warmup
+
+
+def test_the_shipped_file_is_small_and_loads_as_the_plan_says():
+    assert warmup.BASE_PATH.stat().st_size <= 1_000_000
+    base = warmup.base_model()
+    plan = warmup.WARMUP
+    assert (base.layers, base.width, base.heads) == (plan.layers, plan.width, plan.heads)
+    assert (base.vocab, base.positions) == (len(task.VOCAB), task.POSITIONS)
+
+
+def test_save_and_load_keep_every_weight_to_float32():
+    model = M.init_model(len(task.VOCAB), task.POSITIONS, width=8, layers=1, heads=2, seed=3)
+    path = warmup.BASE_PATH.parent / "__test_roundtrip.npz"
+    try:
+        warmup.save_model(model, path)
+        back = warmup.load_model(path)
+    finally:
+        path.unlink(missing_ok=True)
+    assert back.heads == 2 and set(back.params) == set(model.params)
+    for k, v in model.params.items():
+        np.testing.assert_array_equal(back.params[k], v.astype(np.float32).astype(np.float64))
+
+
+def test_the_base_mostly_answers_at_once_and_its_immediate_answers_are_far_behind():
+    s = warmup.form_stats(warmup.base_model(), task.held_out_problems(), 4, seed=1)
+    assert s.worked_share < 0.25
+    assert s.worked_right - s.immediate_right >= 0.4
+    assert 0.05 <= s.pass1 <= 0.35
+
+
+def test_the_plan_counts_its_examples():
+    plan = warmup.WarmupPlan(batch=10, steps=7, worked_share=0.3)
+    assert plan.examples == 70 and plan.worked_examples == 21
+
+
+@pytest.mark.exhaustive
+def test_the_warmup_script_reproduces_the_shipped_weights():
+    rebuilt = warmup.warm_up(warmup.WARMUP)
+    shipped = warmup.base_model()
+    for k, v in shipped.params.items():
+        # the file keeps float32: the rebuilt float64 weights, rounded the same way, must be the same numbers
+        np.testing.assert_allclose(rebuilt.params[k].astype(np.float32), v, rtol=1e-5, atol=1e-6, err_msg=k)
