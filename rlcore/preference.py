@@ -79,11 +79,24 @@ def _comparisons(winners, losers, n_items) -> tuple[np.ndarray, np.ndarray, int]
     return w, lo, n
 
 
-def _closed_group(wins: np.ndarray) -> np.ndarray | None:
-    """The smallest group of items that never loses to the rest (a sink of the "loses to" graph), or None
-    when there is none, i.e. when every item loses to some chain of the others (strongly connected)."""
-    n = wins.shape[0]
-    reach = (wins.T > 0) | np.eye(n, dtype=bool)  # reach[i, j]: i lost to j
+def never_loses(winners, losers, n_items: int) -> np.ndarray:
+    """The smallest group of items that never loses to the rest; empty when there is none.
+
+    Empty exactly when every item loses to some chain of the others (the "loses to" graph is strongly
+    connected): then, and only then, the Bradley–Terry maximum without a ridge is finite and unique.
+
+    Args:
+        winners, losers, n_items: as for ``fit_reward_model``.
+
+    Returns:
+        the group's item indices, ascending (shape [G], G < n_items), or an empty array.
+
+    >>> never_loses([1, 2, 2], [0, 0, 1], 3).tolist(), never_loses([1, 2, 0], [0, 1, 2], 3).tolist()
+    ([2], [])
+    """
+    w, lo, n = _comparisons(winners, losers, n_items)
+    reach = np.eye(n, dtype=bool)
+    reach[lo, w] = True  # reach[i, j]: i lost to j
     while True:  # transitive closure by repeated squaring: at most log2(n) rounds
         nxt = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
         if np.array_equal(nxt, reach):
@@ -91,7 +104,7 @@ def _closed_group(wins: np.ndarray) -> np.ndarray | None:
         reach = nxt
     sizes = reach.sum(axis=1)
     i = int(np.argmin(sizes))
-    return None if sizes[i] == n else np.flatnonzero(reach[i])
+    return np.zeros(0, dtype=np.int64) if sizes[i] == n else np.flatnonzero(reach[i])
 
 
 def fit_reward_model(winners, losers, n_items: int, l2: float = 0.0) -> np.ndarray:
@@ -122,8 +135,8 @@ def fit_reward_model(winners, losers, n_items: int, l2: float = 0.0) -> np.ndarr
     wins = np.zeros((n, n))
     np.add.at(wins, (w, lo), 1.0)
     if lam == 0:
-        group = _closed_group(wins)
-        if group is not None:
+        group = never_loses(w, lo, n)
+        if group.size:
             raise ValueError(f"the comparisons leave the maximum unbounded: items {group.tolist()} never lose "
                              "to the rest, so their rewards could grow without end; add comparisons they "
                              "lose, or set l2 > 0")
