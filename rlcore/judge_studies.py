@@ -192,7 +192,8 @@ class OverOptimisation(NamedTuple):
     kl: np.ndarray            # shape [S+1]: KL(π‖π_ref)
     proxy: np.ndarray         # shape [S+1]: E_π[reward model] − its value at the start
     true: np.ndarray          # shape [S+1]: E_π[true judge] − its value at the start
-    peak: int                 # the step where the true score is highest
+    peak: int                 # the first step where the true score is highest (to rounding)
+    fall: float               # how far the true score fell after its peak, by the last step (0 if only rounding)
     limit: np.ndarray         # shape [M]: where training goes, π_ref·exp(proxy/β)
 
 
@@ -207,14 +208,14 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     answer's push is scaled by its tiny π and the policy settles on the common best answer before it finds
     the flattering one. Each step adds η·r̂ to the logits and pulls them back toward log π_ref by η·β, so
     after t steps π_t ∝ π_ref·exp(cₜ·r̂) with cₜ = (1 − (1 − ηβ)ᵗ)/β: the closed-form optimum for the
-    penalty 1/cₜ, which falls toward β (``kl_optimal_policy``). η is in units of 1 / the reward model's
-    range, so one step size works for any scale of scores.
+    penalty 1/cₜ, which falls toward β (``kl_optimal_policy``). η = lr / max(range of r̂, β), so one step
+    size works for any scale of scores and η·β ≤ 1 (the pull back never overshoots).
 
     Args:
         scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
         beta: the KL penalty β > 0, in judge points.
         steps: 0 to ``MAX_STEPS``.
-        lr: the step size η ≥ 0, with η·β ≤ the reward model's range (else the pull back overshoots).
+        lr: the step size, 0 to 1.
 
     Returns:
         OverOptimisation.
@@ -225,9 +226,7 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     items, r = rm.items, rm.fitted
     on = items.ref > 0
     span = float(np.ptp(r[on])) or 1.0
-    eta = non_negative("lr", lr) / span
-    if eta * b > 1:
-        raise ValueError(f"lr must be at most the reward model's range / beta = {span / b:.4g} here, got {lr!r}")
+    eta = in_range("lr", lr, 0.0, 1.0) / max(span, b)
     log_ref = np.log(items.ref[on])
     z = log_ref.copy()
     sub = np.empty((n + 1, int(on.sum())))
@@ -242,8 +241,11 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=1), 0.0)
     proxy = probs @ r
     true = probs @ items.true
-    return OverOptimisation(items, r, probs, kl, proxy - proxy[0], true - true[0], int(np.argmax(true)),
-                            kl_optimal_policy(items.ref, r, b))
+    tol = 1e-9 * max(1.0, float(np.ptp(items.true)))  # rounding, not a fall
+    peak = int(np.argmax(true >= true.max() - tol))
+    fall = float(true[peak] - true[-1])
+    return OverOptimisation(items, r, probs, kl, proxy - proxy[0], true - true[0], peak,
+                            fall if fall > tol else 0.0, kl_optimal_policy(items.ref, r, b))
 
 
 # --- DPO on the same pairs ---------------------------------------------------------------------------------------
@@ -289,6 +291,7 @@ class DPOStudy(NamedTuple):
     probs: np.ndarray        # shape [S+1, M]: the policy before each step and after the last
     loss: np.ndarray         # shape [S+1]: the DPO loss (mean over all comparisons) at each of those points
     weights: np.ndarray      # shape [S+1, P]: each pair's gradient weight σ(−β·margin)
+    mean_weight: np.ndarray  # shape [S+1]: that weight averaged over all comparisons
     fitted: np.ndarray       # shape [M]: the Bradley–Terry fit of the same pairs (rater logits, mean 0)
     fitted_optimum: np.ndarray  # shape [M]: π_ref·exp(fitted/β), where DPO goes on these pairs
     rater_optimum: np.ndarray   # shape [M]: π_ref·exp((rater score / noise)/β), the raters' own optimum
@@ -333,8 +336,9 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
     implicit = np.zeros(m_items)
     implicit[on] = b * (np.log(probs[-1, on]) - np.log(items.ref[on]))
     implicit[on] -= implicit[on].mean()
-    return DPOStudy(items, b, w, lo, c, probs, loss, weights, fitted, kl_optimal_policy(items.ref, fitted, b),
-                    kl_optimal_policy(items.ref, items.rater / tau, b), implicit, group)
+    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
+                    kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
+                    implicit, group)
 
 
 class IPOStudy(NamedTuple):
@@ -344,6 +348,7 @@ class IPOStudy(NamedTuple):
     dpo: np.ndarray  # shape [S+1, M]: DPO's policy along its steps
     ipo: np.ndarray  # shape [S+1, M]: IPO's policy along its steps
     target: float    # IPO's target margin 1/(2τ)
+    worst: int       # the answer the raters like least, of those the reference writes
 
 
 def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flattery: float = FLATTERY_BONUS,
@@ -378,4 +383,4 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
         raise ValueError("scenario must give at least two answers the reference writes different scores")
     dpo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta / b * dpo_weights(mg, b))
     ipo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))
-    return IPOStudy(items, dpo, ipo, target)
+    return IPOStudy(items, dpo, ipo, target, int(on[np.argmin(items.rater[on])]))
