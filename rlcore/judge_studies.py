@@ -17,8 +17,8 @@ import numpy as np
 from ._checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
 from .example import FLATTERY, Scenario, check_scenario
 from .kl import kl_optimal_policy
-from .policy import _log_softmax
-from .preference import bt_prob, dpo_weights, fit_reward_model, never_loses
+from .policy import _softmax
+from .preference import _fit_wins, bt_prob, dpo_weights, fit_reward_model, never_loses, win_counts
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
 """How much the article's judge prefers flattery (9.6 against 9): the raters' default liking for it."""
@@ -104,9 +104,14 @@ def simulate_raters(scores, n: int, noise: float, rng, probs=None) -> tuple[np.n
     cum = np.cumsum(p)
     a = np.minimum(np.searchsorted(cum, g.random(m) * cum[-1], side="right"), s.size - 1)
     a = np.where(p[a] > 0, a, np.argmax(p > 0))  # a draw on a rounding edge never lands on a zero entry
-    rest = np.where(np.arange(s.size)[None, :] == a[:, None], 0.0, p[None, :])  # the second one: p without a
-    cut = g.random(m)[:, None] * rest.sum(axis=1, keepdims=True)
-    b = np.minimum((rest.cumsum(axis=1) <= cut).sum(axis=1), s.size - 1)
+    # the second one from p without a: a uniform draw on the total minus p[a], stepping over a's stretch
+    u = g.random(m) * (cum[-1] - p[a])
+    u = u + p[a] * (u >= cum[a] - p[a])
+    b = np.minimum(np.searchsorted(cum, u, side="right"), s.size - 1)
+    edge = (b == a) | (p[b] == 0)  # rounding at a stretch's end: take the likeliest other answer instead
+    if edge.any():
+        others = np.where(np.arange(s.size)[None, :] == a[edge, None], -1.0, p[None, :])
+        b[edge] = np.argmax(others, axis=1)
     a_wins = g.random(m) < bt_prob(s[a] / tau, s[b] / tau)
     return np.where(a_wins, a, b), np.where(a_wins, b, a)
 
@@ -148,8 +153,7 @@ def reward_model_study(scenario: Scenario, *, comparisons: int = 200, noise: flo
     tau = positive("noise", noise)
     w, lo = simulate_raters(items.rater, n, tau, seed, items.ref)
     fitted = tau * fit_reward_model(w, lo, len(items.names), l2)
-    wins = np.zeros((len(items.names),) * 2)
-    np.add.at(wins, (w, lo), 1.0)
+    wins = win_counts(w, lo, len(items.names))
     rater = items.rater - items.rater.mean()
     return RewardModelStudy(items, w, lo, wins, fitted, rater, items.true - items.true.mean(),
                             float(np.sqrt(np.mean((fitted - rater) ** 2))))
@@ -165,20 +169,33 @@ def fit_errors(scenario: Scenario, comparisons, *, noise: float = 2.0, flattery:
                seeds: int = 8, l2: float = RIDGE) -> FitErrors:
     """How far the reward model is from the raters' scores, for several numbers of comparisons.
 
+    Each rater panel (seeds 0 … seeds − 1) makes as many comparisons as the largest number asked for; a
+    smaller number uses its first ones, which are as random as a fresh draw of that size.
+
     Args:
         scenario: the running example.
         comparisons: shape [C], numbers of comparisons.
-        noise, flattery, l2: as for ``reward_model_study``.
-        seeds: rater panels per number, 1 to 50 (seeds 0 … seeds − 1).
+        noise, flattery: as for ``reward_model_study``.
+        seeds: rater panels, 1 to 50.
+        l2: the fits' ridge, > 0 (a small panel often has an answer that never loses).
 
     Returns:
         FitErrors.
     """
     ns = [count("comparisons", c, low=1, high=MAX_COMPARISONS) for c in np.atleast_1d(comparisons)]
     k = count("seeds", seeds, low=1, high=50)
-    err = np.array([[reward_model_study(scenario, comparisons=n, noise=noise, flattery=flattery, seed=s,
-                                        l2=l2).error for s in range(k)] for n in ns])
-    return FitErrors(np.array(ns), err.mean(axis=1), err.std(axis=1))
+    lam = positive("l2", l2)
+    tau = positive("noise", noise)
+    items = judge_items(scenario, flattery)
+    m = len(items.names)
+    tables = []
+    for s in range(k):
+        w, lo = simulate_raters(items.rater, max(ns), tau, s, items.ref)
+        tables += [win_counts(w[:n], lo[:n], m) for n in ns]
+    fitted = tau * _fit_wins(np.stack(tables), lam)
+    rater = items.rater - items.rater.mean()
+    err = np.sqrt(np.mean((fitted - rater) ** 2, axis=1)).reshape(k, len(ns))
+    return FitErrors(np.array(ns), err.mean(axis=0), err.std(axis=0))
 
 
 # --- over-optimisation -------------------------------------------------------------------------------------------
@@ -228,14 +245,10 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     span = float(np.ptp(r[on])) or 1.0
     eta = in_range("lr", lr, 0.0, 1.0) / max(span, b)
     log_ref = np.log(items.ref[on])
-    z = log_ref.copy()
-    sub = np.empty((n + 1, int(on.sum())))
-    for t in range(n + 1):
-        logp = _log_softmax(z)
-        sub[t] = np.exp(logp)
-        if t < n:
-            adv = r[on] - b * (logp - log_ref)
-            z = z + eta * (adv - sub[t] @ adv)
+    # z_{t+1} − log π_ref = (1 − ηβ)(zₜ − log π_ref) + η·r̂ + a constant, so zₜ = log π_ref + cₜ·r̂ (up to a
+    # constant, which the softmax ignores): every step at once. tests/rlcore checks it against the plain loop.
+    c = (1.0 - (1.0 - eta * b) ** np.arange(n + 1)) / b
+    sub = _softmax(log_ref[None, :] + c[:, None] * r[on][None, :])
     probs = np.zeros((n + 1, items.ref.size))
     probs[:, on] = sub
     kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=1), 0.0)
@@ -259,25 +272,29 @@ def _pair_counts(winners: np.ndarray, losers: np.ndarray, m: int) -> tuple[np.nd
 def _descend(ref: np.ndarray, w: np.ndarray, lo: np.ndarray, counts: np.ndarray, steps: int, push_of):
     """Gradient steps on the logits of a softmax policy over the answers the reference writes.
 
-    ``push_of(margins)`` gives each distinct pair's step along e_w − e_l; returns the policy [S+1, M] and the
-    margins [S+1, P] before each step and after the last.
+    ``push_of(margins)`` gives each distinct pair's step along e_w − e_l (pairs among written answers only);
+    returns the policy [S+1, M] and the margins [S+1, P] before each step and after the last.
     """
-    on = ref > 0
-    log_ref = np.log(np.where(on, ref, 1.0))
-    z = log_ref.copy()
-    m_items = ref.size
-    probs = np.zeros((steps + 1, m_items))
-    margins = np.zeros((steps + 1, w.size))
-    total = counts.sum()
+    on = np.flatnonzero(ref > 0)
+    where = np.full(ref.size, -1)
+    where[on] = np.arange(on.size)
+    wi, li = where[w], where[lo]
+    log_ref = np.log(ref[on])
+    share = counts / counts.sum()
+    d = np.zeros(on.size)  # log π − log π_ref, up to a constant (z − log π_ref)
+    ds = np.empty((steps + 1, on.size))
     for t in range(steps + 1):
-        logp = np.where(on, z - np.log(np.exp(z - z[on].max())[on].sum()) - z[on].max(), -np.inf)
-        probs[t] = np.where(on, np.exp(np.where(on, logp, 0.0)), 0.0)
-        d = np.where(on, logp - log_ref, 0.0)
-        margins[t] = d[w] - d[lo]
+        ds[t] = d
         if t < steps:
-            step = counts * push_of(margins[t]) / total
-            z = z + np.bincount(w, step, m_items) - np.bincount(lo, step, m_items)
-    return probs, margins
+            step = share * push_of(d[wi] - d[li])
+            d = d + np.bincount(wi, step, on.size) - np.bincount(li, step, on.size)
+    probs = np.zeros((steps + 1, ref.size))
+    probs[:, on] = _softmax(log_ref[None, :] + ds)
+    return probs, ds[:, wi] - ds[:, li]
+
+
+def _dpo_push(eta: float, beta: float):
+    return lambda m: eta / beta * np.exp(-np.logaddexp(0.0, beta * m))  # (η/β)·σ(−β·m), as dpo_weights
 
 
 class DPOStudy(NamedTuple):
@@ -327,7 +344,9 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
     items = rm.items
     m_items = items.ref.size
     w, lo, c = _pair_counts(rm.winners, rm.losers, m_items)
-    probs, margins = _descend(items.ref, w, lo, c, n, lambda mg: eta / b * dpo_weights(mg, b))
+    keep = (items.ref[w] > 0) & (items.ref[lo] > 0)  # always true for pairs drawn from π_ref
+    w, lo, c = w[keep], lo[keep], c[keep]
+    probs, margins = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
     weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
     loss = (c * np.logaddexp(0.0, -b * margins)).sum(axis=1) / c.sum()
     group = never_loses(rm.winners, rm.losers, m_items)
@@ -381,6 +400,6 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
     c = np.ones(w.size)
     if w.size == 0:
         raise ValueError("scenario must give at least two answers the reference writes different scores")
-    dpo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta / b * dpo_weights(mg, b))
+    dpo, _ = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
     ipo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))
     return IPOStudy(items, dpo, ipo, target, int(on[np.argmin(items.rater[on])]))

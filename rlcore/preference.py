@@ -132,37 +132,63 @@ def fit_reward_model(winners, losers, n_items: int, l2: float = 0.0) -> np.ndarr
     """
     w, lo, n = _comparisons(winners, losers, n_items)
     lam = non_negative("l2", l2)
-    wins = np.zeros((n, n))
-    np.add.at(wins, (w, lo), 1.0)
     if lam == 0:
         group = never_loses(w, lo, n)
         if group.size:
             raise ValueError(f"the comparisons leave the maximum unbounded: items {group.tolist()} never lose "
                              "to the rest, so their rewards could grow without end; add comparisons they "
                              "lose, or set l2 > 0")
-    games = wins + wins.T
-    r = np.zeros(n)
+    return _fit_wins(win_counts(w, lo, n)[None], lam)[0]
 
-    def loss(x: np.ndarray) -> float:
-        return float(-(wins * _log_sigmoid(x[:, None] - x[None, :])).sum() + lam * (x @ x))
 
-    current = loss(r)
+def win_counts(winners: np.ndarray, losers: np.ndarray, n: int) -> np.ndarray:
+    """wins[i, j] = how many times item i was preferred to item j (indices already checked)."""
+    return np.bincount(winners * n + losers, minlength=n * n).reshape(n, n).astype(np.float64)
+
+
+def _fit_wins(wins: np.ndarray, lam: float) -> np.ndarray:
+    """``fit_reward_model`` for a batch of win tables [B, n, n] at once (each with a finite maximum): Newton's
+    method with a backtracking line search, every table stepping together."""
+    b, n, _ = wins.shape
+    games = wins + wins.transpose(0, 2, 1)
+    lost = wins.sum(axis=2)
+    eye = np.eye(n)
+
+    def loss(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+        d = x[:, :, None] - x[:, None, :]
+        return -(wins[k] * _log_sigmoid(d)).sum(axis=(1, 2)) + lam * (x * x).sum(axis=1)
+
+    r = np.zeros((b, n))
+    live = np.arange(b)  # the tables still moving
+    current = loss(r, live)
     for _ in range(100):
-        p = np.exp(_log_sigmoid(r[:, None] - r[None, :]))  # p[i, j] = P(i ≻ j)
-        grad = (games * p).sum(axis=1) - wins.sum(axis=1) + 2 * lam * r
-        h = games * p * p.T
-        hess = np.diag(h.sum(axis=1)) - h + 2 * lam * np.eye(n)
-        # the loss is flat along r + c (when l2 = 0): solve on the mean-0 subspace
-        step = np.linalg.lstsq(hess + np.ones((n, n)) / n, grad, rcond=None)[0]
-        t = 1.0
-        while (trial := loss(r - t * step)) > current and t > 1e-10:
-            t /= 2
-        if trial > current:  # no step downhill left: r is the minimum to rounding
+        x = r[live]
+        p = np.exp(_log_sigmoid(x[:, :, None] - x[:, None, :]))  # p[k, i, j] = P(i ≻ j)
+        grad = (games[live] * p).sum(axis=2) - lost[live] + 2 * lam * x
+        h = games[live] * p * p.transpose(0, 2, 1)
+        # the loss is flat along r + c when l2 = 0: the 1/n block solves on the mean-0 subspace
+        hess = h.sum(axis=2)[:, :, None] * eye - h + 2 * lam * eye + 1.0 / n
+        try:
+            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # curvature lost to rounding: least squares, one table at a time
+            step = np.stack([np.linalg.lstsq(hk, gk, rcond=None)[0] for hk, gk in zip(hess, grad, strict=True)])
+        t = np.ones(live.size)
+        trial = loss(x - step, live)
+        for _ in range(40):  # halve the step of every table that did not go downhill
+            worse = trial > current
+            if not worse.any():
+                break
+            t = np.where(worse, t / 2, t)
+            trial[worse] = loss(x[worse] - t[worse, None] * step[worse], live[worse])
+        moved = trial <= current
+        delta = np.where(moved[:, None], t[:, None] * step, 0.0)
+        r[live] = x - delta
+        current = np.where(moved, trial, current)
+        going = moved & (np.abs(delta).max(axis=1) >= 1e-12 * np.maximum(1.0, np.abs(r[live]).max(axis=1)))
+        live, current = live[going], current[going]
+        if live.size == 0:
             break
-        r, current = r - t * step, trial
-        if np.max(np.abs(t * step)) < 1e-12 * max(1.0, np.max(np.abs(r))):
-            break
-    return r - r.mean()
+    return r - r.mean(axis=1, keepdims=True)
 
 
 def implicit_reward(logp, ref_logp, beta: float):
