@@ -8,7 +8,7 @@ from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt
 
-BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
+BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 COMPARE_BETAS = [0.03, 0.3, 3.0]
 COMPARISONS = [50, 100, 200, 500, 1000, 2000, 5000, 20000]
 COMPARE_N = [100, 1000, 20000]
@@ -31,7 +31,7 @@ page.why(
 
 page.presets({
     "Loose leash (β = 0.02)": {"beta": 0.02},
-    "Tight leash (β = 1)": {"beta": 1.0},
+    "Tight leash (β = 1)": {"beta": 1},
     "Raters love flattery": {"flattery": 2.0},
     "Raters ignore flattery": {"flattery": 0.0},
 })
@@ -52,10 +52,15 @@ with st.expander("More settings"):
                          help="The same seed, the same comparisons.")
 
 
+@page.cached(16)
+def model(sc, comparisons: int, fl: float, nz: float, sd: int):
+    return js.reward_model_study(sc, comparisons=comparisons, flattery=fl, noise=nz, seed=sd)
+
+
 @page.cached(64)
 def train(sc, b: float, comparisons: int, fl: float, nz: float, n_steps: int, sd: int):
-    return js.over_optimisation(sc, beta=b, comparisons=comparisons, flattery=fl, noise=nz, steps=n_steps,
-                                seed=sd)
+    """One reward model per number of comparisons, shared by the runs at every β."""
+    return js.train_against(model(sc, comparisons, fl, nz, sd), beta=b, steps=n_steps)
 
 
 def curves(run, label: str | None = None) -> pd.DataFrame:
@@ -150,5 +155,5 @@ if revealed:
                      column_config={k: st.column_config.NumberColumn(format="%.4f")
                                     for k in ("reference", "after training", "optimum π_ref·exp(r̂/β)")})
 
-page.show_code(js.over_optimisation, js.reward_model_study)
+page.show_code(js.train_against, js.reward_model_study)
 page.end()

@@ -11,9 +11,9 @@ from ui.colors import method_colors
 from ui.format import esc, fmt
 from ui.prep import thin_steps
 
-BETAS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
+BETAS = [0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
-TAUS = [0.1, 0.25, 0.5, 1.0, 2.0]
+TAUS = [0.1, 0.25, 0.5, 1, 2]
 MAX_SEED = 999_999
 MAX_POINTS = 80
 CURVES = ("DPO steps", "closed form π_ref·exp(r̂/β)")
@@ -38,7 +38,7 @@ page.presets({
     "Few pairs": {"n": 50},
     "Many pairs": {"n": 20000},
     "Small β": {"beta": 0.1},
-    "Large β": {"beta": 5.0},
+    "Large β": {"beta": 5},
 })
 
 c1, c2, c3 = st.columns(3)

@@ -217,6 +217,21 @@ class OverOptimisation(NamedTuple):
 def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int = 200, noise: float = 2.0,
                       flattery: float = FLATTERY_BONUS, seed=0, steps: int = 300, lr: float = 0.5,
                       l2: float = RIDGE) -> OverOptimisation:
+    """Fit the reward model (``reward_model_study``), then train against it (``train_against``).
+
+    Args:
+        scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
+        beta, steps, lr: the training, as for ``train_against``.
+
+    Returns:
+        OverOptimisation.
+    """
+    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
+    return train_against(rm, beta=beta, steps=steps, lr=lr)
+
+
+def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
+                  lr: float = 0.5) -> OverOptimisation:
     """Policy-gradient steps on E_π[r̂] − β·KL(π‖π_ref), measuring the true judge along the way.
 
     Δz = η · (Aₐ − Σ π A),  Aₐ = r̂ₐ − β·(log πₐ − log π_refₐ): the natural policy gradient of a softmax
@@ -229,7 +244,7 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     size works for any scale of scores and η·β ≤ 1 (the pull back never overshoots).
 
     Args:
-        scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
+        rm: the reward model and the answers (``reward_model_study``).
         beta: the KL penalty β > 0, in judge points.
         steps: 0 to ``MAX_STEPS``.
         lr: the step size, 0 to 1.
@@ -237,7 +252,8 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
     Returns:
         OverOptimisation.
     """
-    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
+    if not isinstance(rm, RewardModelStudy):
+        raise ValueError(f"rm must be a RewardModelStudy, got {type(rm).__name__}")
     b = positive("beta", beta)
     n = count("steps", steps, low=0, high=MAX_STEPS)
     items, r = rm.items, rm.fitted

@@ -43,7 +43,7 @@ def test_before_the_answer_only_the_reward_model_is_drawn():
 def test_beta_moves_the_run_and_honest_raters_give_no_fall():
     at = run_page(PAGE, state=SHOWN)
     before = chart_fingerprint(at)
-    at.select_slider(key=K("beta")).set_value(1.0).run()
+    at.select_slider(key=K("beta")).set_value(1).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
     honest = run_page(PAGE, state=SHOWN, inputs={"flattery": 0.0, "n": 20000})

@@ -148,6 +148,8 @@ def test_over_optimisation_rejects_a_step_that_overshoots():
         js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5)
     with pytest.raises(ValueError, match="beta"):
         js.over_optimisation(ARTICLE_SCENARIO, beta=0.0)
+    with pytest.raises(ValueError, match="rm"):
+        js.train_against("a reward model")
 
 
 # --- DPO and IPO ---------------------------------------------------------------------------------------------------
