@@ -19,9 +19,8 @@ scenario = page.setup(
     "Over-optimisation", "📉",
     "Train the policy against the reward model from the page before, with the usual KL penalty, and let the "
     "true judge score every policy along the way. The reward model's score keeps rising; the true score rises, "
-    "peaks, and then falls as the policy finds what the reward model overrates. Plotted against the KL from "
-    "the reference this is the curve reported for reward-model over-optimisation (Gao, Schulman and Hilton, "
-    "2022).",
+    "peaks, and then falls as the policy finds what the reward model overrates. It is the shape reported for "
+    "reward-model over-optimisation by Gao, Schulman and Hilton (2022), who plot it against √KL.",
 )
 page.why(
     "A reward model is right where it saw many comparisons, near the answers the reference writes. The further "
