@@ -148,6 +148,30 @@ TERMS = (
     Term("cispo", "CISPO", ("CISPO",),
          "Clips the importance weight itself and treats it as a constant, so a token outside the clip range still "
          "gets a bounded gradient instead of none.", None),
+    # --- where the judge comes from --------------------------------------------------------------------------------
+    Term("preference-pair", "Preference pair", ("preference", "comparison", "chosen", "rejected"),
+         "Two answers to the same prompt and which one a rater preferred: the chosen answer y_w and the "
+         "rejected one y_l.", "pages/16_Reward_model.py"),
+    Term("bradley-terry", "Bradley–Terry model", ("Bradley–Terry", "Bradley-Terry", "BT"),
+         "P(a ≻ b) = σ(r_a − r_b): the chance a rater prefers a to b grows with the gap between their rewards. "
+         "Only differences matter, so the rewards are known up to a constant.", "pages/16_Reward_model.py"),
+    Term("reward-model", "Reward model", ("reward model", "RM", "r̂"),
+         "A model that scores answers, fitted to raters' comparisons with the Bradley–Terry loss. During RL it "
+         "is the frozen judge, mistakes included.", "pages/16_Reward_model.py"),
+    Term("over-optimisation", "Over-optimisation", ("over-optimisation", "overoptimization", "reward hacking",
+                                                   "Goodhart"),
+         "Training harder against a reward model until the true quality falls while the model's score keeps "
+         "rising: the policy has found what the model overrates.", "pages/17_Over_optimisation.py"),
+    Term("dpo", "DPO", ("DPO", "direct preference optimisation"),
+         "Direct preference optimisation: fits the policy to preference pairs with −log σ(β·margin), the margin "
+         "being how much more π moved toward the chosen answer than the rejected one, relative to π_ref.",
+         "pages/18_DPO.py"),
+    Term("implicit-reward", "Implicit reward", ("implicit reward",),
+         "β·log(π(a)/π_ref(a)): the reward a policy behaves as if it were maximising under a KL penalty β. At "
+         "the optimum it equals the true reward minus a constant.", "pages/18_DPO.py"),
+    Term("ipo", "IPO", ("IPO",),
+         "A DPO variant with a squared loss (margin − 1/(2τ))²: each margin stops at a target, so pairs that "
+         "always go one way no longer push a probability to 0.", "pages/18_DPO.py"),
 )
 
 _BY_ALIAS = {}

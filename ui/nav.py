@@ -40,6 +40,9 @@ PAGES = (
     PageInfo("pages/13_KL_gradients.py", "KL gradients", ":material/explore:"),
     PageInfo("pages/14_Sampler_and_trainer.py", "Sampler and trainer", ":material/call_split:"),
     PageInfo("pages/15_Entropy_and_pass_at_k.py", "Entropy and pass@k", ":material/target:"),
+    PageInfo("pages/16_Reward_model.py", "A reward model from comparisons", ":material/thumbs_up_down:"),
+    PageInfo("pages/17_Over_optimisation.py", "Over-optimisation", ":material/trending_down:"),
+    PageInfo("pages/18_DPO.py", "DPO, without a reward model", ":material/shortcut:"),
     PageInfo("pages/20_Glossary.py", "Glossary", ":material/menu_book:"),
 )
 

@@ -1,0 +1,66 @@
+"""Page 16, "A reward model from comparisons": the fitted scores beside the true judge's and the raters'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("16_")
+K = keys(PAGE)
+SHOWN = {"predict_rm_shown": True}
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
+# the best token is never written and only one other is: no two answers to compare
+ONE_WRITER = rlcore.Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))
+
+
+def scores(at):
+    df = chart_frame(at, "Each answer's score", "score")
+    return {judge: dict(zip(g["answer"], g["score"], strict=True)) for judge, g in df.groupby("judge")}
+
+
+def test_true_and_rater_scores_are_the_examples_centred():
+    at = run_page(PAGE)
+    no_exception(at)
+    got = scores(at)
+    assert set(got) == {"true judge", "raters"}  # the reward model waits for the answer
+    # true: 2, 5, 9 and the flattering copy 9 − 0.6 = 8.4, mean 6.1; raters: 9 + 0.6 = 9.6 for it, mean 6.4
+    assert got["true judge"] == pytest.approx({"open": -4.1, "closed": -1.1, "partly": 2.9, "partly + flattery": 2.3})
+    assert got["raters"] == pytest.approx({"open": -4.4, "closed": -1.4, "partly": 2.6, "partly + flattery": 3.2})
+
+
+def test_revealed_reward_model_is_centred_and_moves_with_the_comparisons():
+    at = run_page(PAGE, state=SHOWN)
+    no_exception(at)
+    fitted = scores(at)["reward model"]
+    assert sum(fitted.values()) == pytest.approx(0.0, abs=1e-9)
+    before = chart_fingerprint(at)
+    at.select_slider(key=K("n")).set_value(5000).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    assert "More comparisons tighten the fit" in page_text(at)
+
+
+def test_raters_who_love_flattery_teach_the_model_to_overrate_it():
+    at = run_page(PAGE, state=SHOWN, inputs={"flattery": 2.0, "n": 20000, "noise": 1.0})
+    no_exception(at)
+    got = scores(at)
+    assert got["true judge"]["partly + flattery"] < got["true judge"]["partly"]
+    assert got["reward model"]["partly + flattery"] > got["reward model"]["partly"] + 1.0
+
+
+def test_an_edited_scenario_gets_its_own_answers():
+    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
+    no_exception(at)
+    got = scores(at)
+    assert set(got["reward model"]) == {"yes", "no", "maybe", "unclear", "maybe + flattery"}
+    assert np.isfinite(list(got["reward model"].values())).all()
+
+
+def test_a_scenario_with_nothing_to_compare_shows_an_error():
+    at = run_page(PAGE, scenario=ONE_WRITER)
+    no_exception(at)
+    assert at.error and "at least two" in at.error[0].value

@@ -1,0 +1,62 @@
+"""Page 17, "Over-optimisation": the reward model's score and the true judge's along training, against KL."""
+
+from __future__ import annotations
+
+import numpy as np
+from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, page_text, run_page
+
+import rlcore
+
+PAGE = page_file("17_")
+K = keys(PAGE)
+SHOWN = {"predict_over_shown": True}
+PROXY, TRUE = "reward model (what training sees)", "true judge"
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
+ONE_WRITER = rlcore.Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))
+
+
+def gains(at, run):
+    df = chart_frame(at, "Score gained since the start", "gain")
+    return df[df["run"] == run]
+
+
+def test_proxy_keeps_rising_while_the_true_score_peaks_and_falls():
+    at = run_page(PAGE, state=SHOWN, inputs={"flattery": 2.0, "noise": 1.0})
+    no_exception(at)
+    proxy, true = gains(at, PROXY), gains(at, TRUE)
+    assert proxy["gain"].iloc[0] == 0 == true["gain"].iloc[0]     # gains are measured from the reference
+    assert np.all(np.diff(proxy["gain"]) >= -1e-9)
+    peak = int(np.argmax(true["gain"].to_numpy()))
+    assert 0 < peak < len(true) - 1 and true["gain"].iloc[-1] < true["gain"].iloc[peak] - 0.5
+    assert np.all(np.diff(true["KL"]) >= -1e-9)                    # KL grows along training
+    assert at.radio(key="predict_over").options == ["keeps rising", "rises, then falls"]
+
+
+def test_before_the_answer_only_the_reward_model_is_drawn():
+    at = run_page(PAGE)
+    no_exception(at)
+    df = chart_frame(at, "Score gained since the start", "gain")
+    assert set(df["run"]) == {PROXY}
+
+
+def test_beta_moves_the_run_and_honest_raters_give_no_fall():
+    at = run_page(PAGE, state=SHOWN)
+    before = chart_fingerprint(at)
+    at.select_slider(key=K("beta")).set_value(1).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    honest = run_page(PAGE, state=SHOWN, inputs={"flattery": 0.0, "n": 20000})
+    no_exception(honest)
+    true = gains(honest, TRUE)["gain"].to_numpy()
+    assert true[-1] >= true.max() - 1e-9
+    assert "never turns" in page_text(honest)
+
+
+def test_edited_scenario_and_bad_input():
+    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
+    no_exception(at)
+    assert len(gains(at, TRUE)) > 1
+    bad = run_page(PAGE, scenario=ONE_WRITER)
+    no_exception(bad)
+    assert bad.error

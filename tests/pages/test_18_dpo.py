@@ -1,0 +1,71 @@
+"""Page 18, "DPO": DPO's steps on the raters' pairs, the closed-form optimum they approach, and IPO."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, page_text, run_page
+
+import rlcore
+from rlcore import judge_studies as js
+from rlcore.kl import kl_optimal_policy
+from rlcore.preference import fit_reward_model
+
+PAGE = page_file("18_")
+K = keys(PAGE)
+SHOWN = {"predict_dpo_shown": True}
+FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                       samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
+ONE_WRITER = rlcore.Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))
+
+
+def path(at, curve):
+    df = chart_frame(at, "The policy along DPO's steps", "probability")
+    return df[df["curve"] == curve]
+
+
+def test_dashed_optimum_is_the_fitted_models_and_dpo_gets_close():
+    at = run_page(PAGE, state=SHOWN, inputs={"steps": 2000})
+    no_exception(at)
+    rm = js.reward_model_study(rlcore.ARTICLE_SCENARIO, comparisons=1000)   # the page's default pairs
+    optimum = kl_optimal_policy(rm.items.ref, fit_reward_model(rm.winners, rm.losers, 4), 0.5)
+    dashed = path(at, "closed form π_ref·exp(r̂/β)")
+    last = dashed[dashed["step"] == dashed["step"].max()].set_index("answer")["probability"]
+    np.testing.assert_allclose(last[list(rm.items.names)], optimum, atol=1e-9)
+    dpo = path(at, "DPO steps")
+    end = dpo[dpo["step"] == 2000].set_index("answer")["probability"]
+    np.testing.assert_allclose(end[list(rm.items.names)], optimum, atol=5e-3)
+    start = dpo[dpo["step"] == 0].set_index("answer")["probability"]
+    np.testing.assert_allclose(start[list(rm.items.names)], rm.items.ref)
+
+
+def test_steps_change_the_chart_and_ipo_stays_off_zero():
+    at = run_page(PAGE, state=SHOWN)
+    no_exception(at)
+    before = chart_fingerprint(at)
+    at.slider(key=K("steps")).set_value(100).run()
+    no_exception(at)
+    assert chart_fingerprint(at) != before
+    ipo = chart_frame(at, "π(open)", "probability")
+    last = ipo[ipo["step"] == ipo["step"].max()].set_index("method")["probability"]
+    assert last["DPO"] < 1e-3 < last["IPO"]
+
+
+def test_pairs_that_never_lose_are_named_in_the_answer():
+    at = run_page(PAGE, state=SHOWN, inputs={"n": 20, "noise": 0.25})
+    no_exception(at)
+    assert "never lost" in page_text(at)
+    assert at.radio(key="predict_dpo").options[2] == "on the answers that never lost"
+
+
+@pytest.mark.parametrize("scenario", [FOUR], ids=["four"])
+def test_edited_scenario(scenario):
+    at = run_page(PAGE, scenario=scenario, state=SHOWN)
+    no_exception(at)
+    assert set(path(at, "DPO steps")["answer"]) == {*scenario.tokens, "maybe + flattery"}
+
+
+def test_bad_input_shows_an_error():
+    at = run_page(PAGE, scenario=ONE_WRITER)
+    no_exception(at)
+    assert at.error

@@ -1,0 +1,208 @@
+"""rlcore.judge_studies: simulated raters, the reward model they teach, over-optimisation against it, DPO and IPO
+on the same pairs. Expected values come from the formulas (worked here), not from the code under test."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rlcore import judge_studies as js
+from rlcore.example import ARTICLE_SCENARIO, Scenario
+from rlcore.kl import kl_optimal_policy
+
+EDITED = Scenario(tokens=("yes", "no", "maybe", "never", "later"), probs=(0.4, 0.3, 0.2, 0.1, 0.0),
+                  samples=((1, 3), (7,), (4, 6, 5), (0,), (10,)), prompt="Ship it?", prefix="We ship")
+
+
+# --- the candidates ------------------------------------------------------------------------------------------------
+
+def test_judge_items_split_the_best_branch():
+    items = js.judge_items(EDITED, flattery=1.5)
+    # best Q is "later" (10) but the reference never writes it: its flattering copy gets 5% of 0, still 0
+    assert items.best == 4 and items.names[-1] == "later + flattery"
+    np.testing.assert_allclose(items.ref, [0.4, 0.3, 0.2, 0.1, 0.0, 0.0])
+    np.testing.assert_allclose(items.true, [2, 7, 5, 0, 10, 8.5])
+    np.testing.assert_allclose(items.rater, [2, 7, 5, 0, 10, 11.5])
+    plain = js.judge_items(ARTICLE_SCENARIO, flattery=0.0)
+    assert plain.true[-1] == plain.rater[-1] == 9.0
+    assert pytest.approx(0.6) == js.FLATTERY_BONUS              # the article: 9.6 for flattery, 9 plain
+    with pytest.raises(ValueError, match="flattery"):
+        js.judge_items(ARTICLE_SCENARIO, flattery=-1.0)
+
+
+# --- raters --------------------------------------------------------------------------------------------------------
+
+def test_raters_follow_bradley_terry():
+    # two answers noise·log 3 apart: the better one wins 3 times in 4
+    noise = 2.0
+    w, lo = js.simulate_raters([0.0, noise * math.log(3)], 20_000, noise, 0)
+    share = float(np.mean(w == 1))
+    assert abs(share - 0.75) < 4 * math.sqrt(0.75 * 0.25 / 20_000)
+    assert np.all(w != lo)
+
+
+def test_raters_see_pairs_the_reference_writes():
+    # P(pair {0, 1}) = p0·p1/(1 − p0) + p1·p0/(1 − p1), and never the answer with probability 0
+    p = [0.5, 0.3, 0.0, 0.2]
+    w, lo = js.simulate_raters([0.0] * 4, 20_000, 1.0, 3, p)
+    pair01 = float(np.mean(np.minimum(w, lo) * 10 + np.maximum(w, lo) == 1))
+    expected = 0.5 * 0.3 / 0.5 + 0.3 * 0.5 / 0.7
+    assert abs(pair01 - expected) < 4 * math.sqrt(expected * (1 - expected) / 20_000)
+    assert not np.any(w == 2) and not np.any(lo == 2)
+    with pytest.raises(ValueError, match="at least two"):
+        js.simulate_raters([0.0, 1.0], 10, 1.0, 0, [1.0, 0.0])
+    with pytest.raises(ValueError, match="noise"):
+        js.simulate_raters([0.0, 1.0], 10, 0.0, 0)
+
+
+def test_precise_raters_always_pick_the_higher_score():
+    w, lo = js.simulate_raters([1.0, 5.0, 3.0], 500, 1e-9, 1)
+    assert np.all(np.array([1.0, 5.0, 3.0])[w] > np.array([1.0, 5.0, 3.0])[lo])
+
+
+# --- the reward model ----------------------------------------------------------------------------------------------
+
+def shifted(scenario: Scenario, c: float) -> Scenario:
+    return Scenario(scenario.tokens, scenario.probs, tuple(tuple(s + c for s in g) for g in scenario.samples))
+
+
+def test_only_differences_are_learned():
+    a = js.reward_model_study(ARTICLE_SCENARIO, comparisons=300, seed=5)
+    b = js.reward_model_study(shifted(ARTICLE_SCENARIO, 40.0), comparisons=300, seed=5)
+    assert np.array_equal(a.winners, b.winners)
+    np.testing.assert_allclose(a.fitted, b.fitted, atol=1e-9)
+    np.testing.assert_allclose(a.true, b.true, atol=1e-9)
+
+
+def test_the_fit_tightens_with_more_comparisons():
+    errs = js.fit_errors(ARTICLE_SCENARIO, [100, 10_000], seeds=6)
+    assert errs.error[1] < errs.error[0] / 3          # a hundred times the data: about a tenth of the error
+
+
+def test_raters_who_like_flattery_teach_a_model_that_overrates_it():
+    rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=20_000, noise=1.0, flattery=2.0, seed=0)
+    flat, best = rm.items.flattering, rm.items.best
+    assert rm.true[flat] - rm.true[best] == pytest.approx(-2.0)        # the true judge: 2 points worse
+    assert rm.fitted[flat] - rm.fitted[best] == pytest.approx(2.0, abs=0.3)  # the model: 2 points better
+    assert np.abs(rm.wins.sum() - 20_000) < 1e-9
+
+
+def test_reward_model_rejects_bad_input():
+    with pytest.raises(ValueError, match="comparisons"):
+        js.reward_model_study(ARTICLE_SCENARIO, comparisons=0)
+    with pytest.raises(ValueError, match="noise"):
+        js.reward_model_study(ARTICLE_SCENARIO, noise=-1.0)
+    with pytest.raises(ValueError, match="scenario"):
+        js.reward_model_study("article")
+
+
+# --- over-optimisation ---------------------------------------------------------------------------------------------
+
+def test_training_path_is_the_plain_loop_and_the_closed_form_family():
+    # the update rule as a plain loop: Δz = η(A − Σ π A), A = r̂ − β(log π − log π_ref), η = lr / max(range, β)
+    beta, lr = 0.2, 0.5
+    run = js.over_optimisation(ARTICLE_SCENARIO, beta=beta, comparisons=500, seed=2, steps=40, lr=lr)
+    r, ref = run.proxy_scores, run.items.ref
+    eta = lr / max(np.ptp(r), beta)
+    z = np.log(ref)
+    for t in range(41):
+        pi = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(run.probs[t], pi, atol=1e-12)
+        adv = r - beta * (np.log(pi) - np.log(ref))
+        z = z + eta * (adv - pi @ adv)
+    # and each step is the optimum for a penalty 1/cₜ, cₜ = (1 − (1 − ηβ)ᵗ)/β, falling toward β
+    for t in (1, 7, 40):
+        c = (1 - (1 - eta * beta) ** t) / beta
+        np.testing.assert_allclose(run.probs[t], kl_optimal_policy(ref, r, 1 / c), atol=1e-10)
+
+
+def test_over_optimisation_true_rises_peaks_and_falls():
+    for seed in range(4):
+        run = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=2.0,
+                                   seed=seed, steps=400)
+        assert np.all(np.diff(run.proxy) >= -1e-9)                     # the proxy only rises
+        assert 0 < run.peak < 400
+        assert run.true[run.peak] - run.true[-1] == run.fall > 0.5    # flattery (2 points worse) takes over
+        assert run.true[run.peak] > 0
+        assert run.kl[-1] > run.kl[run.peak]
+
+
+def test_a_large_beta_stops_before_the_fall_and_honest_raters_give_none():
+    strong = js.over_optimisation(ARTICLE_SCENARIO, beta=1.0, comparisons=2000, noise=1.0, flattery=2.0,
+                                  steps=400)
+    weak = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=2.0,
+                                steps=400)
+    assert strong.kl[-1] < weak.kl[-1]
+    assert strong.true[-1] > weak.true[-1]
+    assert strong.true[strong.peak] - strong.true[-1] < 0.1
+    honest = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=0.0,
+                                  steps=400)
+    assert honest.true[honest.peak] - honest.true[-1] < 1e-6
+    np.testing.assert_allclose(strong.probs[-1], strong.limit, atol=1e-3)  # (1 − ηβ)^400 ≈ 1e-9: arrived
+
+
+def test_over_optimisation_rejects_a_step_that_overshoots():
+    with pytest.raises(ValueError, match="lr"):
+        js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5)
+    with pytest.raises(ValueError, match="beta"):
+        js.over_optimisation(ARTICLE_SCENARIO, beta=0.0)
+    with pytest.raises(ValueError, match="rm"):
+        js.train_against("a reward model")
+
+
+# --- DPO and IPO ---------------------------------------------------------------------------------------------------
+
+def test_dpo_starts_at_log_two_and_lands_on_the_fitted_optimum():
+    d = js.dpo_study(ARTICLE_SCENARIO, beta=0.5, comparisons=1000, steps=1500)
+    assert d.unbounded.size == 0
+    assert d.loss[0] == pytest.approx(math.log(2))                    # π = π_ref: every margin 0
+    np.testing.assert_allclose(d.weights[0], 0.5)                     # σ(0)
+    assert np.all(np.diff(d.loss) <= 1e-12)
+    np.testing.assert_allclose(d.probs[-1], d.fitted_optimum, atol=2e-3)
+    np.testing.assert_allclose(d.implicit, d.fitted, atol=1e-2)        # β log(π*/π_ref) = r̂ − const
+    assert d.weights[-1].mean() < d.weights[0].mean()
+    assert d.pair_count.sum() == 1000
+
+
+def test_dpo_approaches_the_raters_optimum_with_more_pairs():
+    few = js.dpo_study(ARTICLE_SCENARIO, comparisons=300, seed=1)
+    many = js.dpo_study(ARTICLE_SCENARIO, comparisons=20_000, seed=1)
+    gap = [np.abs(x.fitted_optimum - x.rater_optimum).sum() for x in (few, many)]
+    assert gap[1] < gap[0] and gap[1] < 0.05
+
+
+def test_dpo_on_pairs_one_answer_never_loses():
+    d = js.dpo_study(ARTICLE_SCENARIO, comparisons=30, noise=0.1, seed=0, steps=300)
+    assert d.unbounded.size > 0
+    others = np.setdiff1d(np.arange(4), d.unbounded)
+    assert np.all(np.diff(d.probs[:, others].sum(axis=1)) < 0)       # pushed down at every step
+
+
+def test_ipo_stops_where_dpo_keeps_pushing():
+    s = js.ipo_study(ARTICLE_SCENARIO, beta=0.5, tau=0.5, steps=400)
+    assert s.dpo[-1, 0] < 1e-3 < s.dpo[0, 0]                          # the worst answer: DPO sends it toward 0
+    assert s.ipo[-1].min() > 1e-3
+    np.testing.assert_allclose(s.ipo[-1], s.ipo[-50], atol=1e-9)      # IPO has settled
+    # IPO's fixed point: Σ over pairs of (target − margin)(e_w − e_l) = 0; every pair of ranked answers
+    d = np.log(s.ipo[-1] / s.items.ref)
+    r = s.items.rater
+    grad = np.zeros(4)
+    for i in range(4):
+        for j in range(4):
+            if r[i] > r[j]:
+                push = s.target - (d[i] - d[j])
+                grad[i] += push
+                grad[j] -= push
+    np.testing.assert_allclose(grad, 0.0, atol=1e-8)
+
+
+def test_studies_work_on_an_edited_scenario():
+    rm = js.reward_model_study(EDITED, comparisons=400, flattery=1.0)
+    run = js.over_optimisation(EDITED, comparisons=400, flattery=1.0, steps=50)
+    d = js.dpo_study(EDITED, comparisons=400, flattery=1.0, steps=50)
+    for arr in (rm.fitted, run.probs, run.kl, d.probs, d.loss):
+        assert np.all(np.isfinite(arr))
+    assert np.all(run.probs[:, 4:] == 0) and np.all(d.probs[:, 4:] == 0)  # never written, never learned
+    np.testing.assert_allclose(run.probs.sum(axis=1), 1.0)
