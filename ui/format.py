@@ -73,6 +73,34 @@ def esc(text) -> str:
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~:&=")
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell that starts so as a formula
+
+
+def cell(value):
+    """A CSV cell a spreadsheet shows as written: text that would start a formula gets a leading ``'``.
+
+    Numbers stay numbers (−2 is not text); only strings change.
+
+    >>> cell("=HYPERLINK(1)"), cell("-2+3"), cell("open"), cell(-2.5)
+    ("'=HYPERLINK(1)", "'-2+3", 'open', -2.5)
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+def csv_text(data) -> str:
+    """A DataFrame as CSV text for a download, with every text cell and column name through ``cell``.
+
+    Columns of numbers, booleans or dates are written as they are; text columns (object, string, category)
+    cell by cell, so a token named ``=HYPERLINK(...)`` or ``@cmd`` reaches a spreadsheet as text.
+    """
+    safe = data.rename(columns=cell)
+    for i in range(safe.shape[1]):
+        column = safe.iloc[:, i]
+        if column.dtype.kind not in "biufcmM":  # bool, int, unsigned, float, complex, timedelta, datetime
+            safe.isetitem(i, column.astype(object).map(cell))
+    return safe.to_csv(index=False, lineterminator="\r\n")  # RFC 4180: a CR or LF in a cell is quoted
+
+
 def pct(x: float, digits: int = 0) -> str:
     """A share as a percentage: ``pct(0.05) == '5%'``; NaN reads "not defined", with no percent sign."""
     text = fmt(100 * _real(x), digits)

@@ -132,3 +132,83 @@ def test_inputs_reach_the_link_only_through_ui_inputs(path):
     tree = ast.parse(path.read_text())
     bound = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "bind"]
     assert bound == [], f"{path.name}: bind= at lines {bound}"
+
+
+# ---------------------------------------------------------------- files the app writes
+FORMULA_NAMES = ('=HYPERLINK("//ev.il")', "+SUM(A1:A9)", "-2+3", "@cmd")
+
+
+def formula_scenario():
+    import rlcore
+
+    return rlcore.Scenario(tokens=(*FORMULA_NAMES, "open"), probs=(0.2, 0.2, 0.2, 0.2, 0.2),
+                           samples=((-0.0,), (1.0,), (2.0,), (3.0,), (4.0,)),
+                           continuations=("=1+1", "", "-x", "@a", "plain"))
+
+
+def test_csv_cells_that_would_start_a_formula_are_text():
+    """Each text cell starting with = + - @ tab or CR gets a leading ', everything else is written as it was:
+    read back with the csv module, the hostile names come out as '=..., the numbers (negative too) as numbers."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    from ui.format import csv_text
+
+    names = [*FORMULA_NAMES, "open", "\tTAB", "\rCR", "a=b", "'quoted"]
+    df = pd.DataFrame({"token": names, "label": pd.Categorical(names), "value": [-2.5, -1, 0, 1, 2, 3, 4, 5, 6],
+                       "count": range(-4, 5), "-neg header": [True] * 9})
+    rows = list(csv.reader(io.StringIO(csv_text(df), newline="")))
+    assert rows[0] == ["token", "label", "value", "count", "'-neg header"]
+    for row, name in zip(rows[1:], names, strict=True):
+        want = "'" + name if name[0] in "=+-@\t\r" else name
+        assert row[0] == want and row[1] == want, (row, name)
+    assert [float(r[2]) for r in rows[1:]] == [-2.5, -1, 0, 1, 2, 3, 4, 5, 6]  # a negative number is not text
+    assert [int(r[3]) for r in rows[1:]] == list(range(-4, 5))
+    assert df["token"].tolist() == names  # the table on the page keeps the names as they are
+
+
+def test_every_file_the_app_writes_goes_through_a_guarded_writer():
+    """The app writes two kinds of file: a chart's data as CSV (``ui.format.csv_text``) and the scenario as JSON
+    (``ui.scenario.to_json``); every download button's data is built by one of them."""
+    writers = []
+    for path in APP_FILES:
+        for call in calls(ast.parse(path.read_text())):
+            if dotted(call.func).endswith("download_button"):
+                data = call.args[1] if len(call.args) > 1 else next(k.value for k in call.keywords if k.arg == "data")
+                built = [dotted(c.func) for c in calls(data)]
+                writers += [(path.name, name) for name in built if name in {"csv_text", "to_json"}]
+    assert sorted(writers) == [("page.py", "csv_text"), ("scenario.py", "to_json")]
+
+
+def test_the_json_export_stays_exact_with_formula_names():
+    """The JSON file is read back by this app, not by a spreadsheet: it keeps every name exactly."""
+    import json
+
+    from ui import scenario as panel
+
+    scenario = formula_scenario()
+    text = panel.to_json(scenario)
+    assert json.loads(text)["tokens"][:4] == list(FORMULA_NAMES)
+    assert panel.from_json(text) == scenario and panel.from_json(text.encode()) == scenario
+
+
+def test_a_chart_table_of_formula_names_downloads_as_text():
+    """On the home page with the formula names, the policy chart's table (what its CSV writes) holds the names
+    as they are, and its CSV has each of them with a leading '."""
+    import csv
+    import io
+
+    from apphelp import run_page
+
+    from ui.format import csv_text
+
+    at = run_page(ROOT / "dashboard.py", scenario=formula_scenario(), state={"table_policy": True})
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "answer" in d.value.columns)
+    assert table["token"].tolist()[:4] == list(FORMULA_NAMES)
+    rows = list(csv.DictReader(io.StringIO(csv_text(table), newline="")))
+    assert [r["token"] for r in rows] == [*("'" + n for n in FORMULA_NAMES), "open"]
+    assert float(rows[0]["probability"]) == 0.2
+    assert [d.proto.label for d in at.get("download_button")] == ["Download as CSV"]
