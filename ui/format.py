@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from decimal import Decimal
+
+from rlcore.example import INVISIBLE
 
 MINUS = "\u2212"
 
@@ -64,13 +67,27 @@ def fmt_list(values, digits: int = 2, sep: str = " / ") -> str:
 def esc(text) -> str:
     """Escape user text for ``st.markdown`` so it shows literally (no links, HTML, emphasis or LaTeX).
 
+    A character that would not show, or would change how the text around it reads (a right-to-left
+    override, a zero-width space, a control character, a filler), is written as its code point instead.
+
     >>> print(esc("[x](y) *b* $a$ <i>"))
     \\[x\\]\\(y\\) \\*b\\* \\$a\\$ \\<i\\>
+    >>> print(esc("abc\u202edef"))
+    abc⟨U\\+202E⟩def
     """
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    return "".join(_literal(ch) for ch in str(text))
+
+
+def _literal(ch: str) -> str:
+    if ch in _MD_SPECIAL:
+        return "\\" + ch
+    if unicodedata.category(ch) in _UNSEEN or ord(ch) in INVISIBLE:
+        return f"⟨U\\+{ord(ch):04X}⟩"
+    return ch
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~:&=")
+_UNSEEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, formatting (bidi, zero-width), line breaks
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell that starts so as a formula

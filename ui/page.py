@@ -14,7 +14,7 @@ import rlcore
 
 from . import inputs, nav, spec
 from . import scenario as scenario_panel
-from .format import csv_text
+from .format import csv_text, esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 # Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
@@ -73,7 +73,7 @@ def run(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        st.error(f"That input can't be used: {err}", icon="⚠️")
+        st.error(f"That input can't be used: {esc(err)}", icon="⚠️")  # it may quote visitor text
         st.stop()
 
 

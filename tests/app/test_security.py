@@ -8,6 +8,8 @@ import tomllib
 
 import pytest
 
+from ui import nav
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py")),
              *sorted((ROOT / "rlcore").glob("*.py"))]
@@ -212,3 +214,58 @@ def test_a_chart_table_of_formula_names_downloads_as_text():
     assert [r["token"] for r in rows] == [*("'" + n for n in FORMULA_NAMES), "open"]
     assert float(rows[0]["probability"]) == 0.2
     assert [d.proto.label for d in at.get("download_button")] == ["Download as CSV"]
+
+
+# ---------------------------------------------------------------- visitor text in the app's own messages
+MARKUP = ("[x](http://ev.il)", "**bold**", "$x^2$")  # a live link, emphasis, LaTeX, if rendered as markdown
+MARKDOWN_FIELDS = {"body", "label", "help", "options", "content"}  # what Streamlit renders as markdown
+PLAIN = {"selectbox": {"options"}, "multiselect": {"options"}, "text_input": set()}  # plain-text options
+
+
+def markdown_strings(message, skip: set = frozenset()):
+    """Every string of a proto message that Streamlit renders as markdown (bodies, labels, tooltips, options)."""
+    for desc, value in message.ListFields():
+        values = value if desc.is_repeated else [value]
+        if desc.message_type is not None:
+            for item in values:
+                yield from markdown_strings(item, skip)
+        elif desc.name in MARKDOWN_FIELDS - skip and desc.type == desc.TYPE_STRING:
+            yield from values
+
+
+def shown_as_markdown(at) -> list[str]:
+    """The markdown of every element and block on the page, sidebar included."""
+    out = []
+    for node in at._tree:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "ListFields"):
+            out += markdown_strings(proto, PLAIN.get(getattr(node, "type", ""), set()))
+    return out
+
+
+def markup_scenario():
+    import rlcore
+
+    return rlcore.Scenario(tokens=(*MARKUP, "plain"), probs=(0.4, 0.3, 0.2, 0.1),
+                           samples=((1.0,), (2.0, 3.0), (5.0,), (9.0,)), continuations=(*MARKUP, ""))
+
+
+def assert_literal(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    live = [text for text in shown_as_markdown(at) if any(m in text for m in MARKUP)]
+    assert not live, live[:3]
+
+
+@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES], ids=lambda p: p.stem)
+def test_visitor_names_reach_no_page_as_markup(path):
+    """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
+    markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""
+    from apphelp import run_page
+
+    from ui import scenario as panel
+
+    at = run_page(path, scenario=markup_scenario(), state={panel.EDITOR: True, "scenario_files": True})
+    assert_literal(at)
+    for b in [b for b in at.button if b.label == "Just show me"]:
+        at.button(key=b.key).click().run()
+    assert_literal(at)
