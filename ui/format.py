@@ -118,6 +118,31 @@ def csv_text(data) -> str:
     return safe.to_csv(index=False, lineterminator="\r\n")  # RFC 4180: a CR or LF in a cell is quoted
 
 
+WRAP_AFTER = 8  # a name longer than this may wrap between any two of its characters
+
+
+def breakable(text) -> str:
+    """``esc(text)`` for a narrow table cell: a long name gets a zero-width space between its characters, so it
+    wraps instead of widening the table past a phone's screen (a name has no spaces to wrap at). No break goes
+    before a combining mark or an emoji's modifier, nor inside a pair of flag letters or a Hangul syllable.
+
+    >>> breakable("open"), breakable("abcdefghi") == "\u200b".join("abcdefghi")
+    ('open', True)
+    """
+    text = str(text)
+    if len(text) <= WRAP_AFTER:
+        return esc(text)
+    return "".join((ZERO_WIDTH if i and not _joined(text[i - 1], ch) else "") + esc(ch) for i, ch in enumerate(text))
+
+
+def _joined(before: str, ch: str) -> bool:
+    """Whether ``ch`` belongs to the same visible character as ``before``."""
+    a, b = ord(before), ord(ch)
+    flags = 0x1F1E6 <= a <= 0x1F1FF and 0x1F1E6 <= b <= 0x1F1FF
+    return (unicodedata.category(ch).startswith("M") or 0x1F3FB <= b <= 0x1F3FF or flags
+            or 0x1160 <= b <= 0x11FF or 0xD7B0 <= b <= 0xD7FF)
+
+
 def pct(x: float, digits: int = 0) -> str:
     """A share as a percentage: ``pct(0.05) == '5%'``; NaN reads "not defined", with no percent sign."""
     text = fmt(100 * _real(x), digits)

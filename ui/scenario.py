@@ -18,7 +18,7 @@ import rlcore
 from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
 from . import inputs
-from .format import esc
+from .format import breakable, esc
 
 MIN_TOKENS, MAX_TOKENS = 2, 6
 CUSTOM = "Custom (your edits)"  # what the preset selector shows once the example is not one of the presets
@@ -422,7 +422,7 @@ def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
 def _summary(scenario: rlcore.Scenario) -> str:
     """The candidates as one small markdown table (token, probability, judge scores)."""
     lines = ["| token | π | judge scores |", "|---|---:|---|"]
-    lines += [f"| {esc(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
+    lines += [f"| {breakable(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
               for t, p, sc in zip(scenario.tokens, scenario.probs, scenario.samples, strict=True)]
     return "\n".join(lines)
 
