@@ -404,7 +404,7 @@ def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
     all 0), the button says that it divides every probability by their sum instead.
     """
     probs = [float(r["prob"]) for r in rows]
-    same_tokens = [str(r["token"]).strip() for r in rows] == list(scenario.tokens)
+    same_tokens = [unicodedata.normalize("NFC", str(r["token"]).strip()) for r in rows] == list(scenario.tokens)
     typed = tuple(i for i, p in enumerate(probs) if not same_tokens or p != scenario.probs[i])
     room = 1.0 - math.fsum(probs[i] for i in typed)
     others = math.fsum(p for i, p in enumerate(probs) if i not in typed)
