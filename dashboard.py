@@ -5,7 +5,7 @@ import streamlit as st
 
 import rlcore
 from ui import charts, nav, page
-from ui.format import esc, fmt, fmt_list, pct
+from ui.format import breakable, esc, fmt, fmt_list, pct
 
 scenario = page.setup(
     "RL for LLMs, one token at a time", "🧭",
@@ -20,7 +20,7 @@ page.why(
     "sidebar (tokens, probabilities, judge scores) and every page recomputes.")
 s = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
-likely, best = esc(tokens[s.likely]), esc(tokens[s.best])  # escaped: shown in markdown
+likely, best = breakable(tokens[s.likely]), breakable(tokens[s.best])  # escaped, and a long name wraps on a phone
 prompt, prefix = esc(scenario.prompt), esc(scenario.prefix)
 
 left, right = st.columns([3, 2], gap="large")
@@ -79,7 +79,7 @@ rows = [
      "pages/1_Loop_state_action.py"),
     ("State", "The prompt plus every token written so far", f"“{prompt}” + “{prefix}”",
      "pages/1_Loop_state_action.py"),
-    ("Action", "The next token the policy samples", " / ".join(esc(t) for t in tokens),
+    ("Action", "The next token the policy samples", " / ".join(breakable(t) for t in tokens),
      "pages/1_Loop_state_action.py"),
     ("Reward", "Score per token: zero until the last token, which gets the judge's score",
      f"{fmt(s.answer_score)} on the last of {len(s.answer_tokens)} tokens", "pages/2_Reward_and_return.py"),

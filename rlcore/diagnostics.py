@@ -45,9 +45,10 @@ def kl_gradients(pi, pi_ref) -> KLGradients:
 
     Args:
         pi: shape [K], π, the policy that samples.
-        pi_ref: shape [K], π_ref. Both must give probability to the same tokens: where π > 0 = π_ref the
-            reverse KL is infinite, where π_ref > 0 = π the forward one is (and π's logit is −∞).
-            A token that neither can write gets 0 in every gradient.
+        pi_ref: shape [K], π_ref, > 0 wherever π > 0 (where π > 0 = π_ref the reverse KL is infinite). Where
+            π_ref > 0 = π (π underflowed to 0 on the way) the forward KL is infinite, but every gradient has
+            a finite limit as π → 0 (π·ℓ → 0), and that limit is what is returned. A token that neither can
+            write gets 0 in every gradient.
 
     Returns:
         KLGradients(reverse, forward, k1_loss, k2_loss, k3_loss, k1_reward, k2_reward, k3_reward), each [K].
@@ -62,8 +63,6 @@ def kl_gradients(pi, pi_ref) -> KLGradients:
         raise ValueError(f"pi and pi_ref must have the same length, got {p.size} and {ref.size}")
     if np.any((p > 0) & (ref == 0)):
         raise ValueError(f"pi_ref must be > 0 wherever pi > 0 (else KL(π‖π_ref) is infinite), got {_show(ref)}")
-    if np.any((ref > 0) & (p == 0)):
-        raise ValueError(f"pi must be > 0 wherever pi_ref > 0 (else KL(π_ref‖π) is infinite), got {_show(p)}")
     support = p > 0
     ell = np.zeros_like(p)
     ell[support] = np.log(p[support]) - np.log(ref[support])

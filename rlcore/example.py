@@ -54,7 +54,11 @@ class Scenario:
             ``MAX_CONT_CHARS`` characters each).
 
     Every text holds only letters, marks, digits, punctuation, symbols and spaces: control and
-    formatting characters, line breaks, lone surrogates and unassigned code points raise ValueError.
+    formatting characters, line breaks, lone surrogates, unassigned code points, and characters that
+    show as nothing (``INVISIBLE``: fillers, joiners, variation selectors except an emoji's) raise
+    ValueError. Lengths count as a browser's text field does (UTF-16 units: an emoji counts as two).
+    Token names are put in Unicode's composed form (NFC) before they are compared, and hold no space
+    but the plain one, so two names never look the same.
 
     >>> Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2e6,)))
     Traceback (most recent call last):
@@ -79,7 +83,7 @@ class Scenario:
         for i, tok in enumerate(tokens):
             if not isinstance(tok, str) or not tok.strip():
                 raise ValueError(f"tokens[{i}] must be a non-empty string, got {_short(tok)}")
-            names.append(_text(f"tokens[{i}]", tok.strip(), MAX_TOKEN_CHARS))
+            names.append(_name(f"tokens[{i}]", tok))
         dupes = sorted({t for t in names if names.count(t) > 1})
         if dupes:
             raise ValueError(f"tokens must be unique, got duplicates {dupes}")
@@ -185,16 +189,50 @@ def _plain(x: float) -> str:
 _ALLOWED = ("L", "M", "N", "P", "S", "Zs")  # Unicode categories: letters, marks, numbers, punctuation, ...
 
 
+# Characters a page would draw as nothing, though their category is allowed: Unicode's default-ignorable
+# letters and marks (Hangul fillers, the grapheme joiner, variation selectors, Khmer inherent vowels,
+# Mongolian variation selectors) and the blank Braille pattern. Cf and Cn, the rest of that property,
+# are refused by category. An emoji's own selector (U+FE0E, U+FE0F after a symbol) stays allowed.
+INVISIBLE = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x2800, 0x3164,
+                       0xFFA0, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)])
+_EMOJI_SELECTORS = (0xFE0E, 0xFE0F)
+
+
+def browser_length(text: str) -> int:
+    """Length as a browser's text field counts it (UTF-16 units): a character beyond U+FFFF counts as two.
+
+    >>> browser_length("open"), browser_length("😀😀"), len("😀😀")
+    (4, 4, 2)
+    """
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def _name(name: str, token: str) -> str:
+    """A token's name: stripped, in composed form (NFC), a printable text with no space but U+0020."""
+    text = _text(name, unicodedata.normalize("NFC", token.strip()), MAX_TOKEN_CHARS)
+    odd = next((ch for ch in text if unicodedata.category(ch) == "Zs" and ch != " "), None)
+    if odd is not None:
+        raise ValueError(f"{name} may use only the plain space between words; character U+{ord(odd):04X} "
+                         f"({unicodedata.name(odd, 'a space')}) looks the same and is not allowed")
+    return text
+
+
 def _text(name: str, text, limit: int) -> str:
-    """``text`` itself if it is a string of at most ``limit`` printable characters, else ValueError."""
+    """``text`` itself if it is a string of at most ``limit`` printable, visible characters, else ValueError."""
     if not isinstance(text, str):
         raise ValueError(f"{name} must be a string, got {_short(text)}")
-    if len(text) > limit:
-        raise ValueError(f"{name} may hold at most {limit} characters, got {len(text)}")
-    for ch in text:
+    n = browser_length(text)
+    if n > limit:
+        counted = "" if n == len(text) else " as a browser counts them (an emoji counts as two)"
+        raise ValueError(f"{name} may hold at most {limit} characters, got {n}{counted}")
+    for i, ch in enumerate(text):
         if not unicodedata.category(ch).startswith(_ALLOWED):
             raise ValueError(f"{name} must hold only letters, digits, punctuation, symbols and spaces; "
                              f"character U+{ord(ch):04X} ({_kind(ch)}) is not allowed")
+        emoji_selector = ord(ch) in _EMOJI_SELECTORS and i > 0 and unicodedata.category(text[i - 1]) == "So"
+        if ord(ch) in INVISIBLE and not emoji_selector:
+            raise ValueError(f"{name} must hold only characters a page can show; character U+{ord(ch):04X} "
+                             f"({unicodedata.name(ch, 'unnamed')}) shows as nothing and is not allowed")
     return text
 
 

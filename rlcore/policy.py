@@ -116,12 +116,15 @@ def policy_gradient_path(probs, q, lr: float, steps: int) -> PolicyPath:
         raise ValueError(f"probs and q must have the same length, got {p.size} and {qv.size}")
     n = count("steps", steps, low=0)
     non_negative("lr", lr)  # checked here too: with 0 steps no step would check it
-    z = logits_from_probs(p)
-    out = np.empty((n + 1, p.size))
+    # a token with π = 0 has logit −∞ and gradient π·(Q − V) = 0: it stays at exactly 0, so the steps run on
+    # the others (a finite floor for its logit would give it about 1e-307 after one step)
+    live = p > 0
+    z = logits_from_probs(p[live])
+    out = np.zeros((n + 1, p.size))
     out[0] = p
     for t in range(n):
-        z = policy_gradient_step(z, qv, lr)
-        out[t + 1] = softmax(z)
+        z = policy_gradient_step(z, qv[live], lr)
+        out[t + 1, live] = softmax(z)
     return PolicyPath(out, out @ qv)
 
 

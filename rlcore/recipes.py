@@ -129,7 +129,8 @@ def recipe_advantages(scores, baseline: str, scale: str, eps: float = GROUP_EPS)
     (batch std of the centred scores, REINFORCE++); std with G − 1. A group whose spread is 0 is not rescaled.
 
     Args:
-        scores: shape [G ≥ 2], the judge's score of each answer.
+        scores: shape [G], the judge's score of each answer. A group of one has nothing to compare with:
+            Aᵢ = sᵢ without a baseline, 0 with any baseline (as ``group_advantages`` gives a group of one).
         baseline: one of ``SWITCHES["baseline"]``.
         scale: one of ``SWITCHES["scale"]``.
         eps: ε > 0 added to the std.
@@ -142,13 +143,16 @@ def recipe_advantages(scores, baseline: str, scale: str, eps: float = GROUP_EPS)
     >>> recipe_advantages([1.0, 3.0, 5.0], "leave-one-out", "none").tolist()
     [-3.0, 0.0, 3.0]
     """
-    s = as_vector("scores", scores, min_len=2)
+    s = as_vector("scores", scores)
     if baseline not in SWITCHES["baseline"]:
         raise ValueError(f"baseline must be one of {', '.join(SWITCHES['baseline'])}; got {_show(baseline)}")
     if scale not in SWITCHES["scale"]:
         raise ValueError(f"scale must be one of {', '.join(SWITCHES['scale'])}; got {_show(scale)}")
     e = positive("eps", eps)
     g = s.size
+    if g == 1:  # one answer: no other to leave out, and no spread
+        b = np.zeros(1) if baseline == "none" else s.copy()
+        return s - b
     b = {"none": np.zeros(g), "leave-one-out": (s.sum() - s) / (g - 1)}.get(baseline, np.full(g, s.mean()))
     centred = s - b
     spread = {"none": 0.0, "group std": s.std(ddof=1), "batch std": centred.std(ddof=1)}[scale]

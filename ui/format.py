@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from decimal import Decimal
+
+from rlcore.example import INVISIBLE
 
 MINUS = "\u2212"
 
@@ -64,13 +67,80 @@ def fmt_list(values, digits: int = 2, sep: str = " / ") -> str:
 def esc(text) -> str:
     """Escape user text for ``st.markdown`` so it shows literally (no links, HTML, emphasis or LaTeX).
 
+    A character that would not show, or would change how the text around it reads (a right-to-left
+    override, a zero-width space, a control character, a filler), is written as its code point instead.
+
     >>> print(esc("[x](y) *b* $a$ <i>"))
     \\[x\\]\\(y\\) \\*b\\* \\$a\\$ \\<i\\>
+    >>> print(esc("abc\u202edef"))
+    abc⟨U\\+202E⟩def
     """
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    return "".join(_literal(ch) for ch in str(text))
+
+
+def _literal(ch: str) -> str:
+    if ch in _MD_SPECIAL:
+        return "\\" + ch
+    if unicodedata.category(ch) in _UNSEEN or ord(ch) in INVISIBLE:
+        return f"⟨U\\+{ord(ch):04X}⟩"
+    return ch
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>$~:&=")
+_UNSEEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, formatting (bidi, zero-width), line breaks
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell that starts so as a formula
+
+
+def cell(value):
+    """A CSV cell a spreadsheet shows as written: text that would start a formula gets a leading ``'``.
+
+    Numbers stay numbers (−2 is not text); only strings change.
+
+    >>> cell("=HYPERLINK(1)"), cell("-2+3"), cell("open"), cell(-2.5)
+    ("'=HYPERLINK(1)", "'-2+3", 'open', -2.5)
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+def csv_text(data) -> str:
+    """A DataFrame as CSV text for a download, with every text cell and column name through ``cell``.
+
+    Columns of numbers, booleans or dates are written as they are; text columns (object, string, category)
+    cell by cell, so a token named ``=HYPERLINK(...)`` or ``@cmd`` reaches a spreadsheet as text.
+    """
+    safe = data.rename(columns=cell)
+    for i in range(safe.shape[1]):
+        column = safe.iloc[:, i]
+        if column.dtype.kind not in "biufcmM":  # bool, int, unsigned, float, complex, timedelta, datetime
+            safe.isetitem(i, column.astype(object).map(cell))
+    return safe.to_csv(index=False, lineterminator="\r\n")  # RFC 4180: a CR or LF in a cell is quoted
+
+
+WRAP_AFTER = 8  # a name longer than this may wrap between any two of its characters
+
+
+def breakable(text) -> str:
+    """``esc(text)`` for a narrow table cell: a long name gets a zero-width space between its characters, so it
+    wraps instead of widening the table past a phone's screen (a name has no spaces to wrap at). No break goes
+    before a combining mark or an emoji's modifier, nor inside a pair of flag letters or a Hangul syllable.
+
+    >>> breakable("open"), breakable("abcdefghi") == "\u200b".join("abcdefghi")
+    ('open', True)
+    """
+    text = str(text)
+    if len(text) <= WRAP_AFTER:
+        return esc(text)
+    return "".join((ZERO_WIDTH if i and not _joined(text[i - 1], ch) else "") + esc(ch) for i, ch in enumerate(text))
+
+
+def _joined(before: str, ch: str) -> bool:
+    """Whether ``ch`` belongs to the same visible character as ``before``."""
+    a, b = ord(before), ord(ch)
+    flags = 0x1F1E6 <= a <= 0x1F1FF and 0x1F1E6 <= b <= 0x1F1FF
+    return (unicodedata.category(ch).startswith("M") or 0x1F3FB <= b <= 0x1F3FF or flags
+            or 0x1160 <= b <= 0x11FF or 0xD7B0 <= b <= 0xD7FF)
 
 
 def pct(x: float, digits: int = 0) -> str:

@@ -14,6 +14,7 @@ import rlcore
 
 from . import inputs, nav, spec
 from . import scenario as scenario_panel
+from .format import csv_text, esc
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 # Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
@@ -72,7 +73,7 @@ def run(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        st.error(f"That input can't be used: {err}", icon="⚠️")
+        st.error(f"That input can't be used: {esc(err)}", icon="⚠️")  # it may quote visitor text
         st.stop()
 
 
@@ -110,7 +111,7 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         if box.open:  # the table is built and sent only while it is open
             st.caption(f"{len(data)} rows, as plotted.")
             st.dataframe(data, hide_index=True, width="stretch")
-            st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(),
+            st.download_button("Download as CSV", lambda: csv_text(data).encode(),  # formulas neutralised
                                file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                                on_click="ignore")  # the CSV is built only on click
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 
 import streamlit as st
 
 import rlcore
-from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS
+from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
 from . import inputs
-from .format import esc
+from .format import breakable, esc
 
 MIN_TOKENS, MAX_TOKENS = 2, 6
 CUSTOM = "Custom (your edits)"  # what the preset selector shows once the example is not one of the presets
@@ -99,12 +100,14 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
     """
     if not MIN_TOKENS <= len(rows) <= MAX_TOKENS:
         raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(rows)}")
-    tokens = [str(r.get("token") or "").strip() for r in rows]
+    # compared in composed form (NFC): "é" typed as e + U+0301 is the same name as "é"
+    tokens = [unicodedata.normalize("NFC", str(r.get("token") or "").strip()) for r in rows]
     for i, tok in enumerate(tokens, start=1):
         if not tok:
             raise ValueError(f"Token {i} has no name")
-        if len(tok) > MAX_TOKEN_CHARS:
-            raise ValueError(f"Token {i} has a name of {len(tok)} characters; keep it to {MAX_TOKEN_CHARS}")
+        if browser_length(tok) > MAX_TOKEN_CHARS:  # counted as the browser's field counts (an emoji is two)
+            raise ValueError(f"Token {i} has a name of {browser_length(tok)} characters; keep it to "
+                             f"{MAX_TOKEN_CHARS} (an emoji counts as two)")
     dupes = sorted({t for t in tokens if tokens.count(t) > 1})
     if dupes:
         raise ValueError(f"Each token must be different; repeated: {', '.join(dupes)}")
@@ -122,10 +125,23 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
     if normalise:
         probs = list(rlcore.normalize_probs(probs, keep))
     elif abs(total - 1.0) > 1e-9:
-        raise ValueError(f"The probabilities add up to {total:.4g}, not 1")
+        raise ValueError(f"The probabilities add up to {sum_text(total)}, not 1")
     return rlcore.Scenario(tokens=tuple(tokens), probs=tuple(probs), samples=tuple(samples),
                            prompt=base.prompt, prefix=base.prefix,
                            continuations=tuple(str(r.get("cont") or "") for r in rows))
+
+
+def sum_text(total: float) -> str:
+    """A sum of probabilities with as many digits as it takes not to read as 1 (it is 1 only within 1e-9).
+
+    >>> sum_text(0.95), sum_text(1.000000002), sum_text(0.9999999989)
+    ('0.95', '1.000000002', '0.9999999989')
+    """
+    for digits in range(3, 18):
+        text = f"{total:.{digits}g}"
+        if abs(float(text) - total) <= abs(total - 1.0) / 100:  # shows how far from 1 it is, within 1%
+            return text
+    return repr(total)
 
 
 def to_json(scenario: rlcore.Scenario, *, indent: int | None = 2) -> str:
@@ -158,7 +174,9 @@ def from_json(data: str | bytes) -> rlcore.Scenario:
         raise ValueError(f"The JSON nests lists or objects more than {MAX_DEPTH} deep; a scenario needs "
                          "at most 3 (an object holding samples, a list of lists of scores)")
     try:
-        doc = json.loads(data, parse_constant=_no_constant, parse_int=_int)
+        doc = json.loads(data, parse_constant=_no_constant, parse_int=_int, object_pairs_hook=_no_repeats)
+    except RepeatedField as err:
+        raise ValueError(f"The JSON {err}") from None
     except ValueError as err:  # json.JSONDecodeError is a ValueError, so is _no_constant's
         raise ValueError(f"This is not valid JSON ({err})") from None
     if not isinstance(doc, dict):
@@ -213,6 +231,21 @@ def _depth(text: str) -> int:
         if deepest > MAX_DEPTH:
             break
     return deepest
+
+
+class RepeatedField(ValueError):
+    """A JSON object names a field twice."""
+
+
+def _no_repeats(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose fields each appear once; ``json.loads`` alone would keep the last of a repeated one."""
+    doc = dict(pairs)
+    if len(doc) < len(pairs):
+        seen: set[str] = set()
+        again = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise RepeatedField(f"gives the field {again[:24]!r} more than once; a scenario needs each field once, "
+                            "so it is not clear which value to use")
+    return doc
 
 
 def _no_constant(name: str):
@@ -337,8 +370,8 @@ def sidebar() -> rlcore.Scenario:
         st.session_state[DRAFT] = rows
         try:
             new = from_rows(rows, scenario)
-        except ValueError as err:
-            st.error(f"{err}. The pages keep the last valid example.", icon="⚠️")
+        except ValueError as err:  # the message quotes what was typed: escaped, so a name cannot add markup
+            st.error(f"{esc(err)}. The pages keep the last valid example.", icon="⚠️")
             if "add up to" in str(err):
                 _rescale_button(rows, scenario)
         else:
@@ -346,7 +379,7 @@ def sidebar() -> rlcore.Scenario:
                 st.session_state[STATE] = scenario = new
         note = st.session_state.pop("scenario_normalise_error", None)
         if note:
-            st.error(note)
+            st.error(esc(note))
         summary.markdown(_summary(scenario))
         st.session_state[PRESET] = next((k for k, v in rlcore.PRESETS.items() if v == scenario), CUSTOM)
         preset.selectbox("Start from a preset", [*rlcore.PRESETS, CUSTOM], key=PRESET, on_change=_pick_preset,
@@ -371,25 +404,25 @@ def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
     all 0), the button says that it divides every probability by their sum instead.
     """
     probs = [float(r["prob"]) for r in rows]
-    same_tokens = [str(r["token"]).strip() for r in rows] == list(scenario.tokens)
+    same_tokens = [unicodedata.normalize("NFC", str(r["token"]).strip()) for r in rows] == list(scenario.tokens)
     typed = tuple(i for i, p in enumerate(probs) if not same_tokens or p != scenario.probs[i])
     room = 1.0 - math.fsum(probs[i] for i in typed)
     others = math.fsum(p for i, p in enumerate(probs) if i not in typed)
     if typed and len(typed) < len(rows) and room >= 0 and others > 0:
-        names = ", ".join(f"{_shown(rows[i]['token']).strip()} at {probs[i]:.3g}" for i in typed)
+        names = ", ".join(f"{esc(_shown(rows[i]['token']).strip())} at {probs[i]:.3g}" for i in typed)
         st.button(f"Rescale the others to fill {room:.3g}", on_click=_normalise, args=(typed,),
                   width="stretch", help=f"Keeps {names} as you typed, and scales the other tokens' "
                                         "probabilities by the same factor so that all add up to 1")
     else:
         total = math.fsum(probs)
-        st.button(f"Rescale all: divide each by {total:.3g}", on_click=_normalise, width="stretch",
+        st.button(f"Rescale all: divide each by {sum_text(total)}", on_click=_normalise, width="stretch",
                   help="Divides every probability by their sum, so they add up to 1 and keep their ratios")
 
 
 def _summary(scenario: rlcore.Scenario) -> str:
     """The candidates as one small markdown table (token, probability, judge scores)."""
     lines = ["| token | π | judge scores |", "|---|---:|---|"]
-    lines += [f"| {esc(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
+    lines += [f"| {breakable(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
               for t, p, sc in zip(scenario.tokens, scenario.probs, scenario.samples, strict=True)]
     return "\n".join(lines)
 
@@ -419,7 +452,7 @@ def _editor(draft: list[dict]) -> list[dict]:
         rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
     st.caption("How each answer goes on after its token:")
     for i, row in enumerate(rows):
-        row["cont"] = st.text_input(f"after “{_shown(row['token'])}”", value=_shown(draft[i]["cont"]),
+        row["cont"] = st.text_input(f"after “{esc(_shown(row['token']))}”", value=_shown(draft[i]["cont"]),
                                     key=key("cont", i), max_chars=MAX_CONT_CHARS)
     c1, c2 = st.columns(2)
     c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,

@@ -5,7 +5,8 @@ Payloads: JSON of any shape, scenario-shaped documents with numbers at the float
 Unicode category (surrogates, controls, formatting and unassigned code points included), names taken from
 JavaScript's Object.prototype (a chart's data goes through JavaScript), and bracket bombs.
 
-The default run is small (under 40 s on a shared core); ``-m exhaustive`` runs the long version.
+The default run is small (under 40 s on a shared core); ``-m exhaustive`` runs the long version. Below it, the
+sweep of accepted edge scenarios over every page of ``ui.nav`` (about a minute of CPU), and the editor's Add.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import json
 import math
 
 import pytest
-from apphelp import ALL_PAGES, no_exception, run_page
+from apphelp import ALL_PAGES, GLOSSARY, ROOT, edit_scenario, no_exception, run_page
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
+from ui import nav
 from ui import scenario as panel
 
 JS_NAMES = ["toString", "constructor", "__proto__", "valueOf", "hasOwnProperty", "isPrototypeOf",
@@ -161,3 +163,101 @@ def test_from_json_exhaustive():
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
 def test_pages_exhaustive(path):
     check_pages(path, 60)
+
+
+# ---------------------------------------------------------------- the accepted edges, on every page of the map
+# Every scenario the app accepts can be shown by every page (SECURITY.md). The edges of what the sidebar
+# editor, a link or an uploaded file lets in go to every page of ``ui.nav`` the way a visitor sends them
+# (``?scn=`` in the link), and each page is shown as it first appears, after every "Just show me", and with
+# each of its sliders at its largest value. Shown means: no exception and no ``st.error``. On these pages an
+# ``st.error`` comes from ``ui.page.run`` ("That input can't be used: ...", rlcore refusing what the page
+# passed it) or from a page giving up, so either means an accepted scenario the page cannot show. Warnings and
+# infos are deliberate notices (a dead group, a run that diverged, a token that can never be sampled).
+
+NAV_PAGES = [ROOT / p.path for p in nav.PAGES]
+ARTICLE = rlcore.ARTICLE_SCENARIO
+LONG = [f"{'x' * 21}{i:03d}" for i in range(6)]  # six names of 24 characters
+
+
+def added(scenario: rlcore.Scenario) -> rlcore.Scenario:
+    """``scenario`` after the editor's Add: a new token with probability 0 and score 5."""
+    return rlcore.Scenario(tokens=(*scenario.tokens, "token1"), probs=(*scenario.probs, 0.0),
+                           samples=(*scenario.samples, (5.0,)), prompt=scenario.prompt, prefix=scenario.prefix,
+                           continuations=(*scenario.continuations, ""))
+
+
+EDGES = {
+    "add-gives-prob-0": added(ARTICLE),
+    "first-token-prob-0": rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.0, 0.6, 0.4),
+                                          samples=((9.0,), (1.0, 2.0), (5.0, 3.0))),
+    "prob-1-one-score": rlcore.Scenario(tokens=("sure", "never"), probs=(1.0, 0.0), samples=((5.0,), (1.0, 9.0))),
+    "prob-1-others-zero": rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.0, 1.0, 0.0),
+                                          samples=((1.0, 2.0), (4.0, 6.0), (9.0,))),
+    "one-score-each": rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.5, 0.3, 0.2), samples=((2.0,), (5.0,), (9.0,))),
+    "scores-0-and-1e4": rlcore.Scenario(tokens=("low", "high"), probs=(0.5, 0.5), samples=((0.0,), (10_000.0,))),
+    "scores-0-and-1e6": rlcore.Scenario(tokens=("low", "mid", "high"), probs=(0.2, 0.3, 0.5),
+                                        samples=((0.0,), (1.0,), (1e6,))),
+    "all-scores-equal": rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((3.0, 3.0), (3.0,))),
+    "tiny-prob": rlcore.Scenario(tokens=("rare", "common"), probs=(1e-300, 1.0), samples=((10.0,), (0.0, 1.0))),
+    "max-tokens-names-scores": rlcore.Scenario(
+        tokens=tuple(LONG), probs=(0.0, 0.2, 0.2, 0.2, 0.2, 0.2),
+        samples=tuple(tuple(float((i * 7 + j) % 2 * 1e6) for j in range(rlcore.example.MAX_SAMPLES))
+                      for i in range(6))),
+}
+
+
+def test_the_edges_are_what_the_app_accepts():
+    """Each edge scenario is accepted by the link and file reader, so a visitor can send it."""
+    for name, scenario in EDGES.items():
+        assert panel.from_json(panel.to_json(scenario)) == scenario, name
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def shown(at, name: str, when: str) -> None:
+    no_exception(at)
+    assert not errors(at), (name, when, errors(at))
+
+
+def reveal(at):
+    """Press every "Just show me", so what a page hides until the learner commits is drawn too."""
+    for b in [b for b in at.button if b.label == "Just show me"]:
+        at.button(key=b.key).click()
+        at.run()
+    return at
+
+
+def sliders_at_max(at):
+    """Every slider of the page itself (not the sidebar's) at its largest value: the most steps, the most drift."""
+    for s in [s for s in at.slider if s.key and "." in s.key and not isinstance(s.value, tuple)]:
+        at.slider(key=s.key).set_value(int(s.max) if isinstance(s.value, int) else s.max)
+    return at.run()
+
+
+def sweep(path, scenarios: dict) -> None:
+    for name, scenario in scenarios.items():
+        at = run_page(path, query={panel.URL_KEY: panel.to_json(scenario, indent=None)})
+        shown(at, name, "as it opens")
+        if path != GLOSSARY:  # the glossary has no scenario
+            assert at.session_state[panel.STATE] == scenario, (name, [w.value for w in at.warning])
+        shown(reveal(at), name, "after Just show me")
+        shown(sliders_at_max(at), name, "with every slider at its max")
+
+
+@pytest.mark.parametrize("path", NAV_PAGES, ids=lambda p: p.stem)
+def test_every_page_shows_every_accepted_edge(path):
+    sweep(path, EDGES)
+
+
+@pytest.mark.parametrize("path", [ROOT / "pages" / "13_KL_gradients.py", ROOT / "pages" / "12_Recipe_composer.py"],
+                         ids=lambda p: p.stem)
+def test_the_editors_add_button_gives_a_scenario_every_page_shows(path):
+    """Add in the sidebar editor (a new token at probability 0) once made KL gradients refuse the scenario."""
+    at = edit_scenario(run_page(path), "token", 0, "open")  # opens the editor
+    at.button(key=panel.key("add", "new")).click().run()
+    no_exception(at)
+    assert at.session_state[panel.STATE] == added(ARTICLE)
+    shown(at, "Add", "after Add")
+    shown(sliders_at_max(reveal(at)), "Add", "after Add, revealed, sliders at max")

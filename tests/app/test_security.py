@@ -8,6 +8,8 @@ import tomllib
 
 import pytest
 
+from ui import nav
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py")),
              *sorted((ROOT / "rlcore").glob("*.py"))]
@@ -132,3 +134,138 @@ def test_inputs_reach_the_link_only_through_ui_inputs(path):
     tree = ast.parse(path.read_text())
     bound = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "bind"]
     assert bound == [], f"{path.name}: bind= at lines {bound}"
+
+
+# ---------------------------------------------------------------- files the app writes
+FORMULA_NAMES = ('=HYPERLINK("//ev.il")', "+SUM(A1:A9)", "-2+3", "@cmd")
+
+
+def formula_scenario():
+    import rlcore
+
+    return rlcore.Scenario(tokens=(*FORMULA_NAMES, "open"), probs=(0.2, 0.2, 0.2, 0.2, 0.2),
+                           samples=((-0.0,), (1.0,), (2.0,), (3.0,), (4.0,)),
+                           continuations=("=1+1", "", "-x", "@a", "plain"))
+
+
+def test_csv_cells_that_would_start_a_formula_are_text():
+    """Each text cell starting with = + - @ tab or CR gets a leading ', everything else is written as it was:
+    read back with the csv module, the hostile names come out as '=..., the numbers (negative too) as numbers."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    from ui.format import csv_text
+
+    names = [*FORMULA_NAMES, "open", "\tTAB", "\rCR", "a=b", "'quoted"]
+    df = pd.DataFrame({"token": names, "label": pd.Categorical(names), "value": [-2.5, -1, 0, 1, 2, 3, 4, 5, 6],
+                       "count": range(-4, 5), "-neg header": [True] * 9})
+    rows = list(csv.reader(io.StringIO(csv_text(df), newline="")))
+    assert rows[0] == ["token", "label", "value", "count", "'-neg header"]
+    for row, name in zip(rows[1:], names, strict=True):
+        want = "'" + name if name[0] in "=+-@\t\r" else name
+        assert row[0] == want and row[1] == want, (row, name)
+    assert [float(r[2]) for r in rows[1:]] == [-2.5, -1, 0, 1, 2, 3, 4, 5, 6]  # a negative number is not text
+    assert [int(r[3]) for r in rows[1:]] == list(range(-4, 5))
+    assert df["token"].tolist() == names  # the table on the page keeps the names as they are
+
+
+def test_every_file_the_app_writes_goes_through_a_guarded_writer():
+    """The app writes two kinds of file: a chart's data as CSV (``ui.format.csv_text``) and the scenario as JSON
+    (``ui.scenario.to_json``); every download button's data is built by one of them."""
+    writers = []
+    for path in APP_FILES:
+        for call in calls(ast.parse(path.read_text())):
+            if dotted(call.func).endswith("download_button"):
+                data = call.args[1] if len(call.args) > 1 else next(k.value for k in call.keywords if k.arg == "data")
+                built = [dotted(c.func) for c in calls(data)]
+                writers += [(path.name, name) for name in built if name in {"csv_text", "to_json"}]
+    assert sorted(writers) == [("page.py", "csv_text"), ("scenario.py", "to_json")]
+
+
+def test_the_json_export_stays_exact_with_formula_names():
+    """The JSON file is read back by this app, not by a spreadsheet: it keeps every name exactly."""
+    import json
+
+    from ui import scenario as panel
+
+    scenario = formula_scenario()
+    text = panel.to_json(scenario)
+    assert json.loads(text)["tokens"][:4] == list(FORMULA_NAMES)
+    assert panel.from_json(text) == scenario and panel.from_json(text.encode()) == scenario
+
+
+def test_a_chart_table_of_formula_names_downloads_as_text():
+    """On the home page with the formula names, the policy chart's table (what its CSV writes) holds the names
+    as they are, and its CSV has each of them with a leading '."""
+    import csv
+    import io
+
+    from apphelp import run_page
+
+    from ui.format import csv_text
+
+    at = run_page(ROOT / "dashboard.py", scenario=formula_scenario(), state={"table_policy": True})
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "answer" in d.value.columns)
+    assert table["token"].tolist()[:4] == list(FORMULA_NAMES)
+    rows = list(csv.DictReader(io.StringIO(csv_text(table), newline="")))
+    assert [r["token"] for r in rows] == [*("'" + n for n in FORMULA_NAMES), "open"]
+    assert float(rows[0]["probability"]) == 0.2
+    assert [d.proto.label for d in at.get("download_button")] == ["Download as CSV"]
+
+
+# ---------------------------------------------------------------- visitor text in the app's own messages
+MARKUP = ("[x](http://ev.il)", "**bold**", "$x^2$")  # a live link, emphasis, LaTeX, if rendered as markdown
+MARKDOWN_FIELDS = {"body", "label", "help", "options", "content"}  # what Streamlit renders as markdown
+PLAIN = {"selectbox": {"options"}, "multiselect": {"options"}, "text_input": set()}  # plain-text options
+
+
+def markdown_strings(message, skip: set = frozenset()):
+    """Every string of a proto message that Streamlit renders as markdown (bodies, labels, tooltips, options)."""
+    for desc, value in message.ListFields():
+        values = value if desc.is_repeated else [value]
+        if desc.message_type is not None:
+            for item in values:
+                yield from markdown_strings(item, skip)
+        elif desc.name in MARKDOWN_FIELDS - skip and desc.type == desc.TYPE_STRING:
+            yield from values
+
+
+def shown_as_markdown(at) -> list[str]:
+    """The markdown of every element and block on the page, sidebar included."""
+    out = []
+    for node in at._tree:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "ListFields"):
+            out += markdown_strings(proto, PLAIN.get(getattr(node, "type", ""), set()))
+    return out
+
+
+def markup_scenario():
+    import rlcore
+
+    return rlcore.Scenario(tokens=(*MARKUP, "plain"), probs=(0.4, 0.3, 0.2, 0.1),
+                           samples=((1.0,), (2.0, 3.0), (5.0,), (9.0,)), continuations=(*MARKUP, ""))
+
+
+def assert_literal(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    live = [text for text in shown_as_markdown(at) if any(m in text for m in MARKUP)]
+    assert not live, live[:3]
+
+
+@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES], ids=lambda p: p.stem)
+def test_visitor_names_reach_no_page_as_markup(path):
+    """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
+    markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""
+    from apphelp import run_page
+
+    from ui import scenario as panel
+
+    at = run_page(path, scenario=markup_scenario(), state={panel.EDITOR: True, "scenario_files": True})
+    assert_literal(at)
+    for b in [b for b in at.button if b.label == "Just show me"]:
+        at.button(key=b.key).click().run()
+    assert_literal(at)

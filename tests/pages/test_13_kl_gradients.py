@@ -117,8 +117,13 @@ def test_equal_scores_never_move_pi():
     assert "edit the scenario's scores" in at.info[0].value
 
 
-def test_a_token_the_reference_never_writes_shows_an_error():
+def test_a_token_the_reference_never_writes_stays_at_zero():
+    """A token at probability 0 (the sidebar's Add gives one) is never written, by π_ref or by π: training
+    gives it no gradient (∂V/∂z = π·(Q − V) = 0), so it stays at 0 and every placement's bar for it is 0."""
     zero = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.5, 0.5, 0.0), samples=((1,), (2,), (9,)))
     at = run_page(PAGE, scenario=zero)
     no_exception(at)
-    assert at.error and "pi_ref" in at.error[0].value
+    assert not at.error, [e.value for e in at.error]
+    bars = chart_frame(at, "Expected gradient per KL placement", "expected gradient")
+    assert len(bars) == 18 and (bars["expected gradient"].to_numpy().reshape(6, 3)[:, 2] == 0).all()
+    assert (bars["expected gradient"].to_numpy().reshape(6, 3)[1:3, :2] != 0).any()  # a and b do move

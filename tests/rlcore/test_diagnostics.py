@@ -163,6 +163,20 @@ def test_tokens_neither_policy_can_write_get_no_gradient():
         np.testing.assert_allclose(a[:2], b, rtol=1e-15, atol=1e-17)
 
 
+def test_a_token_pi_lost_gets_the_limit_of_each_gradient():
+    # π = [1, 0], π_ref = [½, ½]: KL(π_ref‖π) is infinite, yet as π₂ → 0 (π·ℓ → 0, π·k3 → π_ref) the gradients
+    # tend to: reverse = π⊙(ℓ − KL) = 0 (ℓ₁ = log 2 = KL); forward = k3_loss = π − π_ref = [½, −½];
+    # k3_reward = π⊙k3 − π·Σπ⊙k3 with π⊙k3 = [½ − 1 + log 2, ½]: [log 2 − ½ − (log 2), ½] = [−½, ½]
+    g = rlcore.kl_gradients([1.0, 0.0], [0.5, 0.5])
+    np.testing.assert_allclose(g.reverse, [0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(g.forward, [0.5, -0.5], atol=1e-15)
+    np.testing.assert_allclose(g.k3_loss, [0.5, -0.5], atol=1e-15)
+    np.testing.assert_allclose(g.k3_reward, [-0.5, 0.5], atol=1e-15)
+    limit = rlcore.kl_gradients([1 - 1e-15, 1e-15], [0.5, 0.5])  # the same, approached (π log π ≈ 3e-14)
+    for a, b in zip(g, limit, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
 def test_tiny_probabilities_do_not_overflow():
     # π = 1e-300 on one token: r = π_ref/π ≈ 1e300 there, but every gradient stays finite
     g = rlcore.kl_gradients([1 - 1e-300, 1e-300], [0.5, 0.5])
@@ -331,7 +345,6 @@ def test_pass_at_k_estimate_large_n():
     (lambda: rlcore.kl_gradients([math.nan, 1.0], [0.5, 0.5]), "pi"),
     (lambda: rlcore.kl_gradients([0.5, 0.5], [0.2, 0.3, 0.5]), "pi_ref"),
     (lambda: rlcore.kl_gradients([0.5, 0.5], [1.0, 0.0]), "pi_ref"),  # KL(π‖π_ref) infinite
-    (lambda: rlcore.kl_gradients([1.0, 0.0], [0.5, 0.5]), "pi"),      # KL(π_ref‖π) infinite
     (lambda: rlcore.truncated_is_weights([0.1], [-1.0], 2.0), "logp_train"),
     (lambda: rlcore.truncated_is_weights([-1.0], [math.nan], 2.0), "logp_rollout"),
     (lambda: rlcore.truncated_is_weights([-1.0, -1.0], [-1.0], 2.0), "logp_rollout"),

@@ -1596,7 +1596,8 @@ def _kl_pair(draw):
     size = len(pi)
     off_support = [[1.0] + [0.0] * (size - 1)] if k > 1 else []
     both = ("pi", "pi_ref")
-    return {"pi": P(pi, st.one_of(bad_probs(size), st.sampled_from(off_support or [None])), both),
+    # π = 0 where π_ref > 0 is valid (each gradient is its limit); π_ref = 0 where π > 0 is not
+    return {"pi": P(pi, bad_probs(size), both),
             "pi_ref": P(ref, st.one_of(bad_probs(size), st.sampled_from(off_support or [None])), both)}
 
 
@@ -1972,9 +1973,9 @@ def _check_recipe_advantages(out, kw):
 
 @spec("recipe_advantages", _check_recipe_advantages)
 def _(draw):
-    scores = draw(st.one_of(st.lists(SCORE, min_size=2, max_size=8),
+    scores = draw(st.one_of(st.lists(SCORE, min_size=1, max_size=8),
                             st.tuples(SCORE, st.integers(2, 8)).map(lambda t: [t[0]] * t[1])))
-    return {"scores": P(scores, st.one_of(BAD_VECTOR, st.just([1.0]))),
+    return {"scores": P(scores, BAD_VECTOR),
             "baseline": P(draw(st.sampled_from(rlcore.SWITCHES["baseline"])), BAD_STR),
             "scale": P(draw(st.sampled_from(rlcore.SWITCHES["scale"])), st.one_of(BAD_STR, st.just("std"))),
             "eps": P(draw(POS), BAD_POS)}

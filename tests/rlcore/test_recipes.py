@@ -87,6 +87,15 @@ def test_recipe_advantages_agree_with_group_advantages():
         np.testing.assert_allclose(R.recipe_advantages(s, b, sc), rlcore.group_advantages(s, method))
 
 
+def test_a_group_of_one_answer_has_nothing_to_compare_with():
+    # a token with probability 1 and one score: the batch is that one answer; without a baseline its advantage
+    # is its score, with any baseline it is 0 (the baseline of a group of one is the answer itself)
+    assert R.recipe_advantages([7.0], "none", "none").tolist() == [7.0]
+    for b in ("batch mean", "group mean", "leave-one-out"):
+        for sc in ("none", "group std", "batch std"):
+            assert R.recipe_advantages([7.0], b, sc).tolist() == [0.0], (b, sc)
+
+
 @pytest.mark.parametrize(("call", "name"), [
     (lambda: R.match_recipe(GRPO | {"clip": "hard"}), "clip"),
     (lambda: R.match_recipe(GRPO | {"dynamic_sampling": "yes"}), "dynamic_sampling"),
@@ -94,7 +103,7 @@ def test_recipe_advantages_agree_with_group_advantages():
     (lambda: R.match_recipe(GRPO | {"temperature": 1}), "switches"),
     (lambda: R.match_recipe("GRPO"), "switches"),
     (lambda: R.recipe("PPO"), "name"),
-    (lambda: R.recipe_advantages([1.0], "none", "none"), "scores"),
+    (lambda: R.recipe_advantages([], "none", "none"), "scores"),
     (lambda: R.recipe_advantages([1.0, 2.0], "median", "none"), "baseline"),
     (lambda: R.recipe_advantages([1.0, 2.0], "none", "iqr"), "scale"),
 ])
