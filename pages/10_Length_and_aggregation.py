@@ -19,7 +19,6 @@ ADV_COLORS = {ADV_NAMES["grpo"]: ALGORITHM_COLORS["grpo"], ADV_NAMES["dr_grpo"]:
 MAX_LENGTH = 80
 
 scenario = page.setup(
-    "Length and loss aggregation", "⚖️",
     "A group of answers of different lengths has to become one loss. Whether you average over tokens, over "
     "answers, or divide by a fixed budget decides how hard each token of a long answer is pushed, and over "
     "many updates whether answers drift longer.",

@@ -18,7 +18,6 @@ RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup(
-    "Clips after PPO", "✂️",
     "PPO reuses one batch of answers for several update steps, and its clip stops pushing a token once the "
     "policy has moved it far enough. After one step, which answers does the batch still push, and which "
     "does it drop? PPO, DAPO's clip-higher, CISPO and GSPO each answer differently.",

@@ -16,7 +16,6 @@ LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggreg
 COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
 
 scenario = page.setup(
-    "Recipe composer", "⚙️",
     "Most policy-gradient recipes for LLMs differ in a handful of choices: what is subtracted from the score, "
     "whether it is divided by a spread, how token losses are averaged, which ratio is clipped and how, where "
     "the KL goes. Set the switches: when they spell a published recipe, its name lights up.",

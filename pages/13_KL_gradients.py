@@ -13,7 +13,6 @@ from ui.format import esc, fmt, fmt_list
 MAX_STEPS = 30
 
 scenario = page.setup(
-    "KL gradients", "🧭",
     "A KL penalty should pull the trained policy π back towards the reference π_ref. The optimiser never "
     "sees the KL itself, only the gradient of the estimate it is given, and that gradient depends on "
     "**which estimator** (k1, k2, k3) you use and **where** you put it (in the loss, or in the reward). "

@@ -19,7 +19,6 @@ KINDS = {"logit noise": ("noise", "Noise on the engine's logits, σ", 0.0, 2.0, 
          "top-p": ("top_p", "Top-p nucleus kept by the engine", 0.3, 1.0, 0.8, 0.05)}
 
 scenario = page.setup(
-    "Sampler and trainer", "🔀",
     "Fast RL systems sample answers with an inference engine (vLLM, SGLang) and train with another program. "
     "Their probabilities for the same token differ, so the update is computed on data from a slightly different "
     "policy. How wrong does that make it, and what do **truncated** or **masked** importance weights buy?",

@@ -18,7 +18,6 @@ QUESTIONS = 300   # sampled questions for the estimate from answers
 RARE = "Rare branch, sometimes right"
 
 scenario = page.setup(
-    "Entropy and pass@k", "🎯",
     "Policy-gradient training makes the model surer of its favourite answer: its **entropy** falls. "
     "That raises **pass@1**, the chance that one answer is right. Does it also raise **pass@k**, the chance "
     "that at least one of k answers is right?",

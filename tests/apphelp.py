@@ -5,18 +5,17 @@ from __future__ import annotations
 import io
 import json
 import pathlib
-import re
 
 import pandas as pd
 import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
+from ui import nav
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "pages" / "20_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
-MOVED = {ROOT / "pages" / "8_Clipping_and_KL.py"}  # old addresses that only forward a link to a page
-PAGES = sorted((p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY and p not in MOVED),
-               key=lambda p: (int(p.name.split("_")[0]), p.name))  # the concept pages, 9_ before 13_
-ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
+ALL_PAGES = [ROOT / p.path for p in nav.PAGES if ROOT / p.path != GLOSSARY]  # home first, in reading order
+PAGES = ALL_PAGES[1:]  # the concept pages
 
 
 def page_file(prefix: str) -> pathlib.Path:
@@ -28,11 +27,11 @@ def page_file(prefix: str) -> pathlib.Path:
 
 
 def input_key(path, name: str) -> str:
-    """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>")."""
+    """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>",
+    the id made from the page's title in ``ui.nav``)."""
     from ui import inputs
 
-    title = re.search(r'page\.setup\(\s*"([^"]+)"', pathlib.Path(path).read_text()).group(1)
-    return f"{inputs.page_id(title)}.{name}"
+    return f"{inputs.page_id(nav.info(nav.path_of(str(path))).title)}.{name}"
 
 
 def keys(path):

@@ -47,22 +47,23 @@ def cached(max_entries: int):
     return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
 
 
-def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
+def setup(intro: str, *, scenario: bool = True):
     """Page config, title, a short explanation, the page list and the shared scenario sidebar; returns the
     scenario (None when ``scenario`` is False).
 
-    The icon comes from the page's entry in ``ui.nav`` (found from the calling file's path), a Material
-    icon that needs no emoji font; ``icon`` is used only by a script that is not in the map.
+    The title and icon are the calling page's entry in ``ui.nav`` (found from the calling file's path); a
+    script with no entry there is an error: add its ``PageInfo`` to ``nav.PAGES``.
     """
     caller = inspect.currentframe().f_back.f_code.co_filename
     here = nav.path_of(caller)
-    if here is not None:
-        icon = nav.info(here).icon
-    st.set_page_config(page_title=f"{title} · RL for LLMs", page_icon=icon, layout="wide",
+    if here is None:
+        raise LookupError(f"{caller} has no entry in ui.nav.PAGES: add PageInfo(path, title, icon) there")
+    entry = nav.info(here)
+    st.set_page_config(page_title=f"{entry.title} · RL for LLMs", page_icon=entry.icon, layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH)
-    st.title(f"{icon} {title}" if icon else title)
+    st.title(f"{entry.icon} {entry.heading or entry.title}")
     st.markdown(intro)
-    inputs.enter(inputs.page_id(title))
+    inputs.enter(inputs.page_id(entry.title))
     nav.sidebar(here)
     return scenario_panel.sidebar() if scenario else None
 
