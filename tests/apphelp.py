@@ -89,16 +89,21 @@ def chart_fingerprint(at: AppTest) -> list[str]:
     return [df.to_csv(index=False) for c in charts(at) for df in c["data"].values()]
 
 
+def page_parts(at: AppTest) -> list[tuple[str, str]]:
+    """Every piece of text a learner reads, with its kind: ("markdown", ...), ("info", ...), ("metric", ...)."""
+    parts = [("markdown", m.value) for m in at.markdown] + [("caption", c.value) for c in at.caption]
+    parts += [("metric", f"{m.label} {m.value} {m.proto.delta}") for m in at.metric]
+    parts += [("heading", h.value) for h in (*at.title, *at.header, *at.subheader)]
+    for kind in ("error", "warning", "info", "success"):
+        parts += [(kind, e.value) for e in getattr(at, kind)]
+    for df in at.dataframe:
+        parts.append(("table", df.value.to_csv(index=False) if isinstance(df.value, pd.DataFrame) else str(df.value)))
+    return [(kind, str(text)) for kind, text in parts]
+
+
 def page_text(at: AppTest) -> str:
     """All text a learner reads: markdown, captions, metrics, titles, alerts."""
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
-    parts += [f"{m.label} {m.value} {m.proto.delta}" for m in at.metric]
-    parts += [t.value for t in at.title] + [h.value for h in at.header] + [h.value for h in at.subheader]
-    parts += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
-    parts += [s.value for s in at.success]
-    for df in at.dataframe:
-        parts.append(df.value.to_csv(index=False) if isinstance(df.value, pd.DataFrame) else str(df.value))
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(text for _, text in page_parts(at))
 
 
 def no_exception(at: AppTest) -> None:

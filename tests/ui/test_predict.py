@@ -1,6 +1,12 @@
 """page.predict and page.why on a bare script: hidden until answered or shown, revealed state kept."""
 
+import ast
+
+import pytest
+from apphelp import ROOT
 from streamlit.testing.v1 import AppTest
+
+from ui import nav
 
 
 def script():
@@ -46,3 +52,34 @@ def test_just_show_me_reveals_and_stays_revealed():
     assert "The answer is **yes**. It is." in at.info[0].value
     at.run()
     assert at.metric and at.session_state["q_shown"] is True
+
+
+def predict_keys_and_other_strings(source: str) -> tuple[set, list]:
+    """The keys given to ``page.predict(..., key=...)`` in a page, and every other string constant in it."""
+    keys, key_nodes = set(), set()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "page.predict":
+            for kw in node.keywords:
+                if kw.arg == "key" and isinstance(kw.value, ast.Constant):
+                    keys.add(kw.value.value)
+                    key_nodes.add(id(kw.value))
+    strings = [n.value for n in ast.walk(tree)
+               if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in key_nodes]
+    return keys, strings
+
+
+@pytest.mark.parametrize("path", [p.path for p in nav.PAGES])
+def test_pages_reveal_through_page_predict_and_explain_through_page_why(path):
+    """One mechanism: a page keeps ``page.predict``'s answer and never reads its question's widget itself
+    (which is how "Just show me" once showed less than an answer did), and "Why this matters" is ``page.why``."""
+    source = (ROOT / path).read_text()
+    keys, strings = predict_keys_and_other_strings(source)
+    assert not [s for s in strings if any(k in s for k in keys)], f"{path} reads its question's key by hand"
+    assert "Why this matters" not in source, f"{path} draws its own 'Why this matters' instead of page.why"
+
+
+def test_the_key_check_sees_a_hand_read_key():
+    keys, strings = predict_keys_and_other_strings(
+        'r = page.predict("q?", ["a"], "a", "x", key="k_predict")\nif st.session_state.get("k_predict"): pass')
+    assert keys == {"k_predict"} and "k_predict" in strings
