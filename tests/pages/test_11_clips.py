@@ -131,3 +131,15 @@ def test_hostile_query_parameters_fall_back(query):
     no_exception(at)
     assert at.slider(key=K("lr")).value == 0.2
     assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input
+
+
+def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_marking_it():
+    # issue #22: "Right" at η = 0.2 used to turn into "Not this time" after the "Big step" view, unasked
+    at = run_page(PAGE)
+    at.radio(key="predict_clip").set_value(expected_answer(rlcore.ARTICLE_SCENARIO, 0.2)).run()
+    assert at.success
+    choose_preset(at, "Big step")
+    no_exception(at)
+    assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
+    assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
+    assert "of 10 kept" in page_text(at), "the page stays revealed"

@@ -83,3 +83,33 @@ def test_the_key_check_sees_a_hand_read_key():
     keys, strings = predict_keys_and_other_strings(
         'r = page.predict("q?", ["a"], "a", "x", key="k_predict")\nif st.session_state.get("k_predict"): pass')
     assert keys == {"k_predict"} and "k_predict" in strings
+
+
+def changing_script():
+    import streamlit as st
+
+    from ui import page
+
+    n = st.number_input("n", 0, 10, 2, key="n")
+    answer = "even" if n % 2 == 0 else "odd"
+    if page.predict(f"Is {n} even or odd?", ["even", "odd"], answer, f"{n} mod 2 = {n % 2}.", key="q"):
+        st.metric("n mod 2", n % 2)
+
+
+def test_an_answer_is_not_re_marked_when_the_inputs_change_the_question():
+    at = AppTest.from_function(changing_script, default_timeout=30).run()
+    at.radio(key="q").set_value("even").run()
+    assert at.success and "**even**" in at.success[0].value
+    at.number_input(key="n").set_value(3).run()   # now the answer is "odd": "even" must not turn into a warning
+    assert not at.success and not at.warning and at.radio(key="q").value is None
+    assert "changed the question" in at.info[0].value and "**odd**" in at.info[0].value
+    assert at.metric[0].value == "1", "the page stays revealed"
+    at.radio(key="q").set_value("odd").run()       # choosing again marks the new question
+    assert at.success and "**odd**" in at.success[0].value
+
+
+def test_an_unchanged_question_keeps_its_mark_across_reruns():
+    at = AppTest.from_function(changing_script, default_timeout=30).run()
+    at.radio(key="q").set_value("odd").run()
+    at.run()
+    assert at.warning and at.radio(key="q").value == "odd"
