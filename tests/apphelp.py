@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+from collections import Counter
 
 import pandas as pd
 import pyarrow as pa
@@ -104,6 +105,48 @@ def page_parts(at: AppTest) -> list[tuple[str, str]]:
 def page_text(at: AppTest) -> str:
     """All text a learner reads: markdown, captions, metrics, titles, alerts."""
     return "\n".join(text for _, text in page_parts(at))
+
+
+SHOW = "Just show me"  # ``page.predict``'s button
+
+
+def question_key(at: AppTest) -> str | None:
+    """The key of the page's question (``page.predict``), from its "Just show me" button; None if none."""
+    buttons = [b for b in at.button if b.label == SHOW]
+    assert len(buttons) <= 1, "one question per page"
+    return buttons[0].key.removesuffix("_show") if buttons else None
+
+
+def reveal(path, how: int | None, **run) -> AppTest | None:
+    """The page after "Just show me" (``how`` None) or after choosing its question's option number ``how``;
+    None if the page asks no question. ``run``: as for ``run_page``."""
+    at = run_page(path, **run)
+    key = question_key(at)
+    if key is None:
+        return None
+    if how is None:
+        next(b for b in at.button if b.label == SHOW).click().run()
+    else:
+        radio = at.radio(key=key)
+        radio.set_value(radio.options[how]).run()
+    no_exception(at)
+    assert question_key(at) is None, "revealed: no more 'Just show me'"
+    return at
+
+
+def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:
+    """The text after "Just show me" and after an answer differ in the one line that marks the answer: an info
+    after "Just show me", a success or a warning after an answer, both naming the same answer and explaining
+    it alike."""
+    only_shown = Counter(page_parts(shown)) - Counter(page_parts(answered))
+    only_answered = Counter(page_parts(answered)) - Counter(page_parts(shown))
+    assert [kind for kind, _ in only_shown] == ["info"], only_shown
+    assert [kind for kind, _ in only_answered] in (["success"], ["warning"]), only_answered
+    (_, line), = only_shown
+    (_, mark), = only_answered
+    answer = line.split("**")[1]
+    assert f"**{answer}**" in mark
+    assert line.split(f"**{answer}**", 1)[1] == mark.split(f"**{answer}**", 1)[1], "the same explanation"
 
 
 def no_exception(at: AppTest) -> None:
