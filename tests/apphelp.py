@@ -11,12 +11,21 @@ import pandas as pd
 import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
+import rlcore
 from ui import nav
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "pages" / "20_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
 ALL_PAGES = [ROOT / p.path for p in nav.PAGES if ROOT / p.path != GLOSSARY]  # home first, in reading order
 PAGES = ALL_PAGES[1:]  # the concept pages
+
+# scenarios shared by the page tests (each test works out its expected numbers from them by hand)
+FOUR_ANSWERS = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                               samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                               continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                              samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
 
 
 def page_file(prefix: str) -> pathlib.Path:
@@ -168,6 +177,11 @@ def chart_by_title(at: AppTest, start: str) -> dict:
         if any(t.startswith(start) for t in titles(c["spec"])):
             return c
     raise AssertionError(f"no chart titled {start!r}")
+
+
+def largest_frame(at: AppTest, title: str) -> pd.DataFrame:
+    """The largest DataFrame of the chart whose title starts with ``title`` (a layered chart has several)."""
+    return max(chart_by_title(at, title)["data"].values(), key=len)
 
 
 def data_with(chart: dict, column: str) -> pd.DataFrame:

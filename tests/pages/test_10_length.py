@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
-    chart_by_title,
+    FOUR_ANSWERS,
     chart_fingerprint,
     choose_preset,
     edit_scenario,
     keys,
+    largest_frame,
     no_exception,
     page_file,
     page_text,
@@ -20,20 +21,13 @@ import rlcore
 
 PAGE = page_file("10_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
 WEIGHTS = "The weight of one token"
 TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"
 DAPO_HARDER, GRPO_HARDER = "harder under token-mean (DAPO)", "harder under seq-mean-token-mean (GRPO)"
 
 
-def data(at, title):
-    return max(chart_by_title(at, title)["data"].values(), key=len)
-
-
 def weights(at, mode):
-    df = data(at, WEIGHTS)
+    df = largest_frame(at, WEIGHTS)
     return df[df["mode"] == mode]["token weight"].to_numpy()
 
 
@@ -64,14 +58,14 @@ def test_raw_weights_when_steps_are_not_matched():
 
 
 def test_padded_wrong_answer_wins_under_grpo():
-    df = data(run_page(PAGE), "Share of the padded version")
+    df = largest_frame(run_page(PAGE), "Share of the padded version")
     last = df[df["step"] == df["step"].max()].set_index("mode")["padded share"]
     assert df[df["step"] == 0]["padded share"].eq(0.5).all()
     assert last[GRPO] > 0.6 and abs(last[TOKEN_SUM] - 0.5) < 0.1
 
 
 def test_difficulty_numbers():
-    df = data(run_page(PAGE), "Advantage of a right answer")
+    df = largest_frame(run_page(PAGE), "Advantage of a right answer")
     grpo = df[df["method"].str.startswith("GRPO")].set_index("answers right")
     dr = df[df["method"].str.startswith("Dr.")].set_index("answers right")
     assert dr.loc[1, "advantage of a right answer"] == pytest.approx(7 / 8)   # 1 − 1/8
@@ -110,10 +104,10 @@ def test_presets():
 
 
 def test_an_edited_scenario():
-    at = run_page(PAGE, scenario=FOUR)
+    at = run_page(PAGE, scenario=FOUR_ANSWERS)
     no_exception(at)
     assert at.selectbox(key=K("tok")).value == "no"          # the worst answer is padded by default
-    lengths = [len(rlcore.answer_tokens(FOUR, t)) for t in FOUR.tokens]
+    lengths = [len(rlcore.answer_tokens(FOUR_ANSWERS, t)) for t in FOUR_ANSWERS.tokens]
     lengths[1] = 40
     np.testing.assert_allclose(weights(at, GRPO), [1 / (4 * n) for n in lengths])
     answer = DAPO_HARDER if 1 / sum(lengths) > 1 / 160 else GRPO_HARDER

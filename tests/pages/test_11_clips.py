@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
-    chart_by_title,
+    FLAT,
+    FOUR_ANSWERS,
     chart_fingerprint,
     choose_preset,
     edit_scenario,
     keys,
+    largest_frame,
     no_exception,
     page_file,
     page_text,
@@ -20,15 +22,7 @@ import rlcore
 
 PAGE = page_file("11_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
-FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 WEIGHTS = "What each method still pushes"
-
-
-def data(at, title):
-    return max(chart_by_title(at, title)["data"].values(), key=len)
 
 
 def stepped(probs, q, lr):
@@ -59,7 +53,7 @@ def test_defaults_and_the_prediction():
     text = page_text(at)
     assert "PPO, symmetric ε 8 of 10 kept" in text          # the two partly answers dropped
     assert "clip-higher (DAPO) 10 of 10 kept" in text and "CISPO 10 of 10 kept" in text
-    df = data(at, WEIGHTS)
+    df = largest_frame(at, WEIGHTS)
     cispo = df[df["method"] == "CISPO"]
     assert (cispo["gradient weight"] != 0).all()             # CISPO keeps a gradient on every answer
 
@@ -85,7 +79,7 @@ def test_each_input_moves_the_charts(key, value):
 
 def test_no_step_clips_nothing():
     at = run_page(PAGE, inputs={"lr": 0.0})
-    df = data(at, WEIGHTS)
+    df = largest_frame(at, WEIGHTS)
     assert not df["clipped"].any()
     np.testing.assert_allclose(df["token ratio ρ"], 1.0)
 
@@ -100,12 +94,12 @@ def test_preset_sets_the_step():
 
 @pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
 def test_prediction_under_an_edited_scenario(lr):
-    at = run_page(PAGE, scenario=FOUR, inputs={"lr": lr})
+    at = run_page(PAGE, scenario=FOUR_ANSWERS, inputs={"lr": lr})
     no_exception(at)
-    answer = expected_answer(FOUR, lr)
+    answer = expected_answer(FOUR_ANSWERS, lr)
     at.radio(key="predict_clip").set_value(answer).run()
     assert at.success, (lr, answer)
-    assert data(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
+    assert largest_frame(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
 
 
 def test_typed_edit_and_a_bad_score():

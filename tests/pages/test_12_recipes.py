@@ -5,30 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
-    chart_by_title,
+    FLAT,
+    FOUR_ANSWERS,
     chart_fingerprint,
     choose_preset,
     edit_scenario,
     keys,
+    largest_frame,
     no_exception,
     page_file,
     page_text,
     run_page,
 )
 
-import rlcore
-
 PAGE = page_file("12_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
-FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
-
-
-def data(at, title):
-    return max(chart_by_title(at, title)["data"].values(), key=len)
 
 
 def lit(at) -> list[str]:
@@ -39,7 +31,7 @@ def test_defaults_are_grpo():
     at = run_page(PAGE)
     no_exception(at)
     assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
-    df = data(at, "Weight of one token")
+    df = largest_frame(at, "Weight of one token")
     mine = df[df["recipe"] == "this recipe"]
     # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
     np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
@@ -59,7 +51,7 @@ def test_switches_compose_cispo_and_the_nearest_hint():
     assert not lit(at) and "Nearest" in at.info[0].value          # GRPO with token-mean is no named recipe
     at.selectbox(key=K("clip")).set_value("cispo").run()
     assert lit(at) == ["CISPO"]
-    df = data(at, "Weight of one token")
+    df = largest_frame(at, "Weight of one token")
     np.testing.assert_allclose(df[df["recipe"] == "this recipe"]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
 
 
@@ -72,7 +64,7 @@ def test_prediction_and_dr_grpo_numbers():
     assert std > 1                                                   # so dividing makes it smaller
     at.radio(key="predict_recipe").set_value("larger").run()
     assert at.success and "−3.3" in page_text(at)
-    adv = data(at, "Advantage of each answer")
+    adv = largest_frame(at, "Advantage of each answer")
     grpo = adv[adv["recipe"] == "GRPO"]["advantage"].to_numpy()
     np.testing.assert_allclose(grpo, (np.array(ARTICLE_SCORES) - 4.3) / (std + 1e-6))
     text = page_text(at)
@@ -101,10 +93,10 @@ def test_switches_move_the_charts(key, value):
 
 def test_the_step_slider_moves_the_clip_chart():
     at = run_page(PAGE)
-    before = data(at, "Gradient left after")
+    before = largest_frame(at, "Gradient left after")
     assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
     at.slider(key=K("step")).set_value(0.0).run()
-    np.testing.assert_allclose(data(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
+    np.testing.assert_allclose(largest_frame(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
 
 
 def test_the_clip_switch_changes_the_clip_count():
@@ -114,9 +106,9 @@ def test_the_clip_switch_changes_the_clip_count():
 
 
 def test_an_edited_scenario_and_a_dead_group():
-    at = run_page(PAGE, scenario=FOUR)
+    at = run_page(PAGE, scenario=FOUR_ANSWERS)
     no_exception(at)
-    assert len(data(at, "Weight of one token")) == 2 * 7
+    assert len(largest_frame(at, "Weight of one token")) == 2 * 7
     choose_preset(at, "DAPO")
     at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
     assert at.success

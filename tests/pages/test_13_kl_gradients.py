@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FLAT,
+    FOUR_SPREAD,
     chart_fingerprint,
     chart_frame,
     choose_preset,
@@ -19,9 +21,6 @@ import rlcore
 
 PAGE = page_file("13_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 FORWARD = "the forward KL, KL(π_ref‖π)"
 
 
@@ -104,7 +103,7 @@ def test_url_sets_the_steps():
 
 
 def test_edited_four_token_scenario():
-    at = run_page(PAGE, scenario=FOUR, state={"klg_predict": FORWARD})
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"klg_predict": FORWARD})
     no_exception(at)
     check_identities(bars(at), 4)
     assert at.success, "k3 in the loss follows the forward KL on any scenario"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FOUR_SPREAD,
     chart_fingerprint,
     chart_frame,
     choose_preset,
@@ -19,8 +20,6 @@ import rlcore
 
 PAGE = page_file("14_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
 
 def errors(at):
@@ -109,7 +108,7 @@ def revealed_answer_is_the_tables_minimum(at):
 
 
 def test_edited_four_token_scenario():
-    at = run_page(PAGE, scenario=FOUR, state={"mm_predict": "no correction"})
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"mm_predict": "no correction"})
     no_exception(at)
     assert "yes, no, maybe, unclear" in page_text(at)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)

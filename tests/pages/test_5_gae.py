@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    FOUR_ANSWERS,
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 
 PAGE = page_file("5_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
@@ -108,7 +115,7 @@ def test_every_preset_sets_the_strip(name):
     assert td[:2] + td[3:] == pytest.approx([0.0] * (len(td) - 1), abs=1e-12)
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", [FOUR_ANSWERS, TWO, SIX], ids=["four", "two", "six"])
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, state=SHOWN, scenario=scenario, query={"lam": "0"})
     no_exception(at)

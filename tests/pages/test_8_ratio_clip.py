@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FOUR_SPREAD,
     chart_by_title,
     chart_fingerprint,
     choose_preset,
@@ -24,8 +25,6 @@ import rlcore
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 SHOWN = {"predict_clip_shown": True}  # as after "Just show me"
 
 
@@ -132,7 +131,7 @@ def test_every_preset_runs(name):
 
 def test_four_token_scenario_and_token_choice():
     base = chart_fingerprint(run_page(PAGE, state=SHOWN))
-    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state=SHOWN)
     no_exception(at)
     assert chart_fingerprint(at) != base
     assert at.selectbox(key=K("token")).value == "maybe"
