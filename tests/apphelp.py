@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pathlib
+import re
 from collections import Counter
 
 import pandas as pd
@@ -97,6 +98,19 @@ def charts(at: AppTest) -> list[dict]:
 def chart_fingerprint(at: AppTest) -> list[str]:
     """The charts' data as text, to compare before and after a widget change."""
     return [df.to_csv(index=False) for c in charts(at) for df in c["data"].values()]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """Each metric's label → its value, and its delta after a space when it has one."""
+    return {m.label: f"{m.value} {m.proto.delta}".strip() for m in at.metric}
+
+
+NUMBER = re.compile(r"[−-]?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers written in ``text``, in order (a true minus sign reads as minus, "1,000" as 1000)."""
+    return [float(n.replace("−", "-").replace(",", "")) for n in NUMBER.findall(text)]
 
 
 def page_parts(at: AppTest) -> list[tuple[str, str]]:
