@@ -16,6 +16,7 @@ MAX_STEPS = 60
 MAX_K = 64
 QUESTIONS = 300   # sampled questions for the estimate from answers
 RARE = "Rare branch, sometimes right"
+LOAD_RARE = f"Load the “{RARE}” example: pass@1 up, pass@64 down"  # the button, named again where it is pointed to
 
 scenario = page.setup(
     "Policy-gradient training makes the model surer of its favourite answer: its **entropy** falls. "
@@ -49,7 +50,7 @@ page.presets({
     "After 20 steps": {"steps": 20},
     "pass@1 against pass@64": {"k": MAX_K},
 })
-st.button(f"Load the “{RARE}” example: pass@1 up, pass@64 down", on_click=load_rare)
+st.button(LOAD_RARE, on_click=load_rare)
 
 
 @page.cached(32)
@@ -133,7 +134,7 @@ def collapse_panel() -> None:
             f"the base model found those with k = {k} tries often enough, the trained one almost never samples "
             "that branch any more. pass@1 goes up, pass@k at large k goes down: the model got surer, not broader.")
     elif scenario.tokens != rlcore.PRESETS[RARE].tokens:
-        st.info(f"Here pass@{k} does not fall. Press **Rare branch example** above to load a scenario where "
+        st.info(f"Here pass@{k} does not fall. Press **{LOAD_RARE}** above to load a scenario where "
                 "the branch training favours is not the only one that is sometimes right.")
 
     st.subheader("Which tokens drive the entropy change")
