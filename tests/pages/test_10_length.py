@@ -12,8 +12,8 @@ from apphelp import (
     keys,
     largest_frame,
     no_exception,
+    numbers,
     page_file,
-    page_text,
     run_page,
 )
 
@@ -38,9 +38,15 @@ def test_defaults_by_hand():
     np.testing.assert_allclose(weights(at, TOKEN_MEAN), [1 / 62] * 3)
     np.testing.assert_allclose(weights(at, GRPO), [1 / 120, 1 / 42, 1 / 24])
     np.testing.assert_allclose(weights(at, TOKEN_SUM), [1 / 62] * 3)     # matched: 1/3 · 3/62
-    assert "Per token that is" not in page_text(at)                       # hidden before the choice
+    before = len(at.markdown)
     at.radio(key="predict_agg").set_value(DAPO_HARDER).run()             # 1/62 > 1/120
-    assert at.success and "Per token that is" in page_text(at)
+    assert at.success and len(at.markdown) == before + 1                  # the explanation, hidden before
+    # advantage A; per token A/62 (token-mean) and A/120 (seq-mean-token-mean); summed over 40 tokens
+    a, tok_mean, seq_mean, n, sum_tok, sum_seq = numbers(next(md.value for md in at.markdown
+                                                              if "**open** has advantage" in md.value))[:6]
+    assert n == 40 and a < 0                                              # open scores below the group's mean
+    assert tok_mean == pytest.approx(a / 62, abs=1e-4) and seq_mean == pytest.approx(a / 120, abs=1e-4)
+    assert sum_tok == pytest.approx(40 * a / 62, abs=1e-3) and sum_seq == pytest.approx(40 * a / 120, abs=1e-3)
 
 
 @pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (70, DAPO_HARDER)])
@@ -91,7 +97,8 @@ def test_budget_below_the_longest_answer_is_raised_to_it():
     at = run_page(PAGE, inputs={"budget": 10})
     no_exception(at)
     assert not at.error
-    assert any("L_max = 10 is shorter than the longest answer (40 tokens)" in c.value for c in at.caption)
+    (note,) = [c.value for c in at.caption if "L_max" in c.value]
+    assert numbers(note)[:2] == [10, 40]                                   # the budget asked for, the one used
     assert chart_fingerprint(run_page(PAGE, inputs={"budget": 40})) == chart_fingerprint(at)
 
 
