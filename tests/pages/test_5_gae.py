@@ -10,9 +10,12 @@ from apphelp import (
     charts,
     choose_preset,
     keys,
+    metrics,
     no_exception,
+    numbers,
     page_file,
     page_text,
+    question_key,
     run_page,
 )
 
@@ -159,7 +162,7 @@ def test_critic_error_panel_follows_its_sliders():
     mse = df[df["part"] == "mean squared error"].set_index("λ")["value"]
     assert mse[0.0] == pytest.approx(0.0, abs=1e-12)       # an exact critic: λ = 0 has no error at all
     assert mse[1.0] == pytest.approx(0.8, rel=0.1)          # λ = 1 carries the spread of 3, 1, 2, 1, 3
-    assert "λ with the smallest error for this critic 0 " in page_text(at)
+    assert numbers(metrics(at)["λ with the smallest error for this critic"]) == [0]
 
 
 def test_default_critic_shows_the_trade_off():
@@ -197,15 +200,14 @@ def test_predict_answer_follows_the_scenario():
 def test_the_blame_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
-    assert "Predict first." in text and "−2.3" not in text
+    assert question_key(at) == "predict_gae" and "−2.3" not in page_text(at)
     shown = chart(at, "V before each token")
     assert "TD error" not in shown and shown["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
     assert not any("GAE advantage per token" in str(c["spec"]) for c in charts(at))
     at.radio(key="predict_gae").set_value("every token of the answer").run()
     no_exception(at)
     assert at.warning and "**only open**" in at.warning[0].value
-    assert "TD error at “open” −2.3" in page_text(at)
+    assert numbers(metrics(at)["TD error at “open”"]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
     assert gae_column(at)[2] == -2.3
 
 
