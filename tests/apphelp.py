@@ -133,6 +133,12 @@ def page_text(at: AppTest) -> str:
 SHOW = "Just show me"  # ``page.predict``'s button
 
 
+def just_shown(key: str) -> dict:
+    """The session state of a page whose question ``key`` was answered with "Just show me" (``run_page(state=...)``);
+    ``page.predict`` keeps it under ``key + "_shown"``."""
+    return {f"{key}_shown": True}
+
+
 def question_key(at: AppTest) -> str | None:
     """The key of the page's question (``page.predict``), from its "Just show me" button; None if none."""
     buttons = [b for b in at.button if b.label == SHOW]

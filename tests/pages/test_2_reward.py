@@ -10,7 +10,7 @@ weights." the same full marks.
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, keys, no_exception, numbers, page_file, page_text, run_page
+from apphelp import chart_fingerprint, charts, just_shown, keys, no_exception, numbers, page_file, page_text, run_page
 
 import rlcore
 
@@ -23,7 +23,7 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3
 ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
 
 
-SHOWN = {"predict_gamma_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_gamma")  # as after "Just show me"
 
 
 def strip_data(at):

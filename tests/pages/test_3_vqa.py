@@ -11,6 +11,7 @@ from apphelp import (
     chart_fingerprint,
     charts,
     edit_scenario,
+    just_shown,
     keys,
     no_exception,
     numbers,
@@ -34,7 +35,7 @@ UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,
 
 
 # The learner pressed "Just show me": the advantages (arrows, deltas, sums) are drawn.
-SHOWN = {"predict_vqa_shown": True}
+SHOWN = just_shown("predict_vqa")  # as after "Just show me"
 
 
 def metrics(at) -> dict[str, tuple[str, str]]:

@@ -13,6 +13,7 @@ from apphelp import (
     charts,
     choose_preset,
     edit_scenario,
+    just_shown,
     keys,
     no_exception,
     numbers,
@@ -32,7 +33,7 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
 
 
-SHOWN = {"predict_baseline_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_baseline")  # as after "Just show me"
 
 
 def metric_values(at) -> dict[str, str]:

@@ -9,6 +9,7 @@ from apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
+    just_shown,
     keys,
     metrics,
     no_exception,
@@ -27,7 +28,7 @@ TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), 
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
-SHOWN = {"predict_gae_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_gae")  # as after "Just show me"
 
 
 def chart(at, title: str) -> dict:

@@ -8,6 +8,7 @@ from apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
+    just_shown,
     keys,
     no_exception,
     numbers,
@@ -43,7 +44,7 @@ def chart(at, title: str, column: str | None = None):
     raise AssertionError(f"no chart titled {title!r}")
 
 
-SHOWN = {"predict_pg_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_pg")  # as after "Just show me"
 
 
 def logit_bars(at):

@@ -16,6 +16,7 @@ from apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
+    just_shown,
     keys,
     metrics,
     no_exception,
@@ -34,7 +35,7 @@ PAGE = page_file("7_")
 K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-SHOWN = {"predict_explore_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_explore")  # as after "Just show me"
 
 
 def sample_counts(at) -> list[float]:

@@ -13,6 +13,7 @@ from apphelp import (
     chart_fingerprint,
     choose_preset,
     data_with,
+    just_shown,
     keys,
     metrics,
     no_exception,
@@ -25,7 +26,7 @@ from apphelp import (
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
-SHOWN = {"predict_kl_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_kl")  # as after "Just show me"
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from apphelp import (
     chart_fingerprint,
     choose_preset,
     data_with,
+    just_shown,
     keys,
     metrics,
     no_exception,
@@ -28,7 +29,7 @@ import rlcore
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
-SHOWN = {"predict_clip_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_clip")  # as after "Just show me"
 
 
 @pytest.fixture(scope="module")
