@@ -167,12 +167,11 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
     answer after the learner chose, the choice is cleared and the box says the question changed; the page
     stays revealed, and choosing again marks the new question.
     """
-    shown, asked = f"{key}_shown", f"{key}_asked"
-    if st.session_state.get(key) is not None and st.session_state.get(asked, (question, answer)) != (question,
-                                                                                                    answer):
+    shown, asked, now = f"{key}_shown", f"{key}_asked", (question, answer)
+    if st.session_state.get(key) is not None and st.session_state.get(asked, now) != now:
         st.session_state[key] = None  # before the radio is drawn, so it shows no choice
         st.session_state[shown] = ASKED_AGAIN
-    st.session_state[asked] = (question, answer)
+    st.session_state[asked] = now
     with st.container(border=True):
         st.markdown(f"**Predict first.** {question}")
         # one row: the choices, and a way out for who would rather just look (stacked on a phone)
