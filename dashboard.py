@@ -8,7 +8,6 @@ from ui import charts, nav, page
 from ui.format import breakable, esc, fmt, fmt_list, pct
 
 scenario = page.setup(
-    "RL for LLMs, one token at a time", "🧭",
     "A judge gives a finished answer **one number**; training has to decide, for **every token**, whether to "
     "make it more or less likely. Follow one small example through each reinforcement-learning term that "
     "bridges that gap.",

@@ -19,22 +19,20 @@ ADV_COLORS = {ADV_NAMES["grpo"]: ALGORITHM_COLORS["grpo"], ADV_NAMES["dr_grpo"]:
 MAX_LENGTH = 80
 
 scenario = page.setup(
-    "Length and loss aggregation", "⚖️",
     "A group of answers of different lengths has to become one loss. Whether you average over tokens, over "
     "answers, or divide by a fixed budget decides how hard each token of a long answer is pushed, and over "
     "many updates whether answers drift longer.",
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "In DeepSeek-R1-Zero's training the answers grew longer while their accuracy rose, and this was read as "
-        "the model learning to think longer. Liu et al. (Dr. GRPO, arXiv 2503.20783) point to part of it being "
-        "an artefact of GRPO's loss: it averages each answer's token losses first (dividing by the answer's "
-        "length), then averages over answers. A token of a long answer therefore counts less, so a long wrong "
-        "answer is pushed down less per token than a short one. DAPO averages over all the group's tokens "
-        "instead; Dr. GRPO divides by a constant budget. They also drop the division by the group's standard "
-        "deviation, which gives prompts whose answers barely differ an outsized push (last section).")
+page.why(
+    "In DeepSeek-R1-Zero's training the answers grew longer while their accuracy rose, and this was read as "
+    "the model learning to think longer. Liu et al. (Dr. GRPO, arXiv 2503.20783) point to part of it being "
+    "an artefact of GRPO's loss: it averages each answer's token losses first (dividing by the answer's "
+    "length), then averages over answers. A token of a long answer therefore counts less, so a long wrong "
+    "answer is pushed down less per token than a short one. DAPO averages over all the group's tokens "
+    "instead; Dr. GRPO divides by a constant budget. They also drop the division by the group's standard "
+    "deviation, which gives prompts whose answers barely differ an outsized push (last section).")
 
 worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.q))]
 page.presets({
@@ -92,7 +90,7 @@ def group_panel() -> None:
     answer = ("the same" if np.isclose(abs(mean_tok), abs(mean_seq), rtol=1e-9, atol=1e-15)
               else "harder under token-mean (DAPO)" if abs(mean_tok) > abs(mean_seq)
               else "harder under seq-mean-token-mean (GRPO)")
-    page.predict(
+    revealed = page.predict(
         f"The answer starting with **{tok}** now has {long_length} tokens (the others have "
         f"{', '.join(str(n) for k, n in enumerate(lengths) if k != i)}). Per token, is it pushed harder under "
         "DAPO's token-mean or under GRPO's seq-mean-token-mean?",
@@ -134,7 +132,7 @@ def group_panel() -> None:
                                 tooltips=("tokens", "advantage"), height=240)),
                    rows, alt_text="Weight times advantage summed over each answer's tokens, per mode.",
                    name="agg_answer")
-    if st.session_state.get("predict_agg") is not None:
+    if revealed:
         direction = "down" if adv[i] < 0 else "up" if adv[i] > 0 else "nowhere"
         st.markdown(
             f"The answer starting with **{tok}** has advantage {fmt(adv[i], sign=True)}, so the update pushes it "

@@ -18,20 +18,18 @@ RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup(
-    "Clips after PPO", "✂️",
     "PPO reuses one batch of answers for several update steps, and its clip stops pushing a token once the "
     "policy has moved it far enough. After one step, which answers does the batch still push, and which "
     "does it drop? PPO, DAPO's clip-higher, CISPO and GSPO each answer differently.",
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "PPO's clip is symmetric in the *ratio* ρ = π/π_old, not in the probability: a token at 1% may rise "
-        "to 1.2%, a token at 90% may rise to 100%. So once a batch has moved the policy a little, the rare "
-        "tokens stop learning first. DAPO widens the upper side (ε_high = 0.28) to give them more room; "
-        "CISPO never drops a token's gradient, it only caps its weight; GSPO forms one ratio per answer "
-        "instead of one per token, and clips whole answers.")
+page.why(
+    "PPO's clip is symmetric in the *ratio* ρ = π/π_old, not in the probability: a token at 1% may rise "
+    "to 1.2%, a token at 90% may rise to 100%. So once a batch has moved the policy a little, the rare "
+    "tokens stop learning first. DAPO widens the upper side (ε_high = 0.28) to give them more room; "
+    "CISPO never drops a token's gradient, it only caps its weight; GSPO forms one ratio per answer "
+    "instead of one per token, and clips whole answers.")
 
 page.presets({
     "Small step": {"lr": 0.1},
@@ -73,6 +71,7 @@ def batch_panel() -> None:
     if dead:
         st.info("Every sampled answer has the same score, so every advantage is 0: there is nothing for a clip "
                 "to stop. Give the answers different scores in the sidebar.", icon="ℹ️")
+        revealed = False  # no question to answer, and nothing for the explanation to say
     else:
         sym, higher = b.clipped[0, best], b.clipped[1, best]
         answer = ("neither: both have stopped it" if sym and higher else "only clip-higher" if sym
@@ -80,7 +79,7 @@ def batch_panel() -> None:
         options = ["both still push it", "only clip-higher", "neither: both have stopped it"]
         if answer not in options:
             options.append(answer)
-        page.predict(
+        revealed = page.predict(
             f"The batch's best answer starts with **{tok}** (score {fmt(b.scores[best])}, π_old = "
             f"{fmt(b.p_old[b.actions[best]], 3)}). After a step of η = {fmt(lr)}, does PPO's symmetric clip "
             f"(ε = {fmt(eps_low)}) still push it up, and does clip-higher (ε_high = {fmt(eps_high)})?",
@@ -124,7 +123,7 @@ def batch_panel() -> None:
             points, alt_text="One point per sampled answer: the ratio of its first token against its advantage, "
                              "with the clip bounds as vertical lines.", name="clip_ratios")
 
-    if not dead and st.session_state.get("predict_clip") is not None:
+    if revealed:
         explain(b, lr, eps_low, eps_high, gspo_high)
     rare_section(eps_low, eps_high)
 

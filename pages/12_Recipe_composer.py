@@ -16,19 +16,17 @@ LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggreg
 COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
 
 scenario = page.setup(
-    "Recipe composer", "⚙️",
     "Most policy-gradient recipes for LLMs differ in a handful of choices: what is subtracted from the score, "
     "whether it is divided by a spread, how token losses are averaged, which ratio is clipped and how, where "
     "the KL goes. Set the switches: when they spell a published recipe, its name lights up.",
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "Papers announce new algorithms, but read side by side most are GRPO with two or three switches flipped. "
-        "Seeing them as switches tells you what to compare when a run behaves differently: the std changes "
-        "which prompts dominate, the aggregation changes how length is treated, the clip changes which tokens "
-        "keep learning. A switch a paper does not fix is left free in the table below.")
+page.why(
+    "Papers announce new algorithms, but read side by side most are GRPO with two or three switches flipped. "
+    "Seeing them as switches tells you what to compare when a run behaves differently: the std changes "
+    "which prompts dominate, the aggregation changes how length is treated, the clip changes which tokens "
+    "keep learning. A switch a paper does not fix is left free in the table below.")
 
 
 GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
@@ -85,7 +83,7 @@ def composer() -> None:
     worst = int(np.argmin(batch.scores))
     a, b = abs(mine["advantages"][worst]), abs(grpo["advantages"][worst])
     answer = "the same" if np.isclose(a, b, rtol=1e-9, atol=1e-12) else "larger" if a > b else "smaller"
-    page.predict(
+    revealed = page.predict(
         f"The group's worst answer (score {fmt(batch.scores[worst])}, starts with "
         f"**{esc(tokens[batch.actions[worst]])}**): is its advantage larger in size under these switches than "
         "under GRPO, smaller, or the same?", ["larger", "smaller", "the same"], answer,
@@ -117,7 +115,7 @@ def composer() -> None:
                                           tooltips=("tokens", "score"))),
                    rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
                                   "step, under these switches and under GRPO.", name="recipe_gradient")
-    if st.session_state.get("predict_recipe") is None:
+    if not revealed:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
                                       title="Advantage of each answer",

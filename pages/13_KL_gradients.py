@@ -13,7 +13,6 @@ from ui.format import esc, fmt, fmt_list
 MAX_STEPS = 30
 
 scenario = page.setup(
-    "KL gradients", "🧭",
     "A KL penalty should pull the trained policy π back towards the reference π_ref. The optimiser never "
     "sees the KL itself, only the gradient of the estimate it is given, and that gradient depends on "
     "**which estimator** (k1, k2, k3) you use and **where** you put it (in the loss, or in the reward). "
@@ -21,15 +20,14 @@ scenario = page.setup(
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "Schulman's three estimators k1, k2, k3 are judged by their **value**: k1 and k3 average to the true "
-        "KL(π‖π_ref), k3 is never negative and varies little. GRPO adds β·k3 to its loss for those reasons. "
-        "But a loss term acts through its **gradient**, and the gradient of an average is not the average of "
-        "what you hoped for: on tokens sampled from π, k3 in the loss pulls along the gradient of the *forward* "
-        "KL(π_ref‖π), k1 in the loss pulls on nothing at all, and the true reverse-KL gradient comes from k2 in "
-        "the loss or k1 in the reward (Tang & Munos, 2025). Several libraries (verl, OpenRLHF) and the "
-        "DeepSeek-V3.2 report changed their KL term after this was pointed out.")
+page.why(
+    "Schulman's three estimators k1, k2, k3 are judged by their **value**: k1 and k3 average to the true "
+    "KL(π‖π_ref), k3 is never negative and varies little. GRPO adds β·k3 to its loss for those reasons. "
+    "But a loss term acts through its **gradient**, and the gradient of an average is not the average of "
+    "what you hoped for: on tokens sampled from π, k3 in the loss pulls along the gradient of the *forward* "
+    "KL(π_ref‖π), k1 in the loss pulls on nothing at all, and the true reverse-KL gradient comes from k2 in "
+    "the loss or k1 in the reward (Tang & Munos, 2025). Several libraries (verl, OpenRLHF) and the "
+    "DeepSeek-V3.2 report changed their KL term after this was pointed out.")
 
 page.presets({
     "π = π_ref": {"steps": 0},
@@ -66,7 +64,7 @@ def kl_panel() -> None:
     k3 = FOLLOW_OPTIONS[res.follows[2]]
     options = list(dict.fromkeys([FOLLOW_OPTIONS[k] for k in ("the reverse KL", "the forward KL",
                                                              "nothing (zero)", "neither KL")] + [k3]))
-    page.predict(
+    revealed = page.predict(
         "GRPO adds β·k3 to its loss, k3 computed on tokens sampled from π. On average, the gradient of "
         "that term is the gradient of…", options, k3,
         f"With π at {fmt_list(pi)} the expected gradient of k3 in the loss is "
@@ -98,7 +96,7 @@ def kl_panel() -> None:
         st.caption("Gradient descent moves each logit against its bar: a bar to the right means the penalty "
                    "lowers that token.")
 
-    if st.session_state.get("klg_predict") is None:
+    if not revealed:
         return
     table = pd.DataFrame({
         "placement": PLACEMENTS,

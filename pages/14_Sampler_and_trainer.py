@@ -19,21 +19,19 @@ KINDS = {"logit noise": ("noise", "Noise on the engine's logits, σ", 0.0, 2.0, 
          "top-p": ("top_p", "Top-p nucleus kept by the engine", 0.3, 1.0, 0.8, 0.05)}
 
 scenario = page.setup(
-    "Sampler and trainer", "🔀",
     "Fast RL systems sample answers with an inference engine (vLLM, SGLang) and train with another program. "
     "Their probabilities for the same token differ, so the update is computed on data from a slightly different "
     "policy. How wrong does that make it, and what do **truncated** or **masked** importance weights buy?",
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "The engine and the trainer run different kernels, in different precisions, and the engine may apply a "
-        "temperature or a top-p cut that the trainer does not. The trainer's probability π_train(a) of a sampled "
-        "token is then not the probability π_rollout(a) it was drawn with. Weighting each token by "
-        "ρ = π_train/π_rollout corrects that on average, but a few huge weights make the update noisy. "
-        "**Truncated** importance sampling (TIS, Yao et al. 2025) uses min(ρ, C); **masked** importance sampling "
-        "(MIS) drops the tokens with ρ > C. A small cap C cuts the noise and leaves a bias; a large one the reverse.")
+page.why(
+    "The engine and the trainer run different kernels, in different precisions, and the engine may apply a "
+    "temperature or a top-p cut that the trainer does not. The trainer's probability π_train(a) of a sampled "
+    "token is then not the probability π_rollout(a) it was drawn with. Weighting each token by "
+    "ρ = π_train/π_rollout corrects that on average, but a few huge weights make the update noisy. "
+    "**Truncated** importance sampling (TIS, Yao et al. 2025) uses min(ρ, C); **masked** importance sampling "
+    "(MIS) drops the tokens with ρ > C. A small cap C cuts the noise and leaves a bias; a large one the reverse.")
 
 page.presets({
     "Engine = trainer": {"kind": "logit noise", "noise": 0.0},
@@ -71,7 +69,7 @@ def mismatch_panel() -> None:
     answer = label_of[best[0]] if len(best) == 1 else "a tie: " + " = ".join(label_of[m] for m in best)
     if answer not in options:
         options.append(answer)
-    page.predict(
+    revealed = page.predict(
         f"Over {DRAWS} seeded batches of {batch} tokens, which weighting lands closest to the on-policy update "
         "(smallest bias² + variance)?", options, answer,
         f"Its total error is {fmt(res.mse[METHODS.index(best[0]), i], 4)}; no correction gives "
@@ -111,7 +109,7 @@ def mismatch_panel() -> None:
             hist, alt_text="Histogram of the log importance weights of the sampled tokens, with the cap marked.",
             name="ratios")
 
-    if st.session_state.get("mm_predict") is None:
+    if not revealed:
         return
     st.metric(f"Tokens with ρ above C = {fmt(cap)}", pct(res.above_cap[i], 1))
     table = pd.DataFrame({"method": [label_of[m] for m in METHODS], "bias²": res.bias_squared[:, i],

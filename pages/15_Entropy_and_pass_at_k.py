@@ -16,27 +16,26 @@ MAX_STEPS = 60
 MAX_K = 64
 QUESTIONS = 300   # sampled questions for the estimate from answers
 RARE = "Rare branch, sometimes right"
+LOAD_RARE = f"Load the “{RARE}” example: pass@1 up, pass@64 down"  # the button, named again where it is pointed to
 
 scenario = page.setup(
-    "Entropy and pass@k", "🎯",
     "Policy-gradient training makes the model surer of its favourite answer: its **entropy** falls. "
     "That raises **pass@1**, the chance that one answer is right. Does it also raise **pass@k**, the chance "
     "that at least one of k answers is right?",
 )
 tokens = scenario.tokens
 
-with st.expander("Why this matters"):
-    st.markdown(
-        "Reasoning models are often judged by pass@k: sample k answers, count the question solved if any is "
-        "right. RL training lifts pass@1 a lot (DeepSeek-R1-Zero: 15.6% → 71.0% on AIME 2024), but Yue et al. "
-        "(2025) found that at large k the base model often solves as many questions as the trained one, or more: "
-        "training sharpens what the model already samples and drops the rare paths that sometimes worked. "
-        "Falling entropy is the same story seen from the policy's side (Cui et al., 2025).\n\n"
-        "**How this page counts a right answer.** Each sampled answer in the scenario has a judge score; an "
-        "answer is *right* when its score reaches the threshold (under More settings). Each first token is a "
-        "branch that is right on the share of its answers that reach it. Read that share as the share of a set "
-        "of questions the branch solves, each branch independently of the others: on one question, pass@k only "
-        "goes up when pass@1 does, so the surprise needs several questions.")
+page.why(
+    "Reasoning models are often judged by pass@k: sample k answers, count the question solved if any is "
+    "right. RL training lifts pass@1 a lot (DeepSeek-R1-Zero: 15.6% → 71.0% on AIME 2024), but Yue et al. "
+    "(2025) found that at large k the base model often solves as many questions as the trained one, or more: "
+    "training sharpens what the model already samples and drops the rare paths that sometimes worked. "
+    "Falling entropy is the same story seen from the policy's side (Cui et al., 2025).\n\n"
+    "**How this page counts a right answer.** Each sampled answer in the scenario has a judge score; an "
+    "answer is *right* when its score reaches the threshold (under More settings). Each first token is a "
+    "branch that is right on the share of its answers that reach it. Read that share as the share of a set "
+    "of questions the branch solves, each branch independently of the others: on one question, pass@k only "
+    "goes up when pass@1 does, so the surprise needs several questions.")
 
 
 def load_rare() -> None:
@@ -51,7 +50,7 @@ page.presets({
     "After 20 steps": {"steps": 20},
     "pass@1 against pass@64": {"k": MAX_K},
 })
-st.button(f"Load the “{RARE}” example: pass@1 up, pass@64 down", on_click=load_rare)
+st.button(LOAD_RARE, on_click=load_rare)
 
 
 @page.cached(32)
@@ -83,7 +82,7 @@ def collapse_panel() -> None:
     before, after = exact.pass_at[0, k - 1], exact.pass_at[steps, k - 1]
     p1_before, p1_after = exact.pass_at_1[0], exact.pass_at_1[steps]
     answer = trend(before, after)
-    page.predict(
+    revealed = page.predict(
         f"Training for {steps} steps takes pass@1 from {pct(p1_before)} to {pct(p1_after)}. "
         f"What does pass@{k} do?", ["rises", "falls", "barely moves"], answer,
         f"pass@{k} goes from {pct(before, 1)} before training to {pct(after, 1)} after {steps} steps; the entropy "
@@ -121,7 +120,7 @@ def collapse_panel() -> None:
                    ent, alt_text="Entropy of the policy at each training step, measured and predicted to first "
                                  "order from the step before.", name="entropy")
 
-    if st.session_state.get("ent_predict") is None:
+    if not revealed:
         return
     reach = ", ".join(f"**{esc(t)}** {pct(s)}" for t, s in zip(tokens, shares, strict=True))
     st.markdown(
@@ -135,7 +134,7 @@ def collapse_panel() -> None:
             f"the base model found those with k = {k} tries often enough, the trained one almost never samples "
             "that branch any more. pass@1 goes up, pass@k at large k goes down: the model got surer, not broader.")
     elif scenario.tokens != rlcore.PRESETS[RARE].tokens:
-        st.info(f"Here pass@{k} does not fall. Press **Rare branch example** above to load a scenario where "
+        st.info(f"Here pass@{k} does not fall. Press **{LOAD_RARE}** above to load a scenario where "
                 "the branch training favours is not the only one that is sometimes right.")
 
     st.subheader("Which tokens drive the entropy change")

@@ -12,7 +12,6 @@ JUDGE_TEXT = "judge_text"
 MAX_JUDGE_CHARS = 2000
 
 scenario = page.setup(
-    "Loop, state and action", "🔁",
     "Inside one answer the model turns a small loop once per token: it reads the **state** (the prompt and "
     "what it has written so far), draws an **action** (the next token) from its **policy** π, and the state "
     "grows by that token. How much does the sampling temperature change what it draws?",

@@ -6,7 +6,6 @@ from ui import glossary, nav, page
 from ui.format import esc
 
 page.setup(
-    "Glossary", None,
     "Every word and symbol the pages use, in one or two sentences. Each entry has its own link "
     "(copy it from the heading) and names the page where you can watch it move.",
     scenario=False,

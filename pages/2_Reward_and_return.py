@@ -14,7 +14,6 @@ SHORT, LONG, PREDICT_GAMMA = 5, 20, 0.9
 FULL_MARKS = 10.0                   # the outcome-only judge's score for a right conclusion
 
 scenario = page.setup(
-    "Reward and return", "🎯",
     "The judge scores the finished answer once; the **reward** puts that score on the last token and zero on "
     "every other, and the **return** of a token adds up the rewards still to come, each shrunk by γ per step. "
     "Why does LLM training keep γ = 1?",

@@ -16,7 +16,6 @@ CHECKPOINTS = 20
 V_SERIES = "V (all answers)"
 
 scenario = page.setup(
-    "V, Q and advantage", "📊",
     "Let the model finish its answer many times from the same point, and let the judge score every "
     "finished answer. Sorting those scores by the token each answer went on with, and averaging within "
     "each group, gives that token's **Q**. Weighting the Q values by how often the policy picks each token "

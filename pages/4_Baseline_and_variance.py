@@ -21,7 +21,6 @@ def two(x: float) -> str:
 
 
 scenario = page.setup(
-    "Baseline and variance", "📉",
     "Each sampled answer nudges the logits by (R − b)·(e − π): up for the token it began with, down for the "
     "others. Does the number b subtracted from every score, the **baseline**, change where training goes, or "
     "only how much single nudges scatter?",

@@ -14,7 +14,6 @@ STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise 
 STUDY_SEED = 0
 
 scenario = page.setup(
-    "TD error and GAE", "🧮",
     "The judge scores a whole answer, yet the update needs a number for each of its tokens. Which tokens take "
     "the blame for a bad score, and how far back does λ spread it?",
 )

@@ -20,7 +20,6 @@ LAST_FRAME = "pg_last_frame"
 LEGENDS_BELOW = alt.Config(legend=alt.LegendConfig(orient="bottom"))  # a legend at the side squashes a phone's plot
 
 scenario = page.setup(
-    "Policy gradient", "🧭",
     "Once every token has an advantage, each step raises its logit by η·π·A. Which tokens gain probability, and "
     "why can a token that was gaining start to lose?",
 )

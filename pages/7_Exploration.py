@@ -15,7 +15,6 @@ from ui.spec import recipe
 THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
 scenario = page.setup(
-    "Exploration", "🔍",
     "Training learns only from the answers the model writes. If it always writes its favourite token (greedy "
     "decoding), can it ever find out that a rarer token scores better?",
 )

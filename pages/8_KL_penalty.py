@@ -13,7 +13,6 @@ from ui.format import esc, fmt, pct
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
 page.setup(
-    "KL penalty", "⚓",
     "A judge that over-rates flattery teaches the policy to flatter. What does charging β·KL for every step away "
     "from the reference model do to that lesson?",
 )

@@ -12,7 +12,6 @@ from ui.colors import METHOD_PALETTE
 from ui.format import esc, fmt, fmt_list, pct
 
 scenario = page.setup(
-    "Ratio and clipping", "🧷",
     "PPO takes several update steps on one batch of answers. How far can that batch push a token's "
     "probability before PPO stops listening to it?",
 )

@@ -11,7 +11,6 @@ from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct
 
 scenario = page.setup(
-    "Training lab", "🧪",
     "Run the whole loop for many steps: which algorithm raises the judge's score fastest, and which one learns to "
     "flatter the judge instead?",
 )

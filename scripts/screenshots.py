@@ -18,6 +18,9 @@ import urllib.request
 from playwright.sync_api import sync_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from ui import nav  # noqa: E402
+
 OUT = ROOT / "artifacts" / "screenshots"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -27,23 +30,9 @@ VIEWPORTS = {"phone": (390, 844), "desktop": (1440, 900)}
 THEMES = ("light", "dark")
 
 
-def url_path(page_file: str) -> str:
-    """The URL path Streamlit gives a page file: its stem without the number prefix.
-
-    >>> url_path("pages/1_Loop_state_action.py"), url_path("pages/10_Glossary.py"), url_path("dashboard.py")
-    ('Loop_state_action', 'Glossary', '')
-    """
-    stem = pathlib.Path(page_file).stem
-    if stem == "dashboard":
-        return ""
-    number, _, rest = stem.partition("_")
-    return rest if number.isdigit() and rest else stem
-
-
 def page_paths() -> list[str]:
-    """Home, then every page file in its number's order."""
-    files = sorted((ROOT / "pages").glob("*.py"), key=lambda f: int(f.stem.split("_", 1)[0]))
-    return ["", *(url_path(f"pages/{f.name}") for f in files)]
+    """Every page of the map (``ui.nav``), home first, as URL paths."""
+    return [nav.url_path(p.path) for p in nav.PAGES]
 
 
 def free_port() -> int:

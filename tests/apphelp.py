@@ -6,17 +6,27 @@ import io
 import json
 import pathlib
 import re
+from collections import Counter
 
 import pandas as pd
 import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
+import rlcore
+from ui import nav
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "pages" / "20_Glossary.py"  # a reference page: no scenario, no chart, no widget to share
-MOVED = {ROOT / "pages" / "8_Clipping_and_KL.py"}  # old addresses that only forward a link to a page
-PAGES = sorted((p for p in (ROOT / "pages").glob("*.py") if p != GLOSSARY and p not in MOVED),
-               key=lambda p: (int(p.name.split("_")[0]), p.name))  # the concept pages, 9_ before 13_
-ALL_PAGES = [ROOT / "dashboard.py", *PAGES]
+ALL_PAGES = [ROOT / p.path for p in nav.PAGES if ROOT / p.path != GLOSSARY]  # home first, in reading order
+PAGES = ALL_PAGES[1:]  # the concept pages
+
+# scenarios shared by the page tests (each test works out its expected numbers from them by hand)
+FOUR_ANSWERS = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                               samples=((7, 9), (2,), (5, 6, 4), (8,)),
+                               continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
+FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
+                              samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
+FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
 
 
 def page_file(prefix: str) -> pathlib.Path:
@@ -28,11 +38,11 @@ def page_file(prefix: str) -> pathlib.Path:
 
 
 def input_key(path, name: str) -> str:
-    """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>")."""
+    """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>",
+    the id made from the page's title in ``ui.nav``)."""
     from ui import inputs
 
-    title = re.search(r'page\.setup\(\s*"([^"]+)"', pathlib.Path(path).read_text()).group(1)
-    return f"{inputs.page_id(title)}.{name}"
+    return f"{inputs.page_id(nav.info(nav.path_of(str(path))).title)}.{name}"
 
 
 def keys(path):
@@ -90,16 +100,82 @@ def chart_fingerprint(at: AppTest) -> list[str]:
     return [df.to_csv(index=False) for c in charts(at) for df in c["data"].values()]
 
 
+def metrics(at: AppTest) -> dict[str, str]:
+    """Each metric's label → its value, and its delta after a space when it has one."""
+    return {m.label: f"{m.value} {m.proto.delta}".strip() for m in at.metric}
+
+
+NUMBER = re.compile(r"[−-]?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers written in ``text``, in order (a true minus sign reads as minus, "1,000" as 1000)."""
+    return [float(n.replace("−", "-").replace(",", "")) for n in NUMBER.findall(text)]
+
+
+def page_parts(at: AppTest) -> list[tuple[str, str]]:
+    """Every piece of text a learner reads, with its kind: ("markdown", ...), ("info", ...), ("metric", ...)."""
+    parts = [("markdown", m.value) for m in at.markdown] + [("caption", c.value) for c in at.caption]
+    parts += [("metric", f"{m.label} {m.value} {m.proto.delta}") for m in at.metric]
+    parts += [("heading", h.value) for h in (*at.title, *at.header, *at.subheader)]
+    for kind in ("error", "warning", "info", "success"):
+        parts += [(kind, e.value) for e in getattr(at, kind)]
+    for df in at.dataframe:
+        parts.append(("table", df.value.to_csv(index=False) if isinstance(df.value, pd.DataFrame) else str(df.value)))
+    return [(kind, str(text)) for kind, text in parts]
+
+
 def page_text(at: AppTest) -> str:
     """All text a learner reads: markdown, captions, metrics, titles, alerts."""
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
-    parts += [f"{m.label} {m.value} {m.proto.delta}" for m in at.metric]
-    parts += [t.value for t in at.title] + [h.value for h in at.header] + [h.value for h in at.subheader]
-    parts += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
-    parts += [s.value for s in at.success]
-    for df in at.dataframe:
-        parts.append(df.value.to_csv(index=False) if isinstance(df.value, pd.DataFrame) else str(df.value))
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(text for _, text in page_parts(at))
+
+
+SHOW = "Just show me"  # ``page.predict``'s button
+
+
+def just_shown(key: str) -> dict:
+    """The session state of a page whose question ``key`` was answered with "Just show me" (``run_page(state=...)``);
+    ``page.predict`` keeps it under ``key + "_shown"``."""
+    return {f"{key}_shown": True}
+
+
+def question_key(at: AppTest) -> str | None:
+    """The key of the page's question (``page.predict``), from its "Just show me" button; None if none."""
+    buttons = [b for b in at.button if b.label == SHOW]
+    assert len(buttons) <= 1, "one question per page"
+    return buttons[0].key.removesuffix("_show") if buttons else None
+
+
+def reveal(path, how: int | None, **run) -> AppTest | None:
+    """The page after "Just show me" (``how`` None) or after choosing its question's option number ``how``;
+    None if the page asks no question. ``run``: as for ``run_page``."""
+    at = run_page(path, **run)
+    key = question_key(at)
+    if key is None:
+        return None
+    if how is None:
+        next(b for b in at.button if b.label == SHOW).click().run()
+    else:
+        radio = at.radio(key=key)
+        radio.set_value(radio.options[how]).run()
+    no_exception(at)
+    assert question_key(at) is None, "revealed: no more 'Just show me'"
+    return at
+
+
+def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:
+    """The text after "Just show me" and after an answer differ in the one line that marks the answer: an info
+    after "Just show me", a success or a warning after an answer, both naming the same answer and explaining
+    it alike."""
+    only_shown = Counter(page_parts(shown)) - Counter(page_parts(answered))
+    only_answered = Counter(page_parts(answered)) - Counter(page_parts(shown))
+    assert [kind for kind, _ in only_shown] == ["info"], only_shown
+    assert [kind for kind, _ in only_answered] in (["success"], ["warning"]), only_answered
+    (_, line), = only_shown
+    (_, mark), = only_answered
+    answer = line.split("**")[1]
+    assert f"**{answer}**" in mark
+    assert line.split(f"**{answer}**", 1)[1] == mark.split(f"**{answer}**", 1)[1], "the same explanation"
 
 
 def no_exception(at: AppTest) -> None:
@@ -121,6 +197,11 @@ def chart_by_title(at: AppTest, start: str) -> dict:
         if any(t.startswith(start) for t in titles(c["spec"])):
             return c
     raise AssertionError(f"no chart titled {start!r}")
+
+
+def largest_frame(at: AppTest, title: str) -> pd.DataFrame:
+    """The largest DataFrame of the chart whose title starts with ``title`` (a layered chart has several)."""
+    return max(chart_by_title(at, title)["data"].values(), key=len)
 
 
 def data_with(chart: dict, column: str) -> pd.DataFrame:

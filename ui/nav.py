@@ -1,5 +1,8 @@
 """The map of the explorer: every page in reading order, with the title and icon a learner sees.
 
+This is the one place a page's title, icon and id live: ``ui.page.setup`` takes them from here (found from
+the calling file's path), and every list of pages (sidebar, footer, tests, benchmarks) is read from ``PAGES``.
+
 Streamlit's own page list is switched off (``[client] showSidebarNavigation = false``): it would show
 the file names. Every page draws ``sidebar`` (through ``ui.page.setup``) and ends with ``footer``.
 """
@@ -16,12 +19,13 @@ APP_DIR = pathlib.Path(__file__).resolve().parent.parent  # where dashboard.py l
 
 
 class PageInfo(NamedTuple):
-    path: str    # relative to the app's folder, as st.page_link and st.switch_page want it
-    title: str
-    icon: str    # a Material icon, drawn without an emoji font
+    path: str          # relative to the app's folder, as st.page_link and st.switch_page want it
+    title: str         # the link's label and the page's heading
+    icon: str          # a Material icon, drawn without an emoji font
+    heading: str = ""  # the page's heading when it is not the title (home: "Home" in links only)
 
 
-HOME = PageInfo("dashboard.py", "Home", ":material/home:")
+HOME = PageInfo("dashboard.py", "Home", ":material/home:", "RL for LLMs, one token at a time")
 PAGES = (
     HOME,
     PageInfo("pages/1_Loop_state_action.py", "Loop, state and action", ":material/autorenew:"),

@@ -48,22 +48,23 @@ def cached(max_entries: int):
     return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
 
 
-def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
+def setup(intro: str, *, scenario: bool = True):
     """Page config, title, a short explanation, the page list and the shared scenario sidebar; returns the
     scenario (None when ``scenario`` is False).
 
-    The icon comes from the page's entry in ``ui.nav`` (found from the calling file's path), a Material
-    icon that needs no emoji font; ``icon`` is used only by a script that is not in the map.
+    The title and icon are the calling page's entry in ``ui.nav`` (found from the calling file's path); a
+    script with no entry there is an error: add its ``PageInfo`` to ``nav.PAGES``.
     """
     caller = inspect.currentframe().f_back.f_code.co_filename
     here = nav.path_of(caller)
-    if here is not None:
-        icon = nav.info(here).icon
-    st.set_page_config(page_title=f"{title} · RL for LLMs", page_icon=icon, layout="wide",
+    if here is None:
+        raise LookupError(f"{caller} has no entry in ui.nav.PAGES: add PageInfo(path, title, icon) there")
+    entry = nav.info(here)
+    st.set_page_config(page_title=f"{entry.title} · RL for LLMs", page_icon=entry.icon, layout="wide",
                        initial_sidebar_state=SIDEBAR_WIDTH)
-    st.title(f"{icon} {title}" if icon else title)
+    st.title(f"{entry.icon} {entry.heading or entry.title}")
     st.markdown(intro)
-    inputs.enter(inputs.page_id(title))
+    inputs.enter(inputs.page_id(entry.title))
     nav.sidebar(here)
     return scenario_panel.sidebar() if scenario else None
 
@@ -144,21 +145,34 @@ def _reveal(state_key: str) -> None:
     st.session_state[state_key] = True
 
 
+ASKED_AGAIN = "asked again"  # the "_shown" state of a question whose inputs changed after the learner answered
+
+
 def predict(question: str, options: list[str], answer: str, explanation: str, *, key: str) -> bool:
     """Predict, then observe: the learner commits to an answer before the page shows what gives it away.
 
-    Place it right after the intro, above the first chart, and draw what answers it only once revealed::
+    The one place a page's question lives: place it right after the intro, above the first chart, and draw
+    what answers it only when it returns True::
 
         revealed = page.predict("Is A positive?", ["yes", "no"], answer, why, key="predict_a")
         if revealed:
             st.metric("A", fmt(a))
 
     Returns True once the learner has chosen or pressed "Just show me" (kept in ``st.session_state``
-    under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns). ``answer`` must be
-    computed from the current state (rlcore), so it stays right when the scenario changes.
-    ``explanation`` is markdown; escape user text in it with ``ui.format.esc``.
+    under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns); what either reveals is
+    the same. A page never reads those keys itself. ``answer`` must be computed from the current state
+    (rlcore), so it stays right when the scenario changes. ``explanation`` is markdown; escape user text
+    in it with ``ui.format.esc``.
+
+    An answer is marked only against the question it answered: when the inputs change the question or its
+    answer after the learner chose, the choice is cleared and the box says the question changed; the page
+    stays revealed, and choosing again marks the new question.
     """
-    shown = f"{key}_shown"
+    shown, asked, now = f"{key}_shown", f"{key}_asked", (question, answer)
+    if st.session_state.get(key) is not None and st.session_state.get(asked, now) != now:
+        st.session_state[key] = None  # before the radio is drawn, so it shows no choice
+        st.session_state[shown] = ASKED_AGAIN
+    st.session_state[asked] = now
     with st.container(border=True):
         st.markdown(f"**Predict first.** {question}")
         # one row: the choices, and a way out for who would rather just look (stacked on a phone)
@@ -168,7 +182,10 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
         if choice is None and not st.session_state.get(shown):
             right.button("Just show me", key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
             return False
-        if choice is None:
+        if choice is None and st.session_state.get(shown) == ASKED_AGAIN:
+            st.info(f"The inputs changed the question after you answered, so your answer is not marked against "
+                    f"this one: the answer is **{answer}**. {explanation}")
+        elif choice is None:
             st.info(f"The answer is **{answer}**. {explanation}")
         elif choice == answer:
             st.success(f"Right: **{answer}**. {explanation}")

@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
-    chart_by_title,
+    FOUR_ANSWERS,
     chart_fingerprint,
     choose_preset,
     edit_scenario,
     keys,
+    largest_frame,
     no_exception,
+    numbers,
     page_file,
-    page_text,
     run_page,
 )
 
@@ -20,20 +21,13 @@ import rlcore
 
 PAGE = page_file("10_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
 WEIGHTS = "The weight of one token"
 TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"
 DAPO_HARDER, GRPO_HARDER = "harder under token-mean (DAPO)", "harder under seq-mean-token-mean (GRPO)"
 
 
-def data(at, title):
-    return max(chart_by_title(at, title)["data"].values(), key=len)
-
-
 def weights(at, mode):
-    df = data(at, WEIGHTS)
+    df = largest_frame(at, WEIGHTS)
     return df[df["mode"] == mode]["token weight"].to_numpy()
 
 
@@ -44,9 +38,15 @@ def test_defaults_by_hand():
     np.testing.assert_allclose(weights(at, TOKEN_MEAN), [1 / 62] * 3)
     np.testing.assert_allclose(weights(at, GRPO), [1 / 120, 1 / 42, 1 / 24])
     np.testing.assert_allclose(weights(at, TOKEN_SUM), [1 / 62] * 3)     # matched: 1/3 · 3/62
-    assert "Per token that is" not in page_text(at)                       # hidden before the choice
+    before = len(at.markdown)
     at.radio(key="predict_agg").set_value(DAPO_HARDER).run()             # 1/62 > 1/120
-    assert at.success and "Per token that is" in page_text(at)
+    assert at.success and len(at.markdown) == before + 1                  # the explanation, hidden before
+    # advantage A; per token A/62 (token-mean) and A/120 (seq-mean-token-mean); summed over 40 tokens
+    a, tok_mean, seq_mean, n, sum_tok, sum_seq = numbers(next(md.value for md in at.markdown
+                                                              if "**open** has advantage" in md.value))[:6]
+    assert n == 40 and a < 0                                              # open scores below the group's mean
+    assert tok_mean == pytest.approx(a / 62, abs=1e-4) and seq_mean == pytest.approx(a / 120, abs=1e-4)
+    assert sum_tok == pytest.approx(40 * a / 62, abs=1e-3) and sum_seq == pytest.approx(40 * a / 120, abs=1e-3)
 
 
 @pytest.mark.parametrize(("n", "answer"), [(2, GRPO_HARDER), (11, "the same"), (70, DAPO_HARDER)])
@@ -64,14 +64,14 @@ def test_raw_weights_when_steps_are_not_matched():
 
 
 def test_padded_wrong_answer_wins_under_grpo():
-    df = data(run_page(PAGE), "Share of the padded version")
+    df = largest_frame(run_page(PAGE), "Share of the padded version")
     last = df[df["step"] == df["step"].max()].set_index("mode")["padded share"]
     assert df[df["step"] == 0]["padded share"].eq(0.5).all()
     assert last[GRPO] > 0.6 and abs(last[TOKEN_SUM] - 0.5) < 0.1
 
 
 def test_difficulty_numbers():
-    df = data(run_page(PAGE), "Advantage of a right answer")
+    df = largest_frame(run_page(PAGE), "Advantage of a right answer")
     grpo = df[df["method"].str.startswith("GRPO")].set_index("answers right")
     dr = df[df["method"].str.startswith("Dr.")].set_index("answers right")
     assert dr.loc[1, "advantage of a right answer"] == pytest.approx(7 / 8)   # 1 − 1/8
@@ -97,7 +97,8 @@ def test_budget_below_the_longest_answer_is_raised_to_it():
     at = run_page(PAGE, inputs={"budget": 10})
     no_exception(at)
     assert not at.error
-    assert any("L_max = 10 is shorter than the longest answer (40 tokens)" in c.value for c in at.caption)
+    (note,) = [c.value for c in at.caption if "L_max" in c.value]
+    assert numbers(note)[:2] == [10, 40]                                   # the budget asked for, the one used
     assert chart_fingerprint(run_page(PAGE, inputs={"budget": 40})) == chart_fingerprint(at)
 
 
@@ -110,10 +111,10 @@ def test_presets():
 
 
 def test_an_edited_scenario():
-    at = run_page(PAGE, scenario=FOUR)
+    at = run_page(PAGE, scenario=FOUR_ANSWERS)
     no_exception(at)
     assert at.selectbox(key=K("tok")).value == "no"          # the worst answer is padded by default
-    lengths = [len(rlcore.answer_tokens(FOUR, t)) for t in FOUR.tokens]
+    lengths = [len(rlcore.answer_tokens(FOUR_ANSWERS, t)) for t in FOUR_ANSWERS.tokens]
     lengths[1] = 40
     np.testing.assert_allclose(weights(at, GRPO), [1 / (4 * n) for n in lengths])
     answer = DAPO_HARDER if 1 / sum(lengths) > 1 / 160 else GRPO_HARDER

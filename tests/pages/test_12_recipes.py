@@ -5,30 +5,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
-    chart_by_title,
+    FLAT,
+    FOUR_ANSWERS,
     chart_fingerprint,
+    charts,
     choose_preset,
     edit_scenario,
     keys,
+    largest_frame,
     no_exception,
+    numbers,
     page_file,
     page_text,
     run_page,
 )
 
-import rlcore
+from rlcore import recipes
 
 PAGE = page_file("12_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
-FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
 
 
-def data(at, title):
-    return max(chart_by_title(at, title)["data"].values(), key=len)
+def differences(at) -> list[str]:
+    """The explanation's lines, one per switch that differs from GRPO."""
+    text = next(md.value for md in at.markdown if md.value.startswith("**What differs from GRPO"))
+    return [line for line in text.split("\n") if line.startswith("- ")]
 
 
 def lit(at) -> list[str]:
@@ -39,7 +41,7 @@ def test_defaults_are_grpo():
     at = run_page(PAGE)
     no_exception(at)
     assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
-    df = data(at, "Weight of one token")
+    df = largest_frame(at, "Weight of one token")
     mine = df[df["recipe"] == "this recipe"]
     # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
     np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
@@ -56,27 +58,32 @@ def test_presets_light_their_recipe(name):
 def test_switches_compose_cispo_and_the_nearest_hint():
     at = run_page(PAGE)
     at.selectbox(key=K("aggregation")).set_value("token-mean").run()
-    assert not lit(at) and "Nearest" in at.info[0].value          # GRPO with token-mean is no named recipe
+    assert not lit(at)                                              # GRPO with token-mean is no named recipe
+    assert at.info[0].value.split("**")[1] in {r.name for r in recipes.RECIPES}  # ... but the info names the nearest
     at.selectbox(key=K("clip")).set_value("cispo").run()
     assert lit(at) == ["CISPO"]
-    df = data(at, "Weight of one token")
+    df = largest_frame(at, "Weight of one token")
     np.testing.assert_allclose(df[df["recipe"] == "this recipe"]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
 
 
 def test_prediction_and_dr_grpo_numbers():
     at = run_page(PAGE)
     choose_preset(at, "Dr. GRPO")
-    assert "Advantage of each answer" not in str([c for c in at.get("vega_lite_chart")])
+    assert len(charts(at)) == 2                                      # the advantages only after the answer
     # worst answer scores 1; mean 4.3; Dr. GRPO −3.3; GRPO divides by std (N − 1) of the ten scores ≈ 3.0
     std = np.std(ARTICLE_SCORES, ddof=1)
     assert std > 1                                                   # so dividing makes it smaller
     at.radio(key="predict_recipe").set_value("larger").run()
-    assert at.success and "−3.3" in page_text(at)
-    adv = data(at, "Advantage of each answer")
+    mark = next(s.value for s in at.success if "**larger**" in s.value)
+    assert numbers(mark)[0] == -3.3 and numbers(mark)[1] == pytest.approx(-3.3 / std, abs=5e-4)
+    adv = largest_frame(at, "Advantage of each answer")
     grpo = adv[adv["recipe"] == "GRPO"]["advantage"].to_numpy()
     np.testing.assert_allclose(grpo, (np.array(ARTICLE_SCORES) - 4.3) / (std + 1e-6))
-    text = page_text(at)
-    assert "Divide by a std" in text and "Loss aggregation" in text
+    # what differs from GRPO: one line per switch, the scale (advantages R − 4.3) and the aggregation
+    scale, aggregation = differences(at)
+    assert numbers(scale)[-20:-10] == pytest.approx(list(np.array(ARTICLE_SCORES) - 4.3))
+    # the longest answer has 14 tokens; L_max defaults to it: 1/(G·L_max) = 1/(10·14), as GRPO's 1/(G·|o|)
+    assert numbers(aggregation)[-3:] == [14, round(1 / 140, 4), round(1 / 140, 4)]
 
 
 def test_rloo_stops_nothing_with_an_on_policy_step():
@@ -86,7 +93,8 @@ def test_rloo_stops_nothing_with_an_on_policy_step():
         at.selectbox(key=K(key)).set_value(value).run()
     assert lit(at) == ["RLOO"]
     at.radio(key="predict_recipe").set_value("larger").run()
-    assert "nothing is clipped" in page_text(at)
+    kept = largest_frame(at, "Gradient left after")
+    assert (kept[kept["recipe"] == "this recipe"]["gradient kept"] == 1).all()   # no ratio, no clip
 
 
 @pytest.mark.parametrize(("key", "value"), [("baseline", "none"), ("scale", "none"),
@@ -101,22 +109,23 @@ def test_switches_move_the_charts(key, value):
 
 def test_the_step_slider_moves_the_clip_chart():
     at = run_page(PAGE)
-    before = data(at, "Gradient left after")
+    before = largest_frame(at, "Gradient left after")
     assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
     at.slider(key=K("step")).set_value(0.0).run()
-    np.testing.assert_allclose(data(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
+    np.testing.assert_allclose(largest_frame(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
 
 
 def test_the_clip_switch_changes_the_clip_count():
     at = run_page(PAGE, state={"predict_recipe": "larger"}, inputs={"clip": "clip-higher"})
     # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27): the symmetric clip stops its 2 answers, clip-higher none
-    assert "the clip stops 0 of the 10 answers (GRPO: 2)" in page_text(at)
+    (clip,) = differences(at)
+    assert numbers(clip)[-4:] == [0.2, 0, 10, 2]               # η, stopped here, answers, stopped by GRPO
 
 
 def test_an_edited_scenario_and_a_dead_group():
-    at = run_page(PAGE, scenario=FOUR)
+    at = run_page(PAGE, scenario=FOUR_ANSWERS)
     no_exception(at)
-    assert len(data(at, "Weight of one token")) == 2 * 7
+    assert len(largest_frame(at, "Weight of one token")) == 2 * 7
     choose_preset(at, "DAPO")
     at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
     assert at.success

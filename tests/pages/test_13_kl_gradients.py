@@ -5,13 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FLAT,
+    FOUR_SPREAD,
     chart_fingerprint,
     chart_frame,
+    charts,
     choose_preset,
     keys,
     no_exception,
     page_file,
-    page_text,
     run_page,
 )
 
@@ -19,9 +21,6 @@ import rlcore
 
 PAGE = page_file("13_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 FORWARD = "the forward KL, KL(π_ref‖π)"
 
 
@@ -57,7 +56,7 @@ def test_defaults_and_the_identities():
 
 def test_predict_hides_then_reveals():
     at = run_page(PAGE)
-    assert "cosine with the true gradient" not in page_text(at) and not at.dataframe
+    assert not at.dataframe and len(charts(at)) == 1         # the bars; the tables and the cosines after
     assert not at.success and not at.warning
     at.radio(key="klg_predict").set_value(FORWARD).run()
     no_exception(at)
@@ -104,7 +103,7 @@ def test_url_sets_the_steps():
 
 
 def test_edited_four_token_scenario():
-    at = run_page(PAGE, scenario=FOUR, state={"klg_predict": FORWARD})
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"klg_predict": FORWARD})
     no_exception(at)
     check_identities(bars(at), 4)
     assert at.success, "k3 in the loss follows the forward KL on any scenario"
@@ -113,8 +112,9 @@ def test_edited_four_token_scenario():
 def test_equal_scores_never_move_pi():
     at = run_page(PAGE, scenario=FLAT, state={"klg_predict": FORWARD})
     no_exception(at)
-    assert at.warning and "every pull is 0" in at.warning[0].value
-    assert "edit the scenario's scores" in at.info[0].value
+    (still,) = [o for o in at.radio(key="klg_predict").options if o.startswith("nothing: π has not moved")]
+    assert at.warning and f"**{still}**" in at.warning[0].value and at.info
+    np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)   # one score: π stays at π_ref
 
 
 def test_a_token_the_reference_never_writes_stays_at_zero():

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FOUR_SPREAD,
     chart_fingerprint,
     chart_frame,
     choose_preset,
     keys,
+    metrics,
     no_exception,
+    numbers,
     page_file,
     page_text,
     run_page,
@@ -19,8 +22,6 @@ import rlcore
 
 PAGE = page_file("14_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 
 
 def errors(at):
@@ -65,7 +66,8 @@ def test_predict_reveals_the_table():
     assert len(at.dataframe) == 1 and at.metric
     table = at.dataframe[0].value
     np.testing.assert_allclose(table["total error"], table["bias²"] + table["variance"], rtol=1e-12)
-    assert "Tokens with ρ above C = 2" in page_text(at)
+    (label,) = metrics(at)
+    assert numbers(label) == [2]                             # the share above the chosen cap C = 2
     revealed_answer_is_the_tables_minimum(at)
 
 
@@ -109,7 +111,7 @@ def revealed_answer_is_the_tables_minimum(at):
 
 
 def test_edited_four_token_scenario():
-    at = run_page(PAGE, scenario=FOUR, state={"mm_predict": "no correction"})
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"mm_predict": "no correction"})
     no_exception(at)
     assert "yes, no, maybe, unclear" in page_text(at)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)

@@ -7,9 +7,11 @@ import pytest
 from apphelp import (
     chart_fingerprint,
     chart_frame,
+    charts,
     choose_preset,
     keys,
     no_exception,
+    numbers,
     page_file,
     page_text,
     run_page,
@@ -44,14 +46,15 @@ def test_defaults_article_example():
 def test_predict_hides_then_reveals_on_the_rare_branch_preset():
     at = run_page(PAGE, scenario=RARE)
     no_exception(at)
-    assert "Right answers per branch" not in page_text(at)
+    assert len(charts(at)) == 2                              # pass@k and entropy; the rest after the answer
     at.radio(key="ent_predict").set_value("falls").run()
     no_exception(at)
     assert at.success, "on the rare-branch scenario pass@16 falls after 20 steps"
-    text = page_text(at)
-    # shares at threshold 8: simplify 3 of 4 answers, guess none, backtrack 1 of 2
-    assert "**simplify** 75%, **guess** 0%, **backtrack** 50%" in text
-    assert "The trade." in text
+    assert len(charts(at)) == 4
+    shares = next(md.value for md in at.markdown if all(f"**{t}**" in md.value for t in RARE.tokens))
+    # threshold 8, then the share of right answers per branch: simplify 3 of 4, guess none, backtrack 1 of 2
+    assert numbers(shares)[:4] == [8, 75, 0, 50]
+    assert "The trade." in page_text(at)                      # the page names what the curves show
     before, after = pass_curve(at, "before training"), pass_curve(at, "after 20 steps")
     assert after[0] > before[0] and after[-1] < before[-1]  # pass@1 up, pass@64 down
 
@@ -60,7 +63,8 @@ def test_article_example_points_to_the_preset():
     at = run_page(PAGE, state={"ent_predict": "falls"})
     no_exception(at)
     assert at.warning  # on the article's example pass@16 barely moves (it is already ~97%)
-    assert at.info and "Rare branch example" in at.info[0].value
+    load = next(b.label for b in at.button if b.label.startswith("Load the"))
+    assert at.info and f"**{load}**" in at.info[0].value     # it names the button it points to
 
 
 def test_preset_button_loads_the_rare_scenario():
@@ -71,7 +75,7 @@ def test_preset_button_loads_the_rare_scenario():
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
     choose_preset(at, "Before training")
     assert at.slider(key=K("steps")).value == 0
-    assert "Move the training steps" not in page_text(at)  # still hidden until the learner predicts
+    assert len(charts(at)) == 2                            # still hidden until the learner predicts
 
 
 @pytest.mark.parametrize("key, value", [("steps", 40), ("k", 3), ("lr", 1.0)])

@@ -16,6 +16,7 @@ from apphelp import (
     choose_preset,
     keys,
     no_exception,
+    numbers,
     page_file,
     page_text,
     preset_names,
@@ -31,6 +32,15 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
 UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2,)))
 HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
+
+
+def judge(at) -> list[float]:
+    """The judge section's score and its maximum ("1 of 2")."""
+    return numbers(next(m.value for m in at.metric if m.label == "Judge's score" and " of " in m.value))
+
+
+def state_heading(at) -> str:
+    return next(h.value for h in at.subheader if h.value.startswith("State after"))
 
 
 def policy_table(at):
@@ -68,7 +78,7 @@ def test_defaults_show_the_state_and_the_articles_policy():
         assert list(df["token"]) == ["open", "closed", "partly"]
         assert list(df["probability"]) == pytest.approx([0.5, 0.3, 0.2])
     text = page_text(at)
-    assert "State after 0 steps" in text
+    assert numbers(state_heading(at)) == [0]
     assert "must now **choose** among 3 tokens" in text
     assert "open,0.5,0.5" in text and "closed,0.3,0.3" in text and "partly,0.2,0.2" in text
     assert charts(at)[0]["alt"]
@@ -123,7 +133,7 @@ def test_restart_and_a_new_scenario_clear_the_trajectory():
     at = at.button(key="sample").click().run()
     at = at.button(key="sample").click().run()
     assert len(at.session_state["loop_steps"]) == 2
-    assert "State after 2 steps" in page_text(at)
+    assert numbers(state_heading(at)) == [2]
     at = at.button(key="restart").click().run()
     assert at.session_state["loop_steps"] == []
     at = at.button(key="sample").click().run()
@@ -132,7 +142,7 @@ def test_restart_and_a_new_scenario_clear_the_trajectory():
     at = at.run()
     no_exception(at)
     assert at.session_state["loop_steps"] == []
-    assert "State after 0 steps" in page_text(at)
+    assert numbers(state_heading(at)) == [0]
 
 
 def test_a_new_seed_starts_a_new_answer():
@@ -188,19 +198,18 @@ def test_an_empty_expected_answer_is_an_error_not_a_crash():
 
 def test_judge_scores_the_examples():
     at = run_page(PAGE)
-    text = page_text(at)
-    assert "Judge's score 2 of 2" in text  # the default example: tags and the right answer
+    assert judge(at) == [2, 2]  # the default example: tags and the right answer
     at = at.button(key="judge_No tags").click().run()
     assert at.text_area(key="judge_text").value == "partly"
-    assert "Judge's score 1 of 2" in page_text(at)
+    assert judge(at) == [1, 2]
     at = at.button(key="judge_Wrong answer").click().run()
     assert at.text_area(key="judge_text").value == "<think>OpenAI is open. It's in the name.</think> open"
-    assert "Judge's score 1 of 2" in page_text(at)
+    assert judge(at) == [1, 2]
     at = at.button(key="judge_Wrong reasoning").click().run()
     assert "It's in the name.</think> partly" in at.text_area(key="judge_text").value
-    assert "Judge's score 2 of 2" in page_text(at)  # the rules never read the reasoning
+    assert judge(at) == [2, 2]  # the rules never read the reasoning
     at = at.text_input(key=K("expected")).set_value("closed").run()
-    assert "Judge's score 1 of 2" in page_text(at)
+    assert judge(at) == [1, 2]
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
@@ -212,7 +221,7 @@ def test_typed_text_is_shown_only_as_plain_text(hostile):
     for part in markdown_texts(at):
         assert hostile not in part
         assert "alert(1)" not in part and "http://x" not in part
-    assert "Judge's score 0 of 2" in page_text(at)
+    assert judge(at) == [0, 2]
 
 
 def test_typed_text_over_the_cap_is_cut():
@@ -221,7 +230,7 @@ def test_typed_text_over_the_cap_is_cut():
     at = at.text_area(key="judge_text").set_value(typed).run()
     no_exception(at)
     assert at.text_area(key="judge_text").value == typed[:2000]
-    assert "Judge's score 1 of 2" in page_text(at)  # the format point; "xxx…" is not the expected answer
+    assert judge(at) == [1, 2]  # the format point; "xxx…" is not the expected answer
 
 
 def test_predict_answer_follows_the_scenario():

@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    FOUR_ANSWERS,
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    just_shown,
+    keys,
+    metrics,
+    no_exception,
+    numbers,
+    page_file,
+    page_text,
+    question_key,
+    run_page,
+)
 
 import rlcore
 
 PAGE = page_file("5_")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((7, 9), (2,), (5, 6, 4), (8,)),
-                       continuations=(". It is.", ". It is not.", ", perhaps.", " on the weights."))
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
-SHOWN = {"predict_gae_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_gae")  # as after "Just show me"
 
 
 def chart(at, title: str) -> dict:
@@ -108,7 +119,7 @@ def test_every_preset_sets_the_strip(name):
     assert td[:2] + td[3:] == pytest.approx([0.0] * (len(td) - 1), abs=1e-12)
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", [FOUR_ANSWERS, TWO, SIX], ids=["four", "two", "six"])
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, state=SHOWN, scenario=scenario, query={"lam": "0"})
     no_exception(at)
@@ -152,7 +163,7 @@ def test_critic_error_panel_follows_its_sliders():
     mse = df[df["part"] == "mean squared error"].set_index("λ")["value"]
     assert mse[0.0] == pytest.approx(0.0, abs=1e-12)       # an exact critic: λ = 0 has no error at all
     assert mse[1.0] == pytest.approx(0.8, rel=0.1)          # λ = 1 carries the spread of 3, 1, 2, 1, 3
-    assert "λ with the smallest error for this critic 0 " in page_text(at)
+    assert numbers(metrics(at)["λ with the smallest error for this critic"]) == [0]
 
 
 def test_default_critic_shows_the_trade_off():
@@ -190,15 +201,14 @@ def test_predict_answer_follows_the_scenario():
 def test_the_blame_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
-    assert "Predict first." in text and "−2.3" not in text
+    assert question_key(at) == "predict_gae" and "−2.3" not in page_text(at)
     shown = chart(at, "V before each token")
     assert "TD error" not in shown and shown["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
     assert not any("GAE advantage per token" in str(c["spec"]) for c in charts(at))
     at.radio(key="predict_gae").set_value("every token of the answer").run()
     no_exception(at)
     assert at.warning and "**only open**" in at.warning[0].value
-    assert "TD error at “open” −2.3" in page_text(at)
+    assert numbers(metrics(at)["TD error at “open”"]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
     assert gae_column(at)[2] == -2.3
 
 

@@ -7,6 +7,8 @@ finds `partly`; the chance to see `partly` (p = 0.2) passes 50% at k = 4 and 95%
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from apphelp import (
@@ -14,10 +16,14 @@ from apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
+    just_shown,
     keys,
+    metrics,
     no_exception,
+    numbers,
     page_file,
     page_text,
+    question_key,
     run_page,
     titles,
 )
@@ -29,7 +35,13 @@ PAGE = page_file("7_")
 K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-SHOWN = {"predict_explore_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_explore")  # as after "Just show me"
+
+
+def sample_counts(at) -> list[float]:
+    """The answer counts k at which seeing the best token passes 50% and 95% ("... at k = 4 and 95% at k = 14")."""
+    text = next(md.value for md in at.markdown if "95% at k = " in md.value)
+    return [float(k) for k in re.findall(r"k = ([0-9.,]+)", text)][-2:]
 
 
 def main_data(chart: dict):
@@ -45,19 +57,20 @@ def default():
 
 
 def test_defaults_show_the_articles_greedy_story(default):
-    text = page_text(default)
-    for figure in ("Greedy always writes open", "Q(open) = 2", "π(partly) stays at 0.2 in every run",
-                   "passes 50% at k = 4 and 95% at k = 14", "Converged, greedy 0 of 8"):
-        assert figure in text, figure
+    m = metrics(default)
+    assert m["Greedy always writes"] == "open" and numbers(m["Converged, greedy"])[:2] == [0, 8]
+    assert numbers(m["π(partly), greedy"])[0] == 0.2                  # greedy never moves it
     # the article's "mean score 2" is Q(open) = (3 + 1 + 2 + 1 + 3) / 5
-    assert "Greedy's score Q(open) 2" in text
+    assert numbers(m["Greedy's score Q(open)"]) == [2]
+    # 1 − 0.8^k: 0.59 at k = 4 (0.49 at 3), 0.956 at k = 14 (0.945 at 13)
+    assert sample_counts(default) == [4, 14]
 
 
 def test_greedy_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
-    assert "Predict first." in text and "Converged, greedy" not in text and "stays at 0.2" not in text
+    assert question_key(at) == "predict_explore" and "Converged, greedy" not in metrics(at)
+    assert "π(partly), greedy" not in metrics(at)
     assert set(main_data(chart_by_title(at, "π(partly) during training"))["decoding"]) == {"sampling"}
     assert not any("greedy" in t for c in charts(at) for t in titles(c["spec"]))
     at.radio(key="predict_explore").set_value("Yes, given enough steps").run()
@@ -87,7 +100,7 @@ def test_sampling_finds_partly_in_every_default_run(default):
     df = main_data(chart_by_title(default, "Each token's probability, sampling"))
     last = df[(df["step"] == 100) & (df["token"] == "partly")]
     assert float(last["lowest"].iloc[0]) > 0.9  # every seed ends above the convergence threshold
-    assert "Converged, sampling 8 of 8" in page_text(default)
+    assert numbers(metrics(default)["Converged, sampling"])[:2] == [8, 8]
 
 
 def test_greedy_mean_score_hovers_around_q_of_open(default):
@@ -135,13 +148,13 @@ def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     no_exception(at)
     s = rlcore.summarize(rlcore.PRESETS[name])
-    assert f"Greedy always writes {rlcore.PRESETS[name].tokens[s.likely]}" in page_text(at)
+    assert metrics(at)["Greedy always writes"] == rlcore.PRESETS[name].tokens[s.likely]
 
 
 def test_rare_best_token_needs_many_samples():
     at = run_page(PAGE, scenario=rlcore.PRESETS["Best token is rare (2%)"])
     # p = 0.02: 1 − 0.98^34 = 0.4967 < 0.5 ≤ 1 − 0.98^35 = 0.5068; 95% needs 149 > 100 samples
-    assert "passes 50% at k = 35 and 95% at k = 149" in page_text(at)
+    assert sample_counts(at) == [35, 149]
     marks = [df for df in chart_by_title(at, "Chance to see partly")["data"].values() if "k" in df.columns]
     assert marks and list(marks[0]["k"]) == [35.0]  # 149 lies beyond the chart's 100 samples
 
@@ -153,7 +166,7 @@ def test_four_token_scenario():
     assert chart_fingerprint(at) != base
     df = main_data(chart_by_title(at, "Each token's probability, greedy"))
     assert list(df["token"].unique()) == ["yes", "no", "partly", "unclear"]
-    assert "Greedy always writes yes" in page_text(at)
+    assert metrics(at)["Greedy always writes"] == "yes"
 
 
 def test_a_token_that_is_never_sampled():

@@ -13,16 +13,20 @@ from apphelp import (
     chart_fingerprint,
     choose_preset,
     data_with,
+    just_shown,
     keys,
+    metrics,
     no_exception,
+    numbers,
     page_file,
     page_text,
+    question_key,
     run_page,
 )
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
-SHOWN = {"predict_kl_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_kl")  # as after "Just show me"
 
 
 @pytest.fixture(scope="module")
@@ -33,26 +37,26 @@ def default():
 
 
 def test_defaults_show_the_articles_kl_numbers(default):
-    text = page_text(default)
-    assert "Mean judge score 9.03 → 9.54" in text
-    assert "KL(π‖π_ref), nats 0 → 2.38" in text
-    assert "Objective R − β·KL 9.03 → 7.16" in text
+    m = metrics(default)
+    assert numbers(m["Mean judge score"]) == [9.03, 9.54]
+    assert numbers(m["KL(π‖π_ref), nats"]) == [0, 2.38]
+    assert numbers(m["Objective R − β·KL"]) == [9.03, 7.16]   # flattery lowers the objective
     # π*(flattery) = 0.05 e^9.6 / (0.95 e^9 + 0.05 e^9.6) = 0.0875
-    assert "Best share of flattery 8.8%" in text
-    assert "that **lowers** the objective" in text
+    assert numbers(m["Best share of flattery"]) == [8.8]
+    explained = next(md.value for md in default.markdown if "9.03" in md.value)
+    assert [x for x in numbers(explained) if x in (9.03, 9.54, 2.38, 7.16)][:5] == [9.03, 9.54, 2.38, 9.03, 7.16]
 
 
 def test_the_objective_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
-    assert "Predict first." in text and "7.16" not in text and "lowers" not in text
+    assert question_key(at) == "predict_kl" and not at.metric and "7.16" not in page_text(at)
     c = chart_by_title(at, "Judge score, KL and the regularised objective")
     assert set(data_with(c, "quantity")["quantity"]) == {"judge score R", "KL"}
     at.radio(key="predict_kl").set_value("Better").run()
     no_exception(at)
     assert at.warning and "**Worse**" in at.warning[0].value
-    assert "Objective R − β·KL 9.03 → 7.16" in page_text(at)
+    assert numbers(metrics(at)["Objective R − β·KL"]) == [9.03, 7.16]
 
 
 def test_kl_curve_data(default):
@@ -87,7 +91,7 @@ def test_predict_answers_worse_then_better_without_kl():
     assert at.success and not at.warning
     at.slider(key=K("beta")).set_value(0.0).run()
     no_exception(at)
-    assert "With β = 0, is 90% flattery" in page_text(at)
+    assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
     at.radio(key="predict_kl").set_value("Worse").run()
     assert at.warning and "**Better**" in at.warning[0].value
 
@@ -98,7 +102,7 @@ def test_share_slider_changes_the_kl_numbers():
     at.slider(key=K("share")).set_value(0.05).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert "KL(π‖π_ref), nats 0 → 0" in page_text(at)
+    assert numbers(metrics(at)["KL(π‖π_ref), nats"]) == [0, 0]
 
 
 def test_beta_preset_button():
@@ -106,7 +110,7 @@ def test_beta_preset_button():
     choose_preset(at, "β = 0: no KL penalty")
     no_exception(at)
     assert at.slider(key=K("beta")).value == 0.0
-    assert "Best share of flattery 100%" in page_text(at)
+    assert numbers(metrics(at)["Best share of flattery"]) == [100]
 
 
 def test_query_parameters_set_the_widgets():
@@ -115,5 +119,4 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("share")).value == pytest.approx(0.5)
     assert at.slider(key=K("beta")).value == pytest.approx(2.0)
     assert at.slider(key=K("n")).value == 500 and at.number_input(key=K("kl_seed")).value == 3
-    assert "Per-token values on 500 sampled tokens" in " ".join(
-        t for c in [chart_by_title(at, "Per-token values")] for t in [c["spec"]["title"]["text"]])
+    assert 500 in numbers(chart_by_title(at, "Per-token values")["spec"]["title"]["text"])

@@ -9,14 +9,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FOUR_SPREAD,
     chart_by_title,
     chart_fingerprint,
     choose_preset,
     data_with,
+    just_shown,
     keys,
+    metrics,
     no_exception,
+    numbers,
     page_file,
     page_text,
+    question_key,
     run_page,
 )
 
@@ -24,9 +29,7 @@ import rlcore
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
-FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
-                       samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
-SHOWN = {"predict_clip_shown": True}  # as after "Just show me"
+SHOWN = just_shown("predict_clip")  # as after "Just show me"
 
 
 @pytest.fixture(scope="module")
@@ -37,19 +40,17 @@ def default():
 
 
 def test_defaults_show_the_articles_clip_limit(default):
-    text = page_text(default)
-    assert "π_old(partly) 0.2" in text
-    assert "Highest (A > 0) 0.24" in text
-    assert "Lowest (A < 0) 0.16" in text
-    assert "until π(partly) reaches **0.24**" in text
-    assert "Advantage A(partly) +4.7" in text
+    m = {label: numbers(value) for label, value in metrics(default).items()}
+    assert m["π_old(partly)"] == [0.2] and m["Advantage A(partly)"] == [4.7]
+    assert m["Highest (A > 0)"] == [0.24] and m["Lowest (A < 0)"] == [0.16]   # (1 ± 0.2) · 0.2
+    assert "**0.24**" in page_text(default)                                   # the explanation gives the bound
 
 
 def test_the_bound_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
-    assert "Predict first." in text and "0.24" not in text and "0.16" not in text
+    assert question_key(at) == "predict_clip" and "Highest (A > 0)" not in metrics(at)
+    assert "0.24" not in page_text(at) and "0.16" not in page_text(at)
     c = chart_by_title(at, "PPO's clipped objective for partly")
     curve = data_with(c, "objective")
     # each line only up to π_old: A > 0 from below, A < 0 from above, where nothing is clipped
@@ -61,7 +62,7 @@ def test_the_bound_stays_hidden_until_the_learner_commits():
     at.radio(key="predict_clip").set_value("to 0.4").run()
     no_exception(at)
     assert at.warning and "**to 0.24**" in at.warning[0].value and "1.2 × 0.2 = 0.24" in at.warning[0].value
-    assert "Highest (A > 0) 0.24" in page_text(at)
+    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.24]
 
 
 def test_a_negative_advantage_asks_how_low():
@@ -110,7 +111,7 @@ def test_eps_slider_changes_the_charts():
     at.slider(key=K("eps")).set_value(0.3).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert "Highest (A > 0) 0.26" in page_text(at)
+    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.26]
 
 
 def test_eps_presets():
@@ -118,7 +119,7 @@ def test_eps_presets():
     choose_preset(at, "ε = 0.1")
     no_exception(at)
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
-    assert "Highest (A > 0) 0.22" in page_text(at)
+    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.22]
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
@@ -132,7 +133,7 @@ def test_every_preset_runs(name):
 
 def test_four_token_scenario_and_token_choice():
     base = chart_fingerprint(run_page(PAGE, state=SHOWN))
-    at = run_page(PAGE, scenario=FOUR, state=SHOWN)
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state=SHOWN)
     no_exception(at)
     assert chart_fingerprint(at) != base
     assert at.selectbox(key=K("token")).value == "maybe"
@@ -140,7 +141,7 @@ def test_four_token_scenario_and_token_choice():
     assert list(df["token"].unique()) == ["yes", "no", "maybe", "unclear"]
     at.selectbox(key=K("token")).set_value("yes").run()
     no_exception(at)
-    assert "π_old(yes) 0.4" in page_text(at)
+    assert numbers(metrics(at)["π_old(yes)"]) == [0.4]
 
 
 def test_a_token_with_probability_zero_gets_a_notice():
@@ -158,5 +159,5 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert at.selectbox(key=K("token")).value == "open"
     assert at.slider(key=K("epochs")).value == 5 and at.slider(key=K("ppo_lr")).value == pytest.approx(0.5)
-    assert "π_old(open) 0.5" in page_text(at)
-    assert "Highest (A > 0) 0.55" in page_text(at)
+    assert numbers(metrics(at)["π_old(open)"]) == [0.5]
+    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.55]

@@ -4,14 +4,18 @@ import pathlib
 import re
 
 import pytest
-from apphelp import ALL_PAGES, GLOSSARY, ROOT, no_exception, page_file, run_page
+from apphelp import ROOT, no_exception, page_file, run_page
+from streamlit.testing.v1 import AppTest
 
 from ui import nav
 
 
 def test_map_lists_every_page_file_once_home_first():
-    on_disk = {p.relative_to(ROOT).as_posix() for p in (*ALL_PAGES, GLOSSARY)}
-    assert {p.path for p in nav.PAGES} == on_disk
+    scripts = [ROOT / "dashboard.py", *(ROOT / "pages").glob("*.py")]
+    forwarders = {p for p in scripts if "page.setup(" not in p.read_text()}  # old addresses: st.switch_page only
+    on_disk = {p.relative_to(ROOT).as_posix() for p in scripts if p not in forwarders}
+    assert [p.path for p in nav.PAGES].count(nav.HOME.path) == 1
+    assert {p.path for p in nav.PAGES} == on_disk and len(nav.PAGES) == len(on_disk)
     assert nav.PAGES[0] == nav.HOME and nav.HOME.title == "Home"
     assert len({p.icon for p in nav.PAGES}) == len(nav.PAGES), "each page has its own icon"
     for p in nav.PAGES:
@@ -52,8 +56,24 @@ def test_home_sidebar_and_body_link_every_page_by_title():
 
 
 @pytest.mark.parametrize("prefix", ["3_", "9_"])
-def test_a_page_takes_its_icon_from_the_map_not_its_emoji(prefix):
+def test_a_page_takes_its_title_and_icon_from_the_map(prefix):
     at = run_page(page_file(prefix))
     no_exception(at)
     entry = nav.info(page_file(prefix).relative_to(ROOT).as_posix())
-    assert at.title[0].value.startswith(entry.icon)
+    assert at.title[0].value == f"{entry.icon} {entry.title}"
+
+
+def test_home_heading_is_its_own_and_its_link_says_home():
+    at = run_page(ROOT / "dashboard.py")
+    assert at.title[0].value == f"{nav.HOME.icon} {nav.HOME.heading}" and nav.HOME.heading != nav.HOME.title
+
+
+def test_a_script_missing_from_the_map_is_an_error_that_says_where_to_add_it(caplog):
+    def script():
+        from ui import page
+
+        page.setup("Not in the map.")
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert at.exception and not at.title
+    assert "LookupError" in caplog.text and "ui.nav.PAGES" in caplog.text  # the app shows it redacted
