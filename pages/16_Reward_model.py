@@ -15,7 +15,6 @@ MAX_SEED = 999_999
 SOURCES = ("true judge", "raters", "reward model")
 
 scenario = page.setup(
-    "A reward model from comparisons", "⚖️",
     "Until now the judge was simply there. In practice nobody can write down a score for every answer, but "
     "people can say which of two answers they prefer. A **reward model** is fitted to many such comparisons "
     "with the **Bradley–Terry** model, P(a ≻ b) = σ(r_a − r_b), and from then on it *is* the judge: frozen, "

@@ -16,7 +16,6 @@ MAX_SEED = 999_999
 SERIES = ("reward model (what training sees)", "true judge")
 
 scenario = page.setup(
-    "Over-optimisation", "📉",
     "Train the policy against the reward model from the page before, with the usual KL penalty, and let the "
     "true judge score every policy along the way. The reward model's score keeps rising; the true score rises, "
     "peaks, and then falls as the policy finds what the reward model overrates. It is the shape reported for "

@@ -21,7 +21,6 @@ LANDINGS = ["on the optimum of a reward model fitted to the same pairs", "back o
             "on the answers that never lost"]
 
 scenario = page.setup(
-    "DPO, without a reward model", "🎯",
     "The KL-penalised objective E_π[r] − β·KL(π‖π_ref) has a best policy in closed form, "
     "π*(a) ∝ π_ref(a)·exp(r(a)/β). Turned around, r(a) = β·log(π*(a)/π_ref(a)) plus a constant, and put into "
     "Bradley–Terry the constant cancels: the policy itself can be fitted to the raters' pairs. That is "
