@@ -28,11 +28,10 @@ import json
 import altair as alt
 import pandas as pd
 
-from .colors import ACCENT, NEUTRAL, token_colors
+from .colors import ACCENT, LABEL, NEUTRAL, OVERLAY, token_colors
 from .spec import recipe
 
 HEIGHT = 260
-LABEL = "#8C8C8C"  # text drawn on the chart: legible on white and on Streamlit's dark background
 LEGEND_SYMBOL = {"symbolOpacity": 1, "symbolStrokeWidth": 3}  # swatches as strong as the marks (bands are faint)
 TITLES = ("title", "subtitle", "x_title", "y_title", "legend_title")  # the live arguments most builders share
 DOMAINS = ("x_domain", "y_domain")
@@ -230,7 +229,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     layers = [bars, labels, _zero()]
     if line:
-        layers.append(base.mark_line(color="#0072B2", strokeWidth=2.5, point=True, interpolate="step-after").encode(
+        layers.append(base.mark_line(color=OVERLAY, strokeWidth=2.5, point=True, interpolate="step-after").encode(
             y=alt.Y(f"{line}:Q"), tooltip=[alt.Tooltip(f"{label}:N", title="token"), _num(line, line_title or line)]))
     return alt.layer(*layers, title=_title(title, subtitle), height=height)
 

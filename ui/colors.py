@@ -1,4 +1,5 @@
-"""The app's colour language: one palette for tokens, a second for methods, both readable on either theme.
+"""The app's colour language, defined here and nowhere else: one palette for tokens, a second for methods,
+both readable on either theme.
 
 Tokens (``open``, ``closed``, ...) keep one colour on every page; methods (baselines, algorithms,
 decoding modes, KL estimators) take colours from a second palette that shares no colour with the
@@ -20,6 +21,8 @@ PALETTE = ("#D55E00", "#0072B2", "#009E73", "#B8860B", "#CC79A7", "#7F7F7F")
 FIXED = {"open": "#D55E00", "closed": "#0072B2", "partly": "#009E73"}
 NEUTRAL = "#7F7F7F"  # reference lines, bars that are not a token's
 ACCENT = "#CC79A7"   # the one highlighted mark on a chart
+LABEL = "#8C8C8C"    # text drawn on a chart
+OVERLAY = "#4682B4"  # a line drawn over bars that is no token's and no method's (an answer's return)
 
 # Methods: violet, olive, magenta, teal, brown, then slate (ColorBrewer Dark2 and Tableau hues, darkened or
 # lightened into the band that keeps 3:1 on both backgrounds).
