@@ -89,14 +89,29 @@ def dataset_name(i: int) -> str:
     return f"explorer_{i}"
 
 
+_READ = ("a chart builder read the values of its DataFrame, but a chart's shape is cached: take everything that "
+         "shapes the chart from the builder's arguments (see ui.spec)")
+
+
+class ValuesRead(TypeError, AttributeError):
+    """A builder asked a stand-in for its data's values (``df["x"]``, ``len(df)``, ``df.sort_values``)."""
+
+
 class StandIn(alt.NamedData):
     """A DataFrame's place in a cached shape: a named dataset whose values a builder cannot read."""
 
     def _refuse(self, *args, **kwargs):
-        raise TypeError("a chart builder read the values of its DataFrame, but a chart's shape is cached: take "
-                        "everything that shapes the chart from the builder's arguments (see ui.spec)")
+        raise ValuesRead(_READ)
 
     __getitem__ = __len__ = __iter__ = _refuse
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name.startswith("_"):  # Altair probes data for protocols (``__dataframe__``): a plain "no"
+                raise
+            raise ValuesRead(f"{_READ}: it asked for .{name}") from None
 
 
 def _plain(v):
@@ -105,8 +120,8 @@ def _plain(v):
 
 def _live_parts(name: str, value) -> list | None:
     """The live values an argument holds (markers go in their place), or None when it is part of the shape."""
-    if value is None or (isinstance(value, (str, list, tuple, dict)) and len(value) == 0):
-        return None
+    if not isinstance(value, (str, list, tuple, dict)) or len(value) == 0:
+        return None  # None, empty, or a value no marker can stand for (a numpy array: converted afresh)
     if isinstance(value, str):
         return [value]
     parts = list(value.keys() if isinstance(value, dict) else value)
@@ -157,7 +172,8 @@ class _Shape:
         self._check(*(p for p in parts if isinstance(p, str)))
         self.fills.extend(parts)
         shape = self.key(list(value.values())) if isinstance(value, dict) else ()
-        return ("live", type(value).__name__, len(parts), shape)
+        kind = "text" if isinstance(value, str) else "dict" if isinstance(value, dict) else "list"  # a tuple: a list
+        return ("live", kind, len(parts), shape)
 
     def _check(self, *texts: str) -> None:
         """Text that could pass for a marker (a token named so, say) is never cached, so never replaced."""
