@@ -11,8 +11,9 @@ The shape is converted with a stand-in for each DataFrame (``alt.NamedData`` ``e
 be read) and a marker (``"\\ue000k"``) for each live value; each call copies the cached spec, puts its own live
 values where the markers are and attaches its own DataFrames. So a builder must treat live values as opaque
 (pass them to Altair unchanged) and never look at its data's values: reading a stand-in's values raises at once,
-and with ``CHECK`` on (``EXPLORER_CHECK_CHARTS=1``, as the tests run) every cached spec is compared with a fresh
-conversion of the same call, so a builder that shapes its chart from a live value fails on its first call.
+and with ``CHECK`` on (``EXPLORER_CHECK_CHARTS=1``; ``tests/ui/test_chart_specs.py`` runs every page so) every
+cached spec is compared with a fresh conversion of the same call, so a builder that shapes its chart from a live
+value fails on its first call.
 
 Conversions use ``to_dict(context={"top_level": False})``, which reads neither Altair's data transformer nor its
 theme, so they touch no global state and need no lock.
