@@ -1,6 +1,5 @@
 """Exploration: greedy decoding never tries the other tokens; sampling does, and that is what lets the policy learn."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,6 +9,8 @@ from ui import charts, glossary, inputs, page, prep
 from ui.bundles import Exploration
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
@@ -64,11 +65,6 @@ def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> Exploration:
         k50=rlcore.samples_to_discover(mu[best], 0.5), k95=rlcore.samples_to_discover(mu[best], 0.95),
         batch_chance=float(rlcore.discovery_chance(mu[best], [batch])[0]),  # one batch holds the best token
     )
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def by_decoding(series: list[tuple[str, prep.SeedBands]], steps: int, first: int, column=None) -> pd.DataFrame:

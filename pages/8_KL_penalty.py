@@ -1,6 +1,5 @@
 """KL penalty: a price for drifting from the reference model, so RL does not learn what the judge over-rates."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,6 +9,8 @@ from ui import charts, glossary, inputs, page, prep
 from ui.bundles import Estimators, KLCurve
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
@@ -34,11 +35,6 @@ page.presets({
     "β = 0: no KL penalty": {"beta": 0.0},
     "β = 0.1: a light penalty": {"beta": 0.1},
 })
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 @page.cached(32)

@@ -1,6 +1,5 @@
 """Ratio and clipping: how far one batch may move a token's probability before PPO stops pushing it."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,6 +9,8 @@ from ui import charts, glossary, inputs, page
 from ui.bundles import ClipCurve, PPORun
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 scenario = page.setup(
     "Ratio and clipping", "🧷",
@@ -33,11 +34,6 @@ page.presets({
 
 summary = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 @page.cached(32)
