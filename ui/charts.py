@@ -247,22 +247,25 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     return alt.layer(rule, text)
 
 
-@recipe(live=("title", "subtitle", "x_title", "y_title"))
+@recipe(live=(*TITLES, "colors"))
 def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_title: str,
-                 y_title: str, tokens=None, x_type: str = "N", jitter: str | None = None,
-                 subtitle: str | None = None, height: int = HEIGHT, size: int = 90) -> alt.Chart:
-    """Individual observations as points, coloured by token (e.g. each sampled answer's score)."""
+                 y_title: str, tokens=None, colors: dict | None = None, legend_title: str | None = None,
+                 x_type: str = "N", jitter: str | None = None, subtitle: str | None = None, height: int = HEIGHT,
+                 size: int = 90) -> alt.Chart:
+    """Individual observations as points, coloured by token (e.g. each sampled answer's score) or, with
+    ``colors``, by method (e.g. which judge gave the score); ``tokens`` also orders a nominal x of token names."""
     if x_type != "N":
         x_enc = alt.X(f"{x}:Q", title=x_title)
     elif tokens is not None:
         x_enc = _token_x(x, tokens, title=x_title, labelAngle=0, labelFontSize=13)
     else:
         x_enc = alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=0, labelFontSize=13))
-    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, tokens, None, None),
-               tooltip=[alt.Tooltip(f"{color}:N", title="token"), _num(y, y_title)])
+    color_tokens = tokens if colors is None else None
+    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, color_tokens, colors, legend_title),
+               tooltip=[alt.Tooltip(f"{color}:N", title="token" if colors is None else color), _num(y, y_title)])
     if jitter:
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
-    chart = _by_position(alt.Chart(df), color, tokens)
+    chart = _by_position(alt.Chart(df), color, color_tokens)
     if x_type == "N" and x != color:
         chart = _by_position(chart, x, tokens)
     return chart.mark_circle(size=size, opacity=0.8).encode(**enc).properties(
@@ -309,7 +312,7 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
     """Shaded vertical spans on a quantitative x (e.g. where a gradient is zero), labelled at the top.
 
     One row per span; ``color`` optionally names a column of hex colours (one per span). Layer it
-    under a chart that shares the same x (``shaded_spans(...) + line_chart(...)``).
+    under a chart that shares the same x (``layer(shaded_spans(...), lines(...))``).
     """
     fill = alt.Color(f"{color}:N", scale=None, legend=None) if color else alt.ColorValue(NEUTRAL)
     tooltip = [alt.Tooltip(f"{label}:N", title="region"), _num(start, "from"), _num(end, "to")]

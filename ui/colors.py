@@ -42,6 +42,9 @@ METHODS = {
     # pass@1 and pass@k, exact and estimated from sampled answers: the darker shade exact, the lighter sampled
     "pass@1, exact": "#3F5FC8", "pass@k, exact": "#A33A75", "pass@1, sampled": "#6A7FDB",
     "pass@k, sampled": "#D46AA2",
+    # who scores an answer (the judge's pages), and the ways of training straight from preferences
+    "true judge": "#008695", "raters": "#6F8F00", "reward model": "#CF1C90", "fit error": "#7570B3",
+    "dpo": "#7570B3", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
 }
 
 # The names a learner reads for the training algorithms (rlcore.ALGORITHM_NAMES), each its algorithm's colour.
