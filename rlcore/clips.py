@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import _show, as_probs, as_samples, as_vector, in_range, non_negative, positive
-from .aggregation import _finite, gradient_weights, sequence_ratio
+from .aggregation import gradient_weights, sequence_ratio
+from .checks import as_probs, as_samples, as_vector, choice, finite, in_range, non_negative, positive, show
 from .credit import GROUP_METHODS, group_advantages
 from .policy import logits_from_probs, policy_gradient_step, softmax
 
@@ -23,9 +23,9 @@ def eps_pair(name: str, value) -> tuple[float, float]:
     try:
         pair = tuple(value)
     except TypeError:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}") from None
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}") from None
     if len(pair) != 2:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}")
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}")
     low, high = (positive(name, e) for e in pair)
     return low, high
 
@@ -55,9 +55,9 @@ def reach(p_old, eps_low: float, eps_high: float | None = None) -> Reach:
     >>> [x.round(6).tolist() for x in reach([0.01, 0.9], 0.2, 0.28)]
     [[0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1]]
     """
-    p = _finite("p_old", p_old)
+    p = finite("p_old", p_old)
     if np.any(p < 0) or np.any(p > 1):
-        raise ValueError(f"p_old must lie in [0, 1], got {_show(p)}")
+        raise ValueError(f"p_old must lie in [0, 1], got {show(p)}")
     low = positive("eps_low", eps_low)
     high = low if eps_high is None else positive("eps_high", eps_high)
     top = np.minimum(1.0, (1.0 + high) * p)
@@ -115,8 +115,7 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
         raise ValueError(f"eps_low must lie strictly between 0 and 1, got {low!r}")
     high = positive("eps_high", eps_high)
     g_low, g_high = eps_pair("gspo_eps", gspo_eps)
-    if method not in GROUP_METHODS:
-        raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
+    method = choice("method", method, GROUP_METHODS)
 
     q = np.array([g.mean() for g in groups])
     new = softmax(policy_gradient_step(logits_from_probs(p), q, eta))

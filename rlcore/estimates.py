@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
+from .checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
 from .sampling import ScoreTable
 
 

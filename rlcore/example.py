@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import PROB_TOL
+from .checks import PROB_TOL
 
 # Bounds of what the explorer is for. Within them every quantity a page computes from a scenario (Q, V,
 # advantages, variances, which square scores) stays a finite float: 100 scores of 1e6 sum to 1e8, squares

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, count, positive
+from .checks import as_probs, count, positive
 from .example import Scenario, check_scenario, split_tokens
 from .policy import temperature_probs
 

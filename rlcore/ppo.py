@@ -6,7 +6,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, positive
+from .checks import (
+    as_probs,
+    as_real,
+    as_samples,
+    as_vector,
+    broadcast,
+    count,
+    finite,
+    in_range,
+    non_negative,
+    positive,
+    show,
+)
 from .policy import logits_from_probs, softmax
 
 
@@ -46,26 +58,21 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
     dual clip as in Ye et al. (2020).
 
     Args:
-        ratio: shape [N], ρ ≥ 0.
-        advantage: shape [N] or a number, A.
+        ratio: any shape, e.g. [N], ρ ≥ 0 (a number gives shape [1]).
+        advantage: A, broadcasting against ratio (e.g. shape [N], or a number).
         eps: ε > 0, the lower clip distance (and the upper one unless eps_high is given).
         eps_high: optional upper clip distance > 0.
         dual_clip: optional c > 1, a floor c·A on the objective of negative-advantage tokens.
 
     Returns:
-        shape [N], L per token.
+        the broadcast shape of ratio and advantage, L per token.
 
     >>> clipped_objective([1.5, 0.5], 1.0, eps=0.2).round(10).tolist()
     [1.2, 0.5]
     """
-    rho = as_vector("ratio", np.atleast_1d(ratio))
+    rho, adv = _ratio_advantage(ratio, advantage)
     if np.any(rho < 0):
-        raise ValueError(f"ratio must be >= 0, got {rho.tolist()[:8]}")
-    adv = as_vector("advantage", np.atleast_1d(advantage))
-    try:
-        rho, adv = np.broadcast_arrays(rho, adv)
-    except ValueError:
-        raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
+        raise ValueError(f"ratio must be >= 0, got {show(rho)}")
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)
     if low >= 1:
@@ -84,27 +91,36 @@ def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None
 
     Clipped where A > 0 and ρ > 1+ε_high, or A < 0 and ρ < 1−ε.
 
+    Args:
+        ratio: any shape, ρ (a number gives shape [1]).
+        advantage: A, broadcasting against ratio.
+        eps: ε > 0, the lower clip distance (and the upper one unless eps_high is given).
+        eps_high: optional upper clip distance > 0.
+
+    Returns:
+        the broadcast shape of ratio and advantage, bool.
+
     >>> is_clipped([1.3, 1.3, 0.7], [1.0, -1.0, -1.0]).tolist()
     [True, False, True]
     """
-    rho = as_vector("ratio", np.atleast_1d(ratio))
-    adv = as_vector("advantage", np.atleast_1d(advantage))
+    rho, adv = _ratio_advantage(ratio, advantage)
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)
-    try:
-        rho, adv = np.broadcast_arrays(rho, adv)
-    except ValueError:
-        raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
     return _clipped_mask(rho, adv, low, high)
 
 
+def _ratio_advantage(ratio, advantage) -> tuple[np.ndarray, np.ndarray]:
+    return broadcast("ratio", finite("ratio", np.atleast_1d(ratio)),
+                     "advantage", finite("advantage", np.atleast_1d(advantage)))
+
+
 def _surrogate(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
-    """``clipped_objective``'s formula without its checks, for loops whose inputs are already valid."""
+    """``clipped_objective``'s formula for checked arrays."""
     return np.minimum(rho * adv, np.clip(rho, 1.0 - low, 1.0 + high) * adv)
 
 
 def _clipped_mask(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
-    """``is_clipped``'s formula without its checks, for loops whose inputs are already valid."""
+    """``is_clipped``'s formula for checked arrays."""
     return ((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low))
 
 

@@ -6,8 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import _show, as_vector, positive
 from .aggregation import AGGREGATION_MODES, gradient_weights
+from .checks import as_vector, positive, show
 from .clips import GSPO_EPS, eps_pair
 from .credit import GROUP_EPS
 
@@ -65,7 +65,7 @@ def check_switches(switches, name: str = "switches") -> dict:
     """``switches`` as a dict holding a valid value for every switch; ValueError naming the first bad one
     (``name`` is what the messages call the whole dict)."""
     if not isinstance(switches, dict):
-        raise ValueError(f"{name} must be a dict of {', '.join(SWITCHES)}, got {_show(switches)}")
+        raise ValueError(f"{name} must be a dict of {', '.join(SWITCHES)}, got {show(switches)}")
     missing = [k for k in SWITCHES if k not in switches]
     if missing:
         raise ValueError(f"{name} must set {', '.join(missing)}")
@@ -75,7 +75,7 @@ def check_switches(switches, name: str = "switches") -> dict:
     for key, options in SWITCHES.items():
         value = switches[key]
         if not any(value is o or (type(value) is type(o) and value == o) for o in options):
-            raise ValueError(f"{key} must be one of {', '.join(map(str, options))}; got {_show(value)}")
+            raise ValueError(f"{key} must be one of {', '.join(map(str, options))}; got {show(value)}")
     return dict(switches)
 
 
@@ -84,7 +84,7 @@ def recipe(name: str, *, arg: str = "name") -> NamedRecipe:
     for r in RECIPES:
         if isinstance(name, str) and r.name == name:
             return r
-    raise ValueError(f"{arg} must be one of {', '.join(r.name for r in RECIPES)}; got {_show(name)}")
+    raise ValueError(f"{arg} must be one of {', '.join(r.name for r in RECIPES)}; got {show(name)}")
 
 
 def recipe_switches(name: str, base: dict | None = None) -> dict:
@@ -144,9 +144,9 @@ def recipe_advantages(scores, baseline: str, scale: str, eps: float = GROUP_EPS)
     """
     s = as_vector("scores", scores, min_len=2)
     if baseline not in SWITCHES["baseline"]:
-        raise ValueError(f"baseline must be one of {', '.join(SWITCHES['baseline'])}; got {_show(baseline)}")
+        raise ValueError(f"baseline must be one of {', '.join(SWITCHES['baseline'])}; got {show(baseline)}")
     if scale not in SWITCHES["scale"]:
-        raise ValueError(f"scale must be one of {', '.join(SWITCHES['scale'])}; got {_show(scale)}")
+        raise ValueError(f"scale must be one of {', '.join(SWITCHES['scale'])}; got {show(scale)}")
     e = positive("eps", eps)
     g = s.size
     b = {"none": np.zeros(g), "leave-one-out": (s.sum() - s) / (g - 1)}.get(baseline, np.full(g, s.mean()))
@@ -210,7 +210,7 @@ def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2
                          f"{adv.size}")
     for name, r in (("ratio", rho), ("seq_ratio", seq)):
         if np.any(r < 0):
-            raise ValueError(f"{name} must be >= 0 (a ratio of probabilities), got {_show(r)}")
+            raise ValueError(f"{name} must be >= 0 (a ratio of probabilities), got {show(r)}")
     eps_low, eps_high = positive("eps_low", eps_low), positive("eps_high", eps_high)
     gspo_eps = eps_pair("gspo_eps", gspo_eps)
     clip = recipe_clip(s)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
+from .checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
 from .credit import GROUP_METHODS, GROUP_SEED, GROUP_SIZE, AnswerTrace, answer_trace, gae, group_advantages, td_errors
 from .estimates import (
     advantages,
