@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 import rlcore
-from rlcore.credit import gae_batch
-from rlcore.policy import _log_softmax, _softmax
 from rlcore.sampling import ScoreTable, sample_tokens
 
 
@@ -74,16 +72,16 @@ def test_score_table_draws_each_score_of_a_token_equally_often():
     assert got.tolist() == [3.0, 1.0, 2.0, 2.0, 5.0]
 
 
-def test_softmax_kernel_is_the_public_softmax_row_by_row():
+def test_batched_softmax_is_the_softmax_of_each_row():
     rng = np.random.default_rng(2)
     z = rng.normal(size=(4, 5)) * 10
     for tau in (1e-3, 1.0, 7.0):
-        rows = _softmax(z, tau)
+        rows = rlcore.softmax(z, tau)
         for r in range(4):
             np.testing.assert_array_equal(rows[r], rlcore.softmax(z[r], tau))
             e = [math.exp((x - max(z[r])) / tau) for x in z[r]]
             np.testing.assert_allclose(rows[r], [x / sum(e) for x in e], rtol=1e-12)
-    logs = _log_softmax(z)
+    logs = rlcore.log_softmax(z)
     for r in range(4):
         np.testing.assert_array_equal(logs[r], rlcore.log_softmax(z[r]))
         np.testing.assert_allclose(np.exp(logs[r]), rlcore.softmax(z[r]), rtol=1e-12)
@@ -108,7 +106,7 @@ def test_batched_gae_on_answers_of_different_lengths_matches_a_loop_per_answer()
         for j in range(3):                            # V after the answer's last token: 0 (it is finished)
             values[i, j, lengths[i, j]:] = 0.0
     for gamma, lam in ((1.0, 1.0), (0.9, 0.95), (0.5, 0.0)):
-        got = gae_batch(rewards, values, gamma, lam, mask)
+        got = rlcore.gae(rewards, values, gamma, lam, mask)
         for i in range(2):
             for j in range(3):
                 n = lengths[i, j]
@@ -122,8 +120,8 @@ def test_batched_gae_on_answers_of_different_lengths_matches_a_loop_per_answer()
 def test_batched_gae_by_hand():
     # rewards (0, 2), V (1, 2, 0), γ = λ = 1: δ = (0 + 2 − 1, 2 + 0 − 2) = (1, 0); Â₁ = 0, Â₀ = 1 + 0 = 1
     # second answer is one token long: δ₀ = 1 + 0 − 0.5 = 0.5, the padded position gets 0
-    got = gae_batch(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
-                    np.array([[True, True], [True, False]]))
+    got = rlcore.gae(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
+                     np.array([[True, True], [True, False]]))
     np.testing.assert_array_equal(got, [[1.0, 0.0], [0.5, 0.0]])
 
 

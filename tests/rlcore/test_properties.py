@@ -198,15 +198,14 @@ def test_group_advantages_sum_to_zero(group, method):
 @SETTINGS
 @given(st.integers(1, 6), st.integers(1, 8), st.data(), st.sampled_from(rlcore.GROUP_METHODS))
 def test_many_groups_at_once_are_each_their_own_group(n_groups, size, data, method):
-    """The simulations hand the private formula one group per row; each row must get what the public
-    function gives that group alone (a row where every score agrees gets zeros)."""
-    from rlcore.credit import GROUP_EPS, _group_advantages
-
+    """The simulations hand group_advantages one group per row; each row must get what that group alone gets
+    (a row where every score agrees gets zeros)."""
     rows = np.array([data.draw(st.one_of(
         st.lists(st.sampled_from([0.0, 1.0, 5.0]), min_size=size, max_size=size),
         st.lists(st.floats(-100, 100), min_size=size, max_size=size))) for _ in range(n_groups)])
     with strict():
-        batched = _group_advantages(rows, method, GROUP_EPS)
+        batched = rlcore.group_advantages(rows, method)
+    eps = rlcore.credit.GROUP_EPS
     assert batched.shape == rows.shape
     for row, got in zip(rows.tolist(), batched, strict=True):  # the formulas in plain Python, one group at a time
         mean = sum(row) / size
@@ -217,7 +216,7 @@ def test_many_groups_at_once_are_each_their_own_group(n_groups, size, data, meth
         elif method == "rloo":
             expected = [x - (sum(row) - x) / (size - 1) for x in row]
         else:
-            expected = [(x - mean) / (statistics.stdev(row) + GROUP_EPS) for x in row]
+            expected = [(x - mean) / (statistics.stdev(row) + eps) for x in row]
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
 
 @SETTINGS
