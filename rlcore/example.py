@@ -18,7 +18,7 @@ from .checks import PROB_TOL
 # Bounds of what the explorer is for. Within them every quantity a page computes from a scenario (Q, V,
 # advantages, variances, which square scores) stays a finite float: 100 scores of 1e6 sum to 1e8, squares
 # stay below 1e12, far from the float limit of 1.8e308.
-MAX_TOKENS = 12
+MAX_TOKENS = 12         # candidate tokens of a Scenario
 MAX_SAMPLES = 100        # judge scores per token: a GRPO group is 4 to 64 answers
 MAX_SCORE = 1e6          # |judge score|: the article's judge gives 0 to 10
 MAX_TOKEN_CHARS = 24     # a token's name
