@@ -110,8 +110,8 @@ def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None
 
 
 def _ratio_advantage(ratio, advantage) -> tuple[np.ndarray, np.ndarray]:
-    return broadcast("ratio", finite("ratio", np.atleast_1d(ratio)),
-                     "advantage", finite("advantage", np.atleast_1d(advantage)))
+    return broadcast("ratio", np.atleast_1d(finite("ratio", ratio)),
+                     "advantage", np.atleast_1d(finite("advantage", advantage)))
 
 
 def _surrogate(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
