@@ -212,3 +212,15 @@ def broadcast(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> tuple[n
         return np.broadcast_arrays(a, b)
     except ValueError:
         raise ValueError(f"{name_a} and {name_b} shapes do not fit: {a.shape} and {b.shape}") from None
+
+
+def eps_pair(name: str, value) -> tuple[float, float]:
+    """A clip range (ε_low, ε_high): two finite numbers > 0; ValueError naming ``name`` otherwise."""
+    try:
+        pair = tuple(value)
+    except TypeError:
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}") from None
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}")
+    low, high = (positive(name, e) for e in pair)
+    return low, high

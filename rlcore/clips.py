@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .aggregation import gradient_weights, sequence_ratio
-from .checks import as_probs, as_samples, as_vector, choice, finite, in_range, non_negative, positive, show
+from .checks import as_probs, as_samples, as_vector, choice, eps_pair, finite, in_range, non_negative, positive, show
 from .credit import GROUP_METHODS, group_advantages
 from .policy import logits_from_probs, policy_gradient_step, softmax
 
@@ -16,18 +16,6 @@ CLIP_METHODS = ("ppo", "clip-higher", "cispo", "gspo")
 
 GSPO_EPS = (3e-4, 4e-4)
 """GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
-
-
-def eps_pair(name: str, value) -> tuple[float, float]:
-    """A clip range (ε_low, ε_high): two finite numbers > 0; ValueError naming ``name`` otherwise."""
-    try:
-        pair = tuple(value)
-    except TypeError:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}") from None
-    if len(pair) != 2:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}")
-    low, high = (positive(name, e) for e in pair)
-    return low, high
 
 
 class Reach(NamedTuple):

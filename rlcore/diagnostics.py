@@ -110,7 +110,7 @@ def truncated_is_weights(logp_train, logp_rollout, cap: float, mode: str = "trun
     if train.shape != rollout.shape:
         raise ValueError(f"logp_train and logp_rollout must have the same shape, got {train.shape} and "
                          f"{rollout.shape}")
-    c = positive("cap", cap) if np.ndim(cap) == 0 else finite("cap", cap)
+    c = finite("cap", cap) if isinstance(cap, (list, tuple, np.ndarray)) else positive("cap", cap)
     if np.any(c <= 0):
         raise ValueError(f"cap must be > 0, got {show(c)}")
     broadcast("logp_train", train, "cap", c)

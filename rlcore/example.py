@@ -225,7 +225,11 @@ def normalize_probs(probs, keep=()) -> tuple[float, ...]:
     if np.any(arr < 0):
         raise ValueError(f"probs must be >= 0, got {arr.tolist()}")
     kept = np.zeros(arr.size, dtype=bool)
-    for i in keep:
+    try:
+        positions = list(keep)
+    except TypeError:
+        raise ValueError(f"keep must hold positions 0 to {arr.size - 1}, got {keep!r}") from None
+    for i in positions:
         if not (isinstance(i, (int, np.integer)) and 0 <= i < arr.size):
             raise ValueError(f"keep must hold positions 0 to {arr.size - 1}, got {keep!r}")
         kept[i] = True

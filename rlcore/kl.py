@@ -155,6 +155,12 @@ def share_curve(shares, rewards, p_ref, beta: float) -> ShareCurve:
 
     Returns:
         ShareCurve(shares, expected_reward, kl, objective), each of shape [M].
+
+    All on the first choice, then all on the second: KL(π‖π_ref) = ln(1/0.95) and ln(1/0.05).
+
+    >>> c = share_curve([0.0, 1.0], [9.0, 9.6], [0.95, 0.05], 1.0)
+    >>> c.kl.round(4).tolist(), c.objective.round(4).tolist()
+    ([0.0513, 2.9957], [8.9487, 6.6043])
     """
     s = as_vector("shares", shares)
     if np.any(s < 0) or np.any(s > 1):

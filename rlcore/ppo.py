@@ -37,8 +37,8 @@ def importance_ratio(p_new, p_old) -> np.ndarray:
     >>> importance_ratio([0.24], [0.2]).round(10).tolist()
     [1.2]
     """
-    new = as_vector("p_new", np.atleast_1d(p_new))
-    old = as_vector("p_old", np.atleast_1d(p_old))
+    new = as_vector("p_new", np.atleast_1d(finite("p_new", p_new)))
+    old = as_vector("p_old", np.atleast_1d(finite("p_old", p_old)))
     if new.shape != old.shape:
         raise ValueError(f"p_new and p_old must have the same shape, got {new.shape} and {old.shape}")
     if np.any(new < 0) or np.any(new > 1):

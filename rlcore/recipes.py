@@ -7,8 +7,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .aggregation import AGGREGATION_MODES, gradient_weights
-from .checks import as_vector, positive, show
-from .clips import GSPO_EPS, eps_pair
+from .checks import as_vector, eps_pair, positive, show
+from .clips import GSPO_EPS
 from .credit import GROUP_EPS
 
 SWITCHES: dict[str, tuple] = {

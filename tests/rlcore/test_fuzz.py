@@ -1,15 +1,22 @@
-"""Fuzz every public callable of rlcore with hypothesis: finite, well-shaped results or a ValueError naming the input.
+"""Fuzz rlcore with hypothesis: finite, well-shaped results or a ValueError naming the input.
 
-For each name in ``rlcore.__all__`` that is a function or a validating class (Scenario, LabConfig) there is one
-strategy, built from its docstring. A strategy draws a ``Case``: keyword arguments that are valid, or the same
-with exactly one argument replaced by an invalid value (wrong length, NaN, ±inf, negative probability,
-γ/λ/ε/β out of range, strings, None, bool for a number, ...). Then:
+Two levels:
 
-* valid input must return finite values of the documented shape (checked per function), with every numpy
-  floating-point event except underflow turned into an error (``np.errstate(all="raise", under="ignore")``:
-  underflow to 0 is a correct result) and every warning turned into an error;
-* invalid input must raise ``ValueError`` whose message names the offending argument (as a whole word);
-* anything else (FloatingPointError, TypeError, AttributeError, IndexError, a warning) fails.
+* Every public function (and validating class) of every rlcore module, found by walking the package, with no
+  line here per function (the end of this file): arguments from the function's own doctest, from the
+  argument's name (VOCABULARY) or from its default; then one argument replaced by a value of the wrong kind. It
+  must return or raise ValueError naming that argument; a TypeError, IndexError, AttributeError, a numpy
+  floating-point error or a warning fails. A new module needs nothing here: a function whose arguments the fuzz
+  cannot build fails, asking for a doctest example that calls it.
+* Deeper strategies for the functions named in SPECS (optional; none is required): a ``Case`` of keyword
+  arguments that are valid, or the same with exactly one argument replaced by an invalid value (wrong length,
+  NaN, ±inf, negative probability, γ/λ/ε/β out of range, strings, None, bool for a number, ...). Then:
+
+  * valid input must return finite values of the documented shape (checked per function), with every numpy
+    floating-point event except underflow turned into an error (``np.errstate(all="raise", under="ignore")``:
+    underflow to 0 is a correct result) and every warning turned into an error;
+  * invalid input must raise ``ValueError`` whose message names the offending argument (as a whole word);
+  * anything else (FloatingPointError, TypeError, AttributeError, IndexError, a warning) fails.
 
 Non-finite values we allow, because the docstrings promise them and the pages rely on them:
 
@@ -44,8 +51,14 @@ whole file runs in well under a minute; ``derandomize=True`` keeps CI repeatable
 
 from __future__ import annotations
 
+import ast
 import collections
+import contextlib
+import doctest
+import importlib
+import inspect
 import math
+import pkgutil
 import re
 import warnings
 from collections.abc import Callable
@@ -53,7 +66,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import rlcore
@@ -2400,3 +2413,224 @@ def test_fixed_tiny_beta_with_best_reward_where_reference_is_zero():  # fixed: s
 def test_fixed_ragged_input_names_the_argument(name, kwargs, arg):
     """A ragged list got numpy's "setting an array element with a sequence ..."; now "<arg> must be ..."."""
     run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, (arg,)))
+
+
+# ------------------------------------------------------------------------------------------------------
+# Every public function of every rlcore module, from its signature: nothing to add here for a new module
+# ------------------------------------------------------------------------------------------------------
+#
+# The strategies above are deeper checks for the functions they name; the fuzz below reaches every public
+# function (and every validating class) of every rlcore module on its own. Its arguments come, in this order,
+# from the function's first doctest that calls it (its own example, valid by construction), from the
+# argument's name (VOCABULARY: one size m shared by every vector, so probs, q, samples, rewards, lengths ...
+# fit each other), or from the argument's default. Then one argument may be replaced by a value of the wrong
+# kind (JUNK). The function must return, or raise ValueError; on a replaced argument that ValueError must name
+# it. Anything else (TypeError, IndexError, AttributeError, a floating-point error or a warning) fails.
+
+NOT_FUZZED = {  # modules whose functions take other checks' names as arguments, not values
+    "rlcore.checks": "the checks themselves: their first argument is the name an error uses",
+    "rlcore._checks": "the old name of rlcore.checks",
+}
+# Unchecked by design until rlcore/lab.py's rewrite lands (the lead empties this at the merge): the loop's steps
+# take its own records, training_loop is what train calls after checking, gae_batch is gae without its checks.
+PENDING = {"rlcore.lab.reinforce_advantages", "rlcore.lab.group_baseline_advantages", "rlcore.lab.critic_advantages",
+           "rlcore.lab.policy_update", "rlcore.lab.training_loop", "rlcore.credit.gae_batch"}
+
+
+def public_functions() -> list[tuple[str, Callable]]:
+    """(module.name, callable) for every public function and validating class defined in an rlcore module."""
+    out = []
+    for info in pkgutil.walk_packages(rlcore.__path__, "rlcore."):
+        if info.name in NOT_FUZZED:
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isfunction(obj) or (inspect.isclass(obj) and "__post_init__" in vars(obj)):
+                out.append((f"{info.name}.{name}", obj))
+    return sorted(out, key=lambda item: item[0])
+
+
+def doctest_kwargs(fn) -> dict | None:
+    """The arguments of the first call to ``fn`` in its own docstring's examples, bound to its parameter names."""
+    module = inspect.getmodule(fn)
+    namespace = {**vars(module), "np": np}
+    for example in doctest.DocTestParser().get_examples(inspect.getdoc(fn) or ""):
+        try:
+            tree = ast.parse(example.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fn.__name__:
+                try:
+                    args = [eval(compile(ast.Expression(a), "<doctest>", "eval"), namespace) for a in node.args]
+                    kw = {k.arg: eval(compile(ast.Expression(k.value), "<doctest>", "eval"), namespace)
+                          for k in node.keywords}
+                    return dict(inspect.signature(fn).bind(*args, **kw).arguments)
+                except Exception:  # an example that needs names of its own: fall back on the vocabulary
+                    return None
+        with contextlib.suppress(Exception):
+            exec(compile(example.source, "<doctest>", "exec"), namespace)  # names later examples use
+    return None
+
+
+def _vec(elements):
+    return lambda draw, m, kw: draw(vector(elements, m))
+
+
+def _token(draw, m, kw):
+    """A token of the scenario drawn before it; without one, a token's index."""
+    if isinstance(kw.get("scenario"), rlcore.Scenario):
+        return draw(st.sampled_from(kw["scenario"].tokens))
+    return draw(st.integers(0, m - 1))
+
+
+SMALL_SCORE = st.one_of(st.sampled_from([0.0, 1.0, 10.0]), st.floats(-10, 10))
+SMALL_POS = st.floats(0.01, 2.0)
+SMALL_COUNT = st.integers(2, 4)
+VOCABULARY: dict[str, Callable] = {  # argument name -> (draw, m, arguments so far) -> a value that often fits
+    # vectors of the shared size m (values: m + 1)
+    **dict.fromkeys(("probs", "pi", "pi_ref", "p_ref", "p_old", "p_new", "p"), lambda draw, m, kw: draw(probs(m))),
+    **dict.fromkeys(("q", "rewards", "scores", "advantages", "advantage", "baselines"), _vec(SMALL_SCORE)),
+    "values": lambda draw, m, kw: draw(vector(SMALL_SCORE, m + 1)),
+    "samples": lambda draw, m, kw: draw(vector(st.lists(SMALL_SCORE, min_size=1, max_size=3), m)),
+    "lengths": _vec(st.integers(1, 6)),
+    **dict.fromkeys(("ratio", "seq_ratio"), _vec(st.floats(0, 3))),
+    **dict.fromkeys(("logp", "logp_ref", "logp_train", "logp_rollout"), _vec(st.floats(-20, 0))),
+    **dict.fromkeys(("logp_new", "logp_old"), lambda draw, m, kw: [draw(vector(st.floats(-20, 0), m))]),
+    "mask": lambda draw, m, kw: [[1] * m],
+    "token_losses": lambda draw, m, kw: [draw(vector(SMALL_SCORE, m))],
+    **dict.fromkeys(("logits", "logit_change"), _vec(SMALL_SCORE)),
+    "actions": _vec(st.just(0)),
+    "shares": _vec(st.floats(0, 1)),
+    "ks": lambda draw, m, kw: [1, 2],
+    "caps": lambda draw, m, kw: [1.5, 3.0],
+    "lams": lambda draw, m, kw: [0.0, 0.5, 1.0],
+    "at": lambda draw, m, kw: [1, m],
+    # the running example, and results other functions take
+    "scenario": lambda draw, m, kw: draw(scenarios(min_k=m, max_k=m)),
+    "token": _token,
+    "trace": lambda draw, m, kw: rlcore.answer_trace(rlcore.ARTICLE_SCENARIO, "open"),
+    "run": lambda draw, m, kw: rlcore.sampled_training([0.5, 0.5], [[1.0], [0.0]], lr=1.0, steps=2, batch=2),
+    "study": lambda draw, m, kw: rlcore.mismatch_study([0.5, 0.5], [1.0, 0.0], kind="temperature", level=1.5,
+                                                      caps=[2.0], batch=4, draws=2, seed=0),
+    **dict.fromkeys(("config", "c"), lambda draw, m, kw: rlcore.LabConfig(steps=2, group_size=2)),
+    "tree": lambda draw, m, kw: rlcore.lab_tree(rlcore.ARTICLE_SCENARIO),
+    "history": lambda draw, m, kw: rlcore.train(rlcore.ARTICLE_SCENARIO, rlcore.LabConfig(steps=2, group_size=2)),
+    "switches": lambda draw, m, kw: rlcore.recipe_switches(draw(st.sampled_from([r.name for r in rlcore.RECIPES]))),
+    "written": lambda draw, m, kw: [],
+    # numbers
+    **dict.fromkeys(("gamma", "lam", "threshold", "top_p"), lambda draw, m, kw: draw(st.floats(0.05, 1.0))),
+    **dict.fromkeys(("eps", "eps_low", "eps_high", "beta", "lr", "temperature", "cap", "level", "noise", "bias",
+                     "target", "score"), lambda draw, m, kw: draw(SMALL_POS)),
+    "baseline": lambda draw, m, kw: draw(SMALL_SCORE),
+    **dict.fromkeys(("steps", "epochs", "batch", "n", "draws", "n_runs", "group_size", "n_draws", "bins",
+                     "points", "answers", "questions", "n_tokens", "long_length", "max_len"),
+                    lambda draw, m, kw: draw(SMALL_COUNT)),
+    **dict.fromkeys(("seed", "rng"), lambda draw, m, kw: draw(st.integers(0, 3))),
+    **dict.fromkeys(("k", "index", "cap_index"), lambda draw, m, kw: draw(st.integers(0, 1))),
+    "n_actions": lambda draw, m, kw: m,
+    "seeds": lambda draw, m, kw: [0, 1],
+    # text
+    **dict.fromkeys(("text", "answer", "final", "expected"), lambda draw, m, kw: draw(TEXT)),
+    "name": lambda draw, m, kw: draw(st.sampled_from([r.name for r in rlcore.RECIPES])),
+}
+CHOICE_ARGUMENTS = ("mode", "method", "kind", "baseline")  # a string without a default: one of its module's options
+MESSAGE_ARGUMENTS = ("name", "arg")  # with a default, the name an error uses, not a value: never corrupted
+
+DERIVED_EXAMPLES = 20  # per function; no shrinking: a failure reports the first case as drawn
+JUNK = [NAN, INF, -INF, -1, 0, 2.5, "abc", None, True, [], [NAN], [[1.0], [2.0, 3.0]], {"a": 1}, b"x"]
+
+
+def options_of(fn) -> list[str]:
+    """The strings a string argument of ``fn`` may take: its module's tuples of names (e.g. AGGREGATION_MODES)."""
+    module = inspect.getmodule(fn)
+    return sorted({x for v in vars(module).values() if isinstance(v, tuple) and v and all(
+        isinstance(s, str) for s in v) for x in v})
+
+
+def unbuildable(fn) -> list[str]:
+    """The arguments of ``fn`` that have neither a doctest value, a name in VOCABULARY nor a default."""
+    base = doctest_kwargs(fn) or {}
+    return [name for name, p in inspect.signature(fn).parameters.items()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            and name not in VOCABULARY and name not in CHOICE_ARGUMENTS and name not in base]
+
+
+def build_kwargs(draw, fn) -> dict:
+    """Valid-looking arguments for ``fn`` (which has no ``unbuildable`` argument): its doctest's, half the time;
+    else each argument from its string default, its name, its module's options, its default or its doctest."""
+    base = doctest_kwargs(fn)
+    if base is not None and draw(st.booleans()):
+        return dict(base)
+    m = draw(st.integers(1, 4))
+    kwargs: dict = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if isinstance(param.default, str) or (name in MESSAGE_ARGUMENTS and param.default is not param.empty):
+            kwargs[name] = param.default
+        elif name in VOCABULARY:
+            kwargs[name] = VOCABULARY[name](draw, m, kwargs)
+        elif name in CHOICE_ARGUMENTS:
+            kwargs[name] = draw(st.sampled_from(options_of(fn)))
+        elif param.default is not param.empty:
+            kwargs[name] = param.default
+        else:
+            kwargs[name] = base[name]
+    return kwargs
+
+
+def call_checked(fn, kwargs: dict, bad: str | None) -> str:
+    """Call ``fn``; 'returned' or 'rejected'. An exception other than ValueError, a floating-point error or a
+    warning fails, and so does a ValueError that does not name the ``bad`` argument."""
+    with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            fn(**kwargs)
+        except ValueError as err:
+            if bad is not None:
+                assert names_argument(str(err), (bad,)), f"the error does not name {bad}: {err}"
+            return "rejected"
+    return "returned"
+
+
+FUNCTIONS = public_functions()
+
+
+@pytest.mark.parametrize(("qualname", "fn"), FUNCTIONS, ids=[q.removeprefix("rlcore.") for q, _ in FUNCTIONS])
+def test_every_function_returns_or_raises_value_error(qualname, fn):
+    if qualname in PENDING:
+        pytest.xfail(f"{qualname} checks no input (pending the lab's rewrite)")
+    missing = unbuildable(fn)
+    assert not missing, (f"{qualname}: the fuzz cannot build {missing} (no doctest value, no name in VOCABULARY, "
+                         "no default); give the function a doctest example that calls it")
+    outcomes: collections.Counter = collections.Counter()
+
+    @settings(max_examples=DERIVED_EXAMPLES, derandomize=True, deadline=None, database=None,
+              phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        kwargs = build_kwargs(data.draw, fn)
+        outcome = call_checked(fn, kwargs, None)
+        outcomes[outcome] += 1
+        corruptible = sorted(set(kwargs) - set(MESSAGE_ARGUMENTS))
+        if outcome == "returned" and corruptible:  # valid arguments: now one of them goes wrong
+            bad = data.draw(st.sampled_from(corruptible))
+            outcomes[call_checked(fn, {**kwargs, bad: data.draw(st.sampled_from(JUNK))}, bad) + " junk"] += 1
+
+    run()
+    assert outcomes["returned"], f"{qualname} never returned: {dict(outcomes)}"
+
+
+def test_the_fuzz_catches_an_error_that_is_not_a_value_error():
+    """The harness itself: a function that lets a bad argument through to a TypeError fails it."""
+    def loose(probs, lr: float = 0.1):
+        return np.asarray(probs, dtype=float) * lr
+
+    with pytest.raises(TypeError):
+        call_checked(loose, {"probs": [0.5, 0.5], "lr": "abc"}, "lr")
+    with pytest.raises(AssertionError, match="does not name lr"):
+        call_checked(lambda lr: rlcore.softmax([0.0], lr), {"lr": -1.0}, "lr")
+    assert call_checked(rlcore.softmax, {"logits": [0.0, 1.0], "temperature": -1.0}, "temperature") == "rejected"
