@@ -14,7 +14,7 @@ GRADIENT_METHODS = ("ppo", "cispo")
 def _mask_lengths(mask) -> tuple[np.ndarray, np.ndarray]:
     """The mask as 0/1 floats, shape [..., n, T], and each answer's length |o_i| (every one ≥ 1)."""
     m = finite("mask", mask, min_ndim=2)
-    if not np.all((m == 0) | (m == 1)):
+    if not ((m == 0) | (m == 1)).all():
         raise ValueError(f"mask must hold only 0 and 1 (or False and True), got {show(m)}")
     lengths = m.sum(axis=-1)
     empty = np.argwhere(lengths == 0)
@@ -198,7 +198,7 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     [1.2, 0.9]
     """
     rho = finite("ratio", ratio)
-    if np.any(rho < 0):
+    if rho.min() < 0:
         raise ValueError(f"ratio must be >= 0, got {show(rho)}")
     rho, adv = broadcast("ratio", rho, "advantages", finite("advantages", advantages))
     method = choice("method", method, GRADIENT_METHODS)

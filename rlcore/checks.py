@@ -161,13 +161,12 @@ def finite(name: str, value, *, ndim: int | None = None, min_ndim: int = 0) -> n
     if raw.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold numbers only, got {show(value)}")
     arr = raw.astype(np.float64)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
-    if arr.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    if (ndim is not None and arr.ndim != ndim) or arr.ndim < min_ndim:
+        want = f"{ndim}" if ndim is not None else f"at least {min_ndim}"
+        raise ValueError(f"{name} must have {want} dimension(s), got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():  # the method, not np.all: these checks run inside loops
         raise ValueError(f"{name} must contain only finite numbers, got {show(arr)}")
     return arr
 
@@ -175,7 +174,7 @@ def finite(name: str, value, *, ndim: int | None = None, min_ndim: int = 0) -> n
 def log_probs(name: str, value, **shape) -> np.ndarray:
     """``finite`` log-probabilities: every entry <= 0."""
     lp = finite(name, value, **shape)
-    if np.any(lp > 0):
+    if lp.max() > 0:
         raise ValueError(f"{name} must be log-probabilities (<= 0), got {show(lp)}")
     return lp
 
@@ -185,10 +184,10 @@ def prob_rows(name: str, value) -> np.ndarray:
     p = finite(name, value)
     if p.ndim == 0:
         raise ValueError(f"{name} must be a probability vector (or a batch of them), got {show(p)}")
-    if np.any(p < 0) or np.any(p > 1):
+    if p.min() < 0 or p.max() > 1:
         raise ValueError(f"{name} must lie in [0, 1], got {show(p)}")
     totals = p.sum(axis=-1)
-    if np.any(np.abs(totals - 1.0) > PROB_TOL):
+    if np.abs(totals - 1.0).max() > PROB_TOL:
         raise ValueError(f"{name} must sum to 1 along its last axis, got {show(p)} (sums {show(totals)})")
     return p
 
@@ -196,7 +195,7 @@ def prob_rows(name: str, value) -> np.ndarray:
 def whole_numbers(name: str, value, low: int) -> np.ndarray:
     """``finite`` whole numbers >= ``low`` (as floats)."""
     k = finite(name, value)
-    if np.any(k != np.round(k)) or np.any(k < low):
+    if (k != np.rint(k)).any() or k.min() < low:
         raise ValueError(f"{name} must hold whole numbers >= {low}, got {show(k)}")
     return k
 

@@ -71,7 +71,7 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
     [1.2, 0.5]
     """
     rho, adv = _ratio_advantage(ratio, advantage)
-    if np.any(rho < 0):
+    if rho.min() < 0:
         raise ValueError(f"ratio must be >= 0, got {show(rho)}")
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)

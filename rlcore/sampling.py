@@ -38,7 +38,7 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     """
     p = prob_rows("probs", probs)
     draws = finite("u", u, min_ndim=1)
-    if np.any(draws < 0) or np.any(draws >= 1):
+    if draws.min() < 0 or draws.max() >= 1:
         raise ValueError(f"u must lie in [0, 1), got {show(draws)}")
     try:
         np.broadcast_shapes(p.shape[:-1], draws.shape[:-1])
