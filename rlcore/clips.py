@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,7 +18,8 @@ GSPO_EPS = (3e-4, 4e-4)
 """GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
 
 
-class Reach(NamedTuple):
+@dataclass(frozen=True)
+class Reach:
     """How far one batch can move each token before its clip stops it."""
 
     low: np.ndarray   # (1−ε_low)·π_old, the lowest it can be pushed
@@ -40,8 +41,9 @@ def reach(p_old, eps_low: float, eps_high: float | None = None) -> Reach:
     Returns:
         Reach(low, high, rise), each of p_old's shape.
 
-    >>> [x.round(6).tolist() for x in reach([0.01, 0.9], 0.2, 0.28)]
-    [[0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1]]
+    >>> r = reach([0.01, 0.9], 0.2, 0.28)
+    >>> r.low.round(6).tolist(), r.high.round(6).tolist(), r.rise.round(6).tolist()
+    ([0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1])
     """
     p = finite("p_old", p_old)
     if np.any(p < 0) or np.any(p > 1):
@@ -52,7 +54,8 @@ def reach(p_old, eps_low: float, eps_high: float | None = None) -> Reach:
     return Reach(np.maximum(0.0, (1.0 - low) * p), top, top - p)
 
 
-class ClipBatch(NamedTuple):
+@dataclass(frozen=True)
+class ClipBatch:
     """A batch of sampled answers after one update step, and what each clip does to them."""
 
     actions: np.ndarray     # [n] int: each answer's first (decision) token

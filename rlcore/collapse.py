@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,7 +15,8 @@ MAX_QUESTIONS = 5_000
 MAX_ANSWERS = 1_000
 
 
-class EntropyTrace(NamedTuple):
+@dataclass(frozen=True)
+class EntropyTrace:
     """Entropy along exact policy-gradient steps, with the first-order prediction of each step's change."""
 
     probs: np.ndarray      # shape [T+1, K], π before each step and after the last
@@ -86,7 +87,8 @@ def _patterns(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bits[keep].astype(np.float64), chance[keep]
 
 
-class PassAtK(NamedTuple):
+@dataclass(frozen=True)
+class PassAtK:
     """pass@k averaged over a set of questions, for each policy in a batch of them."""
 
     ks: np.ndarray         # shape [M]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -150,7 +150,8 @@ def _group_advantages(s: np.ndarray, method: str, eps: float) -> np.ndarray:
     return np.where(np.ptp(s, axis=-1, keepdims=True) == 0, 0.0, out)  # a group that all agrees: no signal
 
 
-class AnswerTrace(NamedTuple):
+@dataclass(frozen=True)
+class AnswerTrace:
     """One sampled answer laid out token by token."""
 
     tokens: tuple[str, ...]  # T tokens: prefix, first token, continuation

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,7 +12,8 @@ TRUNCATION_MODES = ("truncate", "mask")
 MAX_SAMPLES = 1_000_000  # pass_at_k_estimate's largest n
 
 
-class KLGradients(NamedTuple):
+@dataclass(frozen=True)
+class KLGradients:
     """Expected gradients of a KL penalty with respect to the logits z, tokens sampled from π; each shape [K]."""
 
     reverse: np.ndarray    # ∇ KL(π‖π_ref), exact

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,7 +28,8 @@ def kl_divergence(p, q) -> float:
     return float(max(np.sum(pp[support] * (np.log(pp[support]) - np.log(qq[support]))), 0.0))
 
 
-class KLEstimates(NamedTuple):
+@dataclass(frozen=True)
+class KLEstimates:
     """Schulman's per-sample estimators of KL(π‖π_ref), for tokens sampled from π."""
 
     k1: np.ndarray
@@ -54,8 +55,9 @@ def kl_estimators(logp, logp_ref) -> KLEstimates:
 
     A token twice as likely under π as under π_ref: k1 = ln 2, k2 = ½(ln 2)², k3 = ½ − 1 + ln 2.
 
-    >>> [round(float(k[0]), 4) for k in kl_estimators(np.log([0.5]), np.log([0.25]))]
-    [0.6931, 0.2402, 0.1931]
+    >>> e = kl_estimators(np.log([0.5]), np.log([0.25]))
+    >>> round(float(e.k1[0]), 4), round(float(e.k2[0]), 4), round(float(e.k3[0]), 4)
+    (0.6931, 0.2402, 0.1931)
     """
     lp = log_probs("logp", logp, min_ndim=1)
     lr = log_probs("logp_ref", logp_ref, min_ndim=1)
@@ -70,7 +72,8 @@ def _kl_estimates(lp: np.ndarray, lr: np.ndarray) -> KLEstimates:
     return KLEstimates(k1, 0.5 * k1**2, np.expm1(log_r) - log_r)
 
 
-class RegularizedObjective(NamedTuple):
+@dataclass(frozen=True)
+class RegularizedObjective:
     expected_reward: float
     kl: float
     objective: float
@@ -135,7 +138,8 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
     return out
 
 
-class ShareCurve(NamedTuple):
+@dataclass(frozen=True)
+class ShareCurve:
     """The KL-regularised objective along a two-way choice, for a range of shares."""
 
     shares: np.ndarray           # shape [M]: probability of the second choice

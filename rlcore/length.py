@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,7 +34,8 @@ def _budget(max_len, lens: np.ndarray) -> int:
     return top
 
 
-class LengthPush(NamedTuple):
+@dataclass(frozen=True)
+class LengthPush:
     """What one update does to each answer of a group, under each aggregation mode."""
 
     weights: np.ndarray     # [4, n]: weight of each token of answer i (AGGREGATION_MODES order)
@@ -128,7 +129,8 @@ def _step(z, a, adv, lens, modes, etas, top):
     return z + np.asarray(etas, float)[:, None, None] * (onto - push.sum(axis=-1, keepdims=True) * pi)
 
 
-class LengthRun(NamedTuple):
+@dataclass(frozen=True)
+class LengthRun:
     """Training runs under one aggregation mode, averaged over seeds."""
 
     mean_length: np.ndarray  # [T+1]: Σ_k π_k |o_k| before each step and after the last
@@ -219,7 +221,8 @@ def length_training(probs, samples, lengths, *, modes=AGGREGATION_MODES, method:
     return tuple(LengthRun(out_len[j], out_score[j], out_p[j]) for j in range(m))
 
 
-class DifficultyCurve(NamedTuple):
+@dataclass(frozen=True)
+class DifficultyCurve:
     """Binary-scored groups of G answers with k right: the advantages GRPO and Dr. GRPO give them."""
 
     n_right: np.ndarray  # [G−1]: k = 1 … G−1
@@ -292,7 +295,8 @@ def with_long_version(probs, samples, lengths, index: int, long_length: int):
     return ((*new_p.tolist(), float(new_p[i])), (*scores, scores[i]), (*(int(x) for x in lens), long_len))
 
 
-class LengthDrift(NamedTuple):
+@dataclass(frozen=True)
+class LengthDrift:
     """Training with a short and a padded version of one answer, under one aggregation mode."""
 
     mean_length: np.ndarray  # [T+1]: Σ_k π_k |o_k|, averaged over the runs

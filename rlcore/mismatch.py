@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,7 +38,8 @@ def top_p_probs(probs, top_p: float) -> np.ndarray:
     return mu / mu.sum()
 
 
-class MismatchStudy(NamedTuple):
+@dataclass(frozen=True)
+class MismatchStudy:
     """Many seeded batches of rollouts from the engine, and what each weighting does to the gradient estimate."""
 
     target: np.ndarray         # shape [K], the on-policy expected gradient π ⊙ (Q − V)

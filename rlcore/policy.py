@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -91,7 +91,8 @@ def policy_gradient_step(logits, q, lr: float) -> np.ndarray:
     return z + eta * p * (qv - p @ qv)
 
 
-class PolicyPath(NamedTuple):
+@dataclass(frozen=True)
+class PolicyPath:
     """Exact policy-gradient trajectory."""
 
     probs: np.ndarray   # shape [steps+1, K]
@@ -127,7 +128,8 @@ def policy_gradient_path(probs, q, lr: float, steps: int) -> PolicyPath:
     return PolicyPath(out, out @ qv)
 
 
-class TrainingRun(NamedTuple):
+@dataclass(frozen=True)
+class TrainingRun:
     """REINFORCE from sampled answers, one row per seed."""
 
     probs: np.ndarray       # shape [S, steps+1, K]: π at temperature 1 before each step and after the last

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -137,7 +137,8 @@ def clip_bounds(p_old, eps: float) -> tuple[float, float]:
     return (max(0.0, (1.0 - e) * p), min(1.0, (1.0 + e) * p))
 
 
-class PPOEpochs(NamedTuple):
+@dataclass(frozen=True)
+class PPOEpochs:
     """A few PPO epochs on one batch of first-token decisions."""
 
     probs: np.ndarray          # shape [E+1, K]: π before each epoch and after the last
@@ -194,7 +195,8 @@ def ppo_epochs(p_old, actions, advantages, *, lr: float, epochs: int, eps: float
     return PPOEpochs(probs, frac, obj)
 
 
-class PPOBatch(NamedTuple):
+@dataclass(frozen=True)
+class PPOBatch:
     """Sampled answers as one PPO batch of first-token decisions."""
 
     actions: np.ndarray     # shape [N], int: each answer's first token

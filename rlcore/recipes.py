@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +23,8 @@ SWITCHES: dict[str, tuple] = {
 """Each switch and the values it can take. ratio "none": one on-policy step per batch, no importance ratio."""
 
 
-class NamedRecipe(NamedTuple):
+@dataclass(frozen=True)
+class NamedRecipe:
     """A published recipe: the switch values that define it (switches it leaves free are absent)."""
 
     name: str
@@ -169,7 +170,8 @@ def recipe_clip(switches) -> str | None:
     return {"symmetric": "ppo", "clip-higher": "clip-higher", "cispo": "cispo"}[s["clip"]]
 
 
-class RecipeGradient(NamedTuple):
+@dataclass(frozen=True)
+class RecipeGradient:
     """What a recipe's ratio and clip leave of each answer's gradient once the policy has moved."""
 
     weights: np.ndarray  # [n]: coefficient of ∇log π of the answer's tokens

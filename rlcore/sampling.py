@@ -8,7 +8,7 @@ in the exact boundary values. ``sample_tokens`` checks its arrays (cheaply: loop
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,7 +50,8 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     return (u[..., :, None] >= cdf[..., None, :]).sum(axis=-1)
 
 
-class ScoreTable(NamedTuple):
+@dataclass(frozen=True)
+class ScoreTable:
     """Every token's sampled judge scores laid end to end, to draw one of a token's scores by index."""
 
     flat: np.ndarray     # shape [M]: token 0's scores, then token 1's, ...

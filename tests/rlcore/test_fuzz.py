@@ -54,6 +54,7 @@ from __future__ import annotations
 import ast
 import collections
 import contextlib
+import dataclasses
 import doctest
 import importlib
 import inspect
@@ -729,7 +730,7 @@ def _(draw):
     s = draw(scenarios())
     trace = rlcore.answer_trace(s, draw(st.sampled_from(s.tokens)), draw(UNIT))
     return {
-        "trace": P(trace, st.sampled_from(["abc", None, tuple(trace)])),
+        "trace": P(trace, st.sampled_from(["abc", None, dataclasses.astuple(trace)])),
         "scores": P(draw(st.lists(SCORE, min_size=1, max_size=5)), BAD_VECTOR),
         "gamma": P(draw(UNIT), BAD_UNIT),
         "lams": P(draw(st.lists(UNIT, min_size=1, max_size=6)),
@@ -959,7 +960,7 @@ def _(draw):
 def _check_share_curve(out, kw):
     m = len(kw["shares"])
     assert isinstance(out, rlcore.ShareCurve)
-    for field in out:
+    for field in vars(out).values():
         arr(field, (m,))
     assert np.all(out.kl >= 0)
 
@@ -980,7 +981,7 @@ def _check_kl_study(out, kw):
     assert isinstance(out, rlcore.KLEstimatorStudy)
     tokens = arr(out.tokens, (n,), dtype=int)
     assert np.all(np.asarray(kw["p"])[tokens] > 0)
-    for est in out.estimates:
+    for est in vars(out.estimates).values():
         arr(est, (n,))
     num(out.exact, lo=0)
     for field in ("expected", "bias", "spread", "sample_mean", "sample_std", "negative_share"):
@@ -1588,7 +1589,7 @@ def _(draw):
 def _check_kl_gradients(out, kw):
     k = len(kw["pi"])
     assert isinstance(out, rlcore.KLGradients)
-    for name, v in out._asdict().items():
+    for name, v in vars(out).items():
         assert abs(arr(v, (k,)).sum()) <= 1e-6 * max(1.0, np.abs(v).max()), name  # a shift of every logit: no change
     np.testing.assert_allclose(out.k3_loss, out.forward, atol=1e-8)
     np.testing.assert_allclose(out.k1_loss, 0.0, atol=1e-8)
@@ -1688,7 +1689,7 @@ def _(draw):
 def _check_reach(out, kw):
     assert isinstance(out, rlcore.Reach)
     p = np.asarray(kw["p_old"], dtype=float)
-    low, high, rise = (arr(x, p.shape) for x in out)
+    low, high, rise = (arr(x, p.shape) for x in (out.low, out.high, out.rise))
     assert np.all((low >= 0) & (low <= p) & (p <= high) & (high <= 1)), (low, p, high)
     np.testing.assert_allclose(rise, high - p)
 
@@ -2245,10 +2246,10 @@ def test_flattery_branch_numbers_by_hand():
     maximum, log Σ π_ref·e^r = 9 + ln(0.95 + 0.05e^0.6) ≈ 9.040. At β = 0 all the mass goes to flattery.
     """
     f = rlcore.FLATTERY
-    assert tuple(rlcore.kl_regularized_objective(f.p_ref, f.rewards, f.p_ref, 1.0)) == pytest.approx(
+    assert dataclasses.astuple(rlcore.kl_regularized_objective(f.p_ref, f.rewards, f.p_ref, 1.0)) == pytest.approx(
         (9.03, 0.0, 9.03), abs=1e-12)
     kl = 0.1 * math.log(0.1 / 0.95) + 0.9 * math.log(0.9 / 0.05)
-    assert tuple(rlcore.kl_regularized_objective([0.1, 0.9], f.rewards, f.p_ref, 1.0)) == pytest.approx(
+    assert dataclasses.astuple(rlcore.kl_regularized_objective([0.1, 0.9], f.rewards, f.p_ref, 1.0)) == pytest.approx(
         (9.54, kl, 9.54 - kl), rel=1e-12)
     assert round(kl, 2) == 2.38 and round(9.54 - kl, 2) == 7.16
     e = math.exp(0.6)

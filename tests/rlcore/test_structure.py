@@ -4,6 +4,7 @@
   scipy): numpy and the standard library only.
 * No module of rlcore, ui or pages reaches into another module's private names (``from m import _x``, ``m._x``,
   or a module whose own name is private).
+* rlcore's results are of one kind: frozen dataclasses.
 * rlcore's two layers: a formula module (``rlcore.FORMULAS``) imports only other formula modules; a study may
   import formulas (and other studies), a formula never imports a study.
 """
@@ -11,6 +12,10 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
+import inspect
+import pkgutil
 import sys
 from pathlib import Path
 
@@ -110,3 +115,16 @@ def test_formula_modules_import_only_formula_modules():
         studies = {target for target, _, _ in imports(path) if target.startswith("rlcore.")} - formulas
         assert not studies, f"{name} is a formula module but imports {sorted(studies)} (studies)"
 
+
+
+def test_every_rlcore_record_is_a_frozen_dataclass():
+    """One kind of result: a frozen dataclass, read by field name (never unpacked or indexed like a tuple)."""
+    for info in pkgutil.walk_packages(rlcore.__path__, "rlcore."):
+        path = RLCORE.parent / (info.name.replace(".", "/") + ("/__init__.py" if info.ispkg else ".py"))
+        if str(path.relative_to(ROOT)) in PENDING:
+            continue
+        module = importlib.import_module(info.name)
+        for name, cls in vars(module).items():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, f"{info.name}.{name}"
+                assert not issubclass(cls, tuple), f"{info.name}.{name} is a tuple"
