@@ -14,11 +14,11 @@ GRADIENT_METHODS = ("ppo", "cispo")
 def _mask_lengths(mask) -> tuple[np.ndarray, np.ndarray]:
     """The mask as 0/1 floats, shape [..., n, T], and each answer's length |o_i| (every one ≥ 1)."""
     m = finite("mask", mask, min_ndim=2)
-    if not ((m == 0) | (m == 1)).all():
+    if np.asarray(mask).dtype != bool and not ((m == 0) | (m == 1)).all():
         raise ValueError(f"mask must hold only 0 and 1 (or False and True), got {show(m)}")
     lengths = m.sum(axis=-1)
-    empty = np.argwhere(lengths == 0)
-    if empty.size:
+    if lengths.min() == 0:
+        empty = np.argwhere(lengths == 0)
         where = int(empty[0, -1]) if lengths.ndim == 1 else tuple(int(i) for i in empty[0])
         raise ValueError(f"mask: answer {where} has no token (every row needs at least one 1)")
     return m, lengths

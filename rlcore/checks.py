@@ -160,7 +160,7 @@ def finite(name: str, value, *, ndim: int | None = None, min_ndim: int = 0) -> n
         raw = np.asarray(None)
     if raw.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold numbers only, got {show(value)}")
-    arr = raw.astype(np.float64)
+    arr = np.asarray(raw, dtype=np.float64)  # no copy of a float64 array (as as_vector): rlcore never writes to it
     if (ndim is not None and arr.ndim != ndim) or arr.ndim < min_ndim:
         want = f"{ndim}" if ndim is not None else f"at least {min_ndim}"
         raise ValueError(f"{name} must have {want} dimension(s), got shape {arr.shape}")
