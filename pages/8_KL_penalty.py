@@ -51,7 +51,8 @@ def kl_curve(fl: rlcore.FlatteryBranch, share, beta) -> KLCurve:
 def estimators(fl: rlcore.FlatteryBranch, share, n, seed) -> Estimators:
     pi = np.array([1.0 - share, share])
     study = rlcore.kl_estimator_study(pi, fl.p_ref, n, seed)
-    return Estimators(study=study, hist=prep.histogram_counts(np.stack(study.estimates), 30))
+    est = study.estimates
+    return Estimators(study=study, hist=prep.histogram_counts(np.stack([est.k1, est.k2, est.k3]), 30))
 
 
 def ask(kc: KLCurve, share: float, beta: float) -> bool:

@@ -4,58 +4,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import _show, count, positive
-from .ppo import _clipped_mask
+from .checks import broadcast, choice, count, finite, log_probs, positive, show, whole_numbers
+from .ppo import is_clipped
 
 AGGREGATION_MODES = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
 GRADIENT_METHODS = ("ppo", "cispo")
 
 
-def _choice(name: str, value, options: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(options)}; got {_show(value)}")
-    return value
-
-
-def _finite(name: str, value, *, ndim: int | None = None) -> np.ndarray:
-    """A finite float array (with ``ndim`` dimensions when given) holding at least one number.
-
-    Numbers or booleans only: text such as "3" is refused, not parsed.
-    """
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError):  # a ragged list
-        raw = np.asarray(None)
-    if raw.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must hold numbers only, got {_show(value)}")
-    arr = raw.astype(np.float64)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers, got {_show(arr)}")
-    return arr
-
-
 def _mask_lengths(mask) -> tuple[np.ndarray, np.ndarray]:
-    """The mask as 0/1 floats, shape [n, T], and each answer's length |o_i| (every one ≥ 1)."""
-    m = _finite("mask", mask, ndim=2)
-    if not np.all((m == 0) | (m == 1)):
-        raise ValueError(f"mask must hold only 0 and 1 (or False and True), got {_show(m)}")
-    lengths = m.sum(axis=1)
-    empty = np.flatnonzero(lengths == 0)
-    if empty.size:
-        raise ValueError(f"mask: answer {int(empty[0])} has no token (every row needs at least one 1)")
+    """The mask as 0/1 floats, shape [..., n, T], and each answer's length |o_i| (every one ≥ 1)."""
+    m = finite("mask", mask, min_ndim=2)
+    if np.asarray(mask).dtype != bool and not ((m == 0) | (m == 1)).all():
+        raise ValueError(f"mask must hold only 0 and 1 (or False and True), got {show(m)}")
+    lengths = m.sum(axis=-1)
+    if lengths.min() == 0:
+        empty = np.argwhere(lengths == 0)
+        where = int(empty[0, -1]) if lengths.ndim == 1 else tuple(int(i) for i in empty[0])
+        raise ValueError(f"mask: answer {where} has no token (every row needs at least one 1)")
     return m, lengths
 
 
 def _log_probs(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
-    lp = _finite(name, value)
+    lp = log_probs(name, value)
     if lp.shape != shape:
         raise ValueError(f"{name} and mask must have the same shape, got {lp.shape} and {shape}")
-    if np.any(lp > 0):
-        raise ValueError(f"{name} must be log-probabilities (<= 0), got {_show(lp)}")
     return lp
 
 
@@ -69,14 +41,14 @@ def token_weights(mask, mode: str, max_len: int | None = None) -> np.ndarray:
     arXiv 2503.14476) token-mean, Dr. GRPO (Liu et al. 2025, arXiv 2503.20783) seq-mean-token-sum-norm.
 
     Args:
-        mask: shape [n, T], 1 (or True) where answer i has a token at position t, else 0; every answer has
-            at least one token.
+        mask: shape [n, T] (or [..., n, T]: one group per leading index), 1 (or True) where answer i has a
+            token at position t, else 0; every answer has at least one token.
         mode: one of ``AGGREGATION_MODES``.
         max_len: L_max ≥ the longest answer, used by seq-mean-token-sum-norm only (default T); checked for
             every mode.
 
     Returns:
-        shape [n, T], the weights, 0 where the mask is 0.
+        the mask's shape, the weights, 0 where the mask is 0.
 
     A 1-token answer and a 3-token one: under seq-mean-token-mean the short answer's token weighs 1/2,
     three times each token of the long one; under token-mean all four weigh 1/4.
@@ -87,19 +59,45 @@ def token_weights(mask, mode: str, max_len: int | None = None) -> np.ndarray:
     [[0.25, 0.0, 0.0], [0.25, 0.25, 0.25]]
     """
     m, lengths = _mask_lengths(mask)
-    mode = _choice("mode", mode, AGGREGATION_MODES)
-    cols = m.shape[1]
-    if max_len is None:
-        top = cols
-    else:
-        top = count("max_len", max_len, low=1)
-        if top < lengths.max():
-            raise ValueError(f"max_len must be >= the longest answer ({int(lengths.max())} tokens), got {top}")
-    return m * _answer_weights(lengths, mode, top)[:, None]
+    mode = choice("mode", mode, AGGREGATION_MODES)
+    top = m.shape[-1] if max_len is None else _longest("max_len", max_len, lengths)
+    return m * _answer_weights(lengths, mode, top)[..., None]
+
+
+def _longest(name: str, value, lengths: np.ndarray) -> int:
+    top = count(name, value, low=1)
+    if top < lengths.max():
+        raise ValueError(f"{name} must be >= the longest answer ({int(lengths.max())} tokens), got {top}")
+    return top
+
+
+def answer_weights(lengths, mode: str, max_len: int | None = None) -> np.ndarray:
+    """The weight c_i every token of answer i gets in ``token_weights``, from the answers' lengths alone.
+
+    c_i = 1/Σ_j |o_j| (token-mean), 1/(n·|o_i|) (seq-mean-token-mean), 1/n (seq-mean-token-sum),
+    1/(n·L_max) (seq-mean-token-sum-norm).
+
+    Args:
+        lengths: shape [n] (or [..., n]: one group per leading index), |o_i|, whole numbers ≥ 1.
+        mode: one of ``AGGREGATION_MODES``.
+        max_len: L_max ≥ the longest answer (default: the longest answer); used by seq-mean-token-sum-norm.
+
+    Returns:
+        lengths' shape, c_i.
+
+    >>> answer_weights([1, 3], "seq-mean-token-mean").round(4).tolist()
+    [0.5, 0.1667]
+    """
+    lens = whole_numbers("lengths", lengths, 1)
+    if lens.ndim == 0:
+        raise ValueError(f"lengths must have at least one dimension (the answers), got {show(lens)}")
+    mode = choice("mode", mode, AGGREGATION_MODES)
+    top = int(lens.max()) if max_len is None else _longest("max_len", max_len, lens)
+    return _answer_weights(lens, mode, top)
 
 
 def _answer_weights(lengths: np.ndarray, mode: str, top: float) -> np.ndarray:
-    """``token_weights``' c_i for lengths of shape [..., n] (one group per leading index), without checks."""
+    """``answer_weights``' formula for checked lengths of shape [..., n]."""
     n = lengths.shape[-1]
     if mode == "token-mean":
         return np.broadcast_to(1.0 / lengths.sum(axis=-1, keepdims=True), lengths.shape).astype(float)
@@ -130,8 +128,8 @@ def aggregate_loss(token_losses, mask, mode: str, max_len: int | None = None) ->
     >>> round(aggregate_loss([[4.0, 0.0, 0.0], [1.0, 1.0, 1.0]], [[1, 0, 0], [1, 1, 1]], "seq-mean-token-mean"), 12)
     2.5
     """
-    losses = _finite("token_losses", token_losses, ndim=2)
-    m = _finite("mask", mask, ndim=2)
+    losses = finite("token_losses", token_losses, min_ndim=2)
+    m = finite("mask", mask, min_ndim=2)
     if losses.shape != m.shape:
         raise ValueError(f"token_losses and mask must have the same shape, got {losses.shape} and {m.shape}")
     return float(np.sum(token_weights(m, mode, max_len) * losses))
@@ -145,12 +143,13 @@ def sequence_ratio(logp_new, logp_old, mask) -> np.ndarray:
     Source: Zheng et al. (2025), Group Sequence Policy Optimization, arXiv 2507.18071.
 
     Args:
-        logp_new: shape [n, T], log π_θ of each token (≤ 0, finite everywhere, padding included).
-        logp_old: shape [n, T], log π_old of each token.
-        mask: shape [n, T], 1 where answer i has a token at t; every answer has at least one.
+        logp_new: shape [n, T] (or [..., n, T]), log π_θ of each token (≤ 0, finite everywhere, padding
+            included).
+        logp_old: the same shape, log π_old of each token.
+        mask: the same shape, 1 (or True) where answer i has a token at t; every answer has at least one.
 
     Returns:
-        shape [n], s_i.
+        shape [n] (or [..., n]), s_i.
 
     Token ratios 2 and 1/2 have the geometric mean 1 (their plain mean would be 1.25):
 
@@ -168,7 +167,7 @@ def sequence_ratio(logp_new, logp_old, mask) -> np.ndarray:
 
 
 def _sequence_ratio(new: np.ndarray, old: np.ndarray, m: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """``sequence_ratio``'s formula without its checks, over the last axis (any leading axes)."""
+    """``sequence_ratio``'s formula for checked arrays (rlcore/lab.py calls it until it calls ``sequence_ratio``)."""
     return np.exp(np.sum(m * (new - old), axis=-1) / lengths)
 
 
@@ -198,25 +197,24 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     >>> gradient_weights([1.5, 0.9], 1.0, "cispo").round(12).tolist()
     [1.2, 0.9]
     """
-    rho = _finite("ratio", ratio)
-    if np.any(rho < 0):
-        raise ValueError(f"ratio must be >= 0, got {_show(rho)}")
-    adv = _finite("advantages", advantages)
-    try:
-        rho, adv = np.broadcast_arrays(rho, adv)
-    except ValueError:
-        raise ValueError(f"ratio and advantages shapes do not fit: {rho.shape} and {adv.shape}") from None
-    method = _choice("method", method, GRADIENT_METHODS)
+    rho = finite("ratio", ratio)
+    if rho.min() < 0:
+        raise ValueError(f"ratio must be >= 0, got {show(rho)}")
+    rho, adv = broadcast("ratio", rho, "advantages", finite("advantages", advantages))
+    method = choice("method", method, GRADIENT_METHODS)
     low = positive("eps_low", eps_low)
     high = low if eps_high is None else positive("eps_high", eps_high)
-    return _gradient_weights(rho, adv, method, low, high)
+    if method == "cispo":
+        return np.clip(rho, 1.0 - low, 1.0 + high) * adv
+    return np.where(is_clipped(rho, adv, low, high).reshape(rho.shape), 0.0, rho * adv)
 
 
 def _gradient_weights(rho: np.ndarray, adv: np.ndarray, method: str, low: float, high: float) -> np.ndarray:
-    """``gradient_weights``'s formulas without its checks (for loops whose arrays are valid by construction)."""
+    """``gradient_weights`` without its checks: only rlcore/lab.py calls it, until it calls ``gradient_weights``
+    (delete then)."""
     if method == "cispo":
         return np.clip(rho, 1.0 - low, 1.0 + high) * adv
-    return np.where(_clipped_mask(rho, adv, low, high), 0.0, rho * adv)
+    return np.where(((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low)), 0.0, rho * adv)
 
 
 def informative_groups(scores) -> np.ndarray:
@@ -228,13 +226,13 @@ def informative_groups(scores) -> np.ndarray:
     Source: Yu et al. (2025), DAPO, arXiv 2503.14476 (keep groups with 0 < #correct < G).
 
     Args:
-        scores: shape [groups, G], each answer's score.
+        scores: shape [groups, G] (or [..., groups, G]), each answer's score.
 
     Returns:
-        shape [groups], bool.
+        shape [groups] (or [..., groups]), bool.
 
     >>> informative_groups([[1, 0, 1], [1, 1, 1], [0, 0, 0]]).tolist()
     [True, False, False]
     """
-    s = _finite("scores", scores, ndim=2)
-    return np.any(s != s[:, :1], axis=1)
+    s = finite("scores", scores, min_ndim=2)
+    return np.any(s != s[..., :1], axis=-1)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import _show, as_probs, as_samples, as_vector, in_range, non_negative, positive
-from .aggregation import _finite, gradient_weights, sequence_ratio
+from .aggregation import gradient_weights, sequence_ratio
+from .checks import as_probs, as_samples, as_vector, choice, eps_pair, finite, in_range, non_negative, positive, show
 from .credit import GROUP_METHODS, group_advantages
 from .policy import logits_from_probs, policy_gradient_step, softmax
 
@@ -18,19 +18,8 @@ GSPO_EPS = (3e-4, 4e-4)
 """GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
 
 
-def eps_pair(name: str, value) -> tuple[float, float]:
-    """A clip range (ε_low, ε_high): two finite numbers > 0; ValueError naming ``name`` otherwise."""
-    try:
-        pair = tuple(value)
-    except TypeError:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}") from None
-    if len(pair) != 2:
-        raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {_show(value)}")
-    low, high = (positive(name, e) for e in pair)
-    return low, high
-
-
-class Reach(NamedTuple):
+@dataclass(frozen=True)
+class Reach:
     """How far one batch can move each token before its clip stops it."""
 
     low: np.ndarray   # (1−ε_low)·π_old, the lowest it can be pushed
@@ -52,19 +41,21 @@ def reach(p_old, eps_low: float, eps_high: float | None = None) -> Reach:
     Returns:
         Reach(low, high, rise), each of p_old's shape.
 
-    >>> [x.round(6).tolist() for x in reach([0.01, 0.9], 0.2, 0.28)]
-    [[0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1]]
+    >>> r = reach([0.01, 0.9], 0.2, 0.28)
+    >>> r.low.round(6).tolist(), r.high.round(6).tolist(), r.rise.round(6).tolist()
+    ([0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1])
     """
-    p = _finite("p_old", p_old)
+    p = finite("p_old", p_old)
     if np.any(p < 0) or np.any(p > 1):
-        raise ValueError(f"p_old must lie in [0, 1], got {_show(p)}")
+        raise ValueError(f"p_old must lie in [0, 1], got {show(p)}")
     low = positive("eps_low", eps_low)
     high = low if eps_high is None else positive("eps_high", eps_high)
     top = np.minimum(1.0, (1.0 + high) * p)
     return Reach(np.maximum(0.0, (1.0 - low) * p), top, top - p)
 
 
-class ClipBatch(NamedTuple):
+@dataclass(frozen=True)
+class ClipBatch:
     """A batch of sampled answers after one update step, and what each clip does to them."""
 
     actions: np.ndarray     # [n] int: each answer's first (decision) token
@@ -115,8 +106,7 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
         raise ValueError(f"eps_low must lie strictly between 0 and 1, got {low!r}")
     high = positive("eps_high", eps_high)
     g_low, g_high = eps_pair("gspo_eps", gspo_eps)
-    if method not in GROUP_METHODS:
-        raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
+    method = choice("method", method, GROUP_METHODS)
 
     q = np.array([g.mean() for g in groups])
     new = softmax(policy_gradient_step(logits_from_probs(p), q, eta))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import _show, as_real, as_samples, count
-from .aggregation import _finite
-from .diagnostics import _log_or_zero, _prob_rows, _whole_numbers, entropy
+from .checks import as_real, as_samples, count, finite, prob_rows, show, whole_numbers
+from .diagnostics import entropy
 from .policy import policy_gradient_path
 
 MAX_ENUM_TOKENS = 12   # pass_at_k_questions enumerates 2^K solve patterns
@@ -16,7 +15,8 @@ MAX_QUESTIONS = 5_000
 MAX_ANSWERS = 1_000
 
 
-class EntropyTrace(NamedTuple):
+@dataclass(frozen=True)
+class EntropyTrace:
     """Entropy along exact policy-gradient steps, with the first-order prediction of each step's change."""
 
     probs: np.ndarray      # shape [T+1, K], π before each step and after the last
@@ -56,7 +56,7 @@ def entropy_trace(probs, q, lr: float, steps: int) -> EntropyTrace:
     p = path.probs[:-1]                                            # [T, K]
     qv = np.asarray(q, dtype=np.float64)
     dz = float(lr) * p * (qv - (p @ qv)[:, None])                  # Δz of each step
-    lp = _log_or_zero(p)
+    lp = np.log(np.where(p > 0, p, 1.0))                          # log π, 0 where π = 0 (its weight)
     lp_c = lp - np.sum(p * lp, axis=1, keepdims=True)
     dz_c = dz - np.sum(p * dz, axis=1, keepdims=True)
     shares = -p * lp_c * dz_c
@@ -87,7 +87,8 @@ def _patterns(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bits[keep].astype(np.float64), chance[keep]
 
 
-class PassAtK(NamedTuple):
+@dataclass(frozen=True)
+class PassAtK:
     """pass@k averaged over a set of questions, for each policy in a batch of them."""
 
     ks: np.ndarray         # shape [M]
@@ -118,11 +119,11 @@ def pass_at_k_questions(probs, shares, ks) -> PassAtK:
     >>> r.pass_at.round(12).tolist(), r.pass_at_1.round(12).tolist()
     ([[0.75, 0.875]], [0.75])
     """
-    p = np.atleast_2d(_prob_rows("probs", probs))
+    p = np.atleast_2d(prob_rows("probs", probs))
     c = _shares(shares, p.shape[1])
     if c.size > MAX_ENUM_TOKENS:
         raise ValueError(f"shares may hold at most {MAX_ENUM_TOKENS} tokens, got {c.size}")
-    k = np.atleast_1d(_whole_numbers("ks", ks, 1)).astype(np.float64)
+    k = np.atleast_1d(whole_numbers("ks", ks, 1)).astype(np.float64)
     bits, chance = _patterns(c)
     p_s = np.clip(p @ bits.T, 0.0, 1.0)                                          # [T, S]
     with np.errstate(divide="ignore"):
@@ -131,11 +132,11 @@ def pass_at_k_questions(probs, shares, ks) -> PassAtK:
 
 
 def _shares(value, k: int) -> np.ndarray:
-    c = _finite("shares", value)
+    c = finite("shares", value)
     if c.shape != (k,):
-        raise ValueError(f"shares must have one entry per token ({k}), got {_show(c)}")
+        raise ValueError(f"shares must have one entry per token ({k}), got {show(c)}")
     if np.any(c < 0) or np.any(c > 1):
-        raise ValueError(f"shares must lie in [0, 1], got {_show(c)}")
+        raise ValueError(f"shares must lie in [0, 1], got {show(c)}")
     return c
 
 
@@ -167,14 +168,14 @@ def pass_at_k_sampled(probs, shares, ks, *, answers: int, questions: int, seed: 
     Returns:
         shape [T, M], the estimate of pass@k of each policy for each k.
     """
-    p = np.atleast_2d(_prob_rows("probs", probs))
+    p = np.atleast_2d(prob_rows("probs", probs))
     c = _shares(shares, p.shape[1])
     n = count("answers", answers, low=1, high=MAX_ANSWERS)
     n_q = count("questions", questions, low=1, high=MAX_QUESTIONS)
     rng = np.random.default_rng(count("seed", seed, low=0))
-    k = np.atleast_1d(_whole_numbers("ks", ks, 1)).astype(np.int64)
+    k = np.atleast_1d(whole_numbers("ks", ks, 1)).astype(np.int64)
     if np.any(k > n):
-        raise ValueError(f"ks must be <= answers ({n}), got {_show(k)}")
+        raise ValueError(f"ks must be <= answers ({n}), got {show(k)}")
     solves = (rng.random((n_q, c.size)) < c).astype(np.float64)                  # [Q, K]
     u = rng.random((n_q, n))                                                     # one uniform per answer
     p_q = np.clip(p @ solves.T, 0.0, 1.0)                                        # [T, Q]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_vector, in_range, non_negative, positive
+from .checks import as_vector, choice, finite, in_range, non_negative, positive, show
 from .estimates import expected_value
 from .example import Scenario, answer_tokens, check_scenario, split_tokens
 from .returns import sparse_rewards
@@ -48,53 +48,49 @@ def td_errors(rewards, values, gamma: float) -> np.ndarray:
     return r + g * v[1:] - v[:-1]
 
 
-def gae(rewards, values, gamma: float, lam: float) -> np.ndarray:
-    """Generalised advantage estimate at every token.
+def gae(rewards, values, gamma: float, lam: float, mask=None) -> np.ndarray:
+    """Generalised advantage estimate at every token, of one answer or of a padded batch of answers.
 
-    Âₜ = δₜ + γλ Âₜ₊₁,  Â_T = 0.  λ = 0 gives δₜ; λ = 1 gives Gₜ − Vₜ.
+    δₜ = rₜ + γ Vₜ₊₁ − Vₜ;  Âₜ = δₜ + γλ Âₜ₊₁,  Â_T = 0.  λ = 0 gives δₜ; λ = 1 gives Gₜ − Vₜ.
+    With a mask, Âₜ is 0 on padding, and a padded position does not feed the tokens before it.
 
     Source: Schulman et al. (2016), "High-Dimensional Continuous Control Using GAE", eq. 16.
 
     Args:
-        rewards: shape [T], r₀…r_{T−1}.
-        values: shape [T+1], V(s₀)…V(s_T).
+        rewards: shape [T] (or [..., T], one answer per leading index), r₀…r_{T−1}; 0 at padding.
+        values: shape [T+1] (or [..., T+1]), V(s₀)…V(s_T).
         gamma: discount γ in [0, 1].
         lam: λ in [0, 1].
+        mask: None (every token is real), or rewards' shape, True (or 1) on real tokens. Each answer's real
+            tokens must be a prefix of its row, and its values from the end of the answer on must be V(s_T)
+            (0 when the answer is finished).
 
     Returns:
-        shape [T], Â₀…Â_{T−1}.
+        rewards' shape, Â₀…Â_{T−1} (0 at padding).
 
     >>> np.round(gae([0.0, 0.0, 2.0], [4.3, 2.0, 2.0, 0.0], 1.0, 1.0), 10).tolist()
     [-2.3, 0.0, 0.0]
-    """
-    r, v = _rewards_values(rewards, values)
-    return gae_batch(r, v, in_range("gamma", gamma, 0.0, 1.0), in_range("lam", lam, 0.0, 1.0))
-
-
-def gae_batch(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float,
-              mask: np.ndarray | None = None) -> np.ndarray:
-    """``gae`` for a batch of answers at once, padded to a common length; no checks (its callers made the arrays).
-
-    δₜ = rₜ + γ Vₜ₊₁ − Vₜ;  Âₜ = δₜ + γλ Âₜ₊₁ on a real token, 0 on padding (a padded position
-    does not feed the tokens before it). Each answer's real tokens must be a prefix of its row, and its
-    values from the end of the answer on must be V(s_T) (0 when the answer is finished).
-
-    Args:
-        rewards: shape [..., T], 0 at padding.
-        values: shape [..., T+1], V(s₀)…V(s_T).
-        gamma: discount γ in [0, 1].
-        lam: λ in [0, 1].
-        mask: shape [..., T] bool, True on real tokens; None: every token is real.
-
-    Returns:
-        shape [..., T], Â (0 at padding).
-
-    >>> gae_batch(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
-    ...           np.array([[True, True], [True, False]])).tolist()
+    >>> gae([[0.0, 2.0], [1.0, 0.0]], [[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]], 1.0, 1.0, [[1, 1], [1, 0]]).tolist()
     [[1.0, 0.0], [0.5, 0.0]]
     """
-    delta = rewards + gamma * values[..., 1:] - values[..., :-1]
-    decay = gamma * lam
+    r = finite("rewards", rewards, min_ndim=1)
+    v = finite("values", values, min_ndim=1)
+    if v.shape != (*r.shape[:-1], r.shape[-1] + 1):
+        raise ValueError(f"values must have the shape of rewards with one more entry on the last axis "
+                         f"({(*r.shape[:-1], r.shape[-1] + 1)}), got {v.shape}")
+    g = in_range("gamma", gamma, 0.0, 1.0)
+    decay = g * in_range("lam", lam, 0.0, 1.0)
+    if mask is not None:
+        mask = finite("mask", mask)
+        if mask.shape != r.shape or not np.all((mask == 0) | (mask == 1)):
+            raise ValueError(f"mask must hold 0 and 1 (or False and True) in the shape of rewards {r.shape}, "
+                             f"got {show(mask)}")
+        mask = mask.astype(bool)
+    return _gae(r, v, g, decay, mask)
+
+
+def _gae(r: np.ndarray, v: np.ndarray, g: float, decay: float, mask: np.ndarray | None) -> np.ndarray:
+    delta = r + g * v[..., 1:] - v[..., :-1]
     adv = np.empty_like(delta)
     last_gae = np.zeros(delta.shape[:-1])
     for t in range(delta.shape[-1] - 1, -1, -1):
@@ -103,6 +99,12 @@ def gae_batch(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float,
             last_gae = np.where(mask[..., t], last_gae, 0.0)
         adv[..., t] = last_gae
     return adv
+
+
+def gae_batch(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float,
+              mask: np.ndarray | None = None) -> np.ndarray:
+    """``gae`` without its checks: only rlcore/lab.py calls it, until it calls ``gae`` (delete then)."""
+    return _gae(rewards, values, gamma, gamma * lam, mask)
 
 
 GROUP_EPS = 1e-6
@@ -118,25 +120,23 @@ def group_advantages(scores, method: str = "grpo", eps: float = GROUP_EPS) -> np
     A group of one, or one whose scores are all equal, carries no signal: all zeros.
 
     Args:
-        scores: shape [N], the judge's score of each answer in the group.
-        method: "grpo", "dr_grpo" or "rloo".
+        scores: shape [N], the judge's score of each answer in the group; or [..., N], one group per row
+            (many groups at once, each against its own mean).
+        method: one of ``GROUP_METHODS``.
         eps: ε > 0 added to the std.
 
     Returns:
-        shape [N], one advantage per answer, shared by all its tokens.
+        scores' shape, one advantage per answer, shared by all its tokens.
 
     >>> group_advantages([1.0, 3.0], "dr_grpo").tolist()
     [-1.0, 1.0]
     """
-    s = as_vector("scores", scores)
-    if method not in GROUP_METHODS:
-        raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
-    return _group_advantages(s, method, positive("eps", eps))
+    s = finite("scores", scores, min_ndim=1)
+    return _group_advantages(s, choice("method", method, GROUP_METHODS), positive("eps", eps))
 
 
 def _group_advantages(s: np.ndarray, method: str, eps: float) -> np.ndarray:
-    """``group_advantages``'s formulas without its checks, for loops whose inputs are already valid; ``s`` may
-    hold many groups, one per row (shape [..., N]): each row is its own group."""
+    """``group_advantages``' formulas for checked scores [..., N]."""
     n = s.shape[-1]
     if n < 2:
         return np.zeros(s.shape)
@@ -150,7 +150,8 @@ def _group_advantages(s: np.ndarray, method: str, eps: float) -> np.ndarray:
     return np.where(np.ptp(s, axis=-1, keepdims=True) == 0, 0.0, out)  # a group that all agrees: no signal
 
 
-class AnswerTrace(NamedTuple):
+@dataclass(frozen=True)
+class AnswerTrace:
     """One sampled answer laid out token by token."""
 
     tokens: tuple[str, ...]  # T tokens: prefix, first token, continuation

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import PROB_TOL, _show, as_probs, count, positive
-from .aggregation import _choice, _finite
+from .checks import as_probs, broadcast, choice, count, finite, log_probs, positive, prob_rows, show, whole_numbers
 
 TRUNCATION_MODES = ("truncate", "mask")
 MAX_SAMPLES = 1_000_000  # pass_at_k_estimate's largest n
 
 
-class KLGradients(NamedTuple):
+@dataclass(frozen=True)
+class KLGradients:
     """Expected gradients of a KL penalty with respect to the logits z, tokens sampled from π; each shape [K]."""
 
     reverse: np.ndarray    # ∇ KL(π‖π_ref), exact
@@ -62,7 +62,7 @@ def kl_gradients(pi, pi_ref) -> KLGradients:
     if p.size != ref.size:
         raise ValueError(f"pi and pi_ref must have the same length, got {p.size} and {ref.size}")
     if np.any((p > 0) & (ref == 0)):
-        raise ValueError(f"pi_ref must be > 0 wherever pi > 0 (else KL(π‖π_ref) is infinite), got {_show(ref)}")
+        raise ValueError(f"pi_ref must be > 0 wherever pi > 0 (else KL(π‖π_ref) is infinite), got {show(ref)}")
     support = p > 0
     ell = np.zeros_like(p)
     ell[support] = np.log(p[support]) - np.log(ref[support])
@@ -93,48 +93,31 @@ def truncated_is_weights(logp_train, logp_rollout, cap: float, mode: str = "trun
     Args:
         logp_train: any shape, log π_train of the sampled tokens (≤ 0).
         logp_rollout: same shape, log π_rollout, from the inference engine that sampled them (≤ 0).
-        cap: C > 0.
+        cap: C > 0; or an array of caps broadcasting against the log-probabilities (many caps at once, e.g.
+            shape [C, 1] for [N] tokens gives [C, N]).
         mode: one of ``TRUNCATION_MODES``.
 
     Returns:
-        same shape, the weights (each in [0, C]).
+        the broadcast shape of the log-probabilities and cap, the weights (each in [0, C]).
 
     >>> truncated_is_weights(np.log([0.3, 0.2, 0.1]), np.log([0.1, 0.2, 0.3]), 2.0).round(12).tolist()
     [2.0, 1.0, 0.333333333333]
     >>> truncated_is_weights(np.log([0.3, 0.2]), np.log([0.1, 0.2]), 2.0, "mask").round(12).tolist()
     [0.0, 1.0]
     """
-    train = _finite("logp_train", logp_train)
-    rollout = _finite("logp_rollout", logp_rollout)
-    for name, lp in (("logp_train", train), ("logp_rollout", rollout)):
-        if np.any(lp > 0):
-            raise ValueError(f"{name} must be log-probabilities (<= 0), got {_show(lp)}")
+    train = log_probs("logp_train", logp_train)
+    rollout = log_probs("logp_rollout", logp_rollout)
     if train.shape != rollout.shape:
         raise ValueError(f"logp_train and logp_rollout must have the same shape, got {train.shape} and "
                          f"{rollout.shape}")
-    c = positive("cap", cap)
-    mode = _choice("mode", mode, TRUNCATION_MODES)
+    c = finite("cap", cap) if isinstance(cap, (list, tuple, np.ndarray)) else positive("cap", cap)
+    if np.any(c <= 0):
+        raise ValueError(f"cap must be > 0, got {show(c)}")
+    broadcast("logp_train", train, "cap", c)
+    mode = choice("mode", mode, TRUNCATION_MODES)
     with np.errstate(over="ignore"):  # w = +inf is above any finite cap: truncated or masked below
         w = np.exp(train - rollout)
-    return _capped(w, c, mode)
-
-
-def _capped(w: np.ndarray, cap, mode: str) -> np.ndarray:
-    """``truncated_is_weights``' rule on ratios w, without checks; ``cap`` broadcasts against w (many caps at once)."""
-    return np.minimum(w, cap) if mode == "truncate" else np.where(w <= cap, w, 0.0)
-
-
-def _prob_rows(name: str, value) -> np.ndarray:
-    """Probability vectors along the last axis: entries in [0, 1], each row summing to 1 within 1e-9."""
-    p = _finite(name, value)
-    if p.ndim == 0:
-        raise ValueError(f"{name} must be a probability vector (or a batch of them), got {_show(p)}")
-    if np.any(p < 0) or np.any(p > 1):
-        raise ValueError(f"{name} must lie in [0, 1], got {_show(p)}")
-    totals = p.sum(axis=-1)
-    if np.any(np.abs(totals - 1.0) > PROB_TOL):
-        raise ValueError(f"{name} must sum to 1 along its last axis, got {_show(p)} (sums {_show(totals)})")
-    return p
+    return np.minimum(w, c) if mode == "truncate" else np.where(w <= c, w, 0.0)
 
 
 def _log_or_zero(p: np.ndarray) -> np.ndarray:
@@ -156,7 +139,7 @@ def entropy(pi):
     >>> round(entropy([0.5, 0.5]), 6), entropy([1.0, 0.0])
     (0.693147, 0.0)
     """
-    p = _prob_rows("pi", pi)
+    p = prob_rows("pi", pi)
     h = np.maximum(-np.sum(p * _log_or_zero(p), axis=-1), 0.0)
     return float(h) if h.ndim == 0 else h
 
@@ -181,8 +164,8 @@ def entropy_change(pi, logit_change):
     >>> round(entropy_change([0.8, 0.2], [1.0, 0.0]), 6), round(entropy_change([0.8, 0.2], [0.0, 1.0]), 6)
     (-0.221807, 0.221807)
     """
-    p = _prob_rows("pi", pi)
-    dz = _finite("logit_change", logit_change)
+    p = prob_rows("pi", pi)
+    dz = finite("logit_change", logit_change)
     if dz.shape != p.shape:
         raise ValueError(f"pi and logit_change must have the same shape, got {p.shape} and {dz.shape}")
     lp = _log_or_zero(p)
@@ -190,13 +173,6 @@ def entropy_change(pi, logit_change):
     dz_c = dz - np.sum(p * dz, axis=-1, keepdims=True)
     out = -np.sum(p * lp_c * dz_c, axis=-1)
     return float(out) if out.ndim == 0 else out
-
-
-def _whole_numbers(name: str, value, low: int) -> np.ndarray:
-    k = _finite(name, value)
-    if np.any(k != np.round(k)) or np.any(k < low):
-        raise ValueError(f"{name} must hold whole numbers >= {low}, got {_show(k)}")
-    return k
 
 
 def pass_at_k(p, k):
@@ -216,14 +192,11 @@ def pass_at_k(p, k):
     >>> pass_at_k([0.2, 0.5], 2).round(12).tolist()
     [0.36, 0.75]
     """
-    prob = _finite("p", p)
+    prob = finite("p", p)
     if np.any(prob < 0) or np.any(prob > 1):
-        raise ValueError(f"p must lie in [0, 1], got {_show(prob)}")
-    ks = _whole_numbers("k", k, 1)
-    try:
-        prob, ks = np.broadcast_arrays(prob, ks)
-    except ValueError:
-        raise ValueError(f"p and k shapes do not fit: {prob.shape} and {ks.shape}") from None
+        raise ValueError(f"p must lie in [0, 1], got {show(prob)}")
+    ks = whole_numbers("k", k, 1)
+    prob, ks = broadcast("p", prob, "k", ks)
     with np.errstate(divide="ignore", over="ignore"):  # p = 1: log1p(−1) = −inf, and (1 − 1)^k = 0
         # −expm1(k·log1p(−p)) keeps its precision for tiny p, where 1 − p would round to 1
         out = np.where(prob >= 1.0, 1.0, -np.expm1(ks * np.log1p(-prob)))

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
+from .checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
 from .sampling import ScoreTable
 
 
-class MCEstimates(NamedTuple):
+@dataclass(frozen=True)
+class MCEstimates:
     """Monte-Carlo estimates from sampled answers."""
 
     q: np.ndarray       # shape [K]: mean score per first token, NaN where a token has no sample
@@ -18,7 +19,8 @@ class MCEstimates(NamedTuple):
     counts: np.ndarray  # shape [K]: number of samples per first token
 
 
-class GradientStats(NamedTuple):
+@dataclass(frozen=True)
+class GradientStats:
     """Exact moments of the per-sample REINFORCE estimate."""
 
     mean: np.ndarray       # shape [K]: E[g]
@@ -208,7 +210,8 @@ def sample_checkpoints(n: int, points: int, *, log: bool = True) -> np.ndarray:
     return np.unique(np.round(grid).astype(np.int64))
 
 
-class RunningEstimates(NamedTuple):
+@dataclass(frozen=True)
+class RunningEstimates:
     """Monte-Carlo Q and V after the first n samples, for several n."""
 
     at: np.ndarray      # shape [C]: number of samples used
@@ -304,7 +307,8 @@ def gradient_variance_curve(probs, samples, baselines) -> np.ndarray:
     return np.maximum(total, 0.0)
 
 
-class Histogram(NamedTuple):
+@dataclass(frozen=True)
+class Histogram:
     """Counts of values in equal-width bins shared by every series."""
 
     edges: np.ndarray   # shape [B+1]: bin edges, lowest to highest

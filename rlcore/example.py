@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import PROB_TOL
+from .checks import PROB_TOL
 
 # Bounds of what the explorer is for. Within them every quantity a page computes from a scenario (Q, V,
 # advantages, variances, which square scores) stays a finite float: 100 scores of 1e6 sum to 1e8, squares
 # stay below 1e12, far from the float limit of 1.8e308.
-MAX_TOKENS = 12
+MAX_TOKENS = 12         # candidate tokens of a Scenario
 MAX_SAMPLES = 100        # judge scores per token: a GRPO group is 4 to 64 answers
 MAX_SCORE = 1e6          # |judge score|: the article's judge gives 0 to 10
 MAX_TOKEN_CHARS = 24     # a token's name
@@ -263,7 +263,11 @@ def normalize_probs(probs, keep=()) -> tuple[float, ...]:
     if np.any(arr < 0):
         raise ValueError(f"probs must be >= 0, got {arr.tolist()}")
     kept = np.zeros(arr.size, dtype=bool)
-    for i in keep:
+    try:
+        positions = list(keep)
+    except TypeError:
+        raise ValueError(f"keep must hold positions 0 to {arr.size - 1}, got {keep!r}") from None
+    for i in positions:
         if not (isinstance(i, (int, np.integer)) and 0 <= i < arr.size):
             raise ValueError(f"keep must hold positions 0 to {arr.size - 1}, got {keep!r}")
         kept[i] = True

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, count, positive
+from .checks import as_probs, count, positive
 from .example import Scenario, check_scenario, split_tokens
 from .policy import temperature_probs
 
@@ -210,7 +209,8 @@ def _written(scenario: Scenario, written) -> tuple[str, ...]:
     return written
 
 
-class JudgeChecks(NamedTuple):
+@dataclass(frozen=True)
+class JudgeChecks:
     """What the rule-based judge looked at."""
 
     format_ok: bool      # one <think>…</think> block, at the start, with some reasoning in it

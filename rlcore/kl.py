@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_probs, as_vector, non_negative, positive
-from .policy import _softmax
+from .checks import as_probs, as_vector, log_probs, non_negative, positive, same_shape
+from .policy import softmax
 
 
 def kl_divergence(p, q) -> float:
@@ -28,7 +28,8 @@ def kl_divergence(p, q) -> float:
     return float(max(np.sum(pp[support] * (np.log(pp[support]) - np.log(qq[support]))), 0.0))
 
 
-class KLEstimates(NamedTuple):
+@dataclass(frozen=True)
+class KLEstimates:
     """Schulman's per-sample estimators of KL(π‖π_ref), for tokens sampled from π."""
 
     k1: np.ndarray
@@ -46,29 +47,33 @@ def kl_estimators(logp, logp_ref) -> KLEstimates:
     Source: J. Schulman, "Approximating KL Divergence" (2020), http://joschu.net/blog/kl-approx.html
 
     Args:
-        logp: shape [N], log π(aₙ) of the sampled tokens.
-        logp_ref: shape [N], log π_ref(aₙ).
+        logp: shape [N] (or any shape), log π(aₙ) of the sampled tokens.
+        logp_ref: the same shape, log π_ref(aₙ).
 
     Returns:
-        KLEstimates(k1 [N], k2 [N], k3 [N]).
+        KLEstimates(k1, k2, k3), each of logp's shape.
+
+    A token twice as likely under π as under π_ref: k1 = ln 2, k2 = ½(ln 2)², k3 = ½ − 1 + ln 2.
+
+    >>> e = kl_estimators(np.log([0.5]), np.log([0.25]))
+    >>> round(float(e.k1[0]), 4), round(float(e.k2[0]), 4), round(float(e.k3[0]), 4)
+    (0.6931, 0.2402, 0.1931)
     """
-    lp = as_vector("logp", logp)
-    lr = as_vector("logp_ref", logp_ref)
-    if lp.shape != lr.shape:
-        raise ValueError(f"logp and logp_ref must have the same length, got {lp.size} and {lr.size}")
-    if np.any(lp > 0) or np.any(lr > 0):
-        raise ValueError("logp and logp_ref must be log-probabilities (<= 0)")
+    lp = log_probs("logp", logp, min_ndim=1)
+    lr = log_probs("logp_ref", logp_ref, min_ndim=1)
+    same_shape("logp", lp, "logp_ref", lr)
     return _kl_estimates(lp, lr)
 
 
 def _kl_estimates(lp: np.ndarray, lr: np.ndarray) -> KLEstimates:
-    """``kl_estimators``'s formulas without its checks, for loops whose inputs are already valid."""
+    """``kl_estimators``' formulas for checked arrays (rlcore/lab.py calls it until it calls ``kl_estimators``)."""
     log_r = lr - lp
     k1 = -log_r
     return KLEstimates(k1, 0.5 * k1**2, np.expm1(log_r) - log_r)
 
 
-class RegularizedObjective(NamedTuple):
+@dataclass(frozen=True)
+class RegularizedObjective:
     expected_reward: float
     kl: float
     objective: float
@@ -128,11 +133,13 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
         # shifted by the best reward π_ref can write, before dividing: a tiny β cannot overflow
         logits = np.log(ref) + (r - r[support].max()) / b
     out = np.zeros_like(ref)
-    out[support] = _softmax(logits[support])
+    # a logit of −inf (a tiny β) is exp(·) = 0 either way; as the lowest float it is finite, as softmax asks
+    out[support] = softmax(np.maximum(logits[support], -np.finfo(np.float64).max))
     return out
 
 
-class ShareCurve(NamedTuple):
+@dataclass(frozen=True)
+class ShareCurve:
     """The KL-regularised objective along a two-way choice, for a range of shares."""
 
     shares: np.ndarray           # shape [M]: probability of the second choice
@@ -152,6 +159,12 @@ def share_curve(shares, rewards, p_ref, beta: float) -> ShareCurve:
 
     Returns:
         ShareCurve(shares, expected_reward, kl, objective), each of shape [M].
+
+    All on the first choice, then all on the second: KL(π‖π_ref) = ln(1/0.95) and ln(1/0.05).
+
+    >>> c = share_curve([0.0, 1.0], [9.0, 9.6], [0.95, 0.05], 1.0)
+    >>> c.kl.round(4).tolist(), c.objective.round(4).tolist()
+    ([0.0513, 2.9957], [8.9487, 6.6043])
     """
     s = as_vector("shares", shares)
     if np.any(s < 0) or np.any(s > 1):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,7 +14,8 @@ FOLLOWS = ("the reverse KL", "the forward KL", "both KLs", "nothing (zero)", "ne
 _REL_TOL = 1e-9
 
 
-class KLPlacements(NamedTuple):
+@dataclass(frozen=True)
+class KLPlacements:
     """The six ways of penalising KL, each one's expected gradient and what it matches."""
 
     gradients: np.ndarray       # shape [6, K], in the order of PLACEMENTS

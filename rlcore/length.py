@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import _show, as_array, as_probs, as_samples, as_vector, count, non_negative, rng_from
-from .aggregation import AGGREGATION_MODES, _answer_weights, _choice
-from .credit import GROUP_EPS, GROUP_METHODS, _group_advantages, group_advantages
+from .aggregation import AGGREGATION_MODES, answer_weights
+from .checks import as_array, as_probs, as_samples, as_vector, choice, count, flag, non_negative, rng_from, show
+from .credit import GROUP_METHODS, group_advantages
 from .policy import logits_from_probs
 
 
@@ -24,13 +24,7 @@ def _array(name: str, value) -> np.ndarray:
     try:
         return np.asarray(value)
     except ValueError:
-        raise ValueError(f"{name} must be a rectangular array, got {_show(value)}") from None
-
-
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+        raise ValueError(f"{name} must be a rectangular array, got {show(value)}") from None
 
 
 def _budget(max_len, lens: np.ndarray) -> int:
@@ -40,7 +34,8 @@ def _budget(max_len, lens: np.ndarray) -> int:
     return top
 
 
-class LengthPush(NamedTuple):
+@dataclass(frozen=True)
+class LengthPush:
     """What one update does to each answer of a group, under each aggregation mode."""
 
     weights: np.ndarray     # [4, n]: weight of each token of answer i (AGGREGATION_MODES order)
@@ -75,8 +70,8 @@ def length_push(lengths, advantages, max_len: int | None = None, match_step: boo
     if adv.size != lens.size:
         raise ValueError(f"lengths and advantages must have the same length, got {lens.size} and {adv.size}")
     top = _budget(max_len, lens)
-    w = np.stack([_answer_weights(lens, mode, top) for mode in AGGREGATION_MODES])
-    if _flag("match_step", match_step):
+    w = np.stack([answer_weights(lens, mode, top) for mode in AGGREGATION_MODES])
+    if flag("match_step", match_step):
         w[2:] *= np.array([[1.0 / lens.mean()], [top / lens.mean()]])
     return LengthPush(w, w * adv, w * adv * lens)
 
@@ -117,7 +112,7 @@ def length_step(logits, actions, advantages, lengths, mode: str, lr: float, max_
     adv = as_array("advantages", advantages)
     if adv.shape != a.shape or not np.all(np.isfinite(adv)):
         raise ValueError(f"advantages must be finite with the shape of actions {a.shape}, got {adv.shape}")
-    mode = _choice("mode", mode, AGGREGATION_MODES)
+    mode = choice("mode", mode, AGGREGATION_MODES)
     eta = non_negative("lr", lr)
     return _step(z[None], a[None], adv[None], lens, (mode,), (eta,), _budget(max_len, lens))[0]
 
@@ -127,14 +122,15 @@ def _step(z, a, adv, lens, modes, etas, top):
     mode and step size per leading index."""
     pi = np.exp(z - z.max(axis=-1, keepdims=True))
     pi /= pi.sum(axis=-1, keepdims=True)
-    push = np.stack([_answer_weights(lens[a[j]], mode, top) for j, mode in enumerate(modes)]) * adv   # c_i · Â_i
+    push = np.stack([answer_weights(lens[a[j]], mode, top) for j, mode in enumerate(modes)]) * adv   # c_i · Â_i
     onto = np.zeros_like(z)
     m, s = z.shape[:2]
     np.add.at(onto, (np.arange(m)[:, None, None], np.arange(s)[None, :, None], a), push)  # Σ_i c_i Â_i e_{a_i}
     return z + np.asarray(etas, float)[:, None, None] * (onto - push.sum(axis=-1, keepdims=True) * pi)
 
 
-class LengthRun(NamedTuple):
+@dataclass(frozen=True)
+class LengthRun:
     """Training runs under one aggregation mode, averaged over seeds."""
 
     mean_length: np.ndarray  # [T+1]: Σ_k π_k |o_k| before each step and after the last
@@ -142,13 +138,22 @@ class LengthRun(NamedTuple):
     probs: np.ndarray        # [T+1, K]: π, averaged over the runs
 
 
-def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo", group_size: int = 8,
+def _modes(value) -> tuple[str, ...]:
+    if (isinstance(value, str) or not isinstance(value, (tuple, list)) or not value
+            or not all(isinstance(m, str) and m in AGGREGATION_MODES for m in value)):
+        raise ValueError(f"modes must be a non-empty list of {list(AGGREGATION_MODES)}, got {show(value)}")
+    return tuple(value)
+
+
+def length_training(probs, samples, lengths, *, modes=AGGREGATION_MODES, method: str = "grpo", group_size: int = 8,
                     lr: float = 1.0, steps: int = 100, n_runs: int = 16, seed=0,
-                    max_len: int | None = None, match_step: bool = True) -> LengthRun:
-    """Train the first-token policy with group advantages, aggregated with ``mode``; follow the mean length.
+                    max_len: int | None = None, match_step: bool = True) -> tuple[LengthRun, ...]:
+    """Train the first-token policy with group advantages, aggregated with each of ``modes``; follow the mean length.
 
     Each step, every run samples G answers a_i ~ π with scores drawn from the candidate's judge scores,
-    gets Â from ``group_advantages`` and takes ``length_step``. Runs are independent and vectorised.
+    gets Â from ``group_advantages`` and takes ``length_step``. Runs are independent and vectorised. Every
+    mode takes the same random numbers at each step, so a mode's run does not depend on the other modes asked
+    for (one call per mode gives the same numbers).
 
     The modes' weights differ in scale: a token weighs about 1/(G·L̄) under token-mean and seq-mean-token-mean
     (L̄ = E_π[|o|] at the start), 1/G under seq-mean-token-sum and 1/(G·L_max) under the -norm mode. With
@@ -159,7 +164,7 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
         probs: shape [K], π at the start.
         samples: K lists of judge scores.
         lengths: shape [K], tokens of each candidate's answer.
-        mode: one of ``AGGREGATION_MODES``.
+        modes: a non-empty sequence of ``AGGREGATION_MODES`` entries.
         method: one of ``GROUP_METHODS``.
         group_size: G ≥ 2.
         lr: step size η ≥ 0.
@@ -170,31 +175,27 @@ def length_training(probs, samples, lengths, *, mode: str, method: str = "grpo",
         match_step: scale η so that every mode starts with token-mean's step per token.
 
     Returns:
-        LengthRun(mean_length, mean_score, probs).
+        one LengthRun(mean_length, mean_score, probs) per mode, in the order given.
+
+    A policy that cannot move (one candidate) keeps its length:
+
+    >>> length_training([1.0], [[1.0]], [3], modes=("token-mean",), steps=2)[0].mean_length.tolist()
+    [3.0, 3.0, 3.0]
     """
-    return _train(probs, samples, lengths, (mode,), method=method, group_size=group_size, lr=lr, steps=steps,
-                  n_runs=n_runs, seed=seed, max_len=max_len, match_step=match_step)[0]
-
-
-def _train(probs, samples, lengths, modes, *, method="grpo", group_size=8, lr=1.0, steps=100, n_runs=16, seed=0,
-           max_len=None, match_step=True) -> list[LengthRun]:
-    """``length_training`` for several modes in one pass. Every mode takes the same random numbers at each
-    step (as separate calls with one seed would), so each mode's run is the one ``length_training`` gives."""
     p = as_probs("probs", probs)
     groups = as_samples("samples", samples, p.size)
     lens = _lengths("lengths", lengths)
     if lens.size != p.size:
         raise ValueError(f"lengths must have one entry per candidate ({p.size}), got {lens.size}")
-    modes = tuple(_choice("mode", mode, AGGREGATION_MODES) for mode in modes)
-    if method not in GROUP_METHODS:
-        raise ValueError(f"method must be one of {list(GROUP_METHODS)}, got {method!r}")
+    modes = _modes(modes)
+    method = choice("method", method, GROUP_METHODS)
     g = count("group_size", group_size, low=2, high=1000)
     eta = non_negative("lr", lr)
     n_steps = count("steps", steps, low=1, high=5000)
     runs = count("n_runs", n_runs, low=1, high=1000)
     rng = rng_from("seed", seed)
     top = _budget(max_len, lens)
-    match = _flag("match_step", match_step)
+    match = flag("match_step", match_step)
     scale = {"seq-mean-token-sum": 1.0 / (p @ lens), "seq-mean-token-sum-norm": top / (p @ lens)}
     etas = [eta * scale.get(mode, 1.0) if match else eta for mode in modes]
 
@@ -214,13 +215,14 @@ def _train(probs, samples, lengths, modes, *, method="grpo", group_size=8, lr=1.
         cdf = np.cumsum(pi, axis=-1)
         a = np.minimum((rng.random((runs, g, 1)) > cdf[:, :, None, :]).sum(axis=-1), p.size - 1)   # [M, S, G]
         r = table[a, (rng.random((runs, g)) * sizes[a]).astype(int)]
-        adv = _group_advantages(r, method, GROUP_EPS)  # one group per run and mode
+        adv = group_advantages(r, method)  # one group per run and mode
         z = _step(z, a, adv, lens, modes, etas, top)
     out_len, out_score = (out_p * lens).sum(axis=-1), (out_p * q).sum(axis=-1)  # the same sums whatever M is
-    return [LengthRun(out_len[j], out_score[j], out_p[j]) for j in range(m)]
+    return tuple(LengthRun(out_len[j], out_score[j], out_p[j]) for j in range(m))
 
 
-class DifficultyCurve(NamedTuple):
+@dataclass(frozen=True)
+class DifficultyCurve:
     """Binary-scored groups of G answers with k right: the advantages GRPO and Dr. GRPO give them."""
 
     n_right: np.ndarray  # [G−1]: k = 1 … G−1
@@ -293,7 +295,8 @@ def with_long_version(probs, samples, lengths, index: int, long_length: int):
     return ((*new_p.tolist(), float(new_p[i])), (*scores, scores[i]), (*(int(x) for x in lens), long_len))
 
 
-class LengthDrift(NamedTuple):
+@dataclass(frozen=True)
+class LengthDrift:
     """Training with a short and a padded version of one answer, under one aggregation mode."""
 
     mean_length: np.ndarray  # [T+1]: Σ_k π_k |o_k|, averaged over the runs
@@ -301,45 +304,31 @@ class LengthDrift(NamedTuple):
     long_share: np.ndarray   # [T+1]: π(padded) / (π(short) + π(padded)), from the averaged π
 
 
-def length_drift(probs, samples, lengths, index: int, long_length: int, *, mode: str, **training) -> LengthDrift:
-    """``length_training`` on ``with_long_version``: does the update come to prefer the padded version?
+def length_drifts(probs, samples, lengths, index: int, long_length: int, *, modes=AGGREGATION_MODES,
+                  **training) -> tuple[LengthDrift, ...]:
+    """``length_training`` on ``with_long_version``, for each of ``modes``: does the update come to prefer the
+    padded version?
 
     Under a length-blind mode the two versions get the same push per token and share the same fate; under
     seq-mean-token-mean each token of the padded version weighs |short|/|long| as much, so a wrong answer's
     padded version is pushed down less (its share grows) and a right answer's is pushed up less (it shrinks).
+    One pass gives a page's four curves for the price of about one, the same runs, number for number, as one
+    call per mode.
 
     Args:
         probs, samples, lengths, index, long_length: as in ``with_long_version``.
-        mode: one of ``AGGREGATION_MODES``.
+        modes: a non-empty sequence of ``AGGREGATION_MODES`` entries.
         **training: the other arguments of ``length_training`` (method, group_size, lr, steps, n_runs, seed,
             max_len, match_step).
 
     Returns:
-        LengthDrift(mean_length, mean_score, long_share).
+        one LengthDrift(mean_length, mean_score, long_share) per mode, in the order given.
     """
-    mode = _choice("mode", mode, AGGREGATION_MODES)
-    return length_drifts(probs, samples, lengths, index, long_length, modes=(mode,), **training)[0]
-
-
-def length_drifts(probs, samples, lengths, index: int, long_length: int, *, modes=AGGREGATION_MODES,
-                  **training) -> tuple[LengthDrift, ...]:
-    """``length_drift`` for each of ``modes``, in one pass (a page's four curves for the price of about one):
-    the same runs, number for number, as one ``length_drift`` call per mode.
-
-    Args:
-        probs, samples, lengths, index, long_length, **training: as in ``length_drift``.
-        modes: a sequence of ``AGGREGATION_MODES`` entries.
-
-    Returns:
-        one LengthDrift per mode, in the order given.
-    """
-    if (isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes
-            or not all(isinstance(m, str) and m in AGGREGATION_MODES for m in modes)):
-        raise ValueError(f"modes must be a non-empty list of {list(AGGREGATION_MODES)}, got {_show(modes)}")
+    modes = _modes(modes)
     p, s, lens = with_long_version(probs, samples, lengths, index, long_length)
     i = count("index", index, low=0)
     out = []
-    for run in _train(p, s, lens, modes, **training):
+    for run in length_training(p, s, lens, modes=modes, **training):
         pair = run.probs[:, i] + run.probs[:, -1]
         out.append(LengthDrift(run.mean_length, run.mean_score,
                                run.probs[:, -1] / np.maximum(pair, np.finfo(float).tiny)))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import _show, as_probs, as_vector, count, in_range, non_negative, positive
-from .diagnostics import _capped
+from .checks import as_probs, as_vector, count, in_range, non_negative, positive, show
+from .diagnostics import truncated_is_weights
 from .policy import temperature_probs
 
 MISMATCH_KINDS = ("temperature", "top-p", "logit noise")
@@ -38,7 +38,8 @@ def top_p_probs(probs, top_p: float) -> np.ndarray:
     return mu / mu.sum()
 
 
-class MismatchStudy(NamedTuple):
+@dataclass(frozen=True)
+class MismatchStudy:
     """Many seeded batches of rollouts from the engine, and what each weighting does to the gradient estimate."""
 
     target: np.ndarray         # shape [K], the on-policy expected gradient π ⊙ (Q − V)
@@ -107,7 +108,7 @@ def mismatch_study(probs, q, *, kind: str, level: float, caps, batch: int, draws
         raise ValueError(f"kind must be one of {list(MISMATCH_KINDS)}, got {kind!r}")
     c = as_vector("caps", caps)
     if np.any(c <= 0):
-        raise ValueError(f"caps must be > 0, got {_show(c)}")
+        raise ValueError(f"caps must be > 0, got {show(c)}")
     b = count("batch", batch, low=1, high=MAX_BATCH)
     d = count("draws", draws, low=2, high=MAX_DRAWS)
     rng = np.random.default_rng(count("seed", seed, low=0))
@@ -125,8 +126,8 @@ def mismatch_study(probs, q, *, kind: str, level: float, caps, batch: int, draws
     adv = qv - p @ qv
     contrib = adv[a][..., None] * (np.eye(p.size)[a] - p)                 # [D, B, K]: A(a)(e_a − π)
     caps_ = c[:, None, None]  # truncated_is_weights' two rules, for every cap at once: [C, D, B] each
-    weights = np.concatenate([np.ones_like(rho)[None], _capped(rho, caps_, "truncate"), _capped(rho, caps_, "mask"),
-                              rho[None]])                                 # [2 + 2C, D, B]
+    weights = np.concatenate([np.ones_like(rho)[None], truncated_is_weights(logp_train, logp_roll, caps_, "truncate"),
+                              truncated_is_weights(logp_train, logp_roll, caps_, "mask"), rho[None]])  # [2 + 2C, D, B]
     g_all = np.matmul(weights.transpose(1, 0, 2), contrib).transpose(1, 0, 2) / b   # [2 + 2C, D, K]
     n_c = c.size
     g_hat = np.stack([np.broadcast_to(g_all[0], (n_c, d, p.size)), g_all[1:1 + n_c], g_all[1 + n_c:1 + 2 * n_c],
@@ -149,7 +150,7 @@ def lowest_error(study: MismatchStudy, cap_index: int) -> tuple[str, ...]:
     Several when they tie within a relative 1e-9 (e.g. truncate, mask and full weights when no weight exceeds C).
     """
     if not isinstance(study, MismatchStudy):
-        raise ValueError(f"study must be a MismatchStudy (from mismatch_study), got {_show(study)}")
+        raise ValueError(f"study must be a MismatchStudy (from mismatch_study), got {show(study)}")
     i = count("cap_index", cap_index, low=0, high=study.caps.size - 1)
     mse = study.mse[:, i]
     low = float(mse.min())

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_probs, as_samples, as_vector, count, in_range, non_negative, positive
+from .checks import as_probs, as_samples, as_vector, count, finite, in_range, non_negative, positive
 from .sampling import ScoreTable, sample_tokens
 
 BASELINES = ("none", "batch mean", "V")
@@ -18,17 +18,25 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
 
     πₐ = exp(zₐ/τ) / Σ_b exp(z_b/τ).
 
+    Shifting by the row's maximum before dividing by τ keeps exp from overflowing; a tiny τ then sends the
+    other entries to −inf, which only means exp(·) = 0 (the argmax limit), so that overflow is not an error.
+
     Args:
-        logits: shape [K], z.
+        logits: shape [K] (or [..., K]: one distribution per row of the last axis), z.
         temperature: τ > 0; small τ sharpens towards the argmax, large τ flattens.
 
     Returns:
-        shape [K], sums to 1.
+        logits' shape, each row sums to 1.
 
     >>> np.round(softmax(np.log([0.5, 0.3, 0.2])), 10).tolist()
     [0.5, 0.3, 0.2]
     """
-    return _softmax(as_vector("logits", logits), positive("temperature", temperature))
+    z = finite("logits", logits, min_ndim=1)
+    tau = positive("temperature", temperature)
+    with np.errstate(over="ignore"):
+        shifted = (z - z.max(axis=-1, keepdims=True)) / tau
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def log_softmax(logits) -> np.ndarray:
@@ -36,26 +44,20 @@ def log_softmax(logits) -> np.ndarray:
 
     log πₐ = zₐ − log Σ_b exp(z_b).
 
+    Args:
+        logits: shape [K] (or [..., K]), z.
+
+    Returns:
+        logits' shape, log π per row of the last axis.
+
     >>> np.round(np.exp(log_softmax([0.0, 0.0])), 10).tolist()
     [0.5, 0.5]
     """
-    return _log_softmax(as_vector("logits", logits))
-
-
-def _softmax(z: np.ndarray, tau: float = 1.0) -> np.ndarray:
-    """``softmax``'s formula without its checks, over the last axis of z [..., K] (every row at once).
-
-    Shifting by the row's maximum before dividing by τ keeps exp from overflowing; a tiny τ then sends the
-    other entries to −inf, which only means exp(·) = 0 (the argmax limit), so that overflow is not an error.
-    """
-    with np.errstate(over="ignore"):
-        shifted = (z - z.max(axis=-1, keepdims=True)) / tau
-    e = np.exp(shifted)
-    return e / e.sum(axis=-1, keepdims=True)
+    return _log_softmax(finite("logits", logits, min_ndim=1))
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:
-    """``log_softmax``'s formula without its checks, over the last axis of z [..., K]."""
+    """``log_softmax``'s formula for checked logits (rlcore/lab.py calls it until it calls ``log_softmax``)."""
     shifted = z - z.max(axis=-1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
@@ -89,7 +91,8 @@ def policy_gradient_step(logits, q, lr: float) -> np.ndarray:
     return z + eta * p * (qv - p @ qv)
 
 
-class PolicyPath(NamedTuple):
+@dataclass(frozen=True)
+class PolicyPath:
     """Exact policy-gradient trajectory."""
 
     probs: np.ndarray   # shape [steps+1, K]
@@ -128,7 +131,8 @@ def policy_gradient_path(probs, q, lr: float, steps: int) -> PolicyPath:
     return PolicyPath(out, out @ qv)
 
 
-class TrainingRun(NamedTuple):
+@dataclass(frozen=True)
+class TrainingRun:
     """REINFORCE from sampled answers, one row per seed."""
 
     probs: np.ndarray       # shape [S, steps+1, K]: π at temperature 1 before each step and after the last
@@ -184,9 +188,9 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
     scores_out = np.empty((n_seeds, n_steps))
     chunk = max(1, 1_000_000 // (2 * n_batch * n_seeds))  # steps of random numbers drawn at once
     for t in range(n_steps):
-        pi = _softmax(z)
+        pi = softmax(z)
         probs_out[:, t] = pi
-        mu = eye[np.argmax(z, axis=1)] if greedy else _softmax(z, tau)
+        mu = eye[np.argmax(z, axis=1)] if greedy else softmax(z, tau)
         if t % chunk == 0:  # same numbers as drawing (2, B) per step: a generator's stream does not depend on
             draws = np.stack([r.random((min(chunk, n_steps - t), 2, n_batch)) for r in rngs])  # the draw sizes
         u = draws[:, t % chunk]                                        # [S, 2, B]
@@ -203,7 +207,7 @@ def sampled_training_many(probs, samples, *, lr: float, steps: int, batch: int,
         counts = np.einsum("sb,sbk->sk", weight, eye[actions])         # Σ (R−b) e_a
         grad = (counts - weight.sum(axis=1, keepdims=True) * pi) / n_batch
         z = z + eta * grad
-    probs_out[:, -1] = _softmax(z)
+    probs_out[:, -1] = softmax(z)
     return TrainingRun(probs_out, scores_out)
 
 

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, positive
+from .checks import (
+    as_probs,
+    as_real,
+    as_samples,
+    as_vector,
+    broadcast,
+    count,
+    finite,
+    in_range,
+    non_negative,
+    positive,
+    show,
+)
 from .policy import logits_from_probs, softmax
 
 
@@ -25,8 +37,8 @@ def importance_ratio(p_new, p_old) -> np.ndarray:
     >>> importance_ratio([0.24], [0.2]).round(10).tolist()
     [1.2]
     """
-    new = as_vector("p_new", np.atleast_1d(p_new))
-    old = as_vector("p_old", np.atleast_1d(p_old))
+    new = as_vector("p_new", np.atleast_1d(finite("p_new", p_new)))
+    old = as_vector("p_old", np.atleast_1d(finite("p_old", p_old)))
     if new.shape != old.shape:
         raise ValueError(f"p_new and p_old must have the same shape, got {new.shape} and {old.shape}")
     if np.any(new < 0) or np.any(new > 1):
@@ -46,26 +58,21 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
     dual clip as in Ye et al. (2020).
 
     Args:
-        ratio: shape [N], ρ ≥ 0.
-        advantage: shape [N] or a number, A.
+        ratio: any shape, e.g. [N], ρ ≥ 0 (a number gives shape [1]).
+        advantage: A, broadcasting against ratio (e.g. shape [N], or a number).
         eps: ε > 0, the lower clip distance (and the upper one unless eps_high is given).
         eps_high: optional upper clip distance > 0.
         dual_clip: optional c > 1, a floor c·A on the objective of negative-advantage tokens.
 
     Returns:
-        shape [N], L per token.
+        the broadcast shape of ratio and advantage, L per token.
 
     >>> clipped_objective([1.5, 0.5], 1.0, eps=0.2).round(10).tolist()
     [1.2, 0.5]
     """
-    rho = as_vector("ratio", np.atleast_1d(ratio))
-    if np.any(rho < 0):
-        raise ValueError(f"ratio must be >= 0, got {rho.tolist()[:8]}")
-    adv = as_vector("advantage", np.atleast_1d(advantage))
-    try:
-        rho, adv = np.broadcast_arrays(rho, adv)
-    except ValueError:
-        raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
+    rho, adv = _ratio_advantage(ratio, advantage)
+    if rho.min() < 0:
+        raise ValueError(f"ratio must be >= 0, got {show(rho)}")
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)
     if low >= 1:
@@ -84,27 +91,36 @@ def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None
 
     Clipped where A > 0 and ρ > 1+ε_high, or A < 0 and ρ < 1−ε.
 
+    Args:
+        ratio: any shape, ρ (a number gives shape [1]).
+        advantage: A, broadcasting against ratio.
+        eps: ε > 0, the lower clip distance (and the upper one unless eps_high is given).
+        eps_high: optional upper clip distance > 0.
+
+    Returns:
+        the broadcast shape of ratio and advantage, bool.
+
     >>> is_clipped([1.3, 1.3, 0.7], [1.0, -1.0, -1.0]).tolist()
     [True, False, True]
     """
-    rho = as_vector("ratio", np.atleast_1d(ratio))
-    adv = as_vector("advantage", np.atleast_1d(advantage))
+    rho, adv = _ratio_advantage(ratio, advantage)
     low = positive("eps", eps)
     high = low if eps_high is None else positive("eps_high", eps_high)
-    try:
-        rho, adv = np.broadcast_arrays(rho, adv)
-    except ValueError:
-        raise ValueError(f"ratio and advantage shapes do not fit: {rho.shape} and {adv.shape}") from None
     return _clipped_mask(rho, adv, low, high)
 
 
+def _ratio_advantage(ratio, advantage) -> tuple[np.ndarray, np.ndarray]:
+    return broadcast("ratio", np.atleast_1d(finite("ratio", ratio)),
+                     "advantage", np.atleast_1d(finite("advantage", advantage)))
+
+
 def _surrogate(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
-    """``clipped_objective``'s formula without its checks, for loops whose inputs are already valid."""
+    """``clipped_objective``'s formula for checked arrays."""
     return np.minimum(rho * adv, np.clip(rho, 1.0 - low, 1.0 + high) * adv)
 
 
 def _clipped_mask(rho: np.ndarray, adv: np.ndarray, low: float, high: float) -> np.ndarray:
-    """``is_clipped``'s formula without its checks, for loops whose inputs are already valid."""
+    """``is_clipped``'s formula for checked arrays."""
     return ((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low))
 
 
@@ -121,7 +137,8 @@ def clip_bounds(p_old, eps: float) -> tuple[float, float]:
     return (max(0.0, (1.0 - e) * p), min(1.0, (1.0 + e) * p))
 
 
-class PPOEpochs(NamedTuple):
+@dataclass(frozen=True)
+class PPOEpochs:
     """A few PPO epochs on one batch of first-token decisions."""
 
     probs: np.ndarray          # shape [E+1, K]: π before each epoch and after the last
@@ -178,7 +195,8 @@ def ppo_epochs(p_old, actions, advantages, *, lr: float, epochs: int, eps: float
     return PPOEpochs(probs, frac, obj)
 
 
-class PPOBatch(NamedTuple):
+@dataclass(frozen=True)
+class PPOBatch:
     """Sampled answers as one PPO batch of first-token decisions."""
 
     actions: np.ndarray     # shape [N], int: each answer's first token

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import _show, as_vector, positive
 from .aggregation import AGGREGATION_MODES, gradient_weights
-from .clips import GSPO_EPS, eps_pair
+from .checks import as_vector, eps_pair, positive, show
+from .clips import GSPO_EPS
 from .credit import GROUP_EPS
 
 SWITCHES: dict[str, tuple] = {
@@ -23,7 +23,8 @@ SWITCHES: dict[str, tuple] = {
 """Each switch and the values it can take. ratio "none": one on-policy step per batch, no importance ratio."""
 
 
-class NamedRecipe(NamedTuple):
+@dataclass(frozen=True)
+class NamedRecipe:
     """A published recipe: the switch values that define it (switches it leaves free are absent)."""
 
     name: str
@@ -65,7 +66,7 @@ def check_switches(switches, name: str = "switches") -> dict:
     """``switches`` as a dict holding a valid value for every switch; ValueError naming the first bad one
     (``name`` is what the messages call the whole dict)."""
     if not isinstance(switches, dict):
-        raise ValueError(f"{name} must be a dict of {', '.join(SWITCHES)}, got {_show(switches)}")
+        raise ValueError(f"{name} must be a dict of {', '.join(SWITCHES)}, got {show(switches)}")
     missing = [k for k in SWITCHES if k not in switches]
     if missing:
         raise ValueError(f"{name} must set {', '.join(missing)}")
@@ -75,7 +76,7 @@ def check_switches(switches, name: str = "switches") -> dict:
     for key, options in SWITCHES.items():
         value = switches[key]
         if not any(value is o or (type(value) is type(o) and value == o) for o in options):
-            raise ValueError(f"{key} must be one of {', '.join(map(str, options))}; got {_show(value)}")
+            raise ValueError(f"{key} must be one of {', '.join(map(str, options))}; got {show(value)}")
     return dict(switches)
 
 
@@ -84,7 +85,7 @@ def recipe(name: str, *, arg: str = "name") -> NamedRecipe:
     for r in RECIPES:
         if isinstance(name, str) and r.name == name:
             return r
-    raise ValueError(f"{arg} must be one of {', '.join(r.name for r in RECIPES)}; got {_show(name)}")
+    raise ValueError(f"{arg} must be one of {', '.join(r.name for r in RECIPES)}; got {show(name)}")
 
 
 def recipe_switches(name: str, base: dict | None = None) -> dict:
@@ -145,9 +146,9 @@ def recipe_advantages(scores, baseline: str, scale: str, eps: float = GROUP_EPS)
     """
     s = as_vector("scores", scores)
     if baseline not in SWITCHES["baseline"]:
-        raise ValueError(f"baseline must be one of {', '.join(SWITCHES['baseline'])}; got {_show(baseline)}")
+        raise ValueError(f"baseline must be one of {', '.join(SWITCHES['baseline'])}; got {show(baseline)}")
     if scale not in SWITCHES["scale"]:
-        raise ValueError(f"scale must be one of {', '.join(SWITCHES['scale'])}; got {_show(scale)}")
+        raise ValueError(f"scale must be one of {', '.join(SWITCHES['scale'])}; got {show(scale)}")
     e = positive("eps", eps)
     g = s.size
     if g == 1:  # one answer: no other to leave out, and no spread
@@ -173,7 +174,8 @@ def recipe_clip(switches) -> str | None:
     return {"symmetric": "ppo", "clip-higher": "clip-higher", "cispo": "cispo"}[s["clip"]]
 
 
-class RecipeGradient(NamedTuple):
+@dataclass(frozen=True)
+class RecipeGradient:
     """What a recipe's ratio and clip leave of each answer's gradient once the policy has moved."""
 
     weights: np.ndarray  # [n]: coefficient of ∇log π of the answer's tokens
@@ -214,7 +216,7 @@ def recipe_gradient(ratio, seq_ratio, advantages, switches, eps_low: float = 0.2
                          f"{adv.size}")
     for name, r in (("ratio", rho), ("seq_ratio", seq)):
         if np.any(r < 0):
-            raise ValueError(f"{name} must be >= 0 (a ratio of probabilities), got {_show(r)}")
+            raise ValueError(f"{name} must be >= 0 (a ratio of probabilities), got {show(r)}")
     eps_low, eps_high = positive("eps_low", eps_low), positive("eps_high", eps_high)
     gspo_eps = eps_pair("gspo_eps", gspo_eps)
     clip = recipe_clip(s)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ._checks import as_real, as_vector, count, in_range
+from .checks import as_real, as_vector, count, in_range
 from .generation import answer_matches
 
 

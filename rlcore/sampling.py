@@ -2,14 +2,17 @@
 
 The functions here take the uniforms as an argument instead of a generator, so a caller can draw them all
 up front (one call per seed: a seed's numbers then do not depend on the other seeds) and so a test can hand
-in the exact boundary values. They check nothing: their callers have already checked their inputs.
+in the exact boundary values. ``sample_tokens`` checks its arrays (cheaply: loops call it at every step);
+``ScoreTable`` is built by callers that have checked their samples.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
+
+from .checks import finite, prob_rows, show
 
 
 def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -33,12 +36,22 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
     >>> sample_tokens(np.array([0.0, 0.5, 0.5, 0.0]), np.array([0.0, 0.49, 0.5, 0.99])).tolist()
     [1, 1, 2, 2]
     """
-    cdf = np.cumsum(probs, axis=-1)
+    p = prob_rows("probs", probs)
+    draws = finite("u", u, min_ndim=1)
+    if draws.min() < 0 or draws.max() >= 1:
+        raise ValueError(f"u must lie in [0, 1), got {show(draws)}")
+    try:
+        np.broadcast_shapes(p.shape[:-1], draws.shape[:-1])
+    except ValueError:
+        raise ValueError(f"probs and u must have the same leading shape, got {p.shape} and {draws.shape}") from None
+    u = draws
+    cdf = np.cumsum(p, axis=-1)
     cdf = np.where(cdf >= cdf[..., -1:], 1.0, cdf)  # from the last token that adds mass on (the rest add 0)
     return (u[..., :, None] >= cdf[..., None, :]).sum(axis=-1)
 
 
-class ScoreTable(NamedTuple):
+@dataclass(frozen=True)
+class ScoreTable:
     """Every token's sampled judge scores laid end to end, to draw one of a token's scores by index."""
 
     flat: np.ndarray     # shape [M]: token 0's scores, then token 1's, ...

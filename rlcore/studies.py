@@ -9,11 +9,10 @@ is a new piece of RL maths.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
+from .checks import as_probs, as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
 from .credit import GROUP_METHODS, GROUP_SEED, GROUP_SIZE, AnswerTrace, answer_trace, gae, group_advantages, td_errors
 from .estimates import (
     advantages,
@@ -96,7 +95,8 @@ def summarize(scenario: Scenario, *, lam: float = 0.95, eps: float = 0.2, k: int
 # ---------- Loop and reward pages: what an outcome-only judge cannot see
 
 
-class BlindSpot(NamedTuple):
+@dataclass(frozen=True)
+class BlindSpot:
     """Two answers with the same conclusion, one with its own reasoning and one with borrowed reasoning."""
 
     conclusion: str       # the token with the highest Q: the right conclusion
@@ -141,7 +141,8 @@ def outcome_blind_spot(scenario, full_marks: float = 10.0) -> BlindSpot:
 # ---------- V, Q and advantage page: every term of one decision
 
 
-class ValueBreakdown(NamedTuple):
+@dataclass(frozen=True)
+class ValueBreakdown:
     """Every term of Q, V and A for one decision, so a page can print the sums it shows."""
 
     counts: np.ndarray              # shape [K]: number of sampled scores per token
@@ -199,7 +200,8 @@ def value_breakdown(probs, samples) -> ValueBreakdown:
 # ---------- Baseline page: the same answers under several baselines
 
 
-class BaselineStudy(NamedTuple):
+@dataclass(frozen=True)
+class BaselineStudy:
     """The REINFORCE estimate with several baselines, on one shared set of sampled answers."""
 
     baselines: np.ndarray              # shape [B]
@@ -265,7 +267,8 @@ def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: 
 # ---------- TD error and GAE page: a wrong critic, and a group scored against itself
 
 
-class CriticErrorStudy(NamedTuple):
+@dataclass(frozen=True)
+class CriticErrorStudy:
     """How far GAE's estimate of the decision token's advantage lands from the truth, per λ."""
 
     lams: np.ndarray      # shape [L]
@@ -338,7 +341,8 @@ def critic_error_study(trace: AnswerTrace, scores, *, gamma: float, lams, bias: 
     return CriticErrorStudy(lam, bias_out, var, bias_out**2 + var, true_adv)
 
 
-class GroupCredit(NamedTuple):
+@dataclass(frozen=True)
+class GroupCredit:
     """A group of sampled answers to one prompt, scored against each other (GRPO-style)."""
 
     actions: np.ndarray     # shape [G]: index of each answer's first (decision) token
@@ -378,7 +382,8 @@ def group_credit(scenario: Scenario, token: str, group_size: int, method: str = 
 # ---------- Policy-gradient page: what moved the policy at each step
 
 
-class PolicyTrace(NamedTuple):
+@dataclass(frozen=True)
+class PolicyTrace:
     """Exact policy-gradient trajectory with what moved it at each step."""
 
     probs: np.ndarray          # shape [S+1, K]: π before the first step and after each step
@@ -420,7 +425,8 @@ def policy_gradient_trace(probs, q, lr: float, steps: int, tol: float = 1e-12) -
 # ---------- Exploration page: which seeds found a token
 
 
-class ExplorationOutcome(NamedTuple):
+@dataclass(frozen=True)
+class ExplorationOutcome:
     """Where each seed of a training run ended up, for one token."""
 
     final: np.ndarray       # shape [S]: the token's probability after the last step
@@ -464,7 +470,8 @@ def exploration_outcome(run: TrainingRun, token: int, threshold: float = 0.9) ->
 # ---------- Clipping and KL page: Schulman's three estimators side by side
 
 
-class KLEstimatorStudy(NamedTuple):
+@dataclass(frozen=True)
+class KLEstimatorStudy:
     """Schulman's k1, k2, k3 on tokens sampled from π, against the exact KL(π‖π_ref)."""
 
     tokens: np.ndarray       # shape [N], int: the sampled tokens
@@ -508,7 +515,8 @@ def kl_estimator_study(p, p_ref, n: int, seed) -> KLEstimatorStudy:
     rng = rng_from("seed", seed)
     logp = np.log(np.where(support, pp, 1.0))
     logp_ref = np.log(np.where(support, ref, 1.0))
-    per_token = np.stack(kl_estimators(logp[support], logp_ref[support]))      # [3, K⁺]
+    each = kl_estimators(logp[support], logp_ref[support])
+    per_token = np.stack([each.k1, each.k2, each.k3])                        # [3, K⁺]
     weights = pp[support]
     expected = per_token @ weights
     centred = per_token - expected[:, None]
@@ -516,7 +524,7 @@ def kl_estimator_study(p, p_ref, n: int, seed) -> KLEstimatorStudy:
     spread = scale * np.sqrt(((centred / scale[:, None]) ** 2) @ weights)
     tokens = rng.choice(pp.size, size=m, p=pp)
     est = kl_estimators(logp[tokens], logp_ref[tokens])
-    values = np.stack(est)
+    values = np.stack([est.k1, est.k2, est.k3])
     exact = kl_divergence(pp, ref)
     bias = expected - exact
     bias[np.abs(bias) <= 1e-12 * max(1.0, exact)] = 0.0  # k1 and k3: only rounding is left

@@ -1,9 +1,8 @@
 """Chart preparation: shaping rlcore's arrays for a chart, with no RL maths in it.
 
 Thinning a long run to the points a chart keeps, binning values into a histogram, and reducing seeds to a
-median band. Pure numpy (no streamlit, altair or pandas), so rlcore can still hand these out under their old
-names (``rlcore.thin_steps`` etc.) to notebooks; new code imports them from here. Bad input raises
-``ValueError`` naming the argument, like rlcore.
+median band. Pure numpy (no streamlit, altair or pandas). Bad input raises ``ValueError`` naming the
+argument, like rlcore.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rlcore._checks import as_array, count
+from rlcore.checks import as_array, count
 from rlcore.estimates import Histogram, histogram_counts  # noqa: F401  (one import point for chart preparation)
 
 

@@ -20,7 +20,9 @@ from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHA
 from . import inputs
 from .format import breakable, esc
 
-MIN_TOKENS, MAX_TOKENS = 2, 6
+# The editor's own range, narrower than what rlcore computes with (rlcore.MAX_TOKENS = 12): six rows, one colour
+# each in ui/colors.py's token palette.
+EDITOR_MIN_TOKENS, EDITOR_MAX_TOKENS = 2, 6
 CUSTOM = "Custom (your edits)"  # what the preset selector shows once the example is not one of the presets
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
@@ -98,8 +100,8 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
     With ``normalise`` the probabilities are rescaled to add up to 1, those of the rows in ``keep``
     staying as typed (``rlcore.normalize_probs``).
     """
-    if not MIN_TOKENS <= len(rows) <= MAX_TOKENS:
-        raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(rows)}")
+    if not EDITOR_MIN_TOKENS <= len(rows) <= EDITOR_MAX_TOKENS:
+        raise ValueError(f"Use between {EDITOR_MIN_TOKENS} and {EDITOR_MAX_TOKENS} tokens, not {len(rows)}")
     # compared in composed form (NFC): "é" typed as e + U+0301 is the same name as "é"
     tokens = [unicodedata.normalize("NFC", str(r.get("token") or "").strip()) for r in rows]
     for i, tok in enumerate(tokens, start=1):
@@ -191,8 +193,8 @@ def from_json(data: str | bytes) -> rlcore.Scenario:
     tokens, probs, samples = doc["tokens"], doc["probs"], doc["samples"]
     if not all(isinstance(x, list) for x in (tokens, probs, samples)):
         raise ValueError("tokens, probs and samples must be lists")
-    if not MIN_TOKENS <= len(tokens) <= MAX_TOKENS:
-        raise ValueError(f"Use between {MIN_TOKENS} and {MAX_TOKENS} tokens, not {len(tokens)}")
+    if not EDITOR_MIN_TOKENS <= len(tokens) <= EDITOR_MAX_TOKENS:
+        raise ValueError(f"Use between {EDITOR_MIN_TOKENS} and {EDITOR_MAX_TOKENS} tokens, not {len(tokens)}")
     if not all(isinstance(t, str) for t in tokens):
         raise ValueError("Every token must be a string")
     for name in ("prompt", "prefix"):
@@ -455,10 +457,10 @@ def _editor(draft: list[dict]) -> list[dict]:
         row["cont"] = st.text_input(f"after “{esc(_shown(row['token']))}”", value=_shown(draft[i]["cont"]),
                                     key=key("cont", i), max_chars=MAX_CONT_CHARS)
     c1, c2 = st.columns(2)
-    c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= MAX_TOKENS,
+    c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= EDITOR_MAX_TOKENS,
               width="stretch", help="Add a token (up to six)")
     c2.button("Remove", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
-              disabled=len(draft) <= MIN_TOKENS, width="stretch",
+              disabled=len(draft) <= EDITOR_MIN_TOKENS, width="stretch",
               help="Remove the last token in the list (at least two stay)")
     return rows
 

@@ -71,7 +71,7 @@ scores = st.one_of(st.sampled_from([0.0, 1e6, 5e-324, 0.5, 10.0, 999_999.999_999
 @st.composite
 def valid_docs(draw) -> dict:
     """A scenario document inside every bound, often right at one (1e6, 100 scores, 24-character names)."""
-    n = draw(st.integers(panel.MIN_TOKENS, panel.MAX_TOKENS))
+    n = draw(st.integers(panel.EDITOR_MIN_TOKENS, panel.EDITOR_MAX_TOKENS))
     weights = draw(st.lists(st.sampled_from([0.0, 1e-300, 1e-9, 1.0]) | st.floats(0, 1), min_size=n, max_size=n))
     weights[draw(st.integers(0, n - 1))] = 1.0  # not all zero
     sizes = st.one_of(st.integers(1, 5), st.just(rlcore.example.MAX_SAMPLES))

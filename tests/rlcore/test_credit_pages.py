@@ -1,4 +1,4 @@
-"""Unit tests of the credit functions added for the TD error / GAE page (hand-computed values)."""
+"""The TD error / GAE page's studies: a sampled group's credit and the critic's error (hand-computed values)."""
 
 from __future__ import annotations
 
@@ -6,39 +6,7 @@ import numpy as np
 import pytest
 
 import rlcore
-from rlcore import CriticErrorStudy, Scenario, credit_positions, group_credit
-
-
-def test_credit_positions_keeps_only_non_zero_advantages():
-    assert credit_positions([0.0, 0.0, -2.3, 0.0]).tolist() == [2]
-    assert credit_positions([-2.3, -2.3, -2.3, 0.0]).tolist() == [0, 1, 2]
-    assert credit_positions([0.0, 0.0]).tolist() == []
-
-
-def test_credit_positions_treats_rounding_noise_as_zero():
-    assert credit_positions([1e-12, -1e-10, 0.5]).tolist() == [2]
-    assert credit_positions([0.4, -0.6], tol=0.5).tolist() == [1]
-    assert credit_positions([1e-12], tol=0.0).tolist() == [0]
-
-
-def test_credit_positions_on_the_article_answer():
-    trace = rlcore.answer_trace(rlcore.ARTICLE_SCENARIO, "open", 1.0)
-    lam0 = rlcore.gae(trace.rewards, trace.values, 1.0, 0.0)
-    lam1 = rlcore.gae(trace.rewards, trace.values, 1.0, 1.0)
-    assert credit_positions(lam0).tolist() == [2]           # only `open`
-    assert credit_positions(lam1).tolist() == [0, 1, 2]     # OpenAI, is, open
-
-
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"advantages": [[0.0, 1.0]]}, "advantages"),
-    ({"advantages": []}, "advantages"),
-    ({"advantages": [0.0, np.nan]}, "advantages"),
-    ({"advantages": [0.0], "tol": -1.0}, "tol"),
-])
-def test_credit_positions_rejects_bad_input(kwargs, name):
-    with pytest.raises(ValueError, match=name):
-        credit_positions(**kwargs)
-
+from rlcore import CriticErrorStudy, Scenario, group_credit
 
 SURE = Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((4.0,), (7.0,)))
 HALF = Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((2.0,), (6.0,)))

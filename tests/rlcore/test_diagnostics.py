@@ -83,11 +83,6 @@ def test_kl_gradients_by_hand():
     np.testing.assert_allclose(g.k3_reward, [q, -q], rtol=1e-12)
 
 
-def test_kl_gradients_field_order():
-    assert rlcore.KLGradients._fields == ("reverse", "forward", "k1_loss", "k2_loss", "k3_loss",
-                                          "k1_reward", "k2_reward", "k3_reward")
-
-
 @settings(max_examples=60, deadline=None)
 @given(policy_pairs())
 def test_exact_gradients_match_finite_differences_of_the_two_kls(pair):
@@ -107,11 +102,11 @@ def test_loss_placement_is_the_average_pathwise_derivative(pair):
     pi, ref = pair
     g = rlcore.kl_gradients(pi, ref)
     z = np.log(pi)
-    for field, which in (("k1_loss", 0), ("k2_loss", 1), ("k3_loss", 2)):
+    for field, which in (("k1_loss", "k1"), ("k2_loss", "k2"), ("k3_loss", "k3")):
         expected = np.zeros_like(pi)
         for a in range(pi.size):
             def k(x, a=a, which=which):
-                return rlcore.kl_estimators([np.log(_softmax(x))[a]], [np.log(ref[a])])[which][0]
+                return getattr(rlcore.kl_estimators([np.log(_softmax(x))[a]], [np.log(ref[a])]), which)[0]
             expected += pi[a] * _central_difference(k, z)
         np.testing.assert_allclose(getattr(g, field), expected, atol=1e-7, err_msg=field)
 
@@ -139,13 +134,13 @@ def test_kl_gradient_identities(pair):
     np.testing.assert_allclose(g.k3_loss, g.forward, atol=1e-14)
     np.testing.assert_allclose(g.forward, pi - ref, atol=1e-15)
     np.testing.assert_allclose(g.k1_reward, g.reverse, atol=1e-14)
-    for field, v in g._asdict().items():  # adding a constant to every logit changes nothing
+    for field, v in vars(g).items():  # adding a constant to every logit changes nothing
         assert abs(v.sum()) <= 1e-12, field
 
 
 @given(policies())
 def test_every_kl_gradient_vanishes_at_the_reference(pi):
-    for field, v in rlcore.kl_gradients(pi, pi)._asdict().items():
+    for field, v in vars(rlcore.kl_gradients(pi, pi)).items():
         np.testing.assert_allclose(v, 0.0, atol=1e-15, err_msg=field)
 
 
@@ -158,7 +153,7 @@ def test_k2_and_k3_in_the_reward_follow_neither_kl():
 def test_tokens_neither_policy_can_write_get_no_gradient():
     with_zero = rlcore.kl_gradients([0.5, 0.5, 0.0], [0.8, 0.2, 0.0])
     without = rlcore.kl_gradients([0.5, 0.5], [0.8, 0.2])
-    for a, b in zip(with_zero, without, strict=True):
+    for a, b in zip(vars(with_zero).values(), vars(without).values(), strict=True):
         assert a[2] == 0.0
         np.testing.assert_allclose(a[:2], b, rtol=1e-15, atol=1e-17)
 
@@ -180,7 +175,7 @@ def test_a_token_pi_lost_gets_the_limit_of_each_gradient():
 def test_tiny_probabilities_do_not_overflow():
     # π = 1e-300 on one token: r = π_ref/π ≈ 1e300 there, but every gradient stays finite
     g = rlcore.kl_gradients([1 - 1e-300, 1e-300], [0.5, 0.5])
-    assert all(np.all(np.isfinite(v)) for v in g)
+    assert all(np.all(np.isfinite(v)) for v in vars(g).values())
     np.testing.assert_allclose(g.k3_loss, [0.5, -0.5], atol=1e-15)  # π − π_ref
 
 

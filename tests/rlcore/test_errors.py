@@ -133,7 +133,7 @@ def test_nan_and_inf_entries(make, name, bad):
     (lambda: rlcore.share_curve([0.1], [1.0, 2.0, 3.0], [0.5, 0.5], 1.0), "rewards"),
     (lambda: rlcore.kl_estimators([-1.0, -2.0], [-1.0]), "logp and logp_ref"),
     (lambda: rlcore.discounted_returns([], 1.0), "rewards"),
-    (lambda: rlcore.softmax([[0.0, 1.0]]), "logits"),
+    (lambda: rlcore.softmax(1.0), "logits"),  # a number, not a row of logits
 ])
 def test_wrong_lengths(call, name):
     check(call, name)

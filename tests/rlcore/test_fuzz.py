@@ -1,15 +1,22 @@
-"""Fuzz every public callable of rlcore with hypothesis: finite, well-shaped results or a ValueError naming the input.
+"""Fuzz rlcore with hypothesis: finite, well-shaped results or a ValueError naming the input.
 
-For each name in ``rlcore.__all__`` that is a function or a validating class (Scenario, LabConfig) there is one
-strategy, built from its docstring. A strategy draws a ``Case``: keyword arguments that are valid, or the same
-with exactly one argument replaced by an invalid value (wrong length, NaN, ±inf, negative probability,
-γ/λ/ε/β out of range, strings, None, bool for a number, ...). Then:
+Two levels:
 
-* valid input must return finite values of the documented shape (checked per function), with every numpy
-  floating-point event except underflow turned into an error (``np.errstate(all="raise", under="ignore")``:
-  underflow to 0 is a correct result) and every warning turned into an error;
-* invalid input must raise ``ValueError`` whose message names the offending argument (as a whole word);
-* anything else (FloatingPointError, TypeError, AttributeError, IndexError, a warning) fails.
+* Every public function (and validating class) of every rlcore module, found by walking the package, with no
+  line here per function (the end of this file): arguments from the function's own doctest, from the
+  argument's name (VOCABULARY) or from its default; then one argument replaced by a value of the wrong kind. It
+  must return or raise ValueError naming that argument; a TypeError, IndexError, AttributeError, a numpy
+  floating-point error or a warning fails. A new module needs nothing here: a function whose arguments the fuzz
+  cannot build fails, asking for a doctest example that calls it.
+* Deeper strategies for the functions named in SPECS (optional; none is required): a ``Case`` of keyword
+  arguments that are valid, or the same with exactly one argument replaced by an invalid value (wrong length,
+  NaN, ±inf, negative probability, γ/λ/ε/β out of range, strings, None, bool for a number, ...). Then:
+
+  * valid input must return finite values of the documented shape (checked per function), with every numpy
+    floating-point event except underflow turned into an error (``np.errstate(all="raise", under="ignore")``:
+    underflow to 0 is a correct result) and every warning turned into an error;
+  * invalid input must raise ``ValueError`` whose message names the offending argument (as a whole word);
+  * anything else (FloatingPointError, TypeError, AttributeError, IndexError, a warning) fails.
 
 Non-finite values we allow, because the docstrings promise them and the pages rely on them:
 
@@ -44,8 +51,15 @@ whole file runs in well under a minute; ``derandomize=True`` keeps CI repeatable
 
 from __future__ import annotations
 
+import ast
 import collections
+import contextlib
+import dataclasses
+import doctest
+import importlib
+import inspect
 import math
+import pkgutil
 import re
 import warnings
 from collections.abc import Callable
@@ -53,7 +67,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import rlcore
@@ -201,6 +215,8 @@ BAD_OPTIONAL_POS = st.one_of(BAD_OPTIONAL, st.sampled_from([0.0, -TINY, -1.0]))
 BAD_NONNEG = st.one_of(NOT_A_NUMBER, st.sampled_from([-TINY, -1.0]))
 BAD_SEED = st.sampled_from([-1, 1.5, "0", None, True, NAN])
 BAD_VECTOR = st.sampled_from([[], [NAN], [1.0, INF], [-INF], "abc", ["a", "b"], [[1.0, 2.0]], None])
+# for a function that also takes a batch along leading axes, where [[1.0, 2.0]] is one row: ragged instead
+BAD_BATCH = st.sampled_from([[], [NAN], [1.0, INF], [-INF], "abc", ["a", "b"], [[1.0], [2.0, 3.0]], None])
 BAD_STR = st.sampled_from([None, 3, 1.5, b"bytes", ["a"]])
 
 
@@ -634,22 +650,35 @@ def _(draw):
     return _rewards_values(draw) | {"gamma": P(draw(UNIT), BAD_UNIT)}
 
 
-@spec("gae", lambda out, kw: arr(out, (len(kw["rewards"]),)))
+def _check_gae(out, kw):
+    a = arr(out, np.shape(kw["rewards"]))
+    if kw.get("mask") is not None:
+        assert np.all(a[~np.asarray(kw["mask"], bool)] == 0)
+
+
+@spec("gae", _check_gae)
 def _(draw):
-    return _rewards_values(draw) | {"gamma": P(draw(UNIT), BAD_UNIT), "lam": P(draw(UNIT), BAD_UNIT)}
+    params = _rewards_values(draw)
+    t = len(params["rewards"].value)
+    n = draw(st.integers(1, t))  # real tokens: a prefix of the row
+    mask = draw(st.sampled_from([None, [True] * n + [False] * (t - n)]))
+    return params | {"gamma": P(draw(UNIT), BAD_UNIT), "lam": P(draw(UNIT), BAD_UNIT),
+                     "mask": P(mask, st.sampled_from([[2] * t, [True] * (t + 1), "abc", [NAN] * t]))}
 
 
 def _check_group_advantages(out, kw):
-    a = arr(out, (len(kw["scores"]),))
+    a = arr(out, np.shape(kw["scores"]))
     if kw["method"] != "grpo":
-        assert abs(a.sum()) <= 1e-9 * max(1.0, np.abs(kw["scores"]).max()) * len(a)
+        assert np.all(np.abs(a.sum(axis=-1)) <= 1e-9 * max(1.0, np.abs(kw["scores"]).max()) * a.shape[-1])
 
 
 @spec("group_advantages", _check_group_advantages)
 def _(draw):
     scores = draw(st.one_of(st.lists(SCORE, min_size=1, max_size=8),
                             st.tuples(SCORE, st.integers(1, 8)).map(lambda t: [t[0]] * t[1])))
-    return {"scores": P(scores, BAD_VECTOR), "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)),
+    if draw(st.booleans()):  # a batch: one group per row
+        scores = [scores, [x / 2 for x in scores]]
+    return {"scores": P(scores, BAD_BATCH), "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)),
                                                         st.sampled_from(["GRPO", "", None, "ppo"])),
             "eps": P(draw(POS), BAD_POS)}
 
@@ -697,7 +726,7 @@ def _(draw):
     s = draw(scenarios())
     trace = rlcore.answer_trace(s, draw(st.sampled_from(s.tokens)), draw(UNIT))
     return {
-        "trace": P(trace, st.sampled_from(["abc", None, tuple(trace)])),
+        "trace": P(trace, st.sampled_from(["abc", None, dataclasses.astuple(trace)])),
         "scores": P(draw(st.lists(SCORE, min_size=1, max_size=5)), BAD_VECTOR),
         "gamma": P(draw(UNIT), BAD_UNIT),
         "lams": P(draw(st.lists(UNIT, min_size=1, max_size=6)),
@@ -927,7 +956,7 @@ def _(draw):
 def _check_share_curve(out, kw):
     m = len(kw["shares"])
     assert isinstance(out, rlcore.ShareCurve)
-    for field in out:
+    for field in vars(out).values():
         arr(field, (m,))
     assert np.all(out.kl >= 0)
 
@@ -948,7 +977,7 @@ def _check_kl_study(out, kw):
     assert isinstance(out, rlcore.KLEstimatorStudy)
     tokens = arr(out.tokens, (n,), dtype=int)
     assert np.all(np.asarray(kw["p"])[tokens] > 0)
-    for est in out.estimates:
+    for est in vars(out.estimates).values():
         arr(est, (n,))
     num(out.exact, lo=0)
     for field in ("expected", "bias", "spread", "sample_mean", "sample_std", "negative_share"):
@@ -989,7 +1018,7 @@ def _(draw):
 
 @spec("softmax", lambda out, kw: is_probs(out, len(kw["logits"])))
 def _(draw):
-    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), BAD_VECTOR),
+    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), st.one_of(BAD_BATCH, st.just(3.0))),
             "temperature": P(draw(st.one_of(POS, st.just(5e-324))), BAD_POS)}
 
 
@@ -1000,7 +1029,7 @@ def _check_log_softmax(out, kw):
 
 @spec("log_softmax", _check_log_softmax)
 def _(draw):
-    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), BAD_VECTOR)}
+    return {"logits": P(draw(st.lists(REAL, min_size=1, max_size=6)), st.one_of(BAD_BATCH, st.just(3.0)))}
 
 
 @spec("logits_from_probs", lambda out, kw: is_probs(rlcore.softmax(arr(out, (len(kw["probs"]),))), len(out)))
@@ -1183,22 +1212,6 @@ def _(draw):
             "threshold": P(draw(UNIT_OPEN), st.one_of(BAD_UNIT, st.sampled_from([0.0, 1.0])))}
 
 
-def _check_bands(out, kw):
-    shape = np.shape(kw["values"])[1:]
-    assert isinstance(out, rlcore.SeedBands)
-    median, low, high = (arr(x, shape) for x in out)
-    assert np.all(low <= median) and np.all(median <= high)
-
-
-@spec("seed_bands", _check_bands)
-def _(draw):
-    s, t = draw(st.integers(1, 5)), draw(st.integers(1, 5))
-    inner = draw(st.sampled_from([(), (2,)]))
-    values = np.array(draw(vector(REAL, s * t * (inner[0] if inner else 1)))).reshape((s, t, *inner)).tolist()
-    return {"values": P(values, st.sampled_from([[1.0, 2.0], [], [[NAN]], [[INF]], 3.0, np.zeros((0, 3)), "abc",
-                                                 [["a"]]]))}
-
-
 # --- ppo.py --------------------------------------------------------------------------------------------------
 
 def _check_ratio(out, kw):
@@ -1226,10 +1239,10 @@ def _ratio_adv(draw):
     n = draw(st.integers(1, 6))
     both = ("ratio", "advantage")
     adv = draw(st.one_of(vector(ADV, n), ADV))
-    bad_ratio = [BAD_VECTOR, st.just([-0.5] * n)]
+    bad_ratio = [BAD_BATCH, st.just([-0.5] * n)]
     if isinstance(adv, list) and n > 1:
         bad_ratio.append(st.just([1.0] * (n + 1)))
-    bad_adv = [BAD_VECTOR] + ([st.just([0.0] * (n + 1))] if n > 1 else [])
+    bad_adv = [BAD_BATCH] + ([st.just([0.0] * (n + 1))] if n > 1 else [])
     return n, {"ratio": P(draw(vector(RATIO, n)), st.one_of(*bad_ratio), both),
                "advantage": P(adv, st.one_of(*bad_adv), both)}
 
@@ -1255,8 +1268,8 @@ def _(draw):
     both = ("ratio", "advantage")
     adv = draw(st.one_of(vector(ADV, n), ADV))
     wrong = [st.just([1.0] * (n + 1))] if isinstance(adv, list) and n > 1 else []  # lengths that cannot broadcast
-    return {"ratio": P(draw(vector(RATIO, n)), st.one_of(BAD_VECTOR, *wrong), both),
-            "advantage": P(adv, st.one_of(BAD_VECTOR, *([st.just([0.0] * (n + 1))] if n > 1 else [])), both),
+    return {"ratio": P(draw(vector(RATIO, n)), st.one_of(BAD_BATCH, *wrong), both),
+            "advantage": P(adv, st.one_of(BAD_BATCH, *([st.just([0.0] * (n + 1))] if n > 1 else [])), both),
             "eps": P(draw(UNIT_OPEN), BAD_POS), "eps_high": P(draw(st.one_of(st.none(), POS)), BAD_OPTIONAL_POS)}
 
 
@@ -1441,28 +1454,6 @@ def _(draw):
             "seeds": P(draw(SEEDS), st.sampled_from([[], [-1], list(range(65)), [0, "a"], None, 1.5]))}
 
 
-def _check_thin(out, kw):
-    a = arr(out, dtype=int)
-    n = kw["n"]
-    assert a[0] == 0 and a[-1] == n - 1 and np.all(np.diff(a) > 0) and a.size <= max(kw["max_points"], 1)
-
-
-@spec("thin_steps", _check_thin)
-def _(draw):
-    return {"n": P(draw(st.integers(1, 5000)), bad_count(1)), "max_points": P(draw(st.integers(2, 400)), bad_count(2))}
-
-
-def _check_dead_share(out, kw):
-    a = arr(out, (np.shape(kw["dead"])[1],))
-    assert np.all((a >= 0) & (a <= 1))
-
-
-@spec("dead_share", _check_dead_share)
-def _(draw):
-    s, t = draw(st.integers(1, 4)), draw(st.integers(1, 10))
-    dead = draw(vector(vector(st.one_of(st.booleans(), st.sampled_from([0, 1])), t), s))
-    bad = st.sampled_from([[True, False], [], [[]], [[2, 0]], [[0.5]], [[-1]]])
-    return {"dead": P(dead, bad), "window": P(draw(st.integers(1, 20)), bad_count(1))}
 
 
 @st.composite
@@ -1581,7 +1572,7 @@ def _(draw):
 def _check_kl_gradients(out, kw):
     k = len(kw["pi"])
     assert isinstance(out, rlcore.KLGradients)
-    for name, v in out._asdict().items():
+    for name, v in vars(out).items():
         assert abs(arr(v, (k,)).sum()) <= 1e-6 * max(1.0, np.abs(v).max()), name  # a shift of every logit: no change
     np.testing.assert_allclose(out.k3_loss, out.forward, atol=1e-8)
     np.testing.assert_allclose(out.k1_loss, 0.0, atol=1e-8)
@@ -1682,7 +1673,7 @@ def _(draw):
 def _check_reach(out, kw):
     assert isinstance(out, rlcore.Reach)
     p = np.asarray(kw["p_old"], dtype=float)
-    low, high, rise = (arr(x, p.shape) for x in out)
+    low, high, rise = (arr(x, p.shape) for x in (out.low, out.high, out.rise))
     assert np.all((low >= 0) & (low <= p) & (p <= high) & (high <= 1)), (low, p, high)
     np.testing.assert_allclose(rise, high - p)
 
@@ -1787,9 +1778,13 @@ def _(draw):
             "max_len": _budget_param(draw, lengths)}
 
 
+MODES = st.lists(st.sampled_from(rlcore.AGGREGATION_MODES), min_size=1, max_size=4).map(tuple)
+BAD_MODES = st.sampled_from(["token-mean", (), ("token-mean", "sum"), None, 3])
+
+
 def _length_training_params(draw):
     """The small trainings the fuzz affords: a few steps and runs (the pages use up to 200 steps, 32 runs)."""
-    return {"mode": P(draw(st.sampled_from(rlcore.AGGREGATION_MODES)), BAD_MODE),
+    return {"modes": P(draw(MODES), BAD_MODES),
             "method": P(draw(st.sampled_from(rlcore.GROUP_METHODS)), BAD_GROUP_METHOD),
             "group_size": P(draw(st.integers(2, 6)), bad_count(2, 1000)),
             "lr": P(draw(NONNEG_MODEST), BAD_NONNEG),
@@ -1800,12 +1795,14 @@ def _length_training_params(draw):
 
 
 def _check_length_run(out, kw):
-    assert isinstance(out, rlcore.LengthRun)
+    assert isinstance(out, tuple) and len(out) == len(kw["modes"])
     t, lens = kw["steps"], np.asarray(kw["lengths"], float)
-    is_prob_rows(arr(out.probs, (t + 1, len(lens))))
-    m = arr(out.mean_length, (t + 1,))
-    assert np.all((m >= lens.min() * (1 - 1e-9)) & (m <= lens.max() * (1 + 1e-9))), m
-    arr(out.mean_score, (t + 1,))
+    for run in out:
+        assert isinstance(run, rlcore.LengthRun)
+        is_prob_rows(arr(run.probs, (t + 1, len(lens))))
+        m = arr(run.mean_length, (t + 1,))
+        assert np.all((m >= lens.min() * (1 - 1e-9)) & (m <= lens.max() * (1 + 1e-9))), m
+        arr(run.mean_score, (t + 1,))
 
 
 @spec("length_training", _check_length_run, examples=60)
@@ -1864,12 +1861,6 @@ def _check_drift(out, kw):
     assert np.all((share >= 0) & (share <= 1 + 1e-12)), share
 
 
-@spec("length_drift", _check_drift, examples=60)
-def _(draw):
-    return _long_params(draw) | _length_training_params(draw)
-
-
-
 def _check_drifts(out, kw):
     assert isinstance(out, tuple) and len(out) == len(kw["modes"])
     for one in out:
@@ -1878,10 +1869,8 @@ def _check_drifts(out, kw):
 
 @spec("length_drifts", _check_drifts, examples=60)
 def _(draw):
-    params = _long_params(draw) | _length_training_params(draw)
-    del params["mode"]
-    modes = draw(st.lists(st.sampled_from(rlcore.AGGREGATION_MODES), min_size=1, max_size=4))
-    return params | {"modes": P(tuple(modes), st.sampled_from(["token-mean", (), ("token-mean", "sum"), None, 3]))}
+    return _long_params(draw) | _length_training_params(draw)
+
 
 def _switches(draw) -> dict:
     return {k: draw(st.sampled_from(v)) for k, v in rlcore.SWITCHES.items()}
@@ -2187,49 +2176,8 @@ def _(draw):
 
 
 # ------------------------------------------------------------------------------------------------------
-# Result types: no validation of their own (plain records); each is checked through the function that makes it
-# ------------------------------------------------------------------------------------------------------
-
-RESULT_TYPES = {
-    "AnswerTrace": "answer_trace", "BaselineStudy": "baseline_study", "BlindSpot": "outcome_blind_spot",
-    "CriticErrorStudy": "critic_error_study", "ExplorationOutcome": "exploration_outcome",
-    "FlatteryBranch": None,  # the type of the FLATTERY constant; see test_flattery_branch_numbers_by_hand
-    "GenerationStep": "next_step", "GradientStats": "gradient_stats", "GroupCredit": "group_credit",
-    "Histogram": "histogram_counts", "JudgeChecks": "rule_based_judge", "KLEstimates": "kl_estimators",
-    "KLEstimatorStudy": "kl_estimator_study", "LabHistory": "train", "LabTree": "lab_tree",
-    "MCEstimates": "mc_estimates", "PPOBatch": "batch_advantages", "PPOEpochs": "ppo_epochs",
-    "PolicyPath": "policy_gradient_path", "PolicyTrace": "policy_gradient_trace",
-    "RegularizedObjective": "kl_regularized_objective", "RunningEstimates": "running_mc_estimates",
-    "SeedBands": "seed_bands", "ShareCurve": "share_curve", "Summary": "summarize", "TrainingRun": "sampled_training",
-    "ValueBreakdown": "value_breakdown",
-}
-RESULT_TYPES["KLGradients"] = "kl_gradients"  # diagnostics.py
-RESULT_TYPES |= {  # clips.py, length.py, recipes.py, kl_placement.py, collapse.py, mismatch.py
-    "ClipBatch": "clip_batch", "DifficultyCurve": "difficulty_curve", "EntropyTrace": "entropy_trace",
-    "KLPlacements": "kl_placements", "LengthDrift": "length_drift", "LengthPush": "length_push",
-    "LengthRun": "length_training", "MismatchStudy": "mismatch_study", "NamedRecipe": "recipe", "PassAtK":
-    "pass_at_k_questions", "Reach": "reach", "RecipeGradient": "recipe_gradient",
-}
-
-
-def public_callables() -> set[str]:
-    return {n for n in rlcore.__all__ if callable(getattr(rlcore, n))}
-
-
-# ------------------------------------------------------------------------------------------------------
 # The tests
 # ------------------------------------------------------------------------------------------------------
-
-
-def test_every_public_callable_has_a_strategy():
-    """A new public function (or class) in rlcore.__all__ needs a strategy here, or a producer if it is a record."""
-    missing = public_callables() - set(SPECS) - set(RESULT_TYPES)
-    assert not missing, f"add a strategy to tests/test_rlcore_fuzz.py for: {sorted(missing)}"
-    stale = (set(SPECS) | set(RESULT_TYPES)) - public_callables()
-    assert not stale, f"no longer public in rlcore: {sorted(stale)}"
-    for record, producer in RESULT_TYPES.items():
-        assert producer is None or producer in SPECS, (record, producer)
-        assert isinstance(getattr(rlcore, record), type), record
 
 
 def fuzz(name: str, examples: int) -> None:
@@ -2284,10 +2232,10 @@ def test_flattery_branch_numbers_by_hand():
     maximum, log Σ π_ref·e^r = 9 + ln(0.95 + 0.05e^0.6) ≈ 9.040. At β = 0 all the mass goes to flattery.
     """
     f = rlcore.FLATTERY
-    assert tuple(rlcore.kl_regularized_objective(f.p_ref, f.rewards, f.p_ref, 1.0)) == pytest.approx(
+    assert dataclasses.astuple(rlcore.kl_regularized_objective(f.p_ref, f.rewards, f.p_ref, 1.0)) == pytest.approx(
         (9.03, 0.0, 9.03), abs=1e-12)
     kl = 0.1 * math.log(0.1 / 0.95) + 0.9 * math.log(0.9 / 0.05)
-    assert tuple(rlcore.kl_regularized_objective([0.1, 0.9], f.rewards, f.p_ref, 1.0)) == pytest.approx(
+    assert dataclasses.astuple(rlcore.kl_regularized_objective([0.1, 0.9], f.rewards, f.p_ref, 1.0)) == pytest.approx(
         (9.54, kl, 9.54 - kl), rel=1e-12)
     assert round(kl, 2) == 2.38 and round(9.54 - kl, 2) == 7.16
     e = math.exp(0.6)
@@ -2333,7 +2281,6 @@ KNOWN_BUGS = [
     *[known(name, kwargs, (arg,), NAMES_WRONG_ARG + ": numpy's 'could not convert string to float'",
             AssertionError, f"{name}-strings")
       for name, kwargs, arg in [("normalize_probs", {"probs": ["a"]}, "probs"),
-                                ("seed_bands", {"values": [["a"]]}, "values"),
                                 ("running_mean", {"values": ["a"], "at": [1]}, "values"),
                                 ("histogram_counts", {"values": ["a"], "bins": 3}, "values")]],
     *[known(name, {**kwargs, arg: "abc"}, (arg,), UNCHECKED_TYPE, (AssertionError, AttributeError),
@@ -2449,8 +2396,228 @@ def test_fixed_tiny_beta_with_best_reward_where_reference_is_zero():  # fixed: s
     ("td_errors", {"rewards": [[1.0], [2.0, 3.0]], "values": [0.0, 0.0, 0.0], "gamma": 1.0}, "rewards"),
     ("expected_value", {"probs": [[1.0], [0.5, 0.5]], "q": [1.0, 2.0]}, "probs"),
     ("running_mean", {"values": [[1.0], [2.0, 3.0]], "at": [1]}, "values"),
-    ("seed_bands", {"values": [[1.0], [2.0, 3.0]]}, "values"),
-], ids=["softmax", "td_errors", "expected_value", "running_mean", "seed_bands"])
+], ids=["softmax", "td_errors", "expected_value", "running_mean"])
 def test_fixed_ragged_input_names_the_argument(name, kwargs, arg):
     """A ragged list got numpy's "setting an array element with a sequence ..."; now "<arg> must be ..."."""
     run_case(getattr(rlcore, name), SPECS[name], Case(kwargs, (arg,)))
+
+
+# ------------------------------------------------------------------------------------------------------
+# Every public function of every rlcore module, from its signature: nothing to add here for a new module
+# ------------------------------------------------------------------------------------------------------
+#
+# The strategies above are deeper checks for the functions they name; the fuzz below reaches every public
+# function (and every validating class) of every rlcore module on its own. Its arguments come, in this order,
+# from the function's first doctest that calls it (its own example, valid by construction), from the
+# argument's name (VOCABULARY: one size m shared by every vector, so probs, q, samples, rewards, lengths ...
+# fit each other), or from the argument's default. Then one argument may be replaced by a value of the wrong
+# kind (JUNK). The function must return, or raise ValueError; on a replaced argument that ValueError must name
+# it. Anything else (TypeError, IndexError, AttributeError, a floating-point error or a warning) fails.
+
+NOT_FUZZED = {  # modules whose functions take other checks' names as arguments, not values
+    "rlcore.checks": "the checks themselves: their first argument is the name an error uses",
+    "rlcore._checks": "the old name of rlcore.checks",
+}
+# Unchecked by design until rlcore/lab.py's rewrite lands (the lead empties this at the merge): the loop's steps
+# take its own records, training_loop is what train calls after checking, gae_batch is gae without its checks.
+PENDING = {"rlcore.lab.reinforce_advantages", "rlcore.lab.group_baseline_advantages", "rlcore.lab.critic_advantages",
+           "rlcore.lab.policy_update", "rlcore.lab.training_loop", "rlcore.credit.gae_batch"}
+
+
+def public_functions() -> list[tuple[str, Callable]]:
+    """(module.name, callable) for every public function and validating class defined in an rlcore module."""
+    out = []
+    for info in pkgutil.walk_packages(rlcore.__path__, "rlcore."):
+        if info.name in NOT_FUZZED:
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isfunction(obj) or (inspect.isclass(obj) and "__post_init__" in vars(obj)):
+                out.append((f"{info.name}.{name}", obj))
+    return sorted(out, key=lambda item: item[0])
+
+
+def doctest_kwargs(fn) -> dict | None:
+    """The arguments of the first call to ``fn`` in its own docstring's examples, bound to its parameter names."""
+    module = inspect.getmodule(fn)
+    namespace = {**vars(module), "np": np}
+    for example in doctest.DocTestParser().get_examples(inspect.getdoc(fn) or ""):
+        try:
+            tree = ast.parse(example.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fn.__name__:
+                try:
+                    args = [eval(compile(ast.Expression(a), "<doctest>", "eval"), namespace) for a in node.args]
+                    kw = {k.arg: eval(compile(ast.Expression(k.value), "<doctest>", "eval"), namespace)
+                          for k in node.keywords}
+                    return dict(inspect.signature(fn).bind(*args, **kw).arguments)
+                except Exception:  # an example that needs names of its own: fall back on the vocabulary
+                    return None
+        with contextlib.suppress(Exception):
+            exec(compile(example.source, "<doctest>", "exec"), namespace)  # names later examples use
+    return None
+
+
+def _vec(elements):
+    return lambda draw, m, kw: draw(vector(elements, m))
+
+
+def _token(draw, m, kw):
+    """A token of the scenario drawn before it; without one, a token's index."""
+    if isinstance(kw.get("scenario"), rlcore.Scenario):
+        return draw(st.sampled_from(kw["scenario"].tokens))
+    return draw(st.integers(0, m - 1))
+
+
+SMALL_SCORE = st.one_of(st.sampled_from([0.0, 1.0, 10.0]), st.floats(-10, 10))
+SMALL_POS = st.floats(0.01, 2.0)
+SMALL_COUNT = st.integers(2, 4)
+VOCABULARY: dict[str, Callable] = {  # argument name -> (draw, m, arguments so far) -> a value that often fits
+    # vectors of the shared size m (values: m + 1)
+    **dict.fromkeys(("probs", "pi", "pi_ref", "p_ref", "p_old", "p_new", "p"), lambda draw, m, kw: draw(probs(m))),
+    **dict.fromkeys(("q", "rewards", "scores", "advantages", "advantage", "baselines"), _vec(SMALL_SCORE)),
+    "values": lambda draw, m, kw: draw(vector(SMALL_SCORE, m + 1)),
+    "samples": lambda draw, m, kw: draw(vector(st.lists(SMALL_SCORE, min_size=1, max_size=3), m)),
+    "lengths": _vec(st.integers(1, 6)),
+    **dict.fromkeys(("ratio", "seq_ratio"), _vec(st.floats(0, 3))),
+    **dict.fromkeys(("logp", "logp_ref", "logp_train", "logp_rollout"), _vec(st.floats(-20, 0))),
+    **dict.fromkeys(("logp_new", "logp_old"), lambda draw, m, kw: [draw(vector(st.floats(-20, 0), m))]),
+    "mask": lambda draw, m, kw: [[1] * m],
+    "token_losses": lambda draw, m, kw: [draw(vector(SMALL_SCORE, m))],
+    **dict.fromkeys(("logits", "logit_change"), _vec(SMALL_SCORE)),
+    "actions": _vec(st.just(0)),
+    "shares": _vec(st.floats(0, 1)),
+    "ks": lambda draw, m, kw: [1, 2],
+    "caps": lambda draw, m, kw: [1.5, 3.0],
+    "lams": lambda draw, m, kw: [0.0, 0.5, 1.0],
+    "at": lambda draw, m, kw: [1, m],
+    # the running example, and results other functions take
+    "scenario": lambda draw, m, kw: draw(scenarios(min_k=m, max_k=m)),
+    "token": _token,
+    "trace": lambda draw, m, kw: rlcore.answer_trace(rlcore.ARTICLE_SCENARIO, "open"),
+    "run": lambda draw, m, kw: rlcore.sampled_training([0.5, 0.5], [[1.0], [0.0]], lr=1.0, steps=2, batch=2),
+    "study": lambda draw, m, kw: rlcore.mismatch_study([0.5, 0.5], [1.0, 0.0], kind="temperature", level=1.5,
+                                                      caps=[2.0], batch=4, draws=2, seed=0),
+    **dict.fromkeys(("config", "c"), lambda draw, m, kw: rlcore.LabConfig(steps=2, group_size=2)),
+    "tree": lambda draw, m, kw: rlcore.lab_tree(rlcore.ARTICLE_SCENARIO),
+    "history": lambda draw, m, kw: rlcore.train(rlcore.ARTICLE_SCENARIO, rlcore.LabConfig(steps=2, group_size=2)),
+    "switches": lambda draw, m, kw: rlcore.recipe_switches(draw(st.sampled_from([r.name for r in rlcore.RECIPES]))),
+    "written": lambda draw, m, kw: [],
+    # numbers
+    **dict.fromkeys(("gamma", "lam", "threshold", "top_p"), lambda draw, m, kw: draw(st.floats(0.05, 1.0))),
+    **dict.fromkeys(("eps", "eps_low", "eps_high", "beta", "lr", "temperature", "cap", "level", "noise", "bias",
+                     "target", "score"), lambda draw, m, kw: draw(SMALL_POS)),
+    "baseline": lambda draw, m, kw: draw(SMALL_SCORE),
+    **dict.fromkeys(("steps", "epochs", "batch", "n", "draws", "n_runs", "group_size", "n_draws", "bins",
+                     "points", "answers", "questions", "n_tokens", "long_length", "max_len"),
+                    lambda draw, m, kw: draw(SMALL_COUNT)),
+    **dict.fromkeys(("seed", "rng"), lambda draw, m, kw: draw(st.integers(0, 3))),
+    **dict.fromkeys(("k", "index", "cap_index"), lambda draw, m, kw: draw(st.integers(0, 1))),
+    "n_actions": lambda draw, m, kw: m,
+    "seeds": lambda draw, m, kw: [0, 1],
+    # text
+    **dict.fromkeys(("text", "answer", "final", "expected"), lambda draw, m, kw: draw(TEXT)),
+    "name": lambda draw, m, kw: draw(st.sampled_from([r.name for r in rlcore.RECIPES])),
+}
+CHOICE_ARGUMENTS = ("mode", "method", "kind", "baseline")  # a string without a default: one of its module's options
+MESSAGE_ARGUMENTS = ("name", "arg")  # with a default, the name an error uses, not a value: never corrupted
+
+DERIVED_EXAMPLES = 20  # per function; no shrinking: a failure reports the first case as drawn
+JUNK = [NAN, INF, -INF, -1, 0, 2.5, "abc", None, True, [], [NAN], [[1.0], [2.0, 3.0]], {"a": 1}, b"x"]
+
+
+def options_of(fn) -> list[str]:
+    """The strings a string argument of ``fn`` may take: its module's tuples of names (e.g. AGGREGATION_MODES)."""
+    module = inspect.getmodule(fn)
+    return sorted({x for v in vars(module).values() if isinstance(v, tuple) and v and all(
+        isinstance(s, str) for s in v) for x in v})
+
+
+def unbuildable(fn) -> list[str]:
+    """The arguments of ``fn`` that have neither a doctest value, a name in VOCABULARY nor a default."""
+    base = doctest_kwargs(fn) or {}
+    return [name for name, p in inspect.signature(fn).parameters.items()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            and name not in VOCABULARY and name not in CHOICE_ARGUMENTS and name not in base]
+
+
+def build_kwargs(draw, fn) -> dict:
+    """Valid-looking arguments for ``fn`` (which has no ``unbuildable`` argument): its doctest's, half the time;
+    else each argument from its string default, its name, its module's options, its default or its doctest."""
+    base = doctest_kwargs(fn)
+    if base is not None and draw(st.booleans()):
+        return dict(base)
+    m = draw(st.integers(1, 4))
+    kwargs: dict = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if isinstance(param.default, str) or (name in MESSAGE_ARGUMENTS and param.default is not param.empty):
+            kwargs[name] = param.default
+        elif name in VOCABULARY:
+            kwargs[name] = VOCABULARY[name](draw, m, kwargs)
+        elif name in CHOICE_ARGUMENTS:
+            kwargs[name] = draw(st.sampled_from(options_of(fn)))
+        elif param.default is not param.empty:
+            kwargs[name] = param.default
+        else:
+            kwargs[name] = base[name]
+    return kwargs
+
+
+def call_checked(fn, kwargs: dict, bad: str | None) -> str:
+    """Call ``fn``; 'returned' or 'rejected'. An exception other than ValueError, a floating-point error or a
+    warning fails, and so does a ValueError that does not name the ``bad`` argument."""
+    with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            fn(**kwargs)
+        except ValueError as err:
+            if bad is not None:
+                assert names_argument(str(err), (bad,)), f"the error does not name {bad}: {err}"
+            return "rejected"
+    return "returned"
+
+
+FUNCTIONS = public_functions()
+
+
+@pytest.mark.parametrize(("qualname", "fn"), FUNCTIONS, ids=[q.removeprefix("rlcore.") for q, _ in FUNCTIONS])
+def test_every_function_returns_or_raises_value_error(qualname, fn):
+    if qualname in PENDING:
+        pytest.xfail(f"{qualname} checks no input (pending the lab's rewrite)")
+    missing = unbuildable(fn)
+    assert not missing, (f"{qualname}: the fuzz cannot build {missing} (no doctest value, no name in VOCABULARY, "
+                         "no default); give the function a doctest example that calls it")
+    outcomes: collections.Counter = collections.Counter()
+
+    @settings(max_examples=DERIVED_EXAMPLES, derandomize=True, deadline=None, database=None,
+              phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        kwargs = build_kwargs(data.draw, fn)
+        outcome = call_checked(fn, kwargs, None)
+        outcomes[outcome] += 1
+        corruptible = sorted(set(kwargs) - set(MESSAGE_ARGUMENTS))
+        if outcome == "returned" and corruptible:  # valid arguments: now one of them goes wrong
+            bad = data.draw(st.sampled_from(corruptible))
+            outcomes[call_checked(fn, {**kwargs, bad: data.draw(st.sampled_from(JUNK))}, bad) + " junk"] += 1
+
+    run()
+    assert outcomes["returned"], f"{qualname} never returned: {dict(outcomes)}"
+
+
+def test_the_fuzz_catches_an_error_that_is_not_a_value_error():
+    """The harness itself: a function that lets a bad argument through to a TypeError fails it."""
+    def loose(probs, lr: float = 0.1):
+        return np.asarray(probs, dtype=float) * lr
+
+    with pytest.raises(TypeError):
+        call_checked(loose, {"probs": [0.5, 0.5], "lr": "abc"}, "lr")
+    with pytest.raises(AssertionError, match="does not name lr"):
+        call_checked(lambda lr: rlcore.softmax([0.0], lr), {"lr": -1.0}, "lr")
+    assert call_checked(rlcore.softmax, {"logits": [0.0, 1.0], "temperature": -1.0}, "temperature") == "rejected"

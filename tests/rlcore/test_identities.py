@@ -13,15 +13,6 @@ from rlcore import ARTICLE_SCENARIO as S
 SEEDS = range(8)
 
 
-def _random_episode(rng, terminal_zero=True):
-    t = int(rng.integers(1, 25))
-    rewards = rng.normal(0.0, 3.0, size=t)
-    values = rng.normal(0.0, 3.0, size=t + 1)
-    if terminal_zero:
-        values[-1] = 0.0
-    return rewards, values
-
-
 def _random_probs(rng, k):
     w = rng.uniform(0.05, 1.0, size=k)
     return w / w.sum()
@@ -29,70 +20,6 @@ def _random_probs(rng, k):
 
 def _random_samples(rng, k):
     return [list(rng.integers(0, 11, size=int(rng.integers(1, 6))).astype(float)) for _ in range(k)]
-
-
-# ---------------------------------------------------------------- returns, TD, GAE
-
-
-def _returns_by_loop(rewards, gamma):
-    """G_t = Σ_k γ^k r_{t+k}, summed forwards for every t (a different algorithm from rlcore's)."""
-    n = len(rewards)
-    return [sum(gamma**k * rewards[t + k] for k in range(n - t)) for t in range(n)]
-
-
-def _gae_by_loop(rewards, values, gamma, lam):
-    """Â_t = Σ_k (γλ)^k δ_{t+k}, δ_t = r_t + γV_{t+1} − V_t, summed forwards."""
-    n = len(rewards)
-    delta = [rewards[t] + gamma * values[t + 1] - values[t] for t in range(n)]
-    return [sum((gamma * lam) ** k * delta[t + k] for k in range(n - t)) for t in range(n)]
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_discounted_returns_matches_loop(seed):
-    rng = np.random.default_rng(seed)
-    rewards, _ = _random_episode(rng)
-    for gamma in (0.0, 0.5, 0.9, 1.0, float(rng.uniform())):
-        np.testing.assert_allclose(rlcore.discounted_returns(rewards, gamma),
-                                   _returns_by_loop(list(rewards), gamma), rtol=1e-10, atol=1e-10)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_gae_matches_loop(seed):
-    rng = np.random.default_rng(seed)
-    rewards, values = _random_episode(rng, terminal_zero=False)
-    for gamma, lam in [(1.0, 0.95), (0.9, 0.5), (0.99, 1.0), (0.7, 0.0), tuple(rng.uniform(size=2))]:
-        np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, lam),
-                                   _gae_by_loop(list(rewards), list(values), gamma, lam),
-                                   rtol=1e-10, atol=1e-10)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_gae_lambda_1_is_return_minus_value(seed):
-    rng = np.random.default_rng(seed)
-    rewards, values = _random_episode(rng, terminal_zero=True)
-    for gamma in (1.0, 0.9, float(rng.uniform())):
-        expected = rlcore.discounted_returns(rewards, gamma) - values[:-1]
-        np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 1.0), expected, rtol=1e-10, atol=1e-10)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_gae_lambda_1_bootstraps_from_a_nonzero_final_value(seed):
-    rng = np.random.default_rng(seed)
-    rewards, values = _random_episode(rng, terminal_zero=False)
-    gamma = 0.9
-    t = np.arange(rewards.size)
-    expected = rlcore.discounted_returns(rewards, gamma) + gamma ** (rewards.size - t) * values[-1] - values[:-1]
-    np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 1.0), expected, rtol=1e-10, atol=1e-10)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_gae_lambda_0_is_td_error(seed):
-    rng = np.random.default_rng(seed)
-    rewards, values = _random_episode(rng, terminal_zero=False)
-    gamma = float(rng.uniform())
-    td = rlcore.td_errors(rewards, values, gamma)
-    np.testing.assert_allclose(td, rewards + gamma * values[1:] - values[:-1], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(rlcore.gae(rewards, values, gamma, 0.0), td, rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------- policy gradient

@@ -1,4 +1,4 @@
-"""The shared kernels: one token sampler, one score draw, one softmax, one batched GAE, each against a plain loop.
+"""The shared kernels: one token sampler, one score draw, one softmax, each against a plain loop (GAE: test_credit.py).
 
 Expected values are plain Python loops written from the formulas in the docstrings, or worked out by hand.
 """
@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 import rlcore
-from rlcore.credit import gae_batch
-from rlcore.policy import _log_softmax, _softmax
 from rlcore.sampling import ScoreTable, sample_tokens
 
 
@@ -74,57 +72,19 @@ def test_score_table_draws_each_score_of_a_token_equally_often():
     assert got.tolist() == [3.0, 1.0, 2.0, 2.0, 5.0]
 
 
-def test_softmax_kernel_is_the_public_softmax_row_by_row():
+def test_batched_softmax_is_the_softmax_of_each_row():
     rng = np.random.default_rng(2)
     z = rng.normal(size=(4, 5)) * 10
     for tau in (1e-3, 1.0, 7.0):
-        rows = _softmax(z, tau)
+        rows = rlcore.softmax(z, tau)
         for r in range(4):
             np.testing.assert_array_equal(rows[r], rlcore.softmax(z[r], tau))
             e = [math.exp((x - max(z[r])) / tau) for x in z[r]]
             np.testing.assert_allclose(rows[r], [x / sum(e) for x in e], rtol=1e-12)
-    logs = _log_softmax(z)
+    logs = rlcore.log_softmax(z)
     for r in range(4):
         np.testing.assert_array_equal(logs[r], rlcore.log_softmax(z[r]))
         np.testing.assert_allclose(np.exp(logs[r]), rlcore.softmax(z[r]), rtol=1e-12)
-
-
-def _gae_by_loop(rewards, values, gamma, lam):
-    adv, last = [0.0] * len(rewards), 0.0
-    for t in reversed(range(len(rewards))):
-        last = rewards[t] + gamma * values[t + 1] - values[t] + gamma * lam * last
-        adv[t] = last
-    return adv
-
-
-def test_batched_gae_on_answers_of_different_lengths_matches_a_loop_per_answer():
-    rng = np.random.default_rng(3)
-    lengths = np.array([[1, 4, 2], [3, 4, 1]])      # [2, 3] answers, padded to T = 4
-    rewards = rng.normal(size=(2, 3, 4))
-    values = rng.normal(size=(2, 3, 5))
-    mask = np.arange(4) < lengths[..., None]
-    rewards = np.where(mask, rewards, 0.0)
-    for i in range(2):
-        for j in range(3):                            # V after the answer's last token: 0 (it is finished)
-            values[i, j, lengths[i, j]:] = 0.0
-    for gamma, lam in ((1.0, 1.0), (0.9, 0.95), (0.5, 0.0)):
-        got = gae_batch(rewards, values, gamma, lam, mask)
-        for i in range(2):
-            for j in range(3):
-                n = lengths[i, j]
-                expected = _gae_by_loop(rewards[i, j, :n], values[i, j, :n + 1], gamma, lam)
-                np.testing.assert_allclose(got[i, j, :n], expected, rtol=1e-12, atol=1e-12)
-                np.testing.assert_array_equal(got[i, j, n:], 0.0)
-                np.testing.assert_array_equal(got[i, j, :n], rlcore.gae(rewards[i, j, :n], values[i, j, :n + 1],
-                                                                        gamma, lam))
-
-
-def test_batched_gae_by_hand():
-    # rewards (0, 2), V (1, 2, 0), γ = λ = 1: δ = (0 + 2 − 1, 2 + 0 − 2) = (1, 0); Â₁ = 0, Â₀ = 1 + 0 = 1
-    # second answer is one token long: δ₀ = 1 + 0 − 0.5 = 0.5, the padded position gets 0
-    got = gae_batch(np.array([[0.0, 2.0], [1.0, 0.0]]), np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]]), 1.0, 1.0,
-                    np.array([[True, True], [True, False]]))
-    np.testing.assert_array_equal(got, [[1.0, 0.0], [0.5, 0.0]])
 
 
 def test_sampled_training_never_trains_on_a_token_greedy_decoding_cannot_write():

@@ -65,15 +65,16 @@ def test_length_step_by_hand():
 
 def test_equal_lengths_make_every_matched_mode_the_same_run():
     # all answers 5 tokens: every mode's token weight is 1/(G·5) once the step is matched
-    runs = [L.length_training((0.5, 0.3, 0.2), ((1, 2), (5,), (9, 7)), (5, 5, 5), mode=m, group_size=4, lr=1.0,
-                              steps=20, n_runs=3, seed=7, max_len=11) for m in MODES]
+    runs = L.length_training((0.5, 0.3, 0.2), ((1, 2), (5,), (9, 7)), (5, 5, 5), modes=MODES, group_size=4, lr=1.0,
+                             steps=20, n_runs=3, seed=7, max_len=11)
     for r in runs[1:]:
         np.testing.assert_allclose(r.probs, runs[0].probs, atol=1e-12)
         np.testing.assert_allclose(r.mean_length, 5.0)
 
 
 def test_a_one_token_policy_never_moves():
-    r = L.length_training((1.0, 0.0), ((2, 4), (9,)), (3, 8), mode="seq-mean-token-mean", lr=5.0, steps=10, seed=1)
+    (r,) = L.length_training((1.0, 0.0), ((2, 4), (9,)), (3, 8), modes=("seq-mean-token-mean",), lr=5.0, steps=10,
+                             seed=1)
     np.testing.assert_allclose(r.mean_length, 3.0)   # only the first candidate is ever drawn
     np.testing.assert_allclose(r.mean_score, 3.0)    # Q = (2 + 4)/2
 
@@ -88,27 +89,27 @@ def test_padded_wrong_answer_wins_only_under_seq_mean_token_mean():
     # the short one, so under seq-mean-token-mean each of its tokens is pushed down 4× less.
     s = rlcore.ARTICLE_SCENARIO
     kw = dict(lr=2.0, steps=40, n_runs=64, seed=0, max_len=64)
-    biased = L.length_drift(s.probs, s.samples, (10, 14, 8), 0, 40, mode="seq-mean-token-mean", **kw)
-    blind = L.length_drift(s.probs, s.samples, (10, 14, 8), 0, 40, mode="seq-mean-token-sum", **kw)
+    biased, blind = L.length_drifts(s.probs, s.samples, (10, 14, 8), 0, 40,
+                                    modes=("seq-mean-token-mean", "seq-mean-token-sum"), **kw)
     assert biased.long_share[0] == blind.long_share[0] == 0.5
     assert biased.long_share[-1] > 0.6 > blind.long_share[-1] > 0.4
     # `partly` (Q = 9) is right: its padded version loses under seq-mean-token-mean
-    right = L.length_drift(s.probs, s.samples, (10, 14, 8), 2, 40, mode="seq-mean-token-mean", **kw)
+    (right,) = L.length_drifts(s.probs, s.samples, (10, 14, 8), 2, 40, modes=("seq-mean-token-mean",), **kw)
     assert right.long_share[-1] < 0.3
 
 
 
 @pytest.mark.parametrize("method, match", [("grpo", True), ("dr_grpo", False)])
 def test_all_modes_in_one_pass_are_the_runs_of_one_call_each(method, match):
-    # the page's four curves come from one pass; each must be, number for number, its own length_drift run
+    # the page's four curves come from one pass; each must be, number for number, the run of a call for it alone
     s = rlcore.ARTICLE_SCENARIO
     kw = dict(method=method, group_size=5, lr=1.5, steps=25, n_runs=12, seed=3, max_len=90, match_step=match)
     modes = ("seq-mean-token-sum-norm", "token-mean", "seq-mean-token-mean")  # not the usual order
     together = L.length_drifts(s.probs, s.samples, (10, 14, 8), 1, 30, modes=modes, **kw)
     assert len(together) == len(modes)
     for mode, run in zip(modes, together, strict=True):
-        alone = L.length_drift(s.probs, s.samples, (10, 14, 8), 1, 30, mode=mode, **kw)
-        for got, expected in zip(run, alone, strict=True):
+        (alone,) = L.length_drifts(s.probs, s.samples, (10, 14, 8), 1, 30, modes=(mode,), **kw)
+        for got, expected in zip(vars(run).values(), vars(alone).values(), strict=True):
             np.testing.assert_array_equal(got, expected)
     assert not np.array_equal(together[0].long_share, together[2].long_share)  # the modes do differ
 
@@ -134,8 +135,9 @@ def test_difficulty_curve_by_hand():
     (lambda: L.length_push([1, 9], [1, -1], max_len=5), "max_len"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 2]], [[1.0, -1.0]], [1, 2], "token-mean", 1.0), "actions"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 1]], [[1.0, -1.0]], [1, 2], "mean", 1.0), "mode"),
-    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), mode="token-mean", group_size=1), "group_size"),
-    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), mode="token-mean", method="x"), "method"),
+    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), group_size=1), "group_size"),
+    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), method="x"), "method"),
+    (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), modes=("x",)), "modes"),
     (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 2, 5), "index"),
     (lambda: L.with_long_version((0.5, 0.5), ((1,), (2,)), (1, 2), 0, 0), "long_length"),
     (lambda: L.difficulty_curve(1, "grpo"), "group_size"),

@@ -101,17 +101,3 @@ def test_greedy_with_batch_mean_baseline_never_converges():
 def test_exploration_outcome_rejects_bad_input(token, threshold, name):
     with pytest.raises(ValueError, match=name):
         rlcore.exploration_outcome(run_of([[0.2, 0.5]]), token, threshold)
-
-
-def test_seed_bands_hand_values():
-    bands = rlcore.seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]])
-    assert bands.median.tolist() == [2.0, 5.0]
-    assert bands.low.tolist() == [1.0, 4.0]
-    assert bands.high.tolist() == [3.0, 9.0]
-    probs = rlcore.seed_bands(np.zeros((4, 6, 3)))  # [S, T, K] → [T, K]
-    assert probs.median.shape == (6, 3)
-
-
-def test_seed_bands_rejects_a_flat_array():
-    with pytest.raises(ValueError, match="values"):
-        rlcore.seed_bands([1.0, 2.0])

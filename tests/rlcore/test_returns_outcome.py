@@ -1,14 +1,51 @@
-"""rlcore.returns: the outcome-only judge and its blind spot (plus the article's return figures it sits beside).
+"""rlcore.returns: discounted returns against a plain loop and their recursion, the outcome-only judge and its
+blind spot (the article's return figures are in test_article_figures.py).
 
 Expected values are worked out by hand, never taken from the code's output.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rlcore
 from rlcore import ARTICLE_SCENARIO as S
+
+
+def _returns_by_loop(rewards, gamma):
+    """G_t = Σ_k γ^k r_{t+k}, summed forwards for every t (a different algorithm from rlcore's)."""
+    n = len(rewards)
+    return [sum(gamma**k * rewards[t + k] for k in range(n - t)) for t in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_discounted_returns_matches_loop(seed):
+    rng = np.random.default_rng(seed)
+    rewards = rng.normal(0.0, 3.0, size=int(rng.integers(1, 25)))
+    for gamma in (0.0, 0.5, 0.9, 1.0, float(rng.uniform())):
+        np.testing.assert_allclose(rlcore.discounted_returns(rewards, gamma),
+                                   _returns_by_loop(list(rewards), gamma), rtol=1e-10, atol=1e-10)
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.lists(st.floats(-100, 100), min_size=1, max_size=30))
+def test_discounted_returns_with_gamma_1_is_reversed_cumsum(rewards):
+    with np.errstate(all="raise", under="ignore"):
+        g = rlcore.discounted_returns(rewards, 1.0)
+    np.testing.assert_allclose(g, np.cumsum(rewards[::-1])[::-1], rtol=1e-12, atol=1e-9)
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.lists(st.floats(-100, 100), min_size=1, max_size=30), st.floats(0, 1))
+def test_discounted_returns_satisfy_the_recursion(rewards, gamma):
+    with np.errstate(all="raise", under="ignore"):
+        g = rlcore.discounted_returns(rewards, gamma)
+    r = np.asarray(rewards)
+    np.testing.assert_allclose(g[:-1], r[:-1] + gamma * g[1:], rtol=1e-12, atol=1e-9)
+    assert g[-1] == r[-1]
 
 
 @pytest.mark.parametrize("answer, expected, score", [
