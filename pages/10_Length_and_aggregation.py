@@ -7,8 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import length
 from ui import charts, inputs, page
-from ui.charts import fit_width
-from ui.charts_after_ppo import grouped_bars
+from ui.charts import fit_width, grouped_bars
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 

@@ -7,8 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips
 from ui import charts, inputs, page
-from ui.charts import fit_width
-from ui.charts_after_ppo import answer_labels, grouped_bars
+from ui.charts import answer_labels, fit_width, grouped_bars
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list
 

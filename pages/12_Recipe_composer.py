@@ -7,8 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips, length, recipes
 from ui import inputs, page
-from ui.charts import fit_width
-from ui.charts_after_ppo import answer_labels, grouped_bars
+from ui.charts import answer_labels, fit_width, grouped_bars
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list
 

@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore.kl_placement import PLACEMENTS, kl_placements
 from ui import charts, inputs, page
-from ui.charts_diagnostics import grouped_hbars
+from ui.charts import grouped_hbars
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list
 

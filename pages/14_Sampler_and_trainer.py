@@ -7,7 +7,7 @@ import streamlit as st
 from rlcore import truncated_is_weights
 from rlcore.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
-from ui.charts_diagnostics import binned_bars
+from ui.charts import binned_bars
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct
 

@@ -8,7 +8,7 @@ import rlcore
 from rlcore.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 from ui import charts, inputs, page
 from ui import scenario as scenario_panel
-from ui.charts_diagnostics import stacked_shares
+from ui.charts import stacked_shares
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct
 

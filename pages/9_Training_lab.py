@@ -506,9 +506,7 @@ with st.expander("What each algorithm does, in one line"):
         "gradient; token-mean."
     )
 
-page.show_code(rlcore.train, rlcore.lab.sample_group, rlcore.lab.reinforce_advantages,
-               rlcore.lab.group_baseline_advantages, rlcore.lab.critic_advantages, rlcore.lab.Algorithm,
-               rlcore.lab.policy_update, rlcore.lab._clipped_terms, rlcore.lab_tree, rlcore.group_advantages,
-               rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators, rlcore.sequence_ratio,
-               rlcore.gradient_weights, rlcore.informative_groups, rlcore.entropy, rlcore.pass_at_k)
+page.show_code(rlcore.lab, rlcore.group_advantages, rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators,
+               rlcore.sequence_ratio, rlcore.gradient_weights, rlcore.informative_groups, rlcore.entropy,
+               rlcore.pass_at_k)
 page.end()

@@ -209,14 +209,6 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     return np.where(is_clipped(rho, adv, low, high).reshape(rho.shape), 0.0, rho * adv)
 
 
-def _gradient_weights(rho: np.ndarray, adv: np.ndarray, method: str, low: float, high: float) -> np.ndarray:
-    """``gradient_weights`` without its checks: only rlcore/lab.py calls it, until it calls ``gradient_weights``
-    (delete then)."""
-    if method == "cispo":
-        return np.clip(rho, 1.0 - low, 1.0 + high) * adv
-    return np.where(((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low)), 0.0, rho * adv)
-
-
 def informative_groups(scores) -> np.ndarray:
     """Which groups carry a learning signal: their answers' scores are not all equal.
 

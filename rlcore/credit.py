@@ -101,12 +101,6 @@ def _gae(r: np.ndarray, v: np.ndarray, g: float, decay: float, mask: np.ndarray 
     return adv
 
 
-def gae_batch(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float,
-              mask: np.ndarray | None = None) -> np.ndarray:
-    """``gae`` without its checks: only rlcore/lab.py calls it, until it calls ``gae`` (delete then)."""
-    return _gae(rewards, values, gamma, gamma * lam, mask)
-
-
 GROUP_EPS = 1e-6
 """GRPO's ε under the group's standard deviation (keeps a near-constant group finite)."""
 

@@ -10,15 +10,15 @@ off. With ``flattery`` = 0 it is the best answer again, under another name.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
+from .checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
 from .example import FLATTERY, Scenario, check_scenario
 from .kl import kl_optimal_policy
-from .policy import _softmax
-from .preference import _fit_wins, bt_prob, dpo_weights, fit_reward_model, never_loses, win_counts
+from .policy import softmax
+from .preference import bt_prob, dpo_weights, fit_reward_model, fit_win_tables, never_loses, win_counts
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
 """How much the article's judge prefers flattery (9.6 against 9): the raters' default liking for it."""
@@ -29,7 +29,8 @@ RIDGE = 0.01  # the fits' default l2: keeps the maximum finite when an answer ne
 
 # --- the candidates ---------------------------------------------------------------------------------------------
 
-class JudgeItems(NamedTuple):
+@dataclass(frozen=True)
+class JudgeItems:
     """The answers raters compare: the scenario's tokens, then the flattering answer (last)."""
 
     names: tuple[str, ...]  # the tokens, then "<best token> + flattery"
@@ -116,7 +117,8 @@ def simulate_raters(scores, n: int, noise: float, rng, probs=None) -> tuple[np.n
     return np.where(a_wins, a, b), np.where(a_wins, b, a)
 
 
-class RewardModelStudy(NamedTuple):
+@dataclass(frozen=True)
+class RewardModelStudy:
     """Comparisons from simulated raters and the Bradley–Terry reward model fitted to them."""
 
     items: JudgeItems
@@ -159,7 +161,8 @@ def reward_model_study(scenario: Scenario, *, comparisons: int = 200, noise: flo
                             float(np.sqrt(np.mean((fitted - rater) ** 2))))
 
 
-class FitErrors(NamedTuple):
+@dataclass(frozen=True)
+class FitErrors:
     comparisons: np.ndarray  # shape [C]
     error: np.ndarray        # shape [C]: RMS error of the fit (judge points), averaged over the seeds
     spread: np.ndarray       # shape [C]: the standard deviation of that error across the seeds
@@ -192,7 +195,7 @@ def fit_errors(scenario: Scenario, comparisons, *, noise: float = 2.0, flattery:
     for s in range(k):
         w, lo = simulate_raters(items.rater, max(ns), tau, s, items.ref)
         tables += [win_counts(w[:n], lo[:n], m) for n in ns]
-    fitted = tau * _fit_wins(np.stack(tables), lam)
+    fitted = tau * fit_win_tables(np.stack(tables), lam)
     rater = items.rater - items.rater.mean()
     err = np.sqrt(np.mean((fitted - rater) ** 2, axis=1)).reshape(k, len(ns))
     return FitErrors(np.array(ns), err.mean(axis=0), err.std(axis=0))
@@ -200,7 +203,8 @@ def fit_errors(scenario: Scenario, comparisons, *, noise: float = 2.0, flattery:
 
 # --- over-optimisation -------------------------------------------------------------------------------------------
 
-class OverOptimisation(NamedTuple):
+@dataclass(frozen=True)
+class OverOptimisation:
     """A policy trained against the reward model, with the true judge watching."""
 
     items: JudgeItems
@@ -264,7 +268,7 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
     # z_{t+1} − log π_ref = (1 − ηβ)(zₜ − log π_ref) + η·r̂ + a constant, so zₜ = log π_ref + cₜ·r̂ (up to a
     # constant, which the softmax ignores): every step at once. tests/rlcore checks it against the plain loop.
     c = (1.0 - (1.0 - eta * b) ** np.arange(n + 1)) / b
-    sub = _softmax(log_ref[None, :] + c[:, None] * r[on][None, :])
+    sub = softmax(log_ref[None, :] + c[:, None] * r[on][None, :])
     probs = np.zeros((n + 1, items.ref.size))
     probs[:, on] = sub
     kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=1), 0.0)
@@ -305,7 +309,7 @@ def _descend(ref: np.ndarray, w: np.ndarray, lo: np.ndarray, counts: np.ndarray,
             step = share * push_of(d[wi] - d[li])
             d = d + np.bincount(wi, step, on.size) - np.bincount(li, step, on.size)
     probs = np.zeros((steps + 1, ref.size))
-    probs[:, on] = _softmax(log_ref[None, :] + ds)
+    probs[:, on] = softmax(log_ref[None, :] + ds)
     return probs, ds[:, wi] - ds[:, li]
 
 
@@ -313,7 +317,8 @@ def _dpo_push(eta: float, beta: float):
     return lambda m: eta / beta * np.exp(-np.logaddexp(0.0, beta * m))  # (η/β)·σ(−β·m), as dpo_weights
 
 
-class DPOStudy(NamedTuple):
+@dataclass(frozen=True)
+class DPOStudy:
     """DPO steps on the raters' pairs, beside the closed-form optima they approach."""
 
     items: JudgeItems
@@ -376,7 +381,8 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
                     implicit, group)
 
 
-class IPOStudy(NamedTuple):
+@dataclass(frozen=True)
+class IPOStudy:
     """DPO and IPO on preferences that always go the same way."""
 
     items: JudgeItems

@@ -19,19 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import count, in_range, non_negative
-from .aggregation import _gradient_weights, _sequence_ratio, informative_groups
+from .aggregation import gradient_weights, informative_groups, sequence_ratio
+from .checks import count, in_range, non_negative
 from .clips import GSPO_EPS
-from .credit import GROUP_EPS, _group_advantages, gae_batch
+from .credit import gae, group_advantages
 from .diagnostics import entropy
 from .example import FLATTERY, Scenario
-from .kl import _kl_estimates
-from .policy import _log_softmax, logits_from_probs
-from .ppo import _clipped_mask, _surrogate
+from .kl import kl_estimators
+from .policy import log_softmax, logits_from_probs
+from .ppo import clipped_objective, is_clipped
 from .sampling import ScoreTable, sample_tokens
 
 LOSS_AGGREGATIONS = {
@@ -66,7 +65,8 @@ server shared by a class. rlcore itself trains any size LabConfig accepts."""
 # ---------------------------------------------------------------- the environment
 
 
-class LabTree(NamedTuple):
+@dataclass(frozen=True)
+class LabTree:
     """The tree of token decisions built from a scenario."""
 
     tokens: tuple[str, ...]               # K first tokens (decision 0)
@@ -227,8 +227,8 @@ class LabConfig:
         True
         """
         a = ALGORITHM_TABLE[self.algorithm]
-        critic = a.advantages is critic_advantages
-        reads = {"lam": critic, "critic_lr": critic, "gamma": a.advantages is not group_baseline_advantages,
+        critic = a.advantages is _critic_advantages
+        reads = {"lam": critic, "critic_lr": critic, "gamma": a.advantages is not _group_baseline_advantages,
                  "baseline_rate": a.baseline == "running mean", "eps": a.clipped and a.weight != "gspo",
                  "eps_high": a.clip_higher, "resample": a.dynamic_sampling, "noise": self.judge == "noise"}
         dropped = {f.name: f.default for f in fields(self) if not reads.get(f.name, True)}
@@ -247,7 +247,8 @@ class LabConfig:
 # ---------------------------------------------------------------- the loop
 
 
-class LabHistory(NamedTuple):
+@dataclass(frozen=True)
+class LabHistory:
     """A training run, one row per seed (leading axis S); T steps, G answers per step.
 
     T is ``config.steps``, or the steps before ``diverged_at`` when the run diverged.
@@ -353,16 +354,16 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     # is exactly 0 (not 10⁻¹⁶, which a chart of the first step prints as an axis of 1e-16)
     logref = _log_policy(ref_logits)
     state = LabState(baseline=np.zeros(len(seeds)), critic=np.zeros((len(seeds), 2 + (k if c.length else 0))))
-    log = _Log(c, len(seeds), k, critic=algo.advantages is critic_advantages)
+    log = _Log(c, len(seeds), k, critic=algo.advantages is _critic_advantages)
     with np.errstate(over="raise", invalid="raise", divide="raise"):  # an overflow ends the run, see above
         logps = _log_policy(z)
         log.policy(0, logps, state)
         for t, draws in enumerate(_random_numbers(c, seeds, c.resample if algo.dynamic_sampling else 1)):
             try:
-                group, drawn = sample_group(tree, c, logps, logref, table, draws)  # 1. sample and score
+                group, drawn = _sample_group(tree, c, logps, logref, table, draws)  # 1. sample and score
                 rewards, adv, state = algo.advantages(group, state, c, algo)        # 2. advantages
                 weights = token_weights(group.mask, group.n_tokens, max_len)
-                z, loss, grad_norm, clip = policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
+                z, loss, grad_norm, clip = _policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
                 logps = _log_policy(z)
             except FloatingPointError:  # a logit overflowed: the history ends before this step
                 return log.history(tree, logref, t, diverged_at=t + 1)
@@ -374,7 +375,7 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
 
 def _log_policy(z: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """log π of every logit table (decision 0 [S, K], decision 1 [S, 2], the length tables [S, K, 2])."""
-    return tuple(_log_softmax(x) for x in z)
+    return tuple(log_softmax(x) for x in z)
 
 
 def _random_numbers(c: LabConfig, seeds: list[int], n: int):
@@ -404,7 +405,8 @@ def _random_numbers(c: LabConfig, seeds: list[int], n: int):
 # ---------------------------------------------------------------- 1. sample and score
 
 
-class Group(NamedTuple):
+@dataclass(frozen=True)
+class Group:
     """One step's sampled group: G answers per seed, as the advantage functions and the update see them.
 
     Token axis (size P) as in LabHistory: position 0 is the first token, position 1 the continuation, which
@@ -427,7 +429,7 @@ class Group(NamedTuple):
     k3: np.ndarray | None = None              # [S, G, P]: π_ref/π_old − 1 − log(π_ref/π_old)
 
 
-def sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], logref: tuple[np.ndarray, ...],
+def _sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], logref: tuple[np.ndarray, ...],
                  table: ScoreTable, draws: tuple) -> tuple[Group, np.ndarray]:
     """Write the n candidate groups per seed of ``draws`` with the current policy, score them, and keep the
     first whose scores are not all equal (``informative_groups``; the first when none is): DAPO's dynamic
@@ -444,12 +446,13 @@ def sample_group(tree: LabTree, c: LabConfig, logps: tuple[np.ndarray, ...], log
     if n > 1:
         informative = informative_groups(group.scores).reshape(n_seeds, n)
         pick = np.argmax(informative, axis=1)                       # the first informative one (0 when none is)
-        group = Group._make(None if f is None else f[np.arange(n_seeds) * n + pick] for f in group)
+        chosen = np.arange(n_seeds) * n + pick
+        group = Group(**{f.name: None if (v := getattr(group, f.name)) is None else v[chosen] for f in fields(Group)})
         drawn = np.where(informative.any(axis=1), pick + 1, n)
     length, real = group.length_actions, group.mask[..., None]
     logp_old, logp_ref = _token_logp(logps, group), _token_logp(logref, group)
-    kl = _kl_estimates(logp_old, logp_ref)
-    return group._replace(
+    kl = kl_estimators(logp_old, logp_ref)
+    return replace(group,
         onehot_first=np.eye(len(tree.tokens))[group.first],
         onehot_second=np.eye(2)[np.maximum(group.second, 0)] * real[:, :, 1],
         onehot_length=None if length is None else np.eye(2)[np.maximum(length, 0)] * real[:, :, 2:],
@@ -507,7 +510,8 @@ def _token_logp(logps: tuple[np.ndarray, ...], group: Group) -> np.ndarray:
 # per-token advantages, new state), all [S, G, P] with 0 at padding.
 
 
-class LabState(NamedTuple):
+@dataclass(frozen=True)
+class LabState:
     """What an algorithm carries from one step to the next besides the policy."""
 
     baseline: np.ndarray  # [S]: REINFORCE's running mean of the groups' mean scores
@@ -522,17 +526,17 @@ def _on_last(mask: np.ndarray) -> np.ndarray:
 
 
 def _gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float, mask: np.ndarray) -> np.ndarray:
-    """``gae_batch`` for answers whose real tokens need not be a prefix of the row: with length tokens, an
+    """``gae`` for answers whose real tokens need not be a prefix of the row: with length tokens, an
     answer outside the best branch has a gap at position 1. The real tokens are moved to the front (stable
     order), GAE runs there, and the advantages go back to their positions."""
     if mask.shape[-1] == 2:  # only position 1 can be padding, and nothing follows it: already a prefix
-        return gae_batch(rewards, values, gamma, lam, mask)
+        return gae(rewards, values, gamma, lam, mask)
     order = np.argsort(~mask, axis=-1, kind="stable")
 
     def front(a):
         return np.take_along_axis(a, order, axis=-1)
 
-    packed = gae_batch(front(rewards), np.concatenate([front(values[..., :-1]), values[..., -1:]], axis=-1),
+    packed = gae(front(rewards), np.concatenate([front(values[..., :-1]), values[..., -1:]], axis=-1),
                        gamma, lam, front(mask))
     out = np.empty_like(packed)
     np.put_along_axis(out, order, packed, axis=-1)
@@ -544,7 +548,7 @@ def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
     return np.where(_on_last(group.mask), group.scores[..., None], 0.0) - kl_coef * group.k1 * group.mask
 
 
-def reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
     """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or with ``algo.baseline`` "running mean" the
     running mean of the groups' mean scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n))."""
     rewards = _outcome_rewards(group, c.beta)
@@ -553,14 +557,14 @@ def reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algo
     base = state.baseline if algo.baseline == "running mean" else np.zeros_like(state.baseline)
     adv = np.where(group.mask, returns - base[:, None, None], 0.0)
     baseline = state.baseline + c.baseline_rate * (group.scores.mean(axis=1) - state.baseline)
-    return rewards, adv, state._replace(baseline=baseline)
+    return rewards, adv, replace(state, baseline=baseline)
 
 
-def group_baseline_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _group_baseline_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
     """GRPO, Dr. GRPO, RLOO (and DAPO, GSPO, CISPO with GRPO's formula): every token of answer i gets
     group_advantages(scores, algo.baseline)ᵢ; KL is in the loss."""
     rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
-    per_answer = _group_advantages(group.scores, algo.baseline, GROUP_EPS)   # [S, G]: one group per row
+    per_answer = group_advantages(group.scores, algo.baseline)   # [S, G]: one group per row
     return rewards, np.where(group.mask, per_answer[..., None], 0.0), state
 
 
@@ -572,7 +576,7 @@ def _decisions(group: Group) -> np.ndarray:
     return np.concatenate([fixed, np.broadcast_to((2 + group.first)[..., None], group.length_actions.shape)], -1)
 
 
-def critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
     """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
     V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited
     (with length tokens, one V per length table, shared by all of its positions)."""
@@ -595,7 +599,7 @@ def critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorit
     for _ in range(c.epochs):
         mean_target = np.divide(target_sum, visits, out=critic.copy(), where=visits > 0)
         critic = critic + c.critic_lr * (mean_target - critic)
-    return rewards, adv, state._replace(critic=critic)
+    return rewards, adv, replace(state, critic=critic)
 
 
 # ---------------------------------------------------------------- what sets each algorithm apart
@@ -617,19 +621,19 @@ class Algorithm:
     dynamic_sampling: bool = False  # draw up to ``resample`` groups per step, train on the first informative one
 
 
-_REINFORCE = {"advantages": reinforce_advantages, "loss_agg": "seq-mean-token-sum", "clipped": False,
+_REINFORCE = {"advantages": _reinforce_advantages, "loss_agg": "seq-mean-token-sum", "clipped": False,
               "kl_in_loss": False}
 ALGORITHM_TABLE = {
     "reinforce": Algorithm(name="REINFORCE", **_REINFORCE),
     "reinforce_mean": Algorithm(name="REINFORCE + running mean", baseline="running mean", **_REINFORCE),
-    "grpo": Algorithm(name="GRPO", advantages=group_baseline_advantages, baseline="grpo"),
-    "dr_grpo": Algorithm(name="Dr. GRPO", advantages=group_baseline_advantages, baseline="dr_grpo"),
-    "rloo": Algorithm(name="RLOO", advantages=group_baseline_advantages, baseline="rloo"),
-    "ppo": Algorithm(name="PPO", advantages=critic_advantages, loss_agg="token-mean", kl_in_loss=False),
-    "dapo": Algorithm(name="DAPO", advantages=group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
+    "grpo": Algorithm(name="GRPO", advantages=_group_baseline_advantages, baseline="grpo"),
+    "dr_grpo": Algorithm(name="Dr. GRPO", advantages=_group_baseline_advantages, baseline="dr_grpo"),
+    "rloo": Algorithm(name="RLOO", advantages=_group_baseline_advantages, baseline="rloo"),
+    "ppo": Algorithm(name="PPO", advantages=_critic_advantages, loss_agg="token-mean", kl_in_loss=False),
+    "dapo": Algorithm(name="DAPO", advantages=_group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
                       clip_higher=True, dynamic_sampling=True),
-    "gspo": Algorithm(name="GSPO", advantages=group_baseline_advantages, baseline="grpo", weight="gspo"),
-    "cispo": Algorithm(name="CISPO", advantages=group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
+    "gspo": Algorithm(name="GSPO", advantages=_group_baseline_advantages, baseline="grpo", weight="gspo"),
+    "cispo": Algorithm(name="CISPO", advantages=_group_baseline_advantages, baseline="grpo", loss_agg="token-mean",
                        weight="cispo", clip_higher=True),
 }
 """Every algorithm the lab runs, by its key: REINFORCE without and with a running-mean baseline, the three group
@@ -663,15 +667,15 @@ def _clipped_terms(lp: np.ndarray, group: Group, adv: np.ndarray, algo: Algorith
     """
     if algo.weight == "cispo":
         ratio = np.exp(lp - group.logp_old)
-        coeff = _gradient_weights(ratio, adv, "cispo", low, high)
+        coeff = gradient_weights(ratio, adv, "cispo", low, high)
         return coeff, (ratio < 1.0 - low) | (ratio > 1.0 + high), coeff * lp if objective else None
     if algo.weight == "gspo":
-        ratio, adv = _sequence_ratio(lp, group.logp_old, group.mask, group.n_tokens)[..., None], adv[..., :1]
+        ratio, adv = sequence_ratio(lp, group.logp_old, group.mask)[..., None], adv[..., :1]
     else:
         ratio = np.exp(lp - group.logp_old)
-    clipped = _clipped_mask(ratio, adv, low, high)
+    clipped = is_clipped(ratio, adv, low, high)
     coeff = np.where(clipped, 0.0, adv * ratio)
-    value = _surrogate(ratio, adv, low, high) if objective else None
+    value = clipped_objective(ratio, adv, low, high) if objective else None
     if algo.weight == "gspo":  # answer-level terms on each real token
         clipped, coeff = clipped & group.mask, np.where(group.mask, coeff, 0.0)
         value = value if value is None else np.where(group.mask, value, 0.0)
@@ -690,7 +694,7 @@ def _logit_gradients(w: np.ndarray, group: Group, logps: tuple[np.ndarray, ...])
     return grads
 
 
-def policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
+def _policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
                   weight: np.ndarray, c: LabConfig, algo: Algorithm):
     """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import _show, as_array, count, non_negative, positive
+from .checks import as_array, count, finite, non_negative, positive, show
 
 MAX_ITEMS = 1000  # items a reward model is fitted over: the Newton step solves an n × n system
 
@@ -22,7 +22,7 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
 def _finite(name: str, value) -> np.ndarray:
     arr = as_array(name, value)
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers, got {_show(arr)}")
+        raise ValueError(f"{name} must contain only finite numbers, got {show(arr)}")
     return arr
 
 
@@ -67,7 +67,7 @@ def _comparisons(winners, losers, n_items) -> tuple[np.ndarray, np.ndarray, int]
         if arr.ndim != 1:
             raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0) or np.any(arr >= n):
-            raise ValueError(f"{name} must hold item indices 0 to {n - 1}, got {_show(arr)}")
+            raise ValueError(f"{name} must hold item indices 0 to {n - 1}, got {show(arr)}")
         out.append(arr.astype(np.int64))
     w, lo = out
     if w.size != lo.size:
@@ -138,7 +138,7 @@ def fit_reward_model(winners, losers, n_items: int, l2: float = 0.0) -> np.ndarr
             raise ValueError(f"the comparisons leave the maximum unbounded: items {group.tolist()} never lose "
                              "to the rest, so their rewards could grow without end; add comparisons they "
                              "lose, or set l2 > 0")
-    return _fit_wins(win_counts(w, lo, n)[None], lam)[0]
+    return _newton(win_counts(w, lo, n)[None], lam)[0]
 
 
 def win_counts(winners: np.ndarray, losers: np.ndarray, n: int) -> np.ndarray:
@@ -146,9 +146,39 @@ def win_counts(winners: np.ndarray, losers: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(winners * n + losers, minlength=n * n).reshape(n, n).astype(np.float64)
 
 
-def _fit_wins(wins: np.ndarray, lam: float) -> np.ndarray:
-    """``fit_reward_model`` for a batch of win tables [B, n, n] at once (each with a finite maximum): Newton's
-    method with a backtracking line search, every table stepping together."""
+def fit_win_tables(wins, l2: float = 0.0) -> np.ndarray:
+    """``fit_reward_model`` for comparisons already counted: one win table, or many fitted at once.
+
+    Args:
+        wins: shape [n, n] or [B, n, n]; wins[i, j] ≥ 0 is how often item i was preferred to item j.
+        l2: ridge strength ≥ 0; with 0, every table must leave the maximum bounded (no group of items that
+            never loses to the rest).
+
+    Returns:
+        shape [n] or [B, n], each table's rewards, mean 0.
+
+    >>> fit_win_tables([[0, 1], [3, 0]]).round(4).tolist()  # 3 : 1, so r₁ − r₀ = log 3
+    [-0.5493, 0.5493]
+    """
+    w = finite("wins", wins, min_ndim=2)
+    if w.ndim > 3 or w.shape[-1] != w.shape[-2] or w.shape[-1] > MAX_ITEMS or w.min() < 0:
+        raise ValueError(f"wins must be a square table (or a batch of them) of counts >= 0 with at most "
+                         f"{MAX_ITEMS} items, got {show(w)}")
+    lam = non_negative("l2", l2)
+    tables = w.reshape(-1, *w.shape[-2:])
+    if lam == 0:
+        for table in tables:
+            winners, losers = np.nonzero(table)
+            group = never_loses(winners, losers, table.shape[0])
+            if group.size:
+                raise ValueError(f"wins leave the maximum unbounded: items {group.tolist()} never lose to the "
+                                 "rest; set l2 > 0")
+    return _newton(tables, lam).reshape(w.shape[:-1])
+
+
+def _newton(wins: np.ndarray, lam: float) -> np.ndarray:
+    """The fit of a batch of valid win tables [B, n, n] (each with a finite maximum): Newton's method with a
+    backtracking line search, every table stepping together."""
     b, n, _ = wins.shape
     games = wins + wins.transpose(0, 2, 1)
     lost = wins.sum(axis=2)

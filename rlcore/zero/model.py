@@ -11,16 +11,17 @@ is float64 so the gradients can be checked against finite differences.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import count, positive
+from ..checks import count, positive
 
 RMS_EPS = 1e-6
 
 
-class Model(NamedTuple):
+@dataclass(frozen=True)
+class Model:
     """The weights (a dict of float64 arrays) and the number of attention heads."""
 
     params: dict[str, np.ndarray]
@@ -125,7 +126,8 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
-class Forward(NamedTuple):
+@dataclass(frozen=True)
+class Forward:
     logits: np.ndarray   # [B, T, V]
     values: np.ndarray   # [B, T]
     saved: tuple         # what backward needs
@@ -221,7 +223,8 @@ def log_prob_grad(lp_all: np.ndarray, tokens: np.ndarray, weight: np.ndarray) ->
 # ---------------------------------------------------------------- KV-cached decoding
 
 
-class Cache(NamedTuple):
+@dataclass(frozen=True)
+class Cache:
     keys: list      # per layer [B, H, t, dh]
     vals: list
 
@@ -295,7 +298,8 @@ def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Gen
 # ---------------------------------------------------------------- the optimiser
 
 
-class Adam(NamedTuple):
+@dataclass(frozen=True)
+class Adam:
     """Adam's running moments (Kingma & Ba 2015) and its step count."""
 
     m: dict

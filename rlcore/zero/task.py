@@ -18,11 +18,11 @@ The judge has R1-Zero's two parts (DeepSeek-AI 2025, §2.2.2): the answer is rig
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import count
+from ..checks import count
 
 DIGITS = 5                        # operands per problem
 OPS = ("+", "*")
@@ -41,7 +41,8 @@ _FINAL = re.compile(r"=[ ]*([0-9])[ ]*\Z")
 _PROBLEM = re.compile(r"\s*([1-9])" + r"\s*([+*×x])\s*([1-9])" * (DIGITS - 1) + r"\s*")
 
 
-class Verdict(NamedTuple):
+@dataclass(frozen=True)
+class Verdict:
     """The judge's two parts and its score."""
 
     right: bool          # the text ends with "= d" and d is the answer

@@ -6,7 +6,7 @@ Adam steps on the clipped objective (minus β·k3 when ``beta`` > 0). The formul
 uses, not copies:
 
 - advantages: ``rlcore.credit.group_advantages`` (GRPO, Dr. GRPO: one value per answer), or for PPO
-  ``rlcore.credit.gae_batch`` on the value head's V(s_t) (one value per token, γ = 1);
+  ``rlcore.credit.gae`` on the value head's V(s_t) (one value per token, γ = 1);
 - the weight of each token's ∇log π: ``rlcore.aggregation.gradient_weights`` (PPO's clip) and
   ``rlcore.aggregation.token_weights`` (GRPO: seq-mean-token-mean; Dr. GRPO: seq-mean-token-sum-norm;
   PPO: token-mean);
@@ -19,14 +19,13 @@ at temperature 1 and the run records pass@1, pass@k, mean answer length, entropy
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .._checks import count, in_range, non_negative, positive
 from ..aggregation import gradient_weights, token_weights
-from ..credit import gae_batch, group_advantages
+from ..checks import count, in_range, non_negative, positive
+from ..credit import gae, group_advantages
 from ..diagnostics import entropy, pass_at_k_estimate
 from ..kl import kl_estimators
 from . import task
@@ -74,7 +73,8 @@ class ZeroConfig:
             object.__setattr__(self, name, value)
 
 
-class Measure(NamedTuple):
+@dataclass(frozen=True)
+class Measure:
     """The held-out figures of one model."""
 
     pass1: float
@@ -88,7 +88,8 @@ class Measure(NamedTuple):
     immediate_pass: float  # pass rate of answers given at once (nan when there are none)
 
 
-class Update(NamedTuple):
+@dataclass(frozen=True)
+class Update:
     """One training step's batch, for looking inside it (rows: prompts × group_size answers)."""
 
     problems: np.ndarray     # [prompts, 2·DIGITS − 1]
@@ -103,14 +104,16 @@ class Update(NamedTuple):
     score: np.ndarray        # [n]
 
 
-class ZeroStep(NamedTuple):
+@dataclass(frozen=True)
+class ZeroStep:
     step: int                 # 0 is the base model, before any update
     measure: Measure
     update: Update | None     # None at step 0
     model: Model
 
 
-class ZeroRun(NamedTuple):
+@dataclass(frozen=True)
+class ZeroRun:
     """A whole run: each curve has steps + 1 entries, index 0 the base model."""
 
     config: ZeroConfig
@@ -182,7 +185,7 @@ def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.n
         last[:, -1] = mask[:, -1]
         rewards = np.where(last, score[:, None], 0.0)
         v = np.concatenate([np.where(mask, values, 0.0), np.zeros((len(mask), 1))], axis=1)
-        return gae_batch(rewards, v, 1.0, c.gae_lambda, mask)
+        return gae(rewards, v, 1.0, c.gae_lambda, mask)
     groups = score.reshape(-1, c.group_size)
     adv = np.concatenate([group_advantages(g, c.algorithm) for g in groups])
     return np.where(mask, adv[:, None], 0.0)
@@ -223,7 +226,8 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
     return backward(model, fwd, dlogits, dvalues), ratio, clipped, loss
 
 
-class Answer(NamedTuple):
+@dataclass(frozen=True)
+class Answer:
     """One sampled answer to a typed problem, token by token."""
 
     tokens: tuple[str, ...]   # the written tokens, <end> included when it was written
@@ -247,7 +251,8 @@ def answer(model: Model, problem: str, seed: int = 0) -> Answer:
     return Answer(tuple(task.VOCAB[int(t)] for t in ans[keep]), probs[keep], text, task.judge(text, right), right)
 
 
-class GroupView(NamedTuple):
+@dataclass(frozen=True)
+class GroupView:
     """One problem's group of answers in one update, token by token (for looking inside the step)."""
 
     problem: str                       # "3 + 4 * 2 + 7 * 5"
@@ -327,7 +332,8 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
         model = s.model
         if progress is not None:
             progress(s)
-    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in Measure._fields}
+    names = [f.name for f in fields(Measure)]
+    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in names}
     return ZeroRun(config, seed, config.k, curves["pass1"], curves["passk"], curves["length"], curves["entropy"],
                    curves["kl"], curves["reward"], curves["worked_share"], curves["worked_pass"],
                    curves["immediate_pass"], tuple(updates), model)

@@ -13,8 +13,8 @@ once, as R1-Zero's base could reason but rarely wrote long reasoning.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +24,8 @@ from .model import Model, adam_init, adam_step, backward, forward, generate, ini
 BASE_PATH = Path(__file__).with_name("base.npz")
 
 
-class WarmupPlan(NamedTuple):
+@dataclass(frozen=True)
+class WarmupPlan:
     seed: int = 0
     width: int = 48
     layers: int = 1
@@ -105,7 +106,8 @@ def base_model() -> Model:
     return load_model(BASE_PATH)
 
 
-class FormStats(NamedTuple):
+@dataclass(frozen=True)
+class FormStats:
     """What a model does on a set of problems, sampled at temperature 1."""
 
     worked_share: float      # share of its own answers that show their working

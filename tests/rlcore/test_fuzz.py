@@ -2416,12 +2416,8 @@ def test_fixed_ragged_input_names_the_argument(name, kwargs, arg):
 
 NOT_FUZZED = {  # modules whose functions take other checks' names as arguments, not values
     "rlcore.checks": "the checks themselves: their first argument is the name an error uses",
-    "rlcore._checks": "the old name of rlcore.checks",
 }
-# Unchecked by design until rlcore/lab.py's rewrite lands (the lead empties this at the merge): the loop's steps
-# take its own records, training_loop is what train calls after checking, gae_batch is gae without its checks.
-PENDING = {"rlcore.lab.reinforce_advantages", "rlcore.lab.group_baseline_advantages", "rlcore.lab.critic_advantages",
-           "rlcore.lab.policy_update", "rlcore.lab.training_loop", "rlcore.credit.gae_batch"}
+PENDING: set[str] = set()  # functions left unchecked for a while; empty
 
 
 def public_functions() -> list[tuple[str, Callable]]:

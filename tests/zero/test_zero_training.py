@@ -3,6 +3,8 @@ ZeroConfig's checks, determinism and the run's shape."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -186,7 +188,7 @@ def test_runs_are_deterministic_per_seed():
     base = _tiny(6)
 
     def curve(seed):
-        return np.array([list(s.measure) for s in T.train_steps(c, seed=seed, base=base)])
+        return np.array([list(dataclasses.astuple(s.measure)) for s in T.train_steps(c, seed=seed, base=base)])
 
     a, b, other = curve(1), curve(1), curve(2)
     np.testing.assert_array_equal(a, b)
