@@ -9,10 +9,11 @@ import inspect
 import threading
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import rlcore
 
-from . import inputs, nav, spec
+from . import inputs, nav, spec, turns
 from . import scenario as scenario_panel
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
@@ -21,30 +22,84 @@ SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 
 
-_ONE_AT_A_TIME = threading.Lock()
+# Two lines of sessions (``ui.turns``): the lab's panel is drawn for one session at a time, and a training the
+# shared cache does not hold runs for one session at a time, the panel's turn given up meanwhile.
+PANELS = turns.Line("lab panels")
+TRAININGS = turns.Line("training runs")
+_SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
+
+
+def _notice(line: turns.Line):
+    """What a waiting run shows in its panel's notice slot: how many runs are ahead (None outside Streamlit)."""
+    slot = getattr(_SLOT, "slot", None)
+    if slot is None:
+        return None
+
+    def tell(ahead: int | None) -> None:
+        if ahead is None:
+            slot.empty()
+        else:
+            slot.info(turns.ahead_text(ahead, line.what), icon=":material/hourglass_top:")
+    return tell
 
 
 def one_at_a_time(panel):
-    """``panel`` runs for one session at a time on the server; the others wait their turn.
+    """``panel`` is drawn for one session at a time on the server, the sessions in turn (``ui.turns``); a
+    waiting learner reads, at the top of the panel, how many runs are ahead of theirs.
 
     Streamlit runs each session's script in a thread of one process. A panel of many small numpy and pandas
     calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
     takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
     2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
-    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A superseded rerun waiting here
-    stops at its first Streamlit call once it gets its turn.
+    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A training the shared cache
+    does not hold (``cached(..., take_turns=True)``) gives the panel's turn up while it waits for its own. A
+    superseded run stops at its next Streamlit call, waiting or not.
     """
     @functools.wraps(panel)
     def in_turn(*args, **kwargs):
-        with _ONE_AT_A_TIME:
-            return panel(*args, **kwargs)
+        _SLOT.slot = st.empty() if get_script_run_ctx(suppress_warning=True) is not None else None
+        try:
+            with PANELS.turn(_notice(PANELS)):
+                return panel(*args, **kwargs)
+        finally:
+            _SLOT.slot = None
     return in_turn
 
 
-def cached(max_entries: int):
+class _NotCached(Exception):
+    """A look into a ``cached(..., take_turns=True)`` function's cache found nothing (never stored: an exception)."""
+
+
+def cached(max_entries: int, *, take_turns: bool = False):
     """``st.cache_data`` for a page's rlcore results: bounded, without a spinner, rlcore's dataclasses keyed by
-    their repr (``HASH_BY_REPR``)."""
-    return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
+    their repr (``HASH_BY_REPR``).
+
+    ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
+    ``TRAININGS`` (the caller's panel turn given up meanwhile), so the sessions' heavy runs go one at a time
+    and in turn, and a learner whose result is cached waits for nobody's."""
+    store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
+    if not take_turns:
+        return store
+
+    def decorate(fn):
+        @functools.wraps(fn)  # the cache keys the function by fn's name and source (followed through __wrapped__)
+        def body(*args, **kwargs):
+            if not TRAININGS.holds():
+                raise _NotCached
+            return fn(*args, **kwargs)
+        look = store(body)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                return look(*args, **kwargs)
+            except _NotCached:
+                pass
+            with PANELS.stepped_out(_notice(PANELS)), TRAININGS.turn(_notice(TRAININGS)):
+                return look(*args, **kwargs)
+        call.clear = look.clear
+        return call
+    return decorate
 
 
 def setup(title: str, icon: str | None, intro: str, *, scenario: bool = True):
