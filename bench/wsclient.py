@@ -88,6 +88,7 @@ class AppClient:
         self.cache_runs, self.max_age = 0, 2
         self.runs = 0  # new_session messages seen: a run (or fragment run) starts with one
         self.problems: list[str] = []
+        self.notices: list[str] = []  # what the app said about the visitor's place in line (ui.turns)
 
     @classmethod
     async def open(cls, url: str) -> AppClient:
@@ -177,6 +178,8 @@ class AppClient:
             self.problems.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
         elif kind == "alert" and el.alert.format == Alert.ERROR:
             self.problems.append(f"error alert: {el.alert.body[:200]}")
+        elif kind == "alert" and "ahead of yours" in el.alert.body:
+            self.notices.append(el.alert.body)
         if kind not in WIDGETS:
             return
         proto = getattr(el, kind)
