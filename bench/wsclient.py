@@ -89,6 +89,9 @@ class AppClient:
         self.runs = 0  # new_session messages seen: a run (or fragment run) starts with one
         self.problems: list[str] = []
         self.notices: list[str] = []  # what the app said about the visitor's place in line (ui.turns)
+        self.toasts: list[str] = []
+        self.link_updates = 0  # page_info_changed messages: address-bar updates
+        self.bytes_in = 0
 
     @classmethod
     async def open(cls, url: str) -> AppClient:
@@ -127,6 +130,7 @@ class AppClient:
 
     def _handle(self, data: bytes) -> str | None:
         """Take one ForwardMsg in; the kind of run when it is a run's end."""
+        self.bytes_in += len(data)
         msg = ForwardMsg.FromString(data)
         kind = msg.WhichOneof("type")
         if kind == "ref_hash":  # a large element the server knows we hold: read it from the cache
@@ -149,6 +153,7 @@ class AppClient:
             self._delta(msg)
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
+            self.link_updates += 1
         elif kind == "page_not_found":
             self.problems.append(f"page not found: {msg.page_not_found.page_name}")
         elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
@@ -180,6 +185,8 @@ class AppClient:
             self.problems.append(f"error alert: {el.alert.body[:200]}")
         elif kind == "alert" and "ahead of yours" in el.alert.body:
             self.notices.append(el.alert.body)
+        elif kind == "toast":
+            self.toasts.append(el.toast.body)
         if kind not in WIDGETS:
             return
         proto = getattr(el, kind)
