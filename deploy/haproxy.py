@@ -80,12 +80,14 @@ def main() -> int:
     ap.add_argument("--bind", default="0.0.0.0:8080")
     ap.add_argument("--replica", action="append", metavar="HOST:PORT",
                     help="a replica's address (repeat it); the compose file's three by default")
+    ap.add_argument("--no-dns", action="store_true",
+                    help="fixed addresses: no resolver (outside containers, where the names do not change)")
     args = ap.parse_args()
     replicas = COMPOSE_REPLICAS
     if args.replica:
         replicas = [(f"app{i}", *addr.rsplit(":", 1)) for i, addr in enumerate(args.replica, 1)]
         replicas = [(name, host, int(port)) for name, host, port in replicas]
-    sys.stdout.write(config(replicas, args.bind, dns=None if args.replica else DOCKER_DNS))
+    sys.stdout.write(config(replicas, args.bind, dns=None if args.no_dns else DOCKER_DNS))
     return 0
 
 

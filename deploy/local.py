@@ -21,7 +21,7 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "deploy"))
-from haproxy import config  # noqa: E402
+from haproxy import COOKIE, config  # noqa: E402,F401 (COOKIE: for who starts a Cluster)
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
