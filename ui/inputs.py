@@ -21,10 +21,9 @@ import re
 from collections.abc import Callable, Sequence
 
 import streamlit as st
-import streamlit.runtime.app_session as _app_session
-from streamlit.runtime.state import query_params as _query_params
 
 from .format import esc
+from .linkguard import MAX_CHARS, MAX_FIELDS, TOO_LONG
 
 PAGE = "inputs_page"          # the id of the page that ran last
 DEFAULTS = "inputs_defaults"  # {page: {name: default}}, recorded where each input is declared
@@ -33,29 +32,7 @@ UNFIT = "inputs_unfit"        # [(name, raw values)] link values that did not fi
 DRAWN = "inputs_drawn"        # names of the inputs drawn on this run
 KEEP = (PAGE, DEFAULTS)       # what Reset keeps of this module's state
 SHOWN_IN_NOTICE = 4           # names a notice lists before it says "and N more"
-UNREAD = "inputs_unread"      # (parameters, characters) of a link too long for Streamlit to read, or None
-TOO_LONG = "link_too_long"    # the parameter that stands in for such a link (see ``_note_unread_links``)
-MAX_FIELDS = _query_params.CLIENT_STATE_QUERY_STRING_MAX_FIELDS  # Streamlit's limits on a link's query string
-MAX_CHARS = _query_params.CLIENT_STATE_QUERY_STRING_MAX_LENGTH
-
-
-def _note_unread_links(sanitize):
-    """Streamlit reads no part of a query string of more than ``MAX_FIELDS`` parameters or ``MAX_CHARS``
-    characters (it logs a warning and the page opens as if the link had none). This wraps its check so that
-    such a link comes through as ``?link_too_long=<parameters>.<characters>`` instead: the page can then say so
-    (``notices``) and clear the address bar. Installed when this module is first imported, that is from the
-    first run in a server process: a session whose first message came before that is read as Streamlit does."""
-    def noting(query_string: str) -> str:
-        kept = sanitize(query_string)
-        if query_string and not kept:
-            return f"{TOO_LONG}={query_string.count('&') + 1}.{len(query_string)}"
-        return kept
-    noting.wrapped = sanitize
-    return noting
-
-
-if not hasattr(_app_session.sanitize_query_string, "wrapped"):  # once per process
-    _app_session.sanitize_query_string = _note_unread_links(_app_session.sanitize_query_string)
+UNREAD = "inputs_unread"      # (parameters, characters) of a link too long for Streamlit to read (ui.linkguard)
 
 
 def page_id(title: str) -> str:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import uuid
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import rlcore
 
@@ -27,6 +27,15 @@ HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 PANELS = turns.Line("lab panels")
 TRAININGS = turns.Line("training runs")
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
+TURN_KEY = "turns_session"  # the session's token in its lines
+
+
+def _session() -> str:
+    """Who is asking for a turn: this Streamlit session (a token kept in its state); outside a server (tests,
+    scripts), the calling thread."""
+    if not st.runtime.exists():
+        return turns.thread_session()
+    return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
 
 
 def _notice(line: turns.Line):
@@ -57,12 +66,15 @@ def one_at_a_time(panel):
     """
     @functools.wraps(panel)
     def in_turn(*args, **kwargs):
-        _SLOT.slot = st.empty() if get_script_run_ctx(suppress_warning=True) is not None else None
+        _SLOT.slot = st.empty() if st.runtime.exists() else None
+        _SLOT.session = _session()
         try:
-            with PANELS.turn(_notice(PANELS)):
+            with PANELS.turn(_notice(PANELS), session=_SLOT.session):
                 return panel(*args, **kwargs)
+        except turns.Replaced:
+            st.stop()  # a newer run of this session took this one's place in line
         finally:
-            _SLOT.slot = None
+            _SLOT.slot = _SLOT.session = None
     return in_turn
 
 
@@ -95,8 +107,12 @@ def cached(max_entries: int, *, take_turns: bool = False):
                 return look(*args, **kwargs)
             except _NotCached:
                 pass
-            with PANELS.stepped_out(_notice(PANELS)), TRAININGS.turn(_notice(TRAININGS)):
-                return look(*args, **kwargs)
+            session = getattr(_SLOT, "session", None) or _session()
+            try:
+                with PANELS.stepped_out(_notice(PANELS)), TRAININGS.turn(_notice(TRAININGS), session=session):
+                    return look(*args, **kwargs)
+            except turns.Replaced:
+                st.stop()
         call.clear = look.clear
         return call
     return decorate

@@ -1,4 +1,5 @@
 """Turns on the server: work that runs for one session at a time, the sessions served in the order they asked.
+Plain threading, no Streamlit: ``ui.page`` names the session and draws the notice.
 
 Streamlit runs every session's script in a thread of one process. Heavy work side by side (the training lab's
 panels) hands the interpreter lock back and forth and costs several times the CPU of the same work done in
@@ -27,22 +28,18 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
 
 
-class Replaced(StopException):
-    """A newer run of the same session took this waiting run's place; this run ends quietly (as ``st.stop``)."""
+class Replaced(Exception):
+    """A newer run of the same session took this waiting run's place (the caller ends this run quietly)."""
 
 
-def session_id() -> str:
-    """The Streamlit session of the calling thread (a thread of its own outside Streamlit)."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    return ctx.session_id if ctx is not None else f"thread-{threading.get_ident()}"
+def thread_session() -> str:
+    """The session of a thread outside Streamlit: the thread itself."""
+    return f"thread-{threading.get_ident()}"
 
 
 def ahead_text(ahead: int, what: str) -> str:
@@ -146,11 +143,12 @@ class Line:
 
         ``notice(ahead)`` is told the number of runs ahead while waiting (after ``QUIET_S``) and ``notice(None)``
         once the turn came; it may raise (Streamlit stops a superseded run there): the run then leaves the line
-        and its place is kept for the session's next run. ``session``: the calling thread's by default."""
+        and its place is kept for the session's next run. ``session``: who asks (a Streamlit session's token;
+        the calling thread by default). Raises ``Replaced`` when another run of the same session took its place."""
         if self.holds():  # already this thread's turn: nothing to wait for
             yield
             return
-        self._take(session or session_id(), notice)
+        self._take(session or thread_session(), notice)
         try:
             yield
         finally:
