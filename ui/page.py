@@ -22,8 +22,8 @@ SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 
 
-# Two lines of sessions (``ui.turns``): the lab's panel is drawn for one session at a time, and a training the
-# shared cache does not hold runs for one session at a time, the panel's turn given up meanwhile.
+# Two lines of sessions (``ui.turns``): the lab's panel is drawn for one session at a time, and a panel that must
+# train what the shared cache lacks moves to the training line, one session at a time there too.
 PANELS = turns.Line("lab panels")
 TRAININGS = turns.Line("training runs")
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
@@ -60,9 +60,11 @@ def one_at_a_time(panel):
     calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
     takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
     2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
-    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A training the shared cache
-    does not hold (``cached(..., take_turns=True)``) gives the panel's turn up while it waits for its own. A
-    superseded run stops at its next Streamlit call, waiting or not.
+    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A panel that must train what
+    the shared cache lacks (``cached(..., take_turns=True)``) moves to the training line: it gives its panel turn
+    up, waits for a training turn and draws the rest of the panel in it, so at most two panels run at once and a
+    panel whose runs are cached never waits behind a training. A superseded run stops at its next Streamlit
+    call, waiting or not.
     """
     @functools.wraps(panel)
     def in_turn(*args, **kwargs):
@@ -74,6 +76,7 @@ def one_at_a_time(panel):
         except turns.Replaced:
             st.stop()  # a newer run of this session took this one's place in line
         finally:
+            TRAININGS.release()  # a panel that trained drew the rest in its training turn
             _SLOT.slot = _SLOT.session = None
     return in_turn
 
@@ -87,8 +90,8 @@ def cached(max_entries: int, *, take_turns: bool = False):
     their repr (``HASH_BY_REPR``).
 
     ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
-    ``TRAININGS`` (the caller's panel turn given up meanwhile), so the sessions' heavy runs go one at a time
-    and in turn, and a learner whose result is cached waits for nobody's."""
+    ``TRAININGS`` (inside a ``one_at_a_time`` panel, the panel moves there for the rest of its run), so the
+    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's."""
     store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
     if not take_turns:
         return store
@@ -107,12 +110,16 @@ def cached(max_entries: int, *, take_turns: bool = False):
                 return look(*args, **kwargs)
             except _NotCached:
                 pass
-            session = getattr(_SLOT, "session", None) or _session()
+            panel_session = getattr(_SLOT, "session", None)
             try:
-                with PANELS.stepped_out(_notice(PANELS)), TRAININGS.turn(_notice(TRAININGS), session=session):
-                    return look(*args, **kwargs)
+                if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
+                    with TRAININGS.turn(_notice(TRAININGS), session=_session()):
+                        return look(*args, **kwargs)
+                PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
+                TRAININGS.take(panel_session, _notice(TRAININGS))
             except turns.Replaced:
                 st.stop()
+            return look(*args, **kwargs)
         call.clear = look.clear
         return call
     return decorate

@@ -15,9 +15,9 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
 - **a learner sees where they stand.** While waiting, the session's notice slot says how many runs are ahead
   of theirs, and is cleared when the turn comes.
 
-The lab uses two lines (``ui.page``): one for drawing its panel (short turns, everyone) and one for training
-(only runs whose results the shared cache does not hold), so a learner whose view is cached never waits behind
-someone else's training.
+The lab uses two lines (``ui.page``): one for drawing its panel (short turns, everyone) and one for the panels
+that must train what the shared cache does not hold (they move there for the rest of their run), so a learner
+whose view is cached never waits behind someone else's training.
 """
 
 from __future__ import annotations
@@ -155,15 +155,12 @@ class Line:
             if self.holds():
                 self._give_back()
 
-    @contextmanager
-    def stepped_out(self, notice=None):
-        """Let the next session in for the block when the calling thread holds a turn (it is about to wait for
-        something else), and queue for a turn again afterwards (at the back: it has had one)."""
+    def take(self, session: str, notice=None) -> None:
+        """Wait for ``session``'s turn and keep it (until ``release``); nothing to wait for when already held."""
         if not self.holds():
-            yield
-            return
-        session = self._give_back().session
-        try:
-            yield
-        finally:
             self._take(session, notice)
+
+    def release(self) -> None:
+        """Give the calling thread's turn back, if it holds one."""
+        if self.holds():
+            self._give_back()

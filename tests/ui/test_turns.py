@@ -130,3 +130,32 @@ def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
         assert "miss" not in results and calls == [1], "the new run waited for its turn"
     miss.join(5)
     assert results["miss"] == 20 and calls == [1, 2]
+
+
+def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
+    @page.cached(8, take_turns=True)
+    def train(x):
+        return -x
+
+    @page.one_at_a_time
+    def training_panel(x):
+        return train(x)
+
+    @page.one_at_a_time
+    def cached_panel():
+        return train(1)
+
+    assert cached_panel() == -1  # trained once, now in the cache
+    results = {}
+    with page.TRAININGS.turn(session="someone training"):
+        a = threading.Thread(target=lambda: results.setdefault("a", training_panel(7)))
+        a.start()
+        wait_until(lambda: page.TRAININGS.ahead("newcomer") == 2)  # the one training, then a's panel
+        assert page.PANELS.ahead("newcomer") == 0, "a's panel gave its panel turn up while it waits to train"
+        b = threading.Thread(target=lambda: results.setdefault("b", cached_panel()))
+        b.start()
+        b.join(2)
+        assert results == {"b": -1}, "a panel whose run is cached was drawn while another waited to train"
+    a.join(5)
+    assert results["a"] == -7
+    assert page.PANELS.ahead("newcomer") == 0 and page.TRAININGS.ahead("newcomer") == 0, "every turn given back"
