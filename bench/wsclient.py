@@ -178,10 +178,13 @@ class AppClient:
         return True
 
     async def download(self, label: str) -> bytes:
-        """Press a download button whose file is made on click (a deferred file) and fetch the file."""
+        """Press a download button and fetch its file (from its URL, or, for a file made on click, from the URL
+        the server answers with)."""
         button = self.labelled("download_button", label)
         if button is None:
             raise LookupError(f"no download button {label!r}")
+        if button.element.url:
+            return await asyncio.to_thread(self._http, "GET", urlsplit(button.element.url).path)
         msg, rid = BackMsg(), str(uuid.uuid4())
         op = msg.backend_operation_request
         op.request_id, op.session_id, op.deferred_file.file_id = rid, self.session_id, button.element.deferred_file_id

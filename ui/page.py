@@ -188,9 +188,11 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         if box.open:  # the table is built and sent only while it is open
             st.caption(f"{len(data)} rows, as plotted.")
             st.dataframe(data, hide_index=True, width="stretch")
-            st.download_button("Download as CSV", lambda: data.to_csv(index=False).encode(),
-                               file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
-                               on_click="ignore")  # the CSV is built only on click
+            # Built with the open table, not on click: a file made on click is referenced by no session, and
+            # Streamlit deletes such files after the next two script runs of anyone on the server, so on a busy
+            # server the browser's fetch could find it gone (404; tests/deploy/test_replicas.py met it).
+            st.download_button("Download as CSV", data.to_csv(index=False).encode(),
+                               file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
 
 
 PRESETS_KEY = "views"  # the session key of a page's preset control
