@@ -80,23 +80,31 @@ async def learner(i: int, url: str, seconds: float, stopped: asyncio.Event, vict
             await asyncio.sleep(rng.uniform(1, 3))
             before = view(client)
             t = time.perf_counter()
-            try:
-                what = await act(client, role if actions % 3 == 1 else "slider", i, rng, stats)
-            except ConnectionClosed:
+            lost = client.ws.close_code is not None  # the server went away while the learner was reading
+            if not lost:
+                try:
+                    what = await act(client, role if actions % 3 == 1 else "slider", i, rng, stats)
+                except (ConnectionClosed, OSError) as err:  # OSError: urllib's errors for a download or upload
+                    lost, what = err, None
+            if lost:
                 if replica != victim or not stopped.is_set():
-                    stats["errors"].append(f"{who}: the connection to {replica} closed, which nobody stopped")
+                    stats["errors"].append(f"{who}: the connection to {replica} was lost ({lost!r:.80}), and nobody "
+                                           "stopped that replica")
                     return
                 if reconnected:
                     stats["errors"].append(f"{who}: a second connection lost")
                     return
                 reconnected = True
+                held = view(client)[1]  # what the client shows now (an input in flight when it was lost included)
                 t = time.perf_counter()
                 await client.reconnect(timeout=90)
                 stats["reconnect_s"].append(time.perf_counter() - t)
                 moved_to = client.cookie(COOKIE)
                 if moved_to == victim:
                     stats["errors"].append(f"{who}: reconnected to the stopped replica")
-                if view(client) != before:
+                in_flight = lost is not True  # lost while sending an input, which the new replica then applies
+                link_kept = in_flight or client.query == before[0]
+                if view(client)[1] != held or not link_kept:
                     stats["errors"].append(f"{who}: the view was not restored on {moved_to}: "
                                            f"{before[0][:60]!r} → {client.query[:60]!r}")
                 stats["reconnected"].append((i, replica, moved_to))
