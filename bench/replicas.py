@@ -105,8 +105,11 @@ async def learner(i: int, url: str, seconds: float, stopped: asyncio.Event, vict
                 in_flight = lost is not True  # lost while sending an input, which the new replica then applies
                 link_kept = in_flight or client.query == before[0]
                 if view(client)[1] != held or not link_kept:
+                    now = view(client)[1]
+                    changed = {k: (held.get(k), now.get(k)) for k in held.keys() | now.keys()
+                               if held.get(k) != now.get(k)}
                     stats["errors"].append(f"{who}: the view was not restored on {moved_to}: "
-                                           f"{before[0][:60]!r} → {client.query[:60]!r}")
+                                           f"{before[0][:60]!r} → {client.query[:60]!r}, sliders {changed}")
                 stats["reconnected"].append((i, replica, moved_to))
                 replica = moved_to
                 continue
