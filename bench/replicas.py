@@ -78,7 +78,6 @@ async def learner(i: int, url: str, seconds: float, stopped: asyncio.Event, vict
         actions = 0
         while time.perf_counter() < stop_at and not client.problems:
             await asyncio.sleep(rng.uniform(1, 3))
-            before = view(client)
             t = time.perf_counter()
             lost = client.ws.close_code is not None  # the server went away while the learner was reading
             if not lost:
@@ -95,21 +94,21 @@ async def learner(i: int, url: str, seconds: float, stopped: asyncio.Event, vict
                     stats["errors"].append(f"{who}: a second connection lost")
                     return
                 reconnected = True
-                held = view(client)[1]  # what the client shows now (an input in flight when it was lost included)
+                link, held = view(client)  # what the browser holds now: its address bar, its inputs' values
                 t = time.perf_counter()
                 await client.reconnect(timeout=90)
                 stats["reconnect_s"].append(time.perf_counter() - t)
                 moved_to = client.cookie(COOKIE)
                 if moved_to == victim:
                     stats["errors"].append(f"{who}: reconnected to the stopped replica")
-                in_flight = lost is not True  # lost while sending an input, which the new replica then applies
-                link_kept = in_flight or client.query == before[0]
-                if view(client)[1] != held or not link_kept:
-                    now = view(client)[1]
-                    changed = {k: (held.get(k), now.get(k)) for k in held.keys() | now.keys()
-                               if held.get(k) != now.get(k)}
+                # The view is the link: the same query string, and the same slider values, except that an input
+                # lost in flight (its rerun never answered) may be undone: the new replica reads the link.
+                in_flight = lost is not True
+                now = view(client)[1]
+                changed = {k: (held.get(k), now.get(k)) for k in held.keys() | now.keys() if held.get(k) != now.get(k)}
+                if client.query != link or len(changed) > in_flight:
                     stats["errors"].append(f"{who}: the view was not restored on {moved_to}: "
-                                           f"{before[0][:60]!r} → {client.query[:60]!r}, sliders {changed}")
+                                           f"{link[:60]!r} → {client.query[:60]!r}, sliders {changed}")
                 stats["reconnected"].append((i, replica, moved_to))
                 replica = moved_to
                 continue
