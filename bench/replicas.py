@@ -25,6 +25,7 @@ import asyncio
 import json
 import pathlib
 import random
+import shutil
 import statistics
 import sys
 import time
@@ -198,6 +199,9 @@ def run(replicas: int = 3, learners: int = 60, seconds: float = 40, stop_one: bo
         "load_before": load_before, "load_after": load_average(), "logs": str(cluster.dir),
     }
     report["meets_target"] = bool(times) and not report["errors"] and report["p95_s"] <= TARGET_P95_S
+    if not report["errors"]:  # the processes' logs are kept only when something went wrong
+        shutil.rmtree(cluster.dir, ignore_errors=True)
+        report["logs"] = None
     return report
 
 

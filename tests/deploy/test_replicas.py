@@ -80,3 +80,4 @@ def test_an_upload_sent_to_a_replica_without_the_session_is_refused():
         asyncio.run(asyncio.wait_for(go(), timeout=120))
     finally:
         cluster.stop()
+        shutil.rmtree(cluster.dir, ignore_errors=True)
