@@ -4,6 +4,7 @@
     python bench/workshop.py --start heavy        # every learner starts at the lab's heaviest settings
     python bench/workshop.py --learners 5 --seconds 20 --json out.json
     python bench/workshop.py --clients protocol --browser-learners 1   # 19 learners without a browser, 1 with one
+    python bench/workshop.py --start hostile --learners 50   # 50 heavy tabs, distinct β; then a new visitor
 
 One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end), one headless Chromium,
 one browser context per learner, all opening /Training_lab at once. Once its page is up, each learner works for
@@ -34,6 +35,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import statistics
 import sys
 import time
@@ -295,6 +297,74 @@ async def workshop(urls: list[str], learners: int, seconds: float, press_every: 
     return stats
 
 
+async def hostile(base: str, tabs: int, seconds: float) -> dict:
+    """The hostile room: ``tabs`` protocol sessions open the lab at once at its heaviest settings, each with its
+    own β (so no two share a cached run), and stay open; once they are all waiting, a new visitor opens the lab at
+    its defaults, which an earlier visitor has seen (so the shared cache holds it). What the newcomer waited, how
+    many of the heavy tabs finished within ``seconds``, and what a waiting tab read about its place."""
+    from bench.wsclient import AppClient
+
+    stats = {"errors": [], "heavy_done": [], "notices": []}
+    first = await AppClient.open(f"{base}/Training_lab")  # an earlier visitor: the default view is in the cache
+    await first.rerun(timeout=120)
+    await first.close()
+
+    async def heavy_tab(i: int) -> None:
+        client = await AppClient.open(f"{base}/Training_lab?{HEAVY}&beta={(i + 1) / 100:.2f}")
+        t = time.perf_counter()
+        try:
+            await client.rerun(timeout=seconds)
+            stats["heavy_done"].append(time.perf_counter() - t)
+        except TimeoutError:
+            pass  # still waiting or training at the end: counted as unfinished
+        finally:
+            stats["notices"].extend(client.notices)
+            if client.problems:
+                stats["errors"].append(f"heavy tab {i}: {client.problems[0]}")
+            await client.close()
+
+    crowd = [asyncio.create_task(heavy_tab(i)) for i in range(tabs)]
+    await asyncio.sleep(3)  # every heavy tab has sent its run and waits in line
+    t = time.perf_counter()
+    newcomer = await AppClient.open(f"{base}/Training_lab")
+    try:
+        await newcomer.rerun(timeout=120)
+        stats["newcomer_s"] = time.perf_counter() - t
+        stats["errors"].extend(f"newcomer: {p}" for p in newcomer.problems)
+    except TimeoutError:
+        stats["errors"].append("newcomer: no script_finished within 120 s")
+    finally:
+        await newcomer.close()
+    await asyncio.gather(*crowd, return_exceptions=True)
+    return stats
+
+
+def runs_ahead(notice: str) -> int:
+    """The number of runs a position notice (ui.turns.ahead_text) says are ahead."""
+    found = re.search(r"(\d+) runs? (?:is|are) ahead", notice)
+    return int(found.group(1)) if found else -1
+
+
+def run_hostile(tabs: int = 50, seconds: float = 60) -> dict:
+    """Start a server, run the hostile room (``hostile``), stop the server; the report as a dict."""
+    if not 1 <= tabs <= 100 or not 5 <= seconds <= 300:
+        raise ValueError(f"tabs must be 1..100 and seconds 5..300, got {tabs} and {seconds}")
+    load_before = load_average()
+    server = Server()
+    try:
+        stats = asyncio.run(asyncio.wait_for(hostile(server.url, tabs, seconds), timeout=seconds + 180))
+    finally:
+        server.stop()
+    newcomer = stats.get("newcomer_s")
+    return {"start": "hostile", "tabs": tabs, "seconds": seconds,
+            "newcomer_s": round(newcomer, 2) if newcomer is not None else None,
+            "heavy_finished": len(stats["heavy_done"]),
+            "heavy_p50_s": round(statistics.median(stats["heavy_done"]), 1) if stats["heavy_done"] else None,
+            "a_waiting_tab_read": max(stats["notices"], key=runs_ahead, default=None),  # the longest wait told
+            "errors": stats["errors"], "load_before": load_before, "load_after": load_average(),
+            "meets_target": newcomer is not None and newcomer <= TARGET_P95_S and not stats["errors"]}
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) by the nearest-rank rule."""
     ordered = sorted(values)
@@ -417,8 +487,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--learners", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--start", choices=["default", "heavy"], default="default",
-                    help="the lab's default settings, or every work-adding slider at its maximum")
+    ap.add_argument("--start", choices=["default", "heavy", "hostile"], default="default",
+                    help="the lab's default settings, or every work-adding slider at its maximum; hostile: "
+                         "--learners tabs at the heaviest settings with distinct β, then one new visitor at the "
+                         "defaults (its wait is the figure)")
     ap.add_argument("--press-every", type=float, metavar="S",
                     help="add one visitor who presses a key on the lab's first slider every S s without waiting")
     ap.add_argument("--clients", choices=["browser", "protocol"], default="browser",
@@ -431,6 +503,12 @@ def main() -> int:
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
     ap.add_argument("--write", action="store_true", help="add the figures to BENCHMARKS.md's workshop section")
     args = ap.parse_args()
+    if args.start == "hostile":
+        report = run_hostile(args.learners, args.seconds)
+        print(json.dumps(report, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=2) + "\n")
+        return 0 if report["meets_target"] else 1
     report = run(args.learners, args.seconds, args.start, paths=(args.page,), press_every=args.press_every,
                  clients=args.clients, browser_learners=args.browser_learners)
     text = json.dumps(report, indent=2)

@@ -25,11 +25,14 @@ and what the frontend sends (sendRerunBackMsg in streamlit/static/static/js/inde
 from __future__ import annotations
 
 import asyncio
+import urllib.request
+import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import UploadedFileInfo
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -37,7 +40,9 @@ from websockets.asyncio.client import connect
 
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY: "app", ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment",
             ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error"}  # FINISHED_EARLY_FOR_RERUN: another run follows
-WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button"}  # the lab's inputs
+WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button", "download_button",
+           "file_uploader"}  # the inputs the learners use
+XSRF_COOKIE = "_streamlit_xsrf"
 
 
 def widget_state(kind: str, el) -> WidgetState | None:
@@ -81,6 +86,11 @@ class AppClient:
 
     def __init__(self, ws, netloc: str, page_name: str, query: str) -> None:
         self.ws, self.netloc, self.page_name, self.query = ws, netloc, page_name, query
+        self.cookies: dict[str, str] = {}  # a browser's cookies (``open(..., browser=True)``)
+        self.session_id = ""  # the server's id of this session (new_session.initialize)
+        self.replies: dict[str, object] = {}  # request id → a file_urls or backend operation response
+        self.blocks: dict[tuple[int, ...], object] = {}  # delta path → expandable block (keyed expanders)
+        self.block_fragments: dict[tuple[int, ...], str] = {}  # delta path → the fragment it is drawn in
         self.page_hash = ""  # from new_session; names the page once known
         self.widgets: dict[str, Widget] = {}
         self.folded: dict[tuple[int, ...], str] = {}  # a collapsed expander's delta path → its label
@@ -88,15 +98,122 @@ class AppClient:
         self.cache_runs, self.max_age = 0, 2
         self.runs = 0  # new_session messages seen: a run (or fragment run) starts with one
         self.problems: list[str] = []
+        self.notices: list[str] = []  # what the app said about the visitor's place in line (ui.turns)
+        self.toasts: list[str] = []
+        self.alerts: list[str] = []  # every alert's text (error, warning, info, success)
+        self.link_updates = 0  # page_info_changed messages: address-bar updates
+        self.bytes_in = 0
 
     @classmethod
-    async def open(cls, url: str) -> AppClient:
-        """Connect to the app serving ``url`` (http://host:port/Page?query), as the frontend does."""
+    async def open(cls, url: str, *, browser: bool = False) -> AppClient:
+        """Connect to the app serving ``url`` (http://host:port/Page?query), as the frontend does. ``browser``:
+        first load the page over HTTP as a browser does and keep its cookies (a load balancer's affinity cookie,
+        Streamlit's XSRF cookie), then send them with the websocket, uploads and downloads."""
         u = urlsplit(url)
-        ws = await connect(f"ws://{u.netloc}/_stcore/stream", subprotocols=["streamlit"], origin=f"http://{u.netloc}",
-                           proxy=None, open_timeout=120, ping_interval=None,  # a browser sends no pings
-                           max_size=None)  # the server bounds its messages (server.maxMessageSize)
-        return cls(ws, u.netloc, u.path.strip("/"), u.query)
+        client = cls(None, u.netloc, u.path.strip("/"), u.query)
+        if browser:  # the page, then the health check the frontend polls (it sets Streamlit's XSRF cookie)
+            await asyncio.to_thread(client._http, "GET", f"{u.path}?{u.query}")
+            await asyncio.to_thread(client._http, "GET", "/_stcore/health")
+        await client.connect()
+        return client
+
+    def cookie(self, name: str) -> str | None:
+        return self.cookies.get(name)
+
+    def _keep_cookies(self, set_cookies: list[str]) -> None:
+        """Keep what Set-Cookie headers set, as a browser does (only the name and value matter here)."""
+        for header in set_cookies:
+            name, _, value = header.split(";", 1)[0].partition("=")
+            self.cookies[name.strip()] = value.strip()
+
+    def _cookie_header(self) -> dict:
+        return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+
+    async def connect(self, session_id: str = "") -> None:
+        """Open the websocket (again, after the server went away: as the frontend, naming the old session)."""
+        xsrf = self.cookie(XSRF_COOKIE)
+        protocols = ["streamlit", *([xsrf] if xsrf else []), *([session_id] if xsrf and session_id else [])]
+        self.ws = await connect(f"ws://{self.netloc}/_stcore/stream", subprotocols=protocols,
+                                origin=f"http://{self.netloc}", additional_headers=self._cookie_header(),
+                                proxy=None, open_timeout=120, ping_interval=None,  # a browser sends no pings
+                                max_size=None)  # the server bounds its messages (server.maxMessageSize)
+        self._keep_cookies(self.ws.response.headers.get_all("Set-Cookie"))  # a balancer may pick a new replica
+
+    async def reconnect(self, timeout: float = 60) -> str:
+        """What the frontend does when its connection drops: connect again (through the balancer: to a replica
+        that is up) and rerun with the link and widget states it holds; the forward-message cache starts empty."""
+        old = self.session_id
+        self.cache.clear()
+        await self.connect(old)
+        return await self.rerun(timeout=timeout)
+
+    def _http(self, method: str, path: str, data: bytes | None = None, headers: dict | None = None) -> bytes:
+        req = urllib.request.Request(f"http://{self.netloc}{path}", data=data, method=method,
+                                     headers={**self._cookie_header(), **(headers or {})})
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(req, timeout=60) as r:
+            self._keep_cookies(r.headers.get_all("Set-Cookie") or [])
+            return r.read()
+
+    async def _ask(self, msg: BackMsg, request_id: str, timeout: float = 30):
+        """Send a request and read messages until its answer (``replies``) arrives."""
+        await self.ws.send(msg.SerializeToString())
+        async with asyncio.timeout(timeout):
+            while request_id not in self.replies:
+                self._handle(await self.ws.recv(decode=False))
+        return self.replies.pop(request_id)
+
+    def labelled(self, kind: str, label: str) -> Widget | None:
+        return next((w for w in self.widgets.values() if w.kind == kind and w.element.label == label), None)
+
+    async def expand(self, label: str, timeout: float = 60) -> bool:
+        """Open a keyed expander (``st.expander(key=..., on_change="rerun")``) and rerun; False when none has it."""
+        path, block = next(((p, b) for p, b in self.blocks.items() if b.label == label and b.id), (None, None))
+        if block is None:
+            return False
+        fragment = self.block_fragments.get(path, "")
+        self.widgets[block.id] = Widget("expander", block, WidgetState(id=block.id, bool_value=True), fragment,
+                                        path, self.runs)
+        await self.rerun(fragment, timeout=timeout)
+        return True
+
+    async def download(self, label: str) -> bytes:
+        """Press a download button and fetch its file (from its URL, or, for a file made on click, from the URL
+        the server answers with)."""
+        button = self.labelled("download_button", label)
+        if button is None:
+            raise LookupError(f"no download button {label!r}")
+        if button.element.url:
+            return await asyncio.to_thread(self._http, "GET", urlsplit(button.element.url).path)
+        msg, rid = BackMsg(), str(uuid.uuid4())
+        op = msg.backend_operation_request
+        op.request_id, op.session_id, op.deferred_file.file_id = rid, self.session_id, button.element.deferred_file_id
+        reply = await self._ask(msg, rid)
+        if reply.error_msg:
+            raise RuntimeError(f"download refused: {reply.error_msg}")
+        return await asyncio.to_thread(self._http, "GET", urlsplit(reply.deferred_file.url).path)
+
+    async def upload(self, label: str, name: str, data: bytes, timeout: float = 60) -> str:
+        """Choose a file in a file uploader, as the frontend does: ask for an upload URL, PUT the file there
+        (with the XSRF token), then rerun with the uploader's new state; returns the kind of run."""
+        uploader = self.labelled("file_uploader", label)
+        if uploader is None:
+            raise LookupError(f"no file uploader {label!r}")
+        msg, rid = BackMsg(), str(uuid.uuid4())
+        msg.file_urls_request.request_id, msg.file_urls_request.session_id = rid, self.session_id
+        msg.file_urls_request.file_names.append(name)
+        urls = (await self._ask(msg, rid)).file_urls[0]
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                f"Content-Type: application/json\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        await asyncio.to_thread(self._http, "PUT", urlsplit(urls.upload_url).path, body,
+                                {"Content-Type": f"multipart/form-data; boundary={boundary}",
+                                 "X-Xsrftoken": self.cookie(XSRF_COOKIE) or ""})
+        state = WidgetState(id=uploader.element.id)
+        state.file_uploader_state_value.uploaded_file_info.append(
+            UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id, file_urls=urls))
+        uploader.state = state
+        return await self.rerun(uploader.fragment_id, timeout=timeout)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -126,6 +243,7 @@ class AppClient:
 
     def _handle(self, data: bytes) -> str | None:
         """Take one ForwardMsg in; the kind of run when it is a run's end."""
+        self.bytes_in += len(data)
         msg = ForwardMsg.FromString(data)
         kind = msg.WhichOneof("type")
         if kind == "ref_hash":  # a large element the server knows we hold: read it from the cache
@@ -143,11 +261,19 @@ class AppClient:
         if kind == "new_session":
             self.runs += 1
             self.page_hash = msg.new_session.page_script_hash
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "navigation" and msg.navigation.page_script_hash:
+            self.page_hash = msg.navigation.page_script_hash  # the page that ran (new_session names the main script)
             self.max_age = msg.new_session.config.max_cached_message_age
         elif kind == "delta":
             self._delta(msg)
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
+            self.link_updates += 1
+        elif kind == "file_urls_response":
+            self.replies[msg.file_urls_response.response_id] = msg.file_urls_response
+        elif kind == "backend_operation_response":
+            self.replies[msg.backend_operation_response.request_id] = msg.backend_operation_response
         elif kind == "page_not_found":
             self.problems.append(f"page not found: {msg.page_not_found.page_name}")
         elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
@@ -168,15 +294,26 @@ class AppClient:
                 self.folded[path] = block.expandable.label
             else:
                 self.folded.pop(path, None)
+            if block.WhichOneof("type") == "expandable":
+                self.blocks[path] = block.expandable
+                self.block_fragments[path] = delta.fragment_id
+                if block.expandable.id in self.widgets:  # an expander this client opened: still drawn
+                    self.widgets[block.expandable.id].run = self.runs
             return
         if delta.WhichOneof("type") != "new_element":
             return
         el = delta.new_element
         kind = el.WhichOneof("type")
+        if kind == "alert":
+            self.alerts.append(el.alert.body)
         if kind == "exception":
             self.problems.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
         elif kind == "alert" and el.alert.format == Alert.ERROR:
             self.problems.append(f"error alert: {el.alert.body[:200]}")
+        elif kind == "alert" and "ahead of yours" in el.alert.body:
+            self.notices.append(el.alert.body)
+        elif kind == "toast":
+            self.toasts.append(el.toast.body)
         if kind not in WIDGETS:
             return
         proto = getattr(el, kind)

@@ -43,7 +43,7 @@ page.presets({
 
 # Shared by everyone on the server: a room of learners near the same settings reuses each other's runs. An entry is
 # 40 KB at the default 100 steps (120 KB at 300), so 256 of them stay under about 30 MB.
-@page.cached(256)
+@page.cached(256, take_turns=True)  # trainings take turns (ui.turns); cached views wait for none
 def run_lab(scenario, config, n_seeds) -> LabBands | int:
     """One algorithm, every seed in one vectorised call, reduced to what the charts need (``ui.bundles``: a
     type pickle can find, since st.cache_data pickles what it returns).

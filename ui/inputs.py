@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from .format import esc
+from .linkguard import MAX_CHARS, MAX_FIELDS, TOO_LONG
 
 PAGE = "inputs_page"          # the id of the page that ran last
 DEFAULTS = "inputs_defaults"  # {page: {name: default}}, recorded where each input is declared
@@ -31,6 +32,7 @@ UNFIT = "inputs_unfit"        # [(name, raw values)] link values that did not fi
 DRAWN = "inputs_drawn"        # names of the inputs drawn on this run
 KEEP = (PAGE, DEFAULTS)       # what Reset keeps of this module's state
 SHOWN_IN_NOTICE = 4           # names a notice lists before it says "and N more"
+UNREAD = "inputs_unread"      # (parameters, characters) of a link too long for Streamlit to read (ui.linkguard)
 
 
 def page_id(title: str) -> str:
@@ -45,6 +47,16 @@ def enter(page: str) -> None:
     st.session_state[DRAWN] = set()
     st.session_state[LINK] = {k: st.query_params.get_all(k) for k in st.query_params} if entering else {}
     st.session_state[UNFIT] = []
+    st.session_state[UNREAD] = _unread(st.session_state[LINK].pop(TOO_LONG, None))
+
+
+def _unread(raw: list[str] | None) -> tuple[int, int] | None:
+    """The (parameters, characters) of a link Streamlit did not read, from ``link_too_long``'s value."""
+    try:
+        fields, chars = (int(x) for x in raw[0].split("."))
+        return fields, chars
+    except (TypeError, ValueError):  # no such parameter, or one a visitor typed
+        return None
 
 
 def key(name: str, page: str | None = None) -> str:
@@ -264,22 +276,31 @@ def text_input(label: str, default: str, *, key: str, max_chars: int, help: str 
 
 # ---------------------------------------------------------------- the end of the page: what the link did
 def report_link(*, keep: Sequence[str] = ()) -> None:
-    """After the page's last input: one notice for link values that did not fit, one for parameters no input
-    read, and the link cleared of every parameter no input on this page drew (``keep`` names others' params)."""
+    """After the page's last input: one notice for a link too long to read, for link values that did not fit,
+    and for parameters no input read; and the link cleared, in one update of the address bar, of every
+    parameter no input on this page drew (``keep`` names others' params)."""
     unfit = st.session_state.pop(UNFIT, [])
     unused = [k for k in st.session_state.pop(LINK, {}) if k not in keep]
-    for message in notices(unfit, unused):
+    for message in notices(unfit, unused, unread=st.session_state.pop(UNREAD, None)):
         st.toast(message, icon="🔗")
     drawn = st.session_state.get(DRAWN, set())
-    for k in [k for k in st.query_params if k not in drawn and k not in keep]:
-        del st.query_params[k]
+    stale = {k for k in st.query_params if k not in drawn and k not in keep}
+    if stale:  # one message, however many: deleting them one by one sends the whole query string each time
+        st.query_params.from_dict({k: st.query_params.get_all(k) for k in st.query_params if k not in stale})
 
 
-def notices(unfit: list[tuple[str, list[str]]], unused: list[str]) -> list[str]:
-    """At most two sentences about a link: its values that did not fit, and its parameters nothing used."""
+def notices(unfit: list[tuple[str, list[str]]], unused: list[str],
+            unread: tuple[int, int] | None = None) -> list[str]:
+    """At most two sentences about a link: its values that did not fit, and its parameters nothing used; or one,
+    when the link was too long to read (``unread``: its parameters and characters)."""
     def more(n: int) -> str:
         return f" and {n - SHOWN_IN_NOTICE} more" if n > SHOWN_IN_NOTICE else ""
 
+    if unread is not None:
+        fields, chars = unread
+        return [f"The link was too long to read ({fields:,} parameters, {chars:,} characters; at most "
+                f"{MAX_FIELDS:,} parameters and {MAX_CHARS:,} characters are read), so the page opened with "
+                "its own values."]
     out = []
     if len(unfit) == 1:
         (name, raw), = unfit

@@ -7,12 +7,13 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import uuid
 
 import streamlit as st
 
 import rlcore
 
-from . import inputs, nav, spec
+from . import inputs, nav, spec, turns
 from . import scenario as scenario_panel
 from .format import csv_text, esc
 
@@ -22,30 +23,107 @@ SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 
 
-_ONE_AT_A_TIME = threading.Lock()
+# Two lines of sessions (``ui.turns``): the lab's panel is drawn for one session at a time, and a panel that must
+# train what the shared cache lacks moves to the training line, one session at a time there too.
+PANELS = turns.Line("lab panels")
+TRAININGS = turns.Line("training runs")
+_SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
+TURN_KEY = "turns_session"  # the session's token in its lines
+
+
+def _session() -> str:
+    """Who is asking for a turn: this Streamlit session (a token kept in its state); outside a server (tests,
+    scripts), the calling thread."""
+    if not st.runtime.exists():
+        return turns.thread_session()
+    return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
+
+
+def _notice(line: turns.Line):
+    """What a waiting run shows in its panel's notice slot: how many runs are ahead (None outside Streamlit)."""
+    slot = getattr(_SLOT, "slot", None)
+    if slot is None:
+        return None
+
+    def tell(ahead: int | None) -> None:
+        if ahead is None:
+            slot.empty()
+        else:
+            slot.info(turns.ahead_text(ahead, line.what), icon=":material/hourglass_top:")
+    return tell
 
 
 def one_at_a_time(panel):
-    """``panel`` runs for one session at a time on the server; the others wait their turn.
+    """``panel`` is drawn for one session at a time on the server, the sessions in turn (``ui.turns``); a
+    waiting learner reads, at the top of the panel, how many runs are ahead of theirs.
 
     Streamlit runs each session's script in a thread of one process. A panel of many small numpy and pandas
     calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
     takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
     2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
-    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A superseded rerun waiting here
-    stops at its first Streamlit call once it gets its turn.
+    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A panel that must train what
+    the shared cache lacks (``cached(..., take_turns=True)``) moves to the training line: it gives its panel turn
+    up, waits for a training turn and draws the rest of the panel in it, so at most two panels run at once and a
+    panel whose runs are cached never waits behind a training. A superseded run stops at its next Streamlit
+    call, waiting or not.
     """
     @functools.wraps(panel)
     def in_turn(*args, **kwargs):
-        with _ONE_AT_A_TIME:
-            return panel(*args, **kwargs)
+        _SLOT.slot = st.empty() if st.runtime.exists() else None
+        _SLOT.session = _session()
+        try:
+            with PANELS.turn(_notice(PANELS), session=_SLOT.session):
+                return panel(*args, **kwargs)
+        except turns.Replaced:
+            st.stop()  # a newer run of this session took this one's place in line
+        finally:
+            TRAININGS.release()  # a panel that trained drew the rest in its training turn
+            _SLOT.slot = _SLOT.session = None
     return in_turn
 
 
-def cached(max_entries: int):
+class _NotCached(Exception):
+    """A look into a ``cached(..., take_turns=True)`` function's cache found nothing (never stored: an exception)."""
+
+
+def cached(max_entries: int, *, take_turns: bool = False):
     """``st.cache_data`` for a page's rlcore results: bounded, without a spinner, rlcore's dataclasses keyed by
-    their repr (``HASH_BY_REPR``)."""
-    return st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
+    their repr (``HASH_BY_REPR``).
+
+    ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
+    ``TRAININGS`` (inside a ``one_at_a_time`` panel, the panel moves there for the rest of its run), so the
+    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's."""
+    store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
+    if not take_turns:
+        return store
+
+    def decorate(fn):
+        @functools.wraps(fn)  # the cache keys the function by fn's name and source (followed through __wrapped__)
+        def body(*args, **kwargs):
+            if not TRAININGS.holds():
+                raise _NotCached
+            return fn(*args, **kwargs)
+        look = store(body)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                return look(*args, **kwargs)
+            except _NotCached:
+                pass
+            panel_session = getattr(_SLOT, "session", None)
+            try:
+                if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
+                    with TRAININGS.turn(_notice(TRAININGS), session=_session()):
+                        return look(*args, **kwargs)
+                PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
+                TRAININGS.take(panel_session, _notice(TRAININGS))
+            except turns.Replaced:
+                st.stop()
+            return look(*args, **kwargs)
+        call.clear = look.clear
+        return call
+    return decorate
 
 
 def setup(intro: str, *, scenario: bool = True):
@@ -112,9 +190,11 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         if box.open:  # the table is built and sent only while it is open
             st.caption(f"{len(data)} rows, as plotted.")
             st.dataframe(data, hide_index=True, width="stretch")
-            st.download_button("Download as CSV", lambda: csv_text(data).encode(),  # formulas neutralised
-                               file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
-                               on_click="ignore")  # the CSV is built only on click
+            # Built with the open table, not on click: a file made on click is referenced by no session, and
+            # Streamlit deletes such files after the next two script runs of anyone on the server, so on a busy
+            # server the browser's fetch could find it gone (404; tests/deploy/test_replicas.py met it).
+            st.download_button("Download as CSV", csv_text(data).encode(),  # formulas neutralised
+                               file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
 
 
 PRESETS_KEY = "views"  # the session key of a page's preset control

@@ -1,0 +1,95 @@
+"""The load balancer's configuration: HAProxy in front of N replicas of the app, each visitor kept on one replica.
+
+    python deploy/haproxy.py > deploy/haproxy.cfg                     # the compose file's three replicas
+    python deploy/haproxy.py --bind 0.0.0.0:8080 --replica app1:8501 --replica app2:8501 ...
+
+Streamlit keeps a visitor's session in the process holding its websocket, and the session's uploads
+(``/_stcore/upload_file``) and file downloads (``/media``) must reach that same process: a replica that does not
+hold the session refuses the upload ("Invalid session_id ... sticky sessions"). So the balancer sets a cookie on
+the first response (the page itself) naming the replica, and sends every later request of that browser — the
+websocket, uploads, downloads — to it. A new visitor goes to the replica with the fewest connections (the open
+websockets). When a replica stops, its health check fails within about two seconds; its visitors' browsers
+reconnect on their own, the balancer sends them to another replica (``option redispatch``) with a new cookie, and
+the link in their address bar brings their view back there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+COOKIE = "rl_replica"  # the affinity cookie: its value is the replica's name
+COMPOSE_REPLICAS = [(f"app{i}", f"app{i}", 8501) for i in (1, 2, 3)]  # compose.yaml's services
+
+
+DOCKER_DNS = "127.0.0.11:53"  # the resolver inside a compose network
+
+
+def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, dns: str | None = DOCKER_DNS,
+           stats: str | None = None) -> str:
+    """haproxy.cfg for ``replicas`` (name, host, port), listening on ``bind``; ``dns``: a resolver that finds
+    replicas started after the balancer (containers), None for fixed addresses; ``stats``: an address for HAProxy's
+    own status page (left out when None)."""
+    resolve = " resolvers dns" if dns else ""
+    servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 2 rise 2{resolve}"
+                         for name, host, port in replicas)
+    resolvers = f"""
+resolvers dns
+    nameserver dns {dns}
+    hold valid 5s
+""" if dns else ""
+    status = f"""
+frontend stats
+    bind {stats}
+    stats enable
+    stats uri /
+""" if stats else ""
+    return f"""# Written by deploy/haproxy.py: HAProxy before {len(replicas)} replicas of the app, session affinity.
+global
+    maxconn 4096
+    log stdout format raw local0 notice   # start, stop, a replica down or up
+
+defaults
+    mode http
+    log global
+    default-server init-addr last,libc,none   # start even before the replicas' names resolve
+    timeout connect 5s
+    timeout http-request 10s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 1h       # an open websocket: a learner may read a page for a long time
+    timeout client-fin 5s
+    retries 3
+    option redispatch 1     # a replica that is down or refuses: try another one, with a new cookie
+
+frontend app
+    bind {bind}
+    default_backend replicas
+
+backend replicas
+    balance leastconn       # a new visitor goes where the fewest websockets are open
+    cookie {COOKIE} insert indirect nocache httponly
+    option httpchk GET /_stcore/health
+    http-check expect status 200
+{servers}
+{resolvers}{status}"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bind", default="0.0.0.0:8080")
+    ap.add_argument("--replica", action="append", metavar="HOST:PORT",
+                    help="a replica's address (repeat it); the compose file's three by default")
+    ap.add_argument("--no-dns", action="store_true",
+                    help="fixed addresses: no resolver (outside containers, where the names do not change)")
+    args = ap.parse_args()
+    replicas = COMPOSE_REPLICAS
+    if args.replica:
+        replicas = [(f"app{i}", *addr.rsplit(":", 1)) for i, addr in enumerate(args.replica, 1)]
+        replicas = [(name, host, int(port)) for name, host, port in replicas]
+    sys.stdout.write(config(replicas, args.bind, dns=None if args.no_dns else DOCKER_DNS))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

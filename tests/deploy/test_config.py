@@ -1,0 +1,59 @@
+"""deploy/: the balancer's configuration that ships is the one deploy/haproxy.py writes, HAProxy accepts it, and
+it keeps a visitor on one replica (the affinity cookie on every server line)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "deploy"))
+import haproxy  # noqa: E402
+
+
+def test_the_shipped_configuration_is_the_generated_one():
+    shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert shipped == haproxy.config(haproxy.COMPOSE_REPLICAS), "run: python deploy/haproxy.py > deploy/haproxy.cfg"
+    compose = (ROOT / "deploy" / "compose.yaml").read_text()
+    for name, _, port in haproxy.COMPOSE_REPLICAS:  # every server the balancer names is a compose service
+        assert re.search(rf"^  {name}:", compose, re.M), name
+        assert f"{name}:{port}" in shipped
+
+
+def test_every_replica_gets_the_affinity_cookie_and_a_health_check():
+    cfg = haproxy.config([("a", "127.0.0.1", 9001), ("b", "127.0.0.1", 9002)], "127.0.0.1:9000", dns=None)
+    servers = [line.split() for line in cfg.splitlines() if line.strip().startswith("server ")]
+    assert [s[1] for s in servers] == ["a", "b"]
+    for s in servers:
+        assert s[s.index("cookie") + 1] == s[1] and "check" in s  # cookie value = the replica's name
+    assert f"cookie {haproxy.COOKIE} insert" in cfg and "option redispatch" in cfg
+    assert "option httpchk GET /_stcore/health" in cfg
+    assert "resolvers" not in cfg  # fixed addresses need no resolver
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy is not installed (apt-get install -y haproxy)")
+def test_haproxy_accepts_the_configuration(tmp_path):
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(haproxy.config([("app1", "127.0.0.1", 9001), ("app2", "127.0.0.1", 9002)], "127.0.0.1:9000",
+                                  dns=None))
+    out = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balancer():
+    yaml = pytest.importorskip("yaml")  # no compose CLI or Docker daemon on the test machine: read the file
+    services = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())["services"]
+    names = [name for name, _, _ in haproxy.COMPOSE_REPLICAS]
+    for name in names:
+        assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile" and "ports" not in services[name]
+    balancer = services["balancer"]
+    assert balancer["ports"] == ["8080:8080"] and sorted(balancer["depends_on"]) == names
+    assert "0.0.0.0:8080" in haproxy.config(haproxy.COMPOSE_REPLICAS)  # what the published port reaches
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    for part in ("dashboard.py", "pages/", "rlcore/", "ui/", ".streamlit/", "requirements.txt"):
+        assert f"COPY {part}" in dockerfile, part

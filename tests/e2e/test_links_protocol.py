@@ -1,0 +1,62 @@
+"""Hostile links against a real server, spoken to in Streamlit's websocket protocol (bench/wsclient.py): the
+address bar is cleaned in one update however many parameters the link has, and a link too long for Streamlit
+to read is named in a notice instead of being dropped without a word."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from e2ehelp import ROOT, Server
+
+sys.path.insert(0, str(ROOT))
+from bench.wsclient import AppClient
+
+pytestmark = pytest.mark.e2e  # a real server, no browser
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = Server()
+    yield srv
+    srv.stop()
+
+
+def first_run(url: str) -> AppClient:
+    async def go():
+        client = await AppClient.open(url)
+        try:
+            await client.rerun(timeout=60)
+        finally:
+            await client.close()
+        return client
+    return asyncio.run(go())
+
+
+def test_a_link_of_a_thousand_unknown_parameters_is_cleaned_in_one_update(server):
+    junk = "&".join(f"junk{i}=1" for i in range(999))  # with gamma: 1,000 parameters, Streamlit's most
+    client = first_run(f"{server.url}/Reward_and_return?gamma=0.5&{junk}")
+    assert not client.problems, client.problems
+    assert client.link_updates == 1, "one address-bar update, not one per parameter"
+    assert client.query == "gamma=0.5", "the valid parameter stays, the unknown ones are gone"
+    assert any("999 parameters this page does not use" in t for t in client.toasts), client.toasts
+    # one update carries the short link: a few kB in all, not the 5 MB of a 10 kB query string sent 999 times
+    assert client.bytes_in < 1_000_000, client.bytes_in
+
+
+def test_a_link_too_long_to_read_is_named_in_a_notice_and_cleared(server):
+    plain = first_run(f"{server.url}/Reward_and_return")  # the app's code is loaded in this process (ui.inputs)
+    junk = "&".join(f"junk{i}=1" for i in range(1000))
+    client = first_run(f"{server.url}/Reward_and_return?gamma=0.5&{junk}")  # 1,001 parameters
+    assert not client.problems, client.problems
+    chars = len(f"gamma=0.5&{junk}")
+    assert any("too long to read" in t and "1,001 parameters" in t and f"{chars:,} characters" in t
+               for t in client.toasts), client.toasts
+    assert client.link_updates == 1 and client.query == "", "the unread link is cleared from the address bar"
+    assert gamma(client) == gamma(plain) != [0.5], "the page opened with its own γ, not the unread link's 0.5"
+
+
+def gamma(client: AppClient) -> list[float]:
+    slider = next(w for w in client.widgets.values() if w.kind == "slider" and "γ" in w.element.label)
+    return list(slider.state.double_array_value.data)

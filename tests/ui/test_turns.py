@@ -1,0 +1,161 @@
+"""ui.turns: the lines in which the lab's heavy work waits, fair between sessions (one waiting run per session,
+first come first served, a superseded waiting run's place kept for the session's next run)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from ui import page, turns
+
+
+@pytest.fixture(autouse=True)
+def quick_notices(monkeypatch):
+    monkeypatch.setattr(turns, "QUIET_S", 0.0)  # tell a waiting run its place at once
+    monkeypatch.setattr(turns, "POLL_S", 0.02)
+
+
+def wait_until(cond, timeout=5.0):
+    stop = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < stop, "timed out"
+        time.sleep(0.01)
+
+
+def waiter(line, session, served, notice=None):
+    """A thread that waits its turn as ``session`` and notes when it was served."""
+    def work():
+        try:
+            with line.turn(notice, session=session):
+                served.append(session)
+        except (turns.Replaced, RuntimeError) as err:
+            served.append(f"{session} left: {type(err).__name__}")
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    return t
+
+
+def test_sessions_are_served_in_the_order_they_asked_and_see_their_place():
+    line, served, told = turns.Line("runs"), [], {}
+    with line.turn(session="holder"):
+        threads = []
+        for s in "abc":
+            threads.append(waiter(line, s, served, notice=lambda ahead, s=s: told.setdefault(s, []).append(ahead)))
+            wait_until(lambda s=s: line.ahead(s) < line.ahead("nobody"))  # s is in the line
+        assert [line.ahead(s) for s in "abc"] == [1, 2, 3]  # the holder, then everyone who asked before
+        assert line.ahead("newcomer") == 4
+        wait_until(lambda: all(told.get(s) for s in "abc"))
+        assert told["a"][0] == 1 and told["c"][0] == 3  # what each learner read while waiting
+    for t in threads:
+        t.join(5)
+    assert served == ["a", "b", "c"]
+    assert all(told[s][-1] is None for s in "abc"), "the notice is cleared when the turn comes"
+
+
+def test_a_session_that_had_its_turn_goes_behind_those_who_waited():
+    line, served = turns.Line("runs"), []
+    with line.turn(session="holder"):
+        a = waiter(line, "a", served)
+        wait_until(lambda: line.ahead("a") == 1)
+        b = waiter(line, "b", served)
+        wait_until(lambda: line.ahead("b") == 2)
+    a.join(5), b.join(5)
+    with line.turn(session="holder"):
+        c = waiter(line, "c", served)
+        wait_until(lambda: line.ahead("c") == 1)
+        a2 = waiter(line, "a", served)  # a asks again: behind c, who asked first
+        wait_until(lambda: line.ahead("a") == 2)
+    c.join(5), a2.join(5)
+    assert served == ["a", "b", "c", "a"]
+
+
+def test_a_superseded_waiting_run_leaves_and_the_next_run_of_its_session_keeps_its_place():
+    line, served = turns.Line("runs"), []
+    newer_input = threading.Event()
+
+    def stopped_by_a_newer_input(ahead):
+        if ahead is not None and newer_input.is_set():
+            raise RuntimeError("Streamlit's rerun, raised at the notice")
+
+    with line.turn(session="holder"):
+        a = waiter(line, "a", served, notice=stopped_by_a_newer_input)
+        wait_until(lambda: line.ahead("a") == 1)
+        b = waiter(line, "b", served)
+        wait_until(lambda: line.ahead("b") == 2)
+        newer_input.set()
+        a.join(5)
+        assert served == ["a left: RuntimeError"]
+        assert line.ahead("b") == 1, "the stopped run left the line"
+        a2 = waiter(line, "a", served)  # the newer run of session a
+        wait_until(lambda: line.ahead("b") == 2)
+        assert line.ahead("a") == 1, "the newer run took the older one's place, ahead of b"
+    a2.join(5), b.join(5)
+    assert served == ["a left: RuntimeError", "a", "b"]
+
+
+def test_a_second_waiting_thread_of_a_session_replaces_the_first():
+    line, served = turns.Line("runs"), []
+    with line.turn(session="holder"):
+        first = waiter(line, "a", served)
+        wait_until(lambda: line.ahead("a") == 1)
+        b = waiter(line, "b", served)
+        wait_until(lambda: line.ahead("b") == 2)
+        second = waiter(line, "a", served)
+        first.join(5)
+        assert served == ["a left: Replaced"]
+        assert line.ahead("a") == 1 and line.ahead("b") == 2  # one waiting run for a, in the first one's place
+    second.join(5), b.join(5)
+    assert served == ["a left: Replaced", "a", "b"]
+
+
+def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
+    calls = []
+
+    @page.cached(8, take_turns=True)
+    def train(x):
+        calls.append(x)
+        return 10 * x
+
+    assert train(1) == 10 and calls == [1]  # a miss with the line free: trained at once
+    results = {}
+    with page.TRAININGS.turn(session="someone training"):
+        hit = threading.Thread(target=lambda: results.setdefault("hit", train(1)))
+        miss = threading.Thread(target=lambda: results.setdefault("miss", train(2)))
+        hit.start(), miss.start()
+        hit.join(2)
+        assert results == {"hit": 10}, "the cached result came back while someone else trained"
+        time.sleep(0.1)
+        assert "miss" not in results and calls == [1], "the new run waited for its turn"
+    miss.join(5)
+    assert results["miss"] == 20 and calls == [1, 2]
+
+
+def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
+    @page.cached(8, take_turns=True)
+    def train(x):
+        return -x
+
+    @page.one_at_a_time
+    def training_panel(x):
+        return train(x)
+
+    @page.one_at_a_time
+    def cached_panel():
+        return train(1)
+
+    assert cached_panel() == -1  # trained once, now in the cache
+    results = {}
+    with page.TRAININGS.turn(session="someone training"):
+        a = threading.Thread(target=lambda: results.setdefault("a", training_panel(7)))
+        a.start()
+        wait_until(lambda: page.TRAININGS.ahead("newcomer") == 2)  # the one training, then a's panel
+        assert page.PANELS.ahead("newcomer") == 0, "a's panel gave its panel turn up while it waits to train"
+        b = threading.Thread(target=lambda: results.setdefault("b", cached_panel()))
+        b.start()
+        b.join(2)
+        assert results == {"b": -1}, "a panel whose run is cached was drawn while another waited to train"
+    a.join(5)
+    assert results["a"] == -7
+    assert page.PANELS.ahead("newcomer") == 0 and page.TRAININGS.ahead("newcomer") == 0, "every turn given back"
