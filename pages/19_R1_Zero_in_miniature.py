@@ -329,20 +329,20 @@ page.end()
 
 # drawn after the page's end (the link's notices are in), so that a problem that cannot be read stops only this part
 with answers_box:
-    models = {"base model": warmup.base_model()}
+    models = {"The base model": warmup.base_model()}
     if run is not None:
-        models[f"after {len(run.updates)} steps of {algo}"] = run.model
+        models[f"After {len(run.updates)} steps of {algo}"] = run.model
     cols = st.columns(2)
-    for col, (name, model) in zip(cols, models.items(), strict=False):
+    for j, (col, (name, model)) in enumerate(zip(cols, models.items(), strict=False)):
         a = page.run(training.answer, model, typed, ask_seed)
         df = pd.DataFrame({"label": list(a.tokens), "position": np.arange(len(a.tokens)), "probability": a.probs})
         verdict = (f"{'right' if a.verdict.right else 'wrong'}, "
                    f"{'well formed' if a.verdict.well_formed else 'ill formed'} (score {fmt(a.verdict.score, 0)})")
         with col:
-            page.chart(charts.answer_strip(df, value="probability", title=f"The {name}: “{a.text}”",
+            page.chart(charts.answer_strip(df, value="probability", title=f"{name}: “{a.text}”",
                                            subtitle=f"{verdict}; the right answer is {a.answer}",
                                            y_title="probability of the token"),
-                       df, alt_text=f"The {name}'s answer token by token with each token's probability",
-                       name=f"zero_answer_{name.split()[0]}")
+                       df, alt_text=f"{name}: the answer token by token, with each token's probability",
+                       name=("zero_answer_base", "zero_answer_trained")[j])
     if run is None:
         cols[1].info("Train a run above and the trained model answers here too.")
