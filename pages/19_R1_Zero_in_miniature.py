@@ -10,6 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from rlcore import zero
+from rlcore.aggregation import gradient_weights, token_weights
+from rlcore.credit import gae_batch, group_advantages
+from rlcore.kl import kl_estimators
 from rlcore.zero import task, training, warmup
 from ui import charts, charts_zero, inputs, page, spec
 from ui.colors import ALGORITHM_COLORS, method_colors
@@ -323,8 +326,8 @@ typed = inputs.text_input("A problem: five digits from 1 to 9 joined by + or *",
 ask_seed = inputs.slider("Sample number", 0, 20, 0, 1, key="draw", help="Another sample of the same answer")
 answers_box = st.container()
 
-page.show_code(zero.train_steps, training.policy_grads, training._advantages, training.measure, training.group_view,
-               task.judge)
+page.show_code(zero.train_steps, training.policy_grads, training._advantages, group_advantages, gae_batch,
+               token_weights, gradient_weights, kl_estimators, training.measure, task.judge)
 page.end()
 
 # drawn after the page's end (the link's notices are in), so that a problem that cannot be read stops only this part
