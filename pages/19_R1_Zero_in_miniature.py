@@ -119,7 +119,7 @@ beta = inputs.slider("KL to the base β", 0.0, 0.5, DEFAULTS.beta, 0.05, key="be
                      help="Weight of the k3 estimate of KL(π‖π_base) in the loss; 0 leaves it out")
 with st.expander("More settings"):
     c1, c2, c3 = st.columns(3)
-    lr = inputs.select_slider("Step size", STEP_SIZES, DEFAULTS.lr, key="lr", where=c1, format_func="{:g}".format,
+    lr = inputs.select_slider("Step size", STEP_SIZES, DEFAULTS.lr, key="lr", where=c1,
                               help="Adam's step size; smaller spreads the climb over more steps")
     group = inputs.slider("Group size G", 2, 16, DEFAULTS.group_size, 1, key="G", where=c2,
                           help="Answers sampled per problem")
