@@ -248,7 +248,7 @@ if run is None:
 if run is not None:
     done = len(run.updates)
     if done < run.config.steps:
-        right.caption(f"Stopped after {done} of {run.config.steps} steps.")
+        right.caption(f"Stopped after {done} of {run.config.steps} steps; Train starts again from the base model.")
     elif shared:
         right.caption(f"These settings were trained already ({run.config.steps} steps): shown without waiting.")
     draw_curves(run, panel, run.config.steps)
@@ -274,8 +274,9 @@ if run is not None:
     if done:
         st.subheader("Inside one update")
         c1, c2 = st.columns(2)
-        t = inputs.slider("Step", 1, done, done, 1, key="at", where=c1,
-                          help="The update that took the model from step t − 1 to step t")
+        t = inputs.slider("Step", 1, done, 1, 1, key="at", where=c1,
+                          help="The update that took the model from step t − 1 to step t; late in a run most groups "
+                               "are all right, so every advantage is 0")
         n_problems = len(run.updates[0].problems)
         i = inputs.slider("Problem of the batch", 1, n_problems, 1, 1, key="problem", where=c2,
                           help=f"Each step trains on {n_problems} problems, {run.config.group_size} answers each")
@@ -284,7 +285,7 @@ if run is not None:
                                                       ("length", run.length, 2), ("entropy", run.entropy, 3),
                                                       ("KL to base", run.kl, 4), ("score", run.reward, 3)],
                                                strict=True):
-            col.metric(label, fmt(curve[t], digits), fmt(curve[t] - curve[t - 1], digits, sign=True),
+            col.metric(label, fmt(curve[t], digits), round(float(curve[t] - curve[t - 1]), digits),
                        help=f"On the held-out problems after step {t}; the change is from step {t - 1}")
         g = page.run(training.group_view, run.updates[t - 1], i - 1)
         rows = [f"#{j + 1}  score {fmt(s, 0)}" for j, s in enumerate(g.score)]
@@ -292,11 +293,10 @@ if run is not None:
                               "probability": g.prob[j][p], "ratio": g.ratio[j][p], "clipped": bool(g.clipped[j][p])}
                              for j, toks in enumerate(g.tokens) for p, tok in enumerate(toks)])
         per_token = run.config.algorithm == "ppo"
-        top = max(float(grid["advantage"].abs().max()), 1e-9)
+        top = float(grid["advantage"].abs().max()) or 1.0   # a group of equal scores: every advantage 0
         page.chart(charts_zero.token_grid(grid, x="position", row="answer", row_order=rows, text="token",
                                           value="advantage", value_title="advantage Â", value_domain=[-top, 0, top],
-                                          title=f"Problem {g.problem}: the group of "
-                                          f"{len(g.tokens)} answers at step {t}",
+                                          title=f"{g.problem}: {len(g.tokens)} answers, step {t}",
                                           subtitle=("PPO: GAE gives each token its own advantage" if per_token
                                                     else "one advantage per answer, on all of its tokens")
                                           + "; outlined: clipped", marked="clipped", marked_title="clipped",

@@ -35,4 +35,6 @@ def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, valu
     )
     labels = base.mark_text(fontSize=14, fontWeight="bold", color="#111111").encode(text=alt.Text(f"{text}:N"),
                                                                                      tooltip=tips)
-    return alt.layer(cells, labels, title=_title(title, subtitle), height=height_per_row * max(1, len(row_order)))
+    # fit the width only: a height fitted to a discrete axis squeezes the rows together
+    return alt.layer(cells, labels, title=_title(title, subtitle), height=height_per_row * max(1, len(row_order)),
+                     autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))

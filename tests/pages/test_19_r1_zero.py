@@ -10,6 +10,7 @@ from apphelp import (
     chart_fingerprint,
     chart_frame,
     charts,
+    data_with,
     keys,
     no_exception,
     numbers,
@@ -31,6 +32,12 @@ def train(at, **settings):
     next(b for b in at.button if b.label == "Train").click().run()
     no_exception(at)
     return at
+
+
+def group_chart(at) -> dict:
+    """The inspector's chart: one problem's group of answers, token by token."""
+    (chart,) = [c for c in charts(at) if any(" answers, step " in t for t in titles(c["spec"]))]
+    return chart
 
 
 def chart_titles(at) -> list[str]:
@@ -57,7 +64,7 @@ def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
 
 def test_the_inspector_shows_one_group_with_its_advantages():
     at = train(run_page(PAGE), **SHORT, G=6)
-    grid = chart_frame(at, "Problem ", "advantage")
+    grid = data_with(group_chart(at), "advantage")
     (table,) = [d.value for d in at.dataframe if "well formed" in d.value.columns]
     assert len(table) == 6 and grid["answer"].nunique() == 6            # G = 6 answers, one row each
     # GRPO: one advantage per answer, on each of its tokens, above 0 exactly where the score beats the group's mean
@@ -75,10 +82,10 @@ def test_the_inspector_shows_one_group_with_its_advantages():
 
 def test_ppo_gives_each_token_its_own_advantage():
     at = train(run_page(PAGE), **SHORT, algo="PPO with a value head")
-    grid = chart_frame(at, "Problem ", "advantage")
+    grid = data_with(group_chart(at), "advantage")
     # GAE with a learned V differs along an answer (one value per answer would make every row constant)
     assert (grid.groupby("answer")["advantage"].nunique() > 1).any()
-    assert "GAE gives each token its own advantage" in chart_by_title(at, "Problem ")["spec"]["title"]["subtitle"]
+    assert "GAE gives each token its own advantage" in group_chart(at)["spec"]["title"]["subtitle"]
 
 
 def test_a_setting_changes_the_charts_and_a_run_is_shared():
@@ -115,3 +122,12 @@ def test_the_question_is_answered_from_the_base_models_numbers():
                                    "answers given at once" if immediate - worked > 10 else "about the same")
     assert worked - immediate >= 40      # the issue's target: a gap of 0.4 or more
     assert chart_by_title(at, "The base model")
+
+
+def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
+    at = train(run_page(PAGE), **SHORT, epochs=4, lr=1e-3)
+    grid = data_with(group_chart(at), "ratio")
+    assert not np.allclose(grid["ratio"], 1)            # from the second epoch on, π is no longer π_old
+    clipped = grid[grid["clipped"]]
+    # PPO's clip (ε = 0.2) zeroes a token's gradient only once its ratio has left [0.8, 1.2]
+    assert ((clipped["ratio"] < 0.8) | (clipped["ratio"] > 1.2)).all()
