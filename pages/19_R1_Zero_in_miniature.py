@@ -71,6 +71,13 @@ def base_stats() -> warmup.FormStats:
     return warmup.form_stats(warmup.base_model(), task.held_out_problems(), 16)
 
 
+@page.cached(4)
+def base_measure(seed: int, k: int) -> training.Measure:
+    """The base model on the held-out problems, as a run measures it at step 0 (no training)."""
+    base = warmup.base_model()
+    return training.measure(base, base, seed, k)
+
+
 page.presets({
     "GRPO": {"algo": "GRPO"},
     "Dr. GRPO": {"algo": "Dr. GRPO"},
@@ -83,20 +90,11 @@ page.presets({
 stats = base_stats()
 gap = stats.worked_right - stats.immediate_right
 plan = warmup.WARMUP
-st.markdown(
-    f"**The task.** Five digits from 1 to 9 joined by + and ×, worked from left to right keeping only the last "
-    f"digit after each operation: `3 + 4 * 2 + 7 * 5` → 7, 4, 1, then **5**. An answer is either given at once "
-    f"(`= 5`) or worked (`: 7 4 1 = 5`, the running digit after each of the first three operations). The judge "
-    f"gives 1 point for a right final digit and 1 for a well-formed answer, and never reads the working itself.\n\n"
-    f"**The base model** was warmed up on {plan.examples:,} right answers, {pct(plan.worked_examples / plan.examples)} "
-    f"of them worked, and taught to start with the working in only {pct(plan.choice_share)} of its own answers. "
-    f"Sampled on the {task.HELD_OUT_SIZE} held-out problems it works the problem out in "
-    f"{pct(stats.worked_share, 1)} of its answers, and is right {pct(stats.pass1, 1)} of the time."
-)
 options = ["worked answers", "answers given at once", "about the same"]
 answer = options[0] if gap > 0.1 else options[1] if gap < -0.1 else options[2]
 revealed = page.predict(
-    "When the base model is made to start one way or the other, which of its answers are right more often?",
+    "The base model can answer at once (`= 5`) or work the problem out first (`: 7 4 1 = 5`). Made to start one "
+    "way or the other, which of its answers are right more often?",
     options, answer,
     f"Made to work the problem out, it is right {pct(stats.worked_right, 1)} of the time; made to answer at once, "
     f"{pct(stats.immediate_right, 1)}: a gap of {fmt(100 * gap, 1, sign=True)} points. Each written digit of "
@@ -216,7 +214,6 @@ def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     return run
 
 
-st.subheader("Train it")
 left, right = st.columns([1, 4], vertical_alignment="center")
 go = left.button("Train", type="primary", icon=":material/play_arrow:", width="stretch")
 panel = st.container()
@@ -241,8 +238,22 @@ else:
         run = shared_runs().get(key)   # someone on the server already trained these settings
         shared = run is not None
 if run is None:
-    right.markdown(f"Press **Train** to run {algo} for {steps} steps from the base model; the curves grow as it "
-                   "trains, and **Stop** keeps what is done so far.")
+    right.markdown(f"Press **Train** to run {algo} for {steps} steps from the base model; the curves grow from its "
+                   "point at step 0 as it trains, and **Stop** keeps what is done so far.")
+    draw_curves(training.collect(config, seed, [base_measure(seed, config.k)], [], warmup.base_model()), panel, steps)
+
+# ---------------------------------------------------------------- the task, the judge and the base model
+st.markdown(
+    f"**The task.** Five digits from 1 to 9 joined by + and ×, worked from left to right keeping only the last "
+    f"digit after each operation: `3 + 4 * 2 + 7 * 5` → 7, 4, 1, then **5**. An answer is either given at once "
+    f"(`= 5`) or worked (`: 7 4 1 = 5`, the running digit after each of the first three operations). The judge "
+    f"gives 1 point for a right final digit and 1 for a well-formed answer, and never reads the working itself.\n\n"
+    f"**The base model** was warmed up on {plan.examples:,} right answers, "
+    f"{pct(plan.worked_examples / plan.examples)} of them worked, and taught to start with the working in only "
+    f"{pct(plan.choice_share)} of its own answers. "
+    f"Sampled on the {task.HELD_OUT_SIZE} held-out problems it works the problem out in "
+    f"{pct(stats.worked_share, 1)} of its answers, and is right {pct(stats.pass1, 1)} of the time."
+)
 
 # ---------------------------------------------------------------- a finished (or stopped) run
 if run is not None:

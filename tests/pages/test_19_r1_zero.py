@@ -45,13 +45,18 @@ def chart_titles(at) -> list[str]:
 
 
 def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
-    at = run_page(PAGE)
+    # a seed no other test trains, so this run is not one already shared
+    at = run_page(PAGE, inputs={"steps": 5, "seed": 11})
     no_exception(at)
-    assert not any(t.startswith("On the held-out problems") for t in chart_titles(at))  # nothing trained
+    base = chart_frame(at, "On the held-out problems", "value")
+    assert set(base["step"]) == {0}                                   # nothing trained: the base model alone
     assert "Press **Train**" in page_text(at)
-    at = train(at, steps=5, seed=11)   # a seed no other test trains, so this run is not one already shared
+    at = train(at)
     health = chart_frame(at, "On the held-out problems", "value")
     assert sorted(set(health["step"])) == [0, 1, 2, 3, 4, 5]   # step 0 (the base) and one point per update
+    # the base shown before training is the run's step 0: the same held-out draws for the same seed
+    step0 = health[health["step"] == 0].reset_index(drop=True)
+    pd.testing.assert_frame_equal(step0, base.reset_index(drop=True))
     pass1 = health[health["curve"] == "pass@1"].sort_values("step")["value"].to_numpy()
     passk = health[health["curve"] == "pass@8"].sort_values("step")["value"].to_numpy()
     assert np.all((pass1 >= 0) & (pass1 <= passk) & (passk <= 1))      # pass@8 of the same answers is never lower
