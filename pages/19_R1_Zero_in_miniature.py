@@ -285,9 +285,10 @@ if run is not None:
     if done:
         st.subheader("Inside one update")
         c1, c2 = st.columns(2)
-        t = inputs.slider("Step", 1, done, 1, 1, key="at", where=c1,
-                          help="The update that took the model from step t − 1 to step t; late in a run most groups "
-                               "are all right, so every advantage is 0")
+        t = 1 if done == 1 else inputs.slider(
+            "Step", 1, done, 1, 1, key="at", where=c1,
+            help="The update that took the model from step t − 1 to step t; late in a run most groups are all right, "
+                 "so every advantage is 0")
         n_problems = len(run.updates[0].problems)
         i = inputs.slider("Problem of the batch", 1, n_problems, 1, 1, key="problem", where=c2,
                           help=f"Each step trains on {n_problems} problems, {run.config.group_size} answers each")
@@ -296,7 +297,7 @@ if run is not None:
                                                       ("length", run.length, 2), ("entropy", run.entropy, 3),
                                                       ("KL to base", run.kl, 4), ("score", run.reward, 3)],
                                                strict=True):
-            col.metric(label, fmt(curve[t], digits), round(float(curve[t] - curve[t - 1]), digits),
+            col.metric(label, fmt(curve[t], digits), round(float(curve[t] - curve[t - 1]), digits), delta_color="off",
                        help=f"On the held-out problems after step {t}; the change is from step {t - 1}")
         g = page.run(training.group_view, run.updates[t - 1], i - 1)
         rows = [f"#{j + 1}  score {fmt(s, 0)}" for j, s in enumerate(g.score)]

@@ -3,6 +3,8 @@ one group of answers; typed problems are answered or refused with a clear messag
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 from apphelp import (
@@ -19,6 +21,8 @@ from apphelp import (
     run_page,
     titles,
 )
+
+from rlcore import zero
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -136,3 +140,17 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
     clipped = grid[grid["clipped"]]
     # PPO's clip (ε = 0.2) zeroes a token's gradient only once its ratio has left [0.8, 1.2]
     assert ((clipped["ratio"] < 0.8) | (clipped["ratio"] > 1.2)).all()
+
+
+def test_a_run_stopped_after_one_update_is_kept_and_inspected():
+    """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
+    config = zero.ZeroConfig(steps=40)
+    steps = list(itertools.islice(zero.train_steps(config, seed=3), 2))   # step 0 and step 1
+    partial = {"config": config, "seed": 3, "measures": [s.measure for s in steps],
+               "updates": [steps[1].update], "model": steps[1].model}
+    at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})
+    no_exception(at)
+    assert "Stopped after 1 of 40 steps" in page_text(at)
+    health = chart_frame(at, "On the held-out problems", "value")
+    assert sorted(set(health["step"])) == [0, 1]
+    assert " answers, step 1" in " ".join(titles(group_chart(at)["spec"]))
