@@ -29,6 +29,11 @@ FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
 
 
+def has_scenario(path) -> bool:
+    """Whether the page draws the shared scenario sidebar (every page but those set up with ``scenario=False``)."""
+    return "scenario=False" not in pathlib.Path(path).read_text(encoding="utf-8")
+
+
 def page_file(prefix: str) -> pathlib.Path:
     """The page whose file name starts with ``prefix`` (e.g. "3_")."""
     for p in ALL_PAGES:

@@ -28,7 +28,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from .colors import ACCENT, LABEL, NEUTRAL, OVERLAY, token_colors
+from .colors import ACCENT, CELL_TEXT, DIVERGING, LABEL, NEUTRAL, OVERLAY, token_colors
 from .spec import recipe
 
 HEIGHT = 260
@@ -445,3 +445,34 @@ def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: st
         y=alt.Y(f"{value}:Q", title=y_title),
         tooltip=[_num(start, "from"), _num(end, "to"), _num(value, y_title)])
     return alt.layer(bars, title=_title(title, subtitle), height=height)
+
+
+# --- R1-Zero in miniature: a group of sampled answers as a grid of tokens -------------------------------------
+
+
+
+@recipe
+def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, value: str, value_title: str,
+               value_domain, title: str, marked: str, marked_title: str, tooltips=(), subtitle: str | None = None,
+               height_per_row: int = 30) -> alt.LayerChart:
+    """One row per answer (``row_order``), one cell per token in writing order (``x``: its position): the token's
+    text on a cell coloured by ``value`` over ``value_domain`` ([low, 0, high]), outlined where ``marked`` is true
+    (e.g. clipped). ``tooltips``: (field, title) pairs of numbers shown beside the token and its value."""
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{x}:O", title="token position", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"{row}:N", title=None, sort=list(row_order), axis=alt.Axis(labelLimit=220)),
+    )
+    tips = [alt.Tooltip(f"{text}:N", title="token"), _num(value, value_title),
+            *(_num(f, t) for f, t in tooltips), alt.Tooltip(f"{marked}:N", title=marked_title)]
+    cells = base.mark_rect(stroke=CELL_TEXT).encode(
+        color=alt.Color(f"{value}:Q", title=value_title, scale=alt.Scale(domain=value_domain, range=list(DIVERGING)),
+                        legend=alt.Legend(orient="bottom", gradientLength=220)),
+        strokeWidth=alt.StrokeWidth(f"{marked}:N", scale=alt.Scale(domain=[False, True], range=[0, 3]),
+                                    legend=None),
+        tooltip=tips,
+    )
+    labels = base.mark_text(fontSize=14, fontWeight="bold", color=CELL_TEXT).encode(text=alt.Text(f"{text}:N"),
+                                                                                     tooltip=tips)
+    # fit the width only: a height fitted to a discrete axis squeezes the rows together
+    return alt.layer(cells, labels, title=_title(title, subtitle), height=height_per_row * max(1, len(row_order)),
+                     autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))

@@ -24,6 +24,11 @@ ACCENT = "#CC79A7"   # the one highlighted mark on a chart
 LABEL = "#8C8C8C"    # text drawn on a chart
 OVERLAY = "#4682B4"  # a line drawn over bars that is no token's and no method's (an answer's return)
 
+# An advantage on a token cell: orange for a token pushed down, blue for one pushed up (Okabe & Ito's pair,
+# lightened so that the dark token text on them stays readable), light grey for 0; CELL_TEXT draws on them.
+DIVERGING = ("#EE9A6B", "#F2F2F2", "#6FB3E3")
+CELL_TEXT = "#111111"
+
 # Methods: violet, olive, magenta, teal, brown, then slate (ColorBrewer Dark2 and Tableau hues, darkened or
 # lightened into the band that keeps 3:1 on both backgrounds).
 METHOD_PALETTE = ("#7570B3", "#6F8F00", "#CF1C90", "#008695", "#8C564B", "#64748B")

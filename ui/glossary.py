@@ -172,6 +172,17 @@ TERMS = (
     Term("ipo", "IPO", ("IPO",),
          "A DPO variant with a squared loss (margin − 1/(2τ))²: each margin stops at a target, so pairs that "
          "always go one way no longer push a probability to 0.", "pages/18_DPO.py"),
+    # --- R1-Zero in miniature --------------------------------------------------------------------------------------
+    Term("rule-based-reward", "Rule-based reward", ("rule-based reward", "rule-based judge", "verifier",
+                                                   "verifiable reward"),
+         "A score computed by a rule instead of a learned model: is the final answer right, and is the answer in "
+         "the required form. Nothing to over-optimise but the rule itself.", "pages/19_R1_Zero_in_miniature.py"),
+    Term("base-model", "Base model", ("base model", "π_base"),
+         "The model RL starts from, before any reward: what it can already sample decides what RL can sharpen. "
+         "Here also the reference of the KL term.", "pages/19_R1_Zero_in_miniature.py"),
+    Term("held-out", "Held-out problems", ("held-out", "held out", "test set"),
+         "Problems the model is never trained on, kept aside to measure it: a rise there is learning, not "
+         "memory.", "pages/19_R1_Zero_in_miniature.py"),
 )
 
 _BY_ALIAS = {}

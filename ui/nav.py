@@ -47,6 +47,7 @@ PAGES = (
     PageInfo("pages/16_Reward_model.py", "A reward model from comparisons", ":material/thumbs_up_down:"),
     PageInfo("pages/17_Over_optimisation.py", "Over-optimisation", ":material/trending_down:"),
     PageInfo("pages/18_DPO.py", "DPO, without a reward model", ":material/shortcut:"),
+    PageInfo("pages/19_R1_Zero_in_miniature.py", "R1-Zero in miniature", ":material/school:"),
     PageInfo("pages/20_Glossary.py", "Glossary", ":material/menu_book:"),
 )
 

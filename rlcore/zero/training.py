@@ -321,6 +321,18 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
 
 
+def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> ZeroRun:
+    """A ``ZeroRun`` from the steps seen so far (``measures`` from step 0 on, ``updates`` from step 1 on): the
+    whole run once every step is in, or the part of it a learner stopped."""
+    if len(measures) != len(updates) + 1:
+        raise ValueError(f"measures must hold one more entry than updates, got {len(measures)} and {len(updates)}")
+    names = [f.name for f in fields(Measure)]
+    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in names}
+    return ZeroRun(config, seed, config.k, curves["pass1"], curves["passk"], curves["length"], curves["entropy"],
+                   curves["kl"], curves["reward"], curves["worked_share"], curves["worked_pass"],
+                   curves["immediate_pass"], tuple(updates), model)
+
+
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
           progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
     """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step."""
@@ -332,12 +344,8 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
         model = s.model
         if progress is not None:
             progress(s)
-    names = [f.name for f in fields(Measure)]
-    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in names}
-    return ZeroRun(config, seed, config.k, curves["pass1"], curves["passk"], curves["length"], curves["entropy"],
-                   curves["kl"], curves["reward"], curves["worked_share"], curves["worked_pass"],
-                   curves["immediate_pass"], tuple(updates), model)
+    return collect(config, seed, measures, updates, model)
 
 
 __all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep", "answer",
-           "answer_mask", "group_view", "measure", "policy_grads", "train", "train_steps"]
+           "answer_mask", "collect", "group_view", "measure", "policy_grads", "train", "train_steps"]

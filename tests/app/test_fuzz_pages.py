@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from apphelp import ALL_PAGES, edit_scenario, no_exception, run_page
+from apphelp import ALL_PAGES, edit_scenario, has_scenario, no_exception, run_page
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -248,6 +248,8 @@ def test_fuzz_page_seeded(path):
 def test_reset_restores_defaults_after_bad_input(path):
     sliders, _ = own_sliders_and_boxes(path)
     fresh = run_page(path)
+    if not has_scenario(path):
+        pytest.skip("this page has no scenario to edit (page.setup(..., scenario=False))")
     defaults = {s.key: s.value for s in fresh.slider if s.key in {k for k, *_ in sliders}}
     at = run_page(path, state={panel.EDITOR: True})  # the sidebar's editor open
     for key, lo, hi, step in sliders:

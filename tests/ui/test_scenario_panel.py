@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from apphelp import ALL_PAGES, chart_fingerprint, edit_scenario, no_exception, page_file, page_text, run_page
+from apphelp import (
+    ALL_PAGES,
+    chart_fingerprint,
+    edit_scenario,
+    has_scenario,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
 from ui import scenario as panel
@@ -154,7 +163,7 @@ def test_user_text_is_escaped_in_markdown():
     assert "\\[l\\]\\(http\\://e\\.x\\)" in md
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in ALL_PAGES if has_scenario(p)], ids=lambda p: p.stem)
 def test_a_bad_edit_on_any_page_is_reported_and_the_charts_keep_the_last_valid_example(path):
     at = run_page(path)
     before = chart_fingerprint(at)

@@ -1,0 +1,156 @@
+"""Page 19, "R1-Zero in miniature": opening it trains nothing; Train runs the tiny model live; the inspector shows
+one group of answers; typed problems are answered or refused with a clear message; runs are shared."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+from apphelp import (
+    chart_by_title,
+    chart_fingerprint,
+    chart_frame,
+    charts,
+    data_with,
+    keys,
+    no_exception,
+    numbers,
+    page_file,
+    page_text,
+    run_page,
+    titles,
+)
+
+from rlcore import zero
+
+PAGE = page_file("19_")
+K = keys(PAGE)
+SHORT = {"steps": 5}      # a few steps: about a second of training
+
+
+def train(at, **settings):
+    for name, value in settings.items():
+        at.session_state[K(name)] = value
+    at.run()
+    next(b for b in at.button if b.label == "Train").click().run()
+    no_exception(at)
+    return at
+
+
+def group_chart(at) -> dict:
+    """The inspector's chart: one problem's group of answers, token by token."""
+    (chart,) = [c for c in charts(at) if any(" answers, step " in t for t in titles(c["spec"]))]
+    return chart
+
+
+def chart_titles(at) -> list[str]:
+    return [t for c in charts(at) for t in titles(c["spec"])]
+
+
+def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
+    # a seed no other test trains, so this run is not one already shared
+    at = run_page(PAGE, inputs={"steps": 5, "seed": 11})
+    no_exception(at)
+    base = chart_frame(at, "On the held-out problems", "value")
+    assert set(base["step"]) == {0}                                   # nothing trained: the base model alone
+    assert "Press **Train**" in page_text(at)
+    at = train(at)
+    health = chart_frame(at, "On the held-out problems", "value")
+    assert sorted(set(health["step"])) == [0, 1, 2, 3, 4, 5]   # step 0 (the base) and one point per update
+    # the base shown before training is the run's step 0: the same held-out draws for the same seed
+    step0 = health[health["step"] == 0].reset_index(drop=True)
+    pd.testing.assert_frame_equal(step0, base.reset_index(drop=True))
+    pass1 = health[health["curve"] == "pass@1"].sort_values("step")["value"].to_numpy()
+    passk = health[health["curve"] == "pass@8"].sort_values("step")["value"].to_numpy()
+    assert np.all((pass1 >= 0) & (pass1 <= passk) & (passk <= 1))      # pass@8 of the same answers is never lower
+    kl = health[health["curve"] == "KL"].sort_values("step")["value"].to_numpy()
+    assert kl[0] == 0                                                 # the base against itself
+    length = chart_frame(at, "Longer answers", "value")
+    worked = length[length["curve"] == "worked share"]["value"]
+    assert worked.between(0, 1).all()
+
+
+def test_the_inspector_shows_one_group_with_its_advantages():
+    at = train(run_page(PAGE), **SHORT, G=6)
+    grid = data_with(group_chart(at), "advantage")
+    (table,) = [d.value for d in at.dataframe if "well formed" in d.value.columns]
+    assert len(table) == 6 and grid["answer"].nunique() == 6            # G = 6 answers, one row each
+    # GRPO: one advantage per answer, on each of its tokens, above 0 exactly where the score beats the group's mean
+    per_answer = grid.groupby("answer", sort=False)["advantage"]
+    assert (per_answer.nunique() == 1).all()
+    adv = per_answer.first().reindex(table["answer"]).to_numpy()
+    mean = table["score"].mean()
+    assert np.array_equal(np.sign(np.round(adv, 12)), np.sign(np.round(table["score"].to_numpy() - mean, 12)))
+    # the judge's two verdicts make the score: 1 for right, 1 for well formed
+    assert (table["score"] == table["right"].astype(int) + table["well formed"].astype(int)).all()
+    # one epoch per batch: the ratio is 1 at every token, so nothing is clipped
+    assert np.allclose(grid["ratio"], 1) and not grid["clipped"].any()
+    assert grid["probability"].between(0, 1).all()
+
+
+def test_ppo_gives_each_token_its_own_advantage():
+    at = train(run_page(PAGE), **SHORT, algo="PPO with a value head")
+    grid = data_with(group_chart(at), "advantage")
+    # GAE with a learned V differs along an answer (one value per answer would make every row constant)
+    assert (grid.groupby("answer")["advantage"].nunique() > 1).any()
+    assert "GAE gives each token its own advantage" in group_chart(at)["spec"]["title"]["subtitle"]
+
+
+def test_a_setting_changes_the_charts_and_a_run_is_shared():
+    at = train(run_page(PAGE), **SHORT)
+    before = chart_fingerprint(at)
+    at = train(at, lr=1e-3)
+    assert chart_fingerprint(at) != before
+    # a second learner with the same settings sees that run at once, without pressing Train
+    other = run_page(PAGE, inputs={**SHORT, "lr": 1e-3})
+    no_exception(other)
+    assert "trained already" in page_text(other)
+    mine, theirs = (chart_frame(a, "On the held-out problems", "value") for a in (at, other))
+    pd.testing.assert_frame_equal(mine, theirs)
+
+
+def test_typed_problems_are_answered_or_refused_clearly():
+    at = run_page(PAGE, inputs={"ask": "3 + 4 * 2 + 7 * 5"})
+    no_exception(at)
+    # 3 + 4 = 7, 7 × 2 = 14 → 4, 4 + 7 = 11 → 1, 1 × 5 = 5
+    assert "the right answer is 5" in str([c["spec"]["title"] for c in charts(at)])
+    for bad in ["3 + 4", "3 + 0 * 2 + 7 * 5", "three plus four", "3 - 4 * 2 + 7 * 5", ""]:
+        at.text_input(key=K("ask")).set_value(bad).run()
+        no_exception(at)
+        assert any("5 digits from 1 to 9" in e.value for e in at.error), bad
+        assert "Glossary" in page_text(at)   # the rest of the page, its footer included, is still there
+
+
+def test_the_question_is_answered_from_the_base_models_numbers():
+    at = run_page(PAGE, state={"predict_zero_shown": True})
+    no_exception(at)
+    (info,) = [i.value for i in at.info if "Made to work" in i.value]
+    worked, immediate = numbers(info.split("Made to work", 1)[1])[:2]
+    assert info.split("**")[1] == ("worked answers" if worked - immediate > 10 else
+                                   "answers given at once" if immediate - worked > 10 else "about the same")
+    assert worked - immediate >= 40      # the issue's target: a gap of 0.4 or more
+    assert chart_by_title(at, "The base model")
+
+
+def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
+    at = train(run_page(PAGE), **SHORT, epochs=4, lr=1e-3)
+    grid = data_with(group_chart(at), "ratio")
+    assert not np.allclose(grid["ratio"], 1)            # from the second epoch on, π is no longer π_old
+    clipped = grid[grid["clipped"]]
+    # PPO's clip (ε = 0.2) zeroes a token's gradient only once its ratio has left [0.8, 1.2]
+    assert ((clipped["ratio"] < 0.8) | (clipped["ratio"] > 1.2)).all()
+
+
+def test_a_run_stopped_after_one_update_is_kept_and_inspected():
+    """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
+    config = zero.ZeroConfig(steps=40)
+    steps = list(itertools.islice(zero.train_steps(config, seed=3), 2))   # step 0 and step 1
+    partial = {"config": config, "seed": 3, "measures": [s.measure for s in steps],
+               "updates": [steps[1].update], "model": steps[1].model}
+    at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})
+    no_exception(at)
+    assert "Stopped after 1 of 40 steps" in page_text(at)
+    health = chart_frame(at, "On the held-out problems", "value")
+    assert sorted(set(health["step"])) == [0, 1]
+    assert " answers, step 1" in " ".join(titles(group_chart(at)["spec"]))
