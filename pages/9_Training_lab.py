@@ -78,9 +78,20 @@ def cached_view(key, view: str, _build) -> pd.DataFrame:
     return _build()
 
 
-def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, flattery: bool) -> bool:
-    """Predict first, from the runs themselves: which algorithm ends highest (one algorithm: how much it flatters,
-    or which first token it favours)."""
+def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, flattery: bool, length: int) -> bool:
+    """Predict first, from the runs themselves: which algorithm ends highest, or with length tokens on, which one
+    ends with the longest answers (one algorithm: how much it flatters, or which first token it favours)."""
+    if len(names) > 1 and length:
+        final = {n: results[n].length.median[-1] for n in names}
+        answer = max(final, key=final.get)
+        lengths = ", ".join(f"{n} {fmt(v, 2)}" for n, v in sorted(final.items(), key=lambda kv: -kv[1]))
+        return page.predict(
+            f"The judge ignores length. After {steps} steps with up to {length} length tokens, which of the chosen "
+            "algorithms writes the longest answers?", names, answer,
+            f"Median mean answer length after the last step, in tokens: {lengths}. How each one weighs the tokens "
+            "of long and short answers decides it (see below).",
+            key="predict_lab",
+        )
     if len(names) > 1:
         final = {n: results[n].score.median[-1] for n in names}
         answer = max(final, key=final.get)
@@ -236,16 +247,27 @@ def lab_panel(timed: bool) -> None:
 
     # ---------------------------------------------------------------- the question, the step control
     with question:
-        revealed = ask(results, names, tree, tokens, steps, beta, flattery)
+        revealed = ask(results, names, tree, tokens, steps, beta, flattery, length)
+    if not revealed:  # no empty frames: one note of what the answer opens, then the start state below
+        with main:
+            panels = ["the mean judge score of each run", "what each algorithm does over time (KL to the reference"
+                      + (", flattery" if flattery else "") + ", clipped tokens, PPO's critic)",
+                      "the probability of each first token", "answer length, entropy and pass@k",
+                      "the loss, the gradient and the dead groups, step by step"]
+            st.info(f"Answer the question above (or press “Just show me”) to see {steps} steps of "
+                    f"{', '.join(names)}: " + "; ".join(panels) + ". Then Play shows the runs train, frame by frame.",
+                    icon=":material/science:")
     # the share of the run shown, not a step number: it stays at the end when the number of steps changes, and a
     # link or a view never holds a step the run does not have
     play.tick(PLAY, timed, "progress", 100, FRAME)
-    progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
-                                 help="How much of the training the charts show, from the start (0%, before any "
-                                      "update) to the last step; Play shows it frame by frame, Step one frame more"))
-    play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], enabled=revealed, by=FRAME)
-    step = steps * progress // 100
-    shown = step if revealed else 0  # before the answer, only the start
+    progress = 100
+    if revealed:  # before the answer there is nothing to play
+        progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
+                                     help="How much of the training the charts show, from the start (0%, before "
+                                          "any update) to the last step; Play shows it frame by frame, Step one "
+                                          "frame more"))
+        play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], by=FRAME)
+    shown = steps * progress // 100
     x_domain = [0, steps]
 
     def upto(df: pd.DataFrame) -> pd.DataFrame:
@@ -258,21 +280,20 @@ def lab_panel(timed: bool) -> None:
                                   x_domain=x_domain, **kw)
 
     # ---------------------------------------------------------------- the main chart
-    with main:
-        def score_view():
-            return band_frame("score").assign(quantity="mean judge score (0–10)")
+    if revealed:
+        with main:
+            def score_view():
+                return band_frame("score").assign(quantity="mean judge score (0–10)")
 
-        df = cached_view(VIEW_KEY, "score", score_view)
-        lo, hi = float(df["lowest"].min()), float(df["highest"].max())
-        df = upto(df)
-        ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
-                    title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
-                    legend_title="algorithm",
-                    colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
-        page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
-                                          f"{', '.join(names)}", name="lab_score", width="stretch")
-        if not revealed:
-            st.caption("Answer the question above to see the runs, then press Play to watch them train.")
+            df = cached_view(VIEW_KEY, "score", score_view)
+            lo, hi = float(df["lowest"].min()), float(df["highest"].max())
+            df = upto(df)
+            ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
+                        title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
+                        legend_title="algorithm",
+                        colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
+            page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
+                                              f"{', '.join(names)}", name="lab_score", width="stretch")
 
     # ---------------------------------------------------------------- numbers at the step shown
     if revealed:
@@ -309,11 +330,11 @@ def lab_panel(timed: bool) -> None:
         st.markdown(f"The flattering branch is off: each answer is one first-token choice. Every run starts from the "
                     f"reference, where the mean judge score is {fmt(start_score)}.")
 
+    if not revealed:
+        return
+
     # ---------------------------------------------------------------- curves
     st.subheader("Training curves")
-    if not revealed:
-        st.caption("The charts below show only the start of the runs (step 0) until the question at the top is "
-                   "answered; then they fill in up to the step shown.")
     ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
     clipped_names = [n for n in names if configs[n].clipped]
 
