@@ -38,11 +38,23 @@ page.why(
     "goes up when pass@1 does, so the surprise needs several questions.")
 
 
+BEFORE_RARE = "ent_before_rare"  # the running example (and its preset name) the button replaced, for the way back
+
+
 def load_rare() -> None:
-    """The example where pass@64 falls as pass@1 rises, with the view that shows it."""
+    """The example where pass@64 falls as pass@1 rises, with the view that shows it; the example it replaces is
+    kept for ``restore``."""
+    st.session_state[BEFORE_RARE] = (scenario_panel.current(), st.session_state.get(scenario_panel.PRESET))
     scenario_panel.replace(rlcore.PRESETS[RARE])
     st.session_state[scenario_panel.PRESET] = RARE
     inputs.set_view({"steps": 30, "k": MAX_K, "threshold": 8.0})
+
+
+def restore() -> None:
+    """Back to the running example the button replaced."""
+    previous, preset = st.session_state.pop(BEFORE_RARE)
+    scenario_panel.replace(previous)
+    st.session_state[scenario_panel.PRESET] = preset
 
 
 page.presets({
@@ -50,7 +62,16 @@ page.presets({
     "After 20 steps": {"steps": 20},
     "pass@1 against pass@64": {"k": MAX_K},
 })
-st.button(LOAD_RARE, on_click=load_rare)
+load_col, back_col = st.columns([3, 2], vertical_alignment="center")
+if scenario == rlcore.PRESETS[RARE] and BEFORE_RARE in st.session_state:
+    before = st.session_state[BEFORE_RARE][0]
+    load_col.caption(f"The running example is now “{RARE}” on every page, not only here (see the sidebar).")
+    back_col.button(f"Back to your example ({esc(', '.join(before.tokens))})", on_click=restore,
+                    icon=":material/undo:", key="ent_restore")
+else:
+    load_col.button(LOAD_RARE, on_click=load_rare, key="ent_load_rare")
+    back_col.caption("This replaces the running example on every page, not only here; a button here then "
+                     "brings yours back.")
 
 
 @page.cached(32)
