@@ -6,16 +6,18 @@ import streamlit as st
 
 import rlcore
 from rlcore import length
-from ui import inputs, page
-from ui.charts_after_ppo import fit_width, grouped_bars, method_colors, method_lines
-from ui.colors import ALGORITHM_COLORS
+from ui import charts, inputs, page
+from ui.charts import fit_width
+from ui.charts_after_ppo import grouped_bars
+from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 
 MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-mean-token-mean · GRPO",
               "seq-mean-token-sum": "seq-mean-token-sum", "seq-mean-token-sum-norm": "token-sum-norm · Dr. GRPO"}
-MODE_COLORS = method_colors(MODE_NAMES.values())
+MODE_COLORS = method_colors({MODE_NAMES["token-mean"]: "dapo", MODE_NAMES["seq-mean-token-mean"]: "grpo",
+                             MODE_NAMES["seq-mean-token-sum"]: None, MODE_NAMES["seq-mean-token-sum-norm"]: "dr_grpo"})
 ADV_NAMES = {"grpo": "GRPO, (R − mean)/std", "dr_grpo": "Dr. GRPO, R − mean"}
-ADV_COLORS = {ADV_NAMES["grpo"]: ALGORITHM_COLORS["grpo"], ADV_NAMES["dr_grpo"]: ALGORITHM_COLORS["dr_grpo"]}
+ADV_COLORS = method_colors({name: m for m, name in ADV_NAMES.items()})
 MAX_LENGTH = 80
 
 scenario = page.setup(
@@ -164,16 +166,18 @@ def group_panel() -> None:
                         for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(method_lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS,
-                                          title="Share of the padded version", y_domain=[0, 1],
-                                          subtitle="of the two ways to write the same answer; 32 seeded runs",
-                                          x_title="training step", y_title="padded / (short + padded)")),
+        page.chart(fit_width(charts.layer(
+            charts.lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS, y_domain=[0, 1],
+                         x_title="training step", y_title="padded / (short + padded)"),
+            title="Share of the padded version", subtitle="of the two ways to write the same answer; 32 seeded runs",
+            height=charts.HEIGHT)),
                    curves, alt_text="Share of the padded version of the answer over training, one line per mode.",
                    name="agg_share")
     with right:
-        page.chart(fit_width(method_lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
-                                          title="Mean answer length", subtitle="Σ π·|o| over all the answers",
-                                          x_title="training step", y_title="tokens")),
+        page.chart(fit_width(charts.layer(
+            charts.lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
+                         x_title="training step", y_title="tokens"),
+            title="Mean answer length", subtitle="Σ π·|o| over all the answers", height=charts.HEIGHT)),
                    curves, alt_text="Mean answer length over training, one line per mode.", name="agg_length")
     share = {m: r.long_share[-1] for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)}
     verb = "wrong" if adv[i] < 0 else "right" if adv[i] > 0 else "neither right nor wrong"
@@ -201,19 +205,19 @@ def difficulty_panel() -> None:
                     for m, c in curves.items()], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(method_lines(df, x="answers right", y="advantage of a right answer", series="method",
-                                          colors=ADV_COLORS, points=True,
-                                          title="Advantage of a right answer",
-                                          subtitle=f"a prompt with G = {g} answers scored 1 (right) or 0",
-                                          x_title="answers right out of G", y_title="advantage")),
+        page.chart(fit_width(charts.layer(
+            charts.lines(df, x="answers right", y="advantage of a right answer", series="method", colors=ADV_COLORS,
+                         points=True, x_title="answers right out of G", y_title="advantage"),
+            title="Advantage of a right answer", subtitle=f"a prompt with G = {g} answers scored 1 (right) or 0",
+            height=charts.HEIGHT)),
                    df, alt_text="Advantage of a right answer against how many of the group are right, for GRPO "
                                 "and Dr. GRPO.", name="agg_difficulty")
     with right:
-        page.chart(fit_width(method_lines(df, x="answers right", y="multiplier", series="method",
-                                          colors=ADV_COLORS, points=True,
-                                          title="What each prompt's push is multiplied by",
-                                          subtitle="against plain centring R − mean (GRPO: 1/std)",
-                                          x_title="answers right out of G", y_title="multiplier")),
+        page.chart(fit_width(charts.layer(
+            charts.lines(df, x="answers right", y="multiplier", series="method", colors=ADV_COLORS, points=True,
+                         x_title="answers right out of G", y_title="multiplier"),
+            title="What each prompt's push is multiplied by",
+            subtitle="against plain centring R − mean (GRPO: 1/std)", height=charts.HEIGHT)),
                    df, alt_text="The factor GRPO multiplies a prompt's centred scores by, against how many answers "
                                 "are right; 1 for Dr. GRPO.", name="agg_scale")
     gr, dr = curves["grpo"], curves["dr_grpo"]

@@ -7,12 +7,14 @@ import streamlit as st
 import rlcore
 from rlcore import clips
 from ui import charts, inputs, page
-from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars, method_colors
-from ui.colors import ACCENT
+from ui.charts import fit_width
+from ui.charts_after_ppo import answer_labels, grouped_bars
+from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list
 
 NAMES = {"ppo": "PPO, symmetric ε", "clip-higher": "clip-higher (DAPO)", "cispo": "CISPO", "gspo": "GSPO"}
-COLORS = method_colors([NAMES[m] for m in clips.CLIP_METHODS])
+METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gspo"}  # whose colour each clip takes
+COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
@@ -177,13 +179,14 @@ def rare_section(eps_low: float, eps_high: float) -> None:
     olds = np.r_[scenario.pi[live], p]
     marks = pd.DataFrame({"π_old": olds, "largest rise": page.run(clips.reach, olds, eps_low).rise,
                           "clip": f"symmetric ε = {fmt(eps_low)}", "label": [*(tokens[i] for i in live), "yours"]})
+    clip_colors = method_colors({f"symmetric ε = {fmt(eps_low)}": "ppo", f"ε_high = {fmt(eps_high)}": "dapo"})
     page.chart(fit_width(charts.layer(
-        charts.line_chart(curve, x="π_old", y="largest rise", series="clip", legend_title="clip", points=False,
-                          title="How much probability one batch can add to a token",
-                          subtitle="points: the scenario's tokens and yours, under the symmetric clip",
-                          x_title="π_old of the token", y_title="largest rise in probability"),
-        charts.labelled_points(marks, x="π_old", y="largest rise", series="clip", label="label",
-                               x_title="π_old of the token", y_title="largest rise in probability"))),
+        charts.lines(curve, x="π_old", y="largest rise", series="clip", colors=clip_colors, legend_title="clip",
+                     x_title="π_old of the token", y_title="largest rise in probability"),
+        charts.labelled_points(marks, x="π_old", y="largest rise", series="clip", label="label", colors=clip_colors,
+                               x_title="π_old of the token", y_title="largest rise in probability"),
+        title="How much probability one batch can add to a token",
+        subtitle="points: the scenario's tokens and yours, under the symmetric clip", height=charts.HEIGHT)),
         curve, alt_text="The largest rise in probability one batch allows, against the token's old probability, "
                         "for the symmetric clip and for clip-higher.", name="clip_reach")
     st.markdown(

@@ -7,13 +7,14 @@ import streamlit as st
 import rlcore
 from rlcore import clips, length, recipes
 from ui import inputs, page
-from ui.charts_after_ppo import answer_labels, fit_width, grouped_bars
-from ui.colors import ALGORITHM_COLORS
+from ui.charts import fit_width
+from ui.charts_after_ppo import answer_labels, grouped_bars
+from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list
 
 LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
           "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
-COLORS = {"this recipe": ALGORITHM_COLORS["rloo"], "GRPO": ALGORITHM_COLORS["grpo"]}
+COLORS = method_colors(["this recipe", "GRPO"])
 
 scenario = page.setup(
     "Most policy-gradient recipes for LLMs differ in a handful of choices: what is subtracted from the score, "

@@ -8,6 +8,7 @@ import rlcore
 from rlcore.kl_placement import PLACEMENTS, kl_placements
 from ui import charts, inputs, page
 from ui.charts_diagnostics import grouped_hbars
+from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list
 
 MAX_STEPS = 30
@@ -143,11 +144,12 @@ def kl_panel() -> None:
         "placement": np.tile([PLACEMENTS[2], PLACEMENTS[4], PLACEMENTS[5]], MAX_STEPS + 1),
         "cosine with the true gradient": np.concatenate([r.cosine[[2, 4, 5]] for r in rows]),
     }).dropna()  # at π = π_ref every gradient is 0 and no direction exists
-    page.chart(charts.line_chart(curve, x="training step", y="cosine with the true gradient", series="placement",
-                                 title="How well three placements point along the true KL gradient",
-                                 subtitle="1: same direction; 0: at right angles; −1: pushes π further away",
-                                 x_title="training steps away from π_ref", y_title="cosine",
-                                 legend_title="placement", points=False, y_domain=[-1, 1], height=380),
+    page.chart(charts.layer(
+        charts.lines(curve, x="training step", y="cosine with the true gradient", series="placement",
+                     colors=method_colors([PLACEMENTS[2], PLACEMENTS[4], PLACEMENTS[5]]), legend_title="placement",
+                     x_title="training steps away from π_ref", y_title="cosine", y_domain=[-1, 1]),
+        title="How well three placements point along the true KL gradient",
+        subtitle="1: same direction; 0: at right angles; −1: pushes π further away", height=380),
                curve, alt_text="Cosine between the true reverse-KL gradient and the expected gradient of k3 in "
                                "the loss, k2 in the reward and k3 in the reward, over training steps.",
                name="kl_cosines")

@@ -7,8 +7,8 @@ import streamlit as st
 from rlcore import truncated_is_weights
 from rlcore.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
-from ui.charts_diagnostics import CORRECTION_COLORS, binned_bars, method_curves
-from ui.colors import ACCENT
+from ui.charts_diagnostics import binned_bars
+from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct
 
 CAPS = tuple(float(c) for c in np.round(2.0 ** np.arange(0.0, 3.51, 0.25), 2))  # C from 1 to ~11
@@ -87,13 +87,13 @@ def mismatch_panel() -> None:
         })
         marker = pd.DataFrame({"at": [cap], "label": [f"C = {fmt(cap)}"]})
         page.chart(charts.layer(
-            method_curves(curves, x="cap C", y=part, method="method", methods=CORRECTION_COLORS,
-                          title=f"The update's {part} against the cap C",
-                          subtitle=f"{DRAWS} seeded batches; no correction and full weights ignore C",
-                          x_title="cap C (log scale)", y_title=f"{part} (log scale)", height=330,
-                          log_y=bool(np.all(values > 0))),
+            charts.lines(curves, x="cap C", y=part, series="method", colors=method_colors(METHODS), points=True,
+                         x_title="cap C (log scale)", y_title=f"{part} (log scale)",
+                         log="xy" if np.all(values > 0) else "x"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                         align="right" if i > len(CAPS) * 0.7 else "left")),
+                         align="right" if i > len(CAPS) * 0.7 else "left"),
+            title=f"The update's {part} against the cap C",
+            subtitle=f"{DRAWS} seeded batches; no correction and full weights ignore C", height=330),
             curves, alt_text=f"The {part} of the gradient estimate for each weighting method as the cap grows.",
             name="mismatch_error")
     with right:

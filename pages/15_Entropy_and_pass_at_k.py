@@ -8,9 +8,11 @@ import rlcore
 from rlcore.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 from ui import charts, inputs, page
 from ui import scenario as scenario_panel
-from ui.charts_diagnostics import PASS_COLORS, method_curves, stacked_shares
-from ui.colors import ACCENT
+from ui.charts_diagnostics import stacked_shares
+from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct
+
+PASS_CURVES = ("pass@1, exact", "pass@k, exact", "pass@1, sampled", "pass@k, sampled")  # colours: ui.colors
 
 MAX_STEPS = 60
 MAX_K = 64
@@ -119,12 +121,12 @@ def collapse_panel() -> None:
         })
         marker = pd.DataFrame({"at": [k], "label": [f"k = {k}"]})
         page.chart(charts.layer(
-            charts.line_chart(curve, x="k", y="pass@k", series="policy", title="pass@k against k",
-                              subtitle="averaged over the questions; the dashed line is your k",
-                              x_title="k, answers sampled per question", y_title="pass@k",
-                              legend_title="policy", points=False, y_domain=[0, 1], height=330),
+            charts.lines(curve, x="k", y="pass@k", series="policy", legend_title="policy", y_domain=[0, 1],
+                         colors=method_colors(["before training", f"after {steps} steps"]),
+                         x_title="k, answers sampled per question", y_title="pass@k"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                         align="right" if k > MAX_K * 0.8 else "left")),
+                         align="right" if k > MAX_K * 0.8 else "left"),
+            title="pass@k against k", subtitle="averaged over the questions; the dashed line is your k", height=330),
             curve, alt_text="pass@k for k from 1 to 64, before training and after the chosen number of steps.",
             name="pass_at_k")
     with right:
@@ -133,11 +135,12 @@ def collapse_panel() -> None:
             "entropy": np.concatenate([trace.entropy[:steps + 1], trace.one_step[:steps]]),
             "curve": ["measured"] * (steps + 1) + ["predicted"] * steps,
         })
-        page.chart(charts.line_chart(ent, x="training step", y="entropy", series="curve",
-                                     title="Entropy of π along training",
-                                     subtitle="predicted: H before each step + its first-order ΔH = −Cov(log π, Δz)",
-                                     x_title="training step", y_title="entropy H(π), nats", legend_title="curve",
-                                     points=steps <= 30, height=330),
+        page.chart(charts.layer(
+            charts.lines(ent, x="training step", y="entropy", series="curve", legend_title="curve",
+                         colors=method_colors(["measured", "predicted"]), points=steps <= 30,
+                         x_title="training step", y_title="entropy H(π), nats"),
+            title="Entropy of π along training",
+            subtitle="predicted: H before each step + its first-order ΔH = −Cov(log π, Δz)", height=330),
                    ent, alt_text="Entropy of the policy at each training step, measured and predicted to first "
                                  "order from the step before.", name="entropy")
 
@@ -188,15 +191,15 @@ def collapse_panel() -> None:
     st.subheader("Going further: pass@1 and pass@k over training, exact and from sampled answers")
     over = pd.DataFrame({
         "training step": np.tile(np.arange(MAX_STEPS + 1), 4),
-        "curve": np.repeat(list(PASS_COLORS), MAX_STEPS + 1),
+        "curve": np.repeat(list(PASS_CURVES), MAX_STEPS + 1),
         "value": np.concatenate([exact.pass_at[:, 0], exact.pass_at[:, k - 1], sampled[:, 0], sampled[:, k - 1]]),
     })
-    page.chart(method_curves(over, x="training step", y="value", method="curve", methods=PASS_COLORS,
-                             title=f"pass@1 and pass@k (k = {k}) over {MAX_STEPS} training steps",
-                             subtitle=f"sampled: {QUESTIONS} questions, {answers} answers each, "
-                                      "Codex's unbiased estimator (seeded)",
-                             x_title="training step", y_title="chance", points=False, log_x=False,
-                             y_domain=[0, 1], height=360),
+    page.chart(charts.layer(
+        charts.lines(over, x="training step", y="value", series="curve", colors=method_colors(PASS_CURVES),
+                     legend_title="curve", x_title="training step", y_title="chance", y_domain=[0, 1]),
+        title=f"pass@1 and pass@k (k = {k}) over {MAX_STEPS} training steps",
+        subtitle=f"sampled: {QUESTIONS} questions, {answers} answers each, Codex's unbiased estimator (seeded)",
+        height=360),
                over, alt_text=f"pass@1 and pass@{k} at every training step, exact and estimated from sampled answers.",
                name="pass_over_training")
     st.markdown(

@@ -75,17 +75,17 @@ revealed = page.predict(
     "either way.",
     key="predict_rm")
 
-rows = [{"answer": a, "score": float(v), "judge": src}
-        for src, values in zip(SOURCES, (rm.true, rm.rater, rm.fitted), strict=True)
+rows = [{"answer": a, "score": float(v), "judge": src, "offset": off}
+        for src, values, off in zip(SOURCES, (rm.true, rm.rater, rm.fitted), (-0.5, 0.0, 0.5), strict=True)
         for a, v in zip(names, values, strict=True)
         if revealed or src != "reward model"]
 scores = pd.DataFrame(rows)
-ch = charts.line_chart(scores, x="answer", y="score", series="judge", x_type="N",
-                       title="Each answer's score, shifted to mean 0",
-                       subtitle="Only differences can be learned, so each set of scores is centred"
-                       if revealed else "Answer the question above to see the reward model",
-                       x_title="answer", y_title="score − mean (judge points)",
-                       colors=method_colors(SOURCES), legend_title="scored by")
+ch = charts.points_chart(scores, x="answer", y="score", color="judge", jitter="offset", tokens=names,
+                         title="Each answer's score, shifted to mean 0",
+                         subtitle="Only differences can be learned, so each set of scores is centred"
+                         if revealed else "Answer the question above to see the reward model",
+                         x_title="answer", y_title="score − mean (judge points)",
+                         colors=method_colors(SOURCES), legend_title="scored by")
 page.chart(ch, scores, alt_text="Scores of each answer from the true judge, the raters and the fitted reward "
                                 "model, each shifted to mean 0.", name="reward_model")
 
@@ -111,11 +111,11 @@ if revealed:
     st.subheader("More comparisons tighten the fit")
     err = page.run(errors, scenario, float(flattery), float(noise))
     err_df = pd.DataFrame({"comparisons": err.comparisons, "error": err.error, "series": "RMS error"})
-    ech = charts.line_chart(err_df, x="comparisons", y="error", series="series",
-                            title="How far the reward model is from the raters",
-                            subtitle="Root-mean-square error over the answers, averaged over rater panels",
-                            x_title="comparisons", y_title="error (judge points)",
-                            colors=method_colors(["RMS error"]))
+    ech = charts.layer(charts.lines(err_df, x="comparisons", y="error", series="series", points=True,
+                                    x_title="comparisons", y_title="error (judge points)",
+                                    colors=method_colors({"RMS error": "fit error"})),
+                       title="How far the reward model is from the raters",
+                       subtitle="Root-mean-square error over the answers, averaged over rater panels")
     page.chart(ech, err_df, alt_text="Line chart of the reward model's error against the number of comparisons.",
                name="fit_error")
     st.markdown(

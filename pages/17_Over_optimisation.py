@@ -84,12 +84,13 @@ revealed = page.predict(
     key="predict_over")
 
 df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
-ch = charts.line_chart(df, x="KL", y="gain", series="run", points=False,
-                       title="Score gained since the start, against the KL from the reference",
-                       subtitle="Each point is the policy after one more step" if revealed
-                       else "Answer the question above to see the true judge",
-                       x_title="KL(π ‖ π_ref) in nats", y_title="gain over the reference (judge points)",
-                       colors=method_colors(SERIES), legend_title="scored by")
+ch = charts.layer(charts.lines(df, x="KL", y="gain", series="run",
+                              x_title="KL(π ‖ π_ref) in nats", y_title="gain over the reference (judge points)",
+                              colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True))),
+                              legend_title="scored by"),
+                 title="Score gained since the start, against the KL from the reference",
+                 subtitle="Each point is the policy after one more step" if revealed
+                 else "Answer the question above to see the true judge")
 page.chart(ch, df, alt_text="Line chart of the reward model's and the true judge's score gain against the KL "
                             "from the reference, along training.", name="over_optimisation")
 
@@ -115,10 +116,10 @@ if revealed:
     bdf = pd.concat([curves(r, f"β = {fmt(b)}") for r, b in zip(runs, COMPARE_BETAS, strict=True)],
                     ignore_index=True)
     labels = [f"β = {fmt(b)}" for b in COMPARE_BETAS]
-    page.chart(charts.line_chart(bdf, x="KL", y="gain", series="run", points=False,
-                                 title="True score against KL, for three penalties",
-                                 x_title="KL(π ‖ π_ref) in nats", y_title="true gain (judge points)",
-                                 colors=method_colors(labels), legend_title="penalty"),
+    page.chart(charts.layer(charts.lines(bdf, x="KL", y="gain", series="run",
+                                         x_title="KL(π ‖ π_ref) in nats", y_title="true gain (judge points)",
+                                         colors=method_colors(labels), legend_title="penalty"),
+                            title="True score against KL, for three penalties"),
                bdf, alt_text="True score gain against KL for three values of beta.", name="betas")
     st.markdown(" ".join(
         f"With β = {fmt(b)} training stops at KL {fmt(r.kl[-1])}, true gain {fmt(r.true[-1], sign=True)}"
@@ -129,10 +130,10 @@ if revealed:
     nruns = [page.run(train, scenario, float(beta), k, *args) for k in COMPARE_N]
     nlabels = [f"{k:,} comparisons" for k in COMPARE_N]
     ndf = pd.concat([curves(r, lab) for r, lab in zip(nruns, nlabels, strict=True)], ignore_index=True)
-    page.chart(charts.line_chart(ndf, x="KL", y="gain", series="run", points=False,
-                                 title="True score against KL, for three reward models",
-                                 x_title="KL(π ‖ π_ref) in nats", y_title="true gain (judge points)",
-                                 colors=method_colors(nlabels), legend_title="reward model from"),
+    page.chart(charts.layer(charts.lines(ndf, x="KL", y="gain", series="run",
+                                         x_title="KL(π ‖ π_ref) in nats", y_title="true gain (judge points)",
+                                         colors=method_colors(nlabels), legend_title="reward model from"),
+                            title="True score against KL, for three reward models"),
                ndf, alt_text="True score gain against KL for reward models fitted to different numbers of "
                              "comparisons.", name="comparisons")
     st.markdown(" ".join(

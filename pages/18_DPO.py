@@ -83,11 +83,11 @@ if revealed:
     rows += [{"step": int(t), "probability": float(d.fitted_optimum[i]), "answer": a, "curve": CURVES[1]}
              for t in (at[0], at[-1]) for i, a in enumerate(names)]
 path = pd.DataFrame(rows)
-ch = charts.line_chart(path, x="step", y="probability", series="answer", tokens=names, points=False,
-                       dash="curve", title="The policy along DPO's steps",
-                       subtitle="Dashed: where the reward model fitted to the same pairs would send it" if revealed
-                       else "Answer the question above to see the closed-form optimum",
-                       x_title="DPO step", y_title="probability π(answer)", legend_title="answer")
+ch = charts.layer(charts.lines(path, x="step", y="probability", series="answer", tokens=names, dash="curve",
+                              x_title="DPO step", y_title="probability π(answer)", legend_title="answer"),
+                 title="The policy along DPO's steps",
+                 subtitle="Dashed: where the reward model fitted to the same pairs would send it" if revealed
+                 else "Answer the question above to see the closed-form optimum")
 page.chart(ch, path, alt_text="Line chart of each answer's probability along DPO's steps, with dashed lines at "
                               "the closed-form optimum.", name="dpo_path")
 
@@ -116,9 +116,12 @@ if revealed:
     series = ("DPO loss", "mean pair weight σ(−β·margin)")
     curve = pd.concat([pd.DataFrame({"step": at, "value": v[at], "series": name})
                        for name, v in zip(series, (d.loss, d.mean_weight), strict=True)], ignore_index=True)
-    page.chart(charts.line_chart(curve, x="step", y="value", series="series", points=False,
-                                 title="The loss, and how hard the pairs still push", x_title="DPO step",
-                                 y_title="value", colors=method_colors(series), legend_title=""),
+    page.chart(charts.layer(charts.lines(curve, x="step", y="value", series="series", x_title="DPO step",
+                                         y_title="value",
+                                         colors=method_colors(dict(zip(series, ("dpo loss", "pair weight"),
+                                                                       strict=True))),
+                                         legend_title="curve"),
+                            title="The loss, and how hard the pairs still push"),
                curve, alt_text="Line chart of the DPO loss and the mean pair weight along the steps.",
                name="dpo_loss")
     st.markdown(
@@ -136,10 +139,12 @@ if revealed:
         ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
                              "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
                              "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
-        page.chart(charts.line_chart(ipdf, x="step", y="probability", series="method", points=False,
-                                     title=f"π({worst}), the answer the raters like least",
-                                     subtitle="Every pair of answers compared once, the better one always chosen",
-                                     x_title="step", y_title="probability", colors=method_colors(["DPO", "IPO"])),
+        page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title="step",
+                                             y_title="probability",
+                                             colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
+                                             legend_title="method"),
+                                title=f"π({worst}), the answer the raters like least",
+                                subtitle="Every pair of answers compared once, the better one always chosen"),
                    ipdf, alt_text="Line chart of the least liked answer's probability under DPO and IPO.",
                    name="ipo")
         st.markdown(

@@ -6,6 +6,7 @@ import streamlit as st
 
 import rlcore
 from ui import charts, glossary, inputs, page
+from ui.colors import method_colors
 from ui.format import axis_labels, esc, fmt
 
 GAMMAS = (1.0, 0.99, 0.95, 0.9)     # the discounts compared in the length chart
@@ -106,14 +107,14 @@ def reward_panel() -> None:
             ]).round(6)
             here = pd.DataFrame({"at": [n], "label": [f"this answer: {n} tokens"]})
             page.chart(
-                charts.layer(charts.line_chart(curve_df, x="answer length", y="return at the first token",
-                                               series="γ", title="Credit for the first token, by answer length",
-                                               subtitle=f"the same final score ({fmt(score)}) for every length",
-                                               x_title="answer length (tokens)",
-                                               y_title="first token's return",
-                                               legend_title="discount", points=False, height=360,
-                                               y_domain=[0, 1.15 * score] if score > 0 else None),
-                             charts.rules(here, at="at", label="label", axis="x")),
+                charts.layer(charts.lines(curve_df, x="answer length", y="return at the first token", series="γ",
+                                          colors=method_colors(dict.fromkeys(curve_df["γ"], None)),
+                                          legend_title="discount", x_title="answer length (tokens)",
+                                          y_title="first token's return",
+                                          y_domain=[0, 1.15 * score] if score > 0 else None),
+                             charts.rules(here, at="at", label="label", axis="x"),
+                             title="Credit for the first token, by answer length",
+                             subtitle=f"the same final score ({fmt(score)}) for every length", height=360),
                 curve_df, name="first_token_return",
                 alt_text=f"Lines: the return credited to the first token of an answer scored {fmt(score)}, for "
                          f"answer lengths 1 to {MAX_LENGTH}, one line per discount γ; flat for γ = 1, falling for γ "

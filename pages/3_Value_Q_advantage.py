@@ -203,16 +203,16 @@ def draw_panel() -> None:
     truth = pd.DataFrame([{"answers": x, "series": name, "estimate": float(value), "source": kinds[1]}
                           for name, value in zip([*tokens, V_SERIES], [*bd.q, bd.v], strict=True) for x in (1, int(n))])
     conv = pd.concat([conv, truth], ignore_index=True)
-    lines = charts.line_chart(conv, x="answers", y="estimate", series="series", title="Estimates as answers accumulate",
-                              subtitle="Q per token and V from the first n answers; dashed, in the same colours: "
-                                       "the values worked out above",
-                              x_title="answers drawn so far (log scale)", y_title="estimated judge score",
-                              tokens=[*tokens, V_SERIES], legend_title="estimate of", points=False, height=440,
-                              dash="source")
+    lines = charts.lines(conv, x="answers", y="estimate", series="series", tokens=[*tokens, V_SERIES],
+                         legend_title="estimate of", dash="source", x_title="answers drawn so far (log scale)",
+                         y_title="estimated judge score")
     lines = lines.encode(x=alt.X("answers:Q", title="answers drawn so far (log scale)",
                                  scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
-    page.chart(lines, conv, alt_text="Line chart of the estimated Q of each token and of V against the number of "
-                                     "answers drawn, with dashed lines at the values computed from the example.",
+    page.chart(charts.layer(lines, title="Estimates as answers accumulate", height=440,
+                            subtitle="Q per token and V from the first n answers; dashed, in the same colours: "
+                                     "the values worked out above"), conv,
+               alt_text="Line chart of the estimated Q of each token and of V against the number of "
+                        "answers drawn, with dashed lines at the values computed from the example.",
                name="estimates_vs_answers")
 
     est_table = pd.DataFrame({

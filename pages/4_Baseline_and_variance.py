@@ -164,15 +164,16 @@ def study_panel(revealed: bool) -> None:
     curve_df = pd.DataFrame({"b": grid, "total variance": curve, "baseline": CURVE})
     marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": SERIES,
                           "mark": short})
-    variance_chart = charts.layer(charts.line_chart(
+    variance_chart = charts.layer(charts.lines(
         curve_df, x="b", y="total variance", series="baseline", colors={CURVE: NEUTRAL}, legend_title=" ",
-        title="Total variance of one answer's estimate against b",
-        subtitle=f"A parabola in b, lowest at b* = {fmt(b_star)}; for comparison V = {fmt(bd.v)}",
-        x_title="baseline b (judge-score points)", y_title="total variance", points=False, height=400,
+        x_title="baseline b (judge-score points)", y_title="total variance",
         y_domain=[0, float(max(curve.max(), res.total_variance.max())) * 1.05],
     ), charts.labelled_points(
         marks, x="b", y="total variance", series="baseline", label="mark", x_title="baseline b (judge-score points)",
-        y_title="total variance", colors=COLORS)).resolve_scale(color="independent")  # points: labelled, no legend
+        y_title="total variance", colors=COLORS),
+        title="Total variance of one answer's estimate against b",
+        subtitle=f"A parabola in b, lowest at b* = {fmt(b_star)}; for comparison V = {fmt(bd.v)}",
+        height=400).resolve_scale(color="independent")  # points: labelled, no legend
     page.chart(variance_chart, pd.concat([curve_df, marks]),
                alt_text="Curve of the total variance of the gradient estimate against the baseline b, with the four "
                         "compared baselines marked on it.", name="variance_vs_b")
@@ -185,15 +186,14 @@ def study_panel(revealed: bool) -> None:
             for name, row in zip(SERIES, res.running, strict=True) for a, v in zip(res.at, row, strict=True)
         ] + [{"answers": x, "baseline": EXACT, "running average": float(res.mean[0, k]), "source": EXACT}
              for x in (1, int(n))])
-        running_chart = charts.line_chart(
+        running_chart = charts.layer(charts.lines(
             run_df, x="answers", y="running average", series="baseline", colors={**COLORS, EXACT: NEUTRAL},
+            x_title="answers averaged (log scale)", y_title="running average", legend_title="baseline",
+        ).encode(x=alt.X("answers:Q", title="answers averaged (log scale)",
+                         scale=alt.Scale(type="log", domain=[1, int(n)], nice=False))),
             title=f"Average of the first n estimates, {tok}",
             subtitle=[f"All four approach the same exact average, π·A = {fmt(res.mean[0, k])} (grey);",
-                      "with b = 0 it wanders longer."],
-            x_title="answers averaged (log scale)", y_title="running average", legend_title="baseline",
-            points=False, height=460, legend_columns=2,
-        ).encode(x=alt.X("answers:Q", title="answers averaged (log scale)",
-                         scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
+                      "with b = 0 it wanders longer."], height=460)
         page.chart(running_chart, run_df, alt_text=f"Running average of the gradient estimate for {tok} against the "
                    "number of answers, one line per baseline, with a grey line at the exact average.",
                    name="running_average")

@@ -6,7 +6,7 @@ import streamlit as st
 
 import rlcore
 from ui import charts, glossary, inputs, page
-from ui.colors import ACCENT
+from ui.colors import ACCENT, method_colors
 from ui.format import axis_labels, esc, fmt, fmt_list
 
 LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the critic-error study
@@ -128,12 +128,13 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
     marker = pd.DataFrame({"at": [lam], "label": [f"λ = {fmt(lam)}"]})
     s1, s2 = st.columns([2, 1], gap="large")
     with s1:
-        page.chart(charts.layer(charts.line_chart(parts, x="λ", y="value", series="part", legend_title="error part",
-                                     title=f"Error of the advantage at “{token}” against λ",
-                                     subtitle=f"{STUDY_DRAWS} seeded draws per λ; the dashed line is your λ",
-                                     x_title="λ", y_title="squared error", points=False, height=340),
+        page.chart(charts.layer(charts.lines(parts, x="λ", y="value", series="part", legend_title="error part",
+                                             colors=method_colors(["bias²", "variance", "mean squared error"]),
+                                             x_title="λ", y_title="squared error"),
                                 charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                                             align="right" if lam > 0.8 else "left")),
+                                             align="right" if lam > 0.8 else "left"),
+                                title=f"Error of the advantage at “{token}” against λ",
+                                subtitle=f"{STUDY_DRAWS} seeded draws per λ; the dashed line is your λ", height=340),
                    parts, alt_text="Bias squared, variance and mean squared error of the GAE advantage as lambda "
                                    "goes from 0 to 1.", name="critic_error")
     with s2:

@@ -9,7 +9,7 @@ import streamlit as st
 
 import rlcore
 from ui import charts, inputs, page
-from ui.colors import ACCENT
+from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list
 
 MAX_STEPS = 50
@@ -149,13 +149,13 @@ def panel(timed: bool) -> None:
                           "label": [f"{tokens[i]} peaks" for i, _ in turning] + ["last step"]})
     left, right = st.columns(2, gap="large")
     with left:
-        prob_chart = charts.line_chart(path, x="step", y="probability", series="token", tokens=tokens,
-                                       title="Token probabilities, step by step",
-                                       subtitle="exact expected gradient; a dashed line marks where a token "
-                                                "stops rising",
-                                       x_title="after this many steps", y_title="probability", legend_title="token",
-                                       y_domain=[0, 1], points=steps <= 20, height=HEIGHT)
-        page.chart(whole_steps(charts.layer(prob_chart, charts.rules(marks, at="at", label="label", axis="x"))),
+        prob_chart = charts.lines(path, x="step", y="probability", series="token", tokens=tokens, legend_title="token",
+                                  x_title="after this many steps", y_title="probability", y_domain=[0, 1],
+                                  points=steps <= 20)
+        page.chart(whole_steps(charts.layer(
+            prob_chart, charts.rules(marks, at="at", label="label", axis="x"),
+            title="Token probabilities, step by step",
+            subtitle="exact expected gradient; a dashed line marks where a token stops rising", height=HEIGHT)),
                    path, alt_text="Probability of each candidate token after each exact policy-gradient step.",
                    name="pg_probs")
     with right:
@@ -163,16 +163,15 @@ def panel(timed: bool) -> None:
         qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
         now = pd.DataFrame({"at": [shown], "label": [""]})  # the step shown (its number is on the slider)
         end = pd.DataFrame({"at": [steps], "label": ["last step"]})
-        page.chart(whole_steps(charts.layer(charts.line_chart(values, x="step", y="score", series="series",
-                                                              title="V climbs past each Q",
-                                                              subtitle="dashed: each token's Q; once V passes it, "
-                                                                       "A < 0",
-                                                              x_title="after this many steps",
-                                                              y_title="expected score", legend_title="line",
-                                                              points=steps <= 20, height=HEIGHT),
+        page.chart(whole_steps(charts.layer(charts.lines(values, x="step", y="score", series="series",
+                                                         colors=method_colors(["V (expected score)"]),
+                                                         x_title="after this many steps", y_title="expected score",
+                                                         legend_title="line", points=steps <= 20),
                                             charts.rules(qs, at="at", label="label"),
                                             charts.rules(end, at="at", label="label", axis="x"),
-                                            charts.rules(now, at="at", label="label", axis="x", color=ACCENT))),
+                                            charts.rules(now, at="at", label="label", axis="x", color=ACCENT),
+                                            title="V climbs past each Q",
+                                            subtitle="dashed: each token's Q; once V passes it, A < 0", height=HEIGHT)),
                    values, alt_text="Expected score V after each step, with each token's Q as a horizontal line.",
                    name="pg_value")
     if not revealed:
@@ -255,15 +254,15 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
                        .assign(path="exact"),
                        spread[["step", "token", "median"]].rename(columns={"median": "probability"})
                        .assign(path="median run")])
-    band = charts.layer(charts.band_chart(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
-                                          tokens=tokens, title=f"{n_seeds} sampled runs against the exact path",
-                                          subtitle=f"batch of {batch}; shaded: lowest to highest run",
-                                          x_title="after this many steps", y_title="probability",
-                                          legend_title="token", y_domain=[0, 1], height=HEIGHT),
-                        charts.line_chart(lines, x="step", y="probability", series="token", tokens=tokens,
-                                          title="", x_title="after this many steps", y_title="probability",
-                                          legend_title="token", points=False, dash="path", y_domain=[0, 1],
-                                          height=HEIGHT)).properties(config=LEGENDS_BELOW)
+    band = charts.layer(charts.bands(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
+                                     tokens=tokens, x_title="after this many steps", y_title="probability",
+                                     legend_title="token", y_domain=[0, 1]),
+                        charts.lines(lines, x="step", y="probability", series="token", tokens=tokens,
+                                     x_title="after this many steps", y_title="probability", legend_title="token",
+                                     dash="path", y_domain=[0, 1]),
+                        title=f"{n_seeds} sampled runs against the exact path",
+                        subtitle=f"batch of {batch}; shaded: lowest to highest run",
+                        height=HEIGHT).properties(config=LEGENDS_BELOW)
     page.chart(whole_steps(band), spread,
                alt_text="For each token, the range of its probability over several sampled "
                         "training runs, their median, and the exact path.", name="pg_sampled")

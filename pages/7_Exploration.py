@@ -1,6 +1,5 @@
 """Exploration: greedy decoding never tries the other tokens; sampling does, and that is what lets the policy learn."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -8,9 +7,10 @@ import streamlit as st
 import rlcore
 from ui import charts, glossary, inputs, page, prep
 from ui.bundles import Exploration
-from ui.colors import method_scale
+from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
-from ui.spec import recipe
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
@@ -64,24 +64,6 @@ def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> Exploration:
         k50=rlcore.samples_to_discover(mu[best], 0.5), k95=rlcore.samples_to_discover(mu[best], 0.95),
         batch_chance=float(rlcore.discovery_chance(mu[best], [batch])[0]),  # one batch holds the best token
     )
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-
-
-@recipe
-def in_method_colors(chart, names):
-    """A band chart whose series are decoding modes, recoloured from the method palette (never token colours)."""
-    scale = method_scale(list(names))
-    for part in chart.layer:
-        part.encoding.color.scale = scale
-    return chart
-
-
-def decoding_bands(chart_recipe, names):
-    return fit(in_method_colors(chart_recipe, tuple(names)))
 
 
 def by_decoding(series: list[tuple[str, prep.SeedBands]], steps: int, first: int, column=None) -> pd.DataFrame:
@@ -156,11 +138,11 @@ def exploration_panel() -> None:
     # ---------------------------------------------------------------- the main chart: π(best), each decoding
     found = [("sampling", ex.sampled_bands)] + ([("greedy", ex.greedy_bands)] if revealed else [])
     df = by_decoding(found, steps, 0, column=s.best)
-    page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
-                                                series="decoding", title=f"π({best_raw}) during training",
-                                                subtitle=band_note,
-                                                x_title="update step", y_title=f"probability π({best_raw})",
-                                                legend_title=legend, y_domain=[0, 1]), names),
+    page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+                                             series="decoding", colors=method_colors(names), legend_title=legend,
+                                             x_title="update step", y_title=f"probability π({best_raw})",
+                                             y_domain=[0, 1]),
+                                title=f"π({best_raw}) during training", subtitle=band_note, height=charts.HEIGHT)),
                df, alt_text=f"Probability of {best_raw} per update step for {sampling_name}"
                             + (" and for greedy decoding" if revealed else "") + f", median and range over {n_seeds} "
                             "seeds", name="explore_best")
@@ -206,30 +188,32 @@ def exploration_panel() -> None:
     st.subheader("Training curves")
     scores = [("sampling", ex.sampled_score)] + ([("greedy", ex.greedy_score)] if revealed else [])
     df = by_decoding(scores, steps, 1)
-    page.chart(decoding_bands(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
-                                                series="decoding", title="Mean judge score of each batch",
-                                                subtitle=band_note, x_title="update step",
-                                                y_title="mean judge score of the batch", legend_title=legend),
-                              names),
+    page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+                                             series="decoding", colors=method_colors(names), legend_title=legend,
+                                             x_title="update step", y_title="mean judge score of the batch"),
+                                title="Mean judge score of each batch", subtitle=band_note, height=charts.HEIGHT)),
                df, alt_text=f"Mean batch score per update step for {' and '.join(names)}, "
                             f"median and range over {n_seeds} seeds", name="explore_scores")
     left, right = st.columns(2)
     with left:
         df = prob_frame(ex.sampled_bands, steps, tokens)
-        page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest", series="token",
-                                         title=f"Each token's probability, {sampling_name}", subtitle=band_note,
-                                         x_title="update step", y_title="probability π(token)", tokens=tokens,
-                                         legend_title="token", y_domain=[0, 1])),
+        page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+                                                 series="token", tokens=tokens, legend_title="token",
+                                                 x_title="update step", y_title="probability π(token)",
+                                                 y_domain=[0, 1]),
+                                    title=f"Each token's probability, {sampling_name}", subtitle=band_note,
+                                    height=charts.HEIGHT)),
                    df, alt_text=f"Probability of each token per update step when sampling at temperature {fmt(temp)}",
                    name="explore_probs_sampled")
     if revealed:
         with right:
             df = prob_frame(ex.greedy_bands, steps, tokens)
-            page.chart(fit(charts.band_chart(df, x="step", mid="median", low="lowest", high="highest",
-                                             series="token", title="Each token's probability, greedy decoding",
-                                             subtitle=band_note, x_title="update step",
-                                             y_title="probability π(token)", tokens=tokens, legend_title="token",
-                                             y_domain=[0, 1])),
+            page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+                                                     series="token", tokens=tokens, legend_title="token",
+                                                     x_title="update step", y_title="probability π(token)",
+                                                     y_domain=[0, 1]),
+                                        title="Each token's probability, greedy decoding", subtitle=band_note,
+                                        height=charts.HEIGHT)),
                        df, alt_text="Probability of each token per update step with greedy decoding",
                        name="explore_probs_greedy")
 
@@ -290,16 +274,16 @@ def exploration_panel() -> None:
         frames.append(pd.DataFrame({"answers sampled": ex.ks, "chance": ex.chance_at_temp,
                                     "series": f"τ = {fmt(temp)}: p = {fmt(ex.at_temp[s.best], 3)}"}))
     df = pd.concat(frames, ignore_index=True)
-    ch = charts.line_chart(df, x="answers sampled", y="chance", series="series",
-                           title=f"Chance to see {best_raw} at least once",
-                           subtitle="1 − (1 − p)^k" + "".join(f"; {q} at k = {fmt(k)}" for q, k in
-                                                              (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)),
-                           x_title="answers sampled, k", y_title="chance of at least one",
-                           legend_title="p per answer", points=False, y_domain=[0, 1.1])
+    layers = [charts.lines(df, x="answers sampled", y="chance", series="series",
+                           colors=method_colors(dict.fromkeys(df["series"], None)), legend_title="p per answer",
+                           x_title="answers sampled, k", y_title="chance of at least one", y_domain=[0, 1.1])]
     marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": ["50%", "95%"]})  # the k values are in the subtitle
     marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
     if len(marks):
-        ch = charts.layer(ch, charts.rules(marks, at="k", label="label", axis="x"))
+        layers.append(charts.rules(marks, at="k", label="label", axis="x"))
+    ch = charts.layer(*layers, title=f"Chance to see {best_raw} at least once", height=charts.HEIGHT,
+                      subtitle="1 − (1 − p)^k" + "".join(f"; {q} at k = {fmt(k)}" for q, k in
+                                                         (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)))
     page.chart(fit(ch), df,
                alt_text=f"Chance of sampling {best_raw} at least once against the number of answers sampled",
                name="explore_discovery")

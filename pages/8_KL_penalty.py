@@ -1,6 +1,5 @@
 """KL penalty: a price for drifting from the reference model, so RL does not learn what the judge over-rates."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -8,7 +7,10 @@ import streamlit as st
 import rlcore
 from ui import charts, glossary, inputs, page, prep
 from ui.bundles import Estimators, KLCurve
+from ui.colors import method_colors
 from ui.format import esc, fmt, pct
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
@@ -32,11 +34,6 @@ page.presets({
     "β = 0: no KL penalty": {"beta": 0.0},
     "β = 0.1: a light penalty": {"beta": 0.1},
 })
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 @page.cached(32)
@@ -80,21 +77,22 @@ def share_chart(kc: KLCurve, share: float, beta: float, revealed: bool):
         shown.append(("R − β·KL", c.objective))
     df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v}) for name, v in shown],
                    ignore_index=True)
-    lines = charts.line_chart(df, x="share", y="value", series="quantity",
-                              title="Judge score, KL and the regularised objective",
-                              subtitle=(f"β = {fmt(beta)}; dashed: the best share, {pct(kc.best[1], 1)}" if revealed
-                                        else f"β = {fmt(beta)}; R − β·KL appears once you answer above"),
-                              x_title="share of flattering answers", y_title="score or nats", legend_title="",
-                              points=False)
+    colors = method_colors([name for name, _ in shown])
+    lines = charts.lines(df, x="share", y="value", series="quantity", colors=colors, legend_title="",
+                         x_title="share of flattering answers", y_title="score or nats")
+    title = {"title": "Judge score, KL and the regularised objective", "height": charts.HEIGHT,
+             "subtitle": (f"β = {fmt(beta)}; dashed: the best share, {pct(kc.best[1], 1)}" if revealed
+                          else f"β = {fmt(beta)}; R − β·KL appears once you answer above")}
     if not revealed:
-        return lines, df
+        return charts.layer(lines, **title), df
     marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": "R − β·KL",
                           "label": [f"reference {pct(kc.ref_share)}", f"yours {pct(share)}"]})
     best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
     return charts.layer(lines,
                         charts.labelled_points(marks, x="share", y="value", series="quantity", label="label",
-                                               x_title="share of flattering answers", y_title="score or nats"),
-                        charts.rules(best_rule, at="at", label="label", axis="x")), df
+                                               colors=colors, x_title="share of flattering answers",
+                                               y_title="score or nats"),
+                        charts.rules(best_rule, at="at", label="label", axis="x"), **title), df
 
 
 def estimator_section(share: float) -> None:
@@ -122,7 +120,7 @@ def estimator_section(share: float) -> None:
                     for j, name in enumerate(names)], ignore_index=True)
     with left:
         page.chart(charts.histogram(df, start="from", end="to", count="share", series="estimator",
-                                    title=f"Per-token values on {n} sampled tokens",
+                                    colors=method_colors(names), title=f"Per-token values on {n} sampled tokens",
                                     subtitle=f"exact KL = {fmt(est.exact)}; two values each (plain or flattering)",
                                     x_title="per-token estimate (nats)", y_title="share", width=HIST_WIDTH),
                    df, alt_text="Histograms of the per-token values of the three KL estimators", name="kl_estimators")

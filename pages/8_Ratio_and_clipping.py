@@ -1,6 +1,5 @@
 """Ratio and clipping: how far one batch may move a token's probability before PPO stops pushing it."""
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -8,8 +7,10 @@ import streamlit as st
 import rlcore
 from ui import charts, glossary, inputs, page
 from ui.bundles import ClipCurve, PPORun
-from ui.colors import METHOD_PALETTE
+from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
+
+fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 scenario = page.setup(
     "PPO takes several update steps on one batch of answers. How far can that batch push a token's "
@@ -32,11 +33,6 @@ page.presets({
 
 summary = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
-
-
-def fit(ch):
-    """Keep the plot at its set height and fit only the width (a bottom legend must not squash the plot)."""
-    return ch.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 @page.cached(32)
@@ -93,21 +89,22 @@ def objective_chart(cc: ClipCurve, token: str, eps: float, revealed: bool):
     if not revealed:  # a positive A is clipped only above π_old, a negative one only below it
         x = curve["probability"]
         curve = curve[np.where(curve["advantage"] == pos_name, x <= cc.p_old, x >= cc.p_old)]
-    lines = charts.line_chart(
-        curve, x="probability", y="objective", series="advantage",
-        title=f"PPO's clipped objective for {token}",
-        subtitle=(f"shaded: no gradient; dashed: the bounds {fmt(cc.low, 3)} and {fmt(cc.high, 3)}" if revealed else
-                  f"ε = {fmt(eps)}; each line up to π_old: answer above to see the rest"),
-        x_title=f"π({token}) during the update (π_old = {fmt(cc.p_old, 3)})",
-        y_title="objective min(ρA, clip(ρ)·A)", legend_title="advantage", points=False)
+    colors = method_colors([pos_name, neg_name])
+    lines = charts.lines(curve, x="probability", y="objective", series="advantage", colors=colors,
+                         legend_title="advantage", x_title=f"π({token}) during the update (π_old = {fmt(cc.p_old, 3)})",
+                         y_title="objective min(ρA, clip(ρ)·A)")
+    title = {"title": f"PPO's clipped objective for {token}", "height": charts.HEIGHT,
+             "subtitle": (f"shaded: no gradient; dashed: the bounds {fmt(cc.low, 3)} and {fmt(cc.high, 3)}"
+                          if revealed else f"ε = {fmt(eps)}; each line up to π_old: answer above to see the rest")}
     if not revealed:
         start = pd.DataFrame({"at": [cc.p_old], "label": ["π_old"]})
-        return charts.layer(lines, charts.rules(start, at="at", label="label", axis="x")), curve
-    spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low],
-                          "region": ["flat for A > 0", "flat for A < 0"], "color": list(METHOD_PALETTE[:2])})
+        return charts.layer(lines, charts.rules(start, at="at", label="label", axis="x"), **title), curve
+    spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low], "region": ["flat for A > 0", "flat for A < 0"],
+                          "color": [colors[pos_name], colors[neg_name]]})  # each span in its line's colour
     bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["", ""]})  # numbers in the subtitle: no overlap
     ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"), lines,
-                      charts.rules(bounds, at="at", label="label", axis="x")).resolve_scale(color="independent")
+                      charts.rules(bounds, at="at", label="label", axis="x"),
+                      **title).resolve_scale(color="independent")
     return ch, curve
 
 
@@ -129,21 +126,23 @@ def epochs_section(eps: float) -> None:
                     for k, t in enumerate(tokens)], ignore_index=True)
     left, right = st.columns([3, 2])
     with left:
-        page.chart(fit(charts.band_chart(df, x="epoch", mid="probability", low="clip band low", high="clip band high",
-                                         series="token", tokens=tokens,
-                                         title="Each token's probability over the epochs",
-                                         subtitle=f"shaded: its clip band, (1 ± {fmt(eps)})·π_old",
-                                         x_title="epoch on the same batch", y_title="probability π(token)",
-                                         legend_title="token", y_domain=[0, 1])),
+        page.chart(fit(charts.layer(
+            charts.bands(df, x="epoch", mid="probability", low="clip band low", high="clip band high",
+                         series="token", tokens=tokens, legend_title="token", x_title="epoch on the same batch",
+                         y_title="probability π(token)", y_domain=[0, 1]),
+            title="Each token's probability over the epochs", subtitle=f"shaded: its clip band, (1 ± {fmt(eps)})·π_old",
+            height=charts.HEIGHT)),
                    df, alt_text="Probability of each token after each PPO epoch, with the band its clip range allows",
                    name="ppo_probs")
     with right:
         share = pd.DataFrame({"epoch": np.arange(epochs + 1), "measure": "answers clipped",
                               "share clipped": run.clip_fraction})
-        page.chart(fit(charts.line_chart(share, x="epoch", y="share clipped", series="measure",
-                                         title="Share of the batch that is clipped",
-                                         subtitle="no gradient from these answers", x_title="epoch on the same batch",
-                                         y_title="share of answers clipped", legend_title="", y_domain=[0, 1])),
+        page.chart(fit(charts.layer(
+            charts.lines(share, x="epoch", y="share clipped", series="measure",
+                         colors=method_colors(["answers clipped"]), legend_title="", points=True,
+                         x_title="epoch on the same batch", y_title="share of answers clipped", y_domain=[0, 1]),
+            title="Share of the batch that is clipped", subtitle="no gradient from these answers",
+            height=charts.HEIGHT)),
                    share, alt_text="Share of the batch's answers whose ratio is clipped, after each epoch",
                    name="ppo_clipped")
     st.markdown(

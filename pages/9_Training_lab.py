@@ -273,11 +273,14 @@ def lab_panel(timed: bool) -> None:
     def upto(df: pd.DataFrame) -> pd.DataFrame:
         return df[df["step"] <= shown].reset_index(drop=True)
 
-    def facets(df: pd.DataFrame, **kw):
+    def facets(df: pd.DataFrame, *, facet: str, facet_order, title: str, subtitle: str, height: int = 150,
+               independent_y: bool = True, **bands):
         """One panel per value of ``facet`` (stacked, as wide as the page), up to the step shown, on the whole
         run's x range."""
-        return charts.band_facets(df, x="step", mid="median", low="lowest", high="highest", x_title="training step",
-                                  x_domain=x_domain, **kw)
+        return charts.facets(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+                                          x_title="training step", x_domain=x_domain, **bands),
+                             field=facet, order=facet_order, title=title, subtitle=subtitle, height=height,
+                             independent_y=independent_y)
 
     # ---------------------------------------------------------------- the main chart
     if revealed:

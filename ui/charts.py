@@ -3,9 +3,16 @@
 Every builder takes the column names it plots, so one builder serves many pages; every mark
 that carries a number has a tooltip; every axis has a title in the reader's words.
 
-Each builder is wrapped in ``@recipe``: calling it returns a ``ui.spec.Recipe``, which ``ui.page.chart``
-converts once per chart shape and then only refills with data and titles (see ``ui.spec``). So a
-builder takes everything that shapes its chart from its arguments, never from the data's values.
+As in the Altair gallery, a chart is a base and its layers: ``lines``, ``bands``, ``rules``, ``labelled_points``
+... draw one kind of mark each and carry no title; ``layer(lines(...), rules(...), title=..., subtitle=...)``
+puts them on one chart with its title, and ``facets`` repeats a chart in one panel per value of a column. A
+series is coloured either by token (``tokens=``, the token palette, by position) or by ``colors=``
+({label: colour}, from ``ui.colors.method_colors``): nothing takes a colour from the order of its data.
+
+Each builder is wrapped in ``@recipe(live=...)``: calling it returns a ``ui.spec.Recipe``, which
+``ui.page.chart`` converts once per chart shape and then refills with data and the arguments named live
+(titles, domains, colour labels; see ``ui.spec``). So a builder takes everything that shapes its chart from its
+arguments, never from the data's values, and passes live arguments to Altair unchanged.
 
 Token names are the learner's own text, and Vega in the browser keeps some strings as keys of plain
 JavaScript objects, so a token named ``toString``, ``constructor`` or ``__proto__`` would leave a chart
@@ -21,34 +28,32 @@ import json
 import altair as alt
 import pandas as pd
 
-from .colors import ACCENT, METHOD_PALETTE, NEUTRAL, token_colors
+from .colors import ACCENT, LABEL, NEUTRAL, OVERLAY, token_colors
 from .spec import recipe
 
 HEIGHT = 260
-LABEL = "#8C8C8C"  # text drawn on the chart: legible on white and on Streamlit's dark background
 LEGEND_SYMBOL = {"symbolOpacity": 1, "symbolStrokeWidth": 3}  # swatches as strong as the marks (bands are faint)
+TITLES = ("title", "subtitle", "x_title", "y_title", "legend_title")  # the live arguments most builders share
+DOMAINS = ("x_domain", "y_domain")
 
 
-@recipe
-def layer(*charts, **properties) -> alt.LayerChart:
-    """Draw charts on top of each other: ``layer(line_chart(...), rules(...))``.
+@recipe(live=("title", "subtitle"))
+def layer(*charts, title: str | None = None, subtitle=None, height: int | None = None, **properties) -> alt.LayerChart:
+    """Draw charts on top of each other, with the chart's title: ``layer(lines(...), rules(...), title="...")``.
 
     Same result as ``a + b + c``, but ``+`` deep-copies the growing chart at every step; one
     ``alt.layer`` call copies once.
     """
+    if title is not None:
+        properties["title"] = _title(title, subtitle)
+    if height is not None:
+        properties["height"] = height
     return alt.layer(*charts, **properties)
 
 
-@recipe
-def hconcat(*charts, **properties) -> alt.HConcatChart:
-    """Charts side by side."""
-    return alt.hconcat(*charts, **properties)
-
-
-@recipe
-def vconcat(*charts, **properties) -> alt.VConcatChart:
-    """Charts one above the other."""
-    return alt.vconcat(*charts, **properties)
+def fit_width(chart):
+    """Keep a chart at its set height and fit only its width (a bottom legend must not squash the plot)."""
+    return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
@@ -88,15 +93,17 @@ def _token_x(field: str, tokens, title: str | None, **axis) -> alt.X:
                  axis=alt.Axis(labelExpr=_name_of_position(tokens), **axis))
 
 
-def _color(field: str, tokens, legend_title: str | None, colors: dict | None = None, columns: int | None = None):
-    """Colour by token (fixed colours, by position) when ``tokens`` is given, else by ``colors`` ({name: colour},
-    e.g. from ``colors.method_colors``, so several charts agree), else by the method palette (never token colours)."""
-    wrap = {"columns": columns} if columns else {}  # a long legend in rows, so it fits a phone
-    legend = alt.Legend(title=legend_title, orient="bottom", **LEGEND_SYMBOL, **wrap) if legend_title else None
-    if tokens is None:
-        scale = (alt.Scale(domain=list(colors), range=list(colors.values())) if colors
-                 else alt.Scale(range=list(METHOD_PALETTE)))
-        return alt.Color(f"{field}:N", scale=scale, legend=legend)
+def _color(field: str, tokens, colors: dict | None, legend_title: str | None, columns: int = 3):
+    """Colour by token (fixed colours, by position) when ``tokens`` is given, else by ``colors`` ({label: colour},
+    from ``colors.method_colors``, so every chart gives a label the same colour). One of them is required."""
+    if tokens is None and colors is None:
+        raise ValueError(f"colouring by {field!r} needs tokens= (token colours) or colors= (ui.colors.method_colors)")
+    if tokens is None:  # a label a row, long names included
+        legend = (alt.Legend(title=legend_title, orient="bottom", labelLimit=320, columns=1, **LEGEND_SYMBOL)
+                  if legend_title else None)
+        return alt.Color(f"{field}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                         legend=legend)
+    legend = alt.Legend(title=legend_title, orient="bottom", columns=columns, **LEGEND_SYMBOL) if legend_title else None
     if legend is not None:
         legend.labelExpr = _name_of_position(tokens)
     token_range = list(token_colors(tokens).values())
@@ -113,7 +120,7 @@ def _num(field: str, title: str, digits: int = 3) -> alt.Tooltip:
     return alt.Tooltip(f"{field}:Q", title=title, format=f".{digits}~f")
 
 
-@recipe
+@recipe(live=("title", "subtitle", "value_title", "domain"))
 def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, tokens,
                token: str = "token", digits: int = 2, subtitle: str | None = None,
                height: int = HEIGHT, domain=None) -> alt.Chart:
@@ -124,65 +131,68 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
                 scale=alt.Scale(domain=domain) if domain is not None else alt.Undefined),
         tooltip=[alt.Tooltip(f"{token}:N", title="token"), _num(value, value_title)],
     )
-    bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None))
+    bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None, None))
     labels = base.mark_text(fontSize=13, fontWeight="bold", color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
                             ).encode(text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     return alt.layer(bars, labels, _zero(), title=_title(title, subtitle), height=height)
 
 
-@recipe
-def line_chart(df: pd.DataFrame, *, x: str, y: str, series: str, title: str, x_title: str,
-               y_title: str, tokens=None, legend_title: str | None = None, points: bool = True,
-               subtitle: str | None = None, height: int = HEIGHT, y_domain=None,
-               x_type: str = "Q", dash: str | None = None, colors: dict | None = None,
-               legend_columns: int | None = None) -> alt.Chart:
-    """Several series over a common x, one colour each (token colours when ``tokens`` is given, else ``colors``)."""
+def _y_scale(y_domain, log: str) -> alt.Scale:
+    if "y" in log:
+        return alt.Scale(type="log")
+    return alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
+
+
+@recipe(live=(*TITLES, *DOMAINS, "colors"))
+def lines(df: pd.DataFrame, *, x: str, y: str, series: str, x_title: str, y_title: str, tokens=None,
+          colors: dict | None = None, legend_title: str | None = None, y_domain=None, log: str = "",
+          points: bool = False, dash: str | None = None) -> alt.LayerChart:
+    """One line per ``series`` over a common quantitative x (``points``: a dot at each value; ``log``: "x", "y" or
+    "xy" for log scales; ``dash``: a column whose values dash the lines). No title: ``layer`` gives it."""
     enc = dict(
-        x=alt.X(f"{x}:{x_type}", title=x_title),
-        y=alt.Y(f"{y}:Q", title=y_title,
-                scale=alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)),
-        color=_color(series, tokens, legend_title or series, colors, legend_columns),
-        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series),
-                 alt.Tooltip(f"{x}:{x_type}", title=x_title), _num(y, y_title)],
+        x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2) if "x" in log else alt.Undefined),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=_y_scale(y_domain, log)),
+        color=_color(series, tokens, colors, legend_title or series),
+        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title), _num(y, y_title, 4)],
     )
     if dash:
-        enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=dash)
+        enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None, legend=alt.Legend(orient="bottom"))
     base = _by_position(alt.Chart(df), series, tokens).encode(**enc)
-    chart = base.mark_line(strokeWidth=2.5)
-    if points:
-        return alt.layer(chart, base.mark_point(filled=True, size=50), title=_title(title, subtitle), height=height)
-    return alt.layer(chart, title=_title(title, subtitle), height=height)
+    marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=45)] if points else [])
+    return alt.layer(*marks)
 
 
-@recipe
-def band_chart(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, title: str,
-               x_title: str, y_title: str, tokens=None, legend_title: str | None = None,
-               subtitle: str | None = None, height: int = HEIGHT, y_domain=None) -> alt.Chart:
-    """A middle line per series with a shaded band from ``low`` to ``high`` (e.g. median, min–max)."""
-    color = _color(series, tokens, legend_title or series)
-    yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
-    base = _by_position(alt.Chart(df), series, tokens).encode(x=alt.X(f"{x}:Q", title=x_title), color=color)
-    band = base.mark_area(opacity=0.2).encode(
-        y=alt.Y(f"{low}:Q", title=y_title, scale=yscale), y2=alt.Y2(high))
+@recipe(live=(*TITLES, *DOMAINS, "colors"))
+def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, x_title: str, y_title: str,
+          tokens=None, colors: dict | None = None, legend_title: str | None = None, y_domain=None,
+          x_domain=None) -> alt.LayerChart:
+    """A middle line per series with a shaded band from ``low`` to ``high`` (e.g. median, min–max over seeds).
+    No title: ``layer`` or ``facets`` gives it."""
+    xscale = alt.Scale(nice=False, domain=x_domain) if x_domain is not None else alt.Scale(nice=False)
+    base = _by_position(alt.Chart(df), series, tokens).encode(
+        x=alt.X(f"{x}:Q", title=x_title, scale=xscale), color=_color(series, tokens, colors, legend_title or series))
+    yscale = _y_scale(y_domain, "")
+    yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
+    band = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=y_title, scale=yscale, axis=yaxis),
+                                              y2=alt.Y2(high))
     line = base.mark_line(strokeWidth=2.5).encode(
-        y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale),
-        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series),
-                 alt.Tooltip(f"{x}:Q", title=x_title), _num(mid, y_title),
+        y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale, axis=yaxis),
+        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title), _num(mid, "middle"),
                  _num(low, "lowest"), _num(high, "highest")],
     )
-    return alt.layer(band, line, title=_title(title, subtitle), height=height)
+    return alt.layer(band, line)
 
 
-@recipe
+@recipe(live=("title", "subtitle", "x_title", "y_title", "colors"))
 def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str, title: str,
-              x_title: str, y_title: str = "share of samples", tokens=None,
+              x_title: str, y_title: str = "share of samples", tokens=None, colors: dict | None = None,
               subtitle: str | None = None, height: int = 90, width: int = 520) -> alt.Chart:
     """Pre-binned counts, one small panel per series stacked in rows (aggregate before charting)."""
     base = _by_position(alt.Chart(df), series, tokens).mark_bar(opacity=0.85).encode(
         x=alt.X(f"{start}:Q", bin="binned", title=x_title),  # "binned": bars stand on zero, from start to end
         x2=alt.X2(end),
         y=alt.Y(f"{count}:Q", title=y_title),
-        color=_color(series, tokens, None),
+        color=_color(series, tokens, colors, None),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(start, "from"), _num(end, "to"),
                  _num(count, y_title)],
     ).properties(height=height, width=width)
@@ -195,7 +205,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
     return base.facet(row=row).properties(title=_title(title, subtitle))
 
 
-@recipe
+@recipe(live=("title", "subtitle", "y_title", "line_title"))
 def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, label: str = "label",
                  position: str = "position", highlight: str | None = None, subtitle: str | None = None,
                  height: int = 220, line: str | None = None, line_title: str | None = None,
@@ -219,7 +229,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     layers = [bars, labels, _zero()]
     if line:
-        layers.append(base.mark_line(color="#0072B2", strokeWidth=2.5, point=True, interpolate="step-after").encode(
+        layers.append(base.mark_line(color=OVERLAY, strokeWidth=2.5, point=True, interpolate="step-after").encode(
             y=alt.Y(f"{line}:Q"), tooltip=[alt.Tooltip(f"{label}:N", title="token"), _num(line, line_title or line)]))
     return alt.layer(*layers, title=_title(title, subtitle), height=height)
 
@@ -237,29 +247,32 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     return alt.layer(rule, text)
 
 
-@recipe
+@recipe(live=(*TITLES, "colors"))
 def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_title: str,
-                 y_title: str, tokens=None, x_type: str = "N", jitter: str | None = None,
-                 subtitle: str | None = None, height: int = HEIGHT, size: int = 90) -> alt.Chart:
-    """Individual observations as points, coloured by token (e.g. each sampled answer's score)."""
+                 y_title: str, tokens=None, colors: dict | None = None, legend_title: str | None = None,
+                 x_type: str = "N", jitter: str | None = None, subtitle: str | None = None, height: int = HEIGHT,
+                 size: int = 90) -> alt.Chart:
+    """Individual observations as points, coloured by token (e.g. each sampled answer's score) or, with
+    ``colors``, by method (e.g. which judge gave the score); ``tokens`` also orders a nominal x of token names."""
     if x_type != "N":
         x_enc = alt.X(f"{x}:Q", title=x_title)
     elif tokens is not None:
         x_enc = _token_x(x, tokens, title=x_title, labelAngle=0, labelFontSize=13)
     else:
         x_enc = alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=0, labelFontSize=13))
-    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, tokens, None),
-               tooltip=[alt.Tooltip(f"{color}:N", title="token"), _num(y, y_title)])
+    color_tokens = tokens if colors is None else None
+    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, color_tokens, colors, legend_title),
+               tooltip=[alt.Tooltip(f"{color}:N", title="token" if colors is None else color), _num(y, y_title)])
     if jitter:
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
-    chart = _by_position(alt.Chart(df), color, tokens)
+    chart = _by_position(alt.Chart(df), color, color_tokens)
     if x_type == "N" and x != color:
         chart = _by_position(chart, x, tokens)
     return chart.mark_circle(size=size, opacity=0.8).encode(**enc).properties(
         title=_title(title, subtitle), height=height)
 
 
-@recipe
+@recipe(live=("x_title", "start_title", "end_title"))
 def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, x_title: str | None = None,
            start_title: str = "from", end_title: str = "to", color: str = LABEL) -> alt.Chart:
     """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q).
@@ -274,20 +287,20 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
     shaft = base.mark_rule(strokeWidth=2, color=color).encode(y=alt.Y(f"{start}:Q"), y2=alt.Y2(end))
     head = base.mark_point(filled=True, size=90, color=color, opacity=1, shape=alt.expr(
         f"datum['{end}'] >= datum['{start}'] ? 'triangle-up' : 'triangle-down'")).encode(y=alt.Y(f"{end}:Q"))
-    tick = base.mark_tick(thickness=3, size=46).encode(y=alt.Y(f"{end}:Q"), color=_color(x, tokens, None))
+    tick = base.mark_tick(thickness=3, size=46).encode(y=alt.Y(f"{end}:Q"), color=_color(x, tokens, None, None))
     text = base.transform_calculate(mid=f"(datum['{start}'] + datum['{end}']) / 2").mark_text(
         align="left", dx=10, fontSize=13, fontWeight="bold", color=color).encode(
         y=alt.Y("mid:Q"), text=alt.Text(f"{label}:N"))
     return alt.layer(shaft, tick, head, text)
 
 
-@recipe
+@recipe(live=("x_title", "y_title", "colors"))
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
                     y_title: str, tokens=None, size: int = 120, colors: dict | None = None) -> alt.Chart:
     """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
     base = _by_position(alt.Chart(df), series, tokens).encode(
         x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
-        color=_color(series, tokens, None, colors),
+        color=_color(series, tokens, colors, None),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
                      base.mark_text(dy=-14, fontSize=12, fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
@@ -299,7 +312,7 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
     """Shaded vertical spans on a quantitative x (e.g. where a gradient is zero), labelled at the top.
 
     One row per span; ``color`` optionally names a column of hex colours (one per span). Layer it
-    under a chart that shares the same x (``shaded_spans(...) + line_chart(...)``).
+    under a chart that shares the same x (``layer(shaded_spans(...), lines(...))``).
     """
     fill = alt.Color(f"{color}:N", scale=None, legend=None) if color else alt.ColorValue(NEUTRAL)
     tooltip = [alt.Tooltip(f"{label}:N", title="region"), _num(start, "from"), _num(end, "to")]
@@ -312,59 +325,32 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
     return alt.layer(rect, text)
 
 
-@recipe
-def band_facets(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, facet: str,
-                facet_order, title: str, x_title: str, y_title: str = "value", tokens=None,
-                legend_title: str | None = None, subtitle: str | None = None, columns: int = 1,
-                width: int = 330, height: int = 150, independent_y: bool = True,
-                y_domain=None, colors: dict | None = None, x_domain=None) -> alt.VConcatChart | alt.ConcatChart:
-    """Small multiples of ``band_chart``: one panel per value of ``facet`` (e.g. one per quantity or
-    per algorithm), each with its lines and min–max bands, titled with that value (unless it is the only one);
-    one chart, so one conversion per rerun, and one legend, below.
+@recipe(live=("title", "subtitle"))
+def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int = 1, width: int = 330,
+           height: int = 150, independent_y: bool = True) -> alt.VConcatChart | alt.ConcatChart:
+    """Small multiples: ``chart`` (e.g. ``bands(...)``) once per value of ``field`` in ``order``, each panel showing
+    its rows and titled with its value (unless it is the only one); one chart, so one conversion per rerun, and one
+    legend, below.
 
-    ``columns=1`` (the default) stacks the panels, each as wide as the chart's container (Streamlit sizes
-    every panel of a vertical concatenation to it), so they fit a phone and fill a laptop's column; more
-    columns wrap the panels in rows of panels ``width`` pixels wide. ``facet_order`` lists the panels (the
-    values of ``facet``): an argument, not read from ``df``, as the chart's shape is cached. ``colors``
-    (series value → hex) fixes the series colours, e.g. ``ui.colors.ALGORITHM_COLORS``. ``x_domain`` fixes
-    the x range (e.g. the whole run while an animation shows its first steps).
+    ``columns=1`` (the default) stacks the panels, each as wide as the chart's container (Streamlit sizes every
+    panel of a vertical concatenation to it; draw it with ``page.chart(..., width="stretch")``), so they fit a phone
+    and fill a laptop's column; more columns wrap the panels in rows of panels ``width`` pixels wide. ``order``
+    lists the panels: an argument, not read from the data, as the chart's shape is cached.
     """
-    if colors is not None:
-        # one name a row: three long names side by side are wider than a phone
-        legend = alt.Legend(title=legend_title or series, orient="bottom", labelLimit=320, columns=1, **LEGEND_SYMBOL)
-        color = alt.Color(f"{series}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                          legend=legend, sort=list(colors))
-    else:
-        color = _color(series, tokens, legend_title or series, columns=3)
-    xscale = alt.Scale(nice=False, domain=x_domain) if x_domain is not None else alt.Scale(nice=False)
-    base = alt.Chart().encode(x=alt.X(f"{x}:Q", title=x_title, scale=xscale), color=color)
-    if colors is None:
-        base = _by_position(base, series, tokens)
-    yscale = alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
-    yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
-    bands = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=y_title, scale=yscale, axis=yaxis),
-                                               y2=alt.Y2(high))
-    line = base.mark_line(strokeWidth=2.5).encode(
-        y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale, axis=yaxis),
-        tooltip=[alt.Tooltip(f"{facet}:N", title="panel"), alt.Tooltip(f"{series}:N", title=legend_title or series),
-                 alt.Tooltip(f"{x}:Q", title=x_title), _num(mid, "median"), _num(low, "lowest"),
-                 _num(high, "highest")],
-    )
     size = {"height": height} if columns == 1 else {"height": height, "width": width}
-    panels = [alt.layer(bands, line).transform_filter(alt.FieldEqualPredicate(field=facet, equal=value))
+    panels = [chart.transform_filter(alt.FieldEqualPredicate(field=field, equal=value))
               .properties(**({"title": alt.TitleParams(str(value), fontSize=13, anchor="start")}
-                             if len(facet_order) > 1 else {}), **size)
-              for value in facet_order]
-    chart = (alt.vconcat(*panels, data=df, spacing=18) if columns == 1
-             else alt.concat(*panels, data=df, columns=columns, spacing=18))
-    chart = chart.resolve_scale(y="independent" if independent_y else "shared")
+                             if len(order) > 1 else {}), **size)
+              for value in order]
+    out = (alt.vconcat(*panels, spacing=18) if columns == 1 else alt.concat(*panels, columns=columns, spacing=18))
+    out = out.resolve_scale(y="independent" if independent_y else "shared")
     # the panels, their axes and the legend fit the width Streamlit gives (its default for a concatenation of
     # layers would add the axes beside the container's width)
     fit = {"autosize": alt.AutoSizeParams(type="fit-x", contains="padding")} if columns == 1 else {}
-    return chart.properties(title=_title(title, subtitle), **fit)
+    return out.properties(title=_title(title, subtitle), **fit)
 
 
-@recipe
+@recipe(live=("title", "subtitle", "x_title", "size_title", "colors"))
 def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, title: str, x_title: str, size_title: str,
               color: str | None = None, colors: dict | None = None, subtitle=None, height: int = HEIGHT) -> alt.Chart:
     """A histogram as one row of dots per series on a common x: a dot's area is its ``size`` (e.g. a share of
@@ -375,6 +361,6 @@ def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, title: str, x_ti
         x=alt.X(f"{x}:Q", title=x_title),
         y=alt.Y(f"{row}:N", title=None, sort=None, axis=alt.Axis(labelLimit=170, labelFontSize=12)),
         size=alt.Size(f"{size}:Q", title=size_title, scale=alt.Scale(range=[0, 450], zero=True), legend=None),
-        color=_color(color, None, None, colors),
+        color=_color(color, None, colors, None),
         tooltip=[alt.Tooltip(f"{row}:N", title=row), _num(x, x_title), _num(size, size_title)],
     ).properties(title=_title(title, subtitle), height=height)

@@ -1,4 +1,5 @@
-"""The app's colour language: one palette for tokens, a second for methods, both readable on either theme.
+"""The app's colour language, defined here and nowhere else: one palette for tokens, a second for methods,
+both readable on either theme.
 
 Tokens (``open``, ``closed``, ...) keep one colour on every page; methods (baselines, algorithms,
 decoding modes, KL estimators) take colours from a second palette that shares no colour with the
@@ -20,29 +21,39 @@ PALETTE = ("#D55E00", "#0072B2", "#009E73", "#B8860B", "#CC79A7", "#7F7F7F")
 FIXED = {"open": "#D55E00", "closed": "#0072B2", "partly": "#009E73"}
 NEUTRAL = "#7F7F7F"  # reference lines, bars that are not a token's
 ACCENT = "#CC79A7"   # the one highlighted mark on a chart
+LABEL = "#8C8C8C"    # text drawn on a chart
+OVERLAY = "#4682B4"  # a line drawn over bars that is no token's and no method's (an answer's return)
 
 # Methods: violet, olive, magenta, teal, brown, then slate (ColorBrewer Dark2 and Tableau hues, darkened or
-# lightened into the band that keeps 3:1 on both backgrounds). Fixed names keep their colour everywhere.
+# lightened into the band that keeps 3:1 on both backgrounds).
 METHOD_PALETTE = ("#7570B3", "#6F8F00", "#CF1C90", "#008695", "#8C564B", "#64748B")
-METHOD_FIXED = {
-    # training algorithms (rlcore.ALGORITHMS) and the names a learner reads for them
-    "reinforce": "#64748B", "REINFORCE": "#64748B",
-    "reinforce_mean": "#6F8F00", "REINFORCE + running mean": "#6F8F00",
-    "grpo": "#CF1C90", "GRPO": "#CF1C90",
-    "dr_grpo": "#8C564B", "Dr. GRPO": "#8C564B",
-    "rloo": "#008695", "RLOO": "#008695",
-    "ppo": "#7570B3", "PPO": "#7570B3",
-    "dapo": "#8A6D00", "DAPO": "#8A6D00",
-    "gspo": "#9C6ADE", "GSPO": "#9C6ADE",
-    "cispo": "#3B82F6", "CISPO": "#3B82F6",
-    # decoding modes and KL estimators
-    "greedy": "#8C564B",
+
+# One colour per method, whatever page draws it: the key is the method's id (rlcore's name for it).
+METHODS = {
+    # training algorithms (rlcore.ALGORITHMS)
+    "reinforce": "#64748B", "reinforce_mean": "#6F8F00", "grpo": "#CF1C90", "dr_grpo": "#8C564B",
+    "rloo": "#008695", "ppo": "#7570B3", "dapo": "#8A6D00", "gspo": "#9C6ADE", "cispo": "#3B82F6",
+    # decoding modes
+    "greedy": "#8C564B", "sampling": "#7570B3",
+    # KL estimators (Schulman's k1, k2, k3)
     "k1": "#7570B3", "k2": "#6F8F00", "k3": "#CF1C90",
+    # ways of weighting off-policy tokens
+    "no correction": NEUTRAL, "truncate": "#4B6BD1", "mask": "#B3479B", "full weights": "#2F8F9F",
+    # pass@1 and pass@k, exact and estimated from sampled answers: the darker shade exact, the lighter sampled
+    "pass@1, exact": "#3F5FC8", "pass@k, exact": "#A33A75", "pass@1, sampled": "#6A7FDB",
+    "pass@k, sampled": "#D46AA2",
+    # who scores an answer (the judge's pages), and the ways of training straight from preferences
+    "true judge": "#008695", "raters": "#6F8F00", "reward model": "#CF1C90", "fit error": "#7570B3",
+    "dpo": "#7570B3", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
 }
 
-# One fixed colour per training algorithm (training lab), from the method palette.
-ALGORITHM_COLORS = {k: METHOD_FIXED[k] for k in ("reinforce", "reinforce_mean", "grpo", "dr_grpo", "rloo", "ppo",
-                                                 "dapo", "gspo", "cispo")}
+# The names a learner reads for the training algorithms (rlcore.ALGORITHM_NAMES), each its algorithm's colour.
+ALGORITHM_LABELS = {"REINFORCE": "reinforce", "REINFORCE + running mean": "reinforce_mean", "GRPO": "grpo",
+                    "Dr. GRPO": "dr_grpo", "RLOO": "rloo", "PPO": "ppo", "DAPO": "dapo", "GSPO": "gspo",
+                    "CISPO": "cispo"}
+# Every name that has a fixed colour: the methods' ids and the algorithms' names.
+METHOD_FIXED = {**METHODS, **{label: METHODS[m] for label, m in ALGORITHM_LABELS.items()}}
+ALGORITHM_COLORS = {m: METHODS[m] for m in ALGORITHM_LABELS.values()}  # one per training algorithm (the lab)
 
 
 def _assign(names, fixed: dict[str, str], palette) -> dict[str, str]:
@@ -61,9 +72,17 @@ def token_colors(tokens) -> dict[str, str]:
 
 
 def method_colors(names) -> dict[str, str]:
-    """A colour for each method name: known names (``"ppo"``, ``"greedy"``, ``"k3"``) keep theirs, others
-    take the free method colours in the order given, so two charts given the same names agree."""
-    return _assign(names, METHOD_FIXED, METHOD_PALETTE)
+    """A colour for each series that is not a token (a method, a baseline, a curve), in the order given.
+
+    ``names`` is a list of the labels the chart shows, or a dict {label: method id} for labels that name a
+    method in other words (``{"token-mean · DAPO": "dapo", "seq-mean-token-sum": None}``). A label that is a
+    method's id or an algorithm's name (``"ppo"``, ``"GRPO"``, ``"k3"``), or is given one, takes that
+    method's colour, the same on every page; the others take the free method colours in order, so two charts
+    given the same labels agree.
+    """
+    given = names if isinstance(names, dict) else {}
+    fixed = {**METHOD_FIXED, **{label: METHODS[m] for label, m in given.items() if m is not None}}
+    return _assign(names, fixed, METHOD_PALETTE)
 
 
 def method_scale(names) -> alt.Scale:

@@ -103,7 +103,7 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most).
         alt_text: one sentence describing the chart for screen readers.
         name: a short slug, used for the CSV file name and the widget keys.
-        width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.band_facets``), which
+        width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.facets``), which
             Streamlit would otherwise draw at their content's width.
     """
     st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text, width=width)

@@ -1,26 +1,27 @@
 """Chart recipes, and their conversion to Vega-Lite done once per chart shape.
 
-Building an Altair chart and converting it to a Vega-Lite spec takes 3–30 ms per chart, most of a page
-rerun, yet moving a slider usually changes only a chart's data and the numbers in its titles. So the
-builders in ``ui.charts`` return a ``Recipe`` (which builder, with which arguments) and ``vega_lite``
-converts each chart shape once. The cache key holds plain values only: the builders' names, their options,
-and each DataFrame's column names and dtypes; never the data, never the text of a ``*title`` argument nor the
-numbers of a ``*domain`` argument (a scale's range, set from the data by some pages). The chart made for the key
-reads its k-th DataFrame from the named dataset ``explorer_k`` (``alt.NamedData``) and holds the marker
-``"\\ue000k"`` in place of its k-th title or domain; it is converted with ``to_dict(context=
-{"top_level": False})``, which reads neither Altair's data transformer nor its theme, so a conversion
-touches no global state and needs no lock. Each call then copies the cached spec, puts its own titles and
-domains where the markers are, and attaches its own DataFrames under those names: the spec carries exactly the data of
-that call, whichever thread converted the shape.
+The path in one paragraph. Converting an Altair chart to Vega-Lite takes 3–30 ms, most of a page rerun, yet
+moving a slider usually changes only a chart's data and the words and numbers in its titles. So a builder in
+``ui.charts`` is declared ``@recipe(live=("title", "y_domain", ...))``: calling it returns a ``Recipe`` (which
+builder, which arguments), and ``vega_lite`` converts each *shape* once. The shape is everything but the data and
+the live arguments: the builder, its other arguments, and each DataFrame's column names and dtypes. A live
+argument is a title (a string), a list of numbers or strings (a scale's domain, a subtitle's lines) or a dict
+whose keys are live and whose values are shape (labels → colours); when it is None or empty it is shape too.
+The shape is converted with a stand-in for each DataFrame (``alt.NamedData`` ``explorer_k``, whose values cannot
+be read) and a marker (``"\\ue000k"``) for each live value; each call copies the cached spec, puts its own live
+values where the markers are and attaches its own DataFrames. So a builder must treat live values as opaque
+(pass them to Altair unchanged) and never look at its data's values: reading a stand-in's values raises at once,
+and with ``CHECK`` on (``EXPLORER_CHECK_CHARTS=1``; ``tests/ui/test_chart_specs.py`` runs every page so) every
+cached spec is compared with a fresh conversion of the same call, so a builder that shapes its chart from a live
+value fails on its first call.
 
-Builders must therefore take everything that shapes the chart from their arguments, never from the
-values in a DataFrame, and pass a title argument unchanged to Altair (``tests/ui/test_chart_specs.py``
-checks every page's charts against Altair's own, uncached conversion).
+Conversions use ``to_dict(context={"top_level": False})``, which reads neither Altair's data transformer nor its
+theme, so they touch no global state and need no lock.
 """
 
 from __future__ import annotations
 
-import functools
+import os
 
 import altair as alt
 import numpy as np
@@ -28,6 +29,7 @@ import pandas as pd
 import streamlit as st
 
 _MARK = "\ue000"  # a private-use character: a marker is this and the number of the live value it stands for
+CHECK = os.environ.get("EXPLORER_CHECK_CHARTS") == "1"  # compare every cached spec with a fresh conversion
 
 
 class Recipe:
@@ -37,10 +39,10 @@ class Recipe:
     Altair methods pages use on a finished chart are recorded the same way.
     """
 
-    __slots__ = ("args", "fn", "kwargs")
+    __slots__ = ("args", "fn", "kwargs", "live")
 
-    def __init__(self, fn, args: tuple = (), kwargs: dict | None = None):
-        self.fn, self.args, self.kwargs = fn, args, kwargs or {}
+    def __init__(self, fn, args: tuple = (), kwargs: dict | None = None, live: frozenset = frozenset()):
+        self.fn, self.args, self.kwargs, self.live = fn, args, kwargs or {}, live
 
     def _then(self, method: str, kwargs: dict) -> Recipe:
         return Recipe(_call_method, (self, method), kwargs)
@@ -58,7 +60,7 @@ class Recipe:
         return self._then("configure_axisX", kwargs)
 
     def altair(self) -> alt.TopLevelMixin:
-        """The plain Altair chart this recipe makes, with its own DataFrames and titles."""
+        """The plain Altair chart this recipe makes, with its own DataFrames and live values."""
         return _Shape().build(self)
 
 
@@ -66,23 +68,21 @@ def _call_method(chart, method: str, **kwargs):
     return getattr(chart, method)(**kwargs)
 
 
-def recipe(builder):
-    """Decorator for a chart builder: calling it returns a ``Recipe``; ``builder.make`` is the plain builder."""
-    @functools.wraps(builder)
-    def deferred(*args, **kwargs) -> Recipe:
-        return Recipe(builder, args, kwargs)
-    deferred.make = builder
-    return deferred
+def recipe(builder=None, *, live: tuple[str, ...] = ()):
+    """Decorator for a chart builder: calling it returns a ``Recipe``; ``builder.make`` is the plain builder.
 
+    ``live`` names the keyword arguments that change from call to call without changing the chart's shape
+    (titles, a scale's domain, the labels of a colour scale); every other argument is part of the shape.
+    """
+    def wrap(fn):
+        names = frozenset(live)
 
-def _is_title(name: str, value) -> bool:
-    return name.endswith("title") and isinstance(value, str) and value != ""
-
-
-def _is_domain(name: str, value) -> bool:
-    """A scale's numeric range (``y_domain=[lo, hi]``): a live value like a title, never part of a chart's shape."""
-    return (name.endswith("domain") and isinstance(value, (list, tuple)) and len(value) > 0
-            and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in value))
+        def deferred(*args, **kwargs) -> Recipe:
+            return Recipe(fn, args, kwargs, names)
+        deferred.__name__, deferred.__qualname__, deferred.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        deferred.__module__, deferred.__wrapped__, deferred.make, deferred.live = fn.__module__, fn, fn, names
+        return deferred
+    return wrap(builder) if builder is not None else wrap
 
 
 def dataset_name(i: int) -> str:
@@ -90,42 +90,75 @@ def dataset_name(i: int) -> str:
     return f"explorer_{i}"
 
 
+_READ = ("a chart builder read the values of its DataFrame, but a chart's shape is cached: take everything that "
+         "shapes the chart from the builder's arguments (see ui.spec)")
+
+
+class ValuesRead(TypeError, AttributeError):
+    """A builder asked a stand-in for its data's values (``df["x"]``, ``len(df)``, ``df.sort_values``)."""
+
+
+class StandIn(alt.NamedData):
+    """A DataFrame's place in a cached shape: a named dataset whose values a builder cannot read."""
+
+    def _refuse(self, *args, **kwargs):
+        raise ValuesRead(_READ)
+
+    __getitem__ = __len__ = __iter__ = _refuse
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name.startswith("_"):  # Altair probes data for protocols (``__dataframe__``): a plain "no"
+                raise
+            raise ValuesRead(f"{_READ}: it asked for .{name}") from None
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _live_parts(name: str, value) -> list | None:
+    """The live values an argument holds (markers go in their place), or None when it is part of the shape."""
+    if not isinstance(value, (str, list, tuple, dict)) or len(value) == 0:
+        return None  # None, empty, or a value no marker can stand for (a numpy array: converted afresh)
+    if isinstance(value, str):
+        return [value]
+    parts = list(value.keys() if isinstance(value, dict) else value)
+    if all(isinstance(_plain(v), (str, int, float)) and not isinstance(v, bool) for v in parts):
+        return [_plain(v) for v in parts]
+    raise TypeError(f"the live argument {name}={value!r} must be a string, a list of numbers or strings, or a dict")
+
+
 class _Shape:
-    """One walk over a recipe: its cache key, and its DataFrames and live values (titles, domains) in the order
-    met."""
+    """One walk over a recipe: its cache key, and its DataFrames and live values in the order met."""
 
     def __init__(self):
         self.frames: list[pd.DataFrame] = []
-        self.fills: list = []  # titles and a domain's numbers, in the order of their markers
+        self.fills: list = []  # the live values, in the order of their markers
         self._index: dict[int, int] = {}
-        self._named: dict[int, alt.NamedData] = {}
+        self._named: dict[int, StandIn] = {}
         self._marks = 0
         self.cacheable = True
 
-    def key(self, obj, name: str = ""):
+    def key(self, obj):
         if isinstance(obj, Recipe):
             return ("recipe", obj.fn.__module__, obj.fn.__qualname__, tuple(self.key(a) for a in obj.args),
-                    tuple((k, self.key(v, k)) for k, v in obj.kwargs.items()))
+                    tuple((k, self._live_key(k, v) if k in obj.live else self.key(v)) for k, v in obj.kwargs.items()))
         if isinstance(obj, pd.DataFrame):
             self._check(*map(str, obj.columns))
             i = self._index.setdefault(id(obj), len(self.frames))
             if i == len(self.frames):
                 self.frames.append(obj)
             return ("frame", i, tuple(map(str, obj.columns)), tuple(map(str, obj.dtypes)))
-        if _is_title(name, obj):
-            self.fills.append(obj)
-            return ("title",)
-        if _is_domain(name, obj):  # one marker per number: a list of strings is a domain Altair accepts
-            self.fills.extend(v.item() if isinstance(v, np.generic) else v for v in obj)
-            return ("domain", len(obj))
         if isinstance(obj, (list, tuple)):
             return (type(obj).__name__, tuple(self.key(v) for v in obj))
         if isinstance(obj, dict):
             return ("dict", tuple((self.key(k), self.key(v)) for k, v in obj.items()))
         if isinstance(obj, alt.SchemaBase):
             return ("altair", repr(obj))
-        if isinstance(obj, np.generic):
-            obj = obj.item()
+        obj = _plain(obj)
         if isinstance(obj, str):
             self._check(obj)
         if obj is None or isinstance(obj, (str, int, float, bool)):
@@ -133,31 +166,50 @@ class _Shape:
         self.cacheable = False  # e.g. a numpy array as a scale domain: this chart is converted afresh
         return ("uncacheable",)
 
+    def _live_key(self, name: str, value):
+        parts = _live_parts(name, value)
+        if parts is None:
+            return self.key(value)
+        self._check(*(p for p in parts if isinstance(p, str)))
+        self.fills.extend(parts)
+        shape = self.key(list(value.values())) if isinstance(value, dict) else ()
+        kind = "text" if isinstance(value, str) else "dict" if isinstance(value, dict) else "list"  # a tuple: a list
+        return ("live", kind, len(parts), shape)
+
     def _check(self, *texts: str) -> None:
-        """Text that could pass for a title marker (a token named so, say) is never cached, so never replaced."""
+        """Text that could pass for a marker (a token named so, say) is never cached, so never replaced."""
         if any(t.startswith(_MARK) for t in texts):
             self.cacheable = False
 
-    def build(self, obj, name: str = "", *, named: bool = False, marks: bool = False):
-        """The Altair chart. ``named``: each DataFrame becomes its named dataset; ``marks``: each title its marker.
+    def build(self, obj, *, named: bool = False, marks: bool = False):
+        """The Altair chart. ``named``: each DataFrame becomes its stand-in; ``marks``: each live value its marker.
 
         Call ``key`` first: it numbers the DataFrames.
         """
         if isinstance(obj, Recipe):
-            return obj.fn(*(self.build(a, named=named, marks=marks) for a in obj.args),
-                          **{k: self.build(v, k, named=named, marks=marks) for k, v in obj.kwargs.items()})
+            args = [self.build(a, named=named, marks=marks) for a in obj.args]  # in ``key``'s order: args first
+            kwargs = {k: self._live(v) if marks and k in obj.live else self.build(v, named=named, marks=marks)
+                      for k, v in obj.kwargs.items()}
+            return obj.fn(*args, **kwargs)
         if named and isinstance(obj, pd.DataFrame):
             i = self._index[id(obj)]  # one object per frame: Altair lifts data that layers share only if identical
-            return self._named.setdefault(i, alt.NamedData(name=dataset_name(i)))
-        if marks and _is_title(name, obj):
-            self._marks += 1
-            return f"{_MARK}{self._marks - 1}"
-        if marks and _is_domain(name, obj):
-            self._marks += len(obj)
-            return [f"{_MARK}{i}" for i in range(self._marks - len(obj), self._marks)]
+            return self._named.setdefault(i, StandIn(name=dataset_name(i)))
         if isinstance(obj, (list, tuple)):
             return type(obj)(self.build(v, named=named, marks=marks) for v in obj)
         return obj
+
+    def _live(self, value):
+        """The value with a marker in place of each live part (in the order ``key`` met them)."""
+        parts = _live_parts("", value)
+        if parts is None:
+            return value
+        marks = [f"{_MARK}{i}" for i in range(self._marks, self._marks + len(parts))]
+        self._marks += len(parts)
+        if isinstance(value, str):
+            return marks[0]
+        if isinstance(value, dict):
+            return dict(zip(marks, value.values(), strict=True))
+        return type(value)(marks)
 
 
 def altair_to_dict(chart: alt.TopLevelMixin) -> dict:
@@ -179,15 +231,14 @@ def altair_to_dict(chart: alt.TopLevelMixin) -> dict:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _template(key: str, _recipe: Recipe) -> dict:
-    """The spec of one chart shape: named datasets for the recipe's DataFrames, markers for its titles and
-    domains."""
+    """The spec of one chart shape: stand-ins for the recipe's DataFrames, markers for its live values."""
     shape = _Shape()
     shape.key(_recipe)
     return altair_to_dict(shape.build(_recipe, named=True, marks=True))
 
 
 def _fill(node, fills: list):
-    """A copy of a cached spec with each marker replaced by its title or domain."""
+    """A copy of a cached spec with each marker replaced by its live value."""
     if isinstance(node, dict):
         return {k: _fill(v, fills) for k, v in node.items()}
     if isinstance(node, list):
@@ -195,6 +246,10 @@ def _fill(node, fills: list):
     if isinstance(node, str) and node.startswith(_MARK):
         return fills[int(node[1:])]
     return node
+
+
+class StaleChart(AssertionError):
+    """A builder whose cached shape does not fit a call: it shaped its chart from a live value."""
 
 
 def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
@@ -205,7 +260,11 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
     key = repr(shape.key(chart))
     if shape.cacheable:
         spec = _fill(_template(key, chart), shape.fills)
-    else:  # converted afresh, with the real titles
+        if CHECK and spec != (fresh := altair_to_dict(shape.build(chart, named=True))):
+            raise StaleChart(f"{chart.fn.__qualname__}: the cached spec differs from this call's own conversion; "
+                             f"a live argument ({', '.join(sorted(chart.live))}) shapes the chart.\n"
+                             f"cached: {spec}\nfresh: {fresh}")
+    else:  # converted afresh, with the real live values
         spec = altair_to_dict(shape.build(chart, named=True))
     spec["datasets"] = {**{dataset_name(i): df for i, df in enumerate(shape.frames)}, **spec["datasets"]}
     return spec

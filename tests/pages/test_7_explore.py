@@ -81,7 +81,10 @@ def test_greedy_stays_hidden_until_the_learner_commits():
 
 def test_decoding_modes_take_method_colours_not_token_colours(default):
     spec = chart_by_title(default, "π(partly) during training")["spec"]
-    scales = [layer["encoding"]["color"]["scale"] for layer in spec["layer"]]
+    views = [spec]
+    while any("layer" in v for v in views):  # the chart's layers, and theirs
+        views = [sub for v in views for sub in v.get("layer", [v])]
+    scales = [view["encoding"]["color"]["scale"] for view in views]
     for scale in scales:
         got = dict(zip(scale["domain"], scale["range"], strict=True))
         assert got["greedy"] == METHOD_FIXED["greedy"]

@@ -1,4 +1,5 @@
-"""Every chart on every page is a valid Vega-Lite spec, with a title, axis titles and tooltips.
+"""Every chart on every page is a valid Vega-Lite spec, with a title, axis titles and tooltips, and the cached path
+(``ui.spec``) gives each chart exactly what Altair's own conversion gives.
 
 page.chart skips Altair's per-rerun schema validation for speed; this test does it once per page instead.
 """
@@ -9,21 +10,11 @@ import altair as alt
 import pytest
 from altair.utils.schemapi import validate_jsonschema
 from apphelp import ALL_PAGES, charts, run_page
-from chartref import assert_same_as_altair
+from chartref import assert_same_as_altair, subspecs
 
 import rlcore
 
 SCHEMA = alt.vegalite.v6.schema.core.load_schema()
-
-
-def subspecs(spec):
-    """The spec and every view nested in it (layers, concatenations, facets)."""
-    if isinstance(spec, dict):
-        yield spec
-        for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
-            value = spec.get(key)
-            for sub in (value if isinstance(value, list) else [value] if value else []):
-                yield from subspecs(sub)
 
 
 def walk(spec):
@@ -31,9 +22,20 @@ def walk(spec):
     return [s for s in subspecs(spec) if "encoding" in s]
 
 
+def revealed(path, scenario=None):
+    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
+    at = run_page(path, scenario=scenario)
+    for _ in range(4):
+        show = [b for b in at.button if b.label == "Just show me"]
+        if not show:
+            break
+        show[0].click().run()
+    return at
+
+
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
 def test_chart_specs_are_valid_and_labelled(path):
-    at = run_page(path)
+    at = revealed(path)
     found = charts(at)
     assert found, "every page shows at least one chart"
     for c in found:
@@ -65,10 +67,12 @@ def _moves(at, full: bool):
 
 
 def check_cached_specs(path, monkeypatch, scenarios, full: bool):
-    """page.chart converts a chart's shape once and refills data and titles; that must equal Altair's own result.
+    """page.chart converts a chart's shape once and refills data and live values; that must equal Altair's own result.
 
-    The page runs with each scenario and its inputs moved (``_moves``), so the cache is hit with data and titles
-    other than those it was built with.
+    ``spec.CHECK`` compares every cached spec with a fresh conversion of the same call, so a builder shaped by a
+    live value fails on its first call, and a builder that reads its data's values fails at once (``ui.spec``):
+    one run of each page is the proof. ``full`` moves every input too (``_moves``), so the cache is hit with data
+    and titles other than those it was built with; each spec is also compared with Altair's own conversion.
     """
     from ui import page, spec
 
@@ -80,12 +84,14 @@ def check_cached_specs(path, monkeypatch, scenarios, full: bool):
             checked.append((out, chart))
         return out
 
+    monkeypatch.setattr(spec, "CHECK", True)
     monkeypatch.setattr(page.spec, "vega_lite", vega_lite_and_recipe)
     for scenario in scenarios:
-        at = run_page(path, scenario=scenario)
-        for kind, key, value in list(_moves(at, full)):
+        at = revealed(path, scenario)
+        assert not at.exception, [e.message for e in at.exception]
+        for kind, key, value in list(_moves(at, full)) if full else []:
             getattr(at, kind)(key=key).set_value(value).run()
-            assert not at.exception
+            assert not at.exception, [e.message for e in at.exception]
     assert checked, "the page draws its charts through ui.spec"
     for cached, chart in checked:
         assert_same_as_altair(cached, chart)
@@ -96,7 +102,8 @@ RARE = rlcore.PRESETS["Best token is rare (2%)"]
 
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
 def test_cached_chart_specs_match_altairs_own_conversion(path, monkeypatch):
-    """One odd scenario, every slider to its ends, every select box to its last option."""
+    """One odd scenario, every question answered, the check on: every chart call compared with its own fresh
+    conversion (a cache hit included: a page draws several charts of one shape) and with Altair's."""
     check_cached_specs(path, monkeypatch, (RARE,), full=False)
 
 

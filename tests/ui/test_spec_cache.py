@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from chartref import assert_same_as_altair
 
-from ui import charts, spec
+from ui import charts, colors, spec
 
 
 @pytest.fixture
@@ -52,10 +52,16 @@ def test_a_new_shape_is_converted_again(conversions):
     assert len(conversions) == 3
 
 
+LINE = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "s": ["a", "b"]})
+
+
+def line(df=LINE, title="t", **kwargs):
+    kwargs.setdefault("colors", colors.method_colors(["a", "b"]))
+    return charts.layer(charts.lines(df, x="x", y="y", series="s", x_title="x", y_title="y", **kwargs), title=title)
+
+
 def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
-    df = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "s": ["a", "b"]})
-    made = {legend: charts.line_chart(df, x="x", y="y", series="s", title="t", x_title="x", y_title="y",
-                                      legend_title=legend) for legend in ("", "series", "other")}
+    made = {legend: line(legend_title=legend) for legend in ("", "series", "other")}
     out = {legend: spec.vega_lite(chart) for legend, chart in made.items()}
     assert len(conversions) == 2  # "" means no legend title; "series" and "other" share a shape
     for legend, chart in made.items():
@@ -65,17 +71,36 @@ def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
 
 def test_a_new_scale_domain_reuses_one_conversion(conversions):
     """A page may set a scale's range from its data (the lab's score axis): like a title, never part of the shape."""
-    df = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "s": ["a", "b"]})
-    made = [charts.line_chart(df, x="x", y="y", series="s", title="t", x_title="x", y_title="y", y_domain=domain)
-            for domain in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))]
+    made = [line(y_domain=domain) for domain in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))]
     out = [spec.vega_lite(chart) for chart in made]
     assert len(conversions) == 1
-    assert [o["layer"][0]["encoding"]["y"]["scale"]["domain"] for o in out] == [[0, 10], [4.3, 9.6], [2.5, 7.25]]
+    assert [o["layer"][0]["layer"][0]["encoding"]["y"]["scale"]["domain"] for o in out] == [
+        [0, 10], [4.3, 9.6], [2.5, 7.25]]
     for o, chart in zip(out, made, strict=True):
         assert_same_as_altair(o, chart)
-    spec.vega_lite(charts.line_chart(df, x="x", y="y", series="s", title="t", x_title="x", y_title="y",
-                                     y_domain=[0, 5, 10]))
+    spec.vega_lite(line(y_domain=[0, 5, 10]))
     assert len(conversions) == 2  # three numbers: another shape
+
+
+def test_new_colour_labels_reuse_one_conversion(conversions):
+    """A colour scale's labels are live (a legend "A = +4.7" follows the scenario); its colours are the shape."""
+    made = [line(df, colors={a: colors.METHODS["ppo"], b: colors.METHODS["grpo"]})
+            for df, (a, b) in ((LINE, ("a", "b")), (LINE.assign(s=["A = +4.7", "A = −4.7"]), ("A = +4.7", "A = −4.7")))]
+    out = [spec.vega_lite(chart) for chart in made]
+    assert len(conversions) == 1
+    assert out[1]["layer"][0]["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["A = +4.7", "A = −4.7"]
+    for o, chart in zip(out, made, strict=True):
+        assert_same_as_altair(o, chart)
+    spec.vega_lite(line(colors={"a": colors.METHODS["grpo"], "b": colors.METHODS["ppo"]}))
+    assert len(conversions) == 2  # other colours: another shape
+
+
+def test_an_argument_not_declared_live_is_part_of_the_shape(conversions):
+    spec.vega_lite(line(points=False))
+    spec.vega_lite(line(points=True))
+    spec.vega_lite(line(points=True, title="another title"))
+    assert len(conversions) == 2
+    assert charts.lines.live >= {"x_title", "y_title", "y_domain", "colors"} and "points" not in charts.lines.live
 
 def test_an_option_that_cannot_be_a_key_is_converted_without_the_cache(conversions):
     df = pd.DataFrame({"token": ["a", "b"], "p": [0.4, 0.6]})
@@ -142,8 +167,9 @@ def random_chart(rng: random.Random):
     if kind == 1:
         df = pd.DataFrame({"x": [0.0, 1.0, 2.0] * 2, "y": [rng.random() for _ in range(6)], "s": ["u"] * 3 + ["v"] * 3})
         rule = pd.DataFrame({"at": [rng.random()], "label": [f"r{rng.randrange(99)}"]})
-        chart = charts.layer(charts.line_chart(df, x="x", y="y", series="s", title=title, x_title="x", y_title="y"),
-                             charts.rules(rule, at="at", label="label"))
+        chart = charts.layer(charts.lines(df, x="x", y="y", series="s", colors=colors.method_colors(["u", "v"]),
+                                          x_title="x", y_title="y"),
+                             charts.rules(rule, at="at", label="label"), title=title)
         return chart, [df, rule], title
     if kind == 2:
         df = pd.DataFrame({"label": ["The", "answer", "is"], "position": [0, 1, 2],
@@ -151,8 +177,8 @@ def random_chart(rng: random.Random):
         return charts.answer_strip(df, value="v", title=title, y_title="v"), [df], title
     df = pd.DataFrame({"step": [0, 1] * 2, "m": [rng.random() for _ in range(4)], "lo": [0.0] * 4, "hi": [1.0] * 4,
                        "token": ["a", "a", "b", "b"]})
-    chart = charts.band_chart(df, x="step", mid="m", low="lo", high="hi", series="token", tokens=("a", "b"),
-                              title=title, x_title="step", y_title="p")
+    chart = charts.layer(charts.bands(df, x="step", mid="m", low="lo", high="hi", series="token", tokens=("a", "b"),
+                                      x_title="step", y_title="p"), title=title)
     return chart, [df], title
 
 
@@ -188,3 +214,68 @@ def test_conversions_from_many_threads_each_carry_their_own_data():
         counts = list(pool.map(convert, range(8)))
     assert not problems, problems[:5]
     assert min(counts) >= 10, counts  # every thread really converted charts while the others did
+
+
+# ------------------------------------------------------------------- what a builder may not do, and how it is caught
+
+@spec.recipe(live=("title",))
+def sorted_by_value(df, *, title):
+    """Wrong: sorts by the data's values, which a cached shape cannot follow."""
+    return alt.Chart(df).mark_bar().encode(x=alt.X("token:N", sort=list(df.sort_values("p")["token"])),
+                                           y="p:Q").properties(title=title)
+
+
+@spec.recipe(live=("title",))
+def sized_by_title(df, *, title):
+    """Wrong: a long title makes a wider chart, so the shape depends on a live value."""
+    return alt.Chart(df).mark_bar().encode(x="token:N", y="p:Q").properties(title=title,
+                                                                            width=400 if len(title) > 20 else 200)
+
+
+@spec.recipe(live=("title",))
+def shouted(df, *, title):
+    """Wrong: transforms a live value, so the cache would put the caller's own title back unchanged."""
+    return alt.Chart(df).mark_bar().encode(x="token:N", y="p:Q").properties(title=title.upper())
+
+
+DF = pd.DataFrame({"token": ["a", "b"], "p": [0.7, 0.3]})
+
+
+def test_a_builder_that_reads_its_datas_values_fails_at_once():
+    spec._template.clear()
+    with pytest.raises(TypeError, match="read the values of its DataFrame"):
+        spec.vega_lite(sorted_by_value(DF, title="t"))
+    assert sorted_by_value(DF, title="t").altair().to_dict()  # the same builder given real data: no error
+
+
+@pytest.mark.parametrize("builder", [sized_by_title, shouted], ids=lambda b: b.__name__)
+def test_the_check_catches_a_builder_shaped_by_a_live_value_on_its_first_call(builder, monkeypatch):
+    spec._template.clear()
+    monkeypatch.setattr(spec, "CHECK", True)
+    with pytest.raises(spec.StaleChart, match=builder.__name__):
+        spec.vega_lite(builder(DF, title="a title longer than twenty characters"))
+
+
+def test_without_the_check_such_a_builder_serves_a_wrong_chart(monkeypatch):
+    """Why the check exists (and runs in the tests): the cache cannot see inside a builder."""
+    spec._template.clear()
+    monkeypatch.setattr(spec, "CHECK", False)
+    long = "a title longer than twenty characters"
+    assert spec.vega_lite(sized_by_title(DF, title=long))["width"] == 200  # Altair's own would be 400
+    assert sized_by_title(DF, title=long).altair().to_dict()["width"] == 400
+    assert spec.vega_lite(shouted(DF, title="quiet"))["title"] == "quiet"  # not "QUIET"
+
+
+def test_the_checked_builders_pass_the_check(monkeypatch):
+    spec._template.clear()
+    monkeypatch.setattr(spec, "CHECK", True)
+    for title in ("short", "a title longer than twenty characters"):
+        spec.vega_lite(bars([0.5, 0.3, 0.2], title))
+        spec.vega_lite(charts.layer(charts.lines(LINE, x="x", y="y", series="s", x_title=title, y_title="y",
+                                                 colors=colors.method_colors(["a", "b"]), y_domain=[0, len(title)]),
+                                    title=title, subtitle=[title, "second line"]))
+
+
+def test_a_live_argument_of_another_kind_is_refused():
+    with pytest.raises(TypeError, match="live argument y_domain"):
+        spec.vega_lite(line(y_domain=[{"expr": "0"}, 1]))

@@ -85,10 +85,9 @@ def assert_names_safe(chart_spec: dict, data: dict[str, pd.DataFrame], where: st
 
 TOKEN_CHARTS = {
     "token_bars": lambda df: builders.token_bars(df, value="p", title="t", value_title="p", tokens=NAMES),
-    "line_chart": lambda df: builders.line_chart(df, x="x", y="p", series="token", tokens=NAMES, title="t",
-                                                 x_title="x", y_title="p"),
-    "band_chart": lambda df: builders.band_chart(df, x="x", mid="p", low="p", high="p", series="token", tokens=NAMES,
-                                                 title="t", x_title="x", y_title="p"),
+    "lines": lambda df: builders.lines(df, x="x", y="p", series="token", tokens=NAMES, x_title="x", y_title="p"),
+    "bands": lambda df: builders.bands(df, x="x", mid="p", low="p", high="p", series="token", tokens=NAMES,
+                                       x_title="x", y_title="p"),
     "histogram": lambda df: builders.histogram(df, start="x", end="x", count="p", series="token", tokens=NAMES,
                                                title="t", x_title="x"),
     "points_chart": lambda df: builders.points_chart(df, x="token", y="p", color="token", tokens=NAMES, title="t",
@@ -96,9 +95,9 @@ TOKEN_CHARTS = {
     "arrows": lambda df: builders.arrows(df, x="token", start="p", end="x", label="token", tokens=NAMES),
     "labelled_points": lambda df: builders.labelled_points(df, x="x", y="p", series="token", label="token",
                                                            x_title="x", y_title="p", tokens=NAMES),
-    "band_facets": lambda df: builders.band_facets(df, x="x", mid="p", low="p", high="p", series="token",
-                                                   facet="panel", facet_order=["a"], tokens=NAMES, title="t",
-                                                   x_title="x"),
+    "facets": lambda df: builders.facets(builders.bands(df, x="x", mid="p", low="p", high="p", series="token",
+                                                        tokens=NAMES, x_title="x", y_title="p"),
+                                         field="panel", order=["a"], title="t"),
 }
 
 
