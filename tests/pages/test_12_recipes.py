@@ -148,3 +148,23 @@ def test_hostile_query_parameters_fall_back(query):
     no_exception(at)
     assert lit(at) == ["GRPO"]
     assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input
+
+
+def test_the_family_map_names_each_change_and_links_its_page():
+    at = run_page(PAGE)
+    no_exception(at)
+    (family,) = [m.value for m in at.markdown if m.value.startswith("**GRPO** is the base")]
+    lines = {line.split("**")[1]: line for line in family.splitlines()[1:]}
+    assert set(lines) == {r.name for r in recipes.RECIPES} - {"GRPO"}        # every other recipe, one line each
+    # Dr. GRPO (Liu et al.): no std, and the token-sum-norm aggregation; DAPO flips four switches
+    assert "divide by a std: none" in lines["Dr. GRPO"] and "seq-mean-token-sum-norm" in lines["Dr. GRPO"]
+    assert "(Length_and_aggregation)" in lines["Dr. GRPO"]
+    assert lines["DAPO"].count("](") == 4 and "dynamic sampling: ✓" in lines["DAPO"]
+    assert "(Clips_after_PPO)" in lines["GSPO"] and "importance ratio: sequence" in lines["GSPO"]
+    assert "(Clips_after_PPO)" in lines["CISPO"] and "clip: cispo" in lines["CISPO"]
+    # the recipe table says on/off in signs, never Python's True/False
+    (table,) = [d.value for d in at.dataframe if "recipe" in d.value.columns]
+    assert list(table["recipe"]) == [r.name for r in recipes.RECIPES]
+    cells = set(table.drop(columns=["recipe", "arXiv"]).to_numpy().ravel())
+    assert {"✓", "—"} <= cells and not cells & {"True", "False"}
+    assert table.set_index("recipe").loc["DAPO", "Dynamic sampling"] == "✓"
