@@ -10,7 +10,7 @@ from ui import inputs, nav, page
 from ui.charts import fit_width
 from ui.charts_after_ppo import answer_labels, grouped_bars
 from ui.colors import method_colors
-from ui.format import esc, fmt, fmt_list
+from ui.format import esc, fmt, fmt_list, wrap
 
 LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
           "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
@@ -162,7 +162,7 @@ def composer() -> None:
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
                                           title="Weight of one token of each answer",
-                                          subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
+                                          subtitle=wrap(f"this recipe ({switches['aggregation']}) against GRPO"),
                                           x_title="sampled answer (first token #)", y_title="weight of each token",
                                           tooltips=("tokens", "score"), digits=4)),
                    rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
@@ -170,8 +170,8 @@ def composer() -> None:
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
                                           title=f"Gradient left after a step of η = {fmt(step)}",
-                                          subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
-                                                   f"{switches['clip']}; 0: stopped, 1: untouched",
+                                          subtitle=wrap(f"share of ratio × advantage; ratio: {switches['ratio']}, "
+                                                        f"clip: {switches['clip']}; 0: stopped, 1: untouched"),
                                           x_title="sampled answer (first token #)", y_title="share kept",
                                           tooltips=("tokens", "score"))),
                    rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
@@ -180,7 +180,7 @@ def composer() -> None:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
                                       title="Advantage of each answer",
-                                      subtitle=f"baseline: {switches['baseline']}; scale: {switches['scale']}",
+                                      subtitle=wrap(f"baseline: {switches['baseline']}; scale: {switches['scale']}"),
                                       x_title="sampled answer (first token #)", y_title="advantage",
                                       tooltips=("tokens", "score"))),
                rows, alt_text="Each sampled answer's advantage under these switches and under GRPO.",

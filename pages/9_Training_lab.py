@@ -8,7 +8,7 @@ import rlcore
 from ui import charts, inputs, page, play, prep
 from ui.bundles import LabBands
 from ui.colors import ALGORITHM_COLORS
-from ui.format import esc, fmt, pct
+from ui.format import esc, fmt, pct, wrap
 
 scenario = page.setup(
     "Run the whole loop for many steps: which algorithm raises the judge's score fastest, and which one learns to "
@@ -223,6 +223,7 @@ def lab_panel(timed: bool) -> None:
     names = list(results)
     seeds_word = "seed" if n_seeds == 1 else "seeds"
     band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
+    band_lines = wrap(band_note)  # a subtitle that fits a phone
     start_score = next(iter(results.values())).score.median[0]
     # At most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm).
     keep = prep.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
@@ -292,7 +293,7 @@ def lab_panel(timed: bool) -> None:
             lo, hi = float(df["lowest"].min()), float(df["highest"].max())
             df = upto(df)
             ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
-                        title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
+                        title="Mean judge score over training", subtitle=band_lines, y_title="mean judge score (0–10)",
                         legend_title="algorithm",
                         colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
             page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
@@ -357,7 +358,7 @@ def lab_panel(timed: bool) -> None:
     full = cached_view(VIEW_KEY, "curves", curves_view)
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
-                title="What each algorithm does over time", subtitle=band_note, y_title="", legend_title="algorithm",
+                title="What each algorithm does over time", subtitle=band_lines, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
                                 f"step, for {', '.join(names)}", name="lab_curves", width="stretch")
@@ -381,7 +382,7 @@ def lab_panel(timed: bool) -> None:
 
     df = upto(cached_view(VIEW_KEY, "first_token", first_token_view))
     ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
-                title="Probability of each first token", subtitle=band_note, y_title="π(token)",
+                title="Probability of each first token", subtitle=band_lines, y_title="π(token)",
                 legend_title="first token", independent_y=False, y_domain=[0, 1])
     page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
                name="lab_first_token", width="stretch")
@@ -409,7 +410,7 @@ def lab_panel(timed: bool) -> None:
     full = cached_view((VIEW_KEY, k), "health", health_view)
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
-                title="Answer length, entropy and pass@k", subtitle=band_note, y_title="", legend_title="algorithm",
+                title="Answer length, entropy and pass@k", subtitle=band_lines, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"Mean answer length, entropy of the first token, pass@1 and pass@{k} per training "
                                 f"step, for {', '.join(names)}", name="lab_health", width="stretch")
@@ -428,7 +429,7 @@ def lab_panel(timed: bool) -> None:
 
         df = upto(cached_view(VIEW_KEY, "length", length_view))
         ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
-                    title="Mean answer length after each first token", subtitle=band_note,
+                    title="Mean answer length after each first token", subtitle=band_lines,
                     y_title="tokens per answer", legend_title="first token", independent_y=False)
         page.chart(ch, df, alt_text="Mean answer length after each first token per training step, one panel per "
                                     "algorithm", name="lab_length", width="stretch")
@@ -499,7 +500,7 @@ def lab_panel(timed: bool) -> None:
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
                 title="Loss, gradient and dead groups, step by step",
-                subtitle=f"{band_note} (dead groups: share over all seeds)", y_title="", legend_title="algorithm",
+                subtitle=wrap(f"{band_note} (dead groups: share over all seeds)"), y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
                name="lab_questions", width="stretch")
