@@ -405,7 +405,8 @@ def test_length_drift_asks_about_length_not_the_score():
     at = run_page(LAB, inputs={"seeds": 2})
     choose_preset(at, "Length drift")
     question = at.radio(key="predict_lab")
-    assert "longest answers" in at.markdown[[m.value.startswith("**Predict first.**") for m in at.markdown].index(True)].value
+    asked = next(m.value for m in at.markdown if m.value.startswith("**Predict first.**"))
+    assert "longest answers" in asked and "highest mean judge score" not in asked
     at.button(key="predict_lab_show").click().run()
     health = chart_data(at, "Answer length, entropy")
     length = health[health["quantity"] == "mean answer length (tokens)"]
