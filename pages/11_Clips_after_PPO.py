@@ -210,6 +210,7 @@ def rare_section(eps_low: float, eps_high: float) -> None:
         charts.lines(curve, x="π_old", y="largest rise", series="clip", colors=clip_colors, legend_title="clip",
                      x_title="π_old of the token", y_title="largest rise in probability"),
         charts.labelled_points(marks, x="π_old", y="largest rise", series="clip", label="label", colors=clip_colors,
+                               beside=True,  # under the curves: the clip-higher line runs just above the points
                                x_title="π_old of the token", y_title="largest rise in probability"),
         title="How much probability one batch can add to a token",
         subtitle=wrap("points: the scenario's tokens and yours, under the symmetric clip"), height=charts.HEIGHT)),
