@@ -17,6 +17,7 @@ METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gsp
 COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup(
@@ -169,7 +170,8 @@ def worked_numbers(b, eps_low: float, eps_high: float) -> None:
     left.markdown(
         f"**GSPO, several tokens moved.** Take an answer that writes each of the {live.size} tokens once, so every "
         f"one of its tokens moved in this step: their ratios are {moved}. GSPO's ratio for the whole answer is "
-        f"their geometric mean, s = (ρ₁·…·ρ_{live.size})^(1/{live.size}) = **{fmt(s, 4)}**: one number between the "
+        f"their geometric mean, s = (ρ₁·…·ρ{str(live.size).translate(SUBSCRIPTS)})^(1/{live.size}) = "
+        f"**{fmt(s, 4)}**: one number between the "
         "smallest and the largest ρ, shared by every token, and it is s that GSPO clips.")
     r = inputs.number("CISPO: a token's ratio ρ", 0.0, 3.0, 1.3, step=0.05, key="cispo_rho", where=right)
     w = page.run(rlcore.gradient_weights, [r], 1.0, "cispo", eps_low, eps_high)[0]
@@ -178,8 +180,8 @@ def worked_numbers(b, eps_low: float, eps_high: float) -> None:
            else f"no cap applies: ρ lies inside [{fmt(1 - eps_low)}, {fmt(1 + eps_high)}]")
     right.markdown(
         f"**CISPO at ρ = {fmt(r)}** with ε_low = {fmt(eps_low)} and ε_high = {fmt(eps_high)}: {cap}, so the token's "
-        f"gradient is weighted **{fmt(w, 3)}** × its advantage, whatever the advantage's sign; PPO would give it "
-        f"{fmt(page.run(rlcore.gradient_weights, [r], 1.0, 'ppo', eps_low, eps_high)[0], 3)} × a positive one.")
+        f"gradient is weighted **{fmt(w, 3)}** × its advantage, whatever the advantage's sign (PPO's weight, for a "
+        f"positive advantage: {fmt(page.run(rlcore.gradient_weights, [r], 1.0, 'ppo', eps_low, eps_high)[0], 3)}).")
 
 
 def rare_section(eps_low: float, eps_high: float) -> None:
