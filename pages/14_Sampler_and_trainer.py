@@ -50,7 +50,7 @@ def study(scenario, kind, level, batch, seed):
 
 @st.fragment
 def mismatch_panel() -> None:
-    c1, c2, c3 = st.columns([1, 1, 1], gap="medium")
+    c1, c2, c3 = st.columns([4, 3, 3], gap="medium")  # room for the three choices
     kind = inputs.segmented("What differs at sampling", list(KINDS), "logit noise", key="kind", where=c1)
     key, label, low, high, default, step = KINDS[kind]
     level = inputs.slider(label, low, high, default, step, key=key, where=c2)
@@ -74,7 +74,7 @@ def mismatch_panel() -> None:
         f"Over {DRAWS} seeded batches of {batch} tokens, which weighting lands closest to the on-policy update "
         "(smallest bias² + variance)?", options, answer,
         "Total error (bias² + variance) of each choice: "
-        + "; ".join(f"{label_of[m]} {fmt(res.mse[j, i], 4)}" for j, m in enumerate(METHODS)) + ".",
+        + "; ".join(f"{label_of[m]}: {fmt(res.mse[j, i], 4)}" for j, m in enumerate(METHODS)) + ".",
         key="mm_predict")
 
     left, right = st.columns([3, 2], gap="large")
@@ -97,6 +97,10 @@ def mismatch_panel() -> None:
             subtitle=wrap(f"{DRAWS} seeded batches; no correction and full weights ignore C"), height=330)),
             curves, alt_text=f"The {part} of the gradient estimate for each weighting method as the cap grows.",
             name="mismatch_error")
+        untouched = np.flatnonzero(res.above_cap == 0)  # caps no sampled weight exceeds
+        if untouched.size:
+            st.caption(f"From C = {fmt(res.caps[untouched[0]])} up, no sampled weight is above the cap: truncating "
+                       "and masking change nothing there, so their lines meet the full weights' line.")
     with right:
         hist = pd.DataFrame({"from": res.ratio_edges[:-1], "to": res.ratio_edges[1:], "share": res.ratio_shares})
         cap_rule = pd.DataFrame({"at": [res.log2_caps[i]], "label": [f"C = {fmt(cap)}"]})

@@ -138,5 +138,5 @@ def test_the_feedback_gives_the_error_of_the_learners_own_choice(pick):
     no_exception(at)
     (mark,) = [*at.success, *at.warning]
     table = next(d.value for d in at.dataframe if "total error" in d.value.columns).set_index("method")
-    said = float(re.search(re.escape(choice) + r" (\d+(?:\.\d+)?)[;.]", mark.value.split("each choice: ")[1])[1])
+    said = float(re.search(re.escape(choice) + r": (\d+(?:\.\d+)?)[;.]", mark.value.split("each choice: ")[1])[1])
     assert said == pytest.approx(table.loc[choice, "total error"], abs=5e-5)   # the same error as the table's row
