@@ -69,17 +69,28 @@ def family_map() -> None:
     """The GRPO family on one screen: each named recipe, the switches it flips away from GRPO's, why, and where
     to see each one (all read from ``rlcore.recipes``)."""
     base = recipes.recipe(recipes.REFERENCE)
-    lines = [f"**{base.name}** is the base: " + "; ".join(f"{LABELS[k].lower()} {shown(v)}"
-                                                          for k, v in base.switches.items()) + "."]
+    lines = [f"**{base.name}** is the base: " + "; ".join(f"{switch_name(k)} {in_words(v)}"
+                                                          for k, v in base.switches.items()) + ".", ""]
     for r in recipes.RECIPES:
         if r.name == base.name:
             continue
-        changes = [f"{LABELS[k].lower()}: {shown(this)} ({WHY[k, this]}; {page_link(TAUGHT_ON[k])})"
-                   for k, this, _ in recipes.differences(recipes.recipe_switches(r.name))]
-        lines.append(f"- **{r.name}** changes " + ("; ".join(changes) if changes else "nothing GRPO fixes") + ".")
+        lines.append(f"- **{r.name}** changes:")
+        lines += [f"    - {switch_name(k)}: **{in_words(this)}**, {WHY[k, this]} ({page_link(TAUGHT_ON[k])})"
+                  for k, this, _ in recipes.differences(recipes.recipe_switches(r.name))]
     st.markdown("\n".join(lines))
     st.caption("A switch a paper leaves open is taken as GRPO's here. Choose a recipe above (Views) to set its "
                "switches and compare it with GRPO on the running example.")
+
+
+def switch_name(key: str) -> str:
+    """A switch's label inside a sentence ("divide by a std", "KL penalty")."""
+    label = LABELS[key]
+    return label if label.startswith("KL") else label.lower()
+
+
+def in_words(value) -> str:
+    """A switch value inside a sentence: on / off for dynamic sampling."""
+    return "on" if value is True else "off" if value is False else str(value)
 
 
 def shown(value) -> str:

@@ -154,14 +154,24 @@ def test_the_family_map_names_each_change_and_links_its_page():
     at = run_page(PAGE)
     no_exception(at)
     (family,) = [m.value for m in at.markdown if m.value.startswith("**GRPO** is the base")]
-    lines = {line.split("**")[1]: line for line in family.splitlines()[1:]}
-    assert set(lines) == {r.name for r in recipes.RECIPES} - {"GRPO"}        # every other recipe, one line each
+    lines: dict[str, list[str]] = {}
+    for line in family.splitlines():
+        if line.startswith("- **"):
+            name = line.split("**")[1]
+            lines[name] = []
+        elif line.startswith("    - "):
+            lines[name].append(line)
+    assert set(lines) == {r.name for r in recipes.RECIPES} - {"GRPO"}        # every other recipe, a block each
     # Dr. GRPO (Liu et al.): no std, and the token-sum-norm aggregation; DAPO flips four switches
-    assert "divide by a std: none" in lines["Dr. GRPO"] and "seq-mean-token-sum-norm" in lines["Dr. GRPO"]
-    assert "(Length_and_aggregation)" in lines["Dr. GRPO"]
-    assert lines["DAPO"].count("](") == 4 and "dynamic sampling: ✓" in lines["DAPO"]
-    assert "(Clips_after_PPO)" in lines["GSPO"] and "importance ratio: sequence" in lines["GSPO"]
-    assert "(Clips_after_PPO)" in lines["CISPO"] and "clip: cispo" in lines["CISPO"]
+    assert [line.split(":")[0].strip("- ") for line in lines["Dr. GRPO"]] == ["divide by a std", "loss aggregation"]
+    assert "**none**" in lines["Dr. GRPO"][0] and "**seq-mean-token-sum-norm**" in lines["Dr. GRPO"][1]
+    assert "(Length_and_aggregation)" in lines["Dr. GRPO"][1]
+    assert len(lines["DAPO"]) == 4 and all("](" in line for line in lines["DAPO"])
+    assert "dynamic sampling: **on**" in lines["DAPO"][-1]
+    assert lines["GSPO"] == [next(x for x in lines["GSPO"] if "importance ratio: **sequence**" in x)]
+    assert "(Clips_after_PPO)" in lines["GSPO"][0]
+    (cispo,) = [line for line in lines["CISPO"] if "clip: **cispo**" in line]
+    assert "(Clips_after_PPO)" in cispo
     # the recipe table says on/off in signs, never Python's True/False
     (table,) = [d.value for d in at.dataframe if "recipe" in d.value.columns]
     assert list(table["recipe"]) == [r.name for r in recipes.RECIPES]
