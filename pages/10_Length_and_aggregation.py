@@ -9,7 +9,7 @@ from rlcore import length
 from ui import charts, inputs, page
 from ui.charts import fit_width, grouped_bars
 from ui.colors import method_colors
-from ui.format import esc, fmt, pct
+from ui.format import esc, fmt, pct, wrap
 
 MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-mean-token-mean · GRPO",
               "seq-mean-token-sum": "seq-mean-token-sum", "seq-mean-token-sum-norm": "token-sum-norm · Dr. GRPO"}
@@ -113,7 +113,8 @@ def group_panel() -> None:
     })
     page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
                             title="The weight of one token of each answer, per mode",
-                            subtitle="answer (its length in tokens); the weights of a mode add up over all tokens",
+                            subtitle=wrap("answer (its length in tokens); the weights of a mode add up over all "
+                                          "tokens"),
                             x_title="answer (tokens)", y_title="weight of each of its tokens",
                             tooltips=("tokens", "advantage"))),
                rows, alt_text="For each answer of the group, the weight one of its tokens gets under each of the four "
@@ -121,14 +122,14 @@ def group_panel() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
-                                title="Push on each token", subtitle="weight × advantage",
+                                title="Push on each token", subtitle=wrap("weight × advantage"),
                                 x_title="answer (tokens)", y_title="push on each token's log π",
                                 tooltips=("tokens", "advantage"), height=240)),
                    rows, alt_text="Weight times advantage for one token of each answer, per mode.", name="agg_token")
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
-                                title="Push on the whole answer", subtitle="its length × weight × "
-                                                                                         "advantage",
+                                title="Push on the whole answer", subtitle=wrap("its length × weight × "
+                                                                                         "advantage"),
                                 x_title="answer (tokens)", y_title="push summed over its tokens",
                                 tooltips=("tokens", "advantage"), height=240)),
                    rows, alt_text="Weight times advantage summed over each answer's tokens, per mode.",
@@ -168,7 +169,8 @@ def group_panel() -> None:
         page.chart(fit_width(charts.layer(
             charts.lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS, y_domain=[0, 1],
                          x_title="training step", y_title="padded / (short + padded)"),
-            title="Share of the padded version", subtitle="of the two ways to write the same answer; 32 seeded runs",
+            title="Share of the padded version",
+            subtitle=wrap("of the two ways to write the same answer; 32 seeded runs"),
             height=charts.HEIGHT)),
                    curves, alt_text="Share of the padded version of the answer over training, one line per mode.",
                    name="agg_share")
@@ -176,7 +178,7 @@ def group_panel() -> None:
         page.chart(fit_width(charts.layer(
             charts.lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
                          x_title="training step", y_title="tokens"),
-            title="Mean answer length", subtitle="Σ π·|o| over all the answers", height=charts.HEIGHT)),
+            title="Mean answer length", subtitle=wrap("Σ π·|o| over all the answers"), height=charts.HEIGHT)),
                    curves, alt_text="Mean answer length over training, one line per mode.", name="agg_length")
     share = {m: r.long_share[-1] for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)}
     verb = "wrong" if adv[i] < 0 else "right" if adv[i] > 0 else "neither right nor wrong"
@@ -207,7 +209,7 @@ def difficulty_panel() -> None:
         page.chart(fit_width(charts.layer(
             charts.lines(df, x="answers right", y="advantage of a right answer", series="method", colors=ADV_COLORS,
                          points=True, x_title="answers right out of G", y_title="advantage"),
-            title="Advantage of a right answer", subtitle=f"a prompt with G = {g} answers scored 1 (right) or 0",
+            title="Advantage of a right answer", subtitle=wrap(f"a prompt with G = {g} answers scored 1 (right) or 0"),
             height=charts.HEIGHT)),
                    df, alt_text="Advantage of a right answer against how many of the group are right, for GRPO "
                                 "and Dr. GRPO.", name="agg_difficulty")
@@ -216,7 +218,7 @@ def difficulty_panel() -> None:
             charts.lines(df, x="answers right", y="multiplier", series="method", colors=ADV_COLORS, points=True,
                          x_title="answers right out of G", y_title="multiplier"),
             title="What each prompt's push is multiplied by",
-            subtitle="against plain centring R − mean (GRPO: 1/std)", height=charts.HEIGHT)),
+            subtitle=wrap("against plain centring R − mean (GRPO: 1/std)"), height=charts.HEIGHT)),
                    df, alt_text="The factor GRPO multiplies a prompt's centred scores by, against how many answers "
                                 "are right; 1 for Dr. GRPO.", name="agg_scale")
     gr, dr = curves["grpo"], curves["dr_grpo"]

@@ -9,13 +9,14 @@ from rlcore import clips
 from ui import charts, inputs, page
 from ui.charts import answer_labels, fit_width, grouped_bars
 from ui.colors import ACCENT, method_colors
-from ui.format import esc, fmt, fmt_list
+from ui.format import esc, fmt, fmt_list, wrap
 
 NAMES = {"ppo": "PPO, symmetric ε", "clip-higher": "clip-higher (DAPO)", "cispo": "CISPO", "gspo": "GSPO"}
 METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gspo"}  # whose colour each clip takes
 COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup(
@@ -106,7 +107,7 @@ def batch_panel() -> None:
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient weight", group="method", colors=COLORS,
                                 title="What each method still pushes, answer by answer",
-                                subtitle="weight on ∇log π of the first token; 0 where the clip stopped it",
+                                subtitle=wrap("weight on ∇log π of the first token; 0 where the clip stopped it"),
                                 x_title="sampled answer (first token #)", y_title="gradient weight",
                                 tooltips=("advantage", "token ratio ρ", "answer ratio s"))),
                    rows, alt_text="For each sampled answer, the gradient weight its first token keeps under PPO, "
@@ -117,8 +118,9 @@ def batch_panel() -> None:
         page.chart(charts.layer(
             charts.points_chart(points, x="token ratio ρ", y="advantage", color="first token", tokens=tokens,
                                 x_type="Q", title="Each answer's ratio and advantage",
-                                subtitle=f"dashed: {fmt(1 - eps_low)}, {fmt(1 + eps_low)} and {fmt(1 + eps_high)}; PPO "
-                                         "drops a point right of 1 + ε above 0, or left of 1 − ε below 0",
+                                subtitle=wrap(f"dashed: {fmt(1 - eps_low)}, {fmt(1 + eps_low)} and "
+                                              f"{fmt(1 + eps_high)}; PPO drops a point right of 1 + ε above 0, "
+                                              "or left of 1 − ε below 0"),
                                 x_title="ratio ρ = π / π_old of its first token", y_title="advantage", height=280),
             charts.rules(bounds, at="at", label="label", axis="x", color=ACCENT)),
             points, alt_text="One point per sampled answer: the ratio of its first token against its advantage, "
@@ -153,6 +155,32 @@ def explain(b, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> 
         f"moved, so s = ρ^(1/|o|) with |o| = {lengths} tokens: s ranges over "
         f"{fmt(b.seq_ratio.min(), 4)} to {fmt(b.seq_ratio.max(), 4)}, much closer to 1 than ρ. That is why its "
         f"range is so narrow (ε_high = {fmt(gspo_high, 4)}); every token of an answer shares its fate.")
+    worked_numbers(b, eps_low, eps_high)
+
+
+def worked_numbers(b, eps_low: float, eps_high: float) -> None:
+    """GSPO's mean over an answer whose every token moved, and CISPO's weight at a ratio the learner picks."""
+    st.markdown("**Worked numbers**")
+    live = np.flatnonzero(b.p_old > 0)
+    rho = page.run(rlcore.importance_ratio, b.p_new[live], b.p_old[live])
+    s = page.run(rlcore.sequence_ratio, [np.log(b.p_new[live])], [np.log(b.p_old[live])], [np.ones(live.size)])[0]
+    moved = ", ".join(f"{esc(tokens[i])} {fmt(r, 3)}" for i, r in zip(live, rho, strict=True))
+    left, right = st.columns(2, gap="large")
+    left.markdown(
+        f"**GSPO, several tokens moved.** Take an answer that writes each of the {live.size} tokens once, so every "
+        f"one of its tokens moved in this step: their ratios are {moved}. GSPO's ratio for the whole answer is "
+        f"their geometric mean, s = (ρ₁·…·ρ{str(live.size).translate(SUBSCRIPTS)})^(1/{live.size}) = "
+        f"**{fmt(s, 4)}**: one number between the "
+        "smallest and the largest ρ, shared by every token, and it is s that GSPO clips.")
+    r = inputs.number("CISPO: a token's ratio ρ", 0.0, 3.0, 1.3, step=0.05, key="cispo_rho", where=right)
+    w = page.run(rlcore.gradient_weights, [r], 1.0, "cispo", eps_low, eps_high)[0]
+    cap = (f"the upper cap 1 + ε_high = {fmt(1 + eps_high)} applies" if w < r
+           else f"the lower cap 1 − ε_low = {fmt(1 - eps_low)} applies" if w > r
+           else f"no cap applies: ρ lies inside [{fmt(1 - eps_low)}, {fmt(1 + eps_high)}]")
+    right.markdown(
+        f"**CISPO at ρ = {fmt(r)}** with ε_low = {fmt(eps_low)} and ε_high = {fmt(eps_high)}: {cap}, so the token's "
+        f"gradient is weighted **{fmt(w, 3)}** × its advantage, whatever the advantage's sign (PPO's weight, for a "
+        f"positive advantage: {fmt(page.run(rlcore.gradient_weights, [r], 1.0, 'ppo', eps_low, eps_high)[0], 3)}).")
 
 
 def rare_section(eps_low: float, eps_high: float) -> None:
@@ -183,9 +211,10 @@ def rare_section(eps_low: float, eps_high: float) -> None:
         charts.lines(curve, x="π_old", y="largest rise", series="clip", colors=clip_colors, legend_title="clip",
                      x_title="π_old of the token", y_title="largest rise in probability"),
         charts.labelled_points(marks, x="π_old", y="largest rise", series="clip", label="label", colors=clip_colors,
+                               beside=True,  # under the curves: the clip-higher line runs just above the points
                                x_title="π_old of the token", y_title="largest rise in probability"),
         title="How much probability one batch can add to a token",
-        subtitle="points: the scenario's tokens and yours, under the symmetric clip", height=charts.HEIGHT)),
+        subtitle=wrap("points: the scenario's tokens and yours, under the symmetric clip"), height=charts.HEIGHT)),
         curve, alt_text="The largest rise in probability one batch allows, against the token's old probability, "
                         "for the symmetric clip and for clip-higher.", name="clip_reach")
     st.markdown(

@@ -6,10 +6,10 @@ import streamlit as st
 
 import rlcore
 from rlcore import clips, length, recipes
-from ui import inputs, page
+from ui import inputs, nav, page
 from ui.charts import answer_labels, fit_width, grouped_bars
 from ui.colors import method_colors
-from ui.format import esc, fmt, fmt_list
+from ui.format import esc, fmt, fmt_list, wrap
 
 LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
           "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
@@ -29,7 +29,78 @@ page.why(
     "keep learning. A switch a paper does not fix is left free in the table below.")
 
 
+# the map of the family: why a recipe flips a switch away from GRPO's value, and the page that shows it happen
+WHY = {
+    ("baseline", "none"): "no baseline: every sampled answer is pushed up, the better ones harder",
+    ("baseline", "batch mean"): "one baseline for the whole batch instead of one per prompt",
+    ("baseline", "leave-one-out"): "an answer's own score never sits in its own baseline",
+    ("scale", "none"): "prompts whose answers score alike are not blown up by a tiny std",
+    ("scale", "batch std"): "one scale for the batch, so prompts keep their relative sizes",
+    ("aggregation", "token-mean"): "every token weighs the same, so a long wrong answer is not let off lightly",
+    ("aggregation", "seq-mean-token-sum"): "every token of an answer counts in full, whatever its length",
+    ("aggregation", "seq-mean-token-sum-norm"): "one fixed length divides every answer, so length tilts nothing",
+    ("aggregation", "seq-mean-token-mean"): "each answer counts the same, whatever its length",
+    ("ratio", "none"): "one on-policy step per batch: nothing to correct, nothing to clip",
+    ("ratio", "sequence"): "one ratio per answer, as the score is given per answer; steadier on long answers",
+    ("ratio", "token"): "one ratio per token",
+    ("clip", "none"): "no clip: one step per batch cannot drift far",
+    ("clip", "clip-higher"): "rare tokens get more room to rise, which slows the entropy's collapse",
+    ("clip", "cispo"): "no token loses its gradient; only its weight is capped",
+    ("clip", "symmetric"): "PPO's clip, the same on both sides",
+    ("kl", "none"): "no pull back to the reference: reasoning training lets the policy move far",
+    ("kl", "in reward"): "the penalty enters each token's reward, before the advantages",
+    ("kl", "in loss"): "the penalty is a term of its own in the loss",
+    ("dynamic_sampling", True): "groups whose answers all scored alike teach nothing: they are drawn again",
+    ("dynamic_sampling", False): "every group is trained on",
+}
+TAUGHT_ON = {"baseline": "pages/4_Baseline_and_variance.py", "scale": "pages/9_Training_lab.py",
+             "aggregation": "pages/10_Length_and_aggregation.py", "ratio": "pages/11_Clips_after_PPO.py",
+             "clip": "pages/11_Clips_after_PPO.py", "kl": "pages/13_KL_gradients.py",
+             "dynamic_sampling": "pages/9_Training_lab.py"}
+
+
+def page_link(path: str) -> str:
+    """A markdown link to a page of the map, relative to this one (so it also works under a path prefix)."""
+    return f"[{nav.info(path).title}]({nav.url_path(path)})"
+
+
+def family_map() -> None:
+    """The GRPO family on one screen: each named recipe, the switches it flips away from GRPO's, why, and where
+    to see each one (all read from ``rlcore.recipes``)."""
+    base = recipes.recipe(recipes.REFERENCE)
+    lines = [f"**{base.name}** is the base: " + "; ".join(f"{switch_name(k)} {in_words(v)}"
+                                                          for k, v in base.switches.items()) + ".", ""]
+    for r in recipes.RECIPES:
+        if r.name == base.name:
+            continue
+        lines.append(f"- **{r.name}** changes:")
+        lines += [f"    - {switch_name(k)}: **{in_words(this)}**, {WHY[k, this]} ({page_link(TAUGHT_ON[k])})"
+                  for k, this, _ in recipes.differences(recipes.recipe_switches(r.name))]
+    st.markdown("\n".join(lines))
+    st.caption("A switch a paper leaves open is taken as GRPO's here. Choose a recipe above (Views) to set its "
+               "switches and compare it with GRPO on the running example.")
+
+
+def switch_name(key: str) -> str:
+    """A switch's label inside a sentence ("divide by a std", "KL penalty")."""
+    label = LABELS[key]
+    return label if label.startswith("KL") else label.lower()
+
+
+def in_words(value) -> str:
+    """A switch value inside a sentence: on / off for dynamic sampling."""
+    return "on" if value is True else "off" if value is False else str(value)
+
+
+def shown(value) -> str:
+    """A switch value in words: ✓ / — for on and off."""
+    return "✓" if value is True else "—" if value is False else str(value)
+
+
 GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
+with st.expander("The GRPO family on one screen: what each recipe changes, why, and where to see it",
+                 icon=":material/account_tree:"):
+    family_map()
 page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
@@ -101,7 +172,7 @@ def composer() -> None:
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
                                           title="Weight of one token of each answer",
-                                          subtitle=f"this recipe ({switches['aggregation']}) against GRPO",
+                                          subtitle=wrap(f"this recipe ({switches['aggregation']}) against GRPO"),
                                           x_title="sampled answer (first token #)", y_title="weight of each token",
                                           tooltips=("tokens", "score"), digits=4)),
                    rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
@@ -109,8 +180,8 @@ def composer() -> None:
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
                                           title=f"Gradient left after a step of η = {fmt(step)}",
-                                          subtitle=f"share of ratio × advantage; ratio: {switches['ratio']}, clip: "
-                                                   f"{switches['clip']}; 0: stopped, 1: untouched",
+                                          subtitle=wrap(f"share of ratio × advantage; ratio: {switches['ratio']}, "
+                                                        f"clip: {switches['clip']}; 0: stopped, 1: untouched"),
                                           x_title="sampled answer (first token #)", y_title="share kept",
                                           tooltips=("tokens", "score"))),
                    rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
@@ -119,7 +190,7 @@ def composer() -> None:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
                                       title="Advantage of each answer",
-                                      subtitle=f"baseline: {switches['baseline']}; scale: {switches['scale']}",
+                                      subtitle=wrap(f"baseline: {switches['baseline']}; scale: {switches['scale']}"),
                                       x_title="sampled answer (first token #)", y_title="advantage",
                                       tooltips=("tokens", "score"))),
                rows, alt_text="Each sampled answer's advantage under these switches and under GRPO.",
@@ -165,9 +236,15 @@ def explain(switches, batch, mine, grpo, informative, step) -> None:
 composer()
 
 with st.expander("The recipe table: which switch values define each recipe"):
-    st.dataframe(pd.DataFrame([{"recipe": r.name, **{LABELS[k]: str(r.switches.get(k, "any"))
-                                                     for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
-                               for r in recipes.RECIPES]), hide_index=True, width="stretch")
+    # the recipe's name pinned and wide enough for "REINFORCE with a baseline"; the switches scroll beside it on a
+    # phone (the map above says the same in words, one recipe a line)
+    table = pd.DataFrame([{"recipe": r.name, **{LABELS[k]: shown(r.switches[k]) if k in r.switches else "any"
+                                                for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
+                          for r in recipes.RECIPES])
+    st.dataframe(table, hide_index=True, width="stretch", row_height=35,
+                 column_config={"recipe": st.column_config.TextColumn(pinned=True, width="medium"),
+                                **{LABELS[k]: st.column_config.TextColumn(width="medium") for k in recipes.SWITCHES}})
+    st.caption("✓ on, — off, any: the paper leaves it open.")
 
 page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
                recipes.recipe_clip, length.length_push, clips.clip_batch)

@@ -9,7 +9,7 @@ from rlcore.kl_placement import PLACEMENTS, kl_placements
 from ui import charts, inputs, page
 from ui.charts import grouped_hbars
 from ui.colors import method_colors
-from ui.format import esc, fmt, fmt_list
+from ui.format import esc, fmt, fmt_list, wrap
 
 MAX_STEPS = 30
 
@@ -88,7 +88,7 @@ def kl_panel() -> None:
         page.chart(grouped_hbars(df, row="placement", token="token", value="expected gradient",
                                  ref="true gradient", tokens=tokens, row_order=PLACEMENTS,
                                  title=f"Expected gradient per KL placement, step {steps}",
-                                 subtitle="bars: each placement; grey ticks: the true KL(π‖π_ref) gradient",
+                                 subtitle=wrap("bars: each placement; grey ticks: the true KL(π‖π_ref) gradient"),
                                  x_title="gradient with respect to the token's logit",
                                  ref_title="gradient of KL(π‖π_ref)"),
                    df, alt_text="For each of six KL placements, one bar per token showing its expected gradient, "
@@ -149,7 +149,7 @@ def kl_panel() -> None:
                      colors=method_colors([PLACEMENTS[2], PLACEMENTS[4], PLACEMENTS[5]]), legend_title="placement",
                      x_title="training steps away from π_ref", y_title="cosine", y_domain=[-1, 1]),
         title="How well three placements point along the true KL gradient",
-        subtitle="1: same direction; 0: at right angles; −1: pushes π further away", height=380),
+        subtitle=wrap("1: same direction; 0: at right angles; −1: pushes π further away"), height=380),
                curve, alt_text="Cosine between the true reverse-KL gradient and the expected gradient of k3 in "
                                "the loss, k2 in the reward and k3 in the reward, over training steps.",
                name="kl_cosines")

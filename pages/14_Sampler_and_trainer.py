@@ -7,9 +7,9 @@ import streamlit as st
 from rlcore import truncated_is_weights
 from rlcore.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
-from ui.charts import binned_bars
+from ui.charts import binned_bars, fit_width
 from ui.colors import ACCENT, method_colors
-from ui.format import esc, fmt, fmt_list, pct
+from ui.format import esc, fmt, fmt_list, pct, wrap
 
 CAPS = tuple(float(c) for c in np.round(2.0 ** np.arange(0.0, 3.51, 0.25), 2))  # C from 1 to ~11
 DRAWS = 300
@@ -49,7 +49,7 @@ def study(scenario, kind, level, batch, seed):
 
 @st.fragment
 def mismatch_panel() -> None:
-    c1, c2, c3 = st.columns([1, 1, 1], gap="medium")
+    c1, c2, c3 = st.columns([4, 3, 3], gap="medium")  # room for the three choices
     kind = inputs.segmented("What differs at sampling", list(KINDS), "logit noise", key="kind", where=c1)
     key, label, low, high, default, step = KINDS[kind]
     level = inputs.slider(label, low, high, default, step, key=key, where=c2)
@@ -72,8 +72,8 @@ def mismatch_panel() -> None:
     revealed = page.predict(
         f"Over {DRAWS} seeded batches of {batch} tokens, which weighting lands closest to the on-policy update "
         "(smallest bias² + variance)?", options, answer,
-        f"Its total error is {fmt(res.mse[METHODS.index(best[0]), i], 4)}; no correction gives "
-        f"{fmt(res.mse[0, i], 4)} and full weights {fmt(res.mse[3, i], 4)}.",
+        "Total error (bias² + variance) of each choice: "
+        + "; ".join(f"{label_of[m]}: {fmt(res.mse[j, i], 4)}" for j, m in enumerate(METHODS)) + ".",
         key="mm_predict")
 
     left, right = st.columns([3, 2], gap="large")
@@ -86,23 +86,27 @@ def mismatch_panel() -> None:
             part: values.ravel(),
         })
         marker = pd.DataFrame({"at": [cap], "label": [f"C = {fmt(cap)}"]})
-        page.chart(charts.layer(
+        page.chart(fit_width(charts.layer(  # the plot keeps its height; the legend goes below it
             charts.lines(curves, x="cap C", y=part, series="method", colors=method_colors(METHODS), points=True,
                          x_title="cap C (log scale)", y_title=f"{part} (log scale)",
                          log="xy" if np.all(values > 0) else "x"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                          align="right" if i > len(CAPS) * 0.7 else "left"),
             title=f"The update's {part} against the cap C",
-            subtitle=f"{DRAWS} seeded batches; no correction and full weights ignore C", height=330),
+            subtitle=wrap(f"{DRAWS} seeded batches; no correction and full weights ignore C"), height=330)),
             curves, alt_text=f"The {part} of the gradient estimate for each weighting method as the cap grows.",
             name="mismatch_error")
+        untouched = np.flatnonzero(res.above_cap == 0)  # caps no sampled weight exceeds
+        if untouched.size:
+            st.caption(f"From C = {fmt(res.caps[untouched[0]])} up, no sampled weight is above the cap: truncating "
+                       "and masking change nothing there, so their lines meet the full weights' line.")
     with right:
         hist = pd.DataFrame({"from": res.ratio_edges[:-1], "to": res.ratio_edges[1:], "share": res.ratio_shares})
         cap_rule = pd.DataFrame({"at": [res.log2_caps[i]], "label": [f"C = {fmt(cap)}"]})
         page.chart(charts.layer(
             binned_bars(hist, start="from", end="to", value="share",
                         title="Weights ρ = π_train/π_rollout",
-                        subtitle="of the sampled tokens; 0: both engines agree",
+                        subtitle=wrap("of the sampled tokens; 0: both engines agree"),
                         x_title="log₂ ρ (1: twice as likely in training)", y_title="share of sampled tokens",
                         height=330),
             charts.rules(cap_rule, at="at", label="label", axis="x", color=ACCENT)),

@@ -10,7 +10,7 @@ from ui import charts, inputs, page
 from ui import scenario as scenario_panel
 from ui.charts import stacked_shares
 from ui.colors import ACCENT, method_colors
-from ui.format import esc, fmt, fmt_list, pct
+from ui.format import esc, fmt, fmt_list, pct, wrap
 
 PASS_CURVES = ("pass@1, exact", "pass@k, exact", "pass@1, sampled", "pass@k, sampled")  # colours: ui.colors
 
@@ -18,7 +18,7 @@ MAX_STEPS = 60
 MAX_K = 64
 QUESTIONS = 300   # sampled questions for the estimate from answers
 RARE = "Rare branch, sometimes right"
-LOAD_RARE = f"Load the “{RARE}” example: pass@1 up, pass@64 down"  # the button, named again where it is pointed to
+LOAD_RARE = "Load the rare-branch example"  # the button (short enough for a phone), named again where it is pointed to
 
 scenario = page.setup(
     "Policy-gradient training makes the model surer of its favourite answer: its **entropy** falls. "
@@ -40,11 +40,23 @@ page.why(
     "goes up when pass@1 does, so the surprise needs several questions.")
 
 
+BEFORE_RARE = "ent_before_rare"  # the running example (and its preset name) the button replaced, for the way back
+
+
 def load_rare() -> None:
-    """The example where pass@64 falls as pass@1 rises, with the view that shows it."""
+    """The example where pass@64 falls as pass@1 rises, with the view that shows it; the example it replaces is
+    kept for ``restore``."""
+    st.session_state[BEFORE_RARE] = (scenario_panel.current(), st.session_state.get(scenario_panel.PRESET))
     scenario_panel.replace(rlcore.PRESETS[RARE])
     st.session_state[scenario_panel.PRESET] = RARE
     inputs.set_view({"steps": 30, "k": MAX_K, "threshold": 8.0})
+
+
+def restore() -> None:
+    """Back to the running example the button replaced."""
+    previous, preset = st.session_state.pop(BEFORE_RARE)
+    scenario_panel.replace(previous)
+    st.session_state[scenario_panel.PRESET] = preset
 
 
 page.presets({
@@ -52,7 +64,16 @@ page.presets({
     "After 20 steps": {"steps": 20},
     "pass@1 against pass@64": {"k": MAX_K},
 })
-st.button(LOAD_RARE, on_click=load_rare)
+load_col, back_col = st.columns([3, 2], vertical_alignment="center")
+if scenario == rlcore.PRESETS[RARE] and BEFORE_RARE in st.session_state:
+    before = st.session_state[BEFORE_RARE][0]
+    load_col.caption(f"The running example is now “{RARE}” on every page, not only here (see the sidebar); the "
+                     f"button brings back yours ({esc(', '.join(before.tokens))}).")
+    back_col.button("Back to your example", on_click=restore, icon=":material/undo:", key="ent_restore")
+else:
+    load_col.button(LOAD_RARE, on_click=load_rare, key="ent_load_rare")
+    back_col.caption(f"“{RARE}”: pass@1 rises while pass@64 falls. It replaces the running example on every "
+                     "page, not only here; a button here then brings yours back.")
 
 
 @page.cached(32)
@@ -105,7 +126,8 @@ def collapse_panel() -> None:
                          x_title="k, answers sampled per question", y_title="pass@k"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                          align="right" if k > MAX_K * 0.8 else "left"),
-            title="pass@k against k", subtitle="averaged over the questions; the dashed line is your k", height=330),
+            title="pass@k against k", subtitle=wrap("averaged over the questions; the dashed line is your k"),
+            height=330),
             curve, alt_text="pass@k for k from 1 to 64, before training and after the chosen number of steps.",
             name="pass_at_k")
     with right:
@@ -119,7 +141,7 @@ def collapse_panel() -> None:
                          colors=method_colors(["measured", "predicted"]), points=steps <= 30,
                          x_title="training step", y_title="entropy H(π), nats"),
             title="Entropy of π along training",
-            subtitle="predicted: H before each step + its first-order ΔH = −Cov(log π, Δz)", height=330),
+            subtitle=wrap("predicted: H before each step + its first-order ΔH = −Cov(log π, Δz)"), height=330),
                    ent, alt_text="Entropy of the policy at each training step, measured and predicted to first "
                                  "order from the step before.", name="entropy")
 
@@ -151,7 +173,7 @@ def collapse_panel() -> None:
         })
         page.chart(stacked_shares(drive, x="training step", token="token", value="share of ΔH", tokens=tokens,
                                   title="Each token's part of the predicted entropy change, step by step",
-                                  subtitle="−π_a (log π_a − E log π)(Δz_a − E Δz); below zero lowers the entropy",
+                                  subtitle=wrap("−π_a (log π_a − E log π)(Δz_a − E Δz); below zero lowers the entropy"),
                                   x_title="training step", y_title="part of ΔH (nats)", height=360),
                    drive, alt_text="Stacked bars: each token's term of the first-order entropy change at each step.",
                    name="entropy_drivers")
@@ -177,7 +199,7 @@ def collapse_panel() -> None:
         charts.lines(over, x="training step", y="value", series="curve", colors=method_colors(PASS_CURVES),
                      legend_title="curve", x_title="training step", y_title="chance", y_domain=[0, 1]),
         title=f"pass@1 and pass@k (k = {k}) over {MAX_STEPS} training steps",
-        subtitle=f"sampled: {QUESTIONS} questions, {answers} answers each, Codex's unbiased estimator (seeded)",
+        subtitle=wrap(f"sampled: {QUESTIONS} questions, {answers} answers each, Codex's unbiased estimator (seeded)"),
         height=360),
                over, alt_text=f"pass@1 and pass@{k} at every training step, exact and estimated from sampled answers.",
                name="pass_over_training")

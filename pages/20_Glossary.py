@@ -25,12 +25,10 @@ for t in shown:
     st.subheader(t.name, anchor=t.anchor)
     st.markdown(t.text)
     symbols = [a for a in t.aliases if a.lower() not in t.name.lower()]
-    notes = []
     if symbols:
-        notes.append("also: " + ", ".join(symbols))
-    if t.page:
-        notes.append(f"explored on “{nav.info(t.page).title}”")
-    if notes:
-        st.caption("; ".join(notes))
+        st.caption("also: " + ", ".join(symbols))
+    if t.page:  # a link to the page that teaches it
+        where = nav.info(t.page)
+        nav._link(st, where, f"Explored on “{where.title}”", where.icon)
 
 page.end()

@@ -8,7 +8,7 @@ import rlcore
 from ui import charts, inputs, page, play, prep
 from ui.bundles import LabBands
 from ui.colors import ALGORITHM_COLORS
-from ui.format import esc, fmt, pct
+from ui.format import esc, fmt, pct, wrap
 
 scenario = page.setup(
     "Run the whole loop for many steps: which algorithm raises the judge's score fastest, and which one learns to "
@@ -78,9 +78,20 @@ def cached_view(key, view: str, _build) -> pd.DataFrame:
     return _build()
 
 
-def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, flattery: bool) -> bool:
-    """Predict first, from the runs themselves: which algorithm ends highest (one algorithm: how much it flatters,
-    or which first token it favours)."""
+def ask(results: dict, names: list[str], tree, tokens, steps: int, beta: float, flattery: bool, length: int) -> bool:
+    """Predict first, from the runs themselves: which algorithm ends highest, or with length tokens on, which one
+    ends with the longest answers (one algorithm: how much it flatters, or which first token it favours)."""
+    if len(names) > 1 and length:
+        final = {n: results[n].length.median[-1] for n in names}
+        answer = max(final, key=final.get)
+        lengths = ", ".join(f"{n} {fmt(v, 2)}" for n, v in sorted(final.items(), key=lambda kv: -kv[1]))
+        return page.predict(
+            f"The judge ignores length. After {steps} steps with up to {length} length tokens, which of the chosen "
+            "algorithms writes the longest answers?", names, answer,
+            f"Median mean answer length after the last step, in tokens: {lengths}. How each one weighs the tokens "
+            "of long and short answers decides it (see below).",
+            key="predict_lab",
+        )
     if len(names) > 1:
         final = {n: results[n].score.median[-1] for n in names}
         answer = max(final, key=final.get)
@@ -212,6 +223,7 @@ def lab_panel(timed: bool) -> None:
     names = list(results)
     seeds_word = "seed" if n_seeds == 1 else "seeds"
     band_note = f"median of {n_seeds} {seeds_word}; the band spans the lowest to the highest"
+    band_lines = wrap(band_note)  # a subtitle that fits a phone
     start_score = next(iter(results.values())).score.median[0]
     # At most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm).
     keep = prep.thin_steps(steps + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
@@ -236,16 +248,27 @@ def lab_panel(timed: bool) -> None:
 
     # ---------------------------------------------------------------- the question, the step control
     with question:
-        revealed = ask(results, names, tree, tokens, steps, beta, flattery)
+        revealed = ask(results, names, tree, tokens, steps, beta, flattery, length)
+    if not revealed:  # no empty frames: one note of what the answer opens, then the start state below
+        with main:
+            panels = ["the mean judge score of each run", "what each algorithm does over time (KL to the reference"
+                      + (", flattery" if flattery else "") + ", clipped tokens, PPO's critic)",
+                      "the probability of each first token", "answer length, entropy and pass@k",
+                      "the loss, the gradient and the dead groups, step by step"]
+            st.info(f"Answer the question above (or press “Just show me”) to see {steps} steps of "
+                    f"{', '.join(names)}: " + "; ".join(panels) + ". Then Play shows the runs train, frame by frame.",
+                    icon=":material/science:")
     # the share of the run shown, not a step number: it stays at the end when the number of steps changes, and a
     # link or a view never holds a step the run does not have
     play.tick(PLAY, timed, "progress", 100, FRAME)
-    progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
-                                 help="How much of the training the charts show, from the start (0%, before any "
-                                      "update) to the last step; Play shows it frame by frame, Step one frame more"))
-    play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], enabled=revealed, by=FRAME)
-    step = steps * progress // 100
-    shown = step if revealed else 0  # before the answer, only the start
+    progress = 100
+    if revealed:  # before the answer there is nothing to play
+        progress = int(inputs.slider("Run shown (%)", 0, 100, 100, FRAME, key="progress", where=player[0],
+                                     help="How much of the training the charts show, from the start (0%, before "
+                                          "any update) to the last step; Play shows it frame by frame, Step one "
+                                          "frame more"))
+        play.controls(PLAY, timed, "progress", 100, progress, where=player[1:], by=FRAME)
+    shown = steps * progress // 100
     x_domain = [0, steps]
 
     def upto(df: pd.DataFrame) -> pd.DataFrame:
@@ -261,21 +284,20 @@ def lab_panel(timed: bool) -> None:
                              independent_y=independent_y)
 
     # ---------------------------------------------------------------- the main chart
-    with main:
-        def score_view():
-            return band_frame("score").assign(quantity="mean judge score (0–10)")
+    if revealed:
+        with main:
+            def score_view():
+                return band_frame("score").assign(quantity="mean judge score (0–10)")
 
-        df = cached_view(VIEW_KEY, "score", score_view)
-        lo, hi = float(df["lowest"].min()), float(df["highest"].max())
-        df = upto(df)
-        ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
-                    title="Mean judge score over training", subtitle=band_note, y_title="mean judge score (0–10)",
-                    legend_title="algorithm",
-                    colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
-        page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
-                                          f"{', '.join(names)}", name="lab_score", width="stretch")
-        if not revealed:
-            st.caption("Answer the question above to see the runs, then press Play to watch them train.")
+            df = cached_view(VIEW_KEY, "score", score_view)
+            lo, hi = float(df["lowest"].min()), float(df["highest"].max())
+            df = upto(df)
+            ch = facets(df, series="algorithm", facet="quantity", facet_order=["mean judge score (0–10)"],
+                        title="Mean judge score over training", subtitle=band_lines, y_title="mean judge score (0–10)",
+                        legend_title="algorithm",
+                        colors=algo_colors, height=230, y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)])
+            page.chart(ch, df, alt_text=f"Mean judge score per training step, up to step {shown} of {steps}, for "
+                                              f"{', '.join(names)}", name="lab_score", width="stretch")
 
     # ---------------------------------------------------------------- numbers at the step shown
     if revealed:
@@ -312,11 +334,11 @@ def lab_panel(timed: bool) -> None:
         st.markdown(f"The flattering branch is off: each answer is one first-token choice. Every run starts from the "
                     f"reference, where the mean judge score is {fmt(start_score)}.")
 
+    if not revealed:
+        return
+
     # ---------------------------------------------------------------- curves
     st.subheader("Training curves")
-    if not revealed:
-        st.caption("The charts below show only the start of the runs (step 0) until the question at the top is "
-                   "answered; then they fill in up to the step shown.")
     ppo_name = rlcore.ALGORITHM_NAMES["ppo"]
     clipped_names = [n for n in names if configs[n].clipped]
 
@@ -336,7 +358,7 @@ def lab_panel(timed: bool) -> None:
     full = cached_view(VIEW_KEY, "curves", curves_view)
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
-                title="What each algorithm does over time", subtitle=band_note, y_title="", legend_title="algorithm",
+                title="What each algorithm does over time", subtitle=band_lines, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"One panel per quantity ({', '.join(dict.fromkeys(df['quantity']))}), per training "
                                 f"step, for {', '.join(names)}", name="lab_curves", width="stretch")
@@ -360,7 +382,7 @@ def lab_panel(timed: bool) -> None:
 
     df = upto(cached_view(VIEW_KEY, "first_token", first_token_view))
     ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
-                title="Probability of each first token", subtitle=band_note, y_title="π(token)",
+                title="Probability of each first token", subtitle=band_lines, y_title="π(token)",
                 legend_title="first token", independent_y=False, y_domain=[0, 1])
     page.chart(ch, df, alt_text="Probability of each first token per training step, one panel per algorithm",
                name="lab_first_token", width="stretch")
@@ -388,7 +410,7 @@ def lab_panel(timed: bool) -> None:
     full = cached_view((VIEW_KEY, k), "health", health_view)
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
-                title="Answer length, entropy and pass@k", subtitle=band_note, y_title="", legend_title="algorithm",
+                title="Answer length, entropy and pass@k", subtitle=band_lines, y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text=f"Mean answer length, entropy of the first token, pass@1 and pass@{k} per training "
                                 f"step, for {', '.join(names)}", name="lab_health", width="stretch")
@@ -407,7 +429,7 @@ def lab_panel(timed: bool) -> None:
 
         df = upto(cached_view(VIEW_KEY, "length", length_view))
         ch = facets(df, series="token", facet="algorithm", facet_order=names, tokens=tokens,
-                    title="Mean answer length after each first token", subtitle=band_note,
+                    title="Mean answer length after each first token", subtitle=band_lines,
                     y_title="tokens per answer", legend_title="first token", independent_y=False)
         page.chart(ch, df, alt_text="Mean answer length after each first token per training step, one panel per "
                                     "algorithm", name="lab_length", width="stretch")
@@ -478,7 +500,7 @@ def lab_panel(timed: bool) -> None:
     panels, df = list(dict.fromkeys(full["quantity"])), upto(full)
     ch = facets(df, series="algorithm", facet="quantity", facet_order=panels,
                 title="Loss, gradient and dead groups, step by step",
-                subtitle=f"{band_note} (dead groups: share over all seeds)", y_title="", legend_title="algorithm",
+                subtitle=wrap(f"{band_note} (dead groups: share over all seeds)"), y_title="", legend_title="algorithm",
                 colors=algo_colors)
     page.chart(ch, df, alt_text="Loss and gradient norm at the first epoch of each step, and the share of dead groups",
                name="lab_questions", width="stretch")

@@ -296,14 +296,17 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
 
 @recipe(live=("x_title", "y_title", "colors"))
 def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
-                    y_title: str, tokens=None, size: int = 120, colors: dict | None = None) -> alt.Chart:
-    """A few marked points with a short text label above each, to layer on a curve (no title of its own)."""
+                    y_title: str, tokens=None, size: int = 120, colors: dict | None = None,
+                    beside: bool = False) -> alt.Chart:
+    """A few marked points with a short text label above each, to layer on a curve (no title of its own);
+    ``beside``: the label to the lower right of its point instead, clear of a curve that runs above the points."""
     base = _by_position(alt.Chart(df), series, tokens).encode(
         x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
         color=_color(series, tokens, colors, None),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
-                     base.mark_text(dy=-14, fontSize=12, fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
+                     base.mark_text(**({"dx": 9, "dy": 9, "align": "left"} if beside else {"dy": -14}), fontSize=12,
+                                    fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
 
 
 @recipe

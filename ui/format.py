@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 import unicodedata
 from decimal import Decimal
 
@@ -164,3 +165,15 @@ def axis_labels(words) -> list[str]:
         out.append(w + ZERO_WIDTH * seen.get(w, 0))
         seen[w] = seen.get(w, 0) + 1
     return out
+
+
+SUBTITLE_CHARS = 46  # a line of a chart's subtitle that fits a phone's chart (about 350 px) and half a laptop's
+
+
+def wrap(text: str, width: int = SUBTITLE_CHARS) -> list[str]:
+    """A chart subtitle as lines short enough to fit: Vega-Lite cuts a long title off instead of wrapping it.
+
+    >>> wrap("dashed: 0.8, 1.2 and 1.28; PPO drops a point right of 1 + ε above 0")
+    ['dashed: 0.8, 1.2 and 1.28; PPO drops a point', 'right of 1 + ε above 0']
+    """
+    return textwrap.wrap(text, width) or [""]

@@ -48,7 +48,7 @@ TERMS = (
          "takes γ = 1.", "pages/2_Reward_and_return.py"),
     Term("pass-at-k", "pass@k", ("pass@k",),
          "The chance that at least one of k sampled answers is correct: 1 − (1 − p)ᵏ when each answer is "
-         "correct with chance p, independently.", "pages/7_Exploration.py"),
+         "correct with chance p, independently.", "pages/15_Entropy_and_pass_at_k.py"),
     # --- values and credit -----------------------------------------------------------------------------------------
     Term("value", "Value V", ("V", "value"),
          "The return the model can expect from a state before it picks the next token, averaged over what the "
@@ -86,12 +86,13 @@ TERMS = (
     Term("elementwise", "Element-wise product ⊙", ("⊙",),
          "Multiply two vectors entry by entry: (a ⊙ b)ᵢ = aᵢ·bᵢ. So π ⊙ A is each token's probability times its "
          "advantage.", "pages/4_Baseline_and_variance.py"),
-    Term("reinforce", "REINFORCE", ("REINFORCE",),
+    Term("reinforce", "REINFORCE", ("REINFORCE", "REINFORCE + running mean", "REINFORCE with a baseline"),
          "The plain policy-gradient method: raise log π of each sampled answer's tokens in proportion to its score, "
          "usually after subtracting a baseline.", "pages/9_Training_lab.py"),
-    Term("importance-sampling", "Importance sampling", ("importance sampling", "IS"),
+    Term("importance-sampling", "Importance sampling", ("importance sampling", "IS", "full weights", "no correction"),
          "Estimating an average under one distribution from samples drawn under another, by weighting each sample "
-         "with the ratio of its two probabilities. PPO's ρ is such a weight.", "pages/8_Ratio_and_clipping.py"),
+         "with the ratio of its two probabilities (PPO's ρ is such a weight); with no correction the update aims "
+         "at the sampler's distribution.", "pages/14_Sampler_and_trainer.py"),
     Term("ppo-ratio", "PPO ratio ρ", ("ρ", "rho", "ratio"),
          "ρ = π(token) / π_old(token): how much more or less likely the policy being updated makes a token than "
          "the policy that sampled it. It starts at 1.", "pages/8_Ratio_and_clipping.py"),
@@ -103,7 +104,36 @@ TERMS = (
          "1 + ε)·A), several epochs per batch, and a critic for the advantages.", "pages/8_Ratio_and_clipping.py"),
     Term("token-mean", "Token-mean", ("token-mean", "token mean"),
          "Averaging the loss over every token in the batch at once, instead of per answer first, so a long answer "
-         "weighs more than a short one.", "pages/9_Training_lab.py"),
+         "weighs more than a short one (DAPO, CISPO).", "pages/10_Length_and_aggregation.py"),
+    Term("seq-mean-token-mean", "Seq-mean-token-mean", ("seq-mean-token-mean",),
+         "Average each answer's token losses first, then average the answers: every answer counts the same, so a "
+         "token of a long answer weighs less than a token of a short one (GRPO).",
+         "pages/10_Length_and_aggregation.py"),
+    Term("seq-mean-token-sum", "Seq-mean-token-sum", ("seq-mean-token-sum",),
+         "Add up each answer's token losses, then average the answers: every token weighs the same within a group, "
+         "but the loss grows with the answers' length.", "pages/10_Length_and_aggregation.py"),
+    Term("seq-mean-token-sum-norm", "Seq-mean-token-sum-norm", ("seq-mean-token-sum-norm", "token-sum-norm"),
+         "Seq-mean-token-sum divided by one fixed length for every answer instead of each answer's own, so no "
+         "answer's length changes its tokens' weight (Dr. GRPO).", "pages/10_Length_and_aggregation.py"),
+    Term("clip-higher", "Clip-higher ε_high", ("clip-higher", "ε_high", "eps_high"),
+         "DAPO's asymmetric clip: the ratio may rise to 1 + ε_high (0.28) before a token stops pulling, more than "
+         "the 1 − ε it may fall, so rare tokens can gain probability faster.", "pages/11_Clips_after_PPO.py"),
+    Term("dynamic-sampling", "Dynamic sampling", ("dynamic sampling",),
+         "DAPO's rule for groups whose answers all got the same score: their advantages are all 0, so they are "
+         "dropped and new groups are sampled until the batch is full of groups that teach.",
+         "pages/12_Recipe_composer.py"),
+    Term("truncated-is", "Truncated importance sampling", ("truncated importance sampling", "TIS", "truncate"),
+         "Weighting each token by min(ρ, C), ρ being how much likelier the trainer makes it than the engine that "
+         "sampled it: every token stays, the rare huge weights are cut down to C (a little bias, much less "
+         "noise).", "pages/14_Sampler_and_trainer.py"),
+    Term("masked-is", "Masked importance sampling", ("masked importance sampling", "MIS", "mask"),
+         "Like truncated importance sampling, but a token whose weight ρ exceeds the cap C is dropped from the "
+         "update altogether instead of being cut down to C.", "pages/14_Sampler_and_trainer.py"),
+    Term("forward-reverse-kl", "Forward and reverse KL", ("forward KL", "reverse KL", "KL(π‖π_ref)",
+                                                          "KL(π_ref‖π)"),
+         "KL is not symmetric. The reverse KL(π‖π_ref) averages over what the policy writes and is what the KL "
+         "penalty means; the forward KL(π_ref‖π) averages over what the reference writes. Their gradients "
+         "differ.", "pages/13_KL_gradients.py"),
     # --- staying close to the reference ----------------------------------------------------------------------------
     Term("reference-policy", "Reference policy π_ref", ("π_ref", "reference"),
          "A frozen copy of the model from before RL training; the KL penalty measures how far the trained policy "
@@ -128,28 +158,31 @@ TERMS = (
          "every token π_ref can.", "pages/8_KL_penalty.py"),
     Term("entropy", "Entropy H", ("H", "entropy"),
          "H(π) = −Σ π · log π, in nats: how spread out the policy's choice is. It is 0 when one token takes all "
-         "the probability and falls as a policy commits.", "pages/7_Exploration.py"),
+         "the probability and falls as a policy commits.", "pages/15_Entropy_and_pass_at_k.py"),
     # --- algorithms built from the group ---------------------------------------------------------------------------
     Term("grpo", "GRPO", ("GRPO",),
          "Group relative policy optimisation: each answer's advantage is its score minus its group's mean, divided "
-         "by the group's standard deviation, given to all its tokens; no critic.", "pages/9_Training_lab.py"),
+         "by the group's standard deviation, given to all its tokens; no critic.", "pages/5_TD_error_and_GAE.py"),
     Term("dr-grpo", "Dr. GRPO", ("Dr. GRPO", "Dr GRPO"),
          "GRPO without the division by the group's standard deviation or by the answer's length, two scalings "
-         "that tilt the update toward some prompts and some answer lengths.", "pages/9_Training_lab.py"),
+         "that tilt the update toward some prompts and some answer lengths.", "pages/10_Length_and_aggregation.py"),
     Term("rloo", "RLOO", ("RLOO", "leave-one-out"),
          "REINFORCE leave-one-out: an answer's baseline is the mean score of the other answers in its group, so "
          "it never includes the answer's own score.", "pages/9_Training_lab.py"),
+    Term("reinforce-plus-plus", "REINFORCE++", ("REINFORCE++",),
+         "REINFORCE with PPO's clipped ratio, the KL as a penalty in each token's reward, and advantages "
+         "normalised by the whole batch's mean and spread instead of each group's.", "pages/12_Recipe_composer.py"),
     Term("dapo", "DAPO", ("DAPO",),
          "A GRPO variant: a higher upper clip bound than lower, a token-mean loss, and batches that drop groups "
-         "whose answers all got the same score (they carry no signal).", None),
+         "whose answers all got the same score (they carry no signal).", "pages/10_Length_and_aggregation.py"),
     Term("gspo", "GSPO", ("GSPO",),
          "Group sequence policy optimisation: one importance ratio per answer (the geometric mean of its tokens' "
-         "ratios), clipped per answer rather than per token.", None),
+         "ratios), clipped per answer rather than per token.", "pages/11_Clips_after_PPO.py"),
     Term("cispo", "CISPO", ("CISPO",),
          "Clips the importance weight itself and treats it as a constant, so a token outside the clip range still "
-         "gets a bounded gradient instead of none.", None),
+         "gets a bounded gradient instead of none.", "pages/11_Clips_after_PPO.py"),
     # --- where the judge comes from --------------------------------------------------------------------------------
-    Term("preference-pair", "Preference pair", ("preference", "comparison", "chosen", "rejected"),
+    Term("preference-pair", "Preference pair", ("preference", "comparison", "comparisons", "chosen", "rejected"),
          "Two answers to the same prompt and which one a rater preferred: the chosen answer y_w and the "
          "rejected one y_l.", "pages/16_Reward_model.py"),
     Term("bradley-terry", "Bradley–Terry model", ("Bradley–Terry", "Bradley-Terry", "BT"),

@@ -234,7 +234,8 @@ def radio(label: str, options: Sequence, default, *, key: str, horizontal: bool 
 
 def multiselect(label: str, options: Sequence, default: list, *, key: str, max_selections: int,
                 help: str | None = None, where=None):
-    """``st.multiselect`` bound to the link (one repeated parameter per chosen option)."""
+    """``st.multiselect`` bound to the link (one repeated parameter per chosen option). Its chips wrap onto more
+    rows where they do not fit (in a column Streamlit would otherwise keep one row and cut the last chip)."""
     options = list(options)
 
     def fits(x) -> bool:
@@ -251,7 +252,7 @@ def multiselect(label: str, options: Sequence, default: list, *, key: str, max_s
 
     return _declare(key, list(default), read=safe_read, fits=fits, text=lambda x: [str(o) for o in x],
                     draw=lambda k: _where(where).multiselect(label, options, key=k, max_selections=max_selections,
-                                                             help=help, persist_state="session"))
+                                                             help=help, persist_state="session", wrap=True))
 
 
 def toggle(label: str, default: bool, *, key: str, help: str | None = None, where=None):

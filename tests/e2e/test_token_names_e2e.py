@@ -41,6 +41,10 @@ def test_charts_draw_with_tokens_named_like_object_properties(server, page, path
     wait_for_run(page, settle_ms=1500)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("toString").count() >= 1, "the page did not adopt the linked scenario"
+    show = page.get_by_role("button", name="Just show me")
+    if show.count() and not page.locator("[data-testid='stVegaLiteChart']").count():  # charts come on the reveal
+        show.first.click()
+        wait_for_run(page, settle_ms=1500)
     charts = page.locator("[data-testid='stVegaLiteChart']")
     for i in range(charts.count()):
         charts.nth(i).scroll_into_view_if_needed()  # every chart drawn, not only those on the first screen

@@ -139,3 +139,27 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
     assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
     assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
     assert numbers(metrics(at)[PPO])[1] == 10, "the page stays revealed"
+
+
+def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
+    at = run_page(PAGE, state={"predict_clip_shown": True})
+    no_exception(at)
+    text = next(m.value for m in at.markdown if m.value.startswith("**GSPO, several tokens moved.**"))
+    # every token of the article's example moved in the step of η = 0.2: s is the geometric mean of their ratios
+    p = rlcore.ARTICLE_SCENARIO.pi
+    rho = stepped(p, rlcore.ARTICLE_SCENARIO.q, 0.2) / p
+    (s,) = numbers(text.split(" = **")[1].split("**")[0])
+    assert s == pytest.approx(np.prod(rho) ** (1 / rho.size), abs=5e-5)
+    assert rho.min() < s < rho.max()
+    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.3**"))
+    # ρ = 1.3 is above 1 + ε_high = 1.28: the upper cap applies, the weight is 1.28 (PPO: 0, past its clip)
+    assert "the upper cap 1 + ε_high = 1.28 applies" in cispo and "**1.28**" in cispo and "lower cap" not in cispo
+    at.slider(key=K("high")).set_value(0.2).run()        # ε = 0.2 on both sides: the cap is 1.2
+    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.3**"))
+    assert "1 + ε_high = 1.2 applies" in cispo and "**1.2**" in cispo
+    at.number_input(key=K("cispo_rho")).set_value(0.5).run()   # below 1 − ε_low = 0.8: the lower cap
+    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 0.5**"))
+    assert "the lower cap 1 − ε_low = 0.8 applies" in cispo and "**0.8**" in cispo
+    at.number_input(key=K("cispo_rho")).set_value(1.1).run()
+    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.1**"))
+    assert "no cap applies" in cispo and "**1.1**" in cispo

@@ -148,3 +148,33 @@ def test_hostile_query_parameters_fall_back(query):
     no_exception(at)
     assert lit(at) == ["GRPO"]
     assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input
+
+
+def test_the_family_map_names_each_change_and_links_its_page():
+    at = run_page(PAGE)
+    no_exception(at)
+    (family,) = [m.value for m in at.markdown if m.value.startswith("**GRPO** is the base")]
+    lines: dict[str, list[str]] = {}
+    for line in family.splitlines():
+        if line.startswith("- **"):
+            name = line.split("**")[1]
+            lines[name] = []
+        elif line.startswith("    - "):
+            lines[name].append(line)
+    assert set(lines) == {r.name for r in recipes.RECIPES} - {"GRPO"}        # every other recipe, a block each
+    # Dr. GRPO (Liu et al.): no std, and the token-sum-norm aggregation; DAPO flips four switches
+    assert [line.split(":")[0].strip("- ") for line in lines["Dr. GRPO"]] == ["divide by a std", "loss aggregation"]
+    assert "**none**" in lines["Dr. GRPO"][0] and "**seq-mean-token-sum-norm**" in lines["Dr. GRPO"][1]
+    assert "(Length_and_aggregation)" in lines["Dr. GRPO"][1]
+    assert len(lines["DAPO"]) == 4 and all("](" in line for line in lines["DAPO"])
+    assert "dynamic sampling: **on**" in lines["DAPO"][-1]
+    assert lines["GSPO"] == [next(x for x in lines["GSPO"] if "importance ratio: **sequence**" in x)]
+    assert "(Clips_after_PPO)" in lines["GSPO"][0]
+    (cispo,) = [line for line in lines["CISPO"] if "clip: **cispo**" in line]
+    assert "(Clips_after_PPO)" in cispo
+    # the recipe table says on/off in signs, never Python's True/False
+    (table,) = [d.value for d in at.dataframe if "recipe" in d.value.columns]
+    assert list(table["recipe"]) == [r.name for r in recipes.RECIPES]
+    cells = set(table.drop(columns=["recipe", "arXiv"]).to_numpy().ravel())
+    assert {"✓", "—"} <= cells and not cells & {"True", "False"}
+    assert table.set_index("recipe").loc["DAPO", "Dynamic sampling"] == "✓"

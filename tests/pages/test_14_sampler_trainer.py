@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from apphelp import (
@@ -125,3 +127,16 @@ def test_equal_scores_give_zero_error_without_breaking():
     at = run_page(PAGE, scenario=flat)
     no_exception(at)
     np.testing.assert_allclose(errors(at)["total error"], 0, atol=1e-15)  # every advantage is 0
+
+
+@pytest.mark.parametrize("pick", [0, 1, 2, 3])
+def test_the_feedback_gives_the_error_of_the_learners_own_choice(pick):
+    at = run_page(PAGE)
+    radio = at.radio(key="mm_predict")
+    choice = radio.options[pick]
+    radio.set_value(choice).run()
+    no_exception(at)
+    (mark,) = [*at.success, *at.warning]
+    table = next(d.value for d in at.dataframe if "total error" in d.value.columns).set_index("method")
+    said = float(re.search(re.escape(choice) + r": (\d+(?:\.\d+)?)[;.]", mark.value.split("each choice: ")[1])[1])
+    assert said == pytest.approx(table.loc[choice, "total error"], abs=5e-5)   # the same error as the table's row

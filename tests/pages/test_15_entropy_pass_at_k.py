@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apphelp import (
+    FOUR_ANSWERS,
     chart_fingerprint,
     chart_frame,
     charts,
@@ -76,6 +77,23 @@ def test_preset_button_loads_the_rare_scenario():
     choose_preset(at, "Before training")
     assert at.slider(key=K("steps")).value == 0
     assert len(charts(at)) == 2                            # still hidden until the learner predicts
+
+
+def test_the_rare_button_says_it_changes_every_page_and_gives_the_example_back():
+    at = run_page(PAGE, scenario=FOUR_ANSWERS)
+    (load,) = [b for b in at.button if b.label.startswith("Load the")]
+    assert any("every page" in c.value for c in at.caption)        # said where the button is, before the click
+    load.click().run()
+    no_exception(at)
+    assert at.session_state["scenario"] == RARE
+    assert any("on every page" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.label.startswith("Load the")]
+    (back,) = [b for b in at.button if b.label.startswith("Back to your example")]
+    assert any("yes, no, maybe, depends" in c.value for c in at.caption)   # it names the example it brings back
+    back.click().run()
+    no_exception(at)
+    assert at.session_state["scenario"] == FOUR_ANSWERS
+    assert [b.label for b in at.button if b.label.startswith("Load the")]
 
 
 @pytest.mark.parametrize("key, value", [("steps", 40), ("k", 3), ("lr", 1.0)])

@@ -211,12 +211,15 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     at = run_page(LAB, inputs={**SMALL, "algos": algos})
     no_exception(at)
     assert at.radio(key="predict_lab").options == algos
-    # before the answer: no number at the end of the runs, the charts only at the start (step 0)
+    # before the answer: no number at the end of the runs, no empty frame and no greyed-out player, one note of
+    # what the answer opens, and the start state (the reference's mean score, 4.306 as worked out above)
     assert not any(m.label == "Mean judge score" for m in at.metric)
     assert "after 40 steps" not in page_text(at)
-    assert all(set(next(iter(c["data"].values()))["step"]) <= {0} for c in charts(at))
-    assert "only the start of the runs (step 0) until the question" in page_text(at)  # the empty frames, said
-    assert at.button(key="lab_play").disabled and at.button(key="lab_step").disabled
+    assert charts(at) == []
+    assert not [b for b in at.button if b.key in ("lab_play", "lab_step")]
+    (note,) = [i.value for i in at.info]
+    assert "see 40 steps of " + ", ".join(algos) in note and "mean judge score" in note
+    assert "mean judge score is 4.31" in page_text(at)
     at.button(key="predict_lab_show").click().run()
     no_exception(at)
     score = chart_data(at, "Mean judge score over training")
@@ -225,7 +228,7 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     best = end.idxmax()                                   # the run that ends highest is the answer
     assert f"The answer is **{best}**" in at.info[0].value
     assert "after 40 steps" in page_text(at)
-    assert "until the question" not in page_text(at)
+    assert not any("Answer the question above" in i.value for i in at.info)
     shown = [float(m.value) for m in at.metric if m.label == "Mean judge score"]
     assert shown == pytest.approx(end[algos].round(2).tolist(), abs=0.005)   # the metrics are the curves' ends
     wrong = next(a for a in algos if a != best)
@@ -389,10 +392,24 @@ def test_a_run_too_large_trains_fewer_seeds_and_says_so():
     # 300 steps × 8 epochs × G 32 × (2 + 4 length tokens) = 460,800 token updates per seed: two seeds fit in
     # rlcore.lab.MAX_TOKEN_UPDATES (1,000,000), three do not
     big = {"algos": ["GRPO"], "steps": 300, "epochs": 8, "G": 32, "len": 4, "seeds": 10}
-    at = run_page(LAB, inputs=big)
+    at = open_lab(inputs=big)
     no_exception(at)
     assert "trains 2 of the 10 seeds" in page_text(at)
     assert "median of 2 seeds" in page_text(at) + str(charts(at)[0]["spec"])
-    small = run_page(LAB, inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten
+    small = open_lab(inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten
     assert "of the 10 seeds" not in page_text(small)
     assert "median of 10 seeds" in str(charts(small)[0]["spec"])
+
+
+def test_length_drift_asks_about_length_not_the_score():
+    at = run_page(LAB, inputs={"seeds": 2})
+    choose_preset(at, "Length drift")
+    question = at.radio(key="predict_lab")
+    asked = next(m.value for m in at.markdown if m.value.startswith("**Predict first.**"))
+    assert "longest answers" in asked and "highest mean judge score" not in asked
+    at.button(key="predict_lab_show").click().run()
+    health = chart_data(at, "Answer length, entropy")
+    length = health[health["quantity"] == "mean answer length (tokens)"]
+    end = length[length["step"] == length["step"].max()].set_index("algorithm")["median"]
+    assert question.options == ["GRPO", "GSPO", "DAPO"]
+    assert f"The answer is **{end.idxmax()}**" in at.info[0].value   # the run whose answers end longest

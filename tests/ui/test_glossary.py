@@ -1,8 +1,12 @@
 """The glossary: every term learners asked about has an entry, symbols find it, and the page lists them."""
 
-import pytest
-from apphelp import GLOSSARY, no_exception, run_page
+import re
 
+import pytest
+from apphelp import ALL_PAGES, GLOSSARY, charts, no_exception, reveal, run_page
+
+import rlcore
+from rlcore import clips, mismatch, recipes
 from ui import glossary, nav
 
 ASKED = ["logit", "softmax", "one-hot", "⊙", "ρ", "nats", "k1", "k2", "k3",
@@ -52,3 +56,111 @@ def test_glossary_page_lists_every_term_with_its_anchor_and_filters():
     assert at.subheader[0].proto.anchor == glossary.TERMS[0].anchor
     at.text_input(key="find").set_value("leave-one-out").run()
     assert [h.value for h in at.subheader] == ["RLOO"]
+
+
+# ---------------------------------------------------------------- what the pages show, against the glossary
+def _titles(node, out: list) -> None:
+    """Every title, subtitle line and axis or legend title in a Vega-Lite spec."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("title", "subtitle", "text") and isinstance(v, str):
+                out.append(v)
+            elif k in ("title", "subtitle") and isinstance(v, list):
+                out += [x for x in v if isinstance(x, str)]
+            else:
+                _titles(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _titles(v, out)
+
+
+def _color_fields(node, out: set) -> None:
+    if isinstance(node, dict):
+        color = node.get("encoding", {}).get("color") if isinstance(node.get("encoding"), dict) else None
+        if isinstance(color, dict) and "field" in color:
+            out.add(color["field"])
+        for v in node.values():
+            _color_fields(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _color_fields(v, out)
+
+
+@pytest.fixture(scope="module")
+def shown():
+    """Per page (after "Just show me"): its legend entries and metric labels, and every label it shows: those,
+    its headings, and its charts' titles, subtitles and axis titles."""
+    out = {}
+    for path in ALL_PAGES[1:]:  # the concept pages (home only points to them)
+        at = reveal(path, None) or run_page(path)
+        no_exception(at)
+        legend, labels = [m.label for m in at.metric], [h.value for h in (*at.title, *at.header, *at.subheader)]
+        for c in charts(at):
+            _titles(c["spec"], labels)
+            fields: set = set()
+            _color_fields(c["spec"], fields)
+            legend += sorted({str(v) for df in c["data"].values() for f in fields if f in df.columns
+                              for v in df[f].unique()})
+        out[nav.path_of(str(path))] = {"legend": legend, "labels": labels + legend}
+    return out
+
+
+def uses(texts: list[str], term: glossary.Term) -> int:
+    """How often ``texts`` name the term (its name, a symbol such as ρ, or an alias of two letters or more: not
+    a one-letter name such as "a" or "A", which every text has; as a whole word)."""
+    names = [k for k in (term.name, *term.aliases) if len(k) >= 2 or not k.isascii()]
+    return sum(len(re.findall(r"(?<![\w-])" + re.escape(k) + r"(?![\w-])", t)) for t in texts for k in names)
+
+
+CATALOGUES = {*rlcore.AGGREGATION_MODES, *(r.name for r in recipes.RECIPES), *rlcore.ALGORITHM_NAMES.values(),
+              *mismatch.METHODS, *clips.CLIP_METHODS}  # the names of methods rlcore offers the pages
+
+
+def test_every_method_a_legend_or_metric_names_has_an_entry(shown):
+    named = set()
+    for page_shown in shown.values():
+        for entry in page_shown["legend"]:
+            named |= {part.strip() for part in re.split(r" · |, |\(|\)", entry)} & CATALOGUES
+    assert {"token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "GRPO", "truncate"} <= named  # found some
+    missing = sorted(n for n in named if not _has(n))
+    assert not missing, f"named in a legend or metric with no glossary entry: {missing}"
+
+
+def _has(name: str) -> bool:
+    try:
+        glossary.lookup(name)
+    except KeyError:
+        return False
+    return True
+
+
+def test_every_entry_links_the_page_that_introduces_it_or_uses_it_most(shown):
+    """The linked page names the term in its labels, and either introduces it (no page before it, in reading
+    order, names it more often) or names it at least half as often as the page that names it most."""
+    order = list(shown)
+    for t in glossary.TERMS:
+        counts = {p: uses(shown[p]["labels"], t) for p in order}
+        if not any(counts.values()):
+            continue
+        assert t.page is not None, f"{t.name}: the pages show it, the entry links no page"
+        here = counts.get(t.page, 0)
+        before = [counts[p] for p in order[:order.index(t.page)]] if t.page in order else []
+        introduces = all(here >= c for c in before)
+        assert here and (introduces or 2 * here >= max(counts.values())), (t.name, t.page, counts)
+
+
+def test_the_modern_terms_link_their_pages():
+    # the ones the learner in issue #22 met first elsewhere
+    assert glossary.lookup("token-mean").page == "pages/10_Length_and_aggregation.py"
+    assert glossary.lookup("pass@k").page == "pages/15_Entropy_and_pass_at_k.py"
+    for name in ("clip-higher", "dynamic sampling", "truncated importance sampling", "masked importance sampling",
+                 "forward KL", "reverse KL", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm",
+                 "DAPO", "GSPO", "CISPO"):
+        assert glossary.lookup(name).page, name
+
+
+def test_the_glossary_page_links_each_entry_to_its_page():
+    at = run_page(GLOSSARY)
+    linked = [m.value for m in at.markdown if "Explored on" in m.value]  # a link drawn as text in AppTest
+    assert len(linked) == sum(1 for t in glossary.TERMS if t.page)
+    assert any("Explored on “Length and aggregation”" in m for m in linked)

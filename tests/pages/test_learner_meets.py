@@ -1,0 +1,51 @@
+"""What a learner meets on every page (issue #22): no empty chart before the reveal, and an answer is never
+re-marked behind the learner's back when a view changes what the question asks."""
+
+from __future__ import annotations
+
+import pytest
+from apphelp import ALL_PAGES, SHOW, charts, no_exception, preset_names, question_key, run_page
+
+from ui import page
+
+
+@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+def test_before_the_reveal_no_chart_is_empty(path):
+    at = run_page(path)
+    no_exception(at)
+    for c in charts(at):
+        sizes = {name: len(df) for name, df in c["data"].items()}
+        assert sizes and all(sizes.values()), (c["spec"].get("title"), sizes)
+
+
+def right_answer(path) -> tuple[str, str]:
+    """The question's key and its right answer, read from what "Just show me" says."""
+    at = run_page(path)
+    key = question_key(at)
+    next(b for b in at.button if b.label == SHOW).click().run()
+    return key, at.info[0].value.split("**")[1]
+
+
+def pages_with_a_question_and_views():
+    out = []
+    for path in ALL_PAGES:
+        at = run_page(path)
+        if question_key(at) is not None and any(c.key == page.PRESETS_KEY for c in at.segmented_control):
+            out += [(path, view) for view in preset_names(at)]
+    return out
+
+
+@pytest.mark.parametrize("path, view", pages_with_a_question_and_views(),
+                         ids=lambda x: x if isinstance(x, str) else x.stem)
+def test_a_view_never_re_marks_a_right_answer(path, view):
+    key, answer = right_answer(path)
+    at = run_page(path)
+    at.radio(key=key).set_value(answer).run()
+    assert at.success and not at.warning, "the answer 'Just show me' gave is marked right"
+    at.segmented_control(key=page.PRESETS_KEY).set_value(view).run()
+    no_exception(at)
+    assert not at.warning, "a view turned a right answer into 'Not this time' with no new choice"
+    if at.radio(key=key).value is None:   # the question changed: asked again, and said so
+        assert any("inputs changed the question" in i.value for i in at.info)
+    else:                                 # the same question and answer: still marked right
+        assert at.radio(key=key).value == answer and at.success
