@@ -204,6 +204,8 @@ def browser_length(text: str) -> int:
     >>> browser_length("open"), browser_length("😀😀"), len("😀😀")
     (4, 4, 2)
     """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {_short(text)}")
     return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
 
 

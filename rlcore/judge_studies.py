@@ -153,7 +153,7 @@ def reward_model_study(scenario: Scenario, *, comparisons: int = 200, noise: flo
     items = judge_items(scenario, flattery)
     n = count("comparisons", comparisons, low=1, high=MAX_COMPARISONS)
     tau = positive("noise", noise)
-    w, lo = simulate_raters(items.rater, n, tau, seed, items.ref)
+    w, lo = simulate_raters(items.rater, n, tau, rng_from("seed", seed), items.ref)
     fitted = tau * fit_reward_model(w, lo, len(items.names), l2)
     wins = win_counts(w, lo, len(items.names))
     rater = items.rater - items.rater.mean()
@@ -184,6 +184,10 @@ def fit_errors(scenario: Scenario, comparisons, *, noise: float = 2.0, flattery:
 
     Returns:
         FitErrors.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> fit_errors(ARTICLE_SCENARIO, [50, 400], seeds=2).comparisons.tolist()
+    [50, 400]
     """
     ns = [count("comparisons", c, low=1, high=MAX_COMPARISONS) for c in np.atleast_1d(comparisons)]
     k = count("seeds", seeds, low=1, high=50)
@@ -255,6 +259,11 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
 
     Returns:
         OverOptimisation.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> rm = reward_model_study(ARTICLE_SCENARIO)
+    >>> train_against(rm, steps=3).probs.shape[0]
+    4
     """
     if not isinstance(rm, RewardModelStudy):
         raise ValueError(f"rm must be a RewardModelStudy, got {type(rm).__name__}")

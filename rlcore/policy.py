@@ -221,7 +221,7 @@ def sampled_training(probs, samples, *, lr: float, steps: int, batch: int,
     """
     run = sampled_training_many(probs, samples, lr=lr, steps=steps, batch=batch,
                                 temperature=temperature, greedy=greedy, baseline=baseline,
-                                seeds=(seed,))
+                                seeds=(count("seed", seed, low=0),))
     return TrainingRun(run.probs[0], run.mean_score[0])
 
 

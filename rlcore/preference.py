@@ -259,6 +259,9 @@ def dpo_margins(logp_chosen, logp_rejected, ref_chosen, ref_rejected) -> np.ndar
 
     Returns:
         shape [N].
+
+    >>> dpo_margins([-1.0], [-2.0], [-1.5], [-1.5]).tolist()  # (−1 + 1.5) − (−2 + 1.5)
+    [1.0]
     """
     names = ("logp_chosen", "logp_rejected", "ref_chosen", "ref_rejected")
     arrs = tuple(_finite(n, v) for n, v in zip(names, (logp_chosen, logp_rejected, ref_chosen, ref_rejected),

@@ -116,18 +116,18 @@ def answers(problems: np.ndarray, worked: np.ndarray) -> np.ndarray:
     return out
 
 
-def parse_problem(text) -> np.ndarray:
+def parse_problem(text, name: str = "text") -> np.ndarray:
     """A problem typed by a learner, e.g. ``"3 + 4 * 2 + 7 * 5"`` (``×`` or ``x`` also mean times).
 
     >>> parse_problem("3+4x2 + 7*5").tolist()
     [3, 10, 4, 11, 2, 10, 7, 11, 5]
     """
     if not isinstance(text, str):
-        raise ValueError(f"problem must be text, got {type(text).__name__}")
+        raise ValueError(f"{name} must be text, got {type(text).__name__}")
     m = _PROBLEM.fullmatch(text) if len(text) <= 100 else None
     if m is None:
         shown = text if len(text) <= 40 else text[:37] + "..."
-        raise ValueError(f"problem must be {DIGITS} digits from 1 to 9 joined by + or *, like 3 + 4 * 2 + 7 * 5; "
+        raise ValueError(f"{name} must be {DIGITS} digits from 1 to 9 joined by + or *, like 3 + 4 * 2 + 7 * 5; "
                          f"got {shown!r}")
     parts = m.groups()
     return np.array([int(s) if i % 2 == 0 else (PLUS if s == "+" else TIMES) for i, s in enumerate(parts)])

@@ -38,7 +38,11 @@ EVAL_STREAM = 1           # the held-out answers draw from their own seeded stre
 
 @dataclass(frozen=True)
 class ZeroConfig:
-    """The settings of one run; the defaults are the default run."""
+    """The settings of one run; the defaults are the default run.
+
+    >>> ZeroConfig(steps=2, group_size=2, prompts=2).k
+    8
+    """
 
     algorithm: str = "grpo"       # "grpo", "dr_grpo" or "ppo" (value head and GAE)
     steps: int = 100              # updates
@@ -238,8 +242,15 @@ class Answer:
 
 
 def answer(model: Model, problem: str, seed: int = 0) -> Answer:
-    """The model answers a problem typed as text (``"3 + 4 * 2 + 7 * 5"``), sampled at temperature 1."""
-    p = task.parse_problem(problem)[None]
+    """The model answers a problem typed as text (``"3 + 4 * 2 + 7 * 5"``), sampled at temperature 1.
+
+    >>> from rlcore.zero.warmup import base_model
+    >>> answer(base_model(), "3 + 4 * 2 + 7 * 5", seed=0).answer
+    5
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a Model, got {type(model).__name__}")
+    p = task.parse_problem(problem, "problem")[None]
     seed = count("seed", seed, low=0)
     seq, logits = generate(model, task.prompts(p), task.MAX_ANSWER, np.random.default_rng(seed), end=task.END,
                            pad=task.PAD, return_logits=True)
@@ -268,7 +279,14 @@ class GroupView:
 
 
 def group_view(update: Update, problem: int) -> GroupView:
-    """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update."""
+    """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update.
+
+    >>> run = train(ZeroConfig(steps=1, group_size=2, prompts=2), 0)
+    >>> group_view(run.updates[0], 1).score.shape
+    (2,)
+    """
+    if not isinstance(update, Update):
+        raise ValueError(f"update must be an Update, got {type(update).__name__}")
     n_problems = len(update.problems)
     i = count("problem", problem, low=0, high=n_problems - 1)
     g = len(update.answers) // n_problems
@@ -335,7 +353,13 @@ def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> Z
 
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
           progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
-    """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step."""
+    """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
+
+    >>> train(ZeroConfig(steps=1, group_size=2, prompts=2), 0).pass1.shape
+    (2,)
+    """
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function or None, got {type(progress).__name__}")
     measures, updates, model = [], [], None
     for s in train_steps(config, seed):
         measures.append(s.measure)

@@ -72,7 +72,7 @@ def test_a_bad_expected_answer_names_answer(bad):
                                  "3 + 0 * 2 + 7 * 5"])
 def test_a_bad_typed_problem_names_problem(bad):
     with pytest.raises(ValueError, match="problem"):
-        task.parse_problem(bad)
+        task.parse_problem(bad, "problem")
 
 
 def test_times_may_be_typed_three_ways():
