@@ -204,7 +204,7 @@ from .studies import (
 )
 
 FORMULAS = ("checks", "sampling", "example", "generation", "returns", "estimates", "credit", "policy", "ppo", "kl",
-            "aggregation", "diagnostics")
+            "aggregation", "diagnostics", "preference")
 """The formula modules; every other module of the package is a study (or the lab), which may import these."""
 
 __all__ = [

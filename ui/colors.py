@@ -49,6 +49,7 @@ METHODS = {
     "pass@k, sampled": "#D46AA2",
     # who scores an answer (the judge's pages), and the ways of training straight from preferences
     "true judge": "#008695", "raters": "#6F8F00", "reward model": "#CF1C90", "fit error": "#7570B3",
+    "KL": "#8C564B",
     "dpo": "#7570B3", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
 }
 

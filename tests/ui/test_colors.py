@@ -11,19 +11,26 @@ from ui import colors
 from ui.colors import DARK_BACKGROUND, LIGHT_BACKGROUND, contrast
 
 HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
+# Fills of the token grid's cells and the text drawn on them: read against each other, not against the page
+CELL_FILLS = ("DIVERGING", "CELL_TEXT")
 
 
 def defined_colours() -> set[str]:
     """Every #RRGGBB colour ui.colors defines, in a name, a tuple or a dict (the backgrounds aside)."""
     found = set()
     for name, value in vars(colors).items():
-        if name.isupper() and not name.endswith("BACKGROUND"):
+        if name.isupper() and not name.endswith("BACKGROUND") and name not in CELL_FILLS:
             values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
             found |= {v for v in values if isinstance(v, str) and HEX.fullmatch(v)}
     return found
 
 
 MARKS = sorted(defined_colours())
+
+
+@pytest.mark.parametrize("fill", colors.DIVERGING)
+def test_text_on_the_token_grid_reads_on_every_fill(fill):
+    assert contrast(colors.CELL_TEXT, fill) >= 4.5  # WCAG AA for text
 
 
 def test_contrast_matches_wcag_reference_values():
