@@ -161,7 +161,7 @@ def explain(b, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> 
 def worked_numbers(b, eps_low: float, eps_high: float) -> None:
     """GSPO's mean over an answer whose every token moved, and CISPO's weight at a ratio the learner picks."""
     st.markdown("**Worked numbers**")
-    live = np.flatnonzero(b.p_old > 0)
+    live = np.flatnonzero((b.p_old > 0) & (b.p_new > 0))  # the tokens an answer can still write
     rho = page.run(rlcore.importance_ratio, b.p_new[live], b.p_old[live])
     s = page.run(rlcore.sequence_ratio, [np.log(b.p_new[live])], [np.log(b.p_old[live])], [np.ones(live.size)])[0]
     moved = ", ".join(f"{esc(tokens[i])} {fmt(r, 3)}" for i, r in zip(live, rho, strict=True))

@@ -153,6 +153,8 @@ def kl_panel() -> None:
                curve, alt_text="Cosine between the true reverse-KL gradient and the expected gradient of k3 in "
                                "the loss, k2 in the reward and k3 in the reward, over training steps.",
                name="kl_cosines")
+    if np.all(np.isnan(res.cosine)):  # every expected gradient is 0: no direction to compare
+        return
     worst = int(np.nanargmin(res.cosine))
     st.markdown(
         f"At step {steps} the placement furthest from the true direction is **{PLACEMENTS[worst]}** "

@@ -1,5 +1,6 @@
 """A reward model from comparisons: raters pick one of two answers, Bradley–Terry turns their picks into scores."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -47,6 +48,13 @@ noise = inputs.slider("Raters' noise (judge points)", 0.25, 5.0, 2.0, 0.25, key=
                            "in four.")
 with st.expander("More settings"):
     seed = inputs.number("Random seed", 0, MAX_SEED, 0, key="seed", help="The same seed, the same comparisons.")
+
+
+if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
+    st.info("Raters compare two answers, but this example gives only one answer any chance of being written, so "
+            "there is nothing to compare. Give a second token some probability in the sidebar.", icon="ℹ️")
+    page.end()
+    st.stop()
 
 
 @page.cached(32)

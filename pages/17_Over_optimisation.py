@@ -1,5 +1,6 @@
 """Over-optimisation: train against the reward model while the true judge watches."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -48,6 +49,13 @@ with st.expander("More settings"):
     steps = inputs.slider("Training steps", 10, 1000, 300, 10, key="steps", where=m2)
     seed = inputs.number("Random seed", 0, MAX_SEED, 0, key="seed", where=m3,
                          help="The same seed, the same comparisons.")
+
+
+if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
+    st.info("Raters compare two answers, but this example gives only one answer any chance of being written, so "
+            "there is nothing to compare. Give a second token some probability in the sidebar.", icon="ℹ️")
+    page.end()
+    st.stop()
 
 
 @page.cached(16)

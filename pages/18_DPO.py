@@ -1,5 +1,6 @@
 """DPO: the KL-regularised optimum reached straight from the preference pairs, without a reward model."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -52,6 +53,13 @@ with st.expander("More settings"):
                              key="flattery", where=m1)
     noise = inputs.slider("Raters' noise (judge points)", 0.25, 5.0, 2.0, 0.25, key="noise", where=m2)
     seed = inputs.number("Random seed", 0, MAX_SEED, 0, key="seed", where=m3)
+
+
+if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
+    st.info("Raters compare two answers, but this example gives only one answer any chance of being written, so "
+            "there is nothing to compare. Give a second token some probability in the sidebar.", icon="ℹ️")
+    page.end()
+    st.stop()
 
 
 @page.cached(32)
@@ -133,25 +141,31 @@ if revealed:
     with st.expander("Going further: pairs that always go one way, and IPO"):
         tau = inputs.select_slider("IPO's τ", TAUS, 0.5, key="tau",
                                    help="IPO aims each margin at 1/(2τ): smaller τ, larger margins.")
-        s = page.run(ipo, scenario, float(beta), float(tau), float(flattery))
-        ip_at = thin_steps(s.dpo.shape[0], MAX_POINTS)
-        worst = names[s.worst]
-        ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
-                             "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
-                             "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
-        page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title="step",
-                                             y_title="probability",
-                                             colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
-                                             legend_title="method"),
-                                title=f"π({worst}), the answer the raters like least",
-                                subtitle="Every pair of answers compared once, the better one always chosen"),
-                   ipdf, alt_text="Line chart of the least liked answer's probability under DPO and IPO.",
-                   name="ipo")
-        st.markdown(
-            f"When raters never disagree, DPO's loss on every pair keeps falling as the margin grows, so "
-            f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would keep "
-            f"falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
-            f"1/(2τ) = {fmt(s.target)} instead and settles at {fmt(s.ipo[-1, s.worst], 4)}.")
+        s = None
+        try:
+            s = ipo(scenario, float(beta), float(tau), float(flattery))
+        except ValueError:  # every answer the reference writes has one rater score: no pair has a better side
+            st.info("Every answer this example can write gets the same rater score, so no pair has a better side "
+                    "and there is nothing for DPO or IPO to push on. Give the answers different scores.")
+        if s is not None:
+            ip_at = thin_steps(s.dpo.shape[0], MAX_POINTS)
+            worst = names[s.worst]
+            ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
+                                 "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
+                                 "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
+            page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title="step",
+                                                 y_title="probability",
+                                                 colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
+                                                 legend_title="method"),
+                                    title=f"π({worst}), the answer the raters like least",
+                                    subtitle="Every pair of answers compared once, the better one always chosen"),
+                       ipdf, alt_text="Line chart of the least liked answer's probability under DPO and IPO.",
+                       name="ipo")
+            st.markdown(
+                f"When raters never disagree, DPO's loss on every pair keeps falling as the margin grows, so "
+                f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would keep "
+                f"falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
+                f"1/(2τ) = {fmt(s.target)} instead and settles at {fmt(s.ipo[-1, s.worst], 4)}.")
 
 page.show_code(preference.dpo_loss, preference.dpo_margins, preference.dpo_weights, preference.implicit_reward,
                kl_optimal_policy, js.dpo_study)

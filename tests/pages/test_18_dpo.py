@@ -65,7 +65,9 @@ def test_edited_scenario(scenario):
     assert set(path(at, "DPO steps")["answer"]) == {*scenario.tokens, "maybe + flattery"}
 
 
-def test_bad_input_shows_an_error():
+def test_a_scenario_with_nothing_to_compare_says_so():
+    # one answer the model can write (its flattering copy included): a notice, not an error, and no chart
     at = run_page(PAGE, scenario=ONE_WRITER)
     no_exception(at)
-    assert at.error
+    assert not at.error and any("nothing to compare" in i.value for i in at.info)
+    assert not at.get("vega_lite_chart")
