@@ -163,8 +163,8 @@ if revealed:
                        name="ipo")
             st.markdown(
                 f"When raters never disagree, DPO's loss on every pair keeps falling as the margin grows, so "
-                f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would keep "
-                f"falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
+                f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would "
+                f"keep falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
                 f"1/(2τ) = {fmt(s.target)} instead and settles at {fmt(s.ipo[-1, s.worst], 4)}.")
 
 page.show_code(preference.dpo_loss, preference.dpo_margins, preference.dpo_weights, preference.implicit_reward,
