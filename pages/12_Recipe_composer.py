@@ -98,9 +98,6 @@ def shown(value) -> str:
 
 
 GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
-with st.expander("The GRPO family on one screen: what each recipe changes, why, and where to see it",
-                 icon=":material/account_tree:"):
-    family_map()
 page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
@@ -235,6 +232,9 @@ def explain(switches, batch, mine, grpo, informative, step) -> None:
 
 composer()
 
+with st.expander("The GRPO family on one screen: what each recipe changes, why, and where to see it",
+                 icon=":material/account_tree:"):
+    family_map()
 with st.expander("The recipe table: which switch values define each recipe"):
     # the recipe's name pinned and wide enough for "REINFORCE with a baseline"; the switches scroll beside it on a
     # phone (the map above says the same in words, one recipe a line)

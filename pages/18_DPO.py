@@ -138,7 +138,8 @@ if revealed:
         "wide margin. A pair that goes both ways in the data keeps some weight on each side, and they balance "
         "at the optimum.")
 
-    with st.expander("Going further: pairs that always go one way, and IPO"):
+    st.subheader("Going further: pairs that always go one way, and IPO")
+    with st.container():
         tau = inputs.select_slider("IPO's τ", TAUS, 0.5, key="tau",
                                    help="IPO aims each margin at 1/(2τ): smaller τ, larger margins.")
         s = None

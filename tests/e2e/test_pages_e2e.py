@@ -46,12 +46,17 @@ def test_page_renders_and_reacts(server, page, path):
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
     wait_for_run(page)
     assert page.locator("[data-testid='stException']").count() == 0
-    assert not layout_problems(page, "desktop")
+    problems = layout_problems(page, "desktop")
+    # a page that draws no chart until the question is answered (the lab) is laid out once it does
+    chartless = problems == ["no chart starts on the first laptop screen: []"]
+    assert chartless or not problems, problems
     show = page.get_by_role("button", name="Just show me")
     if show.count():  # the learner reveals the answer first: some charts show the start only until then
         show.first.click()
         page.wait_for_timeout(200)
         wait_for_run(page)
+    if chartless:
+        assert not layout_problems(page, "desktop")
     before = drawn_charts(page)
     assert before, "no chart on the page"
     if not path:
