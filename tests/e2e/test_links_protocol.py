@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 
 import pytest
 from e2ehelp import ROOT, Server
@@ -31,7 +32,12 @@ def first_run(url: str) -> AppClient:
         finally:
             await client.close()
         return client
-    return asyncio.run(go())
+    # in a thread of its own: a browser test earlier in the same worker may leave Playwright's loop running in this one
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("client", asyncio.run(go())))
+    worker.start()
+    worker.join()
+    return out["client"]
 
 
 def test_a_link_of_a_thousand_unknown_parameters_is_cleaned_in_one_update(server):

@@ -2421,6 +2421,7 @@ NOT_FUZZED = {  # modules whose functions take other checks' names as arguments,
 }
 INTERNAL = {  # functions that take only arrays or records of their own package's making: one-line reason each
     "rlcore.preference.win_counts": "counts indices fit_reward_model / the judge studies have already checked",
+    "rlcore.zero.training.collect": "builds a ZeroRun from the steps train_steps yielded (train, fuzzed, calls it)",
     **dict.fromkeys(("rlcore.zero.task." + f for f in (
         "sample_problems", "problem_codes", "running_digits", "prompts", "answers", "problem_text", "answer_text",
         "is_worked", "judge_batch")), "token arrays the zero package makes itself (parse_problem checks typed text)"),
