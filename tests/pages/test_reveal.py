@@ -11,7 +11,9 @@ import pytest
 from apphelp import ALL_PAGES, assert_only_the_mark_differs, chart_fingerprint, reveal
 
 
-@pytest.mark.parametrize("how", [0, -1], ids=["first-option", "last-option"])
+# the first option in the quick suite, the last one too in the exhaustive suite
+@pytest.mark.parametrize("how", [0, pytest.param(-1, marks=pytest.mark.exhaustive)],
+                         ids=["first-option", "last-option"])
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
 def test_just_show_me_shows_what_an_answer_shows(path, how):
     shown, answered = reveal(path, None), reveal(path, how)
