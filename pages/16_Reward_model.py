@@ -83,17 +83,17 @@ revealed = page.predict(
     "either way.",
     key="predict_rm")
 
-rows = [{"answer": a, "score": float(v), "judge": src, "offset": off}
-        for src, values, off in zip(SOURCES, (rm.true, rm.rater, rm.fitted), (-0.5, 0.0, 0.5), strict=True)
-        for a, v in zip(names, values, strict=True)
+rows = [{"answer": a, "label": f"{i + 1}. {a}", "score": float(v), "judge": src}  # numbered: never a bare name
+        for src, values in zip(SOURCES, (rm.true, rm.rater, rm.fitted), strict=True)
+        for i, (a, v) in enumerate(zip(names, values, strict=True))
         if revealed or src != "reward model"]
 scores = pd.DataFrame(rows)
-ch = charts.points_chart(scores, x="answer", y="score", color="judge", jitter="offset", tokens=names,
-                         title="Each answer's score, shifted to mean 0",
-                         subtitle="Only differences can be learned, so each set of scores is centred"
-                         if revealed else "Answer the question above to see the reward model",
-                         x_title="answer", y_title="score − mean (judge points)",
-                         colors=method_colors(SOURCES), legend_title="scored by")
+ch = charts.fit_width(charts.grouped_bars(
+    scores, x="label", y="score", group="judge", colors=method_colors(SOURCES),
+    title="Each answer's score, shifted to mean 0",
+    subtitle="Only differences can be learned, so each set of scores is centred" if revealed
+    else "Answer the question above to see the reward model",
+    x_title="answer", y_title="score − mean (judge points)"))
 page.chart(ch, scores, alt_text="Scores of each answer from the true judge, the raters and the fitted reward "
                                 "model, each shifted to mean 0.", name="reward_model")
 
