@@ -138,35 +138,37 @@ if revealed:
         "wide margin. A pair that goes both ways in the data keeps some weight on each side, and they balance "
         "at the optimum.")
 
-    st.subheader("Going further: pairs that always go one way, and IPO")
-    with st.container():
-        tau = inputs.select_slider("IPO's τ", TAUS, 0.5, key="tau",
-                                   help="IPO aims each margin at 1/(2τ): smaller τ, larger margins.")
-        s = None
-        try:
-            s = ipo(scenario, float(beta), float(tau), float(flattery))
-        except ValueError:  # every answer the reference writes has one rater score: no pair has a better side
-            st.info("Every answer this example can write gets the same rater score, so no pair has a better side "
-                    "and there is nothing for DPO or IPO to push on. Give the answers different scores.")
-        if s is not None:
-            ip_at = thin_steps(s.dpo.shape[0], MAX_POINTS)
-            worst = names[s.worst]
-            ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
-                                 "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
-                                 "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
-            page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title="step",
-                                                 y_title="probability",
-                                                 colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
-                                                 legend_title="method"),
-                                    title=f"π({worst}), the answer the raters like least",
-                                    subtitle="Every pair of answers compared once, the better one always chosen"),
-                       ipdf, alt_text="Line chart of the least liked answer's probability under DPO and IPO.",
-                       name="ipo")
-            st.markdown(
-                f"When raters never disagree, DPO's loss on every pair keeps falling as the margin grows, so "
-                f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would "
-                f"keep falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
-                f"1/(2τ) = {fmt(s.target)} instead and settles at {fmt(s.ipo[-1, s.worst], 4)}.")
+# Drawn whether or not the question is answered (it does not give the answer away), so τ in a link always has
+# its input.
+st.subheader("Going further: pairs that always go one way, and IPO")
+with st.container():
+    tau = inputs.select_slider("IPO's τ", TAUS, 0.5, key="tau",
+                               help="IPO aims each margin at 1/(2τ): smaller τ, larger margins.")
+    s = None
+    try:
+        s = ipo(scenario, float(beta), float(tau), float(flattery))
+    except ValueError:  # every answer the reference writes has one rater score: no pair has a better side
+        st.info("Every answer this example can write gets the same rater score, so no pair has a better side "
+                "and there is nothing for DPO or IPO to push on. Give the answers different scores.")
+    if s is not None:
+        ip_at = thin_steps(s.dpo.shape[0], MAX_POINTS)
+        worst = names[s.worst]
+        ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
+                             "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
+                             "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
+        page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title="step",
+                                             y_title="probability",
+                                             colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
+                                             legend_title="method"),
+                                title=f"π({worst}), the answer the raters like least",
+                                subtitle="Every pair of answers compared once, the better one always chosen"),
+                   ipdf, alt_text="Line chart of the least liked answer's probability under DPO and IPO.",
+                   name="ipo")
+        st.markdown(
+            f"When raters never disagree, DPO's loss on every pair keeps falling as the margin grows, so "
+            f"**{esc(worst)}** goes from {fmt(s.dpo[0, s.worst], 3)} to {fmt(s.dpo[-1, s.worst], 4)} and would "
+            f"keep falling: the optimum is at 0, whatever β. IPO (Azar et al., 2023) aims each margin at "
+            f"1/(2τ) = {fmt(s.target)} instead and settles at {fmt(s.ipo[-1, s.worst], 4)}.")
 
 page.show_code(preference.dpo_loss, preference.dpo_margins, preference.dpo_weights, preference.implicit_reward,
                kl_optimal_policy, js.dpo_study)
