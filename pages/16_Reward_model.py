@@ -9,6 +9,7 @@ from rlcore import preference
 from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt
+from ui.page import NOTHING_TO_COMPARE
 
 COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
 ERROR_AT = [50, 100, 200, 500, 1000, 2000, 5000]
@@ -51,10 +52,7 @@ with st.expander("More settings"):
 
 
 if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
-    st.info("Raters compare two answers, but this example gives only one answer any chance of being written, so "
-            "there is nothing to compare. Give a second token some probability in the sidebar.", icon="ℹ️")
-    page.end()
-    st.stop()
+    page.stop_with_notice(NOTHING_TO_COMPARE)
 
 
 @page.cached(32)

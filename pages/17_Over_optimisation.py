@@ -8,6 +8,7 @@ from rlcore import judge_studies as js
 from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt
+from ui.page import NOTHING_TO_COMPARE
 
 BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 COMPARE_BETAS = [0.03, 0.3, 3.0]
@@ -52,10 +53,7 @@ with st.expander("More settings"):
 
 
 if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
-    st.info("Raters compare two answers, but this example gives only one answer any chance of being written, so "
-            "there is nothing to compare. Give a second token some probability in the sidebar.", icon="ℹ️")
-    page.end()
-    st.stop()
+    page.stop_with_notice(NOTHING_TO_COMPARE)
 
 
 @page.cached(16)

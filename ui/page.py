@@ -156,6 +156,17 @@ def run(fn, *args, **kwargs):
         st.stop()
 
 
+NOTHING_TO_COMPARE = ("Raters compare two answers, but this example gives only one answer any chance of being "
+                      "written, so there is nothing to compare. Give a second token some probability in the sidebar.")
+
+
+def stop_with_notice(text: str) -> None:
+    """The inputs are valid but leave nothing to show: say so (a notice, not an error), end the page, stop."""
+    st.info(text, icon="ℹ️")
+    end(nav.path_of(inspect.currentframe().f_back.f_code.co_filename))
+    st.stop()
+
+
 def show_code(*functions) -> None:
     """An expander with the real source of the rlcore functions behind the page."""
     with st.expander("Show the code behind this page", key="show_code", on_change="rerun") as box:
@@ -164,10 +175,11 @@ def show_code(*functions) -> None:
                 st.code(inspect.getsource(fn), language="python")
 
 
-def end() -> None:
+def end(here: str | None = None) -> None:
     """The page's last call: previous / next links, one notice about link values that did not fit and
-    parameters nothing used, and the link cleared of parameters that belong to no input of this page."""
-    here = nav.path_of(inspect.currentframe().f_back.f_code.co_filename)
+    parameters nothing used, and the link cleared of parameters that belong to no input of this page.
+    ``here`` is the page's nav path; by default the calling file's."""
+    here = here or nav.path_of(inspect.currentframe().f_back.f_code.co_filename)
     if here is not None:
         nav.footer(here)
     inputs.report_link(keep=(scenario_panel.URL_KEY,))
