@@ -61,10 +61,10 @@ def widget_state(kind: str, el) -> WidgetState | None:
     elif kind in ("selectbox", "radio"):
         if el.set_value:
             s.string_value = el.raw_value
-        elif 0 <= el.default < len(el.options):
+        elif el.HasField("default") and 0 <= el.default < len(el.options):
             s.string_value = el.options[el.default]
         else:
-            return None  # nothing chosen yet
+            return None  # nothing chosen yet (index=None leaves `default` unset; its 0 is not the first option)
     else:
         return None
     return s

@@ -128,6 +128,8 @@ def batch_panel() -> None:
 
     if revealed:
         explain(b, lr, eps_low, eps_high, gspo_high)
+    else:
+        inputs.later("cispo_rho")  # the explanation's input: a link's value waits for the answer
     rare_section(eps_low, eps_high)
 
 

@@ -183,6 +183,7 @@ def clipping_panel() -> None:
                                         "a negative advantage, flat beyond the clip bounds", name="clip_objective")
     if not revealed:
         st.caption("The clip bounds, and a few PPO epochs that run into them, appear once you answer the question.")
+        inputs.later("ppo_lr", "epochs")  # the epochs section's inputs: a link's values wait for the answer
         return
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(f"π_old({tok})", fmt(cc.p_old, 3))

@@ -250,6 +250,7 @@ def lab_panel(timed: bool) -> None:
     with question:
         revealed = ask(results, names, tree, tokens, steps, beta, flattery, length)
     if not revealed:  # no empty frames: one note of what the answer opens, then the start state below
+        inputs.later("progress", "k")  # drawn with the runs: a link's values wait for the answer
         with main:
             panels = ["the mean judge score of each run", "what each algorithm does over time (KL to the reference"
                       + (", flattery" if flattery else "") + ", clipped tokens, PPO's critic)",

@@ -10,6 +10,8 @@
   one that does not fit is dropped from the link and reported once, by ``report_link``.
 - **Defaults are recorded where the input is declared**, so a preset (``set_view``) and the sidebar's Reset
   can put every input back without asking Streamlit for them.
+- **An input drawn only after the page's question is answered** is named with ``later(name, ...)`` on the runs
+  that do not draw it: its link value waits (in the address bar too, and unreported) until a run draws it.
 - A value that no longer fits (a token the scenario lost, a step beyond the last one) is put back inside
   the range, or to the default, before the widget is drawn.
 """
@@ -33,6 +35,8 @@ DRAWN = "inputs_drawn"        # names of the inputs drawn on this run
 KEEP = (PAGE, DEFAULTS)       # what Reset keeps of this module's state
 SHOWN_IN_NOTICE = 4           # names a notice lists before it says "and N more"
 UNREAD = "inputs_unread"      # (parameters, characters) of a link too long for Streamlit to read (ui.linkguard)
+LATER = "inputs_later"        # names of this page's inputs that this run does not draw yet (``later``)
+WAITING = "inputs_waiting"    # their link values, kept for the run that draws them
 
 
 def page_id(title: str) -> str:
@@ -45,7 +49,9 @@ def enter(page: str) -> None:
     entering = st.session_state.get(PAGE) != page
     st.session_state[PAGE] = page
     st.session_state[DRAWN] = set()
-    st.session_state[LINK] = {k: st.query_params.get_all(k) for k in st.query_params} if entering else {}
+    waiting = st.session_state.pop(WAITING, {})
+    st.session_state[LINK] = {k: st.query_params.get_all(k) for k in st.query_params} if entering else waiting
+    st.session_state[LATER] = set()
     st.session_state[UNFIT] = []
     st.session_state[UNREAD] = _unread(st.session_state[LINK].pop(TOO_LONG, None))
 
@@ -73,9 +79,16 @@ def _recorded(page: str | None = None) -> dict:
     return st.session_state.get(DEFAULTS, {}).get(page or st.session_state.get(PAGE, ""), {})
 
 
+def later(*names: str) -> None:
+    """Inputs of this page that this run leaves out (drawn once the question is answered): a link value for one
+    of them is neither dropped nor reported but waits, in the address bar too, for the run that draws it."""
+    st.session_state.setdefault(LATER, set()).update(names)
+
+
 def set_view(values: dict) -> None:
     """A preset (use as a button callback): the named inputs take the given values, every other input of the
     page goes back to its default, so a view never depends on what was clicked before."""
+    st.session_state.pop(WAITING, None)  # a link's waiting value would undo the preset once drawn
     for name, default in {**_recorded(), **values}.items():
         st.session_state[key(name)] = values.get(name, default)
 
@@ -279,12 +292,16 @@ def text_input(label: str, default: str, *, key: str, max_chars: int, help: str 
 def report_link(*, keep: Sequence[str] = ()) -> None:
     """After the page's last input: one notice for a link too long to read, for link values that did not fit,
     and for parameters no input read; and the link cleared, in one update of the address bar, of every
-    parameter no input on this page drew (``keep`` names others' params)."""
+    parameter no input on this page drew (``keep`` names others' params) but those of inputs drawn ``later``."""
     unfit = st.session_state.pop(UNFIT, [])
-    unused = [k for k in st.session_state.pop(LINK, {}) if k not in keep]
+    left = st.session_state.pop(LINK, {})
+    drawn = st.session_state.get(DRAWN, set())
+    waits = st.session_state.get(LATER, set()) - drawn  # inputs behind the question: their link values wait
+    st.session_state[WAITING] = {k: v for k, v in left.items() if k in waits}
+    keep = (*keep, *waits)
+    unused = [k for k in left if k not in keep]
     for message in notices(unfit, unused, unread=st.session_state.pop(UNREAD, None)):
         st.toast(message, icon="🔗")
-    drawn = st.session_state.get(DRAWN, set())
     stale = {k for k in st.query_params if k not in drawn and k not in keep}
     if stale:  # one message, however many: deleting them one by one sends the whole query string each time
         st.query_params.from_dict({k: st.query_params.get_all(k) for k in st.query_params if k not in stale})

@@ -8,7 +8,7 @@ time, or "the answer is" after "Just show me"). A page that reads its question's
 from __future__ import annotations
 
 import pytest
-from apphelp import ALL_PAGES, assert_only_the_mark_differs, chart_fingerprint, reveal
+from apphelp import ALL_PAGES, SHOW, assert_only_the_mark_differs, chart_fingerprint, no_exception, reveal, run_page
 
 
 # the first option in the quick suite, the last one too in the exhaustive suite
@@ -22,3 +22,50 @@ def test_just_show_me_shows_what_an_answer_shows(path, how):
     assert chart_fingerprint(shown) == chart_fingerprint(answered)
     assert len(shown.get("vega_lite_chart")) == len(answered.get("vega_lite_chart"))
     assert_only_the_mark_differs(shown, answered)
+
+
+# ---------------------------------------------------------------- inputs drawn only once the question is answered
+def own_inputs(at) -> dict:
+    """The page's own number inputs drawn on this run (sliders and number boxes): key → widget."""
+    return {w.key: w for w in [*at.slider, *at.number_input] if w.key and "." in w.key}
+
+
+def hidden_inputs(path) -> dict:
+    """The page's inputs that "Just show me" brings out: key → widget (as drawn after the reveal)."""
+    before, after = run_page(path), reveal(path, None)
+    return {} if after is None else {k: w for k, w in own_inputs(after).items() if k not in own_inputs(before)}
+
+
+def far_value(w):
+    """A value of the widget's range other than the one shown, on its step grid."""
+    return w.max if w.value != w.max else w.min
+
+
+LATER_PAGES = [p for p in ALL_PAGES if "inputs.later(" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("path", LATER_PAGES, ids=lambda p: p.stem)
+def test_a_link_to_an_input_behind_the_question_waits_for_the_answer(path):
+    """A shared link to a revealed view (the lab at 50 % of the run): before the answer its values are neither
+    dropped nor reported as unknown; they stay in the address bar and the inputs take them once shown."""
+    hidden = hidden_inputs(path)
+    assert hidden, "the page names inputs with inputs.later, so some must appear only after the answer"
+    link = {k.rsplit(".", 1)[-1]: str(far_value(w)) for k, w in hidden.items()}
+    at = run_page(path, query=link)
+    no_exception(at)
+    assert not at.toast, [t.proto.body for t in at.toast]
+    assert {k: at.query_params.get(k) for k in link} == link
+    at.session_state["dummy_rerun"] = 1
+    at.run()  # a rerun before the answer keeps them waiting
+    next(b for b in at.button if b.label == SHOW).click().run()
+    no_exception(at)
+    shown = own_inputs(at)
+    assert {k: float(shown[k].value) for k in hidden} == {k: float(link[k.rsplit(".", 1)[-1]]) for k in hidden}
+    assert {k: float(at.query_params.get(k)) for k in link} == {k: float(v) for k, v in link.items()}  # still shared
+
+
+@pytest.mark.exhaustive
+def test_every_input_behind_a_question_is_named_later():
+    """The pages that draw an input only after the reveal are exactly those that call inputs.later."""
+    behind = {p.stem for p in ALL_PAGES if hidden_inputs(p)}
+    assert behind == {p.stem for p in LATER_PAGES}
