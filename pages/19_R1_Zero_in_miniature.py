@@ -186,17 +186,18 @@ def draw_curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> 
                     page.chart(ch, df, alt_text=alt_text, name=name, width="stretch")
 
 
-@page.one_at_a_time
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
-    """Train, redrawing the progress and the curves as the steps come in; every step is kept in the session, so
-    that a Stop (any rerun) leaves the part trained so far."""
+    """Train, redrawing the progress and the curves as the steps come in, in turns with everyone else training on
+    the server (``page.in_turns``: about a second of steps per turn); every step is kept in the session, so that a
+    Stop (any rerun) leaves the part trained so far."""
     measures, updates = [], []
     partial = {"config": config, "seed": seed, "measures": measures, "updates": updates, "model": None}
     st.session_state[PARTIAL] = partial
+    waiting = where.empty()  # how many runs are ahead, while this one waits for its turn
     bar = where.progress(0.0, text="Measuring the base model…")
     live = where.empty()
     last = 0.0
-    for s in zero.train_steps(config, seed):
+    for s in page.in_turns(zero.train_steps(config, seed), where=waiting):
         measures.append(s.measure)
         if s.update is not None:
             updates.append(s.update)

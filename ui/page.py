@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import time
 import uuid
+from collections.abc import Iterable, Iterator
 
 import streamlit as st
 
@@ -39,10 +41,11 @@ def _session() -> str:
     return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
 
 
-def _notice(line: turns.Line):
-    """What a waiting run shows in its panel's notice slot: how many runs are ahead (None outside Streamlit)."""
-    slot = getattr(_SLOT, "slot", None)
-    if slot is None:
+def _notice(line: turns.Line, slot=None):
+    """What a waiting run shows in its notice slot (the panel's by default): how many runs are ahead (None outside
+    Streamlit)."""
+    slot = slot if slot is not None else getattr(_SLOT, "slot", None)
+    if slot is None or not st.runtime.exists():
         return None
 
     def tell(ahead: int | None) -> None:
@@ -80,6 +83,33 @@ def one_at_a_time(panel):
             TRAININGS.release()  # a panel that trained drew the rest in its training turn
             _SLOT.slot = _SLOT.session = None
     return in_turn
+
+
+TURN_S = 1.0  # the longest a live training holds the training line before the next session's turn
+
+
+def in_turns(steps: Iterable, *, where, seconds: float = TURN_S) -> Iterator:
+    """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
+    trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
+    then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
+    room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
+    each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else."""
+    session, tell, it = _session(), _notice(TRAININGS, where), iter(steps)
+    try:
+        while True:
+            TRAININGS.take(session, tell)
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                yield item
+            TRAININGS.release()  # the next learner in line goes first; this one rejoins at the back
+    except turns.Replaced:
+        st.stop()  # a newer run of this session took this one's place in line
+    finally:
+        TRAININGS.release()
 
 
 class _NotCached(Exception):

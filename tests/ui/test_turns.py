@@ -3,6 +3,7 @@ first come first served, a superseded waiting run's place kept for the session's
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -159,3 +160,36 @@ def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
     a.join(5)
     assert results["a"] == -7
     assert page.PANELS.ahead("newcomer") == 0 and page.TRAININGS.ahead("newcomer") == 0, "every turn given back"
+
+
+def test_live_trainings_take_turns_of_a_bounded_length():
+    """page.in_turns: two learners' long trainings, started together, advance in alternating chunks of at most
+    ``seconds`` each, and the line is free once both are done (or one stops early)."""
+    log, seconds, n = [], 0.1, 40
+
+    def steps(who):
+        for i in range(n):
+            time.sleep(0.01)  # a step of 10 ms or more: at most about ten fit in a turn
+            yield who, i
+
+    def learner(who):
+        for item in page.in_turns(steps(who), where=None, seconds=seconds):
+            log.append(item)
+
+    threads = [threading.Thread(target=learner, args=(w,)) for w in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert sorted(log) == sorted((w, i) for w in "ab" for i in range(n)), "every step of both, once"
+    runs = [len(list(g)) for _, g in itertools.groupby(who for who, _ in log)]  # consecutive steps per learner
+    assert len(runs) >= 6, f"the two trainings alternate, chunk by chunk, not one after the other: {runs}"
+    assert max(runs) <= 12, f"a turn holds about {seconds / 0.01:.0f} steps of 10 ms, not the whole run: {runs}"
+    assert sorted(runs)[len(runs) // 2] >= 3, f"one learner at a time within a turn, not step by step: {runs}"
+    assert page.TRAININGS.ahead("newcomer") == 0, "the turn is given back at the end"
+
+    stopped = page.in_turns(steps("c"), where=None, seconds=seconds)
+    next(stopped)
+    assert page.TRAININGS.ahead("newcomer") == 1  # holding the turn mid-chunk
+    stopped.close()  # the learner stopped (a rerun, or Stop): the generator is closed
+    assert page.TRAININGS.ahead("newcomer") == 0, "a stopped training gives its turn back"
