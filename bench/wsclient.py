@@ -177,6 +177,17 @@ class AppClient:
         await self.rerun(fragment, timeout=timeout)
         return True
 
+    async def press(self, label: str, timeout: float = 60) -> str:
+        """Press a button (a trigger, sent with this one rerun only, as the frontend does) and wait for the run."""
+        button = self.labelled("button", label)
+        if button is None:
+            raise LookupError(f"no button {label!r}")
+        button.state = WidgetState(id=button.element.id, trigger_value=True)
+        try:
+            return await self.rerun(button.fragment_id, timeout=timeout)
+        finally:
+            button.state = None
+
     async def download(self, label: str) -> bytes:
         """Press a download button and fetch its file (from its URL, or, for a file made on click, from the URL
         the server answers with)."""
