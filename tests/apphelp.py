@@ -10,6 +10,7 @@ from collections import Counter
 
 import pandas as pd
 import pyarrow as pa
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import rlcore
@@ -27,6 +28,23 @@ FOUR_ANSWERS = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(
 FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                               samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
+
+
+QUICK_SHARE = 3  # the quick suite runs one case in three of a per-page browser or sweep test; CI runs them all
+
+
+def shared_out(cases, *, offset: int = 0, every: int = QUICK_SHARE, ids=None) -> list:
+    """pytest params of a test repeated over many cases (pages, names, scenarios): one case in ``every`` runs in
+    the quick suite (the README's command), the others are marked ``exhaustive`` (CI's second command runs them).
+    Tests over the same pages pass different ``offset`` values, so that the quick suite still opens every page
+    in some test of the kind. ``cases``: values, or tuples of values for several arguments."""
+    out = []
+    for i, case in enumerate(cases):
+        values = case if isinstance(case, tuple) else (case,)
+        name = ids(case) if ids else None
+        marks = () if (i + offset) % every == 0 else (pytest.mark.exhaustive,)
+        out.append(pytest.param(*values, id=name, marks=marks))
+    return out
 
 
 def has_scenario(path) -> bool:

@@ -15,7 +15,7 @@ import json
 import math
 
 import pytest
-from apphelp import ALL_PAGES, ROOT, edit_scenario, has_scenario, no_exception, run_page
+from apphelp import ALL_PAGES, ROOT, edit_scenario, has_scenario, no_exception, run_page, shared_out
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -149,7 +149,7 @@ def test_from_json_accepts_or_refuses_with_a_reason():
     check_from_json(150)
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, offset=1, ids=lambda p: p.stem))
 def test_accepted_payloads_render_on_every_page(path):
     check_pages(path, 8)
 

@@ -18,6 +18,7 @@ from apphelp import (
     page_text,
     preset_names,
     run_page,
+    shared_out,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -202,8 +203,8 @@ def defaults():
 
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
-TRAVELS = [pytest.param(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)], id=src.stem)
-           for i, src in enumerate(PAGES)]
+TRAVELS = shared_out([(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)]) for i, src in enumerate(PAGES)],
+                     every=2, ids=lambda c: c[0].stem)
 TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-all", marks=pytest.mark.exhaustive)
             for src in PAGES]
 
@@ -302,7 +303,7 @@ def values(at) -> dict:
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
 
 
-PRESET_CASES = [pytest.param(path, False, id=path.stem) for path in WITH_PRESETS]
+PRESET_CASES = shared_out([(path, False) for path in WITH_PRESETS], every=2, ids=lambda c: c[0].stem)
 PRESET_CASES += [pytest.param(path, True, id=f"{path.stem}-every-pair", marks=pytest.mark.exhaustive)
                  for path in WITH_PRESETS]
 

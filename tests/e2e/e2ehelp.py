@@ -103,6 +103,22 @@ def url_path(page_path: str) -> str:
 # --- layout: what a page looks like at a phone's and a laptop's size -------------------------------------------
 
 VIEWPORTS = {"phone": (390, 844), "desktop": (1440, 900)}
+
+
+def on_laptop_in_the_quick_suite(path: str) -> bool:
+    """The quick suite opens every page once in a browser: every other page (in ``ui.nav``'s order) on a laptop
+    (test_pages_e2e), the others on a phone (test_layout); CI's exhaustive run opens every page at both sizes."""
+    from ui import nav
+
+    order = [nav.url_path(p.path) for p in nav.PAGES]
+    return order.index(path) % 2 == 0
+
+
+def quick_share(paths: list[str], viewport: str, ids) -> list:
+    """pytest params over page paths for one screen size, marked ``exhaustive`` outside the quick suite's share."""
+    laptop = viewport == "desktop"
+    return [pytest.param(p, id=ids(p), marks=() if on_laptop_in_the_quick_suite(p) == laptop
+                         else pytest.mark.exhaustive) for p in paths]
 FILE_NAME = re.compile(r"\.py\b|dashboard|\b\d+_[A-Z]\w*")  # "pages/3_Value_Q_advantage.py", "dashboard"
 MEASURE = """() => {
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from e2ehelp import Server, layout_problems, wait_for_run
+from e2ehelp import Server, layout_problems, quick_share, wait_for_run
 from PIL import Image
 
 from ui import nav
@@ -40,7 +40,7 @@ def drawn_charts(page) -> list[bytes]:
     return shots
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", quick_share(PAGES, "desktop", ids=str))  # the phone test opens the other pages
 def test_page_renders_and_reacts(server, page, path):
     page.goto(f"{server.url}/{path}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)

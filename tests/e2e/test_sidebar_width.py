@@ -4,6 +4,7 @@ on a first visit, on every reload and after moving to another page, in either th
 from __future__ import annotations
 
 import pytest
+from apphelp import shared_out
 from e2ehelp import wait_for_run
 
 from ui import page as ui_page
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.e2e
 WIDTH = "() => Math.round(document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().width)"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("scheme", shared_out(["light", "dark"], every=2, ids=str))
 def test_the_sidebar_keeps_its_width_over_reloads(server, browser, scheme):
     context = browser.new_context(viewport={"width": 1440, "height": 900}, color_scheme=scheme)
     try:

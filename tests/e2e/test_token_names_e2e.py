@@ -9,6 +9,7 @@ import json
 import urllib.parse
 
 import pytest
+from apphelp import shared_out
 from e2ehelp import wait_for_run
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +30,7 @@ VIEWS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']"
 })"""
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=str))
 def test_charts_draw_with_tokens_named_like_object_properties(server, page, path):
     problems = []
     page.on("pageerror", lambda err: problems.append(str(err)))

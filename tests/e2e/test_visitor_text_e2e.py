@@ -8,6 +8,7 @@ import json
 import urllib.parse
 
 import pytest
+from apphelp import shared_out
 from e2ehelp import layout_problems, wait_for_run
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +36,7 @@ def open_page(pg, url: str) -> None:
     wait_for_run(pg)
 
 
-@pytest.mark.parametrize("name", LONG_NAMES)
+@pytest.mark.parametrize("name", shared_out(list(LONG_NAMES), every=len(LONG_NAMES), ids=str))
 def test_long_names_keep_the_home_page_on_a_phone(server, phone, name):
     """A name has no space to wrap at: the quick-reference table once grew to 564 px on a 390 px phone."""
     open_page(phone, f"{server.url}/{link(LONG_NAMES[name])}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pytest
 from altair.utils.schemapi import validate_jsonschema
-from apphelp import ALL_PAGES, charts, run_page
+from apphelp import ALL_PAGES, charts, run_page, shared_out
 from chartref import assert_same_as_altair, subspecs
 
 import rlcore
@@ -100,7 +100,7 @@ def check_cached_specs(path, monkeypatch, scenarios, full: bool):
 RARE = rlcore.PRESETS["Best token is rare (2%)"]
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, ids=lambda p: p.stem))  # CI: every page, below
 def test_cached_chart_specs_match_altairs_own_conversion(path, monkeypatch):
     """One odd scenario, every question answered, the check on: every chart call compared with its own fresh
     conversion (a cache hit included: a page draws several charts of one shape) and with Altair's."""
