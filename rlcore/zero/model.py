@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import count, positive
+from ..policy import log_softmax  # the one log softmax of rlcore: the policy and the reference both go through it
 
 RMS_EPS = 1e-6
 
@@ -118,12 +119,6 @@ def _merge(x: np.ndarray) -> np.ndarray:
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
-
-
-def log_softmax(logits: np.ndarray) -> np.ndarray:
-    """log softmax over the last axis (the one function the policy and the reference both go through)."""
-    z = logits - logits.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 @dataclass(frozen=True)

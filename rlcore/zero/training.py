@@ -28,8 +28,9 @@ from ..checks import count, in_range, non_negative, positive
 from ..credit import gae, group_advantages
 from ..diagnostics import entropy, pass_at_k_estimate
 from ..kl import kl_estimators
+from ..policy import log_softmax
 from . import task
-from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad, log_softmax
+from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad
 
 ALGORITHMS = ("grpo", "dr_grpo", "ppo")
 AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean"}

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..policy import log_softmax
 from . import task
-from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad, log_softmax
+from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad
 
 BASE_PATH = Path(__file__).with_name("base.npz")
 
