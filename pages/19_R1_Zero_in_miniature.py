@@ -16,7 +16,7 @@ from rlcore.kl import kl_estimators
 from rlcore.zero import task, training, warmup
 from ui import charts, inputs, page, spec
 from ui.colors import ALGORITHM_COLORS, method_colors
-from ui.format import fmt, pct
+from ui.format import fmt, pct, wrap
 
 page.setup(
     "A real language model, small enough to train here while you watch: does reinforcement learning with a "
@@ -36,6 +36,7 @@ DEFAULTS = zero.ZeroConfig()
 STEP_SIZES = (3e-5, 1e-4, 3e-4, 1e-3)
 MAX_RUNS = 3          # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 REDRAW = 0.5          # seconds between two redraws of the live charts
+CELL = {"<end>": "end", "<pad>": "pad"}  # what a grid cell shows for the two tokens too wide for it on a phone
 PARTIAL = "zero_partial"  # session key: the steps of the run being trained (what is left when it is stopped)
 FINISHED = "zero_run"     # session key: this learner's last run
 
@@ -303,7 +304,8 @@ if run is not None:
                        help=f"On the held-out problems after step {t}; the change is from step {t - 1}")
         g = page.run(training.group_view, run.updates[t - 1], i - 1)
         rows = [f"#{j + 1}  score {fmt(s, 0)}" for j, s in enumerate(g.score)]
-        grid = pd.DataFrame([{"answer": rows[j], "position": p + 1, "token": tok, "advantage": g.advantage[j][p],
+        grid = pd.DataFrame([{"answer": rows[j], "position": p + 1, "token": CELL.get(tok, tok),
+                              "advantage": g.advantage[j][p],
                               "probability": g.prob[j][p], "ratio": g.ratio[j][p], "clipped": bool(g.clipped[j][p])}
                              for j, toks in enumerate(g.tokens) for p, tok in enumerate(toks)])
         per_token = run.config.algorithm == "ppo"
@@ -311,9 +313,11 @@ if run is not None:
         page.chart(charts.token_grid(grid, x="position", row="answer", row_order=rows, text="token",
                                           value="advantage", value_title="advantage Â", value_domain=[-top, 0, top],
                                           title=f"{g.problem}: {len(g.tokens)} answers, step {t}",
-                                          subtitle=("PPO: GAE gives each token its own advantage" if per_token
-                                                    else "one advantage per answer, on all of its tokens")
-                                          + "; outlined: clipped", marked="clipped", marked_title="clipped",
+                                          subtitle=wrap(("PPO: GAE gives each token its own advantage" if per_token
+                                                         else "one advantage per answer, on all of its tokens")
+                                                        + "; “end” stops the answer; outlined: clipped"),
+                                          marked="clipped",
+                                          marked_title="clipped",
                                           tooltips=(("probability", "π_old"), ("ratio", "ratio π/π_old"))),
                    grid, alt_text=f"The {len(g.tokens)} sampled answers to {g.problem}, one row each, every token "
                                   "coloured by its advantage", name="zero_group")
