@@ -138,7 +138,8 @@ def test_an_untranslated_page_in_chinese_says_so_and_its_chrome_is_chinese():
     assert english_words(chrome(at.sidebar) + prose(at.sidebar)) == []
     # the shared helpers' labels: expanders, the question's button (the page's own buttons are its prose)
     main = [e.label for e in at.main.expander] + [b.label for b in at.main.button if (b.key or "").endswith("_show")]
-    main += [el.proto.label for el in at.main.get("page_link")] + [at.title[0].value, at.info[0].value]
+    main += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]  # the footer (``nav._link``)
+    main += [at.title[0].value, at.info[0].value]
     assert len(main) >= 5 and english_words(main) == [], english_words(main)
     assert not any("Predict first" in m.value for m in at.markdown)
     # in English the same page has no notice
@@ -198,3 +199,23 @@ def test_a_second_session_is_not_told_the_first_ones_language():
     assert first.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
     second = AppTest.from_file(str(HOME), default_timeout=60).run()
     assert second.title[0].value.endswith(nav.HOME.heading)
+
+
+@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES[1:]], ids=lambda p: p.stem)
+def test_every_page_runs_in_chinese_with_chinese_chrome(path):
+    at = run_page(path, query={"lang": "zh"})
+    no_exception(at)
+    assert at.info and at.info[0].value == i18n.text("zh", "page.not_translated")
+    # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
+    footer = [el.proto.label for el in at.main.get("page_link")]
+    footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
+    assert footer and english_words(chrome(at.sidebar) + prose(at.sidebar) + footer) == []
+
+
+def test_the_answer_lines_follow_the_language():
+    at = run_page(CONCEPT, query={"lang": "zh"})
+    next(b for b in at.button if (b.key or "").endswith("_show")).click().run()
+    answer = [i.value for i in at.info if i.value.startswith("答案是 **")]
+    assert len(answer) == 1, [i.value for i in at.info]
+    box = next(e for e in at.expander if e.label == i18n.text("zh", "chart.data"))
+    assert box.label != i18n.text("en", "chart.data")
