@@ -30,15 +30,18 @@ import streamlit as st
 LOCALES = pathlib.Path(__file__).resolve().parent.parent / "locales"
 LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own language (the switch's options)
 DEFAULT = "en"
-KEY = "lang"  # the link parameter, and the session key of the sidebar switch
+KEY = "lang"  # the link parameter, and the session key of the language
+SWITCH = "lang_switch"  # the session key of the sidebar's switch
 TRANSLATED = ("dashboard.py",)  # the pages (nav paths) whose own text is in the catalogue
 
 
 @functools.cache
 def catalogue(lang: str) -> dict:
-    """Every entry of ``locales/<lang>.toml``, by its dotted id ("predict.right" → text, or {one, other})."""
-    with open(LOCALES / f"{lang}.toml", "rb") as f:
-        return _flat(tomllib.load(f))
+    """Every entry of ``locales/<lang>.toml``, by its dotted id ("predict.right" → text, or {one, other}).
+    ``lang`` is one of ``LANGS`` (a link's value is checked by ``read`` first)."""
+    if lang not in LANGS:
+        raise KeyError(lang)
+    return _flat(tomllib.loads((LOCALES / f"{lang}.toml").read_text(encoding="utf-8")))
 
 
 def _flat(table: dict, prefix: str = "") -> dict:
@@ -66,11 +69,9 @@ def text(lang: str, msgid: str, **values) -> str:
 
 
 def current() -> str:
-    """The language of this run ("en" outside a page run). Before ``start`` settled it on a session's first run
-    (a page's intro is looked up before ``page.setup`` runs), what ``start`` will settle: the link's, else the
-    browser's."""
-    if not _in_script():
-        return DEFAULT
+    """The language of this run ("en" outside a page run, where the session and the link are empty). Before
+    ``start`` settled it on a session's first run (a page's intro is looked up before ``page.setup`` runs), what
+    ``start`` will settle: the link's, else the browser's."""
     lang = st.session_state.get(KEY)
     if lang in LANGS:
         return lang
@@ -80,12 +81,6 @@ def current() -> str:
         return read(st.query_params.get_all(KEY))
     except ValueError:
         return DEFAULT
-
-
-def _in_script() -> bool:
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    return get_script_run_ctx(suppress_warning=True) is not None
 
 
 def t(msgid: str, **values) -> str:
@@ -125,9 +120,20 @@ def start(from_link: list[str] | None) -> str:
 
 
 def switch() -> None:
-    """The sidebar's language switch (``English | 中文``); a change reruns the page in the other language."""
-    st.segmented_control(text(current(), "nav.language"), list(LANGS), key=KEY, format_func=LANGS.get,
-                         required=True, persist_state="session")
+    """The sidebar's language switch (``English | 中文``); a change reruns the page in the other language.
+
+    The language has its own session key, set from the switch only when the learner changes it: right after a
+    change of page, Streamlit 1.67 can hand the new page's switch no value (seen in Chromium), which read as the
+    language would have turned the rest of that page to the browser's."""
+    st.session_state[SWITCH] = current()
+    st.segmented_control(text(current(), "nav.language"), list(LANGS), key=SWITCH, format_func=LANGS.get,
+                         required=True, on_change=_switched)
+
+
+def _switched() -> None:
+    chosen = st.session_state.get(SWITCH)
+    if chosen in LANGS:
+        st.session_state[KEY] = chosen
 
 
 def link() -> None:

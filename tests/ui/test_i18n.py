@@ -172,10 +172,10 @@ def test_the_language_goes_with_the_learner_from_page_to_page():
 def test_the_switch_changes_the_language_and_the_link():
     at = run_page(HOME)
     assert "lang" not in at.query_params, "English, as the browser asks (none under AppTest): no parameter"
-    at.segmented_control(key=i18n.KEY).set_value("zh").run()
+    at.segmented_control(key=i18n.SWITCH).set_value("zh").run()
     assert at.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
     assert at.query_params["lang"] == "zh"
-    at.segmented_control(key=i18n.KEY).set_value("en").run()
+    at.segmented_control(key=i18n.SWITCH).set_value("en").run()
     assert at.title[0].value.endswith(nav.HOME.heading) and "lang" not in at.query_params
 
 
