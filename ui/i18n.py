@@ -104,7 +104,7 @@ def read(raw: list[str]) -> str:
     return raw[0].strip().lower()
 
 
-def start(from_link: list[str] | None) -> str:
+def start(from_link: list[str] | None) -> bool:
     """Called by ``page.setup`` after ``inputs.enter``: settle this run's language from the link's ``lang``
     values (``from_link``, None when the link has none or the page was not just entered), the session, or the
     browser's locale. Returns whether the link's value did not fit (``page.setup`` reports it)."""

@@ -44,7 +44,7 @@ def thread_session() -> str:
 
 def ahead_text(ahead: int, what: str) -> str:
     """The notice a waiting learner reads, in the run's language: the catalogue's ``[turns]`` entry named by
-    the line's ``what`` (imported here: this module stays free of Streamlit)."""
+    the line's ``what`` (imported here, so importing this module imports no Streamlit)."""
     from .i18n import t
 
     return t(f"turns.{what}", n=ahead)
