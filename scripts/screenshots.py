@@ -1,6 +1,7 @@
 """Screenshot pages of the running app in headless Chromium, to look at them.
 
-Usage: python scripts/screenshots.py [URL_PATH ...]   (default: every page; "" or "home" is the home page)
+Usage: python scripts/screenshots.py [--lang zh] [URL_PATH ...]   (default: every page; "" or "home" is the home
+page; ``--lang`` opens each page in that language, ``?lang=zh``, and adds it to the file names)
 Starts `streamlit run dashboard.py` on a free port and saves, for every page, a phone (390 × 844) and a
 laptop (1440 × 900) screenshot in the light and the dark theme under artifacts/screenshots/:
 ``<page>-<phone|desktop>-<light|dark>.png`` (the first screen) and ``...-full.png`` (the whole page).
@@ -66,16 +67,16 @@ def wait_idle(page, timeout_ms: int = 30_000) -> None:
     page.wait_for_timeout(600)
 
 
-def shoot(browser, base: str, path: str, viewport: str, theme: str) -> list[pathlib.Path]:
+def shoot(browser, base: str, path: str, viewport: str, theme: str, lang: str = "") -> list[pathlib.Path]:
     """The first screen and the whole page of one page at one size in one theme."""
     width, height = VIEWPORTS[viewport]
     context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
     try:
         page = context.new_page()
-        page.goto(f"{base}/{path}")
+        page.goto(f"{base}/{path}" + (f"?lang={lang}" if lang else ""))
         page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
         wait_idle(page)
-        name = f"{path or 'home'}-{viewport}-{theme}"
+        name = f"{path or 'home'}-{viewport}-{theme}" + (f"-{lang}" if lang else "")
         first, full = OUT / f"{name}.png", OUT / f"{name}-full.png"
         page.screenshot(path=str(first))
         # the main area scrolls on its own: grow the window to its height to take the whole page
@@ -90,6 +91,9 @@ def shoot(browser, base: str, path: str, viewport: str, theme: str) -> list[path
 
 def main(argv: list[str]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    lang = ""
+    if argv[:1] == ["--lang"]:
+        lang, argv = argv[1], argv[2:]
     paths = ["" if a == "home" else a.strip("/") for a in argv] or page_paths()
     port = free_port()
     proc = start_server(port)
@@ -99,7 +103,7 @@ def main(argv: list[str]) -> None:
             for path in paths:
                 for viewport in VIEWPORTS:
                     for theme in THEMES:
-                        for target in shoot(browser, f"http://127.0.0.1:{port}", path, viewport, theme):
+                        for target in shoot(browser, f"http://127.0.0.1:{port}", path, viewport, theme, lang):
                             print(target)
             browser.close()
     finally:

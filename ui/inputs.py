@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from .format import esc
+from .i18n import t
 from .linkguard import MAX_CHARS, MAX_FIELDS, TOO_LONG
 
 PAGE = "inputs_page"          # the id of the page that ran last
@@ -77,6 +78,18 @@ def value(name: str):
 
 def _recorded(page: str | None = None) -> dict:
     return st.session_state.get(DEFAULTS, {}).get(page or st.session_state.get(PAGE, ""), {})
+
+
+def take(name: str) -> list[str] | None:
+    """The link's values for ``name``, a setting every page reads that is no input of its own (the language), on
+    the run that entered the page (None otherwise, or when the link has none); taken, so it is not reported as
+    unused."""
+    return st.session_state.get(LINK, {}).pop(name, None)
+
+
+def unfit(name: str, raw: list[str]) -> None:
+    """Report a link value of ``take`` that did not fit, in the same notice as the inputs' own."""
+    st.session_state.setdefault(UNFIT, []).append((name, raw))
 
 
 def later(*names: str) -> None:
@@ -311,30 +324,30 @@ def notices(unfit: list[tuple[str, list[str]]], unused: list[str],
             unread: tuple[int, int] | None = None) -> list[str]:
     """At most two sentences about a link: its values that did not fit, and its parameters nothing used; or one,
     when the link was too long to read (``unread``: its parameters and characters)."""
-    def more(n: int) -> str:
-        return f" and {n - SHOWN_IN_NOTICE} more" if n > SHOWN_IN_NOTICE else ""
-
     if unread is not None:
         fields, chars = unread
-        return [f"The link was too long to read ({fields:,} parameters, {chars:,} characters; at most "
-                f"{MAX_FIELDS:,} parameters and {MAX_CHARS:,} characters are read), so the page opened with "
-                "its own values."]
+        return [t("link.too_long", fields=f"{fields:,}", chars=f"{chars:,}", max_fields=f"{MAX_FIELDS:,}",
+                  max_chars=f"{MAX_CHARS:,}")]
     out = []
     if len(unfit) == 1:
         (name, raw), = unfit
-        out.append(f"The link's value “{_shown(raw)}” for “{esc(name[:40])}” does not fit that input, so the "
-                   "input keeps its own value.")
+        out.append(t("link.unfit_one", value=_shown(raw), name=esc(name[:40])))
     elif unfit:
-        listed = ", ".join(f"“{esc(n[:40])}” = “{_shown(r)}”" for n, r in unfit[:SHOWN_IN_NOTICE])
-        out.append(f"{len(unfit)} values in the link do not fit their inputs and were left out: "
-                   f"{listed}{more(len(unfit))}.")
+        out.append(_listed("unfit", [t("link.unfit_item", name=esc(n[:40]), value=_shown(r)) for n, r in unfit]))
     if len(unused) == 1:
-        out.append(f"The link's parameter “{esc(unused[0][:40])}” means nothing on this page and was ignored.")
+        out.append(t("link.unused_one", name=esc(unused[0][:40])))
     elif unused:
-        listed = ", ".join(f"“{esc(n[:40])}”" for n in unused[:SHOWN_IN_NOTICE])
-        out.append(f"The link has {len(unused)} parameters this page does not use ({listed}{more(len(unused))}); "
-                   "they were ignored.")
+        out.append(_listed("unused", [t("link.unused_item", name=esc(n[:40])) for n in unused]))
     return out
+
+
+def _listed(kind: str, items: list[str]) -> str:
+    """The notice about several values or parameters: the first ``SHOWN_IN_NOTICE``, and how many more."""
+    listed = t("link.separator").join(items[:SHOWN_IN_NOTICE])
+    more = len(items) - SHOWN_IN_NOTICE
+    if more > 0:
+        return t(f"link.{kind}_many_more", n=len(items), listed=listed, more=more)
+    return t(f"link.{kind}_many", n=len(items), listed=listed)
 
 
 def _shown(raw: list[str]) -> str:

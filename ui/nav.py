@@ -15,12 +15,15 @@ from typing import NamedTuple
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from . import i18n
+from .i18n import t
+
 APP_DIR = pathlib.Path(__file__).resolve().parent.parent  # where dashboard.py lives
 
 
 class PageInfo(NamedTuple):
     path: str          # relative to the app's folder, as st.page_link and st.switch_page want it
-    title: str         # the link's label and the page's heading
+    title: str         # the page's id (its inputs' keys) and its English title; ``title()`` is what is shown
     icon: str          # a Material icon, drawn without an emoji font
     heading: str = ""  # the page's heading when it is not the title (home: "Home" in links only)
 
@@ -60,6 +63,18 @@ def info(path: str) -> PageInfo:
     raise KeyError(path)
 
 
+def title(page: PageInfo) -> str:
+    """The page's title in the current language (``locales/*.toml``, ``[nav.titles]``); a page added to the map
+    but not yet to the catalogue shows its English title (``tests/ui/test_i18n.py`` asks every page for one)."""
+    msgid = f"nav.titles.{page.title}"
+    return t(msgid) if msgid in i18n.catalogue(i18n.current()) else page.title
+
+
+def heading(page: PageInfo) -> str:
+    """The page's heading in the current language: its title, unless ``[nav.headings]`` gives it another."""
+    return t(f"nav.headings.{page.title}") if page.heading else title(page)
+
+
 def path_of(filename: str) -> str | None:
     """The map's path for a page file given as any path (e.g. a script's ``__file__``), or None."""
     path = pathlib.Path(filename)
@@ -80,13 +95,15 @@ def _link(where, page: PageInfo, label: str, icon: str) -> None:
 
 
 def sidebar(current_path: str | None) -> None:
-    """Every page's link in the sidebar, by title and icon; the current one is marked "you are here"."""
+    """The language switch, then every page's link in the sidebar, by title and icon; the current one is marked
+    "you are here"."""
     with st.sidebar:
-        st.markdown("**Pages**")
+        i18n.switch()
+        st.markdown(t("nav.pages"))
         for p in PAGES:
             here = p.path == current_path
             # Streamlit highlights the current page's link; the bold label marks it without colour too
-            _link(st, p, f"**{p.title}**" if here else p.title, p.icon)
+            _link(st, p, f"**{title(p)}**" if here else title(p), p.icon)
         st.divider()
 
 
@@ -106,9 +123,9 @@ def footer(current_path: str) -> None:
     st.divider()
     left, right = st.columns(2)
     if before is not None:
-        _link(left, before, f"Previous: {before.title}", ":material/arrow_back:")
+        _link(left, before, t("nav.previous", title=title(before)), ":material/arrow_back:")
     if after is not None:
-        _link(right, after, f"Next: {after.title}", ":material/arrow_forward:")
+        _link(right, after, t("nav.next", title=title(after)), ":material/arrow_forward:")
 
 
 def url_path(path: str) -> str:

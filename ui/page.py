@@ -15,9 +15,10 @@ import streamlit as st
 
 import rlcore
 
-from . import inputs, nav, spec, turns
+from . import i18n, inputs, nav, spec, turns
 from . import scenario as scenario_panel
 from .format import csv_text, esc
+from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 # Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
@@ -168,11 +169,16 @@ def setup(intro: str, *, scenario: bool = True):
     if here is None:
         raise LookupError(f"{caller} has no entry in ui.nav.PAGES: add PageInfo(path, title, icon) there")
     entry = nav.info(here)
-    st.set_page_config(page_title=f"{entry.title} · RL for LLMs", page_icon=entry.icon, layout="wide",
-                       initial_sidebar_state=SIDEBAR_WIDTH)
-    st.title(f"{entry.icon} {entry.heading or entry.title}")
+    inputs.enter(inputs.page_id(entry.title))  # first: it reads the link, which may name the language
+    raw = inputs.take(i18n.KEY)
+    if i18n.start(raw):
+        inputs.unfit(i18n.KEY, raw)
+    st.set_page_config(page_title=t("page.tab_title", title=nav.title(entry)), page_icon=entry.icon,
+                       layout="wide", initial_sidebar_state=SIDEBAR_WIDTH)
+    st.title(f"{entry.icon} {nav.heading(entry)}")
+    if here not in i18n.TRANSLATED and i18n.current() != i18n.DEFAULT:
+        st.info(t("page.not_translated"), icon=":material/translate:")
     st.markdown(intro)
-    inputs.enter(inputs.page_id(entry.title))
     nav.sidebar(here)
     return scenario_panel.sidebar() if scenario else None
 
@@ -182,7 +188,7 @@ def run(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        st.error(f"That input can't be used: {esc(err)}", icon="⚠️")  # it may quote visitor text
+        st.error(t("page.unusable", error=esc(err)), icon="⚠️")  # it may quote visitor text
         st.stop()
 
 
@@ -199,7 +205,7 @@ def stop_with_notice(text: str) -> None:
 
 def show_code(*functions) -> None:
     """An expander with the real source of the rlcore functions behind the page."""
-    with st.expander("Show the code behind this page", key="show_code", on_change="rerun") as box:
+    with st.expander(t("page.show_code"), key="show_code", on_change="rerun") as box:
         if box.open:  # read and sent only when opened
             for fn in functions:
                 st.code(inspect.getsource(fn), language="python")
@@ -212,7 +218,8 @@ def end(here: str | None = None) -> None:
     here = here or nav.path_of(inspect.currentframe().f_back.f_code.co_filename)
     if here is not None:
         nav.footer(here)
-    inputs.report_link(keep=(scenario_panel.URL_KEY,))
+    i18n.link()
+    inputs.report_link(keep=(scenario_panel.URL_KEY, i18n.KEY))
 
 
 def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> None:
@@ -228,14 +235,14 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
     """
     st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text, width=width)
     # the label stays the same whatever the data, so an open table stays open as the data change
-    with st.expander("Data behind this chart", key=f"table_{name}", on_change="rerun") as box:
+    with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open
-            st.caption(f"{len(data)} rows, as plotted.")
+            st.caption(t("chart.rows", n=len(data)))
             st.dataframe(data, hide_index=True, width="stretch")
             # Built with the open table, not on click: a file made on click is referenced by no session, and
             # Streamlit deletes such files after the next two script runs of anyone on the server, so on a busy
             # server the browser's fetch could find it gone (404; tests/deploy/test_replicas.py met it).
-            st.download_button("Download as CSV", csv_text(data).encode(),  # formulas neutralised
+            st.download_button(t("chart.csv"), csv_text(data).encode(),  # formulas neutralised
                                file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}", on_click="ignore")
 
 
@@ -251,16 +258,15 @@ def _apply_view(views: dict) -> None:
     st.session_state[PRESETS_KEY] = None
 
 
-def presets(views: dict, *, label: str = "Views") -> None:
+def presets(views: dict, *, label: str | None = None) -> None:
     """One compact row of choices, each one a complete view: the inputs it names take its values, every other
     input of the page goes back to its default (so a view never depends on the choice before).
 
     ``presets({"λ = 0": {"lam": 0.0}, "λ = 1": {"lam": 1.0}})``; names are the inputs' link names. Keep the
     names short: they are the labels of the control.
     """
-    st.segmented_control(label, list(views), key=PRESETS_KEY, on_change=_apply_view, args=(views,),
-                         help="Each choice sets the page's inputs to a complete view; the others go back to "
-                              "their defaults.")
+    st.segmented_control(label or t("page.views"), list(views), key=PRESETS_KEY, on_change=_apply_view,
+                         args=(views,), help=t("page.views_help"))
 
 
 def _reveal(state_key: str) -> None:
@@ -296,27 +302,26 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
         st.session_state[shown] = ASKED_AGAIN
     st.session_state[asked] = now
     with st.container(border=True):
-        st.markdown(f"**Predict first.** {question}")
+        st.markdown(t("predict.ask", question=question))
         # one row: the choices, and a way out for who would rather just look (stacked on a phone)
         left, right = st.columns([4, 1], vertical_alignment="center")
         choice = left.radio(question, options, index=None, key=key, horizontal=True, label_visibility="collapsed",
-                            help="Choose an answer to reveal what happens")
+                            help=t("predict.help"))
         if choice is None and not st.session_state.get(shown):
-            right.button("Just show me", key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
+            right.button(t("predict.show"), key=f"{key}_show", on_click=_reveal, args=(shown,), width="stretch")
             return False
         if choice is None and st.session_state.get(shown) == ASKED_AGAIN:
-            st.info(f"The inputs changed the question after you answered, so your answer is not marked against "
-                    f"this one: the answer is **{answer}**. {explanation}")
+            st.info(t("predict.asked_again", answer=answer, explanation=explanation))
         elif choice is None:
-            st.info(f"The answer is **{answer}**. {explanation}")
+            st.info(t("predict.shown", answer=answer, explanation=explanation))
         elif choice == answer:
-            st.success(f"Right: **{answer}**. {explanation}")
+            st.success(t("predict.right", answer=answer, explanation=explanation))
         else:
-            st.warning(f"Not this time: the answer is **{answer}**. {explanation}")
+            st.warning(t("predict.wrong", answer=answer, explanation=explanation))
     return True
 
 
 def why(text: str) -> None:
     """A closed "Why this matters" expander under a page's intro: the motivation, for who wants it."""
-    with st.expander("Why this matters", icon=":material/lightbulb:"):
+    with st.expander(t("predict.why"), icon=":material/lightbulb:"):
         st.markdown(text)

@@ -17,13 +17,14 @@ import streamlit as st
 import rlcore
 from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
-from . import inputs
+from . import i18n, inputs
 from .format import breakable, esc
+from .i18n import t
 
 # The editor's own range, narrower than what rlcore computes with (rlcore.MAX_TOKENS = 12): six rows, one colour
 # each in ui/colors.py's token palette.
 EDITOR_MIN_TOKENS, EDITOR_MAX_TOKENS = 2, 6
-CUSTOM = "Custom (your edits)"  # what the preset selector shows once the example is not one of the presets
+CUSTOM = "Custom (your edits)"  # the preset selector's choice once the example is not one of the presets
 STATE = "scenario"   # the current valid rlcore.Scenario
 DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
 SYNCED = "scenario_synced"  # the scenario the draft last agreed with
@@ -273,8 +274,7 @@ def _from_url() -> None:
             raise ValueError("the link repeats the scenario parameter")
         replace(from_json(raw[0]))
     except ValueError as err:  # the notice quotes the link's text: escaped, so it cannot add a link or markup
-        st.session_state["scenario_url_notice"] = f"The scenario in this link could not be used ({esc(err)}); " \
-                                                  "showing the article's example instead."
+        st.session_state["scenario_url_notice"] = t("scenario.url_unusable", error=esc(err))
 
 
 def _to_url(scenario: rlcore.Scenario) -> None:
@@ -295,10 +295,9 @@ def _load_file() -> None:
     name = esc(upload.name[:60])  # the file's name and the reason are visitor text: escaped for markdown
     try:
         replace(from_json(upload.getvalue()))
-        st.session_state["scenario_file_notice"] = ("success", f"Loaded {name}.")
+        st.session_state["scenario_file_notice"] = ("success", t("scenario.loaded", name=name))
     except ValueError as err:
-        st.session_state["scenario_file_notice"] = ("error", f"{name} was not loaded: {esc(err)}. "
-                                                    "The current example is unchanged.")
+        st.session_state["scenario_file_notice"] = ("error", t("scenario.not_loaded", name=name, error=esc(err)))
 
 
 def replace(scenario: rlcore.Scenario) -> None:
@@ -314,16 +313,16 @@ def _set_draft(rows: list[dict]) -> None:
 
 
 def _pick_preset() -> None:
-    name = st.session_state.get(PRESET)
+    name = {preset_name(k): k for k in rlcore.PRESETS}.get(st.session_state.get(PRESET))
     if name in rlcore.PRESETS:
         replace(rlcore.PRESETS[name])
 
 
 def _reset() -> None:
     """Back to the defaults: the article's example, every page's inputs at the defaults recorded where they
-    are declared (``ui.inputs``), and a link with nothing in it."""
+    are declared (``ui.inputs``), and a link with nothing in it but the language, which stays."""
     defaults = inputs.recorded_defaults()
-    for k in [k for k in st.session_state if k not in defaults and k not in inputs.KEEP]:
+    for k in [k for k in st.session_state if k not in defaults and k not in (*inputs.KEEP, i18n.KEY)]:
         del st.session_state[k]
     st.session_state.update(defaults)
     st.query_params.clear()
@@ -361,19 +360,18 @@ def sidebar() -> rlcore.Scenario:
         _set_draft(to_rows(scenario))  # first run, or the scenario was replaced from outside the sidebar
     draft = st.session_state[DRAFT]
     with st.sidebar:
-        st.markdown("**The running example**")
-        st.caption(f"Prompt: “{esc(scenario.prompt)}” · answer so far: “{esc(scenario.prefix)}” · "
-                   "the candidates for the next token:")
+        st.markdown(t("scenario.heading"))
+        st.caption(t("scenario.caption", prompt=esc(scenario.prompt), prefix=esc(scenario.prefix)))
         summary = st.empty()  # filled once this run's edits are in
         preset = st.empty()  # likewise: it names the preset the example now is, or says "Custom"
         # the inputs exist only while the editor is open: a closed editor costs a page rerun nothing
-        with st.expander("Edit the candidates", key=EDITOR, on_change="rerun") as box:
+        with st.expander(t("scenario.edit"), key=EDITOR, on_change="rerun") as box:
             rows = _editor(draft) if box.open else draft
         st.session_state[DRAFT] = rows
         try:
             new = from_rows(rows, scenario)
         except ValueError as err:  # the message quotes what was typed: escaped, so a name cannot add markup
-            st.error(f"{esc(err)}. The pages keep the last valid example.", icon="⚠️")
+            st.error(t("scenario.invalid", error=esc(err)), icon="⚠️")
             if "add up to" in str(err):
                 _rescale_button(rows, scenario)
         else:
@@ -383,20 +381,25 @@ def sidebar() -> rlcore.Scenario:
         if note:
             st.error(esc(note))
         summary.markdown(_summary(scenario))
-        st.session_state[PRESET] = next((k for k, v in rlcore.PRESETS.items() if v == scenario), CUSTOM)
-        preset.selectbox("Start from a preset", [*rlcore.PRESETS, CUSTOM], key=PRESET, on_change=_pick_preset,
-                         help=f"“{CUSTOM}” means the example was edited, loaded or opened from a link")
-        st.button("Reset", on_click=_reset, width="stretch",
-                  help="Back to the article's example and every input's default")
+        # the options are the names in the current language (a format_func would do, but AppTest cannot set it)
+        st.session_state[PRESET] = preset_name(next((k for k, v in rlcore.PRESETS.items() if v == scenario), CUSTOM))
+        preset.selectbox(t("scenario.preset"), [preset_name(k) for k in (*rlcore.PRESETS, CUSTOM)], key=PRESET,
+                         on_change=_pick_preset, help=t("scenario.preset_help", custom=preset_name(CUSTOM)))
+        st.button(t("scenario.reset"), on_click=_reset, width="stretch", help=t("scenario.reset_help"))
         notice = st.session_state.pop("scenario_url_notice", None)
         if notice:
             st.warning(notice)
-        with st.expander("Save or load this example", key="scenario_files", on_change="rerun") as box:
+        with st.expander(t("scenario.files"), key="scenario_files", on_change="rerun") as box:
             if box.open:
                 _files(scenario)
     st.session_state[SYNCED] = scenario
     _to_url(scenario)
     return scenario
+
+
+def preset_name(name: str) -> str:
+    """A preset's name (or ``CUSTOM``) as the selector shows it, in the current language."""
+    return t("scenario.custom") if name == CUSTOM else t(f"scenario.presets.{name}")
 
 
 def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
@@ -411,19 +414,19 @@ def _rescale_button(rows: list[dict], scenario: rlcore.Scenario) -> None:
     room = 1.0 - math.fsum(probs[i] for i in typed)
     others = math.fsum(p for i, p in enumerate(probs) if i not in typed)
     if typed and len(typed) < len(rows) and room >= 0 and others > 0:
-        names = ", ".join(f"{esc(_shown(rows[i]['token']).strip())} at {probs[i]:.3g}" for i in typed)
-        st.button(f"Rescale the others to fill {room:.3g}", on_click=_normalise, args=(typed,),
-                  width="stretch", help=f"Keeps {names} as you typed, and scales the other tokens' "
-                                        "probabilities by the same factor so that all add up to 1")
+        kept = t("link.separator").join(t("scenario.rescale_kept", token=esc(_shown(rows[i]["token"]).strip()),
+                                          prob=f"{probs[i]:.3g}") for i in typed)
+        st.button(t("scenario.rescale_others", room=f"{room:.3g}"), on_click=_normalise, args=(typed,),
+                  width="stretch", help=t("scenario.rescale_others_help", kept=kept))
     else:
         total = math.fsum(probs)
-        st.button(f"Rescale all: divide each by {sum_text(total)}", on_click=_normalise, width="stretch",
-                  help="Divides every probability by their sum, so they add up to 1 and keep their ratios")
+        st.button(t("scenario.rescale_all", total=sum_text(total)), on_click=_normalise, width="stretch",
+                  help=t("scenario.rescale_all_help"))
 
 
 def _summary(scenario: rlcore.Scenario) -> str:
     """The candidates as one small markdown table (token, probability, judge scores)."""
-    lines = ["| token | π | judge scores |", "|---|---:|---|"]
+    lines = [t("scenario.summary_header"), "|---|---:|---|"]
     lines += [f"| {breakable(t)} | {p:.3g} | {esc(', '.join(f'{x:g}' for x in sc))} |"
               for t, p, sc in zip(scenario.tokens, scenario.probs, scenario.samples, strict=True)]
     return "\n".join(lines)
@@ -431,37 +434,33 @@ def _summary(scenario: rlcore.Scenario) -> str:
 
 def _editor(draft: list[dict]) -> list[dict]:
     """One row of inputs per token, how each answer goes on, and Add / Remove; returns the rows as typed."""
-    st.caption("A valid edit changes every page at once.")
+    st.caption(t("scenario.editor_caption"))
     for k in [k for k in st.session_state if str(k).startswith("scn_")]:
         if isinstance(st.session_state[k], str) and _shown(st.session_state[k]) != st.session_state[k]:
             del st.session_state[k]  # a lone surrogate has no UTF-8 form: the input could not be drawn
-            st.warning("An input held a lone surrogate (a broken half of a character, U+D800 to U+DFFF), "
-                       "which no page can show; it went back to the example's value.")
+            st.warning(t("scenario.surrogate"))
     rows = []
     for i, row in enumerate(draft):
         vis = "visible" if i == 0 else "collapsed"
         c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
-        tok = c1.text_input("token", value=_shown(row["token"]), key=key("token", i), max_chars=MAX_TOKEN_CHARS,
-                            label_visibility=vis, help="A candidate next token")
-        prob = c2.number_input("prob", value=float(row["prob"]), min_value=0.0, max_value=1.0,
+        tok = c1.text_input(t("scenario.token"), value=_shown(row["token"]), key=key("token", i),
+                            max_chars=MAX_TOKEN_CHARS, label_visibility=vis, help=t("scenario.token_help"))
+        prob = c2.number_input(t("scenario.prob"), value=float(row["prob"]), min_value=0.0, max_value=1.0,
                                step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
-                               help="The policy's probability of this token; together they add up to 1")
-        scores = c3.text_input("judge scores", value=_shown(row["scores"]), key=key("scores", i),
+                               help=t("scenario.prob_help"))
+        scores = c3.text_input(t("scenario.scores"), value=_shown(row["scores"]), key=key("scores", i),
                                max_chars=SCORES_MAX_CHARS, label_visibility=vis,
-                               help=f"Scores of sampled answers that began with this token, separated by commas: "
-                                    f"the article's judge gives 0 to 10; up to {MAX_SAMPLES} scores of at most "
-                                    f"{MAX_SCORE:,.0f}")
+                               help=t("scenario.scores_help", most=MAX_SAMPLES, top=f"{MAX_SCORE:,.0f}"))
         rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
-    st.caption("How each answer goes on after its token:")
+    st.caption(t("scenario.continuations"))
     for i, row in enumerate(rows):
-        row["cont"] = st.text_input(f"after “{esc(_shown(row['token']))}”", value=_shown(draft[i]["cont"]),
-                                    key=key("cont", i), max_chars=MAX_CONT_CHARS)
+        row["cont"] = st.text_input(t("scenario.after", token=esc(_shown(row["token"]))),
+                                    value=_shown(draft[i]["cont"]), key=key("cont", i), max_chars=MAX_CONT_CHARS)
     c1, c2 = st.columns(2)
-    c1.button("Add", key=key("add", "new"), on_click=_add_token, disabled=len(draft) >= EDITOR_MAX_TOKENS,
-              width="stretch", help="Add a token (up to six)")
-    c2.button("Remove", key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
-              disabled=len(draft) <= EDITOR_MIN_TOKENS, width="stretch",
-              help="Remove the last token in the list (at least two stay)")
+    c1.button(t("scenario.add"), key=key("add", "new"), on_click=_add_token,
+              disabled=len(draft) >= EDITOR_MAX_TOKENS, width="stretch", help=t("scenario.add_help"))
+    c2.button(t("scenario.remove"), key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
+              disabled=len(draft) <= EDITOR_MIN_TOKENS, width="stretch", help=t("scenario.remove_help"))
     return rows
 
 
@@ -476,9 +475,9 @@ def _shown(text) -> str:
 
 def _files(scenario: rlcore.Scenario) -> None:
     """Download the example as JSON, or load one; drawn only while its expander is open."""
-    st.download_button("Download as JSON", to_json(scenario).encode(), file_name="scenario.json",
+    st.download_button(t("scenario.download"), to_json(scenario).encode(), file_name="scenario.json",
                        mime="application/json", on_click="ignore", width="stretch")
-    st.file_uploader("Load a saved example (JSON, at most 100 kB)", type=["json"],
+    st.file_uploader(t("scenario.upload"), type=["json"],
                      key="scenario_upload", on_change=_load_file)
     kind, text = st.session_state.pop("scenario_file_notice", (None, None))
     if kind == "error":

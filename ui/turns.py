@@ -43,10 +43,11 @@ def thread_session() -> str:
 
 
 def ahead_text(ahead: int, what: str) -> str:
-    """The notice a waiting learner reads."""
-    runs = "1 run is" if ahead == 1 else f"{ahead} runs are"
-    return (f"The server is busy: {runs} ahead of yours. Learners' {what} take turns, one at a time, so "
-            "nobody's settings hold up the room; yours starts when its turn comes.")
+    """The notice a waiting learner reads, in the run's language: the catalogue's ``[turns]`` entry named by
+    the line's ``what`` (imported here, so importing this module imports no Streamlit)."""
+    from .i18n import t
+
+    return t(f"turns.{what}", n=ahead)
 
 
 @dataclass(eq=False)

@@ -1,0 +1,221 @@
+"""Two languages: the catalogues agree entry by entry, the home page and the chrome of every page speak Chinese
+with ``?lang=zh``, and the language rides in the link, from page to page and through the sidebar's switch."""
+
+import re
+import string
+
+import pytest
+from apphelp import ROOT, no_exception, page_file, run_page
+from streamlit.testing.v1 import AppTest
+
+import rlcore
+from ui import i18n, nav, page, scenario, turns
+
+HOME = ROOT / "dashboard.py"
+CONCEPT = page_file("3_")  # a concept page not translated yet: English prose, Chinese chrome
+
+
+def fields(entry) -> list[set[str]]:
+    """The placeholder names of each form of an entry (one form for a plain string)."""
+    forms = [entry["one"], entry["other"]] if i18n.is_plural(entry) else [entry]
+    out = []
+    for form in forms:
+        assert isinstance(form, str), form
+        names = [name for _, name, _, _ in string.Formatter().parse(form) if name is not None]
+        assert all(n.isidentifier() for n in names), f"only named placeholders: {form!r}"
+        out.append(set(names))
+    return out
+
+
+def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
+    en, zh = i18n.catalogue("en"), i18n.catalogue("zh")
+    assert set(en) == set(zh), f"only in one: {sorted(set(en) ^ set(zh))}"
+    for msgid in en:
+        en_forms, zh_forms = fields(en[msgid]), fields(zh[msgid])
+        assert set().union(*en_forms) == set().union(*zh_forms), msgid
+        for forms, entry in ((en_forms, en[msgid]), (zh_forms, zh[msgid])):
+            if i18n.is_plural(entry):  # the count picks the form, and the general form shows it
+                assert "n" in forms[1], msgid
+        if i18n.is_plural(zh[msgid]):
+            assert i18n.is_plural(en[msgid]), f"{msgid}: a plural in Chinese only"
+
+
+def test_english_plurals_follow_the_count_and_chinese_writes_one_form():
+    assert i18n.text("en", "chart.rows", n=1).startswith("1 row,")
+    assert i18n.text("en", "chart.rows", n=3).startswith("3 rows,")
+    assert "3" in i18n.text("zh", "chart.rows", n=3) and "1" in i18n.text("zh", "chart.rows", n=1)
+    # the bench's workshop reads the number of runs ahead from the English notice (bench/workshop.py)
+    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(1, page.PANELS.what)).group(1) == "1"
+    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(4, page.TRAININGS.what)).group(1) == "4"
+
+
+def test_a_missing_entry_is_an_error_not_its_id():
+    with pytest.raises(KeyError):
+        i18n.text("zh", "predict.no_such_entry")
+    with pytest.raises(KeyError):  # a placeholder the sentence needs but the caller did not give
+        i18n.text("en", "predict.right", answer="yes")
+
+
+def test_every_name_the_code_looks_up_by_data_has_an_entry():
+    """Titles, headings, preset names and the turn lines are looked up by their English names."""
+    for lang in i18n.LANGS:
+        cat = i18n.catalogue(lang)
+        for p in nav.PAGES:
+            assert f"nav.titles.{p.title}" in cat
+            assert not p.heading or f"nav.headings.{p.title}" in cat
+        for name in rlcore.PRESETS:
+            assert f"scenario.presets.{name}" in cat, name
+        for line in (page.PANELS, page.TRAININGS):
+            assert f"turns.{line.what}" in cat
+
+
+@pytest.mark.parametrize(("locale", "lang"), [("zh-CN", "zh"), ("zh-TW", "zh"), ("ZH", "zh"), ("en-US", "en"),
+                                              ("fr-FR", "en"), ("", "en"), (None, "en")])
+def test_the_browsers_locale_picks_chinese_for_any_zh(locale, lang):
+    assert i18n.from_locale(locale) == lang
+
+
+# ---------------------------------------------------------------- what a Chinese reader sees
+# Latin words a Chinese page may show: RL terms in brackets and symbols, file formats, the tokens' names
+ALLOWED = {"RL", "PPO", "GRPO", "KL", "TD", "GAE", "DPO", "Zero", "pass", "CSV", "JSON", "kB", "logit", "old",
+           "ref", "DFFF", "policy", "state", "action", "reward", "return", "value", "advantage", "baseline",
+           "error", "group", "gradient", "exploration", "ratio", "clipping", "penalty"}
+WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def english_words(texts, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
+    """The Latin-letter words in ``texts`` outside ``ALLOWED``, once the scenario's own text (prompt, answer so
+    far, tokens, continuations: the learner's data, not the app's prose) and icon names are taken out."""
+    data = sorted({scn.prompt, scn.prefix, *scn.tokens, *scn.continuations} - {""}, key=len, reverse=True)
+    left = []
+    for text in texts:
+        text = re.sub(r":material/[a-z_]+:", "", text)
+        for d in data:
+            text = text.replace(d, " ")
+        left += [w for w in WORD.findall(text) if w not in ALLOWED]
+    return left
+
+
+def chrome(block) -> list[str]:
+    """Every label a block shows that the shared helpers write: headings, alerts, expanders, buttons, links,
+    and each widget's label and help."""
+    out = [e.value for kind in ("title", "info", "warning", "success", "error") for e in getattr(block, kind)]
+    out += [e.label for e in block.expander] + [b.label for b in block.button]
+    out += [el.proto.label for kind in ("page_link", "download_button") for el in block.get(kind)]
+    for kind in ("selectbox", "segmented_control", "radio", "slider", "text_input", "number_input", "toggle"):
+        for w in getattr(block, kind):
+            out += [w.label, w.help or ""]
+    return out
+
+
+def prose(block) -> list[str]:
+    """What a block says in sentences: markdown, captions and headings."""
+    return [e.value for kind in ("markdown", "caption", "header", "subheader") for e in getattr(block, kind)]
+
+
+def test_the_home_page_in_chinese_has_no_english_left():
+    at = run_page(HOME, query={"lang": "zh"})
+    no_exception(at)
+    for block in (at.main, at.sidebar):
+        shown = chrome(block) + prose(block)
+        assert len(shown) > 10 and english_words(shown) == [], english_words(shown)
+    assert at.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
+    assert not at.info, "the home page is translated: no notice"
+    assert at.query_params["lang"] == "zh", "the link keeps the language"
+
+
+def test_the_word_finder_finds_english():
+    """The check above could fail: the English home page is full of words it reports."""
+    at = run_page(HOME)
+    assert {"judge", "training", "token"} <= set(english_words(prose(at.main)))
+    assert english_words(["答案是 **open**。", "按 Next 继续"]) == ["Next"]
+
+
+def test_an_untranslated_page_in_chinese_says_so_and_its_chrome_is_chinese():
+    at = run_page(CONCEPT, query={"lang": "zh"})
+    no_exception(at)
+    assert at.info[0].value == i18n.text("zh", "page.not_translated"), "the notice comes first"
+    assert english_words(chrome(at.sidebar) + prose(at.sidebar)) == []
+    # the shared helpers' labels: expanders, the question's button (the page's own buttons are its prose)
+    main = [e.label for e in at.main.expander] + [b.label for b in at.main.button if (b.key or "").endswith("_show")]
+    main += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]  # the footer (``nav._link``)
+    main += [at.title[0].value, at.info[0].value]
+    assert len(main) >= 5 and english_words(main) == [], english_words(main)
+    assert not any("Predict first" in m.value for m in at.markdown)
+    # in English the same page has no notice
+    assert not any(i.value == i18n.text("en", "page.not_translated") for i in run_page(CONCEPT).info)
+
+
+def test_an_unknown_language_falls_back_to_english_with_the_link_notice():
+    at = run_page(HOME, query={"lang": "xx"})
+    no_exception(at)
+    assert at.title[0].value.endswith(nav.HOME.heading)
+    notes = [t.value for t in at.toast]
+    assert len(notes) == 1 and "“xx”" in notes[0] and "“lang”" in notes[0], notes
+    assert "lang" not in at.query_params, "the unfit value left the link"
+
+
+def test_link_notices_speak_the_pages_language():
+    at = run_page(CONCEPT, query={"lang": "zh", "nosuch": "1"})
+    (note,) = [t.value for t in at.toast]
+    assert "“nosuch”" in note and english_words([note.replace("nosuch", "")]) == [], note
+
+
+def test_the_language_goes_with_the_learner_from_page_to_page():
+    at = run_page(HOME, query={"lang": "zh"})
+    at.switch_page(nav.path_of(str(CONCEPT))).run()
+    no_exception(at)
+    assert at.title[0].value.endswith(i18n.text("zh", f"nav.titles.{nav.info(nav.path_of(str(CONCEPT))).title}"))
+    assert at.query_params["lang"] == "zh"
+
+
+def test_the_switch_changes_the_language_and_the_link():
+    at = run_page(HOME)
+    assert "lang" not in at.query_params, "English, as the browser asks (none under AppTest): no parameter"
+    at.segmented_control(key=i18n.SWITCH).set_value("zh").run()
+    assert at.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
+    assert at.query_params["lang"] == "zh"
+    at.segmented_control(key=i18n.SWITCH).set_value("en").run()
+    assert at.title[0].value.endswith(nav.HOME.heading) and "lang" not in at.query_params
+
+
+def test_reset_keeps_the_language():
+    at = run_page(HOME, query={"lang": "zh"})
+    next(b for b in at.sidebar.button if b.label == i18n.text("zh", "scenario.reset")).click().run()
+    assert at.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
+    assert at.query_params["lang"] == "zh"
+
+
+def test_the_language_entry_is_read_like_a_link_input():
+    assert i18n.read(["zh"]) == "zh" and i18n.read([" EN "]) == "en"
+    for bad in (["xx"], ["zh", "en"], [""]):
+        with pytest.raises(ValueError):
+            i18n.read(bad)
+    assert scenario.preset_name(scenario.CUSTOM) == i18n.text("en", "scenario.custom")
+
+
+def test_a_second_session_is_not_told_the_first_ones_language():
+    first = run_page(HOME, query={"lang": "zh"})
+    assert first.title[0].value.endswith(i18n.text("zh", "nav.headings.Home"))
+    second = AppTest.from_file(str(HOME), default_timeout=60).run()
+    assert second.title[0].value.endswith(nav.HOME.heading)
+
+
+@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES[1:]], ids=lambda p: p.stem)
+def test_every_page_runs_in_chinese_with_chinese_chrome(path):
+    at = run_page(path, query={"lang": "zh"})
+    no_exception(at)
+    assert at.info and at.info[0].value == i18n.text("zh", "page.not_translated")
+    # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
+    footer = [el.proto.label for el in at.main.get("page_link")]
+    footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
+    assert footer and english_words(chrome(at.sidebar) + prose(at.sidebar) + footer) == []
+
+
+def test_the_answer_lines_follow_the_language():
+    at = run_page(CONCEPT, query={"lang": "zh"})
+    next(b for b in at.button if (b.key or "").endswith("_show")).click().run()
+    answer = [i.value for i in at.info if i.value.startswith("答案是 **")]
+    assert len(answer) == 1, [i.value for i in at.info]
+    box = next(e for e in at.expander if e.label == i18n.text("zh", "chart.data"))
+    assert box.label != i18n.text("en", "chart.data")
