@@ -94,7 +94,8 @@ def test_ppo_gives_each_token_its_own_advantage():
     grid = data_with(group_chart(at), "advantage")
     # GAE with a learned V differs along an answer (one value per answer would make every row constant)
     assert (grid.groupby("answer")["advantage"].nunique() > 1).any()
-    assert "GAE gives each token its own advantage" in group_chart(at)["spec"]["title"]["subtitle"]
+    subtitle = group_chart(at)["spec"]["title"]["subtitle"]  # wrapped into lines for a phone
+    assert "GAE gives each token its own advantage" in " ".join(subtitle if isinstance(subtitle, list) else [subtitle])
 
 
 def test_a_setting_changes_the_charts_and_a_run_is_shared():
