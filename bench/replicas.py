@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import pathlib
 import random
 import shutil
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "deploy"))
 from local import COOKIE, Cluster  # noqa: E402
 
 import rlcore  # noqa: E402
-from bench.workshop import TARGET_P95_S, load_average, percentile  # noqa: E402
+from bench.workshop import TARGET_P95_S, load_average, percentile, print_report  # noqa: E402
 from ui.nav import PAGES, url_path  # noqa: E402
 from ui.scenario import to_json  # noqa: E402
 
@@ -213,12 +212,7 @@ def main() -> int:
     ap.add_argument("--keep-all", action="store_true", help="stop no replica midway")
     ap.add_argument("--json", type=pathlib.Path, help="also write the report here")
     args = ap.parse_args()
-    report = run(args.replicas, args.learners, args.seconds, stop_one=not args.keep_all)
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
-    return 0 if report["meets_target"] else 1
+    return print_report(run(args.replicas, args.learners, args.seconds, stop_one=not args.keep_all), args.json)
 
 
 if __name__ == "__main__":

@@ -365,6 +365,15 @@ def run_hostile(tabs: int = 50, seconds: float = 60) -> dict:
             "meets_target": newcomer is not None and newcomer <= TARGET_P95_S and not stats["errors"]}
 
 
+def print_report(report: dict, path: pathlib.Path | None) -> int:
+    """Print a benchmark's report as JSON (and write it to ``path``); the exit status: 0 when it meets its target."""
+    text = json.dumps(report, indent=2)
+    print(text)
+    if path:
+        path.write_text(text + "\n")
+    return 0 if report["meets_target"] else 1
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) by the nearest-rank rule."""
     ordered = sorted(values)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import pathlib
 import random
 import statistics
@@ -30,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from e2ehelp import Server  # noqa: E402
 
-from bench.workshop import TARGET_P95_S, cpu_seconds, load_average, percentile  # noqa: E402
+from bench.workshop import TARGET_P95_S, cpu_seconds, load_average, percentile, print_report  # noqa: E402
 from bench.wsclient import AppClient  # noqa: E402
 
 READER_PAGES = ("Reward_and_return", "TD_error_and_GAE", "Policy_gradient", "Length_and_aggregation",
@@ -132,12 +131,11 @@ def main() -> int:
     ap.add_argument("--readers", type=int, default=10)
     ap.add_argument("--json", type=pathlib.Path)
     args = ap.parse_args()
-    report = run(args.trainers, args.steps, args.readers)
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
-    return 0 if report["meets_target"] else 1
+    try:
+        report = run(args.trainers, args.steps, args.readers)
+    except ValueError as err:  # a setting out of range: said as a usage error, not a traceback
+        ap.error(str(err))
+    return print_report(report, args.json)
 
 
 if __name__ == "__main__":
