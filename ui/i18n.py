@@ -33,7 +33,7 @@ DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
 # the pages (nav paths) whose own text is in the catalogue
-TRANSLATED = ("dashboard.py", "pages/1_Loop_state_action.py")
+TRANSLATED = ("dashboard.py", "pages/1_Loop_state_action.py", "pages/2_Reward_and_return.py")
 
 
 @functools.cache

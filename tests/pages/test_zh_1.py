@@ -47,7 +47,7 @@ def spec_titles(node) -> list[str]:
 
 def shown(at) -> list[str]:
     """What the main area says: prose, the shared helpers' labels, the text area, metrics, tables' headers, and
-    the charts' titles and text alternatives."""
+    the charts' titles, text alternatives and the words they draw (legend entries, labels)."""
     out = chrome(at.main) + prose(at.main)
     out += [w.label for w in at.main.text_area] + [w.help or "" for w in at.main.text_area]
     out += [f"{m.label} {m.value} {m.proto.delta} {m.proto.help}" for m in at.main.metric]
@@ -55,13 +55,20 @@ def shown(at) -> list[str]:
     out += [str(c) for df in at.main.dataframe for c in df.value.columns]
     for c in charts(at):
         out += [*spec_titles(c["spec"]), c["alt"]]
-    return out
+    return out + drawn(at)
 
 
-def english_left(at, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
-    """English words left in the page, once the words of the scenario's answers (the learner's data) are out."""
+def drawn(at) -> list[str]:
+    """The text values of the charts' data: what they write as legend entries, axis labels and rule labels."""
+    return [v for c in charts(at) for df in c["data"].values() for col in df for v in df[col].unique()
+            if isinstance(v, str)]
+
+
+def english_left(at, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO, terms: set = TERMS) -> list[str]:
+    """English words left in the page outside ``terms``, once the words of the scenario's answers (the learner's
+    data) are out."""
     answers = " ".join(rlcore.answer_text(scn, tok) for tok in scn.tokens)
-    return [w for w in english_words(shown(at), scn) if w not in TERMS | set(WORD.findall(answers))]
+    return [w for w in english_words(shown(at), scn) if w not in terms | set(WORD.findall(answers))]
 
 
 def test_the_default_view_in_chinese_has_no_english_left():
@@ -92,14 +99,18 @@ def test_after_just_show_me_the_answer_is_chinese_with_the_formulas_numbers():
     assert math.isclose(got[0], 100 * before, abs_tol=0.05) and math.isclose(got[1], 100 * after, abs_tol=0.05), got
 
 
-def test_the_translated_choice_is_marked_right():
-    at = run_page(PAGE, query=ZH)
-    radio = at.radio(key="predict_temperature")
-    assert radio.options == [zh("more"), zh("less"), zh("same")]
-    radio.set_value(zh("more")).run()
-    assert at.success and at.success[0].value.startswith(f"答对了：**{zh('more')}**"), [s.value for s in at.success]
-    at.radio(key="predict_temperature").set_value(zh("less")).run()
+def check_marking(path, key: str, choices: list[str], right: str, wrong: str) -> None:
+    """The question ``key`` offers the Chinese ``choices``, and a Chinese answer is marked right or wrong."""
+    at = run_page(path, query=ZH)
+    assert at.radio(key=key).options == choices
+    at.radio(key=key).set_value(right).run()
+    assert at.success and at.success[0].value.startswith(f"答对了：**{right}**"), [s.value for s in at.success]
+    at.radio(key=key).set_value(wrong).run()
     assert at.warning and not at.success
+
+
+def test_the_translated_choice_is_marked_right():
+    check_marking(PAGE, "predict_temperature", [zh("more"), zh("less"), zh("same")], zh("more"), zh("less"))
 
 
 def test_sampling_to_the_end_stays_chinese():
