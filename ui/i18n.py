@@ -32,7 +32,8 @@ LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own langua
 DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
-TRANSLATED = ("dashboard.py",)  # the pages (nav paths) whose own text is in the catalogue
+# the pages (nav paths) whose own text is in the catalogue
+TRANSLATED = ("dashboard.py", "pages/1_Loop_state_action.py", "pages/2_Reward_and_return.py")
 
 
 @functools.cache
