@@ -5,14 +5,18 @@ import re
 import string
 
 import pytest
-from apphelp import ROOT, no_exception, page_file, run_page
+from apphelp import ROOT, no_exception, run_page
 from streamlit.testing.v1 import AppTest
 
 import rlcore
 from ui import i18n, nav, page, scenario, turns
 
 HOME = ROOT / "dashboard.py"
-CONCEPT = page_file("3_")  # a concept page not translated yet: English prose, Chinese chrome
+# a concept page not translated yet (English prose, Chinese chrome) that asks a question and has no expander of
+# its own (the tests below read the expanders as the shared helpers' labels)
+CONCEPT = next(ROOT / p.path for p in nav.PAGES[1:] if p.path not in i18n.TRANSLATED
+               and "page.predict(" in (src := (ROOT / p.path).read_text(encoding="utf-8"))
+               and "st.expander(" not in src)
 
 
 def fields(entry) -> list[set[str]]:
@@ -205,7 +209,11 @@ def test_a_second_session_is_not_told_the_first_ones_language():
 def test_every_page_runs_in_chinese_with_chinese_chrome(path):
     at = run_page(path, query={"lang": "zh"})
     no_exception(at)
-    assert at.info and at.info[0].value == i18n.text("zh", "page.not_translated")
+    notice = i18n.text("zh", "page.not_translated")
+    if nav.path_of(str(path)) in i18n.TRANSLATED:  # its own text is Chinese too (tests/pages/test_zh_*.py)
+        assert notice not in [i.value for i in at.info]
+    else:
+        assert at.info and at.info[0].value == notice
     # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
     footer = [el.proto.label for el in at.main.get("page_link")]
     footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
