@@ -35,6 +35,7 @@ SWITCH = "lang_switch"  # the session key of the sidebar's switch
 TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one a line
     "dashboard.py",
     "pages/3_Value_Q_advantage.py",
+    "pages/4_Baseline_and_variance.py",
 )
 
 
