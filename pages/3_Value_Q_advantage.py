@@ -9,26 +9,20 @@ import streamlit as st
 import rlcore
 from ui import charts, inputs, page
 from ui.format import MINUS, esc, fmt, fmt_list
+from ui.i18n import t
 
 N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 MAX_SEED = 999_999
 CHECKPOINTS = 20
-V_SERIES = "V (all answers)"
 
-scenario = page.setup(
-    "Let the model finish its answer many times from the same point, and let the judge score every "
-    "finished answer. Sorting those scores by the token each answer went on with, and averaging within "
-    "each group, gives that token's **Q**. Weighting the Q values by how often the policy picks each token "
-    "gives the state's **V**, the score the model earns here on average. The **advantage** A = Q − V says "
-    "whether a token does better or worse than that average, and its sign is what tells training which "
-    "way to move.",
-)
+scenario = page.setup(t("p3.intro"))
 tokens = scenario.tokens
+V_SERIES = t("p3.v_series")  # a line's name in the estimates chart (its legend)
 
 page.presets({
-    "Ten fresh answers": {"n": 10, "seed": 0},
-    "A hundred": {"n": 100},
-    "Five thousand": {"n": 5000},
+    t("p3.views.ten"): {"n": 10, "seed": 0},
+    t("p3.views.hundred"): {"n": 100},
+    t("p3.views.five_thousand"): {"n": 5000},
 })
 
 
@@ -55,22 +49,21 @@ def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.Dat
                   with_arrows: bool = True):
     """Dots, V line and, once the prediction is revealed, the arrows from V to each Q (the advantages)."""
     layers = [
-        charts.points_chart(points_df, x="token", y="score", color="token", title="Sampled answers by next token",
-                            subtitle="Dots: judge scores. Ticks: each group's mean Q. Arrows: from V to Q, "
-                                     "the advantage." if with_arrows else "Dots: judge scores; dashed: V. Answer the "
-                                     "question above to see each token's advantage.",
-                            x_title="next token", y_title="judge score (0–10)", tokens=token_names,
+        charts.points_chart(points_df, x="token", y="score", color="token", title=t("p3.picture_title"),
+                            subtitle=t("p3.picture_subtitle" if with_arrows else "p3.picture_subtitle_hidden"),
+                            x_title=t("p3.next_token"), y_title=t("p3.judge_score"), tokens=token_names,
                             jitter="offset", height=340),
         charts.rules(v_df, at="value", label="label"),
     ]
     if with_arrows:
         layers.insert(1, charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
-                                       x_title="next token", start_title="V", end_title="Q"))
+                                       x_title=t("p3.next_token"), start_title="V", end_title="Q"))
     return charts.layer(*layers)
 
 
 def q_sum(scores, total, count_) -> str:
-    terms = " + ".join(fmt(s) for s in scores) if len(scores) <= 8 else f"sum of {count_} scores = {fmt(total)}"
+    terms = (" + ".join(fmt(s) for s in scores) if len(scores) <= 8 else
+             t("p3.sum_of", n=count_, total=fmt(total)))
     return f"({terms}) / {count_}"
 
 
@@ -82,26 +75,20 @@ below = [i for i in order if bd.q[i] < bd.q[best]]
 pick = below[0] if below else order[-1]
 a_pick = bd.advantage[pick]
 sign = "zero" if abs(a_pick) < 1e-9 else ("positive" if a_pick > 0 else "negative")
+signs = ["positive", "zero", "negative"]  # the answers, shown in the reader's language
+options = [t(f"p3.{name}") for name in signs]
 tok_pick, tok_best = esc(tokens[pick]), esc(tokens[best])
 if below:
-    question = (f"**{tok_pick}** scores below the best token **{tok_best}** (Q = {fmt(bd.q[pick])} against "
-                f"{fmt(bd.q[best])}). Is the advantage of {tok_pick} positive, zero or negative?")
+    question = t("p3.question", pick=tok_pick, best=tok_best, q_pick=fmt(bd.q[pick]), q_best=fmt(bd.q[best]))
 else:
-    question = f"Every token has the same Q here. Is the advantage of **{tok_pick}** positive, zero or negative?"
-if sign == "positive":
-    why = (f"It beats the model's current average V = {fmt(bd.v)}, so training raises it even though "
-           f"{tok_best} is better. Once the model improves and V climbs above {fmt(bd.q[pick])}, the same "
-           f"token's advantage turns negative: the advantage is always measured against the current model.")
-elif sign == "negative":
-    why = (f"It falls short of the model's current average V = {fmt(bd.v)}, so training lowers it. Being "
-           "second best is not enough; what counts is beating what the model already earns here.")
-else:
-    why = f"It scores exactly the model's average V = {fmt(bd.v)}, so training leaves it where it is."
-revealed = page.predict(question, ["positive", "zero", "negative"], sign,
-                        f"A({tok_pick}) = Q − V = {fmt(bd.q[pick])} − {fmt(bd.v)} = {fmt(a_pick, sign=True)}. {why}",
+    question = t("p3.question_flat", pick=tok_pick)
+why = t(f"p3.why_{sign}", v=fmt(bd.v), best=tok_best, q_pick=fmt(bd.q[pick]))
+revealed = page.predict(question, options, options[signs.index(sign)],
+                        t("p3.explanation", pick=tok_pick, q=fmt(bd.q[pick]), v=fmt(bd.v),
+                          a=fmt(a_pick, sign=True), why=why),
                         key="predict_vqa")
 
-st.caption("The two inputs below control the **Draw more answers** section; the sidebar controls the example.")
+st.caption(t("p3.inputs_caption"))
 
 
 @st.fragment
@@ -112,26 +99,23 @@ def draw_panel() -> None:
     inputs and the **Draw more answers** section, so they are part of the panel too.
     """
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-    n = inputs.select_slider("Answers to draw from the policy", N_OPTIONS, 200, key="n", where=c1,
-                             help="Each answer: pick the next token with the policy's probabilities, then one "
-                                  "of that token's judge scores at random.")
-    seed = inputs.number("Random seed", 0, MAX_SEED, 0, key="seed", where=c2,
-                         help="The same seed always draws the same answers.")
-    c3.button("Another seed", on_click=next_seed, width="stretch", help="Draw new answers: the seed plus one")
+    n = inputs.select_slider(t("p3.n"), N_OPTIONS, 200, key="n", where=c1, help=t("p3.n_help"))
+    seed = inputs.number(t("p3.seed"), 0, MAX_SEED, 0, key="seed", where=c2, help=t("p3.seed_help"))
+    c3.button(t("p3.another_seed"), on_click=next_seed, width="stretch", help=t("p3.another_seed_help"))
 
     est, running = page.run(draw, scenario.probs, scenario.samples, int(n), int(seed))
     adv_labels = [f"A = {fmt(a, sign=True)}" for a in bd.advantage]
 
     # --- The numbers ---------------------------------------------------------------------------------------------
     cols = st.columns(len(tokens) + 1)
-    cols[0].metric("V (the state)", fmt(bd.v), help="Σ π·Q: the expected judge score before choosing")
+    cols[0].metric(t("p3.v_metric"), fmt(bd.v), help=t("p3.v_metric_help"))
     for col, tok, q, a in zip(cols[1:], tokens, bd.q, bd.advantage, strict=True):
         col.metric(f"Q({esc(tok)})", fmt(q), delta=fmt(a, sign=True).replace(MINUS, "-") if revealed else None,
                    delta_description="= A" if revealed else None,
-                   help="The number below is the advantage A = Q − V" if revealed else None)
+                   help=t("p3.q_metric_help") if revealed else None)
 
     # --- The picture ---------------------------------------------------------------------------------------------
-    st.subheader("Each sampled answer, each token's Q, and the state's V")
+    st.subheader(t("p3.picture_heading"))
 
     points = pd.DataFrame([
         {"token": tok, "answer": j + 1, "score": float(s), "offset": off}
@@ -143,21 +127,19 @@ def draw_panel() -> None:
 
     picture = picture_chart(points, arrows, v_line, tokens, with_arrows=revealed)
     page.chart(picture, points.merge(arrows, on="token") if revealed else points,
-               alt_text="Dot plot of each sampled judge score grouped by the answer's next token, with a tick at "
-                        "each group's mean Q, a dashed line at V and arrows from V to each Q labelled with the "
-                        "advantage.",
+               alt_text=t("p3.picture_alt"),
                name="answers_q_v")
 
     # --- The sums, with the live numbers -----------------------------------------------------------------------------
     if not revealed:
-        st.caption("The advantages, and the sums behind them, appear once you answer the question above.")
+        st.caption(t("p3.sums_hidden"))
     else:
-        st.subheader("The same numbers, worked out")
+        st.subheader(t("p3.sums_heading"))
 
         table = pd.DataFrame({
-            "token": tokens,
+            t("p3.col_token"): tokens,
             "π": [fmt(p, 3) for p in scenario.probs],
-            "Q = mean of its scores": [f"{q_sum(s, t, c)} = {fmt(q)}" for s, t, c, q in
+            t("p3.col_q"): [f"{q_sum(s, total, c)} = {fmt(q)}" for s, total, c, q in
                                        zip(scenario.samples, bd.sums, bd.counts, bd.q, strict=True)],
             "π · Q": [f"{fmt(p, 3)} · {fmt(q)} = {fmt(w, 3)}" for p, q, w in zip(scenario.probs, bd.q, bd.weighted_q,
                                                                                   strict=True)],
@@ -172,62 +154,52 @@ def draw_panel() -> None:
                                                                                     strict=True))
         a_values = " + ".join(f"({fmt(w, 3, sign=True)})" for w in bd.weighted_advantage)
         st.markdown(f"**V** = Σ π·Q = {v_terms} = **{fmt(bd.v)}**")
-        st.markdown(f"**Check:** Σ π·A = {a_terms} = {a_values} = **{fmt(bd.advantage_check, 3)}**. "
-                    "Weighted by the policy, the advantages always cancel: one update can only move probability "
-                    "from the tokens below V to the tokens above it, never raise them all.")
+        st.markdown(t("p3.check", terms=a_terms, values=a_values, total=fmt(bd.advantage_check, 3)))
 
         total_answers = int(bd.counts.sum())
         split = " / ".join(str(int(c)) for c in bd.counts)
         if bd.mean_matches:
-            st.info(f"The plain average of all {total_answers} scores is also {fmt(bd.sample_mean)}. That is no "
-                    f"accident: the answers split {split}, the same proportions as π ({fmt_list(scenario.probs, 3)}), "
-                    "so averaging them weights each Q the way the policy does.", icon="ℹ️")
+            st.info(t("p3.mean_matches", n=total_answers, mean=fmt(bd.sample_mean), split=split,
+                      pi=fmt_list(scenario.probs, 3)), icon="ℹ️")
         else:
-            st.warning(f"The plain average of all {total_answers} scores is {fmt(bd.sample_mean)}, not V = "
-                       f"{fmt(bd.v)}. The answers split {split} (shares {fmt_list(bd.sample_share, 3)}), while π is "
-                       f"{fmt_list(scenario.probs, 3)}, so the plain average weights the tokens differently from the "
-                       "policy. V uses π. Answers drawn from the policy itself (below) follow π, and their plain "
-                       "average does approach V.", icon="⚖️")
+            st.warning(t("p3.mean_differs", n=total_answers, mean=fmt(bd.sample_mean), v=fmt(bd.v), split=split,
+                         shares=fmt_list(bd.sample_share, 3), pi=fmt_list(scenario.probs, 3)), icon="⚖️")
 
     # --- Draw more answers --------------------------------------------------------------------------------------------
-    st.subheader(f"Draw more answers: {int(n):,} from the policy (seed {int(seed)})")
-    st.markdown("During training nobody hands us Q or V: they are estimated from answers the model writes. "
-                "The lines show the estimates after the first few answers, then more and more of them; the "
-                "dashed lines are the values computed above from the example.")
+    st.subheader(t("p3.draw_heading", n=f"{int(n):,}", seed=int(seed)))
+    st.markdown(t("p3.draw_text"))
     rows = [{"answers": int(k), "series": tok, "estimate": float(q)}
             for i, k in enumerate(running.at) for tok, q in zip(tokens, running.q[i], strict=True) if not math.isnan(q)]
     rows += [{"answers": int(k), "series": V_SERIES, "estimate": float(v)} for k, v in zip(running.at, running.v,
                                                                                            strict=True)]
-    kinds = ("estimate from the draws", "value from the example")
+    kinds = (t("p3.from_draws"), t("p3.from_example"))
     conv = pd.DataFrame(rows).assign(source=kinds[0])
     truth = pd.DataFrame([{"answers": x, "series": name, "estimate": float(value), "source": kinds[1]}
                           for name, value in zip([*tokens, V_SERIES], [*bd.q, bd.v], strict=True) for x in (1, int(n))])
     conv = pd.concat([conv, truth], ignore_index=True)
     lines = charts.lines(conv, x="answers", y="estimate", series="series", tokens=[*tokens, V_SERIES],
-                         legend_title="estimate of", dash="source", x_title="answers drawn so far (log scale)",
-                         y_title="estimated judge score")
-    lines = lines.encode(x=alt.X("answers:Q", title="answers drawn so far (log scale)",
+                         legend_title=t("p3.estimate_of"), dash="source", x_title=t("p3.answers_axis"),
+                         y_title=t("p3.estimate_axis"))
+    lines = lines.encode(x=alt.X("answers:Q", title=t("p3.answers_axis"),
                                  scale=alt.Scale(type="log", domain=[1, int(n)], nice=False)))
-    page.chart(charts.layer(lines, title="Estimates as answers accumulate", height=440,
-                            subtitle="Q per token and V from the first n answers; dashed, in the same colours: "
-                                     "the values worked out above"), conv,
-               alt_text="Line chart of the estimated Q of each token and of V against the number of "
-                        "answers drawn, with dashed lines at the values computed from the example.",
+    page.chart(charts.layer(lines, title=t("p3.estimates_title"), height=440,
+                            subtitle=t("p3.estimates_subtitle")), conv,
+               alt_text=t("p3.estimates_alt"),
                name="estimates_vs_answers")
 
+    estimate, truth_col = t("p3.col_estimate"), t("p3.from_example")
     est_table = pd.DataFrame({
-        "estimate of": [*(f"Q({t})" for t in tokens), "V"],
-        "answers used": [*(int(c) for c in est.counts), int(est.counts.sum())],
-        "estimate": [*est.q, est.v],
-        "value from the example": [*bd.q, bd.v],
+        t("p3.estimate_of"): [*(f"Q({tok})" for tok in tokens), "V"],
+        t("p3.col_used"): [*(int(c) for c in est.counts), int(est.counts.sum())],
+        estimate: [*est.q, est.v],
+        truth_col: [*bd.q, bd.v],
     })
     st.dataframe(est_table, hide_index=True, width="stretch",
-                 column_config={"estimate": st.column_config.NumberColumn(format="%.3f"),
-                                "value from the example": st.column_config.NumberColumn(format="%.3f")})
-    unseen = [esc(t) for t, c in zip(tokens, est.counts, strict=True) if c == 0]
+                 column_config={estimate: st.column_config.NumberColumn(format="%.3f"),
+                                truth_col: st.column_config.NumberColumn(format="%.3f")})
+    unseen = [esc(tok) for tok, c in zip(tokens, est.counts, strict=True) if c == 0]
     if unseen:
-        st.caption(f"No answer began with {', '.join(unseen)} in this draw, so its Q cannot be estimated yet: "
-                   "a token the model never writes never gets feedback.")
+        st.caption(t("p3.unseen", tokens=t("link.separator").join(unseen)))
 
 
 draw_panel()

@@ -32,8 +32,13 @@ LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own langua
 DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
-# the pages (nav paths) whose own text is in the catalogue
-TRANSLATED = ("dashboard.py", "pages/1_Loop_state_action.py", "pages/2_Reward_and_return.py")
+TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one a line
+    "dashboard.py",
+    "pages/1_Loop_state_action.py",
+    "pages/2_Reward_and_return.py",
+    "pages/3_Value_Q_advantage.py",
+    "pages/4_Baseline_and_variance.py",
+)
 
 
 @functools.cache
