@@ -5,7 +5,8 @@ The page draws the part that animates as ``play.fragment(panel, name)``: a fragm
 a change of the playing state reruns the app). Inside it the panel calls ``sync`` first, ``tick`` once it
 knows the number of steps, then draws its step input and ``controls``. The state lives in
 ``st.session_state`` under ``<name>_playing`` and ``<name>_last_frame`` (not link inputs: a link opens
-paused); the buttons' keys are ``<name>_play``, ``<name>_pause`` and ``<name>_step``.
+paused); the buttons' keys are ``<name>_play``, ``<name>_pause`` and ``<name>_step``, their labels and help the
+catalogue's ``[play]`` (``locales/*.toml``), in the page's language.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ LAB = page_file("9_")
 # lookup names, the aliases, are taken out before the search, as the scenario's tokens are), the spelled-out names
 # of the acronyms, and the functions of the formulas
 TERMS_EN = {"element", "wise", "product", "weight", "divergence", "estimator", "pair", "problems", "generalised",
-            "estimation", "proximal", "optimisation", "relative", "sequence", "exp", "min", "log", "clip"}
+            "estimation", "proximal", "optimisation", "relative", "sequence", "factor", "importance", "exp", "min",
+            "log", "clip"}
 
 
 def latin(*texts: str) -> set[str]:
@@ -89,7 +90,7 @@ def test_the_tooltips_other_pages_take_from_the_glossary_follow_the_language():
     path = ROOT / "pages" / "2_Reward_and_return.py"
     (zh,) = [s.help for s in run_page(path, query=ZH).slider if s.help and "γ" in s.help]
     (en,) = [s.help for s in run_page(path).slider if s.help and "γ" in s.help]
-    assert zh.startswith("**折扣因子（discount）γ**：") and CJK.search(zh.split("：", 1)[1])
+    assert zh.startswith("**折扣因子（discount factor）γ**：") and CJK.search(zh.split("：", 1)[1])
     assert en.startswith("**Discount γ**: ") and not CJK.search(en)
     assert glossary.term("γ") == en, "outside a page run, English"
 
@@ -98,12 +99,14 @@ def _lab_shown(query=None):
     at = run_page(LAB, query=query)
     next(b for b in at.button if (b.key or "").endswith("_show")).click().run()
     no_exception(at)
-    return {b.key: b for b in at.button if b.key in ("lab_play", "lab_step")}
+    return at, {b.key: b for b in at.button if b.key in ("lab_play", "lab_step")}
 
 
 def test_the_play_control_speaks_chinese_with_the_pages_step_count():
-    en, zh = _lab_shown(), _lab_shown(ZH)
+    (_, en), (at, zh) = _lab_shown(), _lab_shown(ZH)
     assert (en["lab_play"].label, en["lab_step"].label) == ("Play", "Step")
     assert (zh["lab_play"].label, zh["lab_play"].help, zh["lab_step"].label) == ("播放", "一步一步地看", "单步")
     steps = re.fullmatch(r"(\d+) steps further, then pause", en["lab_step"].help).group(1)  # the lab's frame
     assert zh["lab_step"].help == f"前进 {steps} 步，然后暂停"
+    at.button(key="lab_play").click().run()
+    assert at.button(key="lab_pause").label == "暂停"
