@@ -5,7 +5,8 @@ The page draws the part that animates as ``play.fragment(panel, name)``: a fragm
 a change of the playing state reruns the app). Inside it the panel calls ``sync`` first, ``tick`` once it
 knows the number of steps, then draws its step input and ``controls``. The state lives in
 ``st.session_state`` under ``<name>_playing`` and ``<name>_last_frame`` (not link inputs: a link opens
-paused); the buttons' keys are ``<name>_play``, ``<name>_pause`` and ``<name>_step``.
+paused); the buttons' keys are ``<name>_play``, ``<name>_pause`` and ``<name>_step``, their labels and help the
+catalogue's ``[play]`` (``locales/*.toml``), in the page's language.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 import streamlit as st
 
 from . import inputs
+from .i18n import t
 
 TICK = 0.8  # seconds between two frames while playing
 
@@ -74,13 +76,13 @@ def controls(name: str, timed: bool, step: str, total: int, shown: int, *, where
     them out (e.g. before the learner answered the question the animation gives away)."""
     play_at, step_at = where
     if timed:
-        play_at.button("Pause", icon=":material/pause:", on_click=_pause, args=(name,), width="stretch",
+        play_at.button(t("play.pause"), icon=":material/pause:", on_click=_pause, args=(name,), width="stretch",
                        key=f"{name}_pause")
     else:
-        play_at.button("Play", icon=":material/play_arrow:", on_click=_play, args=(name, step, total),
+        play_at.button(t("play.play"), icon=":material/play_arrow:", on_click=_play, args=(name, step, total),
                        width="stretch", key=f"{name}_play", disabled=not enabled,
-                       help="Watch the steps one by one" if enabled else "Answer the question above first")
-    step_at.button("Step", icon=":material/skip_next:", on_click=_step_forward,
+                       help=t("play.play_help") if enabled else t("play.play_locked"))
+    step_at.button(t("play.step"), icon=":material/skip_next:", on_click=_step_forward,
                    args=(name, step, min(shown + by, total)), width="stretch", key=f"{name}_step",
                    disabled=not enabled or shown >= total,
-                   help=f"{by} step{'s' if by > 1 else ''} further, then pause")
+                   help=t("play.step_help", n=by))
