@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
@@ -45,7 +45,7 @@ def restart() -> None:
 def loop_panel() -> None:
     """The temperature, the steps and the charts: moving them reruns this panel only, not the page."""
     c1, c2, c3 = st.columns([3, 1.3, 1], vertical_alignment="bottom")
-    tau = inputs.slider(t("p1.temp"), 0.1, 3.0, 1.0, 0.1, key="temp", where=c1, help=t("p1.temp_help"))
+    tau = inputs.slider(t("p1.temp"), 0.1, 3.0, 1.0, 0.1, key="temp", where=c1, help=glossary.term("τ"))
     with st.expander(t("p1.more_settings")):
         seed = int(inputs.number(t("p1.seed"), 0, 999_999, 0, key="seed", help=t("p1.seed_help")))
 

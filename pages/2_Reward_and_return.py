@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.colors import method_colors
 from ui.format import axis_labels, esc, fmt
 from ui.i18n import t
@@ -52,7 +52,7 @@ def reward_panel() -> None:
 
     c1, c2 = st.columns([1, 2])
     token = inputs.selectbox(t("p2.token"), tokens, tokens[likely], key="tok", where=c1, help=t("p2.token_help"))
-    gamma = inputs.slider(t("p2.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma", where=c2, help=t("p2.gamma_help"))
+    gamma = inputs.slider(t("p2.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma", where=c2, help=glossary.term("γ"))
 
     trace, returns, lengths, curves, _, blind = page.run(reward_and_return, scenario, token, gamma)
     words, score, n = trace.tokens, trace.score, len(trace.tokens)

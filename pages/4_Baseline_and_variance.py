@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.colors import NEUTRAL, method_colors
 from ui.format import MINUS, esc, fmt, fmt_list, pct
 from ui.i18n import t
@@ -73,7 +73,7 @@ COLORS = method_colors(SERIES)  # one colour per baseline, the same on every cha
 def study_panel(revealed: bool) -> None:
     """The widgets and everything they feed: moving one reruns this panel only, not the page."""
     c1, c2 = st.columns(2)
-    b = inputs.slider(t("p4.b"), 0.0, B_MAX, 8.0, 0.01, key="b", where=c1, help=t("p4.b_help"))
+    b = inputs.slider(t("p4.b"), 0.0, B_MAX, 8.0, 0.01, key="b", where=c1, help=glossary.term("baseline"))
     n = inputs.slider(t("p4.n"), 100, 20_000, N_DEFAULT, 100, key="n", where=c2, help=t("p4.n_help"))
     with st.expander(t("p4.more")):
         m1, m2 = st.columns([3, 1])
