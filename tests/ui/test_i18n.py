@@ -205,7 +205,8 @@ def test_a_second_session_is_not_told_the_first_ones_language():
 def test_every_page_runs_in_chinese_with_chinese_chrome(path):
     at = run_page(path, query={"lang": "zh"})
     no_exception(at)
-    assert at.info and at.info[0].value == i18n.text("zh", "page.not_translated")
+    notice = bool(at.info) and at.info[0].value == i18n.text("zh", "page.not_translated")
+    assert notice == (nav.path_of(str(path)) not in i18n.TRANSLATED), "the notice exactly on pages not translated"
     # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
     footer = [el.proto.label for el in at.main.get("page_link")]
     footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
