@@ -32,7 +32,11 @@ LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own langua
 DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
-TRANSLATED = ("dashboard.py", "pages/5_TD_error_and_GAE.py")  # the pages (nav paths) whose own text is in the catalogue
+TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one a line
+    "dashboard.py",
+    "pages/5_TD_error_and_GAE.py",
+    "pages/6_Policy_gradient.py",
+)
 
 
 @functools.cache

@@ -206,7 +206,7 @@ def test_every_page_runs_in_chinese_with_chinese_chrome(path):
     at = run_page(path, query={"lang": "zh"})
     no_exception(at)
     notice = bool(at.info) and at.info[0].value == i18n.text("zh", "page.not_translated")
-    assert notice == (nav.path_of(str(path)) not in i18n.TRANSLATED), "the notice exactly on pages not translated"
+    assert notice == (nav.path_of(str(path)) not in i18n.TRANSLATED), "the notice on untranslated pages only"
     # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
     footer = [el.proto.label for el in at.main.get("page_link")]
     footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
