@@ -80,7 +80,7 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
                    shared[["position", "token", "shared advantage"]],
                    alt_text=t("p5.group.strip_alt"), name="grpo_strip")
         st.markdown(t("p5.group.members", count=grp.members.size, size=size, tok=tok, length=len(words),
-                      advantages=fmt_list(grp.advantages[grp.members], sep=", ")))
+                      advantages=fmt_list(grp.advantages[grp.members], sep=t("p5.sep"))))
     else:
         st.info(t("p5.group.none", tok=tok))
 

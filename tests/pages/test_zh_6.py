@@ -52,3 +52,13 @@ def test_the_baselines_read_in_chinese_and_the_link_keeps_rlcores_names():
     box.select_index(0).run()  # "无"
     no_exception(at)
     assert at.query_params["base"] == "none"
+
+
+def test_playing_in_chinese():
+    """While the steps play, the page shows Pause in Chinese, and its text stays Chinese."""
+    at = run_page(PAGE, query={"lang": "zh", "steps": "30"}, state={"predict_pg_shown": True})
+    at.button(key="pg_play").click().run()
+    no_exception(at)
+    assert at.session_state["pg_playing"]
+    assert [b.label for b in at.button if b.key == "pg_pause"] == ["暂停"]
+    assert english_left(at, TERMS) == [], english_left(at, TERMS)
