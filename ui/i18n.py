@@ -38,6 +38,8 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/2_Reward_and_return.py",
     "pages/3_Value_Q_advantage.py",
     "pages/4_Baseline_and_variance.py",
+    "pages/5_TD_error_and_GAE.py",
+    "pages/6_Policy_gradient.py",
     "pages/20_Glossary.py",
 )
 

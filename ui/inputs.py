@@ -223,12 +223,14 @@ def _choice(options: Sequence):
     return read, (lambda x: x in options), (lambda x: [str(x)])
 
 
-def selectbox(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None):
-    """``st.selectbox`` bound to the link (the parameter is the option's text)."""
+def selectbox(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None,
+              format_func=str):
+    """``st.selectbox`` bound to the link (the parameter is the option's text; ``format_func`` only changes what
+    the learner reads, e.g. an option in the page's language)."""
     read, fits, text = _choice(options)
     return _declare(key, default, read=read, fits=fits, text=text,
                     draw=lambda k: _where(where).selectbox(label, options, key=k, help=help,
-                                                           persist_state="session"))
+                                                           format_func=format_func, persist_state="session"))
 
 
 def select_slider(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None,

@@ -1,0 +1,79 @@
+"""Helpers for the Chinese page tests (tests/pages/test_zh_<N>.py): every text a page shows, read with the word
+finder of tests/ui/test_i18n.py."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from apphelp import ROOT, charts, no_exception, run_page
+
+import rlcore
+from ui import i18n
+
+sys.path.insert(0, str(ROOT / "tests" / "ui"))  # the word finder of the language test, shared by every page
+from test_i18n import chrome, english_words, prose
+
+
+def chart_words(spec: dict) -> list[str]:
+    """A spec's titles, subtitles and axis / legend titles (not its field names or tooltips)."""
+    out = []
+    title = spec.get("title")
+    if isinstance(title, dict):
+        out += [title.get("text", ""), title.get("subtitle", "")]
+    elif title:
+        out.append(title)
+    for channel in ("x", "y", "color", "strokeDash"):
+        enc = spec.get("encoding", {}).get(channel, {})
+        out += [enc.get("title") or "", (enc.get("legend") or {}).get("title") or ""]
+    for layer in spec.get("layer", []):
+        out += chart_words(layer)
+    return [w for w in out if isinstance(w, str)]
+
+
+def shown_text(at) -> list[str]:
+    """Everything a learner reads on the page: the shared chrome, the prose, metrics, expanders, buttons' help,
+    the choices of radios, select boxes and segmented controls, charts' titles and text alternatives."""
+    texts = chrome(at.main) + chrome(at.sidebar) + prose(at.main) + prose(at.sidebar)
+    texts += [m.label for m in at.metric] + [m.proto.help for m in at.metric] + [e.label for e in at.expander]
+    texts += [b.proto.help for b in at.button]  # the shared chrome reads buttons' labels only
+    # the page's own choices (the sidebar's language switch names each language in its own)
+    texts += [o for kind in ("radio", "selectbox", "segmented_control") for w in at.main.get(kind) for o in w.options]
+    for c in charts(at):
+        texts += [*chart_words(c["spec"]), c["alt"]]
+    return texts
+
+
+def english_left(at, terms=frozenset(), scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
+    """English words left outside ``terms``, once the scenario's text and the words of the answer the pages
+    write from it (the learner's data, split into tokens) are taken out."""
+    answer = rlcore.answer_trace(scn, scn.tokens[int(scn.pi.argmax())], 1.0).tokens
+    words = sorted({w for tok in answer for w in re.findall(r"[A-Za-z]{2,}", tok)}, key=len, reverse=True)
+    texts = [re.sub(r"\b(?:" + "|".join(words) + r")\b", " ", text.replace(scn.prompt, " "))
+             for text in shown_text(at)]
+    return [w for w in english_words(texts, scn) if w not in terms]
+
+
+def chinese_views(page, terms=frozenset(), **run):
+    """The page with ``?lang=zh``: what its default view shows (the English words left outside ``terms``, the
+    number of texts, the notices), then the AppTest after "Just show me"."""
+    at = run_page(page, query={"lang": "zh"}, **run)
+    no_exception(at)
+    default = {"words": english_left(at, terms), "count": len(shown_text(at)), "info": [i.value for i in at.info]}
+    next(b for b in at.button if (b.key or "").endswith("_show")).click().run()
+    no_exception(at)
+    return default, at
+
+
+def views_of(page, terms=frozenset()):
+    """A module fixture ``views`` of ``chinese_views(page, terms)``: ``views = views_of(PAGE, TERMS)``."""
+    return pytest.fixture(scope="module", name="views")(lambda: chinese_views(page, terms))
+
+
+def assert_chinese(default: dict, at, terms=frozenset()) -> None:
+    """Both views of ``chinese_views``: many texts, no English word left outside ``terms``, and no notice that
+    the page is not translated."""
+    assert default["count"] > 20 and default["words"] == [], default["words"]
+    assert i18n.text("zh", "page.not_translated") not in default["info"], "a translated page: no notice"
+    assert len(shown_text(at)) > 30 and english_left(at, terms) == [], english_left(at, terms)
