@@ -10,7 +10,8 @@ from ui import i18n
 
 PAGE = page_file("5_")
 # genuine names the Chinese text keeps: GRPO's method identifiers, and the statistics terms in brackets
-TERMS = {"grpo", "dr", "rloo", "critic", "bias", "variance"}
+TERMS = {"grpo", "dr", "rloo", "critic", "bias", "variance",
+         "generalised", "advantage", "estimation"}  # the glossary's λ tooltip: 广义优势估计 with its English name
 views = views_of(PAGE, TERMS)
 
 
