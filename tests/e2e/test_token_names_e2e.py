@@ -30,7 +30,7 @@ VIEWS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']"
 })"""
 
 
-@pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=str))
+@pytest.mark.parametrize("path", shared_out(PAGES, every=len(PAGES), ids=str))
 def test_charts_draw_with_tokens_named_like_object_properties(server, page, path):
     problems = []
     page.on("pageerror", lambda err: problems.append(str(err)))

@@ -6,7 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, charts, choose_preset, keys, no_exception, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    charts,
+    choose_preset,
+    keys,
+    no_exception,
+    page_file,
+    page_text,
+    run_page,
+    shared_out,
+)
 
 import rlcore
 
@@ -68,7 +78,7 @@ def test_every_chart_has_a_title_alt_text_and_few_rows():
         assert sum(len(df) for df in c["data"].values()) < 2000
 
 
-@pytest.mark.parametrize("algo", list(rlcore.ALGORITHM_NAMES.values()))
+@pytest.mark.parametrize("algo", shared_out(list(rlcore.ALGORITHM_NAMES.values()), every=2, ids=str))  # CI: all
 def test_every_algorithm_runs_alone(algo):
     at = open_lab(inputs={**SMALL, "algos": [algo]})
     no_exception(at)
@@ -78,8 +88,11 @@ def test_every_algorithm_runs_alone(algo):
     assert score["median"].iloc[-1] > score["median"].iloc[0]   # every algorithm learns on the article
 
 
-@pytest.mark.parametrize("scenario", [*rlcore.PRESETS.values(), FOUR, TWO, SIX],
-                         ids=[*rlcore.PRESETS, "four", "two", "six"])
+SCENARIO_NAMES = {**rlcore.PRESETS, "four": FOUR, "two": TWO, "six": SIX}
+
+
+@pytest.mark.parametrize("scenario", shared_out(list(SCENARIO_NAMES.values()), every=2,
+                                                ids=lambda s: next(k for k, v in SCENARIO_NAMES.items() if v is s)))
 def test_every_scenario_runs(scenario):
     at = open_lab(scenario=scenario, inputs=SMALL)
     no_exception(at)
@@ -96,8 +109,11 @@ def test_four_token_scenario_changes_the_charts():
     assert "**maybe** has the best mean score" in page_text(at)
 
 
-@pytest.mark.parametrize(("key", "value"), [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1),
-                                            ("lam", 0.5), ("steps", 60), ("seeds", 3), ("len", 4), ("k", 32)])
+MOVES = [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1), ("lam", 0.5), ("steps", 60), ("seeds", 3),
+         ("len", 4), ("k", 32)]
+
+
+@pytest.mark.parametrize(("key", "value"), shared_out(MOVES, every=2, ids=lambda c: c[0]))  # CI: every move
 def test_moving_a_slider_changes_the_chart_data(key, value):
     at = open_lab(inputs=SMALL if key not in SMALL else {})
     before = chart_fingerprint(at)

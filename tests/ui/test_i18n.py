@@ -5,7 +5,7 @@ import re
 import string
 
 import pytest
-from apphelp import ROOT, no_exception, run_page
+from apphelp import ROOT, no_exception, run_page, shared_out
 from streamlit.testing.v1 import AppTest
 
 import rlcore
@@ -207,7 +207,7 @@ def test_a_second_session_is_not_told_the_first_ones_language():
     assert second.title[0].value.endswith(nav.HOME.heading)
 
 
-@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES[1:]], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES[1:]], every=2, ids=lambda p: p.stem))
 def test_every_page_runs_in_chinese_with_chinese_chrome(path):
     at = run_page(path, query={"lang": "zh"})
     no_exception(at)
