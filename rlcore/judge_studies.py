@@ -1,7 +1,8 @@
 """Studies for the pages on where the judge comes from: simulated raters, the reward model fitted to them, a
 policy trained against that model while the true judge watches, and DPO on the same pairs.
 
-Built only from the formulas in ``rlcore.preference`` and ``rlcore.kl``. The candidates are the scenario's
+Built from the formulas in ``rlcore.preference`` and ``rlcore.kl``; ``lab_on_raters`` also runs the training
+lab (``rlcore.lab``), to set RL with a KL penalty beside DPO's optimum. The candidates are the scenario's
 next tokens plus one flattering answer: the best token's answer opened with the flattery of
 ``rlcore.example.FLATTERY``, written by the reference as often as that branch says. Raters like flattery
 and add ``flattery`` judge points to it; the true judge, reading the whole answer, takes the same points
@@ -17,6 +18,7 @@ import numpy as np
 from .checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
 from .example import FLATTERY, Scenario, check_scenario
 from .kl import kl_optimal_policy
+from .lab import LabConfig, train
 from .policy import softmax
 from .preference import bt_prob, dpo_weights, fit_reward_model, fit_win_tables, never_loses, win_counts
 
@@ -434,3 +436,58 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
     dpo, _ = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
     ipo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))
     return IPOStudy(items, dpo, ipo, target, int(on[np.argmin(items.rater[on])]))
+
+
+# --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
+
+LAB_STEPS, LAB_SEEDS = 300, 5
+LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
+
+
+@dataclass(frozen=True)
+class LabOnRaters:
+    """The toy lab's PPO with its KL penalty, trained with the raters' mean scores as the judge."""
+
+    items: JudgeItems
+    lab_beta: float          # the lab's β, in judge points: DPO's β times the raters' noise
+    steps: int
+    median: np.ndarray       # shape [M]: each answer's probability after the last step, median over the seeds
+    low: np.ndarray          # shape [M]: the lowest seed's
+    high: np.ndarray         # shape [M]: the highest seed's
+    optimum: np.ndarray      # shape [M]: π_ref·exp(r/(β·noise)), the raters' own KL optimum (DPO's on many pairs)
+    diverged_at: int | None  # the step at which a seed's logits overflowed (then median, low and high are NaN)
+
+
+def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
+                  steps: int = LAB_STEPS) -> LabOnRaters:
+    """Where RL with a KL penalty goes on the raters' own scores, beside where DPO goes.
+
+    Raters prefer y to y' with probability σ((r(y) − r(y'))/noise): on their logit scale the reward is r/noise,
+    so DPO's optimum (``DPOStudy.rater_optimum``) is π_ref·exp(r/(noise·β)). The toy lab scores in judge points;
+    its PPO with the KL penalty β·noise, one answer per first token and the raters' mean score as the judge,
+    aims at the same policy. It learns from its own samples, so an answer the reference seldom writes is found
+    late: where π* gives such an answer much more than π_ref does, PPO is still short of it after
+    ``LAB_STEPS`` steps (``LAB_SEEDS`` seeds).
+
+    Args:
+        scenario, flattery: the answers and the raters' scores, as for ``judge_items``.
+        beta: DPO's β > 0. noise: the raters' noise > 0. Their product, the lab's β, is at most 100.
+        steps: the lab's steps, 1 to 1000.
+
+    Returns:
+        LabOnRaters.
+    """
+    items = judge_items(scenario, flattery)
+    lab_beta = in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
+    answers = Scenario(tokens=tuple(f"answer {i + 1}" for i in range(items.ref.size)),
+                       probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in items.rater))
+    n = count("steps", steps, low=1, high=1000)
+    config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, beta=lab_beta, flattery=False).canonical()
+    h = train(answers, config, tuple(range(LAB_SEEDS)))
+    optimum = kl_optimal_policy(items.ref, items.rater, lab_beta)
+    if h.diverged_at is not None:
+        nan = np.full(items.ref.size, np.nan)
+        return LabOnRaters(items, lab_beta, n, nan, nan, nan, optimum, int(h.diverged_at))
+    last = h.probs_first[-1]  # [seeds, M]
+    return LabOnRaters(items, lab_beta, n, np.median(last, axis=0), last.min(axis=0), last.max(axis=0),
+                       optimum, None)

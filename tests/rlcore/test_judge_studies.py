@@ -206,3 +206,33 @@ def test_studies_work_on_an_edited_scenario():
         assert np.all(np.isfinite(arr))
     assert np.all(run.probs[:, 4:] == 0) and np.all(d.probs[:, 4:] == 0)  # never written, never learned
     np.testing.assert_allclose(run.probs.sum(axis=1), 1.0)
+
+
+def test_rl_with_a_kl_penalty_reaches_the_raters_optimum_when_it_samples_every_answer():
+    """β·noise = 4: π* keeps every answer in play, and PPO with the KL penalty lands on it."""
+    s = js.lab_on_raters(ARTICLE_SCENARIO, beta=1.0, noise=4.0, flattery=0.6)
+    ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])  # judge_items by hand
+    by_hand = ref * np.exp(rater / 4.0) / (ref * np.exp(rater / 4.0)).sum()
+    assert s.lab_beta == 4.0 and s.diverged_at is None
+    np.testing.assert_allclose(s.optimum, by_hand, atol=1e-12)
+    assert np.abs(s.median - by_hand).max() < 0.01
+    # and it is the optimum DPO approaches on many pairs: the same π* on the raters' logit scale
+    np.testing.assert_allclose(js.dpo_study(ARTICLE_SCENARIO, beta=1.0, noise=4.0, steps=0).rater_optimum, by_hand)
+
+
+def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_writes():
+    """β·noise = 0.5: π* moves the flattering answer from 1% to about 15%, but PPO, learning from its own samples,
+    has pushed it down with the other losers after 300 steps; the plain answer takes its share."""
+    s = js.lab_on_raters(ARTICLE_SCENARIO, beta=0.25, noise=2.0, flattery=0.6)
+    flat = s.items.flattering
+    ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])
+    by_hand = ref * np.exp(rater / 0.5) / (ref * np.exp(rater / 0.5)).sum()
+    assert by_hand[flat] > 0.1
+    assert s.median[flat] < 0.01 < by_hand[flat] - 0.1
+    assert s.median[s.items.best] > by_hand[s.items.best]
+
+
+def test_lab_on_raters_rejects_a_penalty_beyond_the_labs_range():
+    with pytest.raises(ValueError, match="beta × noise"):
+        js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0)
+
