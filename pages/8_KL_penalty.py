@@ -9,30 +9,22 @@ from ui import charts, glossary, inputs, page, prep
 from ui.bundles import Estimators, KLCurve
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
+from ui.i18n import t
 
 fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
 
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
-page.setup(
-    "A judge that over-rates flattery teaches the policy to flatter. What does charging β·KL for every step away "
-    "from the reference model do to that lesson?",
-)
+page.setup(t("p8_kl.intro"))
 fl = rlcore.FLATTERY
 plain, flattering = (esc(c) for c in fl.continuations)
-page.why(
-    f"A judge is only reliable on the kind of answer it has seen. Inside the branch that scores best it gives the "
-    f"plain “{plain}” {fmt(fl.scores[0])}, but the flattering “{flattering}” {fmt(fl.scores[1])}, although the "
-    f"second answer is no better. The reference model, the model before RL, writes the flattering one "
-    f"{pct(fl.ref_probs[1])} of the time. Left alone, RL would push that share up, since the score says so. The "
-    "KL penalty subtracts β · KL(π‖π_ref) from the judge's score, so every step away from the reference has a "
-    "price, and a gain the judge hands out for a small change in style is no longer worth much."
-)
+page.why(t("p8_kl.why", plain=plain, plain_score=fmt(fl.scores[0]), flattering=flattering,
+           flattering_score=fmt(fl.scores[1]), ref_share=pct(fl.ref_probs[1])))
 
 page.presets({
-    "The article (β = 1)": {},  # every input at its default
-    "β = 0: no KL penalty": {"beta": 0.0},
-    "β = 0.1: a light penalty": {"beta": 0.1},
+    t("p8_kl.preset_article"): {},  # every input at its default
+    t("p8_kl.preset_none"): {"beta": 0.0},
+    t("p8_kl.preset_light"): {"beta": 0.1},
 })
 
 
@@ -59,61 +51,58 @@ def ask(kc: KLCurve, share: float, beta: float) -> bool:
     """Predict first: is the chosen share of flattery better or worse than the reference's for R − β·KL?"""
     pts = kc.points
     gain = pts.objective[1] - pts.objective[0]
-    answer = "Better" if gain > 0 else "Worse" if gain < 0 else "The same"
+    options = [t("p8_kl.better"), t("p8_kl.worse"), t("p8_kl.same")]
+    answer = options[0 if gain > 0 else 1 if gain < 0 else 2]
     return page.predict(
-        f"The judge scores flattery higher. With β = {fmt(beta)}, is {pct(share)} flattery better or worse than the "
-        f"reference's {pct(kc.ref_share)} for the objective R − β·KL?",
-        ["Better", "Worse", "The same"], answer,
-        f"The judge's mean goes from {fmt(pts.expected_reward[0])} to {fmt(pts.expected_reward[1])}, but the KL "
-        f"goes from {fmt(pts.kl[0])} to {fmt(pts.kl[1])} nats, so R − β·KL goes from {fmt(pts.objective[0])} to "
-        f"{fmt(pts.objective[1])}.",
+        t("p8_kl.question", beta=fmt(beta), share=pct(share), ref_share=pct(kc.ref_share)), options, answer,
+        t("p8_kl.explanation", r0=fmt(pts.expected_reward[0]), r1=fmt(pts.expected_reward[1]), kl0=fmt(pts.kl[0]),
+          kl1=fmt(pts.kl[1]), o0=fmt(pts.objective[0]), o1=fmt(pts.objective[1])),
         key="predict_kl")
 
 
 def share_chart(kc: KLCurve, share: float, beta: float, revealed: bool):
     """Judge score and KL against the share of flattery; the objective, its points and its optimum once revealed."""
     c, pts = kc.curve, kc.points
-    shown = [("judge score R", c.expected_reward), ("KL", c.kl)]  # short: the legend fits a phone
+    objective = "R − β·KL"
+    shown = [(t("p8_kl.judge_series"), c.expected_reward), ("KL", c.kl)]  # short: the legend fits a phone
     if revealed:
-        shown.append(("R − β·KL", c.objective))
+        shown.append((objective, c.objective))
     df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v}) for name, v in shown],
                    ignore_index=True)
     colors = method_colors([name for name, _ in shown])
-    lines = charts.lines(df, x="share", y="value", series="quantity", colors=colors, legend_title="",
-                         x_title="share of flattering answers", y_title="score or nats")
-    title = {"title": "Judge score, KL and the regularised objective", "height": charts.HEIGHT,
-             "subtitle": (f"β = {fmt(beta)}; dashed: the best share, {pct(kc.best[1], 1)}" if revealed
-                          else f"β = {fmt(beta)}; R − β·KL appears once you answer above")}
+    axes = {"x_title": t("p8_kl.share_x"), "y_title": t("p8_kl.value_y")}
+    lines = charts.lines(df, x="share", y="value", series="quantity", colors=colors,
+                         legend_title=t("p8_kl.quantity"), **axes)
+    title = {"title": t("p8_kl.share_title"), "height": charts.HEIGHT,
+             "subtitle": (t("p8_kl.share_subtitle", beta=fmt(beta), best=pct(kc.best[1], 1)) if revealed
+                          else t("p8_kl.share_subtitle_locked", beta=fmt(beta)))}
     if not revealed:
         return charts.layer(lines, **title), df
-    marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": "R − β·KL",
-                          "label": [f"reference {pct(kc.ref_share)}", f"yours {pct(share)}"]})
+    marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": objective,
+                          "label": [t("p8_kl.reference_mark", share=pct(kc.ref_share)),
+                                    t("p8_kl.yours_mark", share=pct(share))]})
     best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
     return charts.layer(lines,
                         charts.labelled_points(marks, x="share", y="value", series="quantity", label="label",
-                                               colors=colors, x_title="share of flattering answers",
-                                               y_title="score or nats"),
+                                               colors=colors, **axes),
                         charts.rules(best_rule, at="at", label="label", axis="x"), **title), df
 
 
 def estimator_section(share: float) -> None:
     """Going further: the per-token estimators k1, k2, k3 on tokens sampled from π."""
-    st.subheader("Going further: estimating the KL from sampled tokens")
-    st.markdown(
-        "Training never sums over every possible answer: it sees sampled tokens and estimates the KL from them. "
-        "Three per-token estimators are common. With r = π_ref/π for the sampled token: k1 = −log r, "
-        "k2 = ½(log r)², k3 = (r − 1) − log r."
-    )
-    with st.expander("More settings"):
+    st.subheader(t("p8_kl.estimators.heading"))
+    st.markdown(t("p8_kl.estimators.intro"))
+    with st.expander(t("p8_kl.estimators.more")):
         c1, c2 = st.columns(2)
-        n = inputs.slider("Tokens sampled from π", 10, 2000, 200, 10, key="n", where=c1)
-        seed = inputs.number("Seed", 0, 10_000, 0, key="kl_seed", where=c2)
+        n = inputs.slider(t("p8_kl.estimators.n"), 10, 2000, 200, 10, key="n", where=c1)
+        seed = inputs.number(t("p8_kl.estimators.seed"), 0, 10_000, 0, key="kl_seed", where=c2)
     es = page.run(estimators, fl, share, n, int(seed))
     est = es.study
     names = ["k1", "k2", "k3"]
-    cols = {f"mean of the {n}": est.sample_mean, f"spread (std) of the {n}": est.sample_std, "exact mean": est.expected,
-            "bias (mean − KL)": est.bias, "exact spread": est.spread, "share below 0": est.negative_share}
-    st.dataframe(pd.DataFrame({"estimator": names, **cols}), hide_index=True, width="stretch",
+    cols = {t("p8_kl.estimators.mean", n=n): est.sample_mean, t("p8_kl.estimators.std", n=n): est.sample_std,
+            t("p8_kl.estimators.exact_mean"): est.expected, t("p8_kl.estimators.bias"): est.bias,
+            t("p8_kl.estimators.exact_spread"): est.spread, t("p8_kl.estimators.negative"): est.negative_share}
+    st.dataframe(pd.DataFrame({t("p8_kl.estimators.estimator"): names, **cols}), hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in cols})
     left, right = st.columns([1, 1], gap="large")
     h = es.hist
@@ -121,37 +110,22 @@ def estimator_section(share: float) -> None:
                     for j, name in enumerate(names)], ignore_index=True)
     with left:
         page.chart(charts.histogram(df, start="from", end="to", count="share", series="estimator",
-                                    colors=method_colors(names), title=f"Per-token values on {n} sampled tokens",
-                                    subtitle=f"exact KL = {fmt(est.exact)}; two values each (plain or flattering)",
-                                    x_title="per-token estimate (nats)", y_title="share", width=HIST_WIDTH),
-                   df, alt_text="Histograms of the per-token values of the three KL estimators", name="kl_estimators")
-    right.markdown(
-        f"The exact KL here is **{fmt(est.exact)}**. k1 averages to it ({fmt(est.sample_mean[0])} from these "
-        f"{n} tokens), but "
-        + (f"single values can be negative ({pct(est.negative_share[0])} of them here). " if est.negative_share[0] > 0
-           else "its single values can be negative (none of these happen to be). ")
-        + (f"k3 also averages to it ({fmt(est.sample_mean[2])}), is never negative, and its spread "
-           if est.bias[2] == 0 else
-           f"k3 is never negative, but here it expects {fmt(est.expected[2])}, off by {fmt(est.bias[2], sign=True)}: "
-           "π never writes a token π_ref can write, and k3 only averages to the KL when it does. Its spread ")
-        + f"({fmt(est.spread[2])}) is {'smaller' if est.spread[2] < est.spread[0] else 'not smaller'} than k1's "
-        f"({fmt(est.spread[0])}). k2 (spread {fmt(est.spread[1])}) is biased: it expects {fmt(est.expected[1])}, "
-        f"off by {fmt(est.bias[1], sign=True)}; it is only close when π is close to π_ref."
-    )
-    st.subheader("Where the KL goes")
-    st.markdown(
-        "- **In the reward, per token (PPO-style RLHF).** Each token's reward gets −β·(log π − log π_ref), the k1 "
-        "value of that token, before returns and advantages are computed; the critic and GAE then treat the penalty "
-        "like any other reward.\n"
-        "- **In the loss (GRPO-style).** The reward stays the judge's score and the advantages ignore the KL; instead "
-        "β·k3 of every token is added to the loss. As a *value*, k3 suits that job: it is never negative and "
-        "varies little. Its *gradient* is another matter: differentiated inside the loss, k3 pulls π along the "
-        "gradient of the forward KL(π_ref‖π), not the reverse KL(π‖π_ref) it estimates; k1 in the reward is the "
-        "placement whose expected gradient is the reverse KL's. The KL gradients page shows all six placements "
-        "side by side.\n"
-        "- Either way it is counted token by token, and β is far smaller than 1 in practice; β = 1 here only makes "
-        "the effect easy to see."
-    )
+                                    colors=method_colors(names), title=t("p8_kl.estimators.hist_title", n=n),
+                                    subtitle=t("p8_kl.estimators.hist_subtitle", exact=fmt(est.exact)),
+                                    x_title=t("p8_kl.estimators.hist_x"), y_title=t("p8_kl.estimators.hist_y"),
+                                    width=HIST_WIDTH),
+                   df, alt_text=t("p8_kl.estimators.hist_alt"), name="kl_estimators")
+    k3 = ("unbiased" if est.bias[2] == 0 else "biased") + ("_smaller" if est.spread[2] < est.spread[0] else "_wider")
+    right.markdown(t(
+        "p8_kl.sentences",
+        first=t("p8_kl.estimators.k1_negative" if est.negative_share[0] > 0 else "p8_kl.estimators.k1_none_negative",
+                exact=fmt(est.exact), mean=fmt(est.sample_mean[0]), n=n, share=pct(est.negative_share[0])),
+        second=t(f"p8_kl.estimators.k3_{k3}", mean=fmt(est.sample_mean[2]), expected=fmt(est.expected[2]),
+                 bias=fmt(est.bias[2], sign=True), spread=fmt(est.spread[2]), spread_k1=fmt(est.spread[0])),
+        third=t("p8_kl.estimators.k2", spread=fmt(est.spread[1]), expected=fmt(est.expected[1]),
+                bias=fmt(est.bias[1], sign=True))))
+    st.subheader(t("p8_kl.estimators.where"))
+    st.markdown(t("p8_kl.estimators.placements"))
 
 
 @st.fragment
@@ -160,37 +134,33 @@ def kl_panel() -> None:
     only, not the page."""
     question = st.container()  # the question sits above the inputs it depends on
     c1, c2 = st.columns(2)
-    share = inputs.slider("Share of flattering answers", 0.0, 1.0, 0.9, 0.01, key="share", where=c1,
-                          help="How often the policy writes the flattering answer in this branch")
-    beta = inputs.slider("KL weight β", 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
-                         help=glossary.term("β") + " The article uses 1 to make the effect visible.")
+    share = inputs.slider(t("p8_kl.share"), 0.0, 1.0, 0.9, 0.01, key="share", where=c1, help=t("p8_kl.share_help"))
+    beta = inputs.slider(t("p8_kl.beta"), 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
+                         help=glossary.term("β") + t("p8_kl.beta_help_more"))
     kc = page.run(kl_curve, fl, share, beta)
     with question:
         revealed = ask(kc, share, beta)
     ch, df = share_chart(kc, share, beta, revealed)
-    page.chart(fit(ch), df, alt_text="Mean judge score, KL to the reference and the KL-regularised objective "
-                                     "against the share of flattering answers", name="kl_share")
+    page.chart(fit(ch), df, alt_text=t("p8_kl.share_alt"), name="kl_share")
     pts = kc.points
     if revealed:
         m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Mean judge score", f"{fmt(pts.expected_reward[0])} → {fmt(pts.expected_reward[1])}",
-                  help=f"at {pct(kc.ref_share)} flattery (the reference) → at {pct(share)}")
-        m2.metric("KL(π‖π_ref), nats", f"{fmt(pts.kl[0])} → {fmt(pts.kl[1])}", help=glossary.term("KL"))
-        m3.metric("Objective R − β·KL", f"{fmt(pts.objective[0])} → {fmt(pts.objective[1])}",
-                  help=f"at β = {fmt(beta)}")
-        m4.metric("Best share of flattery", pct(kc.best[1], 1),
-                  help="π* ∝ π_ref · exp(score / β): the share that maximises the objective at this β")
+        m1.metric(t("p8_kl.mean_score"), f"{fmt(pts.expected_reward[0])} → {fmt(pts.expected_reward[1])}",
+                  help=t("p8_kl.mean_score_help", ref_share=pct(kc.ref_share), share=pct(share)))
+        m2.metric(t("p8_kl.kl_metric"), f"{fmt(pts.kl[0])} → {fmt(pts.kl[1])}", help=glossary.term("KL"))
+        m3.metric(t("p8_kl.objective"), f"{fmt(pts.objective[0])} → {fmt(pts.objective[1])}",
+                  help=t("p8_kl.objective_help", beta=fmt(beta)))
+        m4.metric(t("p8_kl.best_share"), pct(kc.best[1], 1), help=t("p8_kl.best_share_help"))
         verdict = ("lowers" if pts.objective[1] < pts.objective[0] else
-                   "raises" if pts.objective[1] > pts.objective[0] else "leaves unchanged")
-        st.markdown(
-            f"Going from {pct(kc.ref_share)} to {pct(share)} flattery lifts the judge's mean score from "
-            f"{fmt(pts.expected_reward[0])} to {fmt(pts.expected_reward[1])}, but it moves the policy "
-            f"KL = {fmt(pts.kl[1])} nats away from the reference. With β = {fmt(beta)} that **{verdict}** the "
-            f"objective, from {fmt(pts.objective[0])} to {fmt(pts.objective[1])}. The best the objective can do at "
-            f"this β is to flatter {pct(kc.best[1], 1)} of the time (objective {fmt(pts.objective[2])})."
-        )
+                   "raises" if pts.objective[1] > pts.objective[0] else "unchanged")
+        st.markdown(t("p8_kl.sentences",
+                      first=t("p8_kl.moves", ref_share=pct(kc.ref_share), share=pct(share),
+                              r0=fmt(pts.expected_reward[0]), r1=fmt(pts.expected_reward[1]), kl=fmt(pts.kl[1])),
+                      second=t(f"p8_kl.{verdict}", beta=fmt(beta), o0=fmt(pts.objective[0]),
+                               o1=fmt(pts.objective[1])),
+                      third=t("p8_kl.best_at_beta", best=pct(kc.best[1], 1), o2=fmt(pts.objective[2]))))
     else:
-        st.caption("The objective, and the share of flattery that maximises it, appear once you answer the question.")
+        st.caption(t("p8_kl.locked"))
     estimator_section(share)
 
 
