@@ -213,9 +213,9 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
     s1, s2, s3 = st.columns(3)
     batch = int(inputs.slider(t("p6.sampled.batch"), 1, 64, 8, 1, key="batch", where=s1))
     n_seeds = int(inputs.slider(t("p6.sampled.seeds"), 2, 40, 12, 1, key="seeds", where=s2))
-    shown = {name: t(f"p6.sampled.baselines.{name}") for name in rlcore.BASELINES}  # looked up in this run
     baseline = inputs.selectbox(t("p6.sampled.baseline"), rlcore.BASELINES, "V", key="base", where=s3,
-                                help=t("p6.sampled.baseline_help"), format_func=shown.get)
+                                help=t("p6.sampled.baseline_help"),
+                                format_func=lambda name: t(f"p6.sampled.baselines.{name}"))
     run = page.run(sampled, scenario, lr, steps, batch, baseline, n_seeds)
     runs = pd.DataFrame({"seed": np.repeat(np.arange(n_seeds), (steps + 1) * scenario.n),
                          "step": np.tile(np.repeat(np.arange(steps + 1), scenario.n), n_seeds),
