@@ -192,13 +192,19 @@ def run(fn, *args, **kwargs):
         st.stop()
 
 
-NOTHING_TO_COMPARE = ("Raters compare two answers, but this example gives only one answer any chance of being "
-                      "written, so there is nothing to compare. Give a second token some probability in the sidebar.")
+NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16–18's notice
 
 
-def stop_with_notice(text: str) -> None:
-    """The inputs are valid but leave nothing to show: say so (a notice, not an error), end the page, stop."""
-    st.info(text, icon="ℹ️")
+def answer_names(items) -> tuple[str, ...]:
+    """The names of ``rlcore.judge_studies.JudgeItems``' answers as the page shows them: the tokens, then the
+    flattering answer named in the page's language (rlcore names it "<best token> + flattery")."""
+    return (*items.names[:items.flattering], t("judge.flattering", answer=items.names[items.best]))
+
+
+def stop_with_notice(msgid: str) -> None:
+    """The inputs are valid but leave nothing to show: say so (a notice, not an error), end the page, stop.
+    ``msgid`` is the notice's catalogue id, looked up in the page's language."""
+    st.info(t(msgid), icon="ℹ️")
     end(nav.path_of(inspect.currentframe().f_back.f_code.co_filename))
     st.stop()
 
