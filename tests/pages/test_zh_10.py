@@ -38,5 +38,5 @@ def test_a_budget_below_the_longest_answer_is_told_in_chinese():
     """L_max = 30 is below open's 40 tokens: the page says it uses 40 instead, in Chinese."""
     at = run_page(PAGE, query={"lang": "zh", "budget": "30"})
     no_exception(at)
-    assert "L_max = 30 比最长的回答（40 个词元）还短，所以改用 L_max = 40" in [c.value for c in at.caption][0]
+    assert any("L_max = 30 比最长的回答（40 个词元）还短，所以改用 L_max = 40" in c.value for c in at.caption)
     assert english_left(at, TERMS) == [], english_left(at, TERMS)
