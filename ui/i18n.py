@@ -42,6 +42,8 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/6_Policy_gradient.py",
     "pages/7_Exploration.py",
     "pages/8_KL_penalty.py",
+    "pages/10_Length_and_aggregation.py",
+    "pages/14_Sampler_and_trainer.py",
     "pages/16_Reward_model.py",
     "pages/17_Over_optimisation.py",
     "pages/20_Glossary.py",

@@ -242,11 +242,14 @@ def select_slider(label: str, options: Sequence, default, *, key: str, help: str
                                                                format_func=format_func, persist_state="session"))
 
 
-def segmented(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None):
-    """``st.segmented_control`` with one selection, bound to the link; a cleared selection reads as the default."""
+def segmented(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None,
+              format_func=str):
+    """``st.segmented_control`` with one selection, bound to the link; a cleared selection reads as the default
+    (``format_func``: as for ``selectbox``)."""
     read, fits, text = _choice(options)
     value = _declare(key, default, read=read, fits=fits, text=text,
                      draw=lambda k: _where(where).segmented_control(label, options, key=k, help=help,
+                                                                    format_func=format_func,
                                                                     persist_state="session"))
     return default if value is None else value
 
