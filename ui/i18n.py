@@ -41,6 +41,7 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/5_TD_error_and_GAE.py",
     "pages/6_Policy_gradient.py",
     "pages/11_Clips_after_PPO.py",
+    "pages/15_Entropy_and_pass_at_k.py",
     "pages/20_Glossary.py",
 )
 
