@@ -11,33 +11,23 @@ from ui import scenario as scenario_panel
 from ui.charts import stacked_shares
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct, wrap
+from ui.i18n import t
 
 PASS_CURVES = ("pass@1, exact", "pass@k, exact", "pass@1, sampled", "pass@k, sampled")  # colours: ui.colors
+CURVE_NAMES = {c: t(f"p15.curves.{c}") for c in PASS_CURVES}  # shown name → the name that has its colour
+COL = {c: t(f"p15.col.{c}") for c in ("policy", "step", "entropy", "curve", "token", "share", "value")}
 
 MAX_STEPS = 60
 MAX_K = 64
 QUESTIONS = 300   # sampled questions for the estimate from answers
-RARE = "Rare branch, sometimes right"
-LOAD_RARE = "Load the rare-branch example"  # the button (short enough for a phone), named again where it is pointed to
+RARE = "Rare branch, sometimes right"  # rlcore's name of the example; shown as the sidebar names it
+RARE_NAME = t(f"scenario.presets.{RARE}")
+LOAD_RARE = t("p15.load")  # the button (short enough for a phone), named again where it is pointed to
 
-scenario = page.setup(
-    "Policy-gradient training makes the model surer of its favourite answer: its **entropy** falls. "
-    "That raises **pass@1**, the chance that one answer is right. Does it also raise **pass@k**, the chance "
-    "that at least one of k answers is right?",
-)
+scenario = page.setup(t("p15.intro"))
 tokens = scenario.tokens
 
-page.why(
-    "Reasoning models are often judged by pass@k: sample k answers, count the question solved if any is "
-    "right. RL training lifts pass@1 a lot (DeepSeek-R1-Zero: 15.6% → 71.0% on AIME 2024), but Yue et al. "
-    "(2025) found that at large k the base model often solves as many questions as the trained one, or more: "
-    "training sharpens what the model already samples and drops the rare paths that sometimes worked. "
-    "Falling entropy is the same story seen from the policy's side (Cui et al., 2025).\n\n"
-    "**How this page counts a right answer.** Each sampled answer in the scenario has a judge score; an "
-    "answer is *right* when its score reaches the threshold (under More settings). Each first token is a "
-    "branch that is right on the share of its answers that reach it. Read that share as the share of a set "
-    "of questions the branch solves, each branch independently of the others: on one question, pass@k only "
-    "goes up when pass@1 does, so the surprise needs several questions.")
+page.why(t("p15.why"))
 
 
 BEFORE_RARE = "ent_before_rare"  # the running example (and its preset name) the button replaced, for the way back
@@ -60,20 +50,18 @@ def restore() -> None:
 
 
 page.presets({
-    "Before training": {"steps": 0},
-    "After 20 steps": {"steps": 20},
-    "pass@1 against pass@64": {"k": MAX_K},
+    t("p15.preset_before"): {"steps": 0},
+    t("p15.preset_after"): {"steps": 20},
+    t("p15.preset_k", k=MAX_K): {"k": MAX_K},
 })
 load_col, back_col = st.columns([3, 2], vertical_alignment="center")
 if scenario == rlcore.PRESETS[RARE] and BEFORE_RARE in st.session_state:
     before = st.session_state[BEFORE_RARE][0]
-    load_col.caption(f"The running example is now “{RARE}” on every page, not only here (see the sidebar); the "
-                     f"button brings back yours ({esc(', '.join(before.tokens))}).")
-    back_col.button("Back to your example", on_click=restore, icon=":material/undo:", key="ent_restore")
+    load_col.caption(t("p15.loaded", name=RARE_NAME, tokens=esc(t("p15.sep").join(before.tokens))))
+    back_col.button(t("p15.back"), on_click=restore, icon=":material/undo:", key="ent_restore")
 else:
     load_col.button(LOAD_RARE, on_click=load_rare, key="ent_load_rare")
-    back_col.caption(f"“{RARE}”: pass@1 rises while pass@64 falls. It replaces the running example on every "
-                     "page, not only here; a button here then brings yours back.")
+    back_col.caption(t("p15.offer", name=RARE_NAME, k=MAX_K))
 
 
 @page.cached(32)
@@ -89,126 +77,107 @@ def study(scenario, lr, threshold, answers, seed):
 @st.fragment
 def collapse_panel() -> None:
     c1, c2 = st.columns(2, gap="large")
-    steps = int(inputs.slider("Training steps", 0, MAX_STEPS, 20, 1, key="steps", where=c1,
-                              help="Exact policy-gradient steps on the scenario's mean scores."))
-    k = int(inputs.slider("k (answers per question)", 1, MAX_K, 16, 1, key="k", where=c2,
-                          help="pass@k: the chance that at least one of k answers is right."))
-    with st.expander("More settings"):
+    steps = int(inputs.slider(t("p15.steps"), 0, MAX_STEPS, 20, 1, key="steps", where=c1,
+                              help=t("p15.steps_help")))
+    k = int(inputs.slider(t("p15.k"), 1, MAX_K, 16, 1, key="k", where=c2, help=t("p15.k_help")))
+    with st.expander(t("p15.more")):
         m1, m2, m3, m4 = st.columns(4)
-        threshold = inputs.number("A right answer scores at least", 0.0, 1000.0, 8.0, step=0.5, key="threshold",
+        threshold = inputs.number(t("p15.threshold"), 0.0, 1000.0, 8.0, step=0.5, key="threshold",
                                   where=m1)
-        lr = inputs.slider("Step size η", 0.1, 2.0, 0.3, 0.1, key="lr", where=m2)
-        answers = int(inputs.select_slider("Answers sampled per question", [64, 128, 256], 64, key="n", where=m3))
-        seed = int(inputs.number("Seed", 0, 9999, 0, key="seed", where=m4))
+        lr = inputs.slider(t("p15.lr"), 0.1, 2.0, 0.3, 0.1, key="lr", where=m2)
+        answers = int(inputs.select_slider(t("p15.answers"), [64, 128, 256], 64, key="n", where=m3))
+        seed = int(inputs.number(t("p15.seed"), 0, 9999, 0, key="seed", where=m4))
 
     trace, shares, exact, sampled = page.run(study, scenario, lr, threshold, answers, seed)
     before, after = exact.pass_at[0, k - 1], exact.pass_at[steps, k - 1]
     p1_before, p1_after = exact.pass_at_1[0], exact.pass_at_1[steps]
-    answer = trend(before, after)
+    answer = trend(before, after)  # rlcore's word; the question shows it in the page's language
     revealed = page.predict(
-        f"Training for {steps} steps takes pass@1 from {pct(p1_before)} to {pct(p1_after)}. "
-        f"What does pass@{k} do?", ["rises", "falls", "barely moves"], answer,
-        f"pass@{k} goes from {pct(before, 1)} before training to {pct(after, 1)} after {steps} steps; the entropy "
-        f"goes from {fmt(trace.entropy[0], 3)} to {fmt(trace.entropy[steps], 3)} nats.",
+        t("p15.question", steps=steps, p1_before=pct(p1_before), p1_after=pct(p1_after), k=k),
+        [t(f"p15.trend.{w}") for w in ("rises", "falls", "barely moves")], t(f"p15.trend.{answer}"),
+        t("p15.explanation", k=k, before=pct(before, 1), after=pct(after, 1), steps=steps,
+          h_before=fmt(trace.entropy[0], 3), h_after=fmt(trace.entropy[steps], 3)),
         key="ent_predict")
 
     left, right = st.columns(2, gap="large")
     with left:
+        policies = [t("p15.before_training"), t("p15.after_steps", steps=steps)]
         curve = pd.DataFrame({
             "k": np.tile(exact.ks, 2),
-            "policy": np.repeat(["before training", f"after {steps} steps"], exact.ks.size),
+            COL["policy"]: np.repeat(policies, exact.ks.size),
             "pass@k": np.concatenate([exact.pass_at[0], exact.pass_at[steps]]),
         })
         marker = pd.DataFrame({"at": [k], "label": [f"k = {k}"]})
         page.chart(charts.layer(
-            charts.lines(curve, x="k", y="pass@k", series="policy", legend_title="policy", y_domain=[0, 1],
-                         colors=method_colors(["before training", f"after {steps} steps"]),
-                         x_title="k, answers sampled per question", y_title="pass@k"),
+            charts.lines(curve, x="k", y="pass@k", series=COL["policy"], legend_title=COL["policy"], y_domain=[0, 1],
+                         colors=method_colors(policies), x_title=t("p15.pass_x"), y_title="pass@k"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                          align="right" if k > MAX_K * 0.8 else "left"),
-            title="pass@k against k", subtitle=wrap("averaged over the questions; the dashed line is your k"),
-            height=330),
-            curve, alt_text="pass@k for k from 1 to 64, before training and after the chosen number of steps.",
+            title=t("p15.pass_title"), subtitle=wrap(t("p15.pass_subtitle")), height=330),
+            curve, alt_text=t("p15.pass_alt"),
             name="pass_at_k")
     with right:
+        measured, predicted = t("p15.measured"), t("p15.predicted")
         ent = pd.DataFrame({
-            "training step": np.concatenate([np.arange(steps + 1), np.arange(1, steps + 1)]),
-            "entropy": np.concatenate([trace.entropy[:steps + 1], trace.one_step[:steps]]),
-            "curve": ["measured"] * (steps + 1) + ["predicted"] * steps,
+            COL["step"]: np.concatenate([np.arange(steps + 1), np.arange(1, steps + 1)]),
+            COL["entropy"]: np.concatenate([trace.entropy[:steps + 1], trace.one_step[:steps]]),
+            COL["curve"]: [measured] * (steps + 1) + [predicted] * steps,
         })
         page.chart(charts.layer(
-            charts.lines(ent, x="training step", y="entropy", series="curve", legend_title="curve",
-                         colors=method_colors(["measured", "predicted"]), points=steps <= 30,
-                         x_title="training step", y_title="entropy H(π), nats"),
-            title="Entropy of π along training",
-            subtitle=wrap("predicted: H before each step + its first-order ΔH = −Cov(log π, Δz)"), height=330),
-                   ent, alt_text="Entropy of the policy at each training step, measured and predicted to first "
-                                 "order from the step before.", name="entropy")
+            charts.lines(ent, x=COL["step"], y=COL["entropy"], series=COL["curve"], legend_title=COL["curve"],
+                         colors=method_colors([measured, predicted]), points=steps <= 30,
+                         x_title=COL["step"], y_title=t("p15.entropy_y")),
+            title=t("p15.entropy_title"), subtitle=wrap(t("p15.entropy_subtitle")), height=330),
+                   ent, alt_text=t("p15.entropy_alt"), name="entropy")
 
     if not revealed:
         return
-    reach = ", ".join(f"**{esc(t)}** {pct(s)}" for t, s in zip(tokens, shares, strict=True))
-    st.markdown(
-        f"Right answers per branch (score ≥ {fmt(threshold)}): {reach}. Before training π = "
-        f"{fmt_list(trace.probs[0])}; after {steps} steps π = {fmt_list(trace.probs[steps])}. pass@1 = Σ π × share "
-        f"goes from {pct(p1_before, 1)} to {pct(p1_after, 1)}, and pass@{k} from {pct(before, 1)} to {pct(after, 1)}.")
+    reach = t("p15.sep").join(t("p15.reach", token=esc(tok), share=pct(s))
+                              for tok, s in zip(tokens, shares, strict=True))
+    st.markdown(t("p15.shares", threshold=fmt(threshold), reach=reach, before=fmt_list(trace.probs[0]), steps=steps,
+                  after=fmt_list(trace.probs[steps]), p1_before=pct(p1_before, 1), p1_after=pct(p1_after, 1), k=k,
+                  k_before=pct(before, 1), k_after=pct(after, 1)))
     if trend(p1_before, p1_after) == "rises" and answer == "falls":
-        st.markdown(
-            f"**The trade.** Training follows the mean score, so it piles probability onto the branch with the "
-            f"best average. A branch with a lower average can still be the only one that solves some questions; "
-            f"the base model found those with k = {k} tries often enough, the trained one almost never samples "
-            "that branch any more. pass@1 goes up, pass@k at large k goes down: the model got surer, not broader.")
+        st.markdown(t("p15.trade", k=k))
     elif scenario.tokens != rlcore.PRESETS[RARE].tokens:
-        st.info(f"Here pass@{k} does not fall. Press **{LOAD_RARE}** above to load a scenario where "
-                "the branch training favours is not the only one that is sometimes right.")
+        st.info(t("p15.no_fall", k=k, load=LOAD_RARE))
 
-    st.subheader("Which tokens drive the entropy change")
+    st.subheader(t("p15.drivers_heading"))
     if steps == 0:
-        st.caption("Move the training steps above 0 to see each step's change.")
+        st.caption(t("p15.no_steps"))
     else:
         drive = pd.DataFrame({
-            "training step": np.repeat(np.arange(1, steps + 1), len(tokens)),
-            "token": np.tile(tokens, steps),
-            "share of ΔH": trace.shares[:steps].ravel(),
+            COL["step"]: np.repeat(np.arange(1, steps + 1), len(tokens)),
+            COL["token"]: np.tile(tokens, steps),
+            COL["share"]: trace.shares[:steps].ravel(),
         })
-        page.chart(stacked_shares(drive, x="training step", token="token", value="share of ΔH", tokens=tokens,
-                                  title="Each token's part of the predicted entropy change, step by step",
-                                  subtitle=wrap("−π_a (log π_a − E log π)(Δz_a − E Δz); below zero lowers the entropy"),
-                                  x_title="training step", y_title="part of ΔH (nats)", height=360),
-                   drive, alt_text="Stacked bars: each token's term of the first-order entropy change at each step.",
-                   name="entropy_drivers")
+        page.chart(stacked_shares(drive, x=COL["step"], token=COL["token"], value=COL["share"], tokens=tokens,
+                                  title=t("p15.drivers_title"), subtitle=wrap(t("p15.drivers_subtitle")),
+                                  x_title=COL["step"], y_title=t("p15.drivers_y"), height=360,
+                                  legend_title=COL["token"]),
+                   drive, alt_text=t("p15.drivers_alt"), name="entropy_drivers")
         first = trace.shares[0]
-        st.markdown(
-            f"In the first step the prediction is {fmt(trace.predicted[0], 3, sign=True)} nats against a measured "
-            f"{fmt(trace.measured[0], 3, sign=True)}; the parts per token are {fmt_list(first, 3)} "
-            f"({', '.join(esc(t) for t in tokens)}). A token lowers the entropy when it is likelier than average "
-            "and pushed up, or rarer than average and pushed down: both make π more peaked. Policy gradient does "
-            "exactly that to a likely token with a positive advantage, which is why entropy collapses. "
-            f"(Over all {steps} steps the entropy {trend(trace.entropy[0], trace.entropy[steps])}: "
-            f"{fmt(trace.entropy[0], 3)} → {fmt(trace.entropy[steps], 3)} nats. When training first lifts a rare "
-            "token, it can rise for a while before it falls. With a large step size the first-order prediction "
-            "drifts from the measured change: it describes small steps.)")
+        st.markdown(t("p15.first_step", predicted=fmt(trace.predicted[0], 3, sign=True),
+                      measured=fmt(trace.measured[0], 3, sign=True), parts=fmt_list(first, 3),
+                      tokens=t("p15.sep").join(esc(tok) for tok in tokens), steps=steps,
+                      trend=t(f"p15.entropy_trend.{trend(trace.entropy[0], trace.entropy[steps])}"),
+                      h_before=fmt(trace.entropy[0], 3), h_after=fmt(trace.entropy[steps], 3)))
 
-    st.subheader("Going further: pass@1 and pass@k over training, exact and from sampled answers")
+    st.subheader(t("p15.over_heading"))
     over = pd.DataFrame({
-        "training step": np.tile(np.arange(MAX_STEPS + 1), 4),
-        "curve": np.repeat(list(PASS_CURVES), MAX_STEPS + 1),
-        "value": np.concatenate([exact.pass_at[:, 0], exact.pass_at[:, k - 1], sampled[:, 0], sampled[:, k - 1]]),
+        COL["step"]: np.tile(np.arange(MAX_STEPS + 1), 4),
+        COL["curve"]: np.repeat(list(CURVE_NAMES.values()), MAX_STEPS + 1),
+        COL["value"]: np.concatenate([exact.pass_at[:, 0], exact.pass_at[:, k - 1], sampled[:, 0], sampled[:, k - 1]]),
     })
     page.chart(charts.layer(
-        charts.lines(over, x="training step", y="value", series="curve", colors=method_colors(PASS_CURVES),
-                     legend_title="curve", x_title="training step", y_title="chance", y_domain=[0, 1]),
-        title=f"pass@1 and pass@k (k = {k}) over {MAX_STEPS} training steps",
-        subtitle=wrap(f"sampled: {QUESTIONS} questions, {answers} answers each, Codex's unbiased estimator (seeded)"),
-        height=360),
-               over, alt_text=f"pass@1 and pass@{k} at every training step, exact and estimated from sampled answers.",
-               name="pass_over_training")
-    st.markdown(
-        f"From {answers} sampled answers on each of {QUESTIONS} questions the estimate at step {steps} is "
-        f"pass@1 ≈ {pct(sampled[steps, 0], 1)} and pass@{k} ≈ {pct(sampled[steps, k - 1], 1)} (exact: "
-        f"{pct(p1_after, 1)} and {pct(after, 1)}). The estimator 1 − C(n − c, k)/C(n, k) uses all n answers of a "
-        "question for every k, which is why papers sample n ≥ k answers and report every k from the same set.")
-
+        charts.lines(over, x=COL["step"], y=COL["value"], series=COL["curve"],
+                     colors=method_colors({shown: c for c, shown in CURVE_NAMES.items()}),
+                     legend_title=COL["curve"], x_title=COL["step"], y_title=t("p15.over_y"), y_domain=[0, 1]),
+        title=t("p15.over_title", k=k, steps=MAX_STEPS),
+        subtitle=wrap(t("p15.over_subtitle", questions=QUESTIONS, answers=answers)), height=360),
+               over, alt_text=t("p15.over_alt", k=k), name="pass_over_training")
+    st.markdown(t("p15.over_text", answers=answers, questions=QUESTIONS, step=steps, p1=pct(sampled[steps, 0], 1),
+                  k=k, pk=pct(sampled[steps, k - 1], 1), p1_exact=pct(p1_after, 1), pk_exact=pct(after, 1)))
 
 collapse_panel()
 

@@ -426,14 +426,15 @@ def grouped_hbars(df: pd.DataFrame, *, row: str, token: str, value: str, ref: st
 
 @recipe(live=("title", "subtitle", "x_title", "y_title"))
 def stacked_shares(df: pd.DataFrame, *, x: str, token: str, value: str, tokens, title: str, x_title: str,
-                   y_title: str, subtitle: str | None = None, height: int = HEIGHT) -> alt.Chart:
+                   y_title: str, subtitle: str | None = None, height: int = HEIGHT,
+                   legend_title: str = "token") -> alt.Chart:
     """Bars stacked per x, one segment per token (positive segments up, negative down), e.g. each token's
-    part of a change step by step."""
+    part of a change step by step. ``legend_title`` names the tokens (legend and tooltip), in the page's language."""
     base = _by_position(alt.Chart(df), token, tokens).encode(
         x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{value}:Q", title=y_title, stack="zero"),
-        color=_color(token, tokens, None, "token"),
-        tooltip=[alt.Tooltip(f"{x}:O", title=x_title), alt.Tooltip(f"{token}:N", title="token"),
+        color=_color(token, tokens, None, legend_title),
+        tooltip=[alt.Tooltip(f"{x}:O", title=x_title), alt.Tooltip(f"{token}:N", title=legend_title),
                  _num(value, y_title, 4)])
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
     return alt.layer(base.mark_bar(), zero, title=_title(title, subtitle), height=height)
