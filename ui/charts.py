@@ -29,6 +29,7 @@ import altair as alt
 import pandas as pd
 
 from .colors import ACCENT, CELL_TEXT, DIVERGING, LABEL, NEUTRAL, OVERLAY, token_colors
+from .i18n import t
 from .spec import recipe
 
 HEIGHT = 260
@@ -129,7 +130,7 @@ def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, to
         x=_token_x(token, tokens, title=None, labelAngle=0, labelFontSize=13),
         y=alt.Y(f"{value}:Q", title=value_title,
                 scale=alt.Scale(domain=domain) if domain is not None else alt.Undefined),
-        tooltip=[alt.Tooltip(f"{token}:N", title="token"), _num(value, value_title)],
+        tooltip=[alt.Tooltip(f"{token}:N", title=t("charts.token")), _num(value, value_title)],
     )
     bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None, None))
     labels = base.mark_text(fontSize=13, fontWeight="bold", color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
@@ -193,7 +194,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
         x2=alt.X2(end),
         y=alt.Y(f"{count}:Q", title=y_title),
         color=_color(series, tokens, colors, None),
-        tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(start, "from"), _num(end, "to"),
+        tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(start, t("charts.from")), _num(end, t("charts.to")),
                  _num(count, y_title)],
     ).properties(height=height, width=width)
     header = alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)
@@ -219,7 +220,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
     shown = f"{label}_shown"
     x = alt.X(f"{shown}:N", sort=alt.EncodingSortField(field=position, op="min"), title=None,
               axis=alt.Axis(labelAngle=0, labelFontSize=12, labelOverlap=False))
-    tooltip = [alt.Tooltip(f"{label}:N", title="token"), _num(value, y_title)]
+    tooltip = [alt.Tooltip(f"{label}:N", title=t("charts.token")), _num(value, y_title)]
     # a boolean field on a two-colour scale: as fast to build as a plain channel, unlike alt.condition
     color = (alt.Color(f"{highlight}:N", scale=alt.Scale(domain=[False, True], range=[NEUTRAL, ACCENT]), legend=None)
              if highlight else alt.ColorValue(NEUTRAL))
@@ -230,7 +231,8 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
     layers = [bars, labels, _zero()]
     if line:
         layers.append(base.mark_line(color=OVERLAY, strokeWidth=2.5, point=True, interpolate="step-after").encode(
-            y=alt.Y(f"{line}:Q"), tooltip=[alt.Tooltip(f"{label}:N", title="token"), _num(line, line_title or line)]))
+            y=alt.Y(f"{line}:Q"),
+            tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.token")), _num(line, line_title or line)]))
     return alt.layer(*layers, title=_title(title, subtitle), height=height)
 
 
@@ -240,7 +242,7 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     """Labelled reference lines (e.g. V, a clip bound, the article's point) to layer on a chart."""
     enc = {axis: alt.Y(f"{at}:Q") if axis == "y" else alt.X(f"{at}:Q")}
     rule = alt.Chart(df).mark_rule(color=color, strokeDash=list(dash), strokeWidth=1.5).encode(
-        **enc, tooltip=[alt.Tooltip(f"{label}:N", title="line"), _num(at, "value")])
+        **enc, tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.line")), _num(at, t("charts.value"))])
     text = alt.Chart(df).mark_text(align=align, dx=4 if axis == "x" else 0, dy=-6, color=color,
                                    fontSize=12).encode(**enc, text=alt.Text(f"{label}:N"))
     text = text.encode(x=alt.XValue(4)) if axis == "y" else text.encode(y=alt.YValue(8))
@@ -262,7 +264,8 @@ def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_
         x_enc = alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=0, labelFontSize=13))
     color_tokens = tokens if colors is None else None
     enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, color_tokens, colors, legend_title),
-               tooltip=[alt.Tooltip(f"{color}:N", title="token" if colors is None else color), _num(y, y_title)])
+               tooltip=[alt.Tooltip(f"{color}:N", title=t("charts.token") if colors is None else color),
+                        _num(y, y_title)])
     if jitter:
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
     chart = _by_position(alt.Chart(df), color, color_tokens)
@@ -282,8 +285,8 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
     """
     base = _by_position(alt.Chart(df), x, tokens).encode(
         x=_token_x(x, tokens, title=x_title),
-        tooltip=[alt.Tooltip(f"{x}:N", title="token"), _num(start, start_title), _num(end, end_title),
-                 alt.Tooltip(f"{label}:N", title="label")])
+        tooltip=[alt.Tooltip(f"{x}:N", title=t("charts.token")), _num(start, start_title), _num(end, end_title),
+                 alt.Tooltip(f"{label}:N", title=t("charts.label"))])
     shaft = base.mark_rule(strokeWidth=2, color=color).encode(y=alt.Y(f"{start}:Q"), y2=alt.Y2(end))
     head = base.mark_point(filled=True, size=90, color=color, opacity=1, shape=alt.expr(
         f"datum['{end}'] >= datum['{start}'] ? 'triangle-up' : 'triangle-down'")).encode(y=alt.Y(f"{end}:Q"))
@@ -318,7 +321,8 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
     under a chart that shares the same x (``layer(shaded_spans(...), lines(...))``).
     """
     fill = alt.Color(f"{color}:N", scale=None, legend=None) if color else alt.ColorValue(NEUTRAL)
-    tooltip = [alt.Tooltip(f"{label}:N", title="region"), _num(start, "from"), _num(end, "to")]
+    tooltip = [alt.Tooltip(f"{label}:N", title=t("charts.region")), _num(start, t("charts.from")),
+               _num(end, t("charts.to"))]
     base = alt.Chart(df)
     rect = base.mark_rect(opacity=opacity).encode(x=alt.X(f"{start}:Q"), x2=alt.X2(end), color=fill,
                                                   tooltip=tooltip)
@@ -393,7 +397,7 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_
     """
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                       legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
-    tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title="method"),
+    tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title=t("charts.method")),
             _num(y, y_title, digits)] + [_num(t, t, digits) for t in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X(f"{x}:N", sort=None, title=x_title,
@@ -413,7 +417,7 @@ def grouped_hbars(df: pd.DataFrame, *, row: str, token: str, value: str, ref: st
     """Horizontal bars, one group per ``row`` (e.g. a KL placement) and one bar per token in it, with a dark
     tick at each token's ``ref`` value (e.g. the true gradient) so a bar that misses it shows at once."""
     y = alt.Y(f"{row}:N", sort=list(row_order), title=None, axis=alt.Axis(labelLimit=200, labelFontSize=12))
-    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title="token"),
+    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title=t("charts.token")),
                _num(value, x_title), _num(ref, ref_title)]
     base = _by_position(alt.Chart(df), token, tokens).encode(  # tokens by position: any name is safe
         y=y, yOffset=alt.YOffset(field=_position(token), type="nominal", sort="ascending"), tooltip=tooltip)
@@ -447,7 +451,7 @@ def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: st
     bars = alt.Chart(df).mark_bar(color=color, opacity=0.85).encode(
         x=alt.X(f"{start}:Q", bin="binned", title=x_title), x2=alt.X2(end),
         y=alt.Y(f"{value}:Q", title=y_title),
-        tooltip=[_num(start, "from"), _num(end, "to"), _num(value, y_title)])
+        tooltip=[_num(start, t("charts.from")), _num(end, t("charts.to")), _num(value, y_title)])
     return alt.layer(bars, title=_title(title, subtitle), height=height)
 
 
@@ -466,7 +470,7 @@ def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, valu
         x=alt.X(f"{x}:O", title="token position", axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{row}:N", title=None, sort=list(row_order), axis=alt.Axis(labelLimit=220)),
     )
-    tips = [alt.Tooltip(f"{text}:N", title="token"), _num(value, value_title),
+    tips = [alt.Tooltip(f"{text}:N", title=t("charts.token")), _num(value, value_title),
             *(_num(f, t) for f, t in tooltips), alt.Tooltip(f"{marked}:N", title=marked_title)]
     cells = base.mark_rect(stroke=CELL_TEXT).encode(
         color=alt.Color(f"{value}:Q", title=value_title, scale=alt.Scale(domain=value_domain, range=list(DIVERGING)),

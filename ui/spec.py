@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from . import i18n
+
 _MARK = "\ue000"  # a private-use character: a marker is this and the number of the live value it stands for
 CHECK = os.environ.get("EXPLORER_CHECK_CHARTS") == "1"  # compare every cached spec with a fresh conversion
 
@@ -257,7 +259,7 @@ def vega_lite(chart: Recipe | alt.TopLevelMixin) -> dict:
     if not isinstance(chart, Recipe):
         return altair_to_dict(chart)
     shape = _Shape()
-    key = repr(shape.key(chart))
+    key = repr((i18n.current(), shape.key(chart)))  # a builder's fixed words (tooltip titles) are in the language
     if shape.cacheable:
         spec = _fill(_template(key, chart), shape.fills)
         if CHECK and spec != (fresh := altair_to_dict(shape.build(chart, named=True))):
