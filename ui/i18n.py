@@ -41,6 +41,7 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/5_TD_error_and_GAE.py",
     "pages/6_Policy_gradient.py",
     "pages/8_Ratio_and_clipping.py",
+    "pages/13_KL_gradients.py",
     "pages/20_Glossary.py",
 )
 

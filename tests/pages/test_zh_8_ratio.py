@@ -7,8 +7,8 @@ from apphelp import metrics, no_exception, page_file, run_page
 from zhhelp import assert_chinese, english_left, views_of
 
 PAGE = page_file("8_Ratio")
-TERMS = {"clip", "min",  # the objective's formula, min(ρA, clip(ρ)·A), written as the papers write it
-         "importance", "epoch"}  # 重要性比率 and 轮数 with their English names in brackets
+# the objective's formula, min(ρA, clip(ρ)·A), as the papers write it; 重要性比率 and 轮数 with their English names
+TERMS = {"clip", "min", "importance", "epoch"}
 views = views_of(PAGE, TERMS)
 
 
