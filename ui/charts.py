@@ -413,15 +413,16 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_
 @recipe(live=("title", "subtitle", "x_title", "ref_title"))
 def grouped_hbars(df: pd.DataFrame, *, row: str, token: str, value: str, ref: str, tokens, row_order,
                   title: str, x_title: str, ref_title: str, subtitle: str | None = None,
-                  row_height: int = 44) -> alt.Chart:
+                  row_height: int = 44, token_title: str = "token") -> alt.Chart:
     """Horizontal bars, one group per ``row`` (e.g. a KL placement) and one bar per token in it, with a dark
-    tick at each token's ``ref`` value (e.g. the true gradient) so a bar that misses it shows at once."""
+    tick at each token's ``ref`` value (e.g. the true gradient) so a bar that misses it shows at once;
+    ``token_title`` names the tokens in the legend and the tooltip (in the page's language)."""
     y = alt.Y(f"{row}:N", sort=list(row_order), title=None, axis=alt.Axis(labelLimit=200, labelFontSize=12))
-    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title=t("charts.token")),
+    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title=token_title),
                _num(value, x_title), _num(ref, ref_title)]
     base = _by_position(alt.Chart(df), token, tokens).encode(  # tokens by position: any name is safe
         y=y, yOffset=alt.YOffset(field=_position(token), type="nominal", sort="ascending"), tooltip=tooltip)
-    bars = base.mark_bar().encode(x=alt.X(f"{value}:Q", title=x_title), color=_color(token, tokens, None, "token"))
+    bars = base.mark_bar().encode(x=alt.X(f"{value}:Q", title=x_title), color=_color(token, tokens, None, token_title))
     ticks = base.mark_tick(color=NEUTRAL, thickness=2.5, size=10).encode(x=alt.X(f"{ref}:Q"))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(x=alt.X("zero:Q"))
     return alt.layer(bars, ticks, zero, title=_title(title, subtitle),
