@@ -40,6 +40,7 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/4_Baseline_and_variance.py",
     "pages/5_TD_error_and_GAE.py",
     "pages/6_Policy_gradient.py",
+    "pages/12_Recipe_composer.py",
     "pages/18_DPO.py",
     "pages/20_Glossary.py",
 )
