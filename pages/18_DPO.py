@@ -60,7 +60,8 @@ def ipo(sc, b: float, tau: float, fl: float):
 
 
 d = page.run(dpo, scenario, float(beta), int(n), int(steps), float(flattery), float(noise), int(seed))
-items, names = d.items, d.items.names
+items = d.items
+names = (*items.names[:-1], t("p18.flattered", token=items.names[items.best]))  # the flattering copy is last
 landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
 revealed = page.predict(
     t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from apphelp import keys, no_exception, numbers, page_file, run_page
 from zhhelp import assert_chinese, english_left, views_of
 
+import rlcore
 from ui import i18n
 
 PAGE = page_file("12_")
@@ -61,3 +62,13 @@ def test_the_question_is_checked_against_the_same_choice_in_chinese():
     no_exception(at)
     assert any(s.value.startswith(i18n.text("zh", "predict.right", answer="一样", explanation="")[:8])
                for s in at.success), [s.value for s in at.success]
+
+
+def test_a_dead_group_in_an_edited_scenario_is_told_in_chinese():
+    """Both answers scored 5: every advantage is 0, and dynamic sampling drops the group, said in Chinese."""
+    flat = rlcore.Scenario(tokens=("yes", "no"), probs=(0.5, 0.5), samples=((5,), (5,)))
+    at = run_page(PAGE, scenario=flat, query={"lang": "zh"}, inputs={"dynamic_sampling": True}, state=SHOWN)
+    no_exception(at)
+    text = "\n".join(m.value for m in at.markdown)
+    assert "所有回答得分相同：动态采样会丢掉这一组" in text
+    assert english_left(at, TERMS, flat) == [], english_left(at, TERMS, flat)

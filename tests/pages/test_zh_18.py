@@ -6,6 +6,7 @@ from __future__ import annotations
 from apphelp import chart_by_title, no_exception, numbers, page_file, run_page
 from zhhelp import assert_chinese, english_left, views_of
 
+import rlcore
 from ui import i18n
 
 PAGE = page_file("18_")
@@ -52,3 +53,23 @@ def test_never_lost_pairs_are_told_in_chinese():
     assert any(i18n.text("zh", "p18.explain_unbeaten") in s.value for s in at.success), [s.value for s in at.success]
     assert english_left(at, TERMS) == [], english_left(at, TERMS)
     chart_by_title(at, i18n.text("zh", "p18.path_title"))
+
+
+def test_the_flattering_answer_is_named_in_chinese():
+    """The article's best token by Q is partly (Q 9): its flattering copy is the last answer, named in Chinese in
+    the chart and the table."""
+    at = run_page(PAGE, query={"lang": "zh"}, state={"predict_dpo_shown": True})
+    no_exception(at)
+    path = chart_by_title(at, i18n.text("zh", "p18.path_title"))
+    answers = set(max(path["data"].values(), key=len)["answer"])
+    assert answers == {"open", "closed", "partly", "partly + 奉承"}, answers
+    assert "partly + 奉承" in list(at.dataframe[0].value[i18n.text("zh", "p18.answer")])
+
+
+def test_answers_that_all_score_alike_are_told_in_chinese():
+    """Two answers both scored 5 and no liking for flattery: no pair has a better side, said in Chinese."""
+    flat = rlcore.Scenario(tokens=("yes", "no"), probs=(0.5, 0.5), samples=((5,), (5,)))
+    at = run_page(PAGE, scenario=flat, query={"lang": "zh"}, inputs={"flattery": 0.0})
+    no_exception(at)
+    assert i18n.text("zh", "p18.no_better_side") in [i.value for i in at.info]
+    assert english_left(at, TERMS, flat) == [], english_left(at, TERMS, flat)
