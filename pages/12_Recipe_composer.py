@@ -10,49 +10,20 @@ from ui import inputs, nav, page
 from ui.charts import answer_labels, fit_width, grouped_bars
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
+from ui.i18n import t
 
-LABELS = {"baseline": "Baseline subtracted", "scale": "Divide by a std", "aggregation": "Loss aggregation",
-          "ratio": "Importance ratio", "clip": "Clip", "kl": "KL penalty", "dynamic_sampling": "Dynamic sampling"}
-COLORS = method_colors(["this recipe", "GRPO"])
+LABELS = {k: t(f"p12.labels.{k}") for k in recipes.SWITCHES}
+THIS = t("p12.this_recipe")  # the legend's name of the learner's recipe
+COLORS = method_colors([THIS, "GRPO"])
 
-scenario = page.setup(
-    "Most policy-gradient recipes for LLMs differ in a handful of choices: what is subtracted from the score, "
-    "whether it is divided by a spread, how token losses are averaged, which ratio is clipped and how, where "
-    "the KL goes. Set the switches: when they spell a published recipe, its name lights up.",
-)
+scenario = page.setup(t("p12.intro"))
 tokens = scenario.tokens
 
-page.why(
-    "Papers announce new algorithms, but read side by side most are GRPO with two or three switches flipped. "
-    "Seeing them as switches tells you what to compare when a run behaves differently: the std changes "
-    "which prompts dominate, the aggregation changes how length is treated, the clip changes which tokens "
-    "keep learning. A switch a paper does not fix is left free in the table below.")
+page.why(t("p12.why"))
 
 
-# the map of the family: why a recipe flips a switch away from GRPO's value, and the page that shows it happen
-WHY = {
-    ("baseline", "none"): "no baseline: every sampled answer is pushed up, the better ones harder",
-    ("baseline", "batch mean"): "one baseline for the whole batch instead of one per prompt",
-    ("baseline", "leave-one-out"): "an answer's own score never sits in its own baseline",
-    ("scale", "none"): "prompts whose answers score alike are not blown up by a tiny std",
-    ("scale", "batch std"): "one scale for the batch, so prompts keep their relative sizes",
-    ("aggregation", "token-mean"): "every token weighs the same, so a long wrong answer is not let off lightly",
-    ("aggregation", "seq-mean-token-sum"): "every token of an answer counts in full, whatever its length",
-    ("aggregation", "seq-mean-token-sum-norm"): "one fixed length divides every answer, so length tilts nothing",
-    ("aggregation", "seq-mean-token-mean"): "each answer counts the same, whatever its length",
-    ("ratio", "none"): "one on-policy step per batch: nothing to correct, nothing to clip",
-    ("ratio", "sequence"): "one ratio per answer, as the score is given per answer; steadier on long answers",
-    ("ratio", "token"): "one ratio per token",
-    ("clip", "none"): "no clip: one step per batch cannot drift far",
-    ("clip", "clip-higher"): "rare tokens get more room to rise, which slows the entropy's collapse",
-    ("clip", "cispo"): "no token loses its gradient; only its weight is capped",
-    ("clip", "symmetric"): "PPO's clip, the same on both sides",
-    ("kl", "none"): "no pull back to the reference: reasoning training lets the policy move far",
-    ("kl", "in reward"): "the penalty enters each token's reward, before the advantages",
-    ("kl", "in loss"): "the penalty is a term of its own in the loss",
-    ("dynamic_sampling", True): "groups whose answers all scored alike teach nothing: they are drawn again",
-    ("dynamic_sampling", False): "every group is trained on",
-}
+# the map of the family: why a recipe flips a switch away from GRPO\'s value ([p12.reasons] of the catalogue), and
+# the page that shows it happen
 TAUGHT_ON = {"baseline": "pages/4_Baseline_and_variance.py", "scale": "pages/9_Training_lab.py",
              "aggregation": "pages/10_Length_and_aggregation.py", "ratio": "pages/11_Clips_after_PPO.py",
              "clip": "pages/11_Clips_after_PPO.py", "kl": "pages/13_KL_gradients.py",
@@ -61,24 +32,25 @@ TAUGHT_ON = {"baseline": "pages/4_Baseline_and_variance.py", "scale": "pages/9_T
 
 def page_link(path: str) -> str:
     """A markdown link to a page of the map, relative to this one (so it also works under a path prefix)."""
-    return f"[{nav.info(path).title}]({nav.url_path(path)})"
+    return f"[{nav.title(nav.info(path))}]({nav.url_path(path)})"
 
 
 def family_map() -> None:
     """The GRPO family on one screen: each named recipe, the switches it flips away from GRPO's, why, and where
     to see each one (all read from ``rlcore.recipes``)."""
     base = recipes.recipe(recipes.REFERENCE)
-    lines = [f"**{base.name}** is the base: " + "; ".join(f"{switch_name(k)} {in_words(v)}"
-                                                          for k, v in base.switches.items()) + ".", ""]
+    lines = [t("p12.base", name=recipe_name(base.name),
+               switches=t("p12.base_sep").join(t("p12.base_switch", switch=switch_name(k), value=in_words(k, v))
+                                               for k, v in base.switches.items())), ""]
     for r in recipes.RECIPES:
         if r.name == base.name:
             continue
-        lines.append(f"- **{r.name}** changes:")
-        lines += [f"    - {switch_name(k)}: **{in_words(this)}**, {WHY[k, this]} ({page_link(TAUGHT_ON[k])})"
+        lines.append("- " + t("p12.changes", name=recipe_name(r.name)))
+        lines += ["    - " + t("p12.change", switch=switch_name(k), value=in_words(k, this),
+                                why=t(f"p12.reasons.{k}.{this}"), link=page_link(TAUGHT_ON[k]))
                   for k, this, _ in recipes.differences(recipes.recipe_switches(r.name))]
     st.markdown("\n".join(lines))
-    st.caption("A switch a paper leaves open is taken as GRPO's here. Choose a recipe above (Views) to set its "
-               "switches and compare it with GRPO on the running example.")
+    st.caption(t("p12.map_caption"))
 
 
 def switch_name(key: str) -> str:
@@ -87,14 +59,24 @@ def switch_name(key: str) -> str:
     return label if label.startswith("KL") else label.lower()
 
 
-def in_words(value) -> str:
+def value_name(key: str, value) -> str:
+    """A switch value as the page shows it (rlcore's name in English)."""
+    return t(f"p12.values.{key}.{value}")
+
+
+def in_words(key: str, value) -> str:
     """A switch value inside a sentence: on / off for dynamic sampling."""
-    return "on" if value is True else "off" if value is False else str(value)
+    return t("p12.on") if value is True else t("p12.off") if value is False else value_name(key, value)
 
 
-def shown(value) -> str:
+def shown(key: str, value) -> str:
     """A switch value in words: ✓ / — for on and off."""
-    return "✓" if value is True else "—" if value is False else str(value)
+    return "✓" if value is True else "—" if value is False else value_name(key, value)
+
+
+def recipe_name(name: str) -> str:
+    """A named recipe's name in the page's language (rlcore's name in English)."""
+    return t(f"p12.recipes.{name}.name")
 
 
 GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
@@ -122,41 +104,39 @@ def composer() -> None:
     """The switches, the recipe they match, and this recipe against GRPO on the running example."""
     c1, c2, c3, c4 = st.columns(4)
     d1, d2, d3, d4 = st.columns(4)  # a second row, so a phone shows the switches in this order
-    switches = {k: inputs.selectbox(LABELS[k], recipes.SWITCHES[k], GRPO[k], key=k, where=col)
+    switches = {k: inputs.selectbox(LABELS[k], recipes.SWITCHES[k], GRPO[k], key=k, where=col,
+                                    format_func={v: value_name(k, v) for v in recipes.SWITCHES[k]}.get)
                 for k, col in zip(("baseline", "scale", "aggregation", "ratio", "clip", "kl"),
                                   (c1, c2, c3, c4, d1, d2), strict=True)}
     switches["dynamic_sampling"] = inputs.toggle(LABELS["dynamic_sampling"], GRPO["dynamic_sampling"],
                                                  key="dynamic_sampling", where=d3,
-                                                 help="Drop groups whose answers all scored the same and draw new "
-                                                      "ones (DAPO).")
-    step = inputs.slider("Step already taken η", 0.0, 1.0, 0.2, 0.05, key="step", where=d4,
-                         help="One policy-gradient step moves the policy away from the one that sampled the batch; "
-                              "the ratio and the clip then decide what is left of each answer's gradient.")
-    with st.expander("More settings"):
-        eps_high = inputs.slider("Upper clip ε_high for clip-higher and CISPO", 0.2, 0.6, 0.28, 0.01, key="high")
+                                                 help=t("p12.dynamic_help"))
+    step = inputs.slider(t("p12.step"), 0.0, 1.0, 0.2, 0.05, key="step", where=d4, help=t("p12.step_help"))
+    with st.expander(t("p12.more")):
+        eps_high = inputs.slider(t("p12.eps_high"), 0.2, 0.6, 0.28, 0.01, key="high")
     switches = page.run(recipes.check_switches, switches)
 
     matches = recipes.match_recipe(switches)
     for name in matches:
         r = recipes.recipe(name)
-        link = f" · [arXiv {r.arxiv}](https://arxiv.org/abs/{r.arxiv})" if r.arxiv else ""
-        st.success(f"**{r.name}**: {r.source}{link}", icon=":material/verified:")
+        link = t("p12.arxiv_link", arxiv=r.arxiv) if r.arxiv else ""
+        st.success(t("p12.match", name=recipe_name(r.name), source=t(f"p12.recipes.{name}.source"), link=link),
+                   icon=":material/verified:")
     if not matches:
         name, gap = recipes.recipe_distances(switches)[0]
-        st.info(f"No published recipe in the table has exactly these switches. Nearest: **{name}**, if you change "
-                f"{', '.join(LABELS[k].lower() for k in gap)}.", icon=":material/explore:")
+        gaps = t("p12.list_sep").join(LABELS[k].lower() for k in gap)
+        st.info(t("p12.nearest", name=recipe_name(name), switches=gaps), icon=":material/explore:")
 
     batch, out, informative = page.run(compare, scenario, switches, step, eps_high)
     mine, grpo = out["this recipe"], out["GRPO"]
     worst = int(np.argmin(batch.scores))
     a, b = abs(mine["advantages"][worst]), abs(grpo["advantages"][worst])
-    answer = "the same" if np.isclose(a, b, rtol=1e-9, atol=1e-12) else "larger" if a > b else "smaller"
+    options = [t("p12.larger"), t("p12.smaller"), t("p12.same")]
+    answer = options[2 if np.isclose(a, b, rtol=1e-9, atol=1e-12) else 0 if a > b else 1]
     revealed = page.predict(
-        f"The group's worst answer (score {fmt(batch.scores[worst])}, starts with "
-        f"**{esc(tokens[batch.actions[worst]])}**): is its advantage larger in size under these switches than "
-        "under GRPO, smaller, or the same?", ["larger", "smaller", "the same"], answer,
-        f"Here it is {fmt(mine['advantages'][worst], 3, sign=True)}; GRPO gives "
-        f"{fmt(grpo['advantages'][worst], 3, sign=True)}.",
+        t("p12.question", score=fmt(batch.scores[worst]), token=esc(tokens[batch.actions[worst]])), options, answer,
+        t("p12.explanation", mine=fmt(mine["advantages"][worst], 3, sign=True),
+          grpo=fmt(grpo["advantages"][worst], 3, sign=True)),
         key="predict_recipe")
 
     labels = answer_labels(tokens, batch.actions)
@@ -164,87 +144,89 @@ def composer() -> None:
                                     "score": batch.scores, "tokens": batch.lengths, "recipe": who,
                                     "advantage": o["advantages"], "token weight": o["weights"],
                                     "gradient kept": o["kept"]})
-                      for who, o in out.items()], ignore_index=True)
+                      for who, o in zip((THIS, "GRPO"), out.values(), strict=True)], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
-                                          title="Weight of one token of each answer",
-                                          subtitle=wrap(f"this recipe ({switches['aggregation']}) against GRPO"),
-                                          x_title="sampled answer (first token #)", y_title="weight of each token",
+                                          title=t("p12.weights_title"),
+                                          subtitle=wrap(t("p12.weights_subtitle",
+                                                          aggregation=value_name("aggregation",
+                                                                                 switches["aggregation"]))),
+                                          x_title=t("p12.x_title"), y_title=t("p12.weights_y"),
                                           tooltips=("tokens", "score"), digits=4)),
-                   rows, alt_text="The weight of one token of each sampled answer under these switches and under GRPO.",
+                   rows, alt_text=t("p12.weights_alt"),
                    name="recipe_weights")
     with right:
         page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
-                                          title=f"Gradient left after a step of η = {fmt(step)}",
-                                          subtitle=wrap(f"share of ratio × advantage; ratio: {switches['ratio']}, "
-                                                        f"clip: {switches['clip']}; 0: stopped, 1: untouched"),
-                                          x_title="sampled answer (first token #)", y_title="share kept",
+                                          title=t("p12.gradient_title", step=fmt(step)),
+                                          subtitle=wrap(t("p12.gradient_subtitle",
+                                                          ratio=value_name("ratio", switches["ratio"]),
+                                                          clip=value_name("clip", switches["clip"]))),
+                                          x_title=t("p12.x_title"), y_title=t("p12.gradient_y"),
                                           tooltips=("tokens", "score"))),
-                   rows, alt_text="For each sampled answer, the share of its gradient the clip leaves after one update "
-                                  "step, under these switches and under GRPO.", name="recipe_gradient")
+                   rows, alt_text=t("p12.gradient_alt"), name="recipe_gradient")
     if not revealed:
         return
     page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
-                                      title="Advantage of each answer",
-                                      subtitle=wrap(f"baseline: {switches['baseline']}; scale: {switches['scale']}"),
-                                      x_title="sampled answer (first token #)", y_title="advantage",
+                                      title=t("p12.advantages_title"),
+                                      subtitle=wrap(t("p12.advantages_subtitle",
+                                                      baseline=value_name("baseline", switches["baseline"]),
+                                                      scale=value_name("scale", switches["scale"]))),
+                                      x_title=t("p12.x_title"), y_title=t("p12.advantages_y"),
                                       tooltips=("tokens", "score"))),
-               rows, alt_text="Each sampled answer's advantage under these switches and under GRPO.",
+               rows, alt_text=t("p12.advantages_alt"),
                name="recipe_advantages")
     explain(switches, batch, mine, grpo, informative, step)
-    st.caption("The running example is one prompt, so its batch is one group: a batch mean or std equals the "
-               "group's here. They differ once a batch holds several prompts.")
+    st.caption(t("p12.one_group"))
 
 
 def explain(switches, batch, mine, grpo, informative, step) -> None:
     """One line per switch that differs from GRPO, with its numbers on the running example."""
     diffs = recipes.differences(switches)
     if not diffs:
-        st.markdown("These are GRPO's own switches: nothing differs from GRPO.")
+        st.markdown(t("p12.diff.none"))
         return
     n = batch.actions.size
     longest = int(np.argmax(batch.lengths))
     lines = []
     for key, this, theirs in diffs:
-        head = f"- **{LABELS[key]}**: {this} instead of GRPO's {theirs}."
+        head = t("p12.diff.head", switch=LABELS[key], this=value_name(key, this), theirs=value_name(key, theirs))
         if key in ("baseline", "scale"):
-            lines.append(f"{head} The advantages become {fmt_list(mine['advantages'], sep=', ')} "
-                         f"(GRPO: {fmt_list(grpo['advantages'], sep=', ')}).")
+            lines.append(t("p12.diff.advantages", head=head, mine=fmt_list(mine["advantages"], sep=", "),
+                           grpo=fmt_list(grpo["advantages"], sep=", ")))
         elif key == "aggregation":
-            lines.append(f"{head} A token of the longest answer ({int(batch.lengths[longest])} tokens) weighs "
-                         f"{fmt(mine['weights'][longest], 4)} (GRPO: {fmt(grpo['weights'][longest], 4)}).")
+            lines.append(t("p12.diff.aggregation", head=head, length=int(batch.lengths[longest]),
+                           mine=fmt(mine["weights"][longest], 4), grpo=fmt(grpo["weights"][longest], 4)))
         elif key in ("ratio", "clip"):
-            stop = ("nothing is clipped: one on-policy step per batch" if mine["clip"] is None
-                    else f"the clip stops {mine['stopped']} of the {n} answers")
-            lines.append(f"{head} After one step of η = {fmt(step)}, {stop} (GRPO: {grpo['stopped']}).")
+            lines.append(t("p12.diff.unclipped", head=head, step=fmt(step), grpo=grpo["stopped"])
+                         if mine["clip"] is None else
+                         t("p12.diff.clipped", head=head, step=fmt(step), stopped=mine["stopped"], total=n,
+                           grpo=grpo["stopped"]))
         elif key == "kl":
-            where = {"none": "no pull back to the reference model",
-                     "in reward": "the penalty is subtracted from each token's reward, before the advantages",
-                     "in loss": "the penalty is its own term in the loss, beside the policy term"}[this]
-            lines.append(f"{head} Here: {where}.")
+            where = {"none": "p12.diff.kl_none", "in reward": "p12.diff.kl_reward", "in loss": "p12.diff.kl_loss"}
+            lines.append(t(where[this], head=head))
         else:
-            lines.append(f"{head} " + ("This group's scores differ, so it would be kept either way." if informative
-                                       else "Every answer scored the same: dynamic sampling drops this group and "
-                                            "draws another, GRPO trains on it for nothing."))
-    st.markdown("**What differs from GRPO, on the running example**\n\n" + "\n".join(lines))
+            lines.append(t("p12.diff.kept" if informative else "p12.diff.dropped", head=head))
+    st.markdown(t("p12.diff.heading") + "\n\n" + "\n".join(lines))
 
 
 composer()
 
-with st.expander("The GRPO family on one screen: what each recipe changes, why, and where to see it",
+with st.expander(t("p12.family"),
                  icon=":material/account_tree:"):
     family_map()
-with st.expander("The recipe table: which switch values define each recipe"):
+with st.expander(t("p12.table")):
     # the recipe's name pinned and wide enough for "REINFORCE with a baseline"; the switches scroll beside it on a
     # phone (the map above says the same in words, one recipe a line)
-    table = pd.DataFrame([{"recipe": r.name, **{LABELS[k]: shown(r.switches[k]) if k in r.switches else "any"
+    col = t("p12.col_recipe")
+    table = pd.DataFrame([{col: recipe_name(r.name), **{LABELS[k]: shown(k, r.switches[k]) if k in r.switches
+                                                         else t("p12.any")
                                                 for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
                           for r in recipes.RECIPES])
     st.dataframe(table, hide_index=True, width="stretch", row_height=35,
-                 column_config={"recipe": st.column_config.TextColumn(pinned=True, width="medium"),
+                 column_config={col: st.column_config.TextColumn(pinned=True, width="medium"),
                                 **{LABELS[k]: st.column_config.TextColumn(width="medium") for k in recipes.SWITCHES}})
-    st.caption("✓ on, — off, any: the paper leaves it open.")
+    st.caption(t("p12.table_caption"))
 
 page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
                recipes.recipe_clip, length.length_push, clips.clip_batch)

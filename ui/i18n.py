@@ -45,11 +45,13 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/8_Ratio_and_clipping.py",
     "pages/10_Length_and_aggregation.py",
     "pages/11_Clips_after_PPO.py",
+    "pages/12_Recipe_composer.py",
     "pages/13_KL_gradients.py",
     "pages/14_Sampler_and_trainer.py",
     "pages/15_Entropy_and_pass_at_k.py",
     "pages/16_Reward_model.py",
     "pages/17_Over_optimisation.py",
+    "pages/18_DPO.py",
     "pages/20_Glossary.py",
 )
 
