@@ -61,7 +61,7 @@ def ipo(sc, b: float, tau: float, fl: float):
 
 d = page.run(dpo, scenario, float(beta), int(n), int(steps), float(flattery), float(noise), int(seed))
 items = d.items
-names = (*items.names[:-1], t("p18.flattered", token=items.names[items.best]))  # the flattering copy is last
+names = page.answer_names(items)  # the flattering copy, last, named in the page's language
 landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
 revealed = page.predict(
     t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,
