@@ -9,7 +9,7 @@ from rlcore import preference
 from rlcore.kl import kl_optimal_policy
 from ui import charts, inputs, page
 from ui.colors import method_colors
-from ui.format import esc, fmt
+from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
 from ui.page import NOTHING_TO_COMPARE
 from ui.prep import thin_steps
@@ -55,8 +55,44 @@ def dpo(sc, b: float, comparisons: int, n_steps: int, fl: float, nz: float, sd: 
 
 
 @page.cached(16)
+def lab_rl(sc, b: float, nz: float, fl: float):
+    return js.lab_on_raters(sc, beta=b, noise=nz, flattery=fl)
+
+
+@page.cached(16)
 def ipo(sc, b: float, tau: float, fl: float):
     return js.ipo_study(sc, beta=b, tau=tau, flattery=fl)
+
+
+def rl_section(d, names, steps: int) -> None:
+    """RL with a KL penalty on the raters' own scores (the toy lab's PPO), beside DPO and the optimum both aim at."""
+    st.subheader(t("p18.rl_heading"))
+    rl = page.run(lab_rl, scenario, float(beta), float(noise), float(flattery))
+    if rl is None:
+        return
+    if rl.diverged_at is not None:
+        st.warning(t("p18.rl_diverged", step=rl.diverged_at), icon="⚠️")
+        return
+    ways = {t("p18.way_ref"): "reference", t("p18.way_optimum"): "kl optimum",
+            t("p18.way_dpo", steps=steps): "dpo", t("p18.way_ppo", steps=rl.steps): "ppo"}
+    values = (d.items.ref, rl.optimum, d.probs[-1], rl.median)
+    bars = pd.DataFrame([{"answer": a, "way": way, "probability": float(v[i])}
+                         for way, v in zip(ways, values, strict=True) for i, a in enumerate(names)])
+    page.chart(charts.grouped_bars(bars, x="answer", y="probability", group="way", title=t("p18.rl_title"),
+                                   subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=js.LAB_SEEDS)),
+                                   x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways)),
+               bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
+    gap = np.abs(rl.median - rl.optimum)
+    worst = int(np.argmax(gap))
+    values = dict(lab_beta=fmt(rl.lab_beta), steps=rl.steps, answer=esc(names[worst]),
+                  ref=pct(d.items.ref[worst], 1), optimum=pct(rl.optimum[worst], 1), ppo=pct(rl.median[worst], 1))
+    if gap[worst] < 0.02:  # within two percentage points everywhere: on π*
+        shown = pct(gap[worst], 2) if gap[worst] >= 5e-5 else f"< {pct(1e-4, 2)}"  # pct rounds 0.004% to 0%
+        st.markdown(t("p18.rl_close", gap=shown, **values))
+    elif rl.median[worst] < d.items.ref[worst] < rl.optimum[worst]:  # π* raises it, PPO lowered it: unexplored
+        st.markdown(t("p18.rl_behind", **values))
+    else:
+        st.markdown(t("p18.rl_not_yet", **values))
 
 
 d = page.run(dpo, scenario, float(beta), int(n), int(steps), float(flattery), float(noise), int(seed))
@@ -87,6 +123,7 @@ if revealed:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.4f") for c in table.columns[1:]})
     st.markdown(t("p18.recovers"))
+    rl_section(d, names, int(steps))
 
     st.subheader(t("p18.push_heading"))
     pairs = pd.DataFrame({

@@ -398,7 +398,7 @@ def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                       legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
     tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title=t("charts.method")),
-            _num(y, y_title, digits)] + [_num(t, t, digits) for t in tooltips]
+            _num(y, y_title, digits)] + [_num(col, col, digits) for col in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
         x=alt.X(f"{x}:N", sort=None, title=x_title,
                 axis=alt.Axis(labelAngle=-50, labelLimit=110, labelOverlap=False, labelFontSize=10)),

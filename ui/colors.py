@@ -50,7 +50,9 @@ METHODS = {
     # who scores an answer (the judge's pages), and the ways of training straight from preferences
     "true judge": "#008695", "raters": "#6F8F00", "reward model": "#CF1C90", "fit error": "#7570B3",
     "KL": "#8C564B",
-    "dpo": "#7570B3", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
+    "dpo": "#CF1C90", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
+    # where each way of training goes (page 18): the reference and the raters' KL optimum (DPO and PPO: theirs)
+    "reference": NEUTRAL, "kl optimum": "#6F8F00",
 }
 
 # The names a learner reads for the training algorithms (rlcore.ALGORITHM_NAMES), each its algorithm's colour.

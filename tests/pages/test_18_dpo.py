@@ -71,3 +71,19 @@ def test_a_scenario_with_nothing_to_compare_says_so():
     no_exception(at)
     assert not at.error and any("nothing to compare" in i.value for i in at.info)
     assert not at.get("vega_lite_chart")
+
+
+def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
+    """Revealed: a chart of π_ref, π*, DPO and the toy lab's PPO + KL per answer, whose PPO and π* bars are
+    rlcore's lab_on_raters; at β·noise = 1 the text names the rare flattering answer PPO has not found."""
+    at = run_page(PAGE, state={"predict_dpo_shown": True})
+    no_exception(at)
+    bars = chart_frame(at, "Where each way of training", "probability")
+    rl = js.lab_on_raters(rlcore.ARTICLE_SCENARIO, beta=0.5, noise=2.0)
+    ppo = bars[bars["way"].str.startswith("PPO + KL")]["probability"].to_numpy()
+    np.testing.assert_allclose(ppo, rl.median)
+    star = bars[bars["way"].str.startswith("π*")]["probability"].to_numpy()
+    np.testing.assert_allclose(star, rl.optimum)
+    text = page_text(at)
+    assert "β·noise = 1" in text and "partly \\+ flattery" in text  # 0.5 × 2; the answer the reference writes 1%
+    assert f"PPO {rl.median[-1] * 100:.1f}%" in text
