@@ -78,10 +78,10 @@ def rl_section(d, names, steps: int) -> None:
     values = (d.items.ref, rl.optimum, d.probs[-1], rl.median)
     bars = pd.DataFrame([{"answer": a, "way": way, "probability": float(v[i])}
                          for way, v in zip(ways, values, strict=True) for i, a in enumerate(names)])
-    page.chart(charts.grouped_bars(bars, x="answer", y="probability", group="way", title=t("p18.rl_title"),
-                                   subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=js.LAB_SEEDS)),
-                                   x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways)),
-               bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
+    ch = charts.grouped_bars(bars, x="answer", y="probability", group="way", title=t("p18.rl_title"),
+                             subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=js.LAB_SEEDS)),
+                             x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways))
+    page.chart(charts.fit_width(ch), bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
     gap = np.abs(rl.median - rl.optimum)
     worst = int(np.argmax(gap))
     values = dict(lab_beta=fmt(rl.lab_beta), steps=rl.steps, answer=esc(names[worst]),

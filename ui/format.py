@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 import unicodedata
 from decimal import Decimal
@@ -170,10 +171,31 @@ def axis_labels(words) -> list[str]:
 SUBTITLE_CHARS = 46  # a line of a chart's subtitle that fits a phone's chart (about 350 px) and half a laptop's
 
 
+_PIECE = re.compile(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+|.")  # a word, a space or one CJK character
+_NO_LINE_START = set("，。；：、）》」』！？,.;:)")  # punctuation that stays with what it follows
+
+
+def _cells(text: str) -> int:
+    """Display width: a wide (CJK) character takes two cells of a Latin one."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def wrap(text: str, width: int = SUBTITLE_CHARS) -> list[str]:
     """A chart subtitle as lines short enough to fit: Vega-Lite cuts a long title off instead of wrapping it.
+    Chinese counts two cells a character and breaks between characters (not before a comma or full stop).
 
     >>> wrap("dashed: 0.8, 1.2 and 1.28; PPO drops a point right of 1 + ε above 0")
     ['dashed: 0.8, 1.2 and 1.28; PPO drops a point', 'right of 1 + ε above 0']
+    >>> wrap("虚线：PPO 在 1 + ε 右边丢掉一个点，其余不变。", 20)
+    ['虚线：PPO 在 1 + ε', '右边丢掉一个点，其余', '不变。']
     """
-    return textwrap.wrap(text, width) or [""]
+    if _cells(text) == len(text):
+        return textwrap.wrap(text, width) or [""]
+    lines, line = [], ""
+    for piece in _PIECE.findall(text):
+        if line and _cells(line + piece.rstrip()) > width and piece[0] not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    return [*lines, line.rstrip()] if line.strip() else lines or [""]

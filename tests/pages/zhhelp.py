@@ -29,7 +29,10 @@ def chart_words(spec: dict) -> list[str]:
         out += [enc.get("title") or "", (enc.get("legend") or {}).get("title") or ""]
     for layer in spec.get("layer", []):
         out += chart_words(layer)
-    return [w for w in out if isinstance(w, str)]
+    flat = []
+    for w in out:  # a wrapped subtitle is a list of lines (ui.format.wrap)
+        flat += w if isinstance(w, list) else [w]
+    return [w for w in flat if isinstance(w, str)]
 
 
 def shown_text(at) -> list[str]:
