@@ -2,6 +2,7 @@
 
     python bench/run.py            # everything (needs /usr/bin/chromium for the browser part)
     python bench/run.py --no-browser
+    python bench/run.py --languages   # each page's rerun in English and in Chinese, side by side
 
 Server side: AppTest rerun after a change of the page's first slider (median of 20 reruns, each to a
 new value spread over the slider's range, so caches help only where values repeat),
@@ -58,10 +59,14 @@ def sweep(slider, n):
     return (out * (n // max(len(out), 1) + 1))[:n]
 
 
-def time_reruns(path: pathlib.Path, repeats: int = REPEATS):
-    """The page as a learner sees it after answering its question ("Just show me": every chart drawn)."""
-    at = AppTest.from_file(str(path), default_timeout=120).run()
-    show = [b for b in at.button if b.label == "Just show me"]
+def time_reruns(path: pathlib.Path, repeats: int = REPEATS, lang: str | None = None):
+    """The page as a learner sees it after answering its question ("Just show me": every chart drawn), in
+    ``lang`` (?lang=, the app's default when None)."""
+    at = AppTest.from_file(str(path), default_timeout=120)
+    if lang:
+        at.query_params["lang"] = lang
+    at.run()
+    show = [b for b in at.button if (b.key or "").endswith("_show")]  # page.predict's "Just show me"
     if show:
         show[0].click().run()
     slider = main_slider(at)
@@ -275,10 +280,23 @@ def write_report(server_rows, browser_rows, empty, cold_s, scale_rows):
     print("\n".join(lines))
 
 
+def languages() -> None:
+    """Each page's rerun in English and in Chinese, side by side (a markdown table on stdout)."""
+    print("| page | English ms | Chinese ms | Chinese / English |\n|---|---:|---:|---:|")
+    for path in ALL_PAGES:
+        en, zh = (time_reruns(path, lang=lang)[1] for lang in ("en", "zh"))
+        print(f"| {path.stem} | {en:.1f} | {zh:.1f} | {zh / en:.2f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-browser", action="store_true", help="skip the browser round trips")
+    ap.add_argument("--languages", action="store_true",
+                    help="only time each page in English and in Chinese (printed, BENCHMARKS.md untouched)")
     args = ap.parse_args()
+    if args.languages:
+        languages()
+        return
     server_rows = server_side()
     browser_rows, empty, cold_s = [], None, 0.0
     if not args.no_browser:

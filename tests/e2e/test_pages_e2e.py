@@ -100,7 +100,8 @@ def test_deep_link_is_first_request_on_new_server(browser):
 
 
 @pytest.mark.parametrize("query, path, title", [("eps=0.3", "Ratio_and_clipping", "Ratio and clipping"),
-                                                ("beta=2", "KL_penalty", "KL penalty")])
+                                                pytest.param("beta=2", "KL_penalty", "KL penalty",
+                                                             marks=pytest.mark.exhaustive)])
 def test_the_old_clipping_and_kl_link_goes_on_to_the_half_that_reads_it(server, page, query, path, title):
     page.goto(f"{server.url}/Clipping_and_KL?{query}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=60_000)
