@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
-from .example import FLATTERY, Scenario, check_scenario
+from .example import FLATTERY, MAX_SCORE, Scenario, check_scenario
 from .kl import kl_optimal_policy
 from .lab import LabConfig, train
 from .policy import softmax
@@ -479,8 +479,11 @@ def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, 
     """
     items = judge_items(scenario, flattery)
     lab_beta = in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
+    # π* does not change when every score moves by one constant: moved so that flattery on a top score of 10⁶
+    # stays a score a Scenario holds (an answer below −10⁶ then, π* ≈ 0 either way, is held at −10⁶)
+    scores = np.maximum(items.rater - max(0.0, items.rater.max() - MAX_SCORE), -MAX_SCORE)
     answers = Scenario(tokens=tuple(f"answer {i + 1}" for i in range(items.ref.size)),
-                       probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in items.rater))
+                       probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in scores))
     n = count("steps", steps, low=1, high=1000)
     config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, beta=lab_beta, flattery=False).canonical()
     h = train(answers, config, tuple(range(LAB_SEEDS)))
