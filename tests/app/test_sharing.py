@@ -69,7 +69,8 @@ GARBAGE = ["abc", "99", "-1e308", "nan", "x" * 5000, "ünï☃", "<script>alert(
 
 # check_link is shared: in the default suite each page gets one of the values in turn (every value reaches
 # two pages or more); the exhaustive suite gives every page all of them.
-GARBAGE_CASES = [pytest.param(path, (GARBAGE[i % len(GARBAGE)],), id=path.stem) for i, path in enumerate(PAGES)]
+GARBAGE_CASES = shared_out([(path, (GARBAGE[i % len(GARBAGE)],)) for i, path in enumerate(PAGES)], every=2,
+                           ids=lambda c: c[0].stem)  # every other page one value; CI: every page every value
 GARBAGE_CASES += [pytest.param(path, GARBAGE, id=f"{path.stem}-all", marks=pytest.mark.exhaustive) for path in PAGES]
 
 
@@ -204,7 +205,7 @@ def defaults():
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
 TRAVELS = shared_out([(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)]) for i, src in enumerate(PAGES)],
-                     every=2, ids=lambda c: c[0].stem)
+                     every=4, ids=lambda c: c[0].stem)
 TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-all", marks=pytest.mark.exhaustive)
             for src in PAGES]
 
@@ -305,7 +306,7 @@ def values(at) -> dict:
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
 
 
-PRESET_CASES = shared_out([(path, False) for path in WITH_PRESETS], every=2, ids=lambda c: c[0].stem)
+PRESET_CASES = shared_out([(path, False) for path in WITH_PRESETS], every=4, ids=lambda c: c[0].stem)
 PRESET_CASES += [pytest.param(path, True, id=f"{path.stem}-every-pair", marks=pytest.mark.exhaustive)
                  for path in WITH_PRESETS]
 

@@ -100,7 +100,7 @@ def check_cached_specs(path, monkeypatch, scenarios, full: bool):
 RARE = rlcore.PRESETS["Best token is rare (2%)"]
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, ids=lambda p: p.stem))  # CI: every page, below
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=4, ids=lambda p: p.stem))  # CI: every page, below
 def test_cached_chart_specs_match_altairs_own_conversion(path, monkeypatch):
     """One odd scenario, every question answered, the check on: every chart call compared with its own fresh
     conversion (a cache hit included: a page draws several charts of one shape) and with Altair's."""
