@@ -4,7 +4,6 @@ on a first visit, on every reload and after moving to another page, in either th
 from __future__ import annotations
 
 import pytest
-from apphelp import shared_out
 from e2ehelp import wait_for_run
 
 from ui import page as ui_page
@@ -14,7 +13,8 @@ pytestmark = pytest.mark.e2e
 WIDTH = "() => Math.round(document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().width)"
 
 
-@pytest.mark.parametrize("scheme", shared_out(["light", "dark"], every=2, ids=str))
+@pytest.mark.exhaustive  # two reloads of a whole page per scheme: CI's exhaustive stage
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_sidebar_keeps_its_width_over_reloads(server, browser, scheme):
     context = browser.new_context(viewport={"width": 1440, "height": 900}, color_scheme=scheme)
     try:

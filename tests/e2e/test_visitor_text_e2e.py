@@ -45,6 +45,7 @@ def test_long_names_keep_the_home_page_on_a_phone(server, phone, name):
     assert not layout_problems(phone, "phone")
 
 
+@pytest.mark.exhaustive  # the field's limit in a real browser: CI's exhaustive stage
 def test_a_name_of_emoji_can_be_edited_in_its_field(server, page):
     """The field counts UTF-16 units, as the scenario does: a name of 12 emoji fills it and can still be edited."""
     open_page(page, f"{server.url}/{link([EMOJI, 'b'])}")
