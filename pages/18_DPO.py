@@ -82,11 +82,11 @@ def rl_section(d, names, steps: int) -> None:
                              subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=js.LAB_SEEDS)),
                              x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways))
     page.chart(charts.fit_width(ch), bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
-    gap = np.abs(rl.median - rl.optimum)
+    gap = rl.gap
     worst = int(np.argmax(gap))
     values = dict(lab_beta=fmt(rl.lab_beta), steps=rl.steps, answer=esc(names[worst]),
                   ref=pct(d.items.ref[worst], 1), optimum=pct(rl.optimum[worst], 1), ppo=pct(rl.median[worst], 1))
-    if gap[worst] < 0.02:  # within two percentage points everywhere: on π*
+    if rl.on_optimum:
         shown = pct(gap[worst], 2) if gap[worst] >= 5e-5 else f"< {pct(1e-4, 2)}"  # pct rounds 0.004% to 0%
         st.markdown(t("p18.rl_close", gap=shown, **values))
     elif rl.median[worst] < d.items.ref[worst] < rl.optimum[worst]:  # π* raises it, PPO lowered it: unexplored

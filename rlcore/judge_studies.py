@@ -441,6 +441,7 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
 # --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
 
 LAB_STEPS, LAB_SEEDS = 300, 5
+ON_OPTIMUM = 0.02  # PPO is on π* when no answer's probability is further from it than this
 LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
 
 
@@ -456,6 +457,16 @@ class LabOnRaters:
     high: np.ndarray         # shape [M]: the highest seed's
     optimum: np.ndarray      # shape [M]: π_ref·exp(r/(β·noise)), the raters' own KL optimum (DPO's on many pairs)
     diverged_at: int | None  # the step at which a seed's logits overflowed (then median, low and high are NaN)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """Shape [M]: |median − π*| per answer."""
+        return np.abs(self.median - self.optimum)
+
+    @property
+    def on_optimum(self) -> bool:
+        """Whether every answer is within ``ON_OPTIMUM`` of π*."""
+        return bool(self.gap.max() < ON_OPTIMUM)
 
 
 def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
