@@ -37,12 +37,12 @@ beta = inputs.select_slider("β", BETAS, 0.5, key="beta", where=c1,
                             help=t("p18.beta_help"))
 n = inputs.select_slider(t("p18.pairs"), COMPARISONS, 1000, key="n", where=c2, help=t("p18.pairs_help"))
 steps = inputs.slider(t("p18.steps"), 0, 2000, 400, 50, key="steps", where=c3)
-with st.expander(t("p18.more")):
+with st.expander(t("judge.more_settings")):
     m1, m2, m3 = st.columns(3)
-    flattery = inputs.slider(t("p18.flattery"), 0.0, 3.0, js.FLATTERY_BONUS, 0.1,
+    flattery = inputs.slider(t("judge.flattery"), 0.0, 3.0, js.FLATTERY_BONUS, 0.1,
                              key="flattery", where=m1)
-    noise = inputs.slider(t("p18.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=m2)
-    seed = inputs.number(t("p18.seed"), 0, MAX_SEED, 0, key="seed", where=m3)
+    noise = inputs.slider(t("judge.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=m2)
+    seed = inputs.number(t("judge.seed"), 0, MAX_SEED, 0, key="seed", where=m3)
 
 
 if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
