@@ -89,8 +89,8 @@ st.markdown(t("home.reference_header") + "\n|---|---|---|\n" + "\n".join(
 
 st.subheader(t("home.every_page"))
 targets = [p for p in nav.PAGES if p is not nav.HOME]  # every page of the map, the lab and the glossary too
-for start in range(0, len(targets), 4):
-    for col, target in zip(st.columns(4), targets[start:start + 4], strict=False):
+for start in range(0, len(targets), 3):  # three a row: four cut the longest titles off on a laptop
+    for col, target in zip(st.columns(3), targets[start:start + 3], strict=False):
         col.page_link(target.path, label=nav.title(target), icon=target.icon)
 
 page.end()

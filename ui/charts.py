@@ -52,12 +52,15 @@ def layer(*charts, title: str | None = None, subtitle=None, height: int | None =
     return alt.layer(*charts, **properties)
 
 
+FIT_WIDTH = {"type": "fit-x", "contains": "padding"}  # ui.page.chart's default for a single chart
+
+
 def fit_width(chart):
     """Keep a chart at its set height and fit only its width (a bottom legend must not squash the plot)."""
-    return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    return chart.properties(autosize=alt.AutoSizeParams(**FIT_WIDTH))
 
 
-def _title(text: str, subtitle: str | None = None) -> alt.TitleParams:
+def _title(text: str, subtitle=None) -> alt.TitleParams:
     # a mid grey subtitle reads on the light and on the dark theme alike
     return alt.TitleParams(text=text, subtitle=subtitle or "", anchor="start", fontSize=14, subtitleColor=LABEL)
 
@@ -157,7 +160,9 @@ def lines(df: pd.DataFrame, *, x: str, y: str, series: str, x_title: str, y_titl
         tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title), _num(y, y_title, 4)],
     )
     if dash:
-        enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None, legend=alt.Legend(orient="bottom"))
+        # above the plot, one entry a line: beside the colour legend at the bottom it ran off a phone's chart
+        enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None,
+                                           legend=alt.Legend(orient="top", columns=1, labelLimit=320))
     base = _by_position(alt.Chart(df), series, tokens).encode(**enc)
     marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=45)] if points else [])
     return alt.layer(*marks)

@@ -15,7 +15,7 @@ import streamlit as st
 
 import rlcore
 
-from . import i18n, inputs, nav, spec, turns
+from . import charts, i18n, inputs, nav, spec, turns
 from . import scenario as scenario_panel
 from .format import csv_text, esc
 from .i18n import t
@@ -239,7 +239,12 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.facets``), which
             Streamlit would otherwise draw at their content's width.
     """
-    st.vega_lite_chart(spec.vega_lite(ch), alt=alt_text, width=width)
+    shown = spec.vega_lite(ch)
+    if not shown.keys() & {"concat", "hconcat", "vconcat", "facet", "autosize"}:
+        # the plot keeps its height and fits the width; title, legend and axes add to it (fitted into a fixed total,
+        # a long title and legend squashed the plot and pushed the title off the top of a phone's chart)
+        shown["autosize"] = charts.FIT_WIDTH
+    st.vega_lite_chart(shown, alt=alt_text, width=width)
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from . import i18n
+from . import format, i18n
 
 _MARK = "\ue000"  # a private-use character: a marker is this and the number of the live value it stands for
 CHECK = os.environ.get("EXPLORER_CHECK_CHARTS") == "1"  # compare every cached spec with a fresh conversion
@@ -80,6 +80,8 @@ def recipe(builder=None, *, live: tuple[str, ...] = ()):
         names = frozenset(live)
 
         def deferred(*args, **kwargs) -> Recipe:
+            if isinstance(kwargs.get("subtitle"), str):  # Vega-Lite cuts a long subtitle off at the chart's edge
+                kwargs["subtitle"] = format.wrap(kwargs["subtitle"])  # lines that fit a phone's chart
             return Recipe(fn, args, kwargs, names)
         deferred.__name__, deferred.__qualname__, deferred.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
         deferred.__module__, deferred.__wrapped__, deferred.make, deferred.live = fn.__module__, fn, fn, names
