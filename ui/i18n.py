@@ -109,6 +109,14 @@ def t(msgid: str, **values) -> str:
     return text(current(), msgid, **values)
 
 
+def column(name) -> str:
+    """A chart's field name as its data table's column is headed in the current language: the catalogue's
+    ``[columns]`` entry for the English name (in English, the name itself); a name the table lacks (a symbol
+    such as ``V`` or ``λ``, or one the page already wrote in its language) stays as it is. The chart keeps its
+    field names: only the table and its CSV show these."""
+    return catalogue(current()).get(f"columns.{name}", name)
+
+
 def from_locale(locale: str | None) -> str:
     """The language a browser's locale asks for.
 

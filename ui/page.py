@@ -229,7 +229,8 @@ def end(here: str | None = None) -> None:
 
 
 def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> None:
-    """Show an Altair chart with its text alternative: the data as a table and a CSV download.
+    """Show an Altair chart with its text alternative: the data as a table and a CSV download, their columns
+    headed in the page's language (``i18n.column``; the chart's own field names do not change).
 
     Args:
         ch: a ``ui.charts`` recipe (or a plain Altair chart), with a title.
@@ -248,6 +249,7 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open
+            data = data.rename(columns=i18n.column)  # headed in the page's language; the chart keeps its fields
             st.caption(t("chart.rows", n=len(data)))
             st.dataframe(data, hide_index=True, width="stretch")
             # Built with the open table, not on click: a file made on click is referenced by no session, and
