@@ -26,14 +26,13 @@ with left:
                                  value_title=t("home.col_probability"), tokens=tokens, domain=[0, 1]), table,
                alt_text=t("home.policy_alt"), name="policy")
     st.markdown(t("home.policy_text", prefix=prefix))
-    # the columns keep their names (the chart's fields); the headers are the reader's language
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={"token": t("home.col_token"),
-                                "probability": st.column_config.NumberColumn(t("home.col_probability"),
-                                                                             format="%.3f"),
-                                "mean judge score (Q)": st.column_config.NumberColumn(t("home.col_q"),
-                                                                                      format="%.2f"),
-                                "answer": t("home.col_answer")})
+    # the chart's fields headed in the reader's language; the answers below, whole (in a column they ran off the table)
+    page.table(table.drop(columns="answer").rename(columns={"token": t("home.col_token"),
+                                                            "probability": t("home.col_probability"),
+                                                            "mean judge score (Q)": t("home.col_q")}),
+               formats={t("home.col_probability"): "%.3f", t("home.col_q"): "%.2f"})
+    st.markdown("\n".join(t("home.answer_line", token=esc(tok), answer=esc(answer))
+                          for tok, answer in zip(tokens, table["answer"], strict=True)))
 with right:
     st.subheader(t("home.loop"))
     # edges and their label in mid grey: 3.4:1 on white and 5.6:1 on the dark theme (black vanished there)

@@ -97,7 +97,7 @@ def kl_panel() -> None:
         t("p13.table.follows"): [follow_label(f) for f in res.follows],
         t("p13.table.cosine"): [cosine(c) for c in res.cosine],
     })
-    st.dataframe(table, hide_index=True, width="stretch")
+    page.table(table)
     if res.follows[2] == "all vanish":
         st.info(t("p13.vanish") + (t("p13.vanish_flat") if rows[-1].follows[2] == "all vanish" else ""))
         return
@@ -113,8 +113,7 @@ def kl_panel() -> None:
         t("p13.values.sd"): res.estimator_sd,
         t("p13.values.min"): res.estimator_min,
     })
-    st.dataframe(values, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f") for c in values.columns[1:]})
+    page.table(values, digits=4)
     st.markdown(t("p13.values.text", kl=fmt(res.kl, 3), sd3=fmt(res.estimator_sd[2], 3),
                   sd1=fmt(res.estimator_sd[0], 3), min3=fmt(res.estimator_min[2], 3),
                   min1=fmt(res.estimator_min[0], 3), mean2=fmt(res.estimator_mean[1], 3)))

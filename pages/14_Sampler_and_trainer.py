@@ -111,8 +111,7 @@ def mismatch_panel() -> None:
     table = pd.DataFrame({t("p14.method"): [label_of[m] for m in METHODS],
                           t("p14.parts.bias²"): res.bias_squared[:, i], t("p14.parts.variance"): res.variance[:, i],
                           t("p14.parts.total error"): res.mse[:, i]})
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]})
+    page.table(table, digits=5)
     st.markdown(t(
         "p14.result", pi=fmt_list(scenario.pi), engine=fmt_list(res.engine_mean),
         tokens=t("p14.sep_tokens").join(esc(tok) for tok in tokens), bias_none=fmt(res.bias_squared[0, i], 4),

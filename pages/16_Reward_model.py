@@ -87,8 +87,7 @@ if revealed:
         t("p16.col_won"): rm.wins.sum(axis=1).astype(int),
         **dict(zip(sources, (rm.true, rm.rater, rm.fitted), strict=True)),
     })
-    st.dataframe(shown, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in (ref_col, *sources)})
+    page.table(shown, formats={c: "%.3f" for c in (ref_col, *sources)})
     rare = int(compared.argmin())
     st.markdown(t("p16.fit", error=fmt(rm.error), rare=esc(names[rare]), n=int(compared[rare]),
                   p=fmt(items.ref[rare], 3)))

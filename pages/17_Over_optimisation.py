@@ -125,10 +125,9 @@ if revealed:
     with st.expander(t("p17.closed_form")):
         st.markdown(t("p17.closed_form_text"))
         numeric = (t("p17.col_ref"), t("p17.col_after"), t("p17.col_optimum"))
-        st.dataframe(pd.DataFrame({t("p17.col_answer"): names,
-                                   **dict(zip(numeric, (items.ref, run.probs[-1], run.limit), strict=True))}),
-                     hide_index=True, width="stretch",
-                     column_config={k: st.column_config.NumberColumn(format="%.4f") for k in numeric})
+        page.table(pd.DataFrame({t("p17.col_answer"): names,
+                                 **dict(zip(numeric, (items.ref, run.probs[-1], run.limit), strict=True))}),
+                   formats={k: "%.4f" for k in numeric})
 
 page.show_code(js.train_against, js.reward_model_study)
 page.end()

@@ -120,8 +120,7 @@ if revealed:
     table = pd.DataFrame({t("p18.answer"): names, "π_ref": items.ref, t("p18.col_dpo", steps=int(steps)): d.probs[-1],
                           t("p18.col_fitted_optimum"): d.fitted_optimum, t("p18.col_rater_optimum"): d.rater_optimum,
                           t("p18.col_implicit"): d.implicit, t("p18.col_fitted"): d.fitted})
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.4f") for c in table.columns[1:]})
+    page.table(table, digits=4)
     st.markdown(t("p18.recovers"))
     rl_section(d, names, int(steps))
 
@@ -133,8 +132,7 @@ if revealed:
         t("p18.col_weight_start"): d.weights[0],
         t("p18.col_weight_end", steps=int(steps)): d.weights[-1],
     })
-    st.dataframe(pairs, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in pairs.columns[2:]})
+    page.table(pairs, formats={c: "%.3f" for c in pairs.columns[2:]})
     series = (t("p18.series_loss"), t("p18.series_weight"))
     curve = pd.concat([pd.DataFrame({"step": at, "value": v[at], "series": name})
                        for name, v in zip(series, (d.loss, d.mean_weight), strict=True)], ignore_index=True)

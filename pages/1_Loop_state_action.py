@@ -124,9 +124,7 @@ def loop_panel() -> None:
             t("p1.col_candidates"): [len(s.candidates) for s in steps],
             t("p1.col_reward"): [s.reward for s in steps],
         }).round(6)
-        st.dataframe(trajectory, hide_index=True, width="stretch",
-                     column_config={t("p1.col_prob"): st.column_config.NumberColumn(format="%.3f"),
-                                    t("p1.col_reward"): st.column_config.NumberColumn(format="%g")})
+        page.table(trajectory, formats={t("p1.col_prob"): "%.3f", t("p1.col_reward"): "%g"})
         st.caption(t("p1.trajectory_caption"))
 
 

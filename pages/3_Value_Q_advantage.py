@@ -148,7 +148,7 @@ def draw_panel() -> None:
             "π · A": [f"{fmt(p, 3)} · ({fmt(a, sign=True)}) = {fmt(w, 3, sign=True)}"
                       for p, a, w in zip(scenario.probs, bd.advantage, bd.weighted_advantage, strict=True)],
         })
-        st.dataframe(table, hide_index=True, width="stretch")
+        page.table(table)
         v_terms = " + ".join(f"{fmt(p, 3)} · {fmt(q)}" for p, q in zip(scenario.probs, bd.q, strict=True))
         a_terms = " + ".join(f"{fmt(p, 3)} · ({fmt(a, sign=True)})" for p, a in zip(scenario.probs, bd.advantage,
                                                                                     strict=True))
@@ -194,9 +194,7 @@ def draw_panel() -> None:
         estimate: [*est.q, est.v],
         truth_col: [*bd.q, bd.v],
     })
-    st.dataframe(est_table, hide_index=True, width="stretch",
-                 column_config={estimate: st.column_config.NumberColumn(format="%.3f"),
-                                truth_col: st.column_config.NumberColumn(format="%.3f")})
+    page.table(est_table, formats={estimate: "%.3f", truth_col: "%.3f"})
     unseen = [esc(tok) for tok, c in zip(tokens, est.counts, strict=True) if c == 0]
     if unseen:
         st.caption(t("p3.unseen", tokens=t("link.separator").join(unseen)))

@@ -131,8 +131,7 @@ def study_panel(revealed: bool) -> None:
             t("p4.col_var_exact"): res.total_variance,
             t("p4.col_var_draws"): res.sample_total_variance,
         })
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
+        page.table(table, digits=3)
 
     # --- Variance against b ---------------------------------------------------------------------------------------
     st.subheader(t("p4.curve_heading"))

@@ -201,16 +201,14 @@ def exploration_panel() -> None:
         with st.expander(t("p7.finals")):
             col = {name: t(f"p7.columns.{name}", best=best_raw, threshold=fmt(THRESHOLD)) for name in
                    ("seed", "final_sampling", "converged_sampling", "first_step", "final_greedy", "converged_greedy")}
-            st.dataframe(pd.DataFrame({
+            page.table(pd.DataFrame({
                 col["seed"]: np.arange(n_seeds),
                 col["final_sampling"]: ex.sampled_outcome.final,
                 col["converged_sampling"]: ex.sampled_outcome.converged,
                 col["first_step"]: ex.sampled_outcome.first_step,
                 col["final_greedy"]: ex.greedy_outcome.final,
                 col["converged_greedy"]: ex.greedy_outcome.converged,
-            }), hide_index=True, width="stretch",
-                column_config={col[c]: st.column_config.NumberColumn(format="%.3f")
-                               for c in ("final_sampling", "final_greedy")})
+            }), formats={col[c]: "%.3f" for c in ("final_sampling", "final_greedy")})
 
     # ---------------------------------------------------------------- temperature and discovery
     st.subheader(t("p7.temperature"))

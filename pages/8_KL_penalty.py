@@ -102,8 +102,7 @@ def estimator_section(share: float) -> None:
     cols = {t("p8_kl.estimators.mean", n=n): est.sample_mean, t("p8_kl.estimators.std", n=n): est.sample_std,
             t("p8_kl.estimators.exact_mean"): est.expected, t("p8_kl.estimators.bias"): est.bias,
             t("p8_kl.estimators.exact_spread"): est.spread, t("p8_kl.estimators.negative"): est.negative_share}
-    st.dataframe(pd.DataFrame({t("p8_kl.estimators.estimator"): names, **cols}), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in cols})
+    page.table(pd.DataFrame({t("p8_kl.estimators.estimator"): names, **cols}), digits=3)
     left, right = st.columns([1, 1], gap="large")
     h = es.hist
     df = pd.concat([pd.DataFrame({"estimator": name, "from": h.edges[:-1], "to": h.edges[1:], "share": h.shares[j]})

@@ -138,10 +138,9 @@ def epochs_section(eps: float) -> None:
                   tokens=t("p8_ratio.sep").join(esc(tok) for tok in tokens), clipped=pct(run.clip_fraction[-1])))
     adv = t("p8_ratio.batch.advantage")
     with st.expander(t("p8_ratio.batch.heading")):
-        st.dataframe(pd.DataFrame({t("p8_ratio.batch.token"): [tokens[a] for a in batch.actions],
-                                   t("p8_ratio.batch.score"): batch.scores, adv: batch.advantages}),
-                     hide_index=True, width="stretch",
-                     column_config={adv: st.column_config.NumberColumn(format="%+.2f")})
+        page.table(pd.DataFrame({t("p8_ratio.batch.token"): [tokens[a] for a in batch.actions],
+                                 t("p8_ratio.batch.score"): batch.scores, adv: batch.advantages}),
+                   formats={adv: "%+.2f"})
 
 
 @st.fragment
