@@ -157,12 +157,14 @@ def draw_curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> 
                             SERIES["KL"]: "KL"})
     figures = [
         (charts.facets(charts.bands(health, x="step", mid="value", low="value", high="value", series="curve",
-                                    x_title=t("p19.x_step"), y_title="", colors=colors, x_domain=[0, total]),
+                                    x_title=t("p19.x_step"), y_title="", colors=colors, x_domain=[0, total],
+                                    legend_title=t("p19.curve")),
                        field="quantity", order=HEALTH, title=t("p19.health_title"),
                        subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k)),
          health, t("p19.health_alt"), "zero_health"),
         (charts.facets(charts.bands(length, x="step", mid="value", low="value", high="value", series="curve",
-                                    x_title=t("p19.x_step"), y_title="", colors=LENGTH_COLORS, x_domain=[0, total]),
+                                    x_title=t("p19.x_step"), y_title="", colors=LENGTH_COLORS, x_domain=[0, total],
+                                    legend_title=t("p19.curve")),
                        field="quantity", order=LENGTH, title=t("p19.length_title"),
                        subtitle=t("p19.length_subtitle")),
          length, t("p19.length_alt"), "zero_length"),

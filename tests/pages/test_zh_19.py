@@ -15,7 +15,7 @@ from apphelp import (
     page_file,
     run_page,
 )
-from zhhelp import assert_chinese, english_left, views_of
+from zhhelp import assert_chinese, english_left, english_words, views_of
 
 from ui import i18n
 
@@ -40,6 +40,19 @@ def train(at, **settings):
     next(b for b in at.button if b.label == zh("p19.train")).click().run()
     no_exception(at)
     return at
+
+
+def facet_words(spec: dict) -> list[str]:
+    """The panel titles, axis titles and legend titles of a faceted chart (``zhhelp.chart_words`` reads the chart's
+    own title only: the panels are inside its ``vconcat``)."""
+    out = []
+    for panel in spec.get("vconcat", []):
+        out.append((panel.get("title") or {}).get("text", ""))
+        for layer in panel.get("layer", []):
+            enc = layer.get("encoding", {})
+            out += [enc.get("x", {}).get("title") or "", ((enc.get("color") or {}).get("legend") or {}).get("title")
+                    or ""]
+    return [w for w in out if w]
 
 
 def test_both_views_are_chinese(views):
@@ -74,6 +87,10 @@ def test_a_short_run_reads_in_chinese_with_the_english_runs_figures():
     assert set(health["quantity"]) == {zh(f"p19.{q}") for q in ("pass_held_out", "mean_score", "entropy_panel",
                                                                   "kl_panel")}
     assert sorted(set(health["step"])) == [0, 1, 2, 3, 4, 5]
+    for title in ("health_title", "length_title"):
+        words = facet_words(chart_by_title(at, zh(f"p19.{title}"))["spec"])
+        assert zh("p19.x_step") in words and zh("p19.curve") in words, words
+        assert english_words(words) == [], english_words(words)
     (group,) = [c for c in charts(at) if "个回答，第 1 步" in c["spec"]["title"]["text"]]
     tokens = data_with(group, "advantage")
     assert zh("p19.end") in set(tokens["token"]) and "<end>" not in set(tokens["token"])
