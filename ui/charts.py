@@ -467,13 +467,13 @@ def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: st
 
 @recipe
 def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, value: str, value_title: str,
-               value_domain, title: str, marked: str, marked_title: str, tooltips=(), subtitle: str | None = None,
-               height_per_row: int = 30) -> alt.LayerChart:
+               value_domain, title: str, marked: str, marked_title: str, x_title: str, tooltips=(),
+               subtitle: str | None = None, height_per_row: int = 30) -> alt.LayerChart:
     """One row per answer (``row_order``), one cell per token in writing order (``x``: its position): the token's
     text on a cell coloured by ``value`` over ``value_domain`` ([low, 0, high]), outlined where ``marked`` is true
     (e.g. clipped). ``tooltips``: (field, title) pairs of numbers shown beside the token and its value."""
     base = alt.Chart(df).encode(
-        x=alt.X(f"{x}:O", title="token position", axis=alt.Axis(labelAngle=0)),
+        x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{row}:N", title=None, sort=list(row_order), axis=alt.Axis(labelLimit=220)),
     )
     tips = [alt.Tooltip(f"{text}:N", title=t("charts.token")), _num(value, value_title),

@@ -52,6 +52,7 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/16_Reward_model.py",
     "pages/17_Over_optimisation.py",
     "pages/18_DPO.py",
+    "pages/19_R1_Zero_in_miniature.py",
     "pages/20_Glossary.py",
 )
 

@@ -255,12 +255,12 @@ def segmented(label: str, options: Sequence, default, *, key: str, help: str | N
 
 
 def radio(label: str, options: Sequence, default, *, key: str, horizontal: bool = False, help: str | None = None,
-          where=None):
-    """``st.radio`` bound to the link."""
+          where=None, format_func=str):
+    """``st.radio`` bound to the link (``format_func``: as for ``selectbox``)."""
     read, fits, text = _choice(options)
     return _declare(key, default, read=read, fits=fits, text=text,
                     draw=lambda k: _where(where).radio(label, options, key=k, horizontal=horizontal, help=help,
-                                                       persist_state="session"))
+                                                       format_func=format_func, persist_state="session"))
 
 
 def multiselect(label: str, options: Sequence, default: list, *, key: str, max_selections: int,
