@@ -186,6 +186,7 @@ UNMATCHED = "errors.unmatched"  # the lead sentence of a message no template rea
 # so that "level (the nucleus top_p) must be > 0" is not read as an argument "level (the nucleus top_p)"
 _CODE_FIELDS = ("name", "name_a", "name_b", "name_c", "arg", "key", "cls")
 _CODE = r"[A-Za-z_][\w.]*(?:\[\w+\])*"
+MAX_READ = 2000
 
 
 @functools.cache
@@ -206,14 +207,19 @@ def _templates() -> tuple[tuple[re.Pattern, str, int], ...]:
     return tuple(sorted(out, key=lambda item: -item[2]))
 
 
-def translated(lang: str, message: str) -> str | None:
+def translated(lang: str, message: str, depth: int = 3) -> str | None:
     """``message`` in ``lang`` through the first template that reads all of it, else None. What a placeholder
     held is itself translated when a template reads it whole (a message quoting another, or rlcore's
-    "a number with 401 digits"), else kept as written."""
+    "a number with 401 digits"), else kept as written; ``depth`` levels at most (the scenario panel's deepest,
+    "This is not valid JSON (Expecting value: line 1 …)", is three), so a message quoting itself over and over
+    costs no more. A message longer than ``MAX_READ`` characters (rlcore's are short: its values are cut to 80)
+    is not read."""
+    if len(message) > MAX_READ:
+        return None
     for pattern, msgid, _ in _templates():
         found = pattern.fullmatch(message)
         if found:
-            values = {k: translated(lang, v) or v for k, v in found.groupdict().items()}
+            values = {k: (depth > 1 and translated(lang, v, depth - 1)) or v for k, v in found.groupdict().items()}
             return text(lang, msgid, **values)
     return None
 

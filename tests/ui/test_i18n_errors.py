@@ -15,6 +15,7 @@ import ast
 import math
 import re
 import sys
+import time
 
 import pytest
 from apphelp import ROOT, edit_scenario, input_key, no_exception, page_file, run_page
@@ -219,6 +220,15 @@ def test_a_message_no_template_reads_is_quoted_after_a_chinese_lead():
         zh = i18n.error(ValueError(message), "zh")
         assert zh == i18n.text("zh", "errors.unmatched", message=message)
         assert message in zh and zh.startswith("程序给出的说明")
+
+
+def test_a_message_quoting_itself_or_very_long_is_read_quickly_and_never_raises():
+    for message in ("The JSON " * 220, "The JSON " * 5000, "This is not valid JSON (" * 80,
+                    "p must be > 0, got " + "1" * 10_000):
+        start = time.perf_counter()
+        zh = i18n.error(ValueError(message), "zh")
+        assert time.perf_counter() - start < 1.0, "generous: a few milliseconds here"
+        assert re.search(r"[\u4e00-\u9fff]", zh) and message.strip()[-40:] in zh, "Chinese, the message's end kept"
 
 
 def test_visitor_text_inside_a_message_is_kept_as_typed_for_the_page_to_escape():
