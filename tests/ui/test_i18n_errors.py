@@ -12,6 +12,7 @@ the argument names and values as written.
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 import sys
@@ -45,7 +46,7 @@ DYNAMIC = {
         ["The scenario is v1 bytes long; the limit is v2", "The scenario is v1 characters long; the limit is v2"],
 }
 # Latin words a Chinese error may show besides code names: values Python writes, Unicode and file terms
-VALUES = {"nan", "inf", "NaN", "Infinity", "UTF", "utf", "sig", "BOM", "XXXX", "Unicode"}
+VALUES = {"nan", "inf", "NaN", "Infinity", "UTF", "utf", "sig", "BOM", "uXXXX", "Unicode"}
 PYTHON = {"True", "False", "None", "dict", "len", "rlcore", "float64"}
 CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*(?:\[[A-Za-z0-9_]*\])*", re.ASCII)
 
@@ -208,6 +209,65 @@ def test_a_real_error_reads_in_chinese_with_its_names_and_values(case):
     for part in kept:
         assert part in zh and (part in message or not part.isascii()), (part, zh)  # Chinese: the word it reads as
     assert i18n.error(caught.value, "en") == message  # English: the message itself
+
+
+# each kind of character rlcore refuses in a text, with what it calls it ("a control character")
+REFUSED = {"\x00": "控制字符", "\u200b": "看不见的格式字符", "\ud800": "落单的代理项", "\ue000": "私用区字符",
+           "\u0378": "Unicode 里没有这个字符", "\u2028": "换行符", "\u2029": "分段符"}
+# what Python's JSON reader says (its C reader, and the pure-Python one it falls back to), through from_json
+JSON_TEXTS = ['{"a":', '{"a" 1}', '[1 2]', '"abc', '"a\x01"', '"\\q"', '"\\u12"', "[1] x", "{1:2}", "\ufeff[]"]
+
+
+def refused(ch: str) -> ValueError:
+    with pytest.raises(ValueError) as caught:
+        scenario(prompt=f"a{ch}b")
+    return caught.value
+
+
+@pytest.mark.parametrize("ch", list(REFUSED))
+def test_each_kind_of_refused_character_reads_in_chinese(ch):
+    zh = i18n.error(refused(ch), "zh")
+    assert f"U+{ord(ch):04X}（{REFUSED[ch]}）" in zh and zh.startswith("prompt ") and english_left(zh) == [], zh
+
+
+def json_messages() -> list[str]:
+    out = []
+    for text in JSON_TEXTS:
+        with pytest.raises(ValueError) as caught:
+            panel.from_json(text)
+        out.append(str(caught.value))
+    for text in ('"a\x01"', '"\\q"'):  # the pure-Python reader names the character
+        with pytest.raises(ValueError) as caught:
+            json.decoder.py_scanstring(text, 1)
+        out.append(f"This is not valid JSON ({caught.value})")
+    return out
+
+
+def test_what_pythons_json_reader_says_reads_in_chinese():
+    for message in json_messages():
+        zh = i18n.translated("zh", message)
+        assert zh is not None and zh.startswith("这不是有效的 JSON（") and english_left(zh) == [], (message, zh)
+
+
+def test_every_template_reads_some_message_rlcore_or_the_panel_gives(monkeypatch):
+    used = set()
+    text = i18n.text
+
+    def recorded(lang, msgid, **values):
+        used.add(msgid)
+        return text(lang, msgid, **values)
+
+    monkeypatch.setattr(i18n, "text", recorded)
+    messages = [m for _, m in raised()] + json_messages() + [str(refused(ch)) for ch in REFUSED]
+    for call, _ in REAL.values():
+        with pytest.raises(ValueError) as caught:
+            call()
+        messages.append(str(caught.value))
+    for message in messages:
+        i18n.error(message, "zh")
+    templates = {k for k in i18n.catalogue("en") if k.startswith(i18n.ERRORS) and k != i18n.UNMATCHED}
+    assert len(templates) > 150
+    assert templates - used == set(), "templates no message reads: remove them, or add the message here"
 
 
 def test_english_is_the_message_unchanged_even_one_no_template_reads():
