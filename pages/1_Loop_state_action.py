@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, glossary, i18n, inputs, page
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
@@ -165,7 +165,7 @@ def judge_panel() -> None:
     try:
         judge_score, checks = rlcore.rule_based_judge(text or "", expected or "")
     except ValueError as err:
-        st.error(t("p1.judge_error", error=err), icon="⚠️")
+        st.error(t("p1.judge_error", error=i18n.error(err)), icon="⚠️")
     else:
         st.caption(t("p1.judge_read"))
         st.code(text or " ", language=None, wrap_lines=True)

@@ -14,6 +14,9 @@
   placeholder ``n`` (Chinese writes one form, a plain string). A literal brace is written ``{{``.
 - **A missing entry is a bug**: ``t`` raises ``KeyError`` (tests check that both files hold the same entries
   with the same placeholders), never shows the entry's id.
+- **Error messages** stay English where they are raised (rlcore knows no language); ``error(err)`` shows one in
+  the current language, read back against the English templates of the catalogue's ``[errors.*]`` tables (see
+  below).
 - **Pages not translated yet** (every page not in ``TRANSLATED``) keep their own English prose; in Chinese the
   chrome around them (titles, navigation, buttons, notices) follows the language and a notice at the top says
   the page's text is not translated yet.
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import functools
 import pathlib
+import re
+import string
 import tomllib
 
 import streamlit as st
@@ -176,3 +181,64 @@ def link() -> None:
             del st.query_params[KEY]
         else:
             st.query_params[KEY] = want
+
+
+# ---------------------------------------------------------------- error messages
+# rlcore stays English (it is pure numpy and knows no page), so its ValueError messages are translated where a
+# page shows them. The catalogue's [errors.*] tables hold each message's shape as a template: the English
+# entry is rlcore's f-string with its fields named ("{name} must be > 0, got {got}"), the Chinese entry the
+# same sentence with the same placeholders. A message is read back against the English templates; the text
+# each placeholder held (an argument's name, a value: code and numbers) goes into the Chinese one as written.
+ERRORS = "errors."  # the templates' ids start with this and one more table: "errors.checks.positive"
+UNMATCHED = "errors.unmatched"  # the lead sentence of a message no template reads
+# a placeholder that holds an argument's name reads only a code name ("pi_ref", "samples[2]", "run.probs"),
+# so that "level (the nucleus top_p) must be > 0" is not read as an argument "level (the nucleus top_p)"
+_CODE_FIELDS = ("name", "name_a", "name_b", "name_c", "arg", "key", "cls")
+_CODE = r"[A-Za-z_][\w.]*(?:\[\w+\])*"
+MAX_READ = 2000
+
+
+@functools.cache
+def _templates() -> tuple[tuple[re.Pattern, str, int], ...]:
+    """Each English template of ``[errors.*]`` as (regex of the whole message, id, length of its own text),
+    the longest own text first: when two templates read a message, the more specific one is used."""
+    out = []
+    for msgid, entry in catalogue("en").items():
+        if not msgid.startswith(ERRORS) or msgid == UNMATCHED:
+            continue
+        pattern, own = "", 0
+        for literal, field_name, _, _ in string.Formatter().parse(entry):
+            pattern += re.escape(literal)
+            own += len(literal)
+            if field_name is not None:
+                pattern += f"(?P<{field_name}>{_CODE if field_name in _CODE_FIELDS else '.+?'})"
+        out.append((re.compile(pattern, re.DOTALL), msgid, own))
+    return tuple(sorted(out, key=lambda item: -item[2]))
+
+
+def translated(lang: str, message: str, depth: int = 3) -> str | None:
+    """``message`` in ``lang`` through the first template that reads all of it, else None. What a placeholder
+    held is itself translated when a template reads it whole (a message quoting another, or rlcore's
+    "a number with 401 digits"), else kept as written; ``depth`` levels at most (the scenario panel's deepest,
+    "This is not valid JSON (Expecting value: line 1 …)", is three), so a message quoting itself over and over
+    costs no more. A message longer than ``MAX_READ`` characters (rlcore's are short: its values are cut to 80)
+    is not read."""
+    if len(message) > MAX_READ:
+        return None
+    for pattern, msgid, _ in _templates():
+        found = pattern.fullmatch(message)
+        if found:
+            values = {k: (depth > 1 and translated(lang, v, depth - 1)) or v for k, v in found.groupdict().items()}
+            return text(lang, msgid, **values)
+    return None
+
+
+def error(err, lang: str | None = None) -> str:
+    """A ValueError's message (or any exception's, or a text) in ``lang`` (the current language if None): as it
+    is in English; in Chinese through the ``[errors.*]`` templates, or, if none reads it, a Chinese lead
+    sentence quoting it. Never raises for a message it cannot read."""
+    message = str(err)
+    lang = lang or current()
+    if lang == DEFAULT:
+        return message
+    return translated(lang, message) or text(lang, UNMATCHED, message=message)

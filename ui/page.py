@@ -189,7 +189,7 @@ def run(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        st.error(t("page.unusable", error=esc(err)), icon="⚠️")  # it may quote visitor text
+        st.error(t("page.unusable", error=esc(i18n.error(err))), icon="⚠️")  # it may quote visitor text
         st.stop()
 
 

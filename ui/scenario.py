@@ -274,7 +274,7 @@ def _from_url() -> None:
             raise ValueError("the link repeats the scenario parameter")
         replace(from_json(raw[0]))
     except ValueError as err:  # the notice quotes the link's text: escaped, so it cannot add a link or markup
-        st.session_state["scenario_url_notice"] = t("scenario.url_unusable", error=esc(err))
+        st.session_state["scenario_url_notice"] = t("scenario.url_unusable", error=esc(i18n.error(err)))
 
 
 def _to_url(scenario: rlcore.Scenario) -> None:
@@ -297,7 +297,8 @@ def _load_file() -> None:
         replace(from_json(upload.getvalue()))
         st.session_state["scenario_file_notice"] = ("success", t("scenario.loaded", name=name))
     except ValueError as err:
-        st.session_state["scenario_file_notice"] = ("error", t("scenario.not_loaded", name=name, error=esc(err)))
+        reason = esc(i18n.error(err))
+        st.session_state["scenario_file_notice"] = ("error", t("scenario.not_loaded", name=name, error=reason))
 
 
 def replace(scenario: rlcore.Scenario) -> None:
@@ -349,7 +350,7 @@ def _normalise(keep: tuple[int, ...] = ()) -> None:
     try:
         replace(from_rows(st.session_state[DRAFT], current(), normalise=True, keep=keep))
     except ValueError as err:
-        st.session_state["scenario_normalise_error"] = str(err)
+        st.session_state["scenario_normalise_error"] = i18n.error(err)
 
 
 def sidebar() -> rlcore.Scenario:
@@ -371,7 +372,7 @@ def sidebar() -> rlcore.Scenario:
         try:
             new = from_rows(rows, scenario)
         except ValueError as err:  # the message quotes what was typed: escaped, so a name cannot add markup
-            st.error(t("scenario.invalid", error=esc(err)), icon="⚠️")
+            st.error(t("scenario.invalid", error=esc(i18n.error(err))), icon="⚠️")
             if "add up to" in str(err):
                 _rescale_button(rows, scenario)
         else:
