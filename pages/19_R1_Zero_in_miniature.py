@@ -298,7 +298,7 @@ if run is not None:
                                  t("p19.col_right"): g.right, t("p19.col_well_formed"): g.well_formed,
                                  t("p19.col_score"): g.score,
                                  t("p19.col_clipped"): [int(c.sum()) for c in g.clipped]})
-        st.dataframe(verdicts, hide_index=True, width="stretch")
+        page.table(verdicts)
         n_clipped = sum(int(c.sum()) for c in g.clipped)
         st.caption(
             t("p19.hover", answer=g.answer)

@@ -165,7 +165,7 @@ def judge_panel() -> None:
     try:
         judge_score, checks = rlcore.rule_based_judge(text or "", expected or "")
     except ValueError as err:
-        st.error(t("p1.judge_error", error=i18n.error(err)), icon="⚠️")
+        st.error(t("p1.judge_error", error=esc(i18n.error(err))), icon="⚠️")  # it may quote what was typed
     else:
         st.caption(t("p1.judge_read"))
         st.code(text or " ", language=None, wrap_lines=True)

@@ -183,8 +183,8 @@ def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: st
                                               y2=alt.Y2(high))
     line = base.mark_line(strokeWidth=2.5).encode(
         y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale, axis=yaxis),
-        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title), _num(mid, "middle"),
-                 _num(low, "lowest"), _num(high, "highest")],
+        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title),
+                 _num(mid, t("charts.middle")), _num(low, t("charts.lowest")), _num(high, t("charts.highest"))],
     )
     return alt.layer(band, line)
 

@@ -245,7 +245,7 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
     if not shown.keys() & {"concat", "hconcat", "vconcat", "facet", "autosize"}:
         # the plot keeps its height and fits the width; title, legend and axes add to it (fitted into a fixed total,
         # a long title and legend squashed the plot and pushed the title off the top of a phone's chart)
-        shown["autosize"] = charts.FIT_WIDTH
+        shown = {**shown, "autosize": charts.FIT_WIDTH}
     st.vega_lite_chart(shown, alt=alt_text, width=width)
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import rlcore
 from ui import i18n, nav, page, scenario, turns
+from ui.format import esc
 
 HOME = ROOT / "dashboard.py"
 # a concept page not translated yet (English prose, Chinese chrome) that asks a question and has no expander of
@@ -94,8 +95,8 @@ def english_words(texts, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list
     left = []
     for text in texts:
         text = re.sub(r":material/[a-z_]+:", "", text)
-        for d in data:
-            text = text.replace(d, " ")
+        for d in data:  # as written, and as markdown shows it (escaped)
+            text = text.replace(esc(d), " ").replace(d, " ")
         left += [w for w in WORD.findall(text) if w not in ALLOWED]
     return left
 
