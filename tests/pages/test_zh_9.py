@@ -17,9 +17,9 @@ SHOWN = {"predict_lab_shown": True}  # as if the learner had pressed "Just show 
 SMALL = {"steps": 40, "seeds": 2}
 # kept as written: the algorithms' names (REINFORCE, Dr. GRPO, RLOO, DAPO, GSPO, CISPO), the loss aggregations'
 # names as verl writes them (token-mean, seq-mean-token-sum-norm, …), ε_high, Schulman's k3, and the English
-# terms in brackets on their first use (seed, epoch, reference model, dynamic sampling, critic, entropy)
+# terms in brackets on their first use (seed, epoch, reference model, dynamic sampling, critic, entropy, dead group)
 TERMS = {"REINFORCE", "Dr", "RLOO", "DAPO", "GSPO", "CISPO", "verl", "token", "mean", "seq", "sum", "norm", "high",
-         "Schulman", "seed", "epoch", "reference", "model", "dynamic", "sampling", "critic", "entropy"}
+         "Schulman", "seed", "epoch", "reference", "model", "dynamic", "sampling", "critic", "entropy", "dead"}
 views = views_of(PAGE, TERMS)
 
 
@@ -96,3 +96,18 @@ def test_the_choices_read_in_chinese_while_the_link_keeps_the_english_values():
     no_exception(at)
     assert "judge" not in at.query_params and at.query_params["algos"] == ["GRPO", "REINFORCE + running mean"]
     assert not [s for s in at.slider if s.key == K("noise")]
+
+
+def test_an_english_run_of_the_same_settings_leaves_the_chinese_charts_chinese():
+    """The charts' tables are cached for the whole server (``cached_view``): the language is part of their key,
+    so a Chinese learner after an English one with the same settings reads Chinese panels and names."""
+    run = {"inputs": {**SMALL, "algos": ["REINFORCE + running mean", "PPO"]}, "state": SHOWN}
+    english = run_page(PAGE, **run)
+    no_exception(english)
+    assert "KL to the reference (nats)" in spec_text(english)
+    at = run_page(PAGE, query={"lang": "zh"}, **run)
+    no_exception(at)
+    specs = spec_text(at)
+    assert "KL to the reference (nats)" not in specs and json.dumps(zh("p9.panel_kl"), ensure_ascii=False) in specs
+    curves = next(c for c in charts(at) if c["spec"]["title"]["text"] == zh("p9.curves_title"))
+    assert set(next(iter(curves["data"].values()))["algorithm"]) == {"REINFORCE + 滑动平均", "PPO"}
