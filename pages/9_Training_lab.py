@@ -35,9 +35,9 @@ page.presets({
     t("p9.preset_hacking"): {"algos": DEFAULT_ALGOS, "beta": 0.0, "flat": True, "steps": 150},
     t("p9.preset_kl"): {"algos": DEFAULT_ALGOS, "beta": 0.5, "flat": True, "steps": 150},
     t("p9.preset_groups"): {"algos": [rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS],
-                                 "G": 4, "beta": 0.0},
+                            "G": 4, "beta": 0.0},
     t("p9.preset_length"): {"algos": [rlcore.ALGORITHM_NAMES[a] for a in ("grpo", "gspo", "dapo")], "len": 8,
-                     "beta": 0.0, "steps": 150},
+                            "beta": 0.0, "steps": 150},
 })
 
 
@@ -239,7 +239,7 @@ def lab_panel(timed: bool) -> None:
     shown = steps * progress // 100
     x_domain = [0, steps]
 
-    X_TITLE = t("p9.x_title")
+    x_title = t("p9.x_title")
 
     def upto(df: pd.DataFrame) -> pd.DataFrame:
         return df[df["step"] <= shown].reset_index(drop=True)
@@ -249,7 +249,7 @@ def lab_panel(timed: bool) -> None:
         """One panel per value of ``facet`` (stacked, as wide as the page), up to the step shown, on the whole
         run's x range."""
         return charts.facets(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
-                                          x_title=X_TITLE, x_domain=x_domain, **bands),
+                                          x_title=x_title, x_domain=x_domain, **bands),
                              field=facet, order=facet_order, title=title, subtitle=subtitle, height=height,
                              independent_y=independent_y)
 
@@ -291,7 +291,7 @@ def lab_panel(timed: bool) -> None:
     plain_q, flat_q = tree.leaf_means[tree.best], tree.leaf_means[-1]
     with st.expander(t("p9.leaves"), expanded=False):
         # the flattering leaf, last, named in the page's language (rlcore names it "<best token> + flattery")
-        leaves = [*tree.leaf_names[:-1], t("judge.flattering", answer=best_raw)] if flattery else tree.leaf_names
+        leaves = [*tree.leaf_names[:-1], t("judge.flattering", answer=best_raw)] if flattery else list(tree.leaf_names)
         answer_col, ref_col, mean_col = t("p9.col_answer"), t("p9.col_ref"), t("p9.col_mean")
         st.dataframe(pd.DataFrame({answer_col: leaves, ref_col: tree.leaf_ref_probs,
                                    mean_col: tree.leaf_means}), hide_index=True, width="stretch",
