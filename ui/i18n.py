@@ -48,6 +48,7 @@ TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one 
     "pages/7_Exploration.py",
     "pages/8_KL_penalty.py",
     "pages/8_Ratio_and_clipping.py",
+    "pages/9_Training_lab.py",
     "pages/10_Length_and_aggregation.py",
     "pages/11_Clips_after_PPO.py",
     "pages/12_Recipe_composer.py",

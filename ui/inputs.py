@@ -264,9 +264,10 @@ def radio(label: str, options: Sequence, default, *, key: str, horizontal: bool 
 
 
 def multiselect(label: str, options: Sequence, default: list, *, key: str, max_selections: int,
-                help: str | None = None, where=None):
-    """``st.multiselect`` bound to the link (one repeated parameter per chosen option). Its chips wrap onto more
-    rows where they do not fit (in a column Streamlit would otherwise keep one row and cut the last chip)."""
+                help: str | None = None, where=None, format_func=str):
+    """``st.multiselect`` bound to the link (one repeated parameter per chosen option; ``format_func``: as for
+    ``selectbox``). Its chips wrap onto more rows where they do not fit (in a column Streamlit would otherwise
+    keep one row and cut the last chip)."""
     options = list(options)
 
     def fits(x) -> bool:
@@ -283,7 +284,8 @@ def multiselect(label: str, options: Sequence, default: list, *, key: str, max_s
 
     return _declare(key, list(default), read=safe_read, fits=fits, text=lambda x: [str(o) for o in x],
                     draw=lambda k: _where(where).multiselect(label, options, key=k, max_selections=max_selections,
-                                                             help=help, persist_state="session", wrap=True))
+                                                             help=help, format_func=format_func,
+                                                             persist_state="session", wrap=True))
 
 
 def toggle(label: str, default: bool, *, key: str, help: str | None = None, where=None):
