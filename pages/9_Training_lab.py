@@ -293,10 +293,8 @@ def lab_panel(timed: bool) -> None:
         # the flattering leaf, last, named in the page's language (rlcore names it "<best token> + flattery")
         leaves = [*tree.leaf_names[:-1], t("judge.flattering", answer=best_raw)] if flattery else list(tree.leaf_names)
         answer_col, ref_col, mean_col = t("p9.col_answer"), t("p9.col_ref"), t("p9.col_mean")
-        st.dataframe(pd.DataFrame({answer_col: leaves, ref_col: tree.leaf_ref_probs,
-                                   mean_col: tree.leaf_means}), hide_index=True, width="stretch",
-                     column_config={ref_col: st.column_config.NumberColumn(format="%.3f"),
-                                    mean_col: st.column_config.NumberColumn(format="%.2f")})
+        page.table(pd.DataFrame({answer_col: leaves, ref_col: tree.leaf_ref_probs, mean_col: tree.leaf_means}),
+                   formats={ref_col: "%.3f", mean_col: "%.2f"})
         st.caption(t("p9.leaves_caption"))
     if flattery:
         st.markdown(t("p9.start_flattery", best=best, plain=fmt(plain_q), flat=fmt(flat_q),
