@@ -17,9 +17,7 @@
 - **Error messages** stay English where they are raised (rlcore knows no language); ``error(err)`` shows one in
   the current language, read back against the English templates of the catalogue's ``[errors.*]`` tables (see
   below).
-- **Pages not translated yet** (every page not in ``TRANSLATED``) keep their own English prose; in Chinese the
-  chrome around them (titles, navigation, buttons, notices) follows the language and a notice at the top says
-  the page's text is not translated yet.
+- **Every page is in both languages**: a new page is written with its text in the catalogue from the start.
 """
 
 from __future__ import annotations
@@ -37,30 +35,6 @@ LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own langua
 DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
-TRANSLATED = (  # the pages (nav paths) whose own text is in the catalogue, one a line
-    "dashboard.py",
-    "pages/1_Loop_state_action.py",
-    "pages/2_Reward_and_return.py",
-    "pages/3_Value_Q_advantage.py",
-    "pages/4_Baseline_and_variance.py",
-    "pages/5_TD_error_and_GAE.py",
-    "pages/6_Policy_gradient.py",
-    "pages/7_Exploration.py",
-    "pages/8_KL_penalty.py",
-    "pages/8_Ratio_and_clipping.py",
-    "pages/9_Training_lab.py",
-    "pages/10_Length_and_aggregation.py",
-    "pages/11_Clips_after_PPO.py",
-    "pages/12_Recipe_composer.py",
-    "pages/13_KL_gradients.py",
-    "pages/14_Sampler_and_trainer.py",
-    "pages/15_Entropy_and_pass_at_k.py",
-    "pages/16_Reward_model.py",
-    "pages/17_Over_optimisation.py",
-    "pages/18_DPO.py",
-    "pages/19_R1_Zero_in_miniature.py",
-    "pages/20_Glossary.py",
-)
 
 
 @functools.cache

@@ -177,8 +177,6 @@ def setup(intro: str, *, scenario: bool = True):
     st.set_page_config(page_title=t("page.tab_title", title=nav.title(entry)), page_icon=entry.icon,
                        layout="wide", initial_sidebar_state=SIDEBAR_WIDTH)
     st.title(f"{entry.icon} {nav.heading(entry)}")
-    if here not in i18n.TRANSLATED and i18n.current() != i18n.DEFAULT:
-        st.info(t("page.not_translated"), icon=":material/translate:")
     st.markdown(intro)
     nav.sidebar(here)
     return scenario_panel.sidebar() if scenario else None

@@ -10,7 +10,6 @@ import sys
 from apphelp import ROOT, charts, no_exception, page_file, run_page
 
 import rlcore
-from ui import i18n
 from ui.format import fmt
 
 sys.path.insert(0, str(ROOT / "tests" / "ui"))
@@ -65,7 +64,6 @@ def show(at):
 def test_the_page_in_chinese_has_no_english_left_before_and_after_just_show_me():
     at = run_page(PAGE, query=ZH)
     no_exception(at)
-    assert not at.info or at.info[0].value != i18n.text("zh", "page.not_translated"), "translated: no notice"
     assert len(shown_text(at)) > 30 and english_left(at) == [], english_left(at)
     show(at)
     assert english_left(at) == [], english_left(at)
