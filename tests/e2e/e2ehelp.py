@@ -13,6 +13,8 @@ import urllib.request
 
 import pytest
 
+from ui import i18n
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHROMIUM = pathlib.Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -138,7 +140,54 @@ MEASURE = """() => {
 }"""
 
 
-def layout_problems(pg, viewport: str, has_charts: bool = True) -> list[str]:
+CLIPPING = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const out = [], seen = new Set();
+  // text cut by its box: an element that hides its overflow (or ends it in an ellipsis) and is wider inside
+  for (const el of main.querySelectorAll('*')) {
+    if (el.closest('svg, [data-testid="stDataFrame"], [data-testid="stCode"]')) continue;
+    if (!el.textContent.trim() || el.clientWidth === 0) continue;
+    const cs = getComputedStyle(el);
+    const hides = ['hidden', 'clip'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis';
+    const text = el.textContent.trim().slice(0, 60);
+    if (hides && el.scrollWidth > el.clientWidth + 1 && !seen.has(text)) {
+      seen.add(text);
+      out.push(`text cut (${el.scrollWidth} px in ${el.clientWidth}): "${text}"`);
+    }
+  }
+  document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks').forEach((svg, i) => {
+    const sb = svg.getBoundingClientRect();
+    // a title, label or legend entry reaching past the drawing is cut off (4 px: a glyph's ascent)
+    for (const t of svg.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      if (t.textContent.trim() && r.width && (r.left < sb.left - 4 || r.right > sb.right + 4
+          || r.top < sb.top - 4 || r.bottom > sb.bottom + 4))
+        out.push(`chart ${i}: "${t.textContent.slice(0, 50)}" runs off the chart`);
+    }
+    // the chart's own text labels (not axis labels, which may be rotated) covering one another
+    const boxes = [...svg.querySelectorAll('.mark-text.role-mark text')].filter(t => t.textContent.trim())
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+      const [ta, ra] = boxes[a], [tb, rb] = boxes[b];
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 1 && h > 1 && w * h > 0.15 * Math.min(ra.width * ra.height, rb.width * rb.height))
+        out.push(`chart ${i}: labels "${ta.slice(0, 25)}" and "${tb.slice(0, 25)}" overlap`);
+    }
+  });
+  return out;
+}"""
+
+
+def clipping_problems(pg) -> list[str]:
+    """Text the page open in ``pg`` cuts off or draws over other text: a caption, chip, metric or link cut by its
+    box (its scroll width past its client width where it hides overflow), a chart's title, label or legend entry
+    reaching past the chart's drawing, a chart's own text labels covering one another. A table that scrolls
+    sideways with its first column pinned (``ui.page.table``) is by design, not cut. Empty when all is well."""
+    return pg.evaluate(CLIPPING)
+
+
+def layout_problems(pg, viewport: str, has_charts: bool = True, lang: str = "en") -> list[str]:
     """What is wrong with the layout of the page open in ``pg`` (opened at ``VIEWPORTS[viewport]``, scrolled to
     the top): wider than the screen, a chart spilling out of its column, navigation showing file names or
     Streamlit's own page list, and on a laptop the first chart below the first screen. Empty when all is well."""
@@ -157,11 +206,12 @@ def layout_problems(pg, viewport: str, has_charts: bool = True) -> list[str]:
         problems.append(f"charts outside their column (index, px): {spill}")
     if m["streamlitNav"]:
         problems.append("Streamlit's own page list (file names) is shown")
-    if not m["links"] or "Home" not in m["links"][0] or "Glossary" not in " ".join(m["links"]):
+    home, glossary = (i18n.text(lang, f"nav.titles.{name}") for name in ("Home", "Glossary"))
+    if not m["links"] or home not in m["links"][0] or glossary not in " ".join(m["links"]):
         problems.append(f"the page list is not ours: {m['links']}")
     problems += [f"a file name in the navigation: {t!r}" for t in m["links"] if FILE_NAME.search(t)]
     if viewport == "desktop" and has_charts and not (m["charts"] and m["charts"][0]["top"] < VIEWPORTS["desktop"][1]):
         problems.append(f"no chart starts on the first laptop screen: {[round(c['top']) for c in m['charts'][:1]]}")
     if not has_charts and m["charts"]:
         problems.append(f"{len(m['charts'])} charts on a page that has none")
-    return problems
+    return problems + clipping_problems(pg)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from e2ehelp import Server, layout_problems, quick_share, wait_for_run
+from e2ehelp import Server, clipping_problems, layout_problems, quick_share, wait_for_run
 from PIL import Image
 
 from ui import nav
@@ -57,6 +57,7 @@ def test_page_renders_and_reacts(server, page, path):
         wait_for_run(page)
     if chartless:
         assert not layout_problems(page, "desktop")
+    assert not (cut := clipping_problems(page)), cut  # nothing cut once the answer is shown either
     before = drawn_charts(page)
     assert before, "no chart on the page"
     if not path:

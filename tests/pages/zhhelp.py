@@ -26,8 +26,11 @@ def chart_words(spec: dict) -> list[str]:
     for channel in ("x", "y", "color", "strokeDash"):
         enc = spec.get("encoding", {}).get(channel, {})
         out += [enc.get("title") or "", (enc.get("legend") or {}).get("title") or ""]
-    for layer in spec.get("layer", []):
-        out += chart_words(layer)
+    for key in ("layer", "vconcat", "hconcat", "concat"):  # layers, and the panels of ui.charts.facets
+        for sub in spec.get(key, []):
+            out += chart_words(sub)
+    if isinstance(spec.get("spec"), dict):  # a faceted chart's inner view
+        out += chart_words(spec["spec"])
     flat = []
     for w in out:  # a wrapped subtitle is a list of lines (ui.format.wrap)
         flat += w if isinstance(w, list) else [w]
