@@ -31,7 +31,7 @@ with left:
                                                             "probability": t("home.col_probability"),
                                                             "mean judge score (Q)": t("home.col_q")}),
                formats={t("home.col_probability"): "%.3f", t("home.col_q"): "%.2f"})
-    st.markdown("\n".join(t("home.answer_line", token=esc(tok), answer=esc(answer))
+    st.markdown("\n".join(t("home.answer_line", token=breakable(tok), answer=esc(answer))
                           for tok, answer in zip(tokens, table["answer"], strict=True)))
 with right:
     st.subheader(t("home.loop"))

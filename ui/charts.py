@@ -91,10 +91,15 @@ def _name_of_position(tokens) -> str:
     return f"{_names(tokens)}[datum.value]"
 
 
+TOKEN_LABEL_PX = 60  # a token's name under its place: six places on a phone's chart are about 50 px apart
+
+
 def _token_x(field: str, tokens, title: str | None, **axis) -> alt.X:
-    """A discrete x axis with one place per token, in the order of ``tokens``, labelled with the names."""
+    """A discrete x axis with one place per token, in the order of ``tokens``, labelled with the names (a name
+    wider than ``TOKEN_LABEL_PX`` ends in an ellipsis: whole, 24 wide signs ran over their neighbours and off the
+    chart; the tooltip and the data table show it whole)."""
     return alt.X(field=_position(field), type="ordinal", title=title,
-                 axis=alt.Axis(labelExpr=_name_of_position(tokens), **axis))
+                 axis=alt.Axis(labelExpr=_name_of_position(tokens), labelLimit=TOKEN_LABEL_PX, **axis))
 
 
 def _color(field: str, tokens, colors: dict | None, legend_title: str | None, columns: int = 3):
