@@ -91,15 +91,16 @@ def _name_of_position(tokens) -> str:
     return f"{_names(tokens)}[datum.value]"
 
 
-TOKEN_LABEL_PX = 60  # a token's name under its place: six places on a phone's chart are about 50 px apart
+TOKEN_LABELS_PX = 300  # what a phone's plot gives the names under it, shared out between the places
 
 
 def _token_x(field: str, tokens, title: str | None, **axis) -> alt.X:
-    """A discrete x axis with one place per token, in the order of ``tokens``, labelled with the names (a name
-    wider than ``TOKEN_LABEL_PX`` ends in an ellipsis: whole, 24 wide signs ran over their neighbours and off the
-    chart; the tooltip and the data table show it whole)."""
+    """A discrete x axis with one place per token, in the order of ``tokens``, labelled with the names. A name wider
+    than its share of ``TOKEN_LABELS_PX`` ends in an ellipsis (six names of 24 wide signs ran over each other and off
+    a phone's chart); the tooltip and the data table show it whole."""
+    limit = max(40, TOKEN_LABELS_PX // max(len(tokens), 1))  # 100 px for three names, 50 px for six
     return alt.X(field=_position(field), type="ordinal", title=title,
-                 axis=alt.Axis(labelExpr=_name_of_position(tokens), labelLimit=TOKEN_LABEL_PX, **axis))
+                 axis=alt.Axis(labelExpr=_name_of_position(tokens), labelLimit=limit, **axis))
 
 
 def _color(field: str, tokens, colors: dict | None, legend_title: str | None, columns: int = 3):
