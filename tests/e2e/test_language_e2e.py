@@ -54,12 +54,8 @@ def test_chinese_stays_from_page_to_page_and_the_switch_turns_it_off(browser, se
         context.close()
 
 
-QUICK = ("pages/12_Recipe_composer.py", "phone")  # one case in the quick suite; every page at both sizes in CI
-
-
 @pytest.mark.parametrize(("info", "viewport"), [
-    pytest.param(p, v, id=f"{nav.url_path(p.path) or 'Home'}-{v}",
-                 marks=() if (p.path, v) == QUICK else pytest.mark.exhaustive)
+    pytest.param(p, v, id=f"{nav.url_path(p.path) or 'Home'}-{v}", marks=pytest.mark.exhaustive)  # CI's second stage
     for p in nav.PAGES for v in VIEWPORTS])
 def test_every_page_in_chinese_fits_the_screen_and_cuts_nothing(browser, server, info, viewport):
     """Chinese is wider than English line for line (a character takes two cells): every page in Chinese, its

@@ -10,7 +10,7 @@ import io
 import re
 
 import pytest
-from apphelp import ROOT, charts, no_exception, run_page
+from apphelp import ROOT, charts, no_exception, run_page, shared_out
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from zhhelp import english_words
 
@@ -79,7 +79,8 @@ def csv_header_and_rows(data: bytes) -> tuple[list[str], int]:
 OWN_TABLE = {"policy_at_temperature"}  # page 1 tables both probabilities side by side, headed in its own words
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.rsplit("/", 1)[-1].removesuffix(".py"))
+# half the pages in the quick suite, every page in CI's exhaustive stage
+@pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=lambda p: p.rsplit("/", 1)[-1].removesuffix(".py")))
 def test_every_chart_table_and_its_csv_are_in_the_pages_language(path, monkeypatch):
     en, en_charts, en_files = opened(path, "en", monkeypatch)
     zh, zh_charts, zh_files = opened(path, "zh", monkeypatch)
