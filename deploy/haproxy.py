@@ -8,7 +8,8 @@ Streamlit keeps a visitor's session in the process holding its websocket, and th
 hold the session refuses the upload ("Invalid session_id ... sticky sessions"). So the balancer sets a cookie on
 the first response (the page itself) naming the replica, and sends every later request of that browser — the
 websocket, uploads, downloads — to it. A new visitor goes to the replica with the fewest connections (the open
-websockets). When a replica stops, its health check fails within about two seconds; its visitors' browsers
+websockets). When a replica stops, its health check fails within about three seconds (a refused connection fails at
+once; a busy replica that answers late, within three seconds, stays in); its visitors' browsers
 reconnect on their own, the balancer sends them to another replica (``option redispatch``) with a new cookie, and
 the link in their address bar brings their view back there.
 """
@@ -31,7 +32,7 @@ def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, 
     replicas started after the balancer (containers), None for fixed addresses; ``stats``: an address for HAProxy's
     own status page (left out when None)."""
     resolve = " resolvers dns" if dns else ""
-    servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 2 rise 2{resolve}"
+    servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 3 rise 2{resolve}"
                          for name, host, port in replicas)
     resolvers = f"""
 resolvers dns
@@ -59,6 +60,7 @@ defaults
     timeout server 60s
     timeout tunnel 1h       # an open websocket: a learner may read a page for a long time
     timeout client-fin 5s
+    timeout check 3s        # a replica busy with scripts answers its health check late, not never
     retries 3
     option redispatch 1     # a replica that is down or refuses: try another one, with a new cookie
 

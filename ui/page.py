@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Iterable, Iterator
 
 import streamlit as st
-from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 import rlcore
 
@@ -262,7 +261,7 @@ def table(df, *, digits: int | None = None, formats: dict | None = None) -> None
     """A small table whose rows are named by its first column: that column stays pinned while a phone (or a laptop,
     for a wide table) scrolls the others beside it, so a number is never read against a row it does not belong to.
     ``digits``: decimals of every numeric column after the first; ``formats``: {column: printf format}, for some."""
-    numeric = [c for c in df.columns[1:] if is_numeric_dtype(df[c]) and not is_bool_dtype(df[c])]
+    numeric = [c for c in df.columns[1:] if df[c].dtype.kind in "iuf"]  # numbers, not booleans
     shown = ({c: f"%.{digits}f" for c in numeric} if digits is not None else {}) | (formats or {})
     st.dataframe(df, hide_index=True, width="stretch",
                  column_config={df.columns[0]: st.column_config.Column(pinned=True),
