@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import length
 from ui import charts, inputs, page
-from ui.charts import fit_width, grouped_bars
+from ui.charts import grouped_bars
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -91,23 +91,23 @@ def group_panel() -> None:
         "push per token": push.per_token.ravel(),
         "push on the answer": push.per_answer.ravel(),
     })
-    page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
+    page.chart(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
                             title=t("p10.weights_title"), subtitle=wrap(t("p10.weights_subtitle")),
                             x_title=t("p10.x_answer"), y_title=t("p10.weights_y"),
-                            tooltips=("tokens", "advantage"))),
+                            tooltips=("tokens", "advantage")),
                rows, alt_text=t("p10.weights_alt"), name="agg_weights")
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
+        page.chart(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
                                 title=t("p10.token_title"), subtitle=wrap(t("p10.token_subtitle")),
                                 x_title=t("p10.x_answer"), y_title=t("p10.token_y"),
-                                tooltips=("tokens", "advantage"), height=240)),
+                                tooltips=("tokens", "advantage"), height=240),
                    rows, alt_text=t("p10.token_alt"), name="agg_token")
     with right:
-        page.chart(fit_width(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
+        page.chart(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
                                 title=t("p10.answer_title"), subtitle=wrap(t("p10.answer_subtitle")),
                                 x_title=t("p10.x_answer"), y_title=t("p10.answer_y"),
-                                tooltips=("tokens", "advantage"), height=240)),
+                                tooltips=("tokens", "advantage"), height=240),
                    rows, alt_text=t("p10.answer_alt"),
                    name="agg_answer")
     if revealed:
@@ -134,18 +134,18 @@ def group_panel() -> None:
                         for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(charts.layer(
+        page.chart(charts.layer(
             charts.lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS, y_domain=[0, 1],
                          legend_title=t("p10.mode"), x_title=t("p10.x_step"), y_title=t("p10.share_y")),
             title=t("p10.share_title"), subtitle=wrap(t("p10.share_subtitle")),
-            height=charts.HEIGHT)),
+            height=charts.HEIGHT),
                    curves, alt_text=t("p10.share_alt"),
                    name="agg_share")
     with right:
-        page.chart(fit_width(charts.layer(
+        page.chart(charts.layer(
             charts.lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
                          legend_title=t("p10.mode"), x_title=t("p10.x_step"), y_title=t("p10.length_y")),
-            title=t("p10.length_title"), subtitle=wrap(t("p10.length_subtitle")), height=charts.HEIGHT)),
+            title=t("p10.length_title"), subtitle=wrap(t("p10.length_subtitle")), height=charts.HEIGHT),
                    curves, alt_text=t("p10.length_alt"), name="agg_length")
     share = {m: r.long_share[-1] for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)}
     verb = t("p10.wrong" if adv[i] < 0 else "p10.right" if adv[i] > 0 else "p10.neither")
@@ -166,17 +166,17 @@ def difficulty_panel() -> None:
                     for m, c in curves.items()], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(charts.layer(
+        page.chart(charts.layer(
             charts.lines(df, x="answers right", y="advantage of a right answer", series="method", colors=ADV_COLORS,
                          points=True, legend_title=t("p10.method"), x_title=t("p10.x_right"), y_title=t("p10.diff_y")),
             title=t("p10.diff_title"), subtitle=wrap(t("p10.diff_subtitle", g=g)),
-            height=charts.HEIGHT)),
+            height=charts.HEIGHT),
                    df, alt_text=t("p10.diff_alt"), name="agg_difficulty")
     with right:
-        page.chart(fit_width(charts.layer(
+        page.chart(charts.layer(
             charts.lines(df, x="answers right", y="multiplier", series="method", colors=ADV_COLORS, points=True,
                          legend_title=t("p10.method"), x_title=t("p10.x_right"), y_title=t("p10.scale_y")),
-            title=t("p10.scale_title"), subtitle=wrap(t("p10.scale_subtitle")), height=charts.HEIGHT)),
+            title=t("p10.scale_title"), subtitle=wrap(t("p10.scale_subtitle")), height=charts.HEIGHT),
                    df, alt_text=t("p10.scale_alt"), name="agg_scale")
     gr, dr = curves["grpo"], curves["dr_grpo"]
     mid = (g - 1) // 2

@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips
 from ui import charts, inputs, page
-from ui.charts import answer_labels, fit_width, grouped_bars
+from ui.charts import answer_labels, grouped_bars
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -95,10 +95,10 @@ def batch_panel() -> None:
     })
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(grouped_bars(rows, x=COL["answer"], y=COL["weight"], group=COL["method"], colors=COLORS,
+        page.chart(grouped_bars(rows, x=COL["answer"], y=COL["weight"], group=COL["method"], colors=COLORS,
                                 title=t("p11.weights_title"), subtitle=wrap(t("p11.weights_subtitle")),
                                 x_title=t("p11.weights_x"), y_title=COL["weight"],
-                                tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"]))),
+                                tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"])),
                    rows, alt_text=t("p11.weights_alt"), name="clip_weights")
     points = rows[rows[COL["method"]] == NAMES["ppo"]].drop(columns=[COL["method"], COL["weight"], COL["clipped"]])
     bounds = pd.DataFrame({"at": [1 - eps_low, 1 + eps_low, 1 + eps_high], "label": ["", "", ""]})  # in the subtitle
@@ -185,13 +185,13 @@ def rare_section(eps_low: float, eps_high: float) -> None:
     marks = pd.DataFrame({old: olds, rise: page.run(clips.reach, olds, eps_low).rise, clip: sym_name,
                           "label": [*(tokens[i] for i in live), t("p11.rare.yours")]})
     clip_colors = method_colors({sym_name: "ppo", hi_name: "dapo"})
-    page.chart(fit_width(charts.layer(
+    page.chart(charts.layer(
         charts.lines(curve, x=old, y=rise, series=clip, colors=clip_colors, legend_title=clip,
                      x_title=t("p11.rare.x"), y_title=t("p11.rare.y")),
         charts.labelled_points(marks, x=old, y=rise, series=clip, label="label", colors=clip_colors,
                                beside=True,  # under the curves: the clip-higher line runs just above the points
                                x_title=t("p11.rare.x"), y_title=t("p11.rare.y")),
-        title=t("p11.rare.title"), subtitle=wrap(t("p11.rare.subtitle")), height=charts.HEIGHT)),
+        title=t("p11.rare.title"), subtitle=wrap(t("p11.rare.subtitle")), height=charts.HEIGHT),
         curve, alt_text=t("p11.rare.alt"), name="clip_reach")
     st.markdown(t("p11.rare.text", p=fmt(p, 3), sym=fmt(sym.high[0], 4), low=fmt(eps_low), hi=fmt(hi.high[0], 4),
                   high=fmt(eps_high), likely=fmt(likely.high[0], 4)))

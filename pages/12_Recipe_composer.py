@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips, length, recipes
 from ui import inputs, nav, page
-from ui.charts import answer_labels, fit_width, grouped_bars
+from ui.charts import answer_labels, grouped_bars
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -147,33 +147,33 @@ def composer() -> None:
                       for who, o in zip((THIS, "GRPO"), out.values(), strict=True)], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(fit_width(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
+        page.chart(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
                                           title=t("p12.weights_title"),
                                           subtitle=wrap(t("p12.weights_subtitle",
                                                           aggregation=value_name("aggregation",
                                                                                  switches["aggregation"]))),
                                           x_title=t("p12.x_title"), y_title=t("p12.weights_y"),
-                                          tooltips=("tokens", "score"), digits=4)),
+                                          tooltips=("tokens", "score"), digits=4),
                    rows, alt_text=t("p12.weights_alt"),
                    name="recipe_weights")
     with right:
-        page.chart(fit_width(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
+        page.chart(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
                                           title=t("p12.gradient_title", step=fmt(step)),
                                           subtitle=wrap(t("p12.gradient_subtitle",
                                                           ratio=value_name("ratio", switches["ratio"]),
                                                           clip=value_name("clip", switches["clip"]))),
                                           x_title=t("p12.x_title"), y_title=t("p12.gradient_y"),
-                                          tooltips=("tokens", "score"))),
+                                          tooltips=("tokens", "score")),
                    rows, alt_text=t("p12.gradient_alt"), name="recipe_gradient")
     if not revealed:
         return
-    page.chart(fit_width(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
+    page.chart(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
                                       title=t("p12.advantages_title"),
                                       subtitle=wrap(t("p12.advantages_subtitle",
                                                       baseline=value_name("baseline", switches["baseline"]),
                                                       scale=value_name("scale", switches["scale"]))),
                                       x_title=t("p12.x_title"), y_title=t("p12.advantages_y"),
-                                      tooltips=("tokens", "score"))),
+                                      tooltips=("tokens", "score")),
                rows, alt_text=t("p12.advantages_alt"),
                name="recipe_advantages")
     explain(switches, batch, mine, grpo, informative, step)

@@ -7,7 +7,7 @@ import streamlit as st
 from rlcore import truncated_is_weights
 from rlcore.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
-from ui.charts import binned_bars, fit_width
+from ui.charts import binned_bars
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct, wrap
 from ui.i18n import t
@@ -80,14 +80,14 @@ def mismatch_panel() -> None:
             part: values.ravel(),
         })
         marker = pd.DataFrame({"at": [cap], "label": [f"C = {fmt(cap)}"]})
-        page.chart(fit_width(charts.layer(  # the plot keeps its height; the legend goes below it
+        page.chart(charts.layer(  # the plot keeps its height; the legend goes below it
             charts.lines(curves, x="cap C", y=part, series="method", colors=colors, points=True,
                          legend_title=t("p14.method"), x_title=t("p14.x_cap"), y_title=t("p14.error_y", part=shown),
                          log="xy" if np.all(values > 0) else "x"),
             charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                          align="right" if i > len(CAPS) * 0.7 else "left"),
             title=t("p14.error_title", part=shown), subtitle=wrap(t("p14.error_subtitle", draws=DRAWS)),
-            height=330)),
+            height=330),
             curves, alt_text=t("p14.error_alt", part=shown),
             name="mismatch_error")
         untouched = np.flatnonzero(res.above_cap == 0)  # caps no sampled weight exceeds

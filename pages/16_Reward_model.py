@@ -71,10 +71,10 @@ rows = [{"answer": a, "label": f"{i + 1}. {a}", "score": float(v), "judge": src}
         for i, (a, v) in enumerate(zip(names, values, strict=True))
         if revealed or src != sources[-1]]
 scores = pd.DataFrame(rows)
-ch = charts.fit_width(charts.grouped_bars(
+ch = charts.grouped_bars(
     scores, x="label", y="score", group="judge", colors=method_colors(dict(zip(sources, COLORS, strict=True))),
     title=t("p16.title"), subtitle=t("p16.subtitle" if revealed else "p16.locked"),
-    x_title=t("p16.x_title"), y_title=t("p16.y_title")))
+    x_title=t("p16.x_title"), y_title=t("p16.y_title"))
 page.chart(ch, scores, alt_text=t("p16.alt"), name="reward_model")
 
 if revealed:

@@ -81,7 +81,7 @@ def rl_section(d, names, steps: int) -> None:
     ch = charts.grouped_bars(bars, x="answer", y="probability", group="way", title=t("p18.rl_title"),
                              subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=js.LAB_SEEDS)),
                              x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways))
-    page.chart(charts.fit_width(ch), bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
+    page.chart(ch, bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
     gap = rl.gap
     worst = int(np.argmax(gap))
     values = dict(lab_beta=fmt(rl.lab_beta), steps=rl.steps, answer=esc(names[worst]),

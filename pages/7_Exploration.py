@@ -11,8 +11,6 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
-fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
-
 THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
 scenario = page.setup(t("p7.intro"))
@@ -127,11 +125,11 @@ def exploration_panel() -> None:
     # ---------------------------------------------------------------- the main chart: π(best), each decoding
     found = [(sampling, ex.sampled_bands)] + ([(greedy, ex.greedy_bands)] if revealed else [])
     df = by_decoding(found, steps, 0, column=s.best)
-    page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+    page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
                                              series="decoding", colors=method_colors(names), legend_title=legend,
                                              x_title=t("p7.x_title"), y_title=t("p7.best_y", best=best_raw),
                                              y_domain=[0, 1]),
-                                title=t("p7.best_title", best=best_raw), subtitle=band_note, height=charts.HEIGHT)),
+                                title=t("p7.best_title", best=best_raw), subtitle=band_note, height=charts.HEIGHT),
                df, alt_text=t("p7.best_alt_both" if revealed else "p7.best_alt", best=best_raw, temp=tau, n=n_seeds),
                name="explore_best")
     if not revealed:
@@ -162,27 +160,27 @@ def exploration_panel() -> None:
     st.subheader(t("p7.curves"))
     scores = [(sampling, ex.sampled_score)] + ([(greedy, ex.greedy_score)] if revealed else [])
     df = by_decoding(scores, steps, 1)
-    page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+    page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
                                              series="decoding", colors=method_colors(names), legend_title=legend,
                                              x_title=t("p7.x_title"), y_title=t("p7.score_y")),
-                                title=t("p7.score_title"), subtitle=band_note, height=charts.HEIGHT)),
+                                title=t("p7.score_title"), subtitle=band_note, height=charts.HEIGHT),
                df, alt_text=t("p7.score_alt_both" if revealed else "p7.score_alt", n=n_seeds), name="explore_scores")
     left, right = st.columns(2)
     prob_titles = {"legend_title": t("p7.token"), "x_title": t("p7.x_title"), "y_title": t("p7.token_y")}
     with left:
         df = prob_frame(ex.sampled_bands, steps, tokens)
-        page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+        page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
                                                  series="token", tokens=tokens, y_domain=[0, 1], **prob_titles),
                                     title=t("p7.probs_sampled_title", temp=tau), subtitle=band_note,
-                                    height=charts.HEIGHT)),
+                                    height=charts.HEIGHT),
                    df, alt_text=t("p7.probs_sampled_alt", temp=tau), name="explore_probs_sampled")
     if revealed:
         with right:
             df = prob_frame(ex.greedy_bands, steps, tokens)
-            page.chart(fit(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
+            page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
                                                      series="token", tokens=tokens, y_domain=[0, 1], **prob_titles),
                                         title=t("p7.probs_greedy_title"), subtitle=band_note,
-                                        height=charts.HEIGHT)),
+                                        height=charts.HEIGHT),
                        df, alt_text=t("p7.probs_greedy_alt"), name="explore_probs_greedy")
 
         # ------------------------------------------------------------ who finds the best token
@@ -247,7 +245,7 @@ def exploration_panel() -> None:
     ch = charts.layer(*layers, title=t("p7.discovery_title", best=best_raw), height=charts.HEIGHT,
                       subtitle="1 − (1 − p)^k" + "".join(t("p7.discovery_mark", share=q, k=fmt(k)) for q, k in
                                                          (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)))
-    page.chart(fit(ch), df, alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
+    page.chart(ch, df, alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
 
 
 exploration_panel()

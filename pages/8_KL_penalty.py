@@ -11,8 +11,6 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 from ui.i18n import t
 
-fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
-
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
 page.setup(t("p8_kl.intro"))
@@ -140,7 +138,7 @@ def kl_panel() -> None:
     with question:
         revealed = ask(kc, share, beta)
     ch, df = share_chart(kc, share, beta, revealed)
-    page.chart(fit(ch), df, alt_text=t("p8_kl.share_alt"), name="kl_share")
+    page.chart(ch, df, alt_text=t("p8_kl.share_alt"), name="kl_share")
     pts = kc.points
     if revealed:
         m1, m2, m3, m4 = st.columns(4)

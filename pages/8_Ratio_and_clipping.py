@@ -11,8 +11,6 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
-fit = charts.fit_width  # a plot keeps its height and fits its width (ui.charts)
-
 scenario = page.setup(t("p8_ratio.intro"))
 page.why(t("p8_ratio.why"))
 
@@ -115,23 +113,23 @@ def epochs_section(eps: float) -> None:
     x_title = t("p8_ratio.epochs.x_title")
     left, right = st.columns([3, 2])
     with left:
-        page.chart(fit(charts.layer(
+        page.chart(charts.layer(
             charts.bands(df, x="epoch", mid="probability", low="clip band low", high="clip band high",
                          series="token", tokens=tokens, legend_title=t("p8_ratio.epochs.token"), x_title=x_title,
                          y_title=t("p8_ratio.epochs.y_probs"), y_domain=[0, 1]),
             title=t("p8_ratio.epochs.probs_title"), subtitle=t("p8_ratio.epochs.probs_subtitle", eps=fmt(eps)),
-            height=charts.HEIGHT)),
+            height=charts.HEIGHT),
                    df, alt_text=t("p8_ratio.epochs.probs_alt"), name="ppo_probs")
     with right:
         clipped = t("p8_ratio.epochs.clipped_series")
         share = pd.DataFrame({"epoch": np.arange(epochs + 1), "measure": clipped,
                               "share clipped": run.clip_fraction})
-        page.chart(fit(charts.layer(
+        page.chart(charts.layer(
             charts.lines(share, x="epoch", y="share clipped", series="measure",
                          colors=method_colors([clipped]), legend_title=t("p8_ratio.epochs.measure"), points=True,
                          x_title=x_title, y_title=t("p8_ratio.epochs.y_share"), y_domain=[0, 1]),
             title=t("p8_ratio.epochs.share_title"), subtitle=t("p8_ratio.epochs.share_subtitle"),
-            height=charts.HEIGHT)),
+            height=charts.HEIGHT),
                    share, alt_text=t("p8_ratio.epochs.share_alt"), name="ppo_clipped")
     st.markdown(t("p8_ratio.epochs.text", n=len(batch.actions), v=fmt(batch.value), lr=fmt(ppo_lr), epochs=epochs,
                   first=fmt_list(run.probs[0]), last=fmt_list(run.probs[-1]),
@@ -161,7 +159,7 @@ def clipping_panel() -> None:
     with question:
         revealed = ask(cc, tok, eps)
     ch, curve = objective_chart(cc, token, eps, revealed)
-    page.chart(fit(ch), curve, alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
+    page.chart(ch, curve, alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
     if not revealed:
         st.caption(t("p8_ratio.locked"))
         inputs.later("ppo_lr", "epochs")  # the epochs section's inputs: a link's values wait for the answer

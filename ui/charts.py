@@ -52,12 +52,9 @@ def layer(*charts, title: str | None = None, subtitle=None, height: int | None =
     return alt.layer(*charts, **properties)
 
 
-FIT_WIDTH = {"type": "fit-x", "contains": "padding"}  # ui.page.chart's default for a single chart
-
-
-def fit_width(chart):
-    """Keep a chart at its set height and fit only its width (a bottom legend must not squash the plot)."""
-    return chart.properties(autosize=alt.AutoSizeParams(**FIT_WIDTH))
+# ui.page.chart's autosize for a single chart: it keeps its set height and fits only its width (a bottom legend
+# must not squash the plot)
+FIT_WIDTH = {"type": "fit-x", "contains": "padding"}
 
 
 def _title(text: str, subtitle=None) -> alt.TitleParams:
@@ -364,7 +361,7 @@ def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int 
     out = out.resolve_scale(y="independent" if independent_y else "shared")
     # the panels, their axes and the legend fit the width Streamlit gives (its default for a concatenation of
     # layers would add the axes beside the container's width)
-    fit = {"autosize": alt.AutoSizeParams(type="fit-x", contains="padding")} if columns == 1 else {}
+    fit = {"autosize": alt.AutoSizeParams(**FIT_WIDTH)} if columns == 1 else {}
     return out.properties(title=_title(title, subtitle), **fit)
 
 
@@ -495,4 +492,4 @@ def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, valu
                                                                                      tooltip=tips)
     # fit the width only: a height fitted to a discrete axis squeezes the rows together
     return alt.layer(cells, labels, title=_title(title, subtitle), height=height_per_row * max(1, len(row_order)),
-                     autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+                     autosize=alt.AutoSizeParams(**FIT_WIDTH))
