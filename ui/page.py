@@ -89,18 +89,19 @@ def one_at_a_time(panel):
 TURN_S = 1.0  # the longest a live training holds the training line before the next session's turn
 
 
-def in_turns(steps: Iterable, *, where, seconds: float = TURN_S) -> Iterator:
+def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.monotonic) -> Iterator:
     """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
     trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
     then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
     room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
-    each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else."""
+    each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
+    ``clock``: what measures a turn (a test passes one that counts steps)."""
     session, tell, it = _session(), _notice(TRAININGS, where), iter(steps)
     try:
         while True:
             TRAININGS.take(session, tell)
-            end = time.monotonic() + seconds
-            while time.monotonic() < end:
+            end = clock() + seconds
+            while clock() < end:
                 try:
                     item = next(it)
                 except StopIteration:

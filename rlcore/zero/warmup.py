@@ -1,7 +1,10 @@
 """The base model: a deterministic supervised warm-up, and the frozen weights it ships as.
 
-Run ``python -m rlcore.zero.warmup`` to rebuild ``base.npz`` from fixed seeds (the file in the repository is
-exactly what this writes) and print what the base model can do.
+Run ``python -m rlcore.zero.warmup`` to rebuild ``base.npz`` from fixed seeds and print what the base model can
+do. On the machine that wrote it, the script writes the same file again, bit for bit. On another processor numpy
+picks other SIMD kernels for exp, tanh, matmul …, whose last bits differ, so the rebuilt float32 weights equal
+the shipped ones within rounding (about one float32 step; tests/zero/test_zero_warmup.py checks a short warm-up
+across kernels to 1e-9 and the whole one against the file to rtol 1e-5), not exactly.
 
 Every example batch is half worked answers, half immediate ones, all the way through: both forms are trained
 equally long, so a weak immediate answer is the task's doing (four operations composed in one pass), not a

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 
@@ -136,11 +135,13 @@ def test_brackets_inside_strings_do_not_count_as_nesting():
     assert s.tokens == ("[[[[", "{{{{") and s.prompt == prompt
 
 
-def test_a_100_kB_bracket_bomb_is_refused_quickly():
-    start = time.perf_counter()
+def test_a_100_kB_bracket_bomb_is_refused_before_it_is_parsed(monkeypatch):
+    """The depth check refuses it in one pass over the text: Python's JSON reader (which recurses) never sees it."""
+    def parse(*args, **kwargs):
+        raise AssertionError("json.loads was called on a bracket bomb")
+    monkeypatch.setattr(panel.json, "loads", parse)
     with pytest.raises(ValueError, match="deep"):
         panel.from_json("[" * panel.MAX_JSON_BYTES)
-    assert time.perf_counter() - start < 0.5
 
 
 def test_a_file_with_a_byte_order_mark_loads():

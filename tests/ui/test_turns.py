@@ -163,32 +163,40 @@ def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
 
 
 def test_live_trainings_take_turns_of_a_bounded_length():
-    """page.in_turns: two learners' long trainings, started together, advance in alternating chunks of at most
-    ``seconds`` each, and the line is free once both are done (or one stops early)."""
-    log, seconds, n = [], 0.1, 40
+    """page.in_turns: two learners' long trainings, started together, advance in alternating chunks of the turn's
+    length each, and the line is free once both are done (or one stops early). The turn is measured by a clock
+    that counts steps (one tick a step), so a chunk is exactly ``per_turn`` steps on any machine, at any load."""
+    log, per_turn, n, done = [], 10, 40, set()
+    ticks = itertools.count(1)  # the clock reads 0 before the first step, k after the k-th
+    clock_now = [0]
 
-    def steps(who):
+    def steps(who, other):
         for i in range(n):
-            time.sleep(0.01)  # a step of 10 ms or more: at most about ten fit in a turn
+            # the other learner is back in the line (or finished) before this one takes a step: the order below is
+            # the line's, not the threads' speed
+            wait_until(lambda: other in done or page.TRAININGS.ahead("nobody") >= 2)
+            clock_now[0] = next(ticks)
             yield who, i
+        done.add(who)
 
-    def learner(who):
-        for item in page.in_turns(steps(who), where=None, seconds=seconds):
+    def learner(who, other):
+        for item in page.in_turns(steps(who, other), where=None, seconds=per_turn, clock=lambda: clock_now[0]):
             log.append(item)
 
-    threads = [threading.Thread(target=learner, args=(w,)) for w in "ab"]
-    for t in threads:
-        t.start()
+    threads = [threading.Thread(target=learner, args=pair) for pair in (("a", "b"), ("b", "a"))]
+    with page.TRAININGS.turn(session="holder"):  # both learners are in the line before either starts
+        threads[0].start()
+        wait_until(lambda: page.TRAININGS.ahead("nobody") == 2)
+        threads[1].start()
+        wait_until(lambda: page.TRAININGS.ahead("nobody") == 3)
     for t in threads:
         t.join(10)
     assert sorted(log) == sorted((w, i) for w in "ab" for i in range(n)), "every step of both, once"
-    runs = [len(list(g)) for _, g in itertools.groupby(who for who, _ in log)]  # consecutive steps per learner
-    assert len(runs) >= 6, f"the two trainings alternate, chunk by chunk, not one after the other: {runs}"
-    assert max(runs) <= 12, f"a turn holds about {seconds / 0.01:.0f} steps of 10 ms, not the whole run: {runs}"
-    assert sorted(runs)[len(runs) // 2] >= 3, f"one learner at a time within a turn, not step by step: {runs}"
+    chunks = [(who, len(list(g))) for who, g in itertools.groupby(who for who, _ in log)]
+    assert chunks == [("a", per_turn), ("b", per_turn)] * (n // per_turn), "alternating turns of per_turn steps"
     assert page.TRAININGS.ahead("newcomer") == 0, "the turn is given back at the end"
 
-    stopped = page.in_turns(steps("c"), where=None, seconds=seconds)
+    stopped = page.in_turns(steps("c", "a"), where=None, seconds=per_turn, clock=lambda: clock_now[0])
     next(stopped)
     assert page.TRAININGS.ahead("newcomer") == 1  # holding the turn mid-chunk
     stopped.close()  # the learner stopped (a rerun, or Stop): the generator is closed
