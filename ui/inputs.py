@@ -26,7 +26,6 @@ import streamlit as st
 
 from .format import esc
 from .i18n import t
-from .linkguard import MAX_CHARS, MAX_FIELDS, TOO_LONG
 
 PAGE = "inputs_page"          # the id of the page that ran last
 DEFAULTS = "inputs_defaults"  # {page: {name: default}}, recorded where each input is declared
@@ -35,7 +34,6 @@ UNFIT = "inputs_unfit"        # [(name, raw values)] link values that did not fi
 DRAWN = "inputs_drawn"        # names of the inputs drawn on this run
 KEEP = (PAGE, DEFAULTS)       # what Reset keeps of this module's state
 SHOWN_IN_NOTICE = 4           # names a notice lists before it says "and N more"
-UNREAD = "inputs_unread"      # (parameters, characters) of a link too long for Streamlit to read (ui.linkguard)
 LATER = "inputs_later"        # names of this page's inputs that this run does not draw yet (``later``)
 WAITING = "inputs_waiting"    # their link values, kept for the run that draws them
 
@@ -54,16 +52,6 @@ def enter(page: str) -> None:
     st.session_state[LINK] = {k: st.query_params.get_all(k) for k in st.query_params} if entering else waiting
     st.session_state[LATER] = set()
     st.session_state[UNFIT] = []
-    st.session_state[UNREAD] = _unread(st.session_state[LINK].pop(TOO_LONG, None))
-
-
-def _unread(raw: list[str] | None) -> tuple[int, int] | None:
-    """The (parameters, characters) of a link Streamlit did not read, from ``link_too_long``'s value."""
-    try:
-        fields, chars = (int(x) for x in raw[0].split("."))
-        return fields, chars
-    except (TypeError, ValueError):  # no such parameter, or one a visitor typed
-        return None
 
 
 def key(name: str, page: str | None = None) -> str:
@@ -310,8 +298,8 @@ def text_input(label: str, default: str, *, key: str, max_chars: int, help: str 
 
 # ---------------------------------------------------------------- the end of the page: what the link did
 def report_link(*, keep: Sequence[str] = ()) -> None:
-    """After the page's last input: one notice for a link too long to read, for link values that did not fit,
-    and for parameters no input read; and the link cleared, in one update of the address bar, of every
+    """After the page's last input: one notice for link values that did not fit, and for parameters no input
+    read; and the link cleared, in one update of the address bar, of every
     parameter no input on this page drew (``keep`` names others' params) but those of inputs drawn ``later``."""
     unfit = st.session_state.pop(UNFIT, [])
     left = st.session_state.pop(LINK, {})
@@ -320,21 +308,15 @@ def report_link(*, keep: Sequence[str] = ()) -> None:
     st.session_state[WAITING] = {k: v for k, v in left.items() if k in waits}
     keep = (*keep, *waits)
     unused = [k for k in left if k not in keep]
-    for message in notices(unfit, unused, unread=st.session_state.pop(UNREAD, None)):
+    for message in notices(unfit, unused):
         st.toast(message, icon="🔗")
     stale = {k for k in st.query_params if k not in drawn and k not in keep}
     if stale:  # one message, however many: deleting them one by one sends the whole query string each time
         st.query_params.from_dict({k: st.query_params.get_all(k) for k in st.query_params if k not in stale})
 
 
-def notices(unfit: list[tuple[str, list[str]]], unused: list[str],
-            unread: tuple[int, int] | None = None) -> list[str]:
-    """At most two sentences about a link: its values that did not fit, and its parameters nothing used; or one,
-    when the link was too long to read (``unread``: its parameters and characters)."""
-    if unread is not None:
-        fields, chars = unread
-        return [t("link.too_long", fields=f"{fields:,}", chars=f"{chars:,}", max_fields=f"{MAX_FIELDS:,}",
-                  max_chars=f"{MAX_CHARS:,}")]
+def notices(unfit: list[tuple[str, list[str]]], unused: list[str]) -> list[str]:
+    """At most two sentences about a link: its values that did not fit, and its parameters nothing used."""
     out = []
     if len(unfit) == 1:
         (name, raw), = unfit
