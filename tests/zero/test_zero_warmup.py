@@ -47,22 +47,19 @@ def test_the_plan_counts_its_examples():
     assert plan.examples == 70 and plan.worked_examples == 21
 
 
-SHORT = 30   # warm-up steps of the cross-kernel check
+SHORT = 20   # warm-up steps of the cross-kernel check
 ROOT = Path(__file__).resolve().parents[2]
 NO_SIMD = "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"  # numpy's SIMD kernels off: another processor's last bits
 
 
 def test_a_short_warmup_on_other_kernels_gives_the_same_weights_within_float_rounding(tmp_path):
-    """The warm-up is deterministic on one machine, and on another processor (numpy's baseline kernels, in a
+    """On another processor (numpy's baseline kernels, in a
     subprocess) its weights agree to 1e-9: each kernel rounds exp, tanh … differently in the last bit (~1e-16),
-    and 30–60 Adam steps grow that to ~1e-15 here; 1e-9 leaves room for that growth and still catches any step that
+    and 20–60 Adam steps grow that to ~1e-15 here; 1e-9 leaves room for that growth and still catches any step that
     computes something else. The full warm-up's float32 weights then differ by at most a float32 step or so
     (rtol 1e-5, the exhaustive test below)."""
     plan = warmup.WarmupPlan(steps=SHORT)
     here = warmup.warm_up(plan)
-    again = warmup.warm_up(plan)
-    for k, v in here.params.items():  # on one machine: the same bits
-        np.testing.assert_array_equal(again.params[k], v, err_msg=k)
     out = tmp_path / "other.npz"
     script = ("import sys, numpy as np; from rlcore.zero import warmup; "
               f"np.savez(sys.argv[1], **warmup.warm_up(warmup.WarmupPlan(steps={SHORT})).params)")
