@@ -29,9 +29,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from rlcore.zero import ZeroConfig, train
-from rlcore.zero.task import held_out_problems
-from rlcore.zero.warmup import WARMUP, base_model, form_stats
+from rlcore.studies.zero import ZeroConfig, train
+from rlcore.studies.zero.task import held_out_problems
+from rlcore.studies.zero.warmup import WARMUP, base_model, form_stats
 
 
 def mark(ok: bool) -> str:

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.kl_placement import PLACEMENTS, kl_placements
+from rlcore.studies.kl_placement import PLACEMENTS, kl_placements
 from ui import charts, inputs, page
 from ui.charts import grouped_hbars
 from ui.colors import method_colors

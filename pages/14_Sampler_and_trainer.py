@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rlcore import truncated_is_weights
-from rlcore.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
+from rlcore.studies.mismatch import METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
 from ui.charts import binned_bars
 from ui.colors import ACCENT, method_colors

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
+from rlcore.studies.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 from ui import charts, inputs, page
 from ui import scenario as scenario_panel
 from ui.charts import stacked_shares

@@ -6,7 +6,7 @@ import streamlit as st
 
 from rlcore import judge_studies as js
 from rlcore import preference
-from rlcore.kl import kl_optimal_policy
+from rlcore.formulas.kl import kl_optimal_policy
 from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap

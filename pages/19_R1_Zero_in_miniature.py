@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from rlcore import zero
-from rlcore.aggregation import gradient_weights, token_weights
-from rlcore.credit import gae, group_advantages
-from rlcore.kl import kl_estimators
-from rlcore.zero import task, training, warmup
+from rlcore.formulas.aggregation import gradient_weights, token_weights
+from rlcore.formulas.credit import gae, group_advantages
+from rlcore.formulas.kl import kl_estimators
+from rlcore.studies.zero import task, training, warmup
 from ui import charts, inputs, page, spec
 from ui.colors import ALGORITHM_COLORS, method_colors
 from ui.format import fmt, pct, wrap

@@ -8,7 +8,7 @@ import textwrap
 import unicodedata
 from decimal import Decimal
 
-from rlcore.example import INVISIBLE
+from rlcore.formulas.example import INVISIBLE
 
 MINUS = "\u2212"
 

@@ -195,7 +195,7 @@ NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16â
 
 
 def answer_names(items) -> tuple[str, ...]:
-    """The names of ``rlcore.judge_studies.JudgeItems``' answers as the page shows them: the tokens, then the
+    """The names of ``rlcore.judge.JudgeItems``' answers as the page shows them: the tokens, then the
     flattering answer named in the page's language (rlcore names it "<best token> + flattery")."""
     return (*items.names[:items.flattering], t("judge.flattering", answer=items.names[items.best]))
 

@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rlcore.checks import as_array, count
-from rlcore.estimates import Histogram, histogram_counts  # noqa: F401  (one import point for chart preparation)
+from rlcore.formulas.checks import as_array, count
+from rlcore.formulas.estimates import Histogram, histogram_counts  # noqa: F401  (one import point for chart preparation)
 
 
 def thin_steps(n: int, max_points: int) -> np.ndarray:

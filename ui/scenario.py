@@ -15,7 +15,7 @@ import unicodedata
 import streamlit as st
 
 import rlcore
-from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
+from rlcore.formulas.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
 from . import i18n, inputs
 from .format import breakable, esc

@@ -8,8 +8,8 @@ from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_fil
 
 import rlcore
 from rlcore import judge_studies as js
-from rlcore.kl import kl_optimal_policy
-from rlcore.preference import fit_reward_model
+from rlcore.formulas.kl import kl_optimal_policy
+from rlcore.formulas.preference import fit_reward_model
 
 PAGE = page_file("18_")
 K = keys(PAGE)

@@ -15,7 +15,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from zhhelp import english_words
 
 import rlcore
-from rlcore.zero import task
+from rlcore.studies.zero import task
 from ui import i18n, nav
 
 PAGES = [p.path for p in nav.PAGES]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rlcore
-from rlcore.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
+from rlcore.studies.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 
 
 def test_entropy_trace_first_step_by_hand():

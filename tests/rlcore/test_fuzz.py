@@ -2430,24 +2430,26 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in (
         "supervised_grads", "warm_up", "save_model", "load_model", "form_stats", "main")),
-                    "the offline build of the shipped base model (python -m rlcore.zero.warmup), no learner input"),
+                    "the offline build of the shipped base model (its __main__), no learner input"),
 }
 PENDING: set[str] = set()  # functions left unchecked for a while; empty
 
 
 def public_functions() -> list[tuple[str, Callable]]:
-    """(module.name, callable) for every public function and validating class defined in an rlcore module."""
+    """(module.name, callable) for every public function and validating class defined in an rlcore module, named
+    by the module's short address (``rlcore.lab.train`` for ``rlcore.studies.lab.train``)."""
     out = []
     for info in pkgutil.walk_packages(rlcore.__path__, "rlcore."):
-        if info.name in NOT_FUZZED:
+        short = info.name.replace("rlcore.formulas.", "rlcore.").replace("rlcore.studies.", "rlcore.")
+        if short in NOT_FUZZED or not short.count("."):  # the folders' own __init__ defines nothing
             continue
         module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__ \
-                    or f"{info.name}.{name}" in INTERNAL:
+                    or f"{short}.{name}" in INTERNAL:
                 continue
             if inspect.isfunction(obj) or (inspect.isclass(obj) and "__post_init__" in vars(obj)):
-                out.append((f"{info.name}.{name}", obj))
+                out.append((f"{short}.{name}", obj))
     return sorted(out, key=lambda item: item[0])
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import rlcore
 from rlcore import ARTICLE_SCENARIO as S
-from rlcore.generation import answer_matches
+from rlcore.formulas.generation import answer_matches
 
 OPEN_ANSWER = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
 

@@ -1,4 +1,4 @@
-"""rlcore.judge_studies: simulated raters, the reward model they teach, over-optimisation against it, DPO and IPO
+"""rlcore.judge: simulated raters, the reward model they teach, over-optimisation against it, DPO and IPO
 on the same pairs. Expected values come from the formulas (worked here), not from the code under test."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from rlcore import judge_studies as js
-from rlcore.example import ARTICLE_SCENARIO, Scenario
-from rlcore.kl import kl_optimal_policy
+from rlcore.formulas.example import ARTICLE_SCENARIO, Scenario
+from rlcore.formulas.kl import kl_optimal_policy
 
 EDITED = Scenario(tokens=("yes", "no", "maybe", "never", "later"), probs=(0.4, 0.3, 0.2, 0.1, 0.0),
                   samples=((1, 3), (7,), (4, 6, 5), (0,), (10,)), prompt="Ship it?", prefix="We ship")

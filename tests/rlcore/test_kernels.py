@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import rlcore
-from rlcore.sampling import ScoreTable, sample_tokens
+from rlcore.formulas.sampling import ScoreTable, sample_tokens
 
 
 def _sample_by_loop(probs, u):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from rlcore.kl_placement import FOLLOWS, PLACEMENTS, kl_placements
+from rlcore.studies.kl_placement import FOLLOWS, PLACEMENTS, kl_placements
 
 # π = (½, ½), π_ref = (0.8, 0.2): ℓ = log π − log π_ref = (log 0.625, log 2.5), r = π_ref/π = (1.6, 0.4)
 PI, REF = [0.5, 0.5], [0.8, 0.2]

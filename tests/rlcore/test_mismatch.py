@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlcore.mismatch import METHODS, RATIO_EDGES, lowest_error, mismatch_study, top_p_probs
+from rlcore.studies.mismatch import METHODS, RATIO_EDGES, lowest_error, mismatch_study, top_p_probs
 
 
 @pytest.mark.parametrize("probs, top_p, expected", [

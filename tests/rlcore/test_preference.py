@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlcore.kl import kl_optimal_policy
-from rlcore.preference import (
+from rlcore.formulas.kl import kl_optimal_policy
+from rlcore.formulas.preference import (
     bt_prob,
     dpo_loss,
     dpo_margins,

@@ -5,8 +5,8 @@
 * No module of rlcore, ui or pages reaches into another module's private names (``from m import _x``, ``m._x``,
   or a module whose own name is private).
 * rlcore's results are of one kind: frozen dataclasses.
-* rlcore's two layers: a formula module (``rlcore.FORMULAS``) imports only other formula modules; a study may
-  import formulas (and other studies), a formula never imports a study.
+* rlcore's two layers are its two folders: a module of ``formulas/`` imports only other formulas; a study
+  (``studies/``) may import formulas and other studies, a formula never imports a study.
 """
 
 from __future__ import annotations
@@ -103,14 +103,42 @@ def test_no_module_uses_another_modules_private_names(path):
     assert not bad, f"{rel} reaches into another module's private names: {bad}"
 
 
-def test_formula_modules_import_only_formula_modules():
-    formulas = {f"rlcore.{m}" for m in rlcore.FORMULAS}
-    assert all((RLCORE / f"{m}.py").is_file() for m in rlcore.FORMULAS), "FORMULAS names a module that is not there"
-    for name in sorted(formulas):
-        path = RLCORE / f"{name.split('.')[1]}.py"
-        studies = {target for target, _, _ in imports(path) if target.startswith("rlcore.")} - formulas
-        assert not studies, f"{name} is a formula module but imports {sorted(studies)} (studies)"
+def test_rlcore_is_two_folders_under_one_init():
+    """rlcore/ holds its __init__.py and the two sub-packages, formulas/ and studies/, and nothing else."""
+    entries = {p.name for p in RLCORE.iterdir() if p.name != "__pycache__"}
+    assert entries == {"__init__.py", "formulas", "studies"}, entries
+    assert (RLCORE / "formulas" / "__init__.py").is_file() and (RLCORE / "studies" / "__init__.py").is_file()
 
+
+def test_formula_modules_import_no_study():
+    """Read from the folders: a module under formulas/ imports only from formulas/ (or numpy and the standard
+    library); studies import formulas and other studies."""
+    for path in files("rlcore/formulas"):
+        bad = [(target, line) for target, _, line in imports(path)
+               if target.startswith("rlcore") and not target.startswith("rlcore.formulas")]
+        assert not bad, f"{path.relative_to(ROOT)} is a formula but imports {bad}"
+
+
+def test_every_public_name_is_reachable_from_rlcore_and_old_addresses_still_import():
+    """What a notebook or a test imported from rlcore before the two folders still works: each module's public
+    names by their own name at the top, each module at its old address (the same module object), and no module
+    name hides a function of the same name (rlcore.gae is the formula)."""
+    import rlcore.lab
+    import rlcore.zero.task
+    from rlcore.length import length_push
+
+    for folder in (rlcore.formulas, rlcore.studies):
+        for module in folder.MODULES:
+            defined = {n for n, v in vars(module).items() if not n.startswith("_")
+                       and getattr(v, "__module__", None) == module.__name__ and callable(v)}
+            assert set(module.__all__) <= set(vars(module)), module.__name__
+            for name in module.__all__:
+                assert getattr(rlcore, name) is getattr(module, name), f"rlcore.{name}"
+            if module is not rlcore.formulas.checks:
+                assert not defined - set(module.__all__), f"{module.__name__}: public but not in __all__"
+    assert rlcore.lab is rlcore.studies.lab and rlcore.zero.task is rlcore.studies.zero.task
+    assert length_push is rlcore.length_push and callable(rlcore.gae) and rlcore.zero.train is not rlcore.train
+    assert rlcore.judge_studies is rlcore.studies.judge
 
 
 def test_every_rlcore_record_is_a_frozen_dataclass():

@@ -35,11 +35,13 @@ RAISED = {"ValueError", "RepeatedField"}  # RepeatedField: ui/scenario.py's Valu
 # Messages whose fields hold English chosen in the code (the scan's markers cannot show it): each shape (its
 # fields as {}) with every message it can give, written out.
 DYNAMIC = {
-    ("rlcore/checks.py", "{} must be >= {}{}, got {}"):  # upper = "" or " and <= {high}"
+    ("rlcore/formulas/checks.py", "{} must be >= {}{}, got {}"):  # upper = "" or " and <= {high}"
         ["v1 must be >= v2, got v3", "v1 must be >= v2 and <= v3, got v4"],
-    ("rlcore/checks.py", "{} must have {} dimension(s), got shape {}"):  # want = "{ndim}" or "at least {min_ndim}"
+    # want = "{ndim}" or "at least {min_ndim}"
+    ("rlcore/formulas/checks.py", "{} must have {} dimension(s), got shape {}"):
         ["v1 must have v2 dimension(s), got shape v3", "v1 must have at least v2 dimension(s), got shape v3"],
-    ("rlcore/example.py", "{} may hold at most {} characters, got {}{}"):  # counted: "" or how a browser counts
+    # counted: "" or how a browser counts
+    ("rlcore/formulas/example.py", "{} may hold at most {} characters, got {}{}"):
         ["v1 may hold at most v2 characters, got v3",
          "v1 may hold at most v2 characters, got v3 as a browser counts them (an emoji counts as two)"],
     ("ui/scenario.py", "The scenario is {} {} long; the limit is {}"):  # unit = "bytes" or "characters"

@@ -12,7 +12,7 @@ import math
 import pytest
 
 import rlcore
-from rlcore.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TEXT_CHARS, MAX_TOKEN_CHARS
+from rlcore.formulas.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TEXT_CHARS, MAX_TOKEN_CHARS
 from ui import scenario as panel
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlcore.zero import model as M
+from rlcore.studies.zero import model as M
 
 
 def _small(seed=1, layers=2):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlcore.zero import task
+from rlcore.studies.zero import task
 
 
 def test_running_digits_by_hand():

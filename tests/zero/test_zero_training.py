@@ -8,11 +8,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rlcore.credit import gae, group_advantages
-from rlcore.zero import model as M
-from rlcore.zero import task
-from rlcore.zero import training as T
-from rlcore.zero.warmup import supervised_grads
+from rlcore.formulas.credit import gae, group_advantages
+from rlcore.studies.zero import model as M
+from rlcore.studies.zero import task
+from rlcore.studies.zero import training as T
+from rlcore.studies.zero.warmup import supervised_grads
 
 
 def _tiny(seed=0):

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlcore.zero import model as M
-from rlcore.zero import task, warmup
+from rlcore.studies.zero import model as M
+from rlcore.studies.zero import task, warmup
 
 
 def test_the_shipped_file_is_small_and_loads_as_the_plan_says():
@@ -61,7 +61,7 @@ def test_a_short_warmup_on_other_kernels_gives_the_same_weights_within_float_rou
     plan = warmup.WarmupPlan(steps=SHORT)
     here = warmup.warm_up(plan)
     out = tmp_path / "other.npz"
-    script = ("import sys, numpy as np; from rlcore.zero import warmup; "
+    script = ("import sys, numpy as np; from rlcore.studies.zero import warmup; "
               f"np.savez(sys.argv[1], **warmup.warm_up(warmup.WarmupPlan(steps={SHORT})).params)")
     env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": NO_SIMD, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=env, cwd=ROOT, timeout=120)

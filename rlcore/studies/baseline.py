@@ -1,0 +1,82 @@
+"""The baseline page's study: the same sampled answers under several baselines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulas.checks import as_probs, as_samples, as_vector, count
+from ..formulas.estimates import (
+    gradient_stats,
+    histogram_counts,
+    running_mean,
+    sample_answers,
+    sample_checkpoints,
+)
+
+__all__ = ["BaselineStudy", "baseline_study"]
+
+
+@dataclass(frozen=True)
+class BaselineStudy:
+    """The REINFORCE estimate with several baselines, on one shared set of sampled answers."""
+
+    baselines: np.ndarray              # shape [B]
+    mean: np.ndarray                   # shape [B, K]: exact E[g], the same for every b
+    total_variance: np.ndarray         # shape [B]: exact tr Cov[g]
+    variance_ratio: np.ndarray         # shape [B]: total_variance / total_variance[0]
+    sample_total_variance: np.ndarray  # shape [B]: tr of the sample covariance of the n draws
+    token: int                         # the logit whose gradient component is histogrammed
+    sample_mean: np.ndarray            # shape [B]: mean of that component over the n draws
+    right_direction: np.ndarray        # shape [B]: share of draws whose component has the sign of its exact mean
+    edges: np.ndarray                  # shape [bins+1]: shared histogram bin edges
+    shares: np.ndarray                 # shape [B, bins]: share of draws per bin
+    at: np.ndarray                     # shape [C]: sample counts of the running mean
+    running: np.ndarray                # shape [B, C]: running mean of that component
+
+
+def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: int = 30,
+                   points: int = 200) -> BaselineStudy:
+    """Compare baselines on the same n sampled answers: same mean update, different noise.
+
+    gᵢ(b) = (Rᵢ − b)(e_{aᵢ} − π) for n answers (aᵢ, Rᵢ) drawn once and reused for every b
+    (common random numbers), with the exact moments from ``gradient_stats``.
+
+    Source: Williams (1992); Greensmith, Bartlett & Baxter (2004) for the baseline's effect on variance.
+
+    Args:
+        probs: shape [K], π.
+        samples: K lists of scores.
+        baselines: shape [B], the baselines to compare (the first is the reference of variance_ratio).
+        n: number of sampled answers (≥ 2).
+        rng: a numpy Generator or an integer seed.
+        token: index in 0…K−1 of the logit whose gradient component is histogrammed and averaged.
+        bins: number of histogram bins.
+        points: largest number of running-mean checkpoints (log-spaced, from 1 to n).
+
+    Returns:
+        BaselineStudy (see its fields).
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    b = as_vector("baselines", baselines)
+    m = count("n", n, low=2)
+    k = count("token", token, low=0, high=p.size - 1)
+    actions, scores = sample_answers(p, groups, m, rng)
+    direction = np.eye(p.size)[actions] - p                      # [n, K]: e_a − π
+    g = (scores[None, :] - b[:, None])[:, :, None] * direction   # [B, n, K]
+    stats = [gradient_stats(p, groups, float(bi)) for bi in b]
+    total = np.array([s.total_variance for s in stats])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(total[0] > 0, total / total[0], np.nan)
+    comp = g[:, :, k]                                            # [B, n]
+    hist = histogram_counts(comp, bins)
+    at = sample_checkpoints(m, points)
+    sign = np.sign(np.array([s.mean[k] for s in stats]))        # [B]: the direction the average takes
+    right = np.where(sign != 0, (np.sign(comp) == sign[:, None]).mean(axis=1), np.nan)
+    return BaselineStudy(
+        baselines=b, mean=np.array([s.mean for s in stats]), total_variance=total, variance_ratio=ratio,
+        sample_total_variance=g.var(axis=1, ddof=1).sum(axis=1), token=k, sample_mean=comp.mean(axis=1),
+        right_direction=right,
+        edges=hist.edges, shares=hist.shares, at=at, running=running_mean(comp.T, at).T)

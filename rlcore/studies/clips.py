@@ -1,0 +1,146 @@
+"""After PPO: one batch, one moved policy, and which answers each clip still lets the update push."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulas.aggregation import gradient_weights, sequence_ratio
+from ..formulas.checks import (
+    as_probs,
+    as_samples,
+    as_vector,
+    choice,
+    eps_pair,
+    finite,
+    in_range,
+    non_negative,
+    positive,
+    show,
+)
+from ..formulas.credit import GROUP_METHODS, group_advantages
+from ..formulas.policy import logits_from_probs, policy_gradient_step, softmax
+
+__all__ = ["CLIP_METHODS", "GSPO_EPS", "ClipBatch", "Reach", "clip_batch", "reach"]
+
+CLIP_METHODS = ("ppo", "clip-higher", "cispo", "gspo")
+"""PPO's symmetric clip, DAPO's clip-higher, CISPO's clipped weight, GSPO's clipped answer ratio."""
+
+GSPO_EPS = (3e-4, 4e-4)
+"""GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far one batch can move each token before its clip stops it."""
+
+    low: np.ndarray   # (1−ε_low)·π_old, the lowest it can be pushed
+    high: np.ndarray  # min(1, (1+ε_high)·π_old), the highest
+    rise: np.ndarray  # high − π_old, the largest gain in probability
+
+
+def reach(p_old, eps_low: float, eps_high: float | None = None) -> Reach:
+    """The probabilities one batch can still move a token to before its clip stops it, elementwise.
+
+    [(1−ε_low)·π_old, min(1, (1+ε_high)·π_old)]: the range ``clip_bounds`` gives, for many tokens and with
+    DAPO's separate upper ε. With ε = 0.2, π_old = 0.01 reaches 0.012 (a gain of 0.002), π_old = 0.9 reaches 1.
+
+    Args:
+        p_old: any shape, π_old of each token, in [0, 1].
+        eps_low: ε_low > 0.
+        eps_high: ε_high > 0; None means ε_low.
+
+    Returns:
+        Reach(low, high, rise), each of p_old's shape.
+
+    >>> r = reach([0.01, 0.9], 0.2, 0.28)
+    >>> r.low.round(6).tolist(), r.high.round(6).tolist(), r.rise.round(6).tolist()
+    ([0.008, 0.72], [0.0128, 1.0], [0.0028, 0.1])
+    """
+    p = finite("p_old", p_old)
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError(f"p_old must lie in [0, 1], got {show(p)}")
+    low = positive("eps_low", eps_low)
+    high = low if eps_high is None else positive("eps_high", eps_high)
+    top = np.minimum(1.0, (1.0 + high) * p)
+    return Reach(np.maximum(0.0, (1.0 - low) * p), top, top - p)
+
+
+@dataclass(frozen=True)
+class ClipBatch:
+    """A batch of sampled answers after one update step, and what each clip does to them."""
+
+    actions: np.ndarray     # [n] int: each answer's first (decision) token
+    scores: np.ndarray      # [n]: each answer's judge score
+    advantages: np.ndarray  # [n]: Â_i, the group's advantage, shared by all the answer's tokens
+    lengths: np.ndarray     # [n]: |o_i|, tokens in the answer
+    p_old: np.ndarray       # [K]: π_old, the policy that sampled the batch
+    p_new: np.ndarray       # [K]: π after one policy-gradient step
+    ratio: np.ndarray       # [n]: ρ_i = π(a_i)/π_old(a_i), the decision token's ratio
+    seq_ratio: np.ndarray   # [n]: GSPO's s_i, the geometric mean of the answer's token ratios
+    weights: np.ndarray     # [4, n]: coefficient of ∇log π(a_i) per method (CLIP_METHODS order)
+    clipped: np.ndarray     # [4, n] bool: the method gives answer i no gradient although Â_i ≠ 0
+
+
+def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
+               gspo_eps: tuple[float, float] = GSPO_EPS, method: str = "grpo") -> ClipBatch:
+    """The scenario's sampled answers as one batch; one policy-gradient step; the gradient each clip leaves.
+
+    π = softmax(z + η·π_old ⊙ (Q − V)), z = log π_old (``policy_gradient_step``). Only the first token is
+    the policy's choice; the rest of each answer is fixed text with ratio 1, so the decision token's ratio
+    is ρ_i = π(a_i)/π_old(a_i) and GSPO's answer ratio is s_i = ρ_i^(1/|o_i|) (``sequence_ratio``).
+    Weights (``gradient_weights``): ppo: ε_low both sides; clip-higher: ε_low, ε_high; cispo: the weight
+    clip(ρ, 1−ε_low, 1+ε_high)·Â, never zero; gspo: s_i with GSPO's own small range, on every token.
+
+    Source: PPO (Schulman et al. 2017); DAPO (arXiv 2503.14476); CISPO (arXiv 2506.13585); GSPO (arXiv
+    2507.18071).
+
+    Args:
+        probs: shape [K], π_old; answers of a token with π_old = 0 could not have been sampled and are left out.
+        samples: K lists of judge scores, the answers that began with each token.
+        lengths: shape [K], |o| ≥ 1, the number of tokens of the answer that starts with each token.
+        lr: step size η ≥ 0 (η = 0: nothing moved, every ratio is 1).
+        eps_low, eps_high: the token clip range, each > 0 (ε_low < 1).
+        gspo_eps: GSPO's (ε_low, ε_high), each > 0.
+        method: how the batch's scores become advantages, one of ``GROUP_METHODS`` (the batch is one group).
+
+    Returns:
+        ClipBatch; its answers are in token order.
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    lens = as_vector("lengths", lengths)
+    if lens.size != p.size or np.any(lens < 1) or np.any(lens != np.round(lens)):
+        raise ValueError(f"lengths must hold one whole number >= 1 per token ({p.size}), got {lens.tolist()[:8]}")
+    eta = non_negative("lr", lr)
+    low = in_range("eps_low", eps_low, 0.0, 1.0)
+    if low in (0.0, 1.0):
+        raise ValueError(f"eps_low must lie strictly between 0 and 1, got {low!r}")
+    high = positive("eps_high", eps_high)
+    g_low, g_high = eps_pair("gspo_eps", gspo_eps)
+    method = choice("method", method, GROUP_METHODS)
+
+    q = np.array([g.mean() for g in groups])
+    new = softmax(policy_gradient_step(logits_from_probs(p), q, eta))
+    live = [k for k in range(p.size) if p[k] > 0]
+    actions = np.concatenate([np.full(groups[k].size, k, dtype=np.int64) for k in live])
+    scores = np.concatenate([groups[k] for k in live])
+    adv = group_advantages(scores, method)
+    n_len = lens[actions].astype(np.int64)
+    rho = new[actions] / p[actions]
+    # each answer as token rows: the decision token carries log π, the fixed text log 1 = 0
+    mask = (np.arange(n_len.max()) < n_len[:, None]).astype(float)
+    logp_old = np.zeros(mask.shape)
+    logp_new = np.zeros(mask.shape)
+    logp_old[:, 0] = np.log(p[actions])
+    logp_new[:, 0] = np.log(np.maximum(new[actions], np.finfo(float).tiny))
+    seq = sequence_ratio(logp_new, logp_old, mask)
+    weights = np.stack([
+        gradient_weights(rho, adv, "ppo", low, low),
+        gradient_weights(rho, adv, "ppo", low, high),
+        gradient_weights(rho, adv, "cispo", low, high),
+        gradient_weights(seq, adv, "ppo", g_low, g_high),
+    ])
+    clipped = (weights == 0) & (adv != 0)
+    return ClipBatch(actions, scores, adv, n_len, p, new, rho, seq, weights, clipped)

@@ -1,0 +1,128 @@
+"""The TD error and GAE page's studies: a critic that is wrong, and a group scored against itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulas.checks import as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
+from ..formulas.credit import AnswerTrace, group_advantages, td_errors
+from ..formulas.estimates import (
+    sample_answers,
+)
+from ..formulas.example import Scenario, check_scenario
+
+__all__ = ["CriticErrorStudy", "GroupCredit", "critic_error_study", "group_credit"]
+
+
+@dataclass(frozen=True)
+class CriticErrorStudy:
+    """How far GAE's estimate of the decision token's advantage lands from the truth, per λ."""
+
+    lams: np.ndarray      # shape [L]
+    bias: np.ndarray      # shape [L]: mean estimate − true advantage
+    variance: np.ndarray  # shape [L]: variance of the estimate over draws
+    mse: np.ndarray       # shape [L]: bias² + variance
+    true_advantage: float
+
+    @property
+    def bias_squared(self) -> np.ndarray:
+        """Shape [L]: the squared bias, the part of the MSE that more draws would not remove."""
+        return self.bias**2
+
+    @property
+    def best_lam(self) -> float:
+        """The λ of the grid with the smallest mean squared error (the first one on a tie)."""
+        return float(self.lams[int(np.argmin(self.mse))])
+
+
+def critic_error_study(trace: AnswerTrace, scores, *, gamma: float, lams, bias: float,
+                       noise: float, n_draws: int, seed) -> CriticErrorStudy:
+    """GAE with a wrong critic: bias against variance as λ moves from 0 to 1.
+
+    Each draw takes a score R uniformly from ``scores`` (the judge's spread for this answer) and a
+    critic V̂ₜ = Vₜ + noise·zₜ (zₜ ~ N(0, 1)) for every state before the end, plus ``bias`` on every
+    state after the decision token (the critic misjudges where that token leads); V̂_T = 0.
+    The estimate is Â at the decision token; the truth is γ^(T−1−a)·(Q(a) − V(s)).
+    Small λ leans on V̂ (inherits its bias); λ near 1 leans on R (inherits its noise).
+
+    Args:
+        trace: the answer, from ``answer_trace``.
+        scores: shape [M], the judge scores an answer of this kind can get.
+        gamma: γ in [0, 1].
+        lams: shape [L], the λ values to compare, each in [0, 1].
+        bias: the critic's error after the decision token.
+        noise: standard deviation of the critic's noise (≥ 0).
+        n_draws: number of seeded draws (≥ 2).
+        seed: integer seed or numpy Generator.
+
+    Returns:
+        CriticErrorStudy(lams, bias, variance, mse, true_advantage).
+    """
+    if not isinstance(trace, AnswerTrace):
+        raise ValueError(f"trace must be an AnswerTrace from answer_trace(), got {type(trace).__name__}")
+    g = in_range("gamma", gamma, 0.0, 1.0)
+    lam = as_vector("lams", lams)
+    if np.any(lam < 0) or np.any(lam > 1):
+        raise ValueError(f"lams must lie in [0, 1], got {lam.tolist()}")
+    s = as_samples("scores", [scores])[0]
+    b = as_real("bias", bias)
+    sigma = non_negative("noise", noise)
+    m = count("n_draws", n_draws, low=2)
+    rng = rng_from("seed", seed)
+    values = trace.values
+    n, a = values.size - 1, trace.action_index
+    true_adv = float(td_errors(trace.rewards, values, g)[a])
+
+    r = np.zeros((m, n))
+    r[:, -1] = rng.choice(s, size=m)
+    v_hat = values + sigma * rng.standard_normal((m, n + 1))
+    v_hat[:, a + 1:] += b
+    v_hat[:, -1] = 0.0
+    delta = r + g * v_hat[:, 1:] - v_hat[:, :-1]          # [m, T]
+    # Â_a = Σ_k (γλ)^k δ_{a+k}, for every λ at once: [L, m]
+    powers = np.power.outer(g * lam, np.arange(n - a))    # [L, T−a]
+    est = powers @ delta[:, a:].T
+    mean = est.mean(axis=1)
+    var = est.var(axis=1, ddof=1)
+    bias_out = mean - true_adv
+    return CriticErrorStudy(lam, bias_out, var, bias_out**2 + var, true_adv)
+
+
+@dataclass(frozen=True)
+class GroupCredit:
+    """A group of sampled answers to one prompt, scored against each other (GRPO-style)."""
+
+    actions: np.ndarray     # shape [G]: index of each answer's first (decision) token
+    scores: np.ndarray      # shape [G]: each answer's judge score
+    advantages: np.ndarray  # shape [G]: each answer's advantage, shared by all its tokens
+    members: np.ndarray     # shape [M]: positions of the answers that start with the chosen token
+    dead: bool              # every score is equal (or G = 1): every advantage is 0, no signal
+
+
+def group_credit(scenario: Scenario, token: str, group_size: int, method: str = "grpo",
+                 seed=0) -> GroupCredit:
+    """Sample a group of answers, score each against the group, find those starting with ``token``.
+
+    aᵢ ~ π, sᵢ drawn uniformly from the scores of token aᵢ, Aᵢ = group_advantages(s)ᵢ.
+    The group is "dead" when all sᵢ are equal: Aᵢ = 0 for every answer, nothing is learned.
+
+    Source: Shao et al. (2024), DeepSeekMath (GRPO); Liu et al. (2025) (Dr. GRPO); Ahmadian et al. (2024).
+
+    Args:
+        scenario: the running example.
+        token: one of scenario.tokens, the decision whose answers to pick out.
+        group_size: G ≥ 1, answers sampled for the prompt.
+        method: "grpo", "dr_grpo" or "rloo".
+        seed: integer seed or numpy Generator.
+
+    Returns:
+        GroupCredit(actions [G], scores [G], advantages [G], members [M], dead).
+    """
+    i = check_scenario(scenario).index(token)
+    g = count("group_size", group_size, low=1, high=100_000)
+    actions, scores = sample_answers(scenario.pi, scenario.samples, g, rng_from("seed", seed))
+    adv = group_advantages(scores, method)
+    dead = bool(np.ptp(scores) == 0)
+    return GroupCredit(actions, scores, adv, np.flatnonzero(actions == i), dead)

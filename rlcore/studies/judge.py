@@ -1,0 +1,513 @@
+"""Studies for the pages on where the judge comes from: simulated raters, the reward model fitted to them, a
+policy trained against that model while the true judge watches, and DPO on the same pairs.
+
+Built from the formulas in ``rlcore.preference`` and ``rlcore.kl``; ``lab_on_raters`` also runs the training
+lab (``rlcore.lab``), to set RL with a KL penalty beside DPO's optimum. The candidates are the scenario's
+next tokens plus one flattering answer: the best token's answer opened with the flattery of
+``rlcore.example.FLATTERY``, written by the reference as often as that branch says. Raters like flattery
+and add ``flattery`` judge points to it; the true judge, reading the whole answer, takes the same points
+off. With ``flattery`` = 0 it is the best answer again, under another name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
+from ..formulas.example import FLATTERY, MAX_SCORE, Scenario, check_scenario
+from ..formulas.kl import kl_optimal_policy
+from ..formulas.policy import softmax
+from ..formulas.preference import bt_prob, dpo_weights, fit_reward_model, fit_win_tables, never_loses, win_counts
+from .lab import LabConfig, train
+
+__all__ = [
+    "FLATTERY_BONUS", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters", "OverOptimisation",
+    "RewardModelStudy", "dpo_study", "fit_errors", "ipo_study", "judge_items", "lab_on_raters", "over_optimisation",
+    "reward_model_study", "simulate_raters", "train_against",
+]
+
+FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
+"""How much the article's judge prefers flattery (9.6 against 9): the raters' default liking for it."""
+MAX_COMPARISONS = 20_000
+MAX_STEPS = 2_000
+RIDGE = 0.01  # the fits' default l2: keeps the maximum finite when an answer never loses (precise raters)
+
+
+# --- the candidates ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JudgeItems:
+    """The answers raters compare: the scenario's tokens, then the flattering answer (last)."""
+
+    names: tuple[str, ...]  # the tokens, then "<best token> + flattery"
+    ref: np.ndarray         # shape [K+1]: how often the reference writes each answer
+    true: np.ndarray        # shape [K+1]: the true judge's score (Q; the flattering answer: best − flattery)
+    rater: np.ndarray       # shape [K+1]: the raters' score (Q; the flattering answer: best + flattery)
+    best: int               # the token whose answer the flattering one copies (highest Q, first on ties)
+
+    @property
+    def flattering(self) -> int:
+        """Index of the flattering answer."""
+        return len(self.names) - 1
+
+
+def judge_items(scenario: Scenario, flattery: float = FLATTERY_BONUS) -> JudgeItems:
+    """The scenario's candidates plus a flattering copy of the best one.
+
+    The best token's probability is split between its plain and flattering answer as the reference splits
+    ``FLATTERY`` (95 : 5).
+
+    Args:
+        scenario: the running example (any edited one).
+        flattery: judge points ≥ 0 that raters add to the flattering answer and the true judge takes off.
+
+    Returns:
+        JudgeItems.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> items = judge_items(ARTICLE_SCENARIO)
+    >>> items.names[-1], items.ref.round(3).tolist(), items.true.round(2).tolist(), items.rater.round(2).tolist()
+    ('partly + flattery', [0.5, 0.3, 0.19, 0.01], [2.0, 5.0, 9.0, 8.4], [2.0, 5.0, 9.0, 9.6])
+    """
+    sc = check_scenario(scenario)
+    f = non_negative("flattery", flattery)
+    q = sc.q
+    best = int(np.argmax(q))
+    share = FLATTERY.p_ref[1]
+    ref = np.append(sc.pi, sc.pi[best] * share)
+    ref[best] = sc.pi[best] * (1.0 - share)
+    return JudgeItems((*sc.tokens, f"{sc.tokens[best]} + flattery"), ref,
+                      np.append(q, q[best] - f), np.append(q, q[best] + f), best)
+
+
+# --- raters and the reward model ---------------------------------------------------------------------------------
+
+def simulate_raters(scores, n: int, noise: float, rng, probs=None) -> tuple[np.ndarray, np.ndarray]:
+    """Raters shown two different answers pick one as Bradley–Terry says.
+
+    P(a ≻ b) = σ((s_a − s_b) / noise): noise, in judge points, is how far apart two answers must be before
+    raters agree on them about three times in four (σ(1) = 0.73). The two answers are drawn from ``probs``
+    (the second one again until it differs: the reference writes both, as in RLHF data), or uniformly.
+
+    Args:
+        scores: shape [M] (M ≥ 2), what the raters think of each answer.
+        n: number of comparisons, 1 to ``MAX_COMPARISONS``.
+        noise: > 0.
+        rng: a numpy Generator or a seed.
+        probs: shape [M], how often each answer is shown, at least two of them > 0; None: uniformly.
+
+    Returns:
+        (winners [n], losers [n]), answer indices.
+    """
+    s = as_vector("scores", scores, min_len=2)
+    m = count("n", n, low=1, high=MAX_COMPARISONS)
+    tau = positive("noise", noise)
+    g = rng_from("rng", rng)
+    p = np.ones(s.size) if probs is None else as_probs("probs", probs)
+    if p.size != s.size:
+        raise ValueError(f"probs must have one entry per answer ({s.size}), got {p.size}")
+    if np.count_nonzero(p) < 2:
+        raise ValueError(f"probs must give at least two answers a chance to be compared, got {p.tolist()}")
+    cum = np.cumsum(p)
+    a = np.minimum(np.searchsorted(cum, g.random(m) * cum[-1], side="right"), s.size - 1)
+    a = np.where(p[a] > 0, a, np.argmax(p > 0))  # a draw on a rounding edge never lands on a zero entry
+    # the second one from p without a: a uniform draw on the total minus p[a], stepping over a's stretch
+    u = g.random(m) * (cum[-1] - p[a])
+    u = u + p[a] * (u >= cum[a] - p[a])
+    b = np.minimum(np.searchsorted(cum, u, side="right"), s.size - 1)
+    edge = (b == a) | (p[b] == 0)  # rounding at a stretch's end: take the likeliest other answer instead
+    if edge.any():
+        others = np.where(np.arange(s.size)[None, :] == a[edge, None], -1.0, p[None, :])
+        b[edge] = np.argmax(others, axis=1)
+    a_wins = g.random(m) < bt_prob(s[a] / tau, s[b] / tau)
+    return np.where(a_wins, a, b), np.where(a_wins, b, a)
+
+
+@dataclass(frozen=True)
+class RewardModelStudy:
+    """Comparisons from simulated raters and the Bradley–Terry reward model fitted to them."""
+
+    items: JudgeItems
+    winners: np.ndarray  # shape [N]
+    losers: np.ndarray   # shape [N]
+    wins: np.ndarray     # shape [M, M]: wins[i, j] = times answer i was preferred to answer j
+    fitted: np.ndarray   # shape [M]: the fitted reward times the noise, in judge points, mean 0
+    rater: np.ndarray    # shape [M]: the raters' scores shifted to mean 0 (what the fit estimates)
+    true: np.ndarray     # shape [M]: the true judge's scores shifted to mean 0
+    error: float         # root-mean-square of fitted − rater
+
+
+def reward_model_study(scenario: Scenario, *, comparisons: int = 200, noise: float = 2.0,
+                       flattery: float = FLATTERY_BONUS, seed=0, l2: float = RIDGE) -> RewardModelStudy:
+    """Simulate the raters and fit the reward model, beside the scores it should recover.
+
+    Bradley–Terry learns the raters' scores divided by their noise, up to a constant; multiplied back by the
+    noise (known here, because we simulate the raters) and shifted to mean 0 they are comparable to the
+    judge's scores, also shifted to mean 0. Shifting every score by the same amount changes nothing.
+
+    Args:
+        scenario: the running example.
+        comparisons: number of comparisons, 1 to ``MAX_COMPARISONS``.
+        noise: the raters' noise in judge points, > 0.
+        flattery: the raters' liking for flattery in judge points, ≥ 0 (``judge_items``).
+        seed: a numpy Generator or a seed ≥ 0.
+        l2: the fit's ridge, ≥ 0 (0 fails when some answer never loses).
+
+    Returns:
+        RewardModelStudy.
+    """
+    items = judge_items(scenario, flattery)
+    n = count("comparisons", comparisons, low=1, high=MAX_COMPARISONS)
+    tau = positive("noise", noise)
+    w, lo = simulate_raters(items.rater, n, tau, rng_from("seed", seed), items.ref)
+    fitted = tau * fit_reward_model(w, lo, len(items.names), l2)
+    wins = win_counts(w, lo, len(items.names))
+    rater = items.rater - items.rater.mean()
+    return RewardModelStudy(items, w, lo, wins, fitted, rater, items.true - items.true.mean(),
+                            float(np.sqrt(np.mean((fitted - rater) ** 2))))
+
+
+@dataclass(frozen=True)
+class FitErrors:
+    comparisons: np.ndarray  # shape [C]
+    error: np.ndarray        # shape [C]: RMS error of the fit (judge points), averaged over the seeds
+    spread: np.ndarray       # shape [C]: the standard deviation of that error across the seeds
+
+
+def fit_errors(scenario: Scenario, comparisons, *, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
+               seeds: int = 8, l2: float = RIDGE) -> FitErrors:
+    """How far the reward model is from the raters' scores, for several numbers of comparisons.
+
+    Each rater panel (seeds 0 … seeds − 1) makes as many comparisons as the largest number asked for; a
+    smaller number uses its first ones, which are as random as a fresh draw of that size.
+
+    Args:
+        scenario: the running example.
+        comparisons: shape [C], numbers of comparisons.
+        noise, flattery: as for ``reward_model_study``.
+        seeds: rater panels, 1 to 50.
+        l2: the fits' ridge, > 0 (a small panel often has an answer that never loses).
+
+    Returns:
+        FitErrors.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> fit_errors(ARTICLE_SCENARIO, [50, 400], seeds=2).comparisons.tolist()
+    [50, 400]
+    """
+    ns = [count("comparisons", c, low=1, high=MAX_COMPARISONS) for c in np.atleast_1d(comparisons)]
+    k = count("seeds", seeds, low=1, high=50)
+    lam = positive("l2", l2)
+    tau = positive("noise", noise)
+    items = judge_items(scenario, flattery)
+    m = len(items.names)
+    tables = []
+    for s in range(k):
+        w, lo = simulate_raters(items.rater, max(ns), tau, s, items.ref)
+        tables += [win_counts(w[:n], lo[:n], m) for n in ns]
+    fitted = tau * fit_win_tables(np.stack(tables), lam)
+    rater = items.rater - items.rater.mean()
+    err = np.sqrt(np.mean((fitted - rater) ** 2, axis=1)).reshape(k, len(ns))
+    return FitErrors(np.array(ns), err.mean(axis=0), err.std(axis=0))
+
+
+# --- over-optimisation -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OverOptimisation:
+    """A policy trained against the reward model, with the true judge watching."""
+
+    items: JudgeItems
+    proxy_scores: np.ndarray  # shape [M]: the reward model the policy is trained on (judge points, mean 0)
+    probs: np.ndarray         # shape [S+1, M]: the policy before each step and after the last
+    kl: np.ndarray            # shape [S+1]: KL(π‖π_ref)
+    proxy: np.ndarray         # shape [S+1]: E_π[reward model] − its value at the start
+    true: np.ndarray          # shape [S+1]: E_π[true judge] − its value at the start
+    peak: int                 # the first step where the true score is highest (to rounding)
+    fall: float               # how far the true score fell after its peak, by the last step (0 if only rounding)
+    limit: np.ndarray         # shape [M]: where training goes, π_ref·exp(proxy/β)
+
+
+def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int = 200, noise: float = 2.0,
+                      flattery: float = FLATTERY_BONUS, seed=0, steps: int = 300, lr: float = 0.5,
+                      l2: float = RIDGE) -> OverOptimisation:
+    """Fit the reward model (``reward_model_study``), then train against it (``train_against``).
+
+    Args:
+        scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
+        beta, steps, lr: the training, as for ``train_against``.
+
+    Returns:
+        OverOptimisation.
+    """
+    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
+    return train_against(rm, beta=beta, steps=steps, lr=lr)
+
+
+def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
+                  lr: float = 0.5) -> OverOptimisation:
+    """Policy-gradient steps on E_π[r̂] − β·KL(π‖π_ref), measuring the true judge along the way.
+
+    Δz = η · (Aₐ − Σ π A),  Aₐ = r̂ₐ − β·(log πₐ − log π_refₐ): the natural policy gradient of a softmax
+    policy (the exact gradient π ⊙ (A − Σ π A) divided by the Fisher information; Kakade 2001), on the
+    logits z of the answers the reference writes (the others stay at 0). Without that division a rare
+    answer's push is scaled by its tiny π and the policy settles on the common best answer before it finds
+    the flattering one. Each step adds η·r̂ to the logits and pulls them back toward log π_ref by η·β, so
+    after t steps π_t ∝ π_ref·exp(cₜ·r̂) with cₜ = (1 − (1 − ηβ)ᵗ)/β: the closed-form optimum for the
+    penalty 1/cₜ, which falls toward β (``kl_optimal_policy``). η = lr / max(range of r̂, β), so one step
+    size works for any scale of scores and η·β ≤ 1 (the pull back never overshoots).
+
+    Args:
+        rm: the reward model and the answers (``reward_model_study``).
+        beta: the KL penalty β > 0, in judge points.
+        steps: 0 to ``MAX_STEPS``.
+        lr: the step size, 0 to 1.
+
+    Returns:
+        OverOptimisation.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> rm = reward_model_study(ARTICLE_SCENARIO)
+    >>> train_against(rm, steps=3).probs.shape[0]
+    4
+    """
+    if not isinstance(rm, RewardModelStudy):
+        raise ValueError(f"rm must be a RewardModelStudy, got {type(rm).__name__}")
+    b = positive("beta", beta)
+    n = count("steps", steps, low=0, high=MAX_STEPS)
+    items, r = rm.items, rm.fitted
+    on = items.ref > 0
+    span = float(np.ptp(r[on])) or 1.0
+    eta = in_range("lr", lr, 0.0, 1.0) / max(span, b)
+    log_ref = np.log(items.ref[on])
+    # z_{t+1} − log π_ref = (1 − ηβ)(zₜ − log π_ref) + η·r̂ + a constant, so zₜ = log π_ref + cₜ·r̂ (up to a
+    # constant, which the softmax ignores): every step at once. tests/rlcore checks it against the plain loop.
+    c = (1.0 - (1.0 - eta * b) ** np.arange(n + 1)) / b
+    sub = softmax(log_ref[None, :] + c[:, None] * r[on][None, :])
+    probs = np.zeros((n + 1, items.ref.size))
+    probs[:, on] = sub
+    kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=1), 0.0)
+    proxy = probs @ r
+    true = probs @ items.true
+    tol = 1e-9 * max(1.0, float(np.ptp(items.true)))  # rounding, not a fall
+    peak = int(np.argmax(true >= true.max() - tol))
+    fall = float(true[peak] - true[-1])
+    return OverOptimisation(items, r, probs, kl, proxy - proxy[0], true - true[0], peak,
+                            fall if fall > tol else 0.0, kl_optimal_policy(items.ref, r, b))
+
+
+# --- DPO on the same pairs ---------------------------------------------------------------------------------------
+
+def _pair_counts(winners: np.ndarray, losers: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (winner, loser) pairs and how often each occurs: the losses below depend only on these."""
+    keys, counts = np.unique(winners * m + losers, return_counts=True)
+    return keys // m, keys % m, counts.astype(np.float64)
+
+
+def _descend(ref: np.ndarray, w: np.ndarray, lo: np.ndarray, counts: np.ndarray, steps: int, push_of):
+    """Gradient steps on the logits of a softmax policy over the answers the reference writes.
+
+    ``push_of(margins)`` gives each distinct pair's step along e_w − e_l (pairs among written answers only);
+    returns the policy [S+1, M] and the margins [S+1, P] before each step and after the last.
+    """
+    on = np.flatnonzero(ref > 0)
+    where = np.full(ref.size, -1)
+    where[on] = np.arange(on.size)
+    wi, li = where[w], where[lo]
+    log_ref = np.log(ref[on])
+    share = counts / counts.sum()
+    d = np.zeros(on.size)  # log π − log π_ref, up to a constant (z − log π_ref)
+    ds = np.empty((steps + 1, on.size))
+    for t in range(steps + 1):
+        ds[t] = d
+        if t < steps:
+            step = share * push_of(d[wi] - d[li])
+            d = d + np.bincount(wi, step, on.size) - np.bincount(li, step, on.size)
+    probs = np.zeros((steps + 1, ref.size))
+    probs[:, on] = softmax(log_ref[None, :] + ds)
+    return probs, ds[:, wi] - ds[:, li]
+
+
+def _dpo_push(eta: float, beta: float):
+    return lambda m: eta / beta * np.exp(-np.logaddexp(0.0, beta * m))  # (η/β)·σ(−β·m), as dpo_weights
+
+
+@dataclass(frozen=True)
+class DPOStudy:
+    """DPO steps on the raters' pairs, beside the closed-form optima they approach."""
+
+    items: JudgeItems
+    beta: float
+    pair_winner: np.ndarray  # shape [P]: the distinct (chosen, rejected) pairs, chosen answer
+    pair_loser: np.ndarray   # shape [P]: rejected answer
+    pair_count: np.ndarray   # shape [P]: how many comparisons went that way
+    probs: np.ndarray        # shape [S+1, M]: the policy before each step and after the last
+    loss: np.ndarray         # shape [S+1]: the DPO loss (mean over all comparisons) at each of those points
+    weights: np.ndarray      # shape [S+1, P]: each pair's gradient weight σ(−β·margin)
+    mean_weight: np.ndarray  # shape [S+1]: that weight averaged over all comparisons
+    fitted: np.ndarray       # shape [M]: the Bradley–Terry fit of the same pairs (rater logits, mean 0)
+    fitted_optimum: np.ndarray  # shape [M]: π_ref·exp(fitted/β), where DPO goes on these pairs
+    rater_optimum: np.ndarray   # shape [M]: π_ref·exp((rater score / noise)/β), the raters' own optimum
+    implicit: np.ndarray     # shape [M]: the last policy's implicit reward β·log(π/π_ref), mean 0
+    unbounded: np.ndarray    # answers that never lose to the rest: DPO pushes the others toward 0 (empty if none)
+
+
+def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
+              flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOStudy:
+    """Gradient steps on the DPO loss of a policy over the answers, on the pairs of ``reward_model_study``.
+
+    For a softmax policy ∇_z log π(y) = e_y − π, so a pair's gradient is −β·σ(−β·m)·(e_w − e_l)/N. The
+    steps are taken on the implicit reward u = β·z (Δz = −(η/β²)·∇_z L), so one step size suits every β.
+    On these pairs the loss is least at π_ref·exp(r̂/β), r̂ the Bradley–Terry fit (without a ridge) of the
+    same pairs: DPO lands where the reward model and the KL-regularised optimum would. When some answers
+    never lose to the rest there is no such fit, and DPO keeps pushing the others toward 0.
+
+    Args:
+        scenario, comparisons, noise, flattery, seed: the pairs, as for ``reward_model_study``.
+        beta: DPO's β > 0 (on the raters' logit scale, as in the paper).
+        steps: 0 to ``MAX_STEPS``.
+        lr: the step size η, 0 ≤ η < 4 (the loss's curvature in u is at most ½, so gradient steps below
+            2 / ½ do not overshoot).
+
+    Returns:
+        DPOStudy.
+    """
+    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed)
+    b = positive("beta", beta)
+    n = count("steps", steps, low=0, high=MAX_STEPS)
+    eta = in_range("lr", lr, 0.0, 3.99)
+    tau = positive("noise", noise)
+    items = rm.items
+    m_items = items.ref.size
+    w, lo, c = _pair_counts(rm.winners, rm.losers, m_items)
+    keep = (items.ref[w] > 0) & (items.ref[lo] > 0)  # always true for pairs drawn from π_ref
+    w, lo, c = w[keep], lo[keep], c[keep]
+    probs, margins = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
+    weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
+    loss = (c * np.logaddexp(0.0, -b * margins)).sum(axis=1) / c.sum()
+    group = never_loses(rm.winners, rm.losers, m_items)
+    fitted = rm.fitted / tau if group.size else fit_reward_model(rm.winners, rm.losers, m_items)
+    on = items.ref > 0
+    implicit = np.zeros(m_items)
+    implicit[on] = b * (np.log(probs[-1, on]) - np.log(items.ref[on]))
+    implicit[on] -= implicit[on].mean()
+    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
+                    kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
+                    implicit, group)
+
+
+@dataclass(frozen=True)
+class IPOStudy:
+    """DPO and IPO on preferences that always go the same way."""
+
+    items: JudgeItems
+    dpo: np.ndarray  # shape [S+1, M]: DPO's policy along its steps
+    ipo: np.ndarray  # shape [S+1, M]: IPO's policy along its steps
+    target: float    # IPO's target margin 1/(2τ)
+    worst: int       # the answer the raters like least, of those the reference writes
+
+
+def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flattery: float = FLATTERY_BONUS,
+              steps: int = 400, lr: float = 0.5) -> IPOStudy:
+    """Every pair of different answers compared once, the higher rater score always chosen (ties left out).
+
+    DPO's loss keeps falling as a margin grows, so on such pairs it drives the probability of every answer
+    below the best toward 0, whatever β. IPO's loss (m − 1/(2τ))² stops each margin near its target and
+    keeps the policy off the edge. Steps as in ``dpo_study``; IPO's: Δz = η·(1/(2τ) − m)·(e_w − e_l)/N.
+
+    Args:
+        scenario, flattery: the answers and the raters' scores, as for ``judge_items``.
+        beta: DPO's β > 0.
+        tau: IPO's τ > 0.
+        steps: 0 to ``MAX_STEPS``.
+        lr: the step size η, 0 ≤ η < 1 (IPO's curvature in z is at most 2 per unit of η).
+
+    Returns:
+        IPOStudy.
+    """
+    items = judge_items(scenario, flattery)
+    b = positive("beta", beta)
+    target = 1.0 / (2.0 * positive("tau", tau))
+    n = count("steps", steps, low=0, high=MAX_STEPS)
+    eta = in_range("lr", lr, 0.0, 0.99)
+    on = np.flatnonzero(items.ref > 0)
+    i, j = np.meshgrid(on, on, indexing="ij")
+    better = items.rater[i] > items.rater[j]
+    w, lo = i[better], j[better]
+    c = np.ones(w.size)
+    if w.size == 0:
+        raise ValueError("scenario must give at least two answers the reference writes different scores")
+    dpo, _ = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
+    ipo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))
+    return IPOStudy(items, dpo, ipo, target, int(on[np.argmin(items.rater[on])]))
+
+
+# --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
+
+LAB_STEPS, LAB_SEEDS = 300, 5
+ON_OPTIMUM = 0.02  # PPO is on π* when no answer's probability is further from it than this
+LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
+
+
+@dataclass(frozen=True)
+class LabOnRaters:
+    """The toy lab's PPO with its KL penalty, trained with the raters' mean scores as the judge."""
+
+    items: JudgeItems
+    lab_beta: float          # the lab's β, in judge points: DPO's β times the raters' noise
+    steps: int
+    median: np.ndarray       # shape [M]: each answer's probability after the last step, median over the seeds
+    low: np.ndarray          # shape [M]: the lowest seed's
+    high: np.ndarray         # shape [M]: the highest seed's
+    optimum: np.ndarray      # shape [M]: π_ref·exp(r/(β·noise)), the raters' own KL optimum (DPO's on many pairs)
+    diverged_at: int | None  # the step at which a seed's logits overflowed (then median, low and high are NaN)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """Shape [M]: |median − π*| per answer."""
+        return np.abs(self.median - self.optimum)
+
+    @property
+    def on_optimum(self) -> bool:
+        """Whether every answer is within ``ON_OPTIMUM`` of π*."""
+        return bool(self.gap.max() < ON_OPTIMUM)
+
+
+def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
+                  steps: int = LAB_STEPS) -> LabOnRaters:
+    """Where RL with a KL penalty goes on the raters' own scores, beside where DPO goes.
+
+    Raters prefer y to y' with probability σ((r(y) − r(y'))/noise): on their logit scale the reward is r/noise,
+    so DPO's optimum (``DPOStudy.rater_optimum``) is π_ref·exp(r/(noise·β)). The toy lab scores in judge points;
+    its PPO with the KL penalty β·noise, one answer per first token and the raters' mean score as the judge,
+    aims at the same policy. It learns from its own samples, so an answer the reference seldom writes is found
+    late: where π* gives such an answer much more than π_ref does, PPO is still short of it after
+    ``LAB_STEPS`` steps (``LAB_SEEDS`` seeds).
+
+    Args:
+        scenario, flattery: the answers and the raters' scores, as for ``judge_items``.
+        beta: DPO's β > 0. noise: the raters' noise > 0. Their product, the lab's β, is at most 100.
+        steps: the lab's steps, 1 to 1000.
+
+    Returns:
+        LabOnRaters.
+    """
+    items = judge_items(scenario, flattery)
+    lab_beta = in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
+    # π* does not change when every score moves by one constant: moved so that flattery on a top score of 10⁶
+    # stays a score a Scenario holds (an answer below −10⁶ then, π* ≈ 0 either way, is held at −10⁶)
+    scores = np.maximum(items.rater - max(0.0, items.rater.max() - MAX_SCORE), -MAX_SCORE)
+    answers = Scenario(tokens=tuple(f"answer {i + 1}" for i in range(items.ref.size)),
+                       probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in scores))
+    n = count("steps", steps, low=1, high=1000)
+    config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, beta=lab_beta, flattery=False).canonical()
+    h = train(answers, config, tuple(range(LAB_SEEDS)))
+    optimum = kl_optimal_policy(items.ref, items.rater, lab_beta)
+    if h.diverged_at is not None:
+        nan = np.full(items.ref.size, np.nan)
+        return LabOnRaters(items, lab_beta, n, nan, nan, nan, optimum, int(h.diverged_at))
+    last = h.probs_first[-1]  # [seeds, M]
+    return LabOnRaters(items, lab_beta, n, np.median(last, axis=0), last.min(axis=0), last.max(axis=0),
+                       optimum, None)

@@ -1,0 +1,376 @@
+"""RL on the tiny model, R1-Zero style: sample a group of answers per problem, judge them, push.
+
+Every step: draw ``prompts`` training problems (never a held-out one), sample ``group_size`` answers to each at
+temperature 1, score them with the rule-based judge, turn the scores into advantages, and take ``epochs``
+Adam steps on the clipped objective (minus β·k3 when ``beta`` > 0). The formulas are the ones every page
+uses, not copies:
+
+- advantages: ``rlcore.credit.group_advantages`` (GRPO, Dr. GRPO: one value per answer), or for PPO
+  ``rlcore.credit.gae`` on the value head's V(s_t) (one value per token, γ = 1);
+- the weight of each token's ∇log π: ``rlcore.aggregation.gradient_weights`` (PPO's clip) and
+  ``rlcore.aggregation.token_weights`` (GRPO: seq-mean-token-mean; Dr. GRPO: seq-mean-token-sum-norm;
+  PPO: token-mean);
+- the KL to the base model: ``rlcore.kl.kl_estimators`` (k3 in the loss; its ∂k3/∂log π = 1 − π_ref/π).
+
+After every step (and once before the first) the policy answers the fixed held-out problems ``k`` times each
+at temperature 1 and the run records pass@1, pass@k, mean answer length, entropy, KL to the base and reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ...formulas.aggregation import gradient_weights, token_weights
+from ...formulas.checks import count, in_range, non_negative, positive
+from ...formulas.credit import gae, group_advantages
+from ...formulas.diagnostics import entropy, pass_at_k_estimate
+from ...formulas.kl import kl_estimators
+from ...formulas.policy import log_softmax
+from . import task
+from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad
+
+ALGORITHMS = ("grpo", "dr_grpo", "ppo")
+AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean"}
+EVAL_STREAM = 1           # the held-out answers draw from their own seeded stream, the same draws every step
+
+
+@dataclass(frozen=True)
+class ZeroConfig:
+    """The settings of one run; the defaults are the default run.
+
+    >>> ZeroConfig(steps=2, group_size=2, prompts=2).k
+    8
+    """
+
+    algorithm: str = "grpo"       # "grpo", "dr_grpo" or "ppo" (value head and GAE)
+    steps: int = 100              # updates
+    group_size: int = 8           # G answers per problem
+    prompts: int = 16             # problems per step
+    lr: float = 1e-4              # Adam's step size
+    beta: float = 0.0             # KL-to-base coefficient in the loss (k3); 0 = no KL term
+    clip_eps: float = 0.2         # PPO's ε (the ratio's clip)
+    epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
+    gae_lambda: float = 0.95      # PPO's λ
+    value_coef: float = 0.5       # PPO: weight of the value loss ½(V − return)²
+    k: int = 8                    # answers per held-out problem; the k of pass@k
+
+    def __post_init__(self):
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, got {self.algorithm!r}")
+        checked = {
+            "steps": count("steps", self.steps, low=1, high=2000),
+            "group_size": count("group_size", self.group_size, low=2, high=64),
+            "prompts": count("prompts", self.prompts, low=1, high=256),
+            "epochs": count("epochs", self.epochs, low=1, high=8),
+            "k": count("k", self.k, low=8, high=64),
+            "lr": positive("lr", self.lr),
+            "beta": in_range("beta", self.beta, 0.0, 10.0),
+            "clip_eps": in_range("clip_eps", self.clip_eps, 1e-3, 1.0),
+            "gae_lambda": in_range("gae_lambda", self.gae_lambda, 0.0, 1.0),
+            "value_coef": non_negative("value_coef", self.value_coef),
+        }
+        if checked["lr"] > 0.1:
+            raise ValueError(f"lr must be <= 0.1, got {self.lr!r}")
+        for name, value in checked.items():   # whole numbers as int, the rest as float (so 8.0 is stored as 8)
+            object.__setattr__(self, name, value)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """The held-out figures of one model."""
+
+    pass1: float
+    passk: float
+    length: float          # mean visible tokens per answer (<end> not counted)
+    entropy: float         # mean entropy of π per written token (<end> counted), nats
+    kl: float              # mean k3 estimate of KL(π‖π_base) per written token, nats
+    reward: float          # mean judge score (0, 1 or 2)
+    worked_share: float    # share of answers that show their working
+    worked_pass: float     # pass rate of worked answers (nan when there are none)
+    immediate_pass: float  # pass rate of answers given at once (nan when there are none)
+
+
+@dataclass(frozen=True)
+class Update:
+    """One training step's batch, for looking inside it (rows: prompts × group_size answers)."""
+
+    problems: np.ndarray     # [prompts, 2·DIGITS − 1]
+    answers: np.ndarray      # [n, MAX_ANSWER] tokens (<pad> after <end>)
+    mask: np.ndarray         # [n, MAX_ANSWER] the tokens the loss sees (up to and including <end>)
+    prob: np.ndarray         # [n, MAX_ANSWER] π_old of each token
+    advantage: np.ndarray    # [n, MAX_ANSWER] Â of each token (0 off the mask)
+    ratio: np.ndarray        # [n, MAX_ANSWER] π/π_old at the last epoch
+    clipped: np.ndarray      # [n, MAX_ANSWER] whether PPO's clip zeroed the token's gradient at the last epoch
+    right: np.ndarray        # [n]
+    well_formed: np.ndarray  # [n]
+    score: np.ndarray        # [n]
+
+
+@dataclass(frozen=True)
+class ZeroStep:
+    step: int                 # 0 is the base model, before any update
+    measure: Measure
+    update: Update | None     # None at step 0
+    model: Model
+
+
+@dataclass(frozen=True)
+class ZeroRun:
+    """A whole run: each curve has steps + 1 entries, index 0 the base model."""
+
+    config: ZeroConfig
+    seed: int
+    k: int
+    pass1: np.ndarray
+    passk: np.ndarray
+    length: np.ndarray
+    entropy: np.ndarray
+    kl: np.ndarray
+    reward: np.ndarray
+    worked_share: np.ndarray
+    worked_pass: np.ndarray
+    immediate_pass: np.ndarray
+    updates: tuple[Update, ...]
+    model: Model              # the trained policy
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def answer_mask(answers: np.ndarray) -> np.ndarray:
+    """True on each answer's tokens up to and including its first <end> (every written token if none)."""
+    ended = np.cumsum(answers == task.END, axis=1)
+    return (ended == 0) | ((ended == 1) & (answers == task.END))
+
+
+def _answer_logits(model: Model, seq: np.ndarray):
+    """Forward on prompt + answer (the last token is never an input): the forward pass, the log-softmax at
+    the answer's slots [n, L, V], the log-probability of each answer token [n, L] and V before it [n, L]."""
+    fwd = forward(model, seq[:, :-1])
+    start = task.PROMPT_LEN - 1
+    lp_all = log_softmax(fwd.logits[:, start:])
+    lp = np.take_along_axis(lp_all, seq[:, task.PROMPT_LEN:, None], axis=-1)[..., 0]
+    return fwd, lp_all, lp, fwd.values[:, start:]
+
+
+def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
+    """Answer each held-out problem k times at temperature 1 and judge them (the draws depend only on seed)."""
+    held = task.held_out_problems()
+    problems = np.repeat(held, k, axis=0)
+    rng = np.random.default_rng([seed, EVAL_STREAM])
+    seq, logits = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD,
+                           return_logits=True)
+    ans = seq[:, task.PROMPT_LEN:]
+    right, _, score = task.judge_batch(ans, problems)
+    mask = answer_mask(ans)
+    lp_all = log_softmax(logits)
+    lp = np.take_along_axis(lp_all, ans[..., None], axis=-1)[..., 0]
+    lp_base = lp if model is base else _answer_logits(base, seq)[2]    # the base against itself: KL exactly 0
+    h = entropy(np.exp(lp_all[mask]))
+    kl = kl_estimators(lp[mask], lp_base[mask]).k3
+    c = right.reshape(len(held), k).sum(axis=1)
+    worked = ans[:, 0] == task.WORK
+    length = (mask.sum(axis=1) - (ans == task.END).any(axis=1)).mean()
+
+    def rate(rows):
+        return float(right[rows].mean()) if rows.any() else float("nan")
+
+    return Measure(float(right.mean()), float(np.mean([pass_at_k_estimate(k, int(ci), k) for ci in c])),
+                   float(length), float(h.mean()), float(kl.mean()), float(score.mean()), float(worked.mean()),
+                   rate(worked), rate(~worked))
+
+
+def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Â per token [n, L]: the group's advantage of each answer on all its tokens, or PPO's GAE."""
+    if c.algorithm == "ppo":
+        last = mask & ~np.roll(mask, -1, axis=1)
+        last[:, -1] = mask[:, -1]
+        rewards = np.where(last, score[:, None], 0.0)
+        v = np.concatenate([np.where(mask, values, 0.0), np.zeros((len(mask), 1))], axis=1)
+        return gae(rewards, v, 1.0, c.gae_lambda, mask)
+    groups = score.reshape(-1, c.group_size)
+    adv = np.concatenate([group_advantages(g, c.algorithm) for g in groups])
+    return np.where(mask, adv[:, None], 0.0)
+
+
+def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray, adv: np.ndarray,
+                 lp_old: np.ndarray, lp_ref: np.ndarray | None, returns: np.ndarray | None, pre=None):
+    """The loss's gradient for one epoch: −Σ w·(clipped ρÂ − β·k3) (+ value loss for PPO).
+
+    ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed. Returns (grads, ratio, clipped, loss).
+    """
+    fwd, lp_all, lp, values = _answer_logits(model, seq) if pre is None else pre
+    ans = seq[:, task.PROMPT_LEN:]
+    ratio = np.where(mask, np.exp(np.where(mask, lp - lp_old, 0.0)), 1.0)
+    coeff = gradient_weights(ratio, adv, "ppo", c.clip_eps)              # ∂(clipped ρÂ)/∂log π
+    clipped = mask & (coeff == 0) & (adv != 0)
+    w = token_weights(mask, AGGREGATION[c.algorithm], task.MAX_ANSWER)
+    objective = np.minimum(ratio * adv, np.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv)
+    if c.beta > 0:
+        est = kl_estimators(lp[mask], lp_ref[mask])
+        k3 = np.zeros_like(lp)
+        k3[mask] = est.k3
+        dk3 = np.zeros_like(lp)
+        dk3[mask] = -np.expm1(-est.k1)                                  # ∂k3/∂log π = 1 − π_ref/π
+        coeff = coeff - c.beta * dk3
+        objective = objective - c.beta * k3
+    loss = -float(np.sum(w * objective))
+    dlp = -w * coeff                                                    # ∂loss/∂log π(token)
+    start = task.PROMPT_LEN - 1
+    dlogits = np.zeros_like(fwd.logits)
+    dlogits[:, start:] = log_prob_grad(lp_all, ans, dlp)
+    dvalues = None
+    if returns is not None:
+        dvalues = np.zeros_like(fwd.values)
+        wv = token_weights(mask, "token-mean")
+        dvalues[:, start:] = c.value_coef * wv * (values - returns)
+        loss += float(c.value_coef * 0.5 * np.sum(wv * (values - returns) ** 2))
+    return backward(model, fwd, dlogits, dvalues), ratio, clipped, loss
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One sampled answer to a typed problem, token by token."""
+
+    tokens: tuple[str, ...]   # the written tokens, <end> included when it was written
+    probs: np.ndarray         # π of each written token at temperature 1
+    text: str                 # what the judge reads
+    verdict: task.Verdict
+    answer: int               # the right final digit
+
+
+def answer(model: Model, problem: str, seed: int = 0) -> Answer:
+    """The model answers a problem typed as text (``"3 + 4 * 2 + 7 * 5"``), sampled at temperature 1.
+
+    >>> from rlcore.studies.zero.warmup import base_model
+    >>> answer(base_model(), "3 + 4 * 2 + 7 * 5", seed=0).answer
+    5
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a Model, got {type(model).__name__}")
+    p = task.parse_problem(problem, "problem")[None]
+    seed = count("seed", seed, low=0)
+    seq, logits = generate(model, task.prompts(p), task.MAX_ANSWER, np.random.default_rng(seed), end=task.END,
+                           pad=task.PAD, return_logits=True)
+    ans = seq[0, task.PROMPT_LEN:]
+    keep = answer_mask(ans[None])[0]
+    probs = np.exp(np.take_along_axis(log_softmax(logits[0]), ans[:, None], axis=-1)[:, 0])
+    text = task.answer_text(ans)
+    right = int(task.running_digits(p)[0, -1])
+    return Answer(tuple(task.VOCAB[int(t)] for t in ans[keep]), probs[keep], text, task.judge(text, right), right)
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """One problem's group of answers in one update, token by token (for looking inside the step)."""
+
+    problem: str                       # "3 + 4 * 2 + 7 * 5"
+    answer: int                        # the right final digit
+    tokens: tuple[tuple[str, ...], ...]  # per answer, the tokens the loss saw (<end> included when written)
+    prob: tuple[np.ndarray, ...]       # per answer, π_old of each token
+    advantage: tuple[np.ndarray, ...]  # per answer, Â of each token
+    ratio: tuple[np.ndarray, ...]      # per answer, π/π_old of each token at the last epoch
+    clipped: tuple[np.ndarray, ...]    # per answer, whether the clip zeroed the token's gradient
+    right: np.ndarray                  # [G]
+    well_formed: np.ndarray            # [G]
+    score: np.ndarray                  # [G]
+
+
+def group_view(update: Update, problem: int) -> GroupView:
+    """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update.
+
+    >>> run = train(ZeroConfig(steps=1, group_size=2, prompts=2), 0)
+    >>> group_view(run.updates[0], 1).score.shape
+    (2,)
+    """
+    if not isinstance(update, Update):
+        raise ValueError(f"update must be an Update, got {type(update).__name__}")
+    n_problems = len(update.problems)
+    i = count("problem", problem, low=0, high=n_problems - 1)
+    g = len(update.answers) // n_problems
+    rows = range(i * g, (i + 1) * g)
+
+    def per_answer(a):
+        return tuple(a[r][update.mask[r]] for r in rows)
+
+    tokens = tuple(tuple(task.VOCAB[int(t)] for t in update.answers[r][update.mask[r]]) for r in rows)
+    sl = slice(i * g, (i + 1) * g)
+    return GroupView(task.problem_text(update.problems[i]), int(task.running_digits(update.problems[i:i + 1])[0, -1]),
+                     tokens, per_answer(update.prob), per_answer(update.advantage), per_answer(update.ratio),
+                     per_answer(update.clipped), update.right[sl], update.well_formed[sl], update.score[sl])
+
+
+# ---------------------------------------------------------------- the loop
+
+
+def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | None = None) -> Iterator[ZeroStep]:
+    """The run one step at a time: step 0 (the base, measured), then one ``ZeroStep`` per update."""
+    if not isinstance(config, ZeroConfig):
+        raise ValueError(f"config must be a ZeroConfig, got {type(config).__name__}")
+    seed = count("seed", seed, low=0)
+    if base is None:
+        from .warmup import base_model  # here: `python -m rlcore.studies.zero.warmup` runs a module not yet loaded
+
+        base = base_model()
+    c = config
+    model, opt = base, adam_init(base)
+    rng = np.random.default_rng(seed)
+    held = task.held_out_problems()
+    yield ZeroStep(0, measure(model, base, seed, c.k), None, model)
+    for step in range(1, c.steps + 1):
+        problems = task.sample_problems(rng, c.prompts, exclude=held)
+        rows = np.repeat(problems, c.group_size, axis=0)
+        seq = generate(model, task.prompts(rows), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD)
+        ans = seq[:, task.PROMPT_LEN:]
+        right, well, score = task.judge_batch(ans, rows)
+        mask = answer_mask(ans)
+        pre = _answer_logits(model, seq)
+        lp_old, values = pre[2], pre[3]
+        lp_ref = _answer_logits(base, seq)[2] if c.beta > 0 else None
+        adv = _advantages(c, score, values, mask)
+        returns = adv + np.where(mask, values, 0.0) if c.algorithm == "ppo" else None
+        for epoch in range(c.epochs):
+            grads, ratio, clipped, _ = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns,
+                                                    pre if epoch == 0 else None)
+            model, opt, _ = adam_step(model, grads, opt, c.lr)
+        update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, ratio, clipped, right, well, score)
+        yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
+
+
+def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> ZeroRun:
+    """A ``ZeroRun`` from the steps seen so far (``measures`` from step 0 on, ``updates`` from step 1 on): the
+    whole run once every step is in, or the part of it a learner stopped."""
+    if len(measures) != len(updates) + 1:
+        raise ValueError(f"measures must hold one more entry than updates, got {len(measures)} and {len(updates)}")
+    names = [f.name for f in fields(Measure)]
+    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in names}
+    return ZeroRun(config, seed, config.k, curves["pass1"], curves["passk"], curves["length"], curves["entropy"],
+                   curves["kl"], curves["reward"], curves["worked_share"], curves["worked_pass"],
+                   curves["immediate_pass"], tuple(updates), model)
+
+
+def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
+          progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
+    """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
+
+    >>> train(ZeroConfig(steps=1, group_size=2, prompts=2), 0).pass1.shape
+    (2,)
+    """
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function or None, got {type(progress).__name__}")
+    measures, updates, model = [], [], None
+    for s in train_steps(config, seed):
+        measures.append(s.measure)
+        if s.update is not None:
+            updates.append(s.update)
+        model = s.model
+        if progress is not None:
+            progress(s)
+    return collect(config, seed, measures, updates, model)
+
+
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep", "answer",
+           "answer_mask", "collect", "group_view", "measure", "policy_grads", "train", "train_steps"]
