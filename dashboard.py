@@ -9,8 +9,7 @@ from ui import charts, nav, page
 from ui.format import breakable, esc, fmt, fmt_list, pct
 from ui.i18n import t
 
-scenario = page.setup(t("home.intro"))
-page.why(t("home.why"))
+scenario = page.setup("home")
 s = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
 likely, best = breakable(tokens[s.likely]), breakable(tokens[s.best])  # escaped, and a long name wraps on a phone

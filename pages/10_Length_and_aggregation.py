@@ -16,14 +16,13 @@ MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-me
               "seq-mean-token-sum": "seq-mean-token-sum", "seq-mean-token-sum-norm": "token-sum-norm · Dr. GRPO"}
 MODE_COLORS = method_colors({MODE_NAMES["token-mean"]: "dapo", MODE_NAMES["seq-mean-token-mean"]: "grpo",
                              MODE_NAMES["seq-mean-token-sum"]: None, MODE_NAMES["seq-mean-token-sum-norm"]: "dr_grpo"})
+
+scenario = page.setup("p10")
 ADV_NAMES = {"grpo": t("p10.adv_grpo"), "dr_grpo": t("p10.adv_dr_grpo")}
 ADV_COLORS = method_colors({name: m for m, name in ADV_NAMES.items()})
 MAX_LENGTH = 80
-
-scenario = page.setup(t("p10.intro"))
 tokens = scenario.tokens
 
-page.why(t("p10.why"))
 
 worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.q))]
 page.presets({
@@ -189,6 +188,5 @@ def difficulty_panel() -> None:
 group_panel()
 difficulty_panel()
 
-page.show_code(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
-               length.length_training, length.length_drifts, length.difficulty_curve)
-page.end()
+page.end(code=(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
+               length.length_training, length.length_drifts, length.difficulty_curve,))

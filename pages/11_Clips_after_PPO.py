@@ -12,20 +12,19 @@ from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
 
-NAMES = {m: t(f"p11.names.{m}") for m in clips.CLIP_METHODS}  # the four clips as the page names them
 METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gspo"}  # whose colour each clip takes
-COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
+
+scenario = page.setup("p11")
+NAMES = {m: t(f"p11.names.{m}") for m in clips.CLIP_METHODS}  # the four clips as the page names them
 COL = {c: t(f"p11.col.{c}") for c in ("answer", "first", "score", "advantage", "ratio", "seq_ratio", "method",
                                       "weight", "clipped", "old", "rise", "clip")}  # the charts' data columns
-
-scenario = page.setup(t("p11.intro"))
+COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
 tokens = scenario.tokens
 
-page.why(t("p11.why"))
 
 page.presets({
     t("p11.preset_small"): {"lr": 0.1},
@@ -199,6 +198,5 @@ def rare_section(eps_low: float, eps_high: float) -> None:
 
 batch_panel()
 
-page.show_code(clips.clip_batch, clips.reach, rlcore.gradient_weights, rlcore.sequence_ratio,
-               rlcore.policy_gradient_step)
-page.end()
+page.end(code=(clips.clip_batch, clips.reach, rlcore.gradient_weights, rlcore.sequence_ratio,
+               rlcore.policy_gradient_step,))

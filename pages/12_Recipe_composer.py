@@ -12,14 +12,12 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
 
+scenario = page.setup("p12")
 LABELS = {k: t(f"p12.labels.{k}") for k in recipes.SWITCHES}
 THIS = t("p12.this_recipe")  # the legend's name of the learner's recipe
 COLORS = method_colors([THIS, "GRPO"])
-
-scenario = page.setup(t("p12.intro"))
 tokens = scenario.tokens
 
-page.why(t("p12.why"))
 
 
 # the map of the family: why a recipe flips a switch away from GRPO\'s value ([p12.reasons] of the catalogue), and
@@ -228,6 +226,5 @@ with st.expander(t("p12.table")):
                                 **{LABELS[k]: st.column_config.TextColumn(width="medium") for k in recipes.SWITCHES}})
     st.caption(t("p12.table_caption"))
 
-page.show_code(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
-               recipes.recipe_clip, length.length_push, clips.clip_batch)
-page.end()
+page.end(code=(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
+               recipes.recipe_clip, length.length_push, clips.clip_batch,))

@@ -14,10 +14,9 @@ from ui.i18n import t
 
 MAX_STEPS = 30
 
-scenario = page.setup(t("p13.intro"))
+scenario = page.setup("p13")
 tokens = scenario.tokens
 
-page.why(t("p13.why"))
 
 page.presets({
     t("p13.preset_ref"): {"steps": 0},
@@ -139,5 +138,4 @@ def kl_panel() -> None:
 
 kl_panel()
 
-page.show_code(kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path)
-page.end()
+page.end(code=(kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path,))

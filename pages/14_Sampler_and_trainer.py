@@ -15,14 +15,13 @@ from ui.i18n import t
 CAPS = tuple(float(c) for c in np.round(2.0 ** np.arange(0.0, 3.51, 0.25), 2))  # C from 1 to ~11
 DRAWS = 300
 PARTS = {"total error": "mse", "bias²": "bias_squared", "variance": "variance"}  # the link's values: English
+
+scenario = page.setup("p14")
 KINDS = {"logit noise": ("noise", t("p14.noise"), 0.0, 2.0, 0.5, 0.05),
          "temperature": ("temp", t("p14.temp"), 0.3, 3.0, 1.5, 0.05),
          "top-p": ("top_p", t("p14.top_p"), 0.3, 1.0, 0.8, 0.05)}
-
-scenario = page.setup(t("p14.intro"))
 tokens = scenario.tokens
 
-page.why(t("p14.why"))
 
 page.presets({
     t("p14.preset_same"): {"kind": "logit noise", "noise": 0.0},
@@ -126,5 +125,4 @@ def mismatch_panel() -> None:
 
 mismatch_panel()
 
-page.show_code(mismatch_study, top_p_probs, truncated_is_weights, lowest_error)
-page.end()
+page.end(code=(mismatch_study, top_p_probs, truncated_is_weights, lowest_error,))

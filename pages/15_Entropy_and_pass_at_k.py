@@ -14,20 +14,19 @@ from ui.format import esc, fmt, fmt_list, pct, wrap
 from ui.i18n import t
 
 PASS_CURVES = ("pass@1, exact", "pass@k, exact", "pass@1, sampled", "pass@k, sampled")  # colours: ui.colors
-CURVE_NAMES = {c: t(f"p15.curves.{c}") for c in PASS_CURVES}  # shown name → the name that has its colour
-COL = {c: t(f"p15.col.{c}") for c in ("policy", "step", "entropy", "curve", "token", "share", "value")}
 
 MAX_STEPS = 60
 MAX_K = 64
 QUESTIONS = 300   # sampled questions for the estimate from answers
 RARE = "Rare branch, sometimes right"  # rlcore's name of the example; shown as the sidebar names it
+
+scenario = page.setup("p15")
+CURVE_NAMES = {c: t(f"p15.curves.{c}") for c in PASS_CURVES}  # shown name → the name that has its colour
+COL = {c: t(f"p15.col.{c}") for c in ("policy", "step", "entropy", "curve", "token", "share", "value")}
 RARE_NAME = t(f"scenario.presets.{RARE}")
 LOAD_RARE = t("p15.load")  # the button (short enough for a phone), named again where it is pointed to
-
-scenario = page.setup(t("p15.intro"))
 tokens = scenario.tokens
 
-page.why(t("p15.why"))
 
 
 BEFORE_RARE = "ent_before_rare"  # the running example (and its preset name) the button replaced, for the way back
@@ -181,6 +180,5 @@ def collapse_panel() -> None:
 
 collapse_panel()
 
-page.show_code(entropy_trace, correct_shares, pass_at_k_questions, pass_at_k_sampled, rlcore.entropy_change,
-               rlcore.pass_at_k_estimate)
-page.end()
+page.end(code=(entropy_trace, correct_shares, pass_at_k_questions, pass_at_k_sampled, rlcore.entropy_change,
+               rlcore.pass_at_k_estimate,))

@@ -18,8 +18,7 @@ MAX_SEED = 999_999
 SOURCES = ("true_judge", "raters", "reward_model")  # catalogue ids; ui.colors knows each judge's colour
 COLORS = ("true judge", "raters", "reward model")
 
-scenario = page.setup(t("p16.intro"))
-page.why(t("p16.why"))
+scenario = page.setup("p16")
 
 page.presets({
     t("p16.preset_few"): {"n": 50},
@@ -112,5 +111,4 @@ if revealed:
         else:
             st.markdown(t("p16.all_lost"))
 
-page.show_code(preference.bt_prob, preference.fit_reward_model, js.simulate_raters, js.reward_model_study)
-page.end()
+page.end(code=(preference.bt_prob, preference.fit_reward_model, js.simulate_raters, js.reward_model_study,))

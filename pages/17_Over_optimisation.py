@@ -16,10 +16,9 @@ COMPARE_BETAS = [0.03, 0.3, 3.0]
 COMPARISONS = [50, 100, 200, 500, 1000, 2000, 5000, 20000]
 COMPARE_N = [100, 1000, 20000]
 MAX_SEED = 999_999
-SERIES = (t("p17.series_rm"), t("p17.series_true"))  # the legend's names of the two judges
 
-scenario = page.setup(t("p17.intro"))
-page.why(t("p17.why"))
+scenario = page.setup("p17")
+SERIES = (t("p17.series_rm"), t("p17.series_true"))  # the legend's names of the two judges
 
 page.presets({
     t("p17.preset_loose"): {"beta": 0.02},
@@ -129,5 +128,4 @@ if revealed:
                                  **dict(zip(numeric, (items.ref, run.probs[-1], run.limit), strict=True))}),
                    formats={k: "%.4f" for k in numeric})
 
-page.show_code(js.train_against, js.reward_model_study)
-page.end()
+page.end(code=(js.train_against, js.reward_model_study,))

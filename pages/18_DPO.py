@@ -19,11 +19,10 @@ COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
 TAUS = [0.1, 0.25, 0.5, 1, 2]
 MAX_SEED = 999_999
 MAX_POINTS = 80
+
+scenario = page.setup("p18")
 CURVES = (t("p18.curve_dpo"), t("p18.curve_closed"))
 LANDINGS = [t("p18.landing_fit"), t("p18.landing_ref"), t("p18.landing_unbeaten")]
-
-scenario = page.setup(t("p18.intro"))
-page.why(t("p18.why"))
 
 page.presets({
     t("p18.preset_few"): {"n": 50},
@@ -172,6 +171,5 @@ with st.container():
         st.markdown(t("p18.ipo_text", token=esc(worst), start=fmt(s.dpo[0, s.worst], 3),
                       end=fmt(s.dpo[-1, s.worst], 4), target=fmt(s.target), ipo=fmt(s.ipo[-1, s.worst], 4)))
 
-page.show_code(preference.dpo_loss, preference.dpo_margins, preference.dpo_weights, preference.implicit_reward,
-               kl_optimal_policy, js.dpo_study)
-page.end()
+page.end(code=(preference.dpo_loss, preference.dpo_margins, preference.dpo_weights, preference.implicit_reward,
+               kl_optimal_policy, js.dpo_study,))

@@ -19,8 +19,7 @@ from ui.colors import ALGORITHM_COLORS, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import t
 
-page.setup(t("p19.intro"), scenario=False)
-page.why(t("p19.why"))
+page.setup("p19", scenario=False)
 
 NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo"}  # the link's value → rlcore
 DEFAULTS = zero.ZeroConfig()
@@ -180,7 +179,7 @@ def draw_curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> 
 
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     """Train, redrawing the progress and the curves as the steps come in, in turns with everyone else training on
-    the server (``page.in_turns``: about a second of steps per turn); every step is kept in the session, so that a
+    the server (``page.live``: about a second of steps per turn); every step is kept in the session, so that a
     Stop (any rerun) leaves the part trained so far."""
     measures, updates = [], []
     partial = {"config": config, "seed": seed, "measures": measures, "updates": updates, "model": None}
@@ -189,7 +188,7 @@ def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     bar = where.progress(0.0, text=t("p19.measuring"))
     live = where.empty()
     last = 0.0
-    for s in page.in_turns(zero.train_steps(config, seed), where=waiting):
+    for s in page.live(zero.train_steps(config, seed), where=waiting):
         measures.append(s.measure)
         if s.update is not None:
             updates.append(s.update)
@@ -313,9 +312,8 @@ typed = inputs.text_input(t("p19.ask"), "3 + 4 * 2 + 7 * 5", key="ask", max_char
 ask_seed = inputs.slider(t("p19.draw"), 0, 20, 0, 1, key="draw", help=t("p19.draw_help"))
 answers_box = st.container()
 
-page.show_code(zero.train_steps, training.policy_grads, training._advantages, group_advantages, gae,
-               token_weights, gradient_weights, kl_estimators, training.measure, task.judge)
-page.end()
+page.end(code=(zero.train_steps, training.policy_grads, training._advantages, group_advantages, gae,
+               token_weights, gradient_weights, kl_estimators, training.measure, task.judge,))
 
 # drawn after the page's end (the link's notices are in), so that a problem that cannot be read stops only this part
 with answers_box:

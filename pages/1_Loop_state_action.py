@@ -13,8 +13,7 @@ STEPS, RUN_FOR = "loop_steps", "loop_steps_for"  # the steps taken so far, and t
 JUDGE_TEXT = "judge_text"
 MAX_JUDGE_CHARS = 2000
 
-scenario = page.setup(t("p1.intro"))
-page.why(t("p1.why"))
+scenario = page.setup("p1")
 tokens = scenario.tokens
 
 page.presets({"τ = 0.1": {"temp": 0.1}, "τ = 1": {"temp": 1.0}, "τ = 2.5": {"temp": 2.5}})
@@ -183,5 +182,4 @@ def judge_panel() -> None:
 
 judge_panel()
 
-page.show_code(rlcore.next_step, rlcore.temperature_probs, rlcore.rule_based_judge)
-page.end()
+page.end(code=(rlcore.next_step, rlcore.temperature_probs, rlcore.rule_based_judge,))

@@ -7,7 +7,7 @@ from ui import glossary, nav, page
 from ui.format import esc
 from ui.i18n import t
 
-page.setup(t("glossary.intro"), scenario=False)
+page.setup("glossary", scenario=False)
 
 query = st.text_input(t("glossary.find"), key="find", placeholder=t("glossary.find_placeholder"),
                       help=t("glossary.find_help"))

@@ -16,8 +16,7 @@ MAX_LENGTH = 60                     # answer lengths 1…60 tokens in that chart
 SHORT, LONG, PREDICT_GAMMA = 5, 20, 0.9
 FULL_MARKS = 10.0                   # the outcome-only judge's score for a right conclusion
 
-scenario = page.setup(t("p2.intro"))
-page.why(t("p2.why"))
+scenario = page.setup("p2")
 tokens = scenario.tokens
 likely = rlcore.summarize(scenario).likely
 
@@ -124,5 +123,4 @@ def reward_panel() -> None:
 
 reward_panel()
 
-page.show_code(rlcore.sparse_rewards, rlcore.discounted_returns, rlcore.first_token_return, rlcore.outcome_judge)
-page.end()
+page.end(code=(rlcore.sparse_rewards, rlcore.discounted_returns, rlcore.first_token_return, rlcore.outcome_judge,))

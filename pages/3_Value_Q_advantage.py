@@ -15,7 +15,7 @@ N_OPTIONS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 MAX_SEED = 999_999
 CHECKPOINTS = 20
 
-scenario = page.setup(t("p3.intro"))
+scenario = page.setup("p3")
 tokens = scenario.tokens
 V_SERIES = t("p3.v_series")  # a line's name in the estimates chart (its legend)
 
@@ -202,5 +202,4 @@ def draw_panel() -> None:
 
 draw_panel()
 
-page.show_code(rlcore.value_breakdown, rlcore.sample_answers, rlcore.mc_estimates, rlcore.running_mc_estimates)
-page.end()
+page.end(code=(rlcore.value_breakdown, rlcore.sample_answers, rlcore.mc_estimates, rlcore.running_mc_estimates,))

@@ -21,8 +21,7 @@ def two(x: float) -> str:
     return f"{x:.2f}".replace("-", MINUS)
 
 
-scenario = page.setup(t("p4.intro"))
-page.why(t("p4.why"))
+scenario = page.setup("p4")
 tokens = scenario.tokens
 bd = page.run(rlcore.value_breakdown, scenario.pi, scenario.samples)
 b_star = page.run(rlcore.optimal_baseline, scenario.pi, scenario.samples)
@@ -192,5 +191,4 @@ page.chart(
 st.markdown(t("p4.centered_text", n=len(centered), token=tl, values=fmt_list(centered, sep=", "),
               mean=fmt(bd.advantage[likely]), q=fmt(bd.q[likely]), v=fmt(bd.v)))
 
-page.show_code(rlcore.baseline_study, rlcore.gradient_stats, rlcore.optimal_baseline, rlcore.gradient_variance_curve)
-page.end()
+page.end(code=(rlcore.baseline_study, rlcore.gradient_stats, rlcore.optimal_baseline, rlcore.gradient_variance_curve,))

@@ -14,8 +14,7 @@ LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the cri
 STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise per λ
 STUDY_SEED = 0
 
-scenario = page.setup(t("p5.intro"))
-page.why(t("p5.why"))
+scenario = page.setup("p5")
 tokens = scenario.tokens
 
 page.presets({
@@ -196,6 +195,5 @@ def answer_panel() -> None:
 
 answer_panel()
 
-page.show_code(rlcore.answer_trace, rlcore.td_errors, rlcore.gae, rlcore.group_credit, rlcore.group_advantages,
-               rlcore.critic_error_study)
-page.end()
+page.end(code=(rlcore.answer_trace, rlcore.td_errors, rlcore.gae, rlcore.group_credit, rlcore.group_advantages,
+               rlcore.critic_error_study,))

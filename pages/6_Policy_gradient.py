@@ -20,8 +20,7 @@ PLAYING = "pg_playing"  # session keys of the animation (not link inputs: a link
 LAST_FRAME = "pg_last_frame"
 LEGENDS_BELOW = alt.Config(legend=alt.LegendConfig(orient="bottom"))  # a legend at the side squashes a phone's plot
 
-scenario = page.setup(t("p6.intro"))
-page.why(t("p6.why"))
+scenario = page.setup("p6")
 tokens = scenario.tokens
 
 page.presets({
@@ -247,6 +246,5 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
 playing = bool(st.session_state.get(PLAYING, False))
 st.fragment(panel, run_every=TICK if playing else None)(playing)
 
-page.show_code(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
-               rlcore.sampled_training_many)
-page.end()
+page.end(code=(rlcore.policy_gradient_trace, rlcore.policy_gradient_step, rlcore.turning_steps,
+               rlcore.sampled_training_many,))

@@ -13,8 +13,7 @@ from ui.i18n import t
 
 THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
-scenario = page.setup(t("p7.intro"))
-page.why(t("p7.why"))
+scenario = page.setup("p7")
 
 page.presets({
     t("p7.preset_article"): {},  # every input at its default
@@ -250,6 +249,5 @@ def exploration_panel() -> None:
 
 exploration_panel()
 
-page.show_code(rlcore.sampled_training_many, rlcore.temperature_probs, rlcore.discovery_chance,
-               rlcore.samples_to_discover, rlcore.exploration_outcome)
-page.end()
+page.end(code=(rlcore.sampled_training_many, rlcore.temperature_probs, rlcore.discovery_chance,
+               rlcore.samples_to_discover, rlcore.exploration_outcome,))

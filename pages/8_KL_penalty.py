@@ -13,11 +13,10 @@ from ui.i18n import t
 
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
-page.setup(t("p8_kl.intro"))
 fl = rlcore.FLATTERY
 plain, flattering = (esc(c) for c in fl.continuations)
-page.why(t("p8_kl.why", plain=plain, plain_score=fmt(fl.scores[0]), flattering=flattering,
-           flattering_score=fmt(fl.scores[1]), ref_share=pct(fl.ref_probs[1])))
+page.setup("p8_kl", why=dict(plain=plain, plain_score=fmt(fl.scores[0]), flattering=flattering,
+                             flattering_score=fmt(fl.scores[1]), ref_share=pct(fl.ref_probs[1])))
 
 page.presets({
     t("p8_kl.preset_article"): {},  # every input at its default
@@ -163,6 +162,5 @@ def kl_panel() -> None:
 
 kl_panel()
 
-page.show_code(rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy, rlcore.kl_estimators,
-               rlcore.kl_estimator_study)
-page.end()
+page.end(code=(rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy, rlcore.kl_estimators,
+               rlcore.kl_estimator_study,))

@@ -11,8 +11,7 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
-scenario = page.setup(t("p8_ratio.intro"))
-page.why(t("p8_ratio.why"))
+scenario = page.setup("p8_ratio")
 
 page.presets({
     t("p8_ratio.preset_eps", eps=fmt(0.1)): {"eps": 0.1},
@@ -178,6 +177,5 @@ def clipping_panel() -> None:
 
 clipping_panel()
 
-page.show_code(rlcore.importance_ratio, rlcore.clip_bounds, rlcore.clipped_objective, rlcore.batch_advantages,
-               rlcore.ppo_epochs)
-page.end()
+page.end(code=(rlcore.importance_ratio, rlcore.clip_bounds, rlcore.clipped_objective, rlcore.batch_advantages,
+               rlcore.ppo_epochs,))

@@ -5,14 +5,13 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, i18n, inputs, page, play, prep
+from ui import charts, i18n, inputs, page, play, prep, turns
 from ui.bundles import LabBands
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
 
-scenario = page.setup(t("p9.intro"))
-page.why(t("p9.why"))
+scenario = page.setup("p9")
 
 NAMES = {rlcore.ALGORITHM_NAMES[a]: a for a in rlcore.ALGORITHMS}  # the link's (rlcore's) names → rlcore's id
 # Looked up once per rerun of the page, not per frame of Play: the names the learner reads (in the page's
@@ -67,7 +66,7 @@ def run_lab(scenario, config, n_seeds) -> LabBands | int:
 
 
 # five views per setting; tables of under 1,800 rows
-@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=page.HASH_BY_REPR)
+@st.cache_resource(max_entries=256, show_spinner=False, hash_funcs=turns.HASH_BY_REPR)
 def cached_view(key, view: str, _build) -> pd.DataFrame:
     """Build a chart's table once per view of the lab, for the whole run; reruns that change no input, and the
     frames of Play, which only cut it at the step shown, reuse it.
@@ -447,7 +446,6 @@ play.fragment(lab_panel, PLAY)
 with st.expander(t("p9.one_line")):
     st.markdown(t("p9.one_line_text"))
 
-page.show_code(rlcore.lab, rlcore.group_advantages, rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators,
+page.end(code=(rlcore.lab, rlcore.group_advantages, rlcore.gae, rlcore.clipped_objective, rlcore.kl_estimators,
                rlcore.sequence_ratio, rlcore.gradient_weights, rlcore.informative_groups, rlcore.entropy,
-               rlcore.pass_at_k)
-page.end()
+               rlcore.pass_at_k,))

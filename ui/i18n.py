@@ -71,18 +71,15 @@ def text(lang: str, msgid: str, **values) -> str:
 
 
 def current() -> str:
-    """The language of this run ("en" outside a page run, where the session and the link are empty). Before
-    ``start`` settled it on a session's first run (a page's intro is looked up before ``page.setup`` runs), what
-    ``start`` will settle: the link's, else the browser's."""
+    """The language of this run, as ``page.setup`` settled it (``start``); "en" before that, or outside a page run.
+    A page looks no text up before ``page.setup``: setup reads the page's intro and why itself."""
     lang = st.session_state.get(KEY)
-    if lang in LANGS:
-        return lang
-    if KEY not in st.query_params:
-        return from_locale(st.context.locale)
-    try:
-        return read(st.query_params.get_all(KEY))
-    except ValueError:
-        return DEFAULT
+    return lang if lang in LANGS else DEFAULT
+
+
+def has(msgid: str) -> bool:
+    """Whether the catalogue holds ``msgid`` (both languages hold the same ids: tests/ui/test_i18n.py)."""
+    return msgid in catalogue(DEFAULT)
 
 
 def t(msgid: str, **values) -> str:

@@ -1,19 +1,48 @@
-"""What every page does first and last: config, the scenario sidebar, guarded calls, show-the-code, presets,
-and ``end()``, which reports what the link did once every input has been drawn; and what the server shares
-between sessions: bounded caches keyed cheaply (``cached``), panels that take turns (``one_at_a_time``)."""
+"""How to write a page: this module is the page-writing API, and this docstring its guide.
+
+A page is a short script that reads top to bottom, draws, and computes nothing itself::
+
+    import rlcore
+    from ui import charts, inputs, page
+    from ui.format import fmt
+    from ui.i18n import t
+
+    scenario = page.setup("p2")                       # language, title, the [p2] table's intro and why, sidebar
+    page.presets({t("p2.preset_far"): {"gamma": 0.5}})  # a row of whole views, by the inputs' link names
+
+    @page.panel                                       # the inputs, the question and what they drive: rerun alone
+    def reward_panel():
+        gamma = inputs.slider(t("p2.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma")   # bound to the link
+        result = page.study(rlcore.reward_study, scenario, gamma)  # cached for the server, errors shown
+        if page.predict(t("p2.question"), options, answer, t("p2.explanation"), key="predict_gamma"):
+            page.chart(charts.bars(...), frame, alt_text=t("p2.alt"), name="returns")
+            st.markdown(t("p2.text", first=fmt(result.first)))
+
+    reward_panel()
+    page.end(code=(rlcore.reward_study,))             # the code behind it, previous / next, the link's notices
+
+The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
+
+- **Text** lives in the catalogue, in both languages: ``t("pN.id", value=...)`` in ``locales/en.toml`` and
+  ``locales/zh.toml`` under the page's own table, with its ``intro`` and ``why``; a chart's new field name goes in
+  ``[columns]`` of both; the page's title is its ``[nav.titles]`` entry (``ui.nav``).
+- **Numbers** come from one ``page.study`` (or ``page.run``) call into rlcore and are formatted with
+  ``ui.format``; nothing is typed into a page, nothing is fixed to the article's three tokens.
+- **Inputs** are declared through ``ui.inputs`` (each mirrored in the link), in a panel; an input drawn only after
+  the question is answered is named with ``inputs.later``; at least one input drives the main chart.
+- **The question** (``predict``) comes before what gives it away. It quotes no live value of an input it does not
+  also mark (when its text or answer changes, the question starts over and says so).
+- **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table).
+- **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun.
+
+And what the server shares between sessions: bounded caches keyed cheaply (``study``), panels that take turns
+(``one_at_a_time``), long trainings in turns (``live``); all three are ``ui.turns``'."""
 
 from __future__ import annotations
 
-import functools
 import inspect
-import threading
-import time
-import uuid
-from collections.abc import Iterable, Iterator
 
 import streamlit as st
-
-import rlcore
 
 from . import charts, i18n, inputs, nav, spec, turns
 from . import scenario as scenario_panel
@@ -21,146 +50,17 @@ from .format import csv_text, esc
 from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
-# Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
-# field exactly (floats round-trip), so it makes the same cache key for a tenth of that.
-HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
+one_at_a_time = turns.one_at_a_time  # the lab's panel: one session's at a time (ui.turns)
+live = turns.in_turns                # a long training, step by step, in turns with other sessions' (page 19)
+_STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
+cached = turns.cached                # the pages' own cached computations, until each calls page.study instead
 
 
-# Two lines of sessions (``ui.turns``): the lab's panel is drawn for one session at a time, and a panel that must
-# train what the shared cache lacks moves to the training line, one session at a time there too.
-PANELS = turns.Line("lab panels")
-TRAININGS = turns.Line("training runs")
-_SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
-TURN_KEY = "turns_session"  # the session's token in its lines
-
-
-def _session() -> str:
-    """Who is asking for a turn: this Streamlit session (a token kept in its state); outside a server (tests,
-    scripts), the calling thread."""
-    if not st.runtime.exists():
-        return turns.thread_session()
-    return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
-
-
-def _notice(line: turns.Line, slot=None):
-    """What a waiting run shows in its notice slot (the panel's by default): how many runs are ahead (None outside
-    Streamlit)."""
-    slot = slot if slot is not None else getattr(_SLOT, "slot", None)
-    if slot is None or not st.runtime.exists():
-        return None
-
-    def tell(ahead: int | None) -> None:
-        if ahead is None:
-            slot.empty()
-        else:
-            slot.info(turns.ahead_text(ahead, line.what), icon=":material/hourglass_top:")
-    return tell
-
-
-def one_at_a_time(panel):
-    """``panel`` is drawn for one session at a time on the server, the sessions in turn (``ui.turns``); a
-    waiting learner reads, at the top of the panel, how many runs are ahead of theirs.
-
-    Streamlit runs each session's script in a thread of one process. A panel of many small numpy and pandas
-    calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
-    takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
-    2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
-    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A panel that must train what
-    the shared cache lacks (``cached(..., take_turns=True)``) moves to the training line: it gives its panel turn
-    up, waits for a training turn and draws the rest of the panel in it, so at most two panels run at once and a
-    panel whose runs are cached never waits behind a training. A superseded run stops at its next Streamlit
-    call, waiting or not.
-    """
-    @functools.wraps(panel)
-    def in_turn(*args, **kwargs):
-        _SLOT.slot = st.empty() if st.runtime.exists() else None
-        _SLOT.session = _session()
-        try:
-            with PANELS.turn(_notice(PANELS), session=_SLOT.session):
-                return panel(*args, **kwargs)
-        except turns.Replaced:
-            st.stop()  # a newer run of this session took this one's place in line
-        finally:
-            TRAININGS.release()  # a panel that trained drew the rest in its training turn
-            _SLOT.slot = _SLOT.session = None
-    return in_turn
-
-
-TURN_S = 1.0  # the longest a live training holds the training line before the next session's turn
-
-
-def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.monotonic) -> Iterator:
-    """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
-    trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
-    then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
-    room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
-    each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
-    ``clock``: what measures a turn (a test passes one that counts steps)."""
-    session, tell, it = _session(), _notice(TRAININGS, where), iter(steps)
-    try:
-        while True:
-            TRAININGS.take(session, tell)
-            end = clock() + seconds
-            while clock() < end:
-                try:
-                    item = next(it)
-                except StopIteration:
-                    return
-                yield item
-            TRAININGS.release()  # the next learner in line goes first; this one rejoins at the back
-    except turns.Replaced:
-        st.stop()  # a newer run of this session took this one's place in line
-    finally:
-        TRAININGS.release()
-
-
-class _NotCached(Exception):
-    """A look into a ``cached(..., take_turns=True)`` function's cache found nothing (never stored: an exception)."""
-
-
-def cached(max_entries: int, *, take_turns: bool = False):
-    """``st.cache_data`` for a page's rlcore results: bounded, without a spinner, rlcore's dataclasses keyed by
-    their repr (``HASH_BY_REPR``).
-
-    ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
-    ``TRAININGS`` (inside a ``one_at_a_time`` panel, the panel moves there for the rest of its run), so the
-    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's."""
-    store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
-    if not take_turns:
-        return store
-
-    def decorate(fn):
-        @functools.wraps(fn)  # the cache keys the function by fn's name and source (followed through __wrapped__)
-        def body(*args, **kwargs):
-            if not TRAININGS.holds():
-                raise _NotCached
-            return fn(*args, **kwargs)
-        look = store(body)
-
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
-            try:
-                return look(*args, **kwargs)
-            except _NotCached:
-                pass
-            panel_session = getattr(_SLOT, "session", None)
-            try:
-                if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
-                    with TRAININGS.turn(_notice(TRAININGS), session=_session()):
-                        return look(*args, **kwargs)
-                PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
-                TRAININGS.take(panel_session, _notice(TRAININGS))
-            except turns.Replaced:
-                st.stop()
-            return look(*args, **kwargs)
-        call.clear = look.clear
-        return call
-    return decorate
-
-
-def setup(intro: str, *, scenario: bool = True):
-    """Page config, title, a short explanation, the page list and the shared scenario sidebar; returns the
-    scenario (None when ``scenario`` is False).
+def setup(table: str, *, scenario: bool = True, why: dict | None = None):
+    """Everything a page does first: settle the language (the link's ``lang``, the session's, the browser's), then
+    the page config, title, the intro and a closed "Why this matters" read from the catalogue's ``[table]``
+    (``intro`` and ``why``, filled with ``why``'s values if given; a table without ``why`` has no expander), the
+    page list and the shared scenario sidebar. Returns the scenario (None when ``scenario`` is False).
 
     The title and icon are the calling page's entry in ``ui.nav`` (found from the calling file's path); a
     script with no entry there is an error: add its ``PageInfo`` to ``nav.PAGES``.
@@ -177,7 +77,10 @@ def setup(intro: str, *, scenario: bool = True):
     st.set_page_config(page_title=t("page.tab_title", title=nav.title(entry)), page_icon=entry.icon,
                        layout="wide", initial_sidebar_state=SIDEBAR_WIDTH)
     st.title(f"{entry.icon} {nav.heading(entry)}")
-    st.markdown(intro)
+    st.markdown(t(f"{table}.intro"))
+    if i18n.has(f"{table}.why"):
+        with st.expander(t("predict.why"), icon=":material/lightbulb:"):
+            st.markdown(t(f"{table}.why", **(why or {})))
     nav.sidebar(here)
     return scenario_panel.sidebar() if scenario else None
 
@@ -189,6 +92,23 @@ def run(fn, *args, **kwargs):
     except ValueError as err:
         st.error(t("page.unusable", error=esc(i18n.error(err))), icon="⚠️")  # it may quote visitor text
         st.stop()
+
+
+def study(fn, *args, entries: int = 32, heavy: bool = False, **kwargs):
+    """``fn(*args, **kwargs)`` for a study of ``rlcore`` (or any of its functions), through a cache the server's
+    sessions share, holding at most ``entries`` results of ``fn``; a ValueError is shown as ``run`` shows it.
+    ``heavy=True``: a result the cache lacks is computed in turns with the other sessions' heavy work
+    (``ui.turns``), while one the cache holds comes back at once. The page's own code computes nothing."""
+    key = (fn, entries, heavy)
+    if key not in _STUDIES:
+        _STUDIES[key] = turns.cached(entries, take_turns=heavy)(fn)
+    return run(_STUDIES[key], *args, **kwargs)
+
+
+def panel(fn):
+    """The page's panel: its inputs, its question and all they drive, drawn by ``fn`` and rerun alone when one of
+    its inputs moves (a Streamlit fragment). Every page draws its inputs and question in one (or more) panels."""
+    return st.fragment(fn)
 
 
 NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16–18's notice
@@ -216,10 +136,13 @@ def show_code(*functions) -> None:
                 st.code(inspect.getsource(fn), language="python")
 
 
-def end(here: str | None = None) -> None:
-    """The page's last call: previous / next links, one notice about link values that did not fit and
-    parameters nothing used, and the link cleared of parameters that belong to no input of this page.
-    ``here`` is the page's nav path; by default the calling file's."""
+def end(here: str | None = None, *, code=()) -> None:
+    """The page's last call: the source of the rlcore functions behind the page (``code``), previous / next
+    links, one notice about link values that did not fit and parameters nothing used, and the link cleared of
+    parameters that belong to no input of this page. ``here`` is the page's nav path; by default the calling
+    file's."""
+    if code:
+        show_code(*code)
     here = here or nav.path_of(inspect.currentframe().f_back.f_code.co_filename)
     if here is not None:
         nav.footer(here)
@@ -345,6 +268,6 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
 
 
 def why(text: str) -> None:
-    """A closed "Why this matters" expander under a page's intro: the motivation, for who wants it."""
+    """A closed "Why this matters" expander (``setup`` draws the page's own from its ``why`` entry)."""
     with st.expander(t("predict.why"), icon=":material/lightbulb:"):
         st.markdown(text)

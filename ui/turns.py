@@ -1,5 +1,6 @@
 """Turns on the server: work that runs for one session at a time, the sessions served in the order they asked.
-Plain threading, no Streamlit: ``ui.page`` names the session and draws the notice.
+``Line`` is plain threading; below it, what pages use through ``ui.page`` (``page.study(..., heavy=True)``,
+``page.panel(turns=True)``, ``page.live``): the two lines, the session's token and its notice.
 
 Streamlit runs every session's script in a thread of one process. Heavy work side by side (the training lab's
 panels) hands the interpreter lock back and forth and costs several times the CPU of the same work done in
@@ -15,18 +16,25 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
 - **a learner sees where they stand.** While waiting, the session's notice slot says how many runs are ahead
   of theirs, and is cleared when the turn comes.
 
-The lab uses two lines (``ui.page``): one for drawing its panel (short turns, everyone) and one for the panels
+The lab uses two lines (below): one for drawing its panel (short turns, everyone) and one for the panels
 that must train what the shared cache does not hold (they move there for the rest of their run), so a learner
 whose view is cached never waits behind someone else's training.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import time
+import uuid
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import streamlit as st
+
+import rlcore
 
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
@@ -165,3 +173,141 @@ class Line:
         """Give the calling thread's turn back, if it holds one."""
         if self.holds():
             self._give_back()
+
+
+# Streamlit hashes a dataclass argument field by field through pickle, about 0.2 ms each; its repr names every
+# field exactly (floats round-trip), so it makes the same cache key for a tenth of that.
+HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
+
+
+# ---------------------------------------------------------------- the server's two lines, as pages use them
+# Two lines of sessions: the lab's panel is drawn for one session at a time, and a panel that must
+# train what the shared cache lacks moves to the training line, one session at a time there too.
+PANELS = Line("lab panels")
+TRAININGS = Line("training runs")
+_SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
+TURN_KEY = "turns_session"  # the session's token in its lines
+
+
+def _session() -> str:
+    """Who is asking for a turn: this Streamlit session (a token kept in its state); outside a server (tests,
+    scripts), the calling thread."""
+    if not st.runtime.exists():
+        return thread_session()
+    return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
+
+
+def _notice(line: Line, slot=None):
+    """What a waiting run shows in its notice slot (the panel's by default): how many runs are ahead (None outside
+    Streamlit)."""
+    slot = slot if slot is not None else getattr(_SLOT, "slot", None)
+    if slot is None or not st.runtime.exists():
+        return None
+
+    def tell(ahead: int | None) -> None:
+        if ahead is None:
+            slot.empty()
+        else:
+            slot.info(ahead_text(ahead, line.what), icon=":material/hourglass_top:")
+    return tell
+
+
+def one_at_a_time(panel):
+    """``panel`` is drawn for one session at a time on the server, the sessions in turn (``ui.turns``); a
+    waiting learner reads, at the top of the panel, how many runs are ahead of theirs.
+
+    Streamlit runs each session's script in a thread of one process. A panel of many small numpy and pandas
+    calls lets go of the interpreter lock inside some of them (fancy indexing, argmax, Arrow conversion) and
+    takes it back; twenty learners' panels side by side hand it to one another at every such call, which costs
+    2.5 to 3.5 times the CPU of the same work done one panel after another. Taking turns, a workshop of twenty
+    learners on the training lab went from p95 3.6 s to 0.57 s (BENCHMARKS.md). A panel that must train what
+    the shared cache lacks (``cached(..., take_turns=True)``) moves to the training line: it gives its panel turn
+    up, waits for a training turn and draws the rest of the panel in it, so at most two panels run at once and a
+    panel whose runs are cached never waits behind a training. A superseded run stops at its next Streamlit
+    call, waiting or not.
+    """
+    @functools.wraps(panel)
+    def in_turn(*args, **kwargs):
+        _SLOT.slot = st.empty() if st.runtime.exists() else None
+        _SLOT.session = _session()
+        try:
+            with PANELS.turn(_notice(PANELS), session=_SLOT.session):
+                return panel(*args, **kwargs)
+        except Replaced:
+            st.stop()  # a newer run of this session took this one's place in line
+        finally:
+            TRAININGS.release()  # a panel that trained drew the rest in its training turn
+            _SLOT.slot = _SLOT.session = None
+    return in_turn
+
+
+TURN_S = 1.0  # the longest a live training holds the training line before the next session's turn
+
+
+def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.monotonic) -> Iterator:
+    """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
+    trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
+    then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
+    room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
+    each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
+    ``clock``: what measures a turn (a test passes one that counts steps)."""
+    session, tell, it = _session(), _notice(TRAININGS, where), iter(steps)
+    try:
+        while True:
+            TRAININGS.take(session, tell)
+            end = clock() + seconds
+            while clock() < end:
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                yield item
+            TRAININGS.release()  # the next learner in line goes first; this one rejoins at the back
+    except Replaced:
+        st.stop()  # a newer run of this session took this one's place in line
+    finally:
+        TRAININGS.release()
+
+
+class _NotCached(Exception):
+    """A look into a ``cached(..., take_turns=True)`` function's cache found nothing (never stored: an exception)."""
+
+
+def cached(max_entries: int, *, take_turns: bool = False):
+    """``st.cache_data`` for rlcore's results (``ui.page.study`` is what pages call): bounded, without a spinner,
+    rlcore's dataclasses keyed by their repr (``HASH_BY_REPR``).
+
+    ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
+    ``TRAININGS`` (inside a ``one_at_a_time`` panel, the panel moves there for the rest of its run), so the
+    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's."""
+    store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
+    if not take_turns:
+        return store
+
+    def decorate(fn):
+        @functools.wraps(fn)  # the cache keys the function by fn's name and source (followed through __wrapped__)
+        def body(*args, **kwargs):
+            if not TRAININGS.holds():
+                raise _NotCached
+            return fn(*args, **kwargs)
+        look = store(body)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            try:
+                return look(*args, **kwargs)
+            except _NotCached:
+                pass
+            panel_session = getattr(_SLOT, "session", None)
+            try:
+                if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
+                    with TRAININGS.turn(_notice(TRAININGS), session=_session()):
+                        return look(*args, **kwargs)
+                PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
+                TRAININGS.take(panel_session, _notice(TRAININGS))
+            except Replaced:
+                st.stop()
+            return look(*args, **kwargs)
+        call.clear = look.clear
+        return call
+    return decorate

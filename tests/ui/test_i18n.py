@@ -9,7 +9,7 @@ from apphelp import ROOT, no_exception, run_page, shared_out
 from streamlit.testing.v1 import AppTest
 
 import rlcore
-from ui import i18n, nav, page, scenario, turns
+from ui import i18n, nav, scenario, turns
 from ui.format import esc
 
 HOME = ROOT / "dashboard.py"
@@ -47,8 +47,8 @@ def test_english_plurals_follow_the_count_and_chinese_writes_one_form():
     assert i18n.text("en", "chart.rows", n=3).startswith("3 rows,")
     assert "3" in i18n.text("zh", "chart.rows", n=3) and "1" in i18n.text("zh", "chart.rows", n=1)
     # the bench's workshop reads the number of runs ahead from the English notice (bench/workshop.py)
-    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(1, page.PANELS.what)).group(1) == "1"
-    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(4, page.TRAININGS.what)).group(1) == "4"
+    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(1, turns.PANELS.what)).group(1) == "1"
+    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(4, turns.TRAININGS.what)).group(1) == "4"
 
 
 def test_a_missing_entry_is_an_error_not_its_id():
@@ -67,7 +67,7 @@ def test_every_name_the_code_looks_up_by_data_has_an_entry():
             assert not p.heading or f"nav.headings.{p.title}" in cat
         for name in rlcore.PRESETS:
             assert f"scenario.presets.{name}" in cat, name
-        for line in (page.PANELS, page.TRAININGS):
+        for line in (turns.PANELS, turns.TRAININGS):
             assert f"turns.{line.what}" in cat
 
 

@@ -8,13 +8,13 @@ import time
 import pytest
 
 import rlcore
-from ui import page
+from ui import turns
 
 
 def test_panels_take_turns_across_threads():
     inside, most, lock = [0], [0], threading.Lock()
 
-    @page.one_at_a_time
+    @turns.one_at_a_time
     def panel(i):
         with lock:
             inside[0] += 1
@@ -34,21 +34,21 @@ def test_panels_take_turns_across_threads():
 
 
 def test_a_panel_that_stops_early_lets_the_next_one_run():
-    @page.one_at_a_time
+    @turns.one_at_a_time
     def stops():
         raise RuntimeError("st.stop, or a newer rerun")
 
     with pytest.raises(RuntimeError):
         stops()
     done = threading.Event()
-    threading.Thread(target=page.one_at_a_time(done.set), daemon=True).start()
+    threading.Thread(target=turns.one_at_a_time(done.set), daemon=True).start()
     assert done.wait(2), "the turn was kept after the exception"
 
 
 def test_cache_keys_tell_apart_scenarios_and_configs_that_differ_in_one_digit():
     calls = []
 
-    @page.cached(8)
+    @turns.cached(8)
     def probe(scenario, config):
         calls.append(1)
         return scenario.samples[0][0], config.lr

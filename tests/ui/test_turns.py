@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ui import page, turns
+from ui import turns
 
 
 @pytest.fixture(autouse=True)
@@ -114,14 +114,14 @@ def test_a_second_waiting_thread_of_a_session_replaces_the_first():
 def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
     calls = []
 
-    @page.cached(8, take_turns=True)
+    @turns.cached(8, take_turns=True)
     def train(x):
         calls.append(x)
         return 10 * x
 
     assert train(1) == 10 and calls == [1]  # a miss with the line free: trained at once
     results = {}
-    with page.TRAININGS.turn(session="someone training"):
+    with turns.TRAININGS.turn(session="someone training"):
         hit = threading.Thread(target=lambda: results.setdefault("hit", train(1)))
         miss = threading.Thread(target=lambda: results.setdefault("miss", train(2)))
         hit.start(), miss.start()
@@ -134,36 +134,36 @@ def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
 
 
 def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
-    @page.cached(8, take_turns=True)
+    @turns.cached(8, take_turns=True)
     def train(x):
         return -x
 
-    @page.one_at_a_time
+    @turns.one_at_a_time
     def training_panel(x):
         return train(x)
 
-    @page.one_at_a_time
+    @turns.one_at_a_time
     def cached_panel():
         return train(1)
 
     assert cached_panel() == -1  # trained once, now in the cache
     results = {}
-    with page.TRAININGS.turn(session="someone training"):
+    with turns.TRAININGS.turn(session="someone training"):
         a = threading.Thread(target=lambda: results.setdefault("a", training_panel(7)))
         a.start()
-        wait_until(lambda: page.TRAININGS.ahead("newcomer") == 2)  # the one training, then a's panel
-        assert page.PANELS.ahead("newcomer") == 0, "a's panel gave its panel turn up while it waits to train"
+        wait_until(lambda: turns.TRAININGS.ahead("newcomer") == 2)  # the one training, then a's panel
+        assert turns.PANELS.ahead("newcomer") == 0, "a's panel gave its panel turn up while it waits to train"
         b = threading.Thread(target=lambda: results.setdefault("b", cached_panel()))
         b.start()
         b.join(2)
         assert results == {"b": -1}, "a panel whose run is cached was drawn while another waited to train"
     a.join(5)
     assert results["a"] == -7
-    assert page.PANELS.ahead("newcomer") == 0 and page.TRAININGS.ahead("newcomer") == 0, "every turn given back"
+    assert turns.PANELS.ahead("newcomer") == 0 and turns.TRAININGS.ahead("newcomer") == 0, "every turn given back"
 
 
 def test_live_trainings_take_turns_of_a_bounded_length():
-    """page.in_turns: two learners' long trainings, started together, advance in alternating chunks of the turn's
+    """turns.in_turns: two learners' long trainings, started together, advance in alternating chunks of the turn's
     length each, and the line is free once both are done (or one stops early). The turn is measured by a clock
     that counts steps (one tick a step), so a chunk is exactly ``per_turn`` steps on any machine, at any load."""
     log, per_turn, n, done = [], 10, 40, set()
@@ -174,30 +174,30 @@ def test_live_trainings_take_turns_of_a_bounded_length():
         for i in range(n):
             # the other learner is back in the line (or finished) before this one takes a step: the order below is
             # the line's, not the threads' speed
-            wait_until(lambda: other in done or page.TRAININGS.ahead("nobody") >= 2)
+            wait_until(lambda: other in done or turns.TRAININGS.ahead("nobody") >= 2)
             clock_now[0] = next(ticks)
             yield who, i
         done.add(who)
 
     def learner(who, other):
-        for item in page.in_turns(steps(who, other), where=None, seconds=per_turn, clock=lambda: clock_now[0]):
+        for item in turns.in_turns(steps(who, other), where=None, seconds=per_turn, clock=lambda: clock_now[0]):
             log.append(item)
 
     threads = [threading.Thread(target=learner, args=pair) for pair in (("a", "b"), ("b", "a"))]
-    with page.TRAININGS.turn(session="holder"):  # both learners are in the line before either starts
+    with turns.TRAININGS.turn(session="holder"):  # both learners are in the line before either starts
         threads[0].start()
-        wait_until(lambda: page.TRAININGS.ahead("nobody") == 2)
+        wait_until(lambda: turns.TRAININGS.ahead("nobody") == 2)
         threads[1].start()
-        wait_until(lambda: page.TRAININGS.ahead("nobody") == 3)
+        wait_until(lambda: turns.TRAININGS.ahead("nobody") == 3)
     for t in threads:
         t.join(10)
     assert sorted(log) == sorted((w, i) for w in "ab" for i in range(n)), "every step of both, once"
     chunks = [(who, len(list(g))) for who, g in itertools.groupby(who for who, _ in log)]
     assert chunks == [("a", per_turn), ("b", per_turn)] * (n // per_turn), "alternating turns of per_turn steps"
-    assert page.TRAININGS.ahead("newcomer") == 0, "the turn is given back at the end"
+    assert turns.TRAININGS.ahead("newcomer") == 0, "the turn is given back at the end"
 
-    stopped = page.in_turns(steps("c", "a"), where=None, seconds=per_turn, clock=lambda: clock_now[0])
+    stopped = turns.in_turns(steps("c", "a"), where=None, seconds=per_turn, clock=lambda: clock_now[0])
     next(stopped)
-    assert page.TRAININGS.ahead("newcomer") == 1  # holding the turn mid-chunk
+    assert turns.TRAININGS.ahead("newcomer") == 1  # holding the turn mid-chunk
     stopped.close()  # the learner stopped (a rerun, or Stop): the generator is closed
-    assert page.TRAININGS.ahead("newcomer") == 0, "a stopped training gives its turn back"
+    assert turns.TRAININGS.ahead("newcomer") == 0, "a stopped training gives its turn back"

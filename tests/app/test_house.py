@@ -1,0 +1,101 @@
+"""The house's rules for pages and chart builders, read from the source (the guide is ``ui/page.py``'s docstring).
+
+* A page computes nothing: no cached computation of its own (``page.study`` calls a study of rlcore through the
+  server's shared cache), no page function over 60 lines, no page file over 250 lines.
+* One page shape: inputs and the question are drawn inside a panel (``@page.panel``, or the lab's timed one),
+  never at the top level of the script.
+* ``ui/page.py`` is the page-writing API: it holds no threading (that is ``ui/turns.py``).
+* A chart builder takes at most 8 parameters: a base chart plus layers, not a long keyword list.
+
+``PENDING`` names what breaks a rule while its rewrite is under way; each one fails once it no longer does, so
+the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
+MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS = 60, 250, 8
+PENDING: set[str] = {
+    "10_Length_and_aggregation.py", "11_Clips_after_PPO.py", "12_Recipe_composer.py", "13_KL_gradients.py",
+    "14_Sampler_and_trainer.py", "15_Entropy_and_pass_at_k.py", "16_Reward_model.py", "17_Over_optimisation.py",
+    "18_DPO.py", "19_R1_Zero_in_miniature.py", "1_Loop_state_action.py", "2_Reward_and_return.py",
+    "3_Value_Q_advantage.py", "4_Baseline_and_variance.py", "5_TD_error_and_GAE.py", "6_Policy_gradient.py",
+    "7_Exploration.py", "8_KL_penalty.py", "8_Ratio_and_clipping.py", "9_Training_lab.py",
+}
+PENDING_BUILDERS: set[str] = {
+    "token_bars", "lines", "bands", "histogram", "answer_strip", "points_chart", "arrows", "labelled_points",
+    "facets", "dot_strip", "grouped_bars", "grouped_hbars", "stacked_shares", "binned_bars", "token_grid",
+}
+DRAWS_INPUT = ("inputs.", "page.predict")  # page.presets, one row of whole views, may stand above the panel
+
+
+def problems(path: Path) -> list[str]:
+    """What in ``path`` breaks the page rules, one line each."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    found = []
+    if len(source.splitlines()) > MAX_FILE:
+        found.append(f"{len(source.splitlines())} lines (at most {MAX_FILE})")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            size = node.end_lineno - node.lineno + 1
+            if size > MAX_FUNCTION:
+                found.append(f"{node.name}: {size} lines (at most {MAX_FUNCTION})")
+            cached = [ast.unparse(d) for d in node.decorator_list if "cache" in ast.unparse(d)]
+            if cached:
+                found.append(f"{node.name}: a cached computation ({cached[0]}): make it a study, call page.study")
+    for node in tree.body:  # the script's top level, outside every function
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            continue
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            name = ast.unparse(call.func)
+            if name.startswith(DRAWS_INPUT):
+                found.append(f"line {call.lineno}: {name} at the top level: draw inputs and the question in a panel")
+    return found
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+def test_a_page_only_draws_in_one_shape(path):
+    found = problems(path)
+    if path.name in PENDING:
+        if not found:
+            pytest.fail(f"{path.name} keeps the rules now: drop it from PENDING")
+        pytest.xfail("; ".join(found))
+    assert not found, f"{path.name}: " + "; ".join(found)
+
+
+def test_the_rules_are_read_from_the_source(tmp_path):
+    """The reader itself: a long function, a cached one and a top-level input are each found."""
+    bad = tmp_path / "bad.py"
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION))
+    bad.write_text(f"import streamlit as st\n\n@st.cache_data(max_entries=2)\ndef long():\n{body}\n\n"
+                   "gamma = inputs.slider('γ', 0.0, 1.0, 1.0, 0.1, key='gamma')\n")
+    found = problems(bad)
+    assert any("long:" in f and "lines" in f for f in found) and any("cached computation" in f for f in found)
+    assert any("inputs.slider at the top level" in f for f in found)
+
+
+def test_ui_page_holds_no_threading():
+    tree = ast.parse((ROOT / "ui" / "page.py").read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not imported & {"threading", "uuid", "time", "concurrent.futures"}, imported
+
+
+@pytest.mark.parametrize("name", sorted({n.name for n in ast.parse((ROOT / "ui" / "charts.py").read_text()).body
+                                         if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}))
+def test_a_chart_builder_takes_at_most_eight_parameters(name):
+    fn = next(n for n in ast.parse((ROOT / "ui" / "charts.py").read_text()).body
+              if isinstance(n, ast.FunctionDef) and n.name == name)
+    count = len(fn.args.posonlyargs) + len(fn.args.args) + len(fn.args.kwonlyargs)
+    if name in PENDING_BUILDERS:
+        if count <= MAX_PARAMETERS:
+            pytest.fail(f"{name} takes {count} now: drop it from PENDING_BUILDERS")
+        pytest.xfail(f"{name}: {count} parameters")
+    assert count <= MAX_PARAMETERS, f"{name} takes {count} parameters (at most {MAX_PARAMETERS})"
