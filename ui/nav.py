@@ -1,15 +1,23 @@
 """The map of the explorer: every page in reading order, with the title and icon a learner sees.
 
-This is the one place a page's title, icon and id live: ``ui.page.setup`` takes them from here (found from
-the calling file's path), and every list of pages (sidebar, footer, tests, benchmarks) is read from ``PAGES``.
+The map is read, not written: every script in ``pages/`` (and ``dashboard.py``, home) that calls
+``page.setup("<table>")`` is a page, and its catalogue table (``locales/en.toml``'s ``[<table>]``) gives its
+English title (``nav_title``, which is also the page's id: its inputs' keys), its Material icon (``nav_icon``)
+and, for home, a heading (``nav_heading``); ``locales/zh.toml``'s table gives the Chinese title. Pages are read
+in the order of their file's number (home first), and pages of one number in the order of their tables in
+``en.toml``. So a new page is its file, its table in each catalogue, and its test: nothing to add here. A script
+that calls no ``page.setup`` (an old address that forwards with ``st.switch_page``) is no page of the map.
 
-Streamlit's own page list is switched off (``[client] showSidebarNavigation = false``): it would show
-the file names. Every page draws ``sidebar`` (through ``ui.page.setup``) and ends with ``footer``.
+``ui.page.setup`` takes the title and icon from here (found from the calling file's path), and every list of
+pages (sidebar, footer, tests, benchmarks) is read from ``PAGES``. Streamlit's own page list is switched off
+(``[client] showSidebarNavigation = false``): it would show the file names. Every page draws ``sidebar``
+(through ``ui.page.setup``) and ends with ``footer``.
 """
 
 from __future__ import annotations
 
 import pathlib
+import re
 from typing import NamedTuple
 
 import streamlit as st
@@ -19,6 +27,8 @@ from . import i18n
 from .i18n import t
 
 APP_DIR = pathlib.Path(__file__).resolve().parent.parent  # where dashboard.py lives
+HOME_PATH = "dashboard.py"
+SETUP = re.compile(r"""page\.setup\(\s*["']([A-Za-z0-9_]+)["']""")  # how a page names its catalogue table
 
 
 class PageInfo(NamedTuple):
@@ -26,33 +36,33 @@ class PageInfo(NamedTuple):
     title: str         # the page's id (its inputs' keys) and its English title; ``title()`` is what is shown
     icon: str          # a Material icon, drawn without an emoji font
     heading: str = ""  # the page's heading when it is not the title (home: "Home" in links only)
+    table: str = ""    # its catalogue table ("p2"), which page.setup names
 
 
-HOME = PageInfo("dashboard.py", "Home", ":material/home:", "RL for LLMs, one token at a time")
-PAGES = (
-    HOME,
-    PageInfo("pages/1_Loop_state_action.py", "Loop, state and action", ":material/autorenew:"),
-    PageInfo("pages/2_Reward_and_return.py", "Reward and return", ":material/flag:"),
-    PageInfo("pages/3_Value_Q_advantage.py", "Value, Q and advantage", ":material/bar_chart:"),
-    PageInfo("pages/4_Baseline_and_variance.py", "Baseline and variance", ":material/ssid_chart:"),
-    PageInfo("pages/5_TD_error_and_GAE.py", "TD error and GAE", ":material/functions:"),
-    PageInfo("pages/6_Policy_gradient.py", "Policy gradient", ":material/trending_up:"),
-    PageInfo("pages/7_Exploration.py", "Exploration", ":material/travel_explore:"),
-    PageInfo("pages/8_Ratio_and_clipping.py", "Ratio and clipping", ":material/compress:"),
-    PageInfo("pages/8_KL_penalty.py", "KL penalty", ":material/anchor:"),
-    PageInfo("pages/9_Training_lab.py", "Training lab", ":material/science:"),
-    PageInfo("pages/10_Length_and_aggregation.py", "Length and aggregation", ":material/straighten:"),
-    PageInfo("pages/11_Clips_after_PPO.py", "Clips after PPO", ":material/content_cut:"),
-    PageInfo("pages/12_Recipe_composer.py", "Recipe composer", ":material/tune:"),
-    PageInfo("pages/13_KL_gradients.py", "KL gradients", ":material/explore:"),
-    PageInfo("pages/14_Sampler_and_trainer.py", "Sampler and trainer", ":material/call_split:"),
-    PageInfo("pages/15_Entropy_and_pass_at_k.py", "Entropy and pass@k", ":material/target:"),
-    PageInfo("pages/16_Reward_model.py", "A reward model from comparisons", ":material/thumbs_up_down:"),
-    PageInfo("pages/17_Over_optimisation.py", "Over-optimisation", ":material/trending_down:"),
-    PageInfo("pages/18_DPO.py", "DPO, without a reward model", ":material/shortcut:"),
-    PageInfo("pages/19_R1_Zero_in_miniature.py", "R1-Zero in miniature", ":material/school:"),
-    PageInfo("pages/20_Glossary.py", "Glossary", ":material/menu_book:"),
-)
+def read_map(app_dir: pathlib.Path = APP_DIR) -> tuple[PageInfo, ...]:
+    """Every page of ``app_dir`` in reading order (see the module's docstring); a page whose table lacks a title
+    or an icon is an error that names the table and the file."""
+    en = i18n.catalogue(i18n.DEFAULT)
+    order = {table: i for i, table in enumerate(dict.fromkeys(k.split(".", 1)[0] for k in en))}
+    found = []
+    for path in [app_dir / HOME_PATH, *sorted((app_dir / "pages").glob("*.py"))]:
+        named = SETUP.search(path.read_text(encoding="utf-8"))
+        if named is None:
+            continue  # an old address that forwards, not a page
+        table, rel = named.group(1), path.relative_to(app_dir).as_posix()
+        missing = [k for k in ("nav_title", "nav_icon") if f"{table}.{k}" not in en]
+        if missing:
+            raise LookupError(f"{rel} names the catalogue table [{table}], which lacks {', '.join(missing)}: add "
+                              f"them to [{table}] in locales/en.toml (and nav_title to locales/zh.toml)")
+        number = 0 if rel == HOME_PATH else int(re.match(r"\d*", path.stem).group() or 10**6)
+        entry = PageInfo(rel, en[f"{table}.nav_title"], en[f"{table}.nav_icon"], en.get(f"{table}.nav_heading", ""),
+                         table)
+        found.append(((number, order.get(table, len(order))), entry))
+    return tuple(entry for _, entry in sorted(found, key=lambda item: item[0]))
+
+
+PAGES = read_map()
+HOME = PAGES[0]
 
 
 def info(path: str) -> PageInfo:
@@ -64,15 +74,13 @@ def info(path: str) -> PageInfo:
 
 
 def title(page: PageInfo) -> str:
-    """The page's title in the current language (``locales/*.toml``, ``[nav.titles]``); a page added to the map
-    but not yet to the catalogue shows its English title (``tests/ui/test_i18n.py`` asks every page for one)."""
-    msgid = f"nav.titles.{page.title}"
-    return t(msgid) if msgid in i18n.catalogue(i18n.current()) else page.title
+    """The page's title in the current language: its table's ``nav_title``."""
+    return t(f"{page.table}.nav_title")
 
 
 def heading(page: PageInfo) -> str:
-    """The page's heading in the current language: its title, unless ``[nav.headings]`` gives it another."""
-    return t(f"nav.headings.{page.title}") if page.heading else title(page)
+    """The page's heading in the current language: its title, unless its table gives a ``nav_heading``."""
+    return t(f"{page.table}.nav_heading") if page.heading else title(page)
 
 
 def path_of(filename: str) -> str | None:
@@ -135,4 +143,4 @@ def url_path(path: str) -> str:
     ('Loop_state_action', '')
     """
     stem = pathlib.Path(path).stem
-    return "" if path == HOME.path else stem.split("_", 1)[1]
+    return "" if path == HOME_PATH else stem.split("_", 1)[1]

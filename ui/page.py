@@ -25,7 +25,8 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 
 - **Text** lives in the catalogue, in both languages: ``t("pN.id", value=...)`` in ``locales/en.toml`` and
   ``locales/zh.toml`` under the page's own table, with its ``intro`` and ``why``; a chart's new field name goes in
-  ``[columns]`` of both; the page's title is its ``[nav.titles]`` entry (``ui.nav``).
+  ``[columns]`` of both; its table holds the page's ``nav_title`` (and, in en.toml, ``nav_icon``), from which
+  ``ui.nav`` reads the map: the page needs no entry anywhere else.
 - **Numbers** come from one ``page.study`` (or ``page.run``) call into rlcore and are formatted with
   ``ui.format``; nothing is typed into a page, nothing is fixed to the article's three tokens.
 - **Inputs** are declared through ``ui.inputs`` (each mirrored in the link), in a panel; an input drawn only after
@@ -62,14 +63,17 @@ def setup(table: str, *, scenario: bool = True, why: dict | None = None):
     (``intro`` and ``why``, filled with ``why``'s values if given; a table without ``why`` has no expander), the
     page list and the shared scenario sidebar. Returns the scenario (None when ``scenario`` is False).
 
-    The title and icon are the calling page's entry in ``ui.nav`` (found from the calling file's path); a
-    script with no entry there is an error: add its ``PageInfo`` to ``nav.PAGES``.
+    The title and icon are the calling page's entry in ``ui.nav``'s map (found from the calling file's path),
+    which ``ui.nav`` read from this same call and the table's ``nav_title`` and ``nav_icon``.
     """
     caller = inspect.currentframe().f_back.f_code.co_filename
     here = nav.path_of(caller)
     if here is None:
-        raise LookupError(f"{caller} has no entry in ui.nav.PAGES: add PageInfo(path, title, icon) there")
+        raise LookupError(f"{caller} is not in ui.nav's map: a page lives in pages/ (or is dashboard.py) and its "
+                          f"catalogue table [{table}] holds nav_title and nav_icon")
     entry = nav.info(here)
+    if entry.table != table:
+        raise LookupError(f"{here} names [{table}] here but [{entry.table}] first: one table per page")
     inputs.enter(inputs.page_id(entry.title))  # first: it reads the link, which may name the language
     raw = inputs.take(i18n.KEY)
     if i18n.start(raw):

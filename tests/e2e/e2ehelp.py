@@ -206,7 +206,7 @@ def layout_problems(pg, viewport: str, has_charts: bool = True, lang: str = "en"
         problems.append(f"charts outside their column (index, px): {spill}")
     if m["streamlitNav"]:
         problems.append("Streamlit's own page list (file names) is shown")
-    home, glossary = (i18n.text(lang, f"nav.titles.{name}") for name in ("Home", "Glossary"))
+    home, glossary = (i18n.text(lang, f"{table}.nav_title") for table in ("home", "glossary"))
     if not m["links"] or home not in m["links"][0] or glossary not in " ".join(m["links"]):
         problems.append(f"the page list is not ours: {m['links']}")
     problems += [f"a file name in the navigation: {t!r}" for t in m["links"] if FILE_NAME.search(t)]

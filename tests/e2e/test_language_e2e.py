@@ -23,7 +23,7 @@ def heading(pg) -> str:
 
 def follow(pg, page: nav.PageInfo) -> None:
     """Open ``page`` from the sidebar by its Chinese title."""
-    pg.locator("[data-testid='stSidebar'] a", has_text=i18n.text("zh", f"nav.titles.{page.title}")).click()
+    pg.locator("[data-testid='stSidebar'] a", has_text=i18n.text("zh", f"{page.table}.nav_title")).click()
     pg.wait_for_url(f"**/{nav.url_path(page.path)}**")
     wait_for_run(pg)
 
@@ -37,15 +37,15 @@ def test_chinese_stays_from_page_to_page_and_the_switch_turns_it_off(browser, se
         pg = context.new_page()
         pg.goto(f"{server.url}/{link}")
         wait_for_run(pg)
-        assert heading(pg).endswith(i18n.text("zh", "nav.headings.Home"))
+        assert heading(pg).endswith(i18n.text("zh", "home.nav_heading"))
         assert pg.url.endswith("?lang=zh"), "the link carries the language, so a shared link opens in Chinese"
         for target in (REWARD, GRADIENT):
             follow(pg, target)
-            assert heading(pg).endswith(i18n.text("zh", f"nav.titles.{target.title}"))
+            assert heading(pg).endswith(i18n.text("zh", f"{target.table}.nav_title"))
             assert pg.url.endswith(f"/{nav.url_path(target.path)}?lang=zh"), pg.url
         pg.locator("[data-testid='stSidebar'] button", has_text=i18n.LANGS["en"]).click()
         pg.wait_for_function("t => !document.querySelector('h1').innerText.includes(t)",
-                             arg=i18n.text("zh", f"nav.titles.{GRADIENT.title}"))
+                             arg=i18n.text("zh", f"{GRADIENT.table}.nav_title"))
         wait_for_run(pg)
         assert heading(pg).endswith(GRADIENT.title)
         # English in an English browser needs no parameter; a Chinese browser's link says English

@@ -72,8 +72,24 @@ def test_a_script_missing_from_the_map_is_an_error_that_says_where_to_add_it(cap
     def script():
         from ui import page
 
-        page.setup("Not in the map.")
+        page.setup("p_new")
 
     at = AppTest.from_function(script, default_timeout=30).run()
     assert at.exception and not at.title
-    assert "LookupError" in caplog.text and "ui.nav.PAGES" in caplog.text  # the app shows it redacted
+    assert "LookupError" in caplog.text and "[p_new] holds nav_title and nav_icon" in caplog.text  # shown redacted
+
+
+def test_the_map_is_read_from_the_pages_and_their_tables(tmp_path):
+    """A page is its file and its catalogue table: a script that names a table is in the map, in the order of its
+    number (home first); one that names none (an old address) is not; a table without a title is an error."""
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "dashboard.py").write_text('page.setup("home")\n')
+    (tmp_path / "pages" / "2_Reward_and_return.py").write_text('scenario = page.setup("p2")\n')
+    (tmp_path / "pages" / "10_Length_and_aggregation.py").write_text('page.setup("p10")\n')
+    (tmp_path / "pages" / "1_Loop_state_action.py").write_text('page.setup(\n    "p1")\n')
+    (tmp_path / "pages" / "3_Old_address.py").write_text('st.switch_page("pages/2_Reward_and_return.py")\n')
+    assert [p.table for p in nav.read_map(tmp_path)] == ["home", "p1", "p2", "p10"]
+    assert nav.read_map(tmp_path)[2] == nav.info("pages/2_Reward_and_return.py")
+    (tmp_path / "pages" / "4_New.py").write_text('page.setup("p_new")\n')
+    with pytest.raises(LookupError, match=r"pages/4_New.py names the catalogue table \[p_new\], which lacks"):
+        nav.read_map(tmp_path)
