@@ -30,7 +30,8 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 - **Numbers** come from one ``page.study`` (or ``page.run``) call into rlcore and are formatted with
   ``ui.format``; nothing is typed into a page, nothing is fixed to the article's three tokens.
 - **Inputs** are declared through ``ui.inputs`` (each mirrored in the link), in a panel; an input drawn only after
-  the question is answered is named with ``inputs.later``; at least one input drives the main chart.
+  the question is answered is named with ``inputs.later``; every concept page has at least one slider (or
+  select_slider) that drives its main chart (the sharing tests move it, the browser tests drag it).
 - **The question** (``predict``) comes before what gives it away. It quotes no live value of an input it does not
   also mark (when its text or answer changes, the question starts over and says so).
 - **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table).
