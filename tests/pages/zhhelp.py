@@ -56,10 +56,10 @@ def without_addresses(text: str) -> str:
 
 
 def english_left(at, terms=frozenset(), scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
-    """English words left outside ``terms``, once the scenario's text and the words of the answer the pages
+    """English words left outside ``terms``, once the scenario's text and the words of the answers the pages
     write from it (the learner's data, split into tokens) are taken out."""
-    answer = rlcore.answer_trace(scn, scn.tokens[int(scn.pi.argmax())], 1.0).tokens
-    words = sorted({w for tok in answer for w in re.findall(r"[A-Za-z]{2,}", tok)}, key=len, reverse=True)
+    answers = [w for tok in scn.tokens for w in rlcore.answer_trace(scn, tok, 1.0).tokens]
+    words = sorted({w for tok in answers for w in re.findall(r"[A-Za-z]{2,}", tok)}, key=len, reverse=True)
     texts = [re.sub(r"\b(?:" + "|".join(words) + r")\b", " ", text.replace(scn.prompt, " "))
              for text in map(without_addresses, shown_text(at))]
     return [w for w in english_words(texts, scn) if w not in terms]
