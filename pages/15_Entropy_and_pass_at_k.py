@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.studies.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
 from ui import charts, inputs, page
 from ui import scenario as scenario_panel
 from ui.charts import stacked_shares
@@ -28,24 +27,24 @@ LOAD_RARE = t("p15.load")  # the button (short enough for a phone), named again 
 tokens = scenario.tokens
 
 
-
-BEFORE_RARE = "ent_before_rare"  # the running example (and its preset name) the button replaced, for the way back
-
-
 def load_rare() -> None:
-    """The example where pass@64 falls as pass@1 rises, with the view that shows it; the example it replaces is
-    kept for ``restore``."""
-    st.session_state[BEFORE_RARE] = (scenario_panel.current(), st.session_state.get(scenario_panel.PRESET))
-    scenario_panel.replace(rlcore.PRESETS[RARE])
-    st.session_state[scenario_panel.PRESET] = RARE
+    """The example where pass@64 falls as pass@1 rises, with the view that shows it (the sidebar keeps the
+    example it replaces, for its way back)."""
+    scenario_panel.load(RARE)
     inputs.set_view({"steps": 30, "k": MAX_K, "threshold": 8.0})
 
 
-def restore() -> None:
-    """Back to the running example the button replaced."""
-    previous, preset = st.session_state.pop(BEFORE_RARE)
-    scenario_panel.replace(previous)
-    st.session_state[scenario_panel.PRESET] = preset
+def rare_branch_row() -> None:
+    """The button that loads the rare branch's example for every page or, once it did, the way back. Outside the
+    panel: the example changes the whole page and its sidebar."""
+    load_col, back_col = st.columns([3, 2], vertical_alignment="center")
+    before = scenario_panel.replaced()
+    if scenario == rlcore.PRESETS[RARE] and before is not None:
+        load_col.caption(t("p15.loaded", name=RARE_NAME, tokens=esc(t("p15.sep").join(before.tokens))))
+        back_col.button(t("p15.back"), on_click=scenario_panel.restore, icon=":material/undo:", key="ent_restore")
+    else:
+        load_col.button(LOAD_RARE, on_click=load_rare, key="ent_load_rare")
+        back_col.caption(t("p15.offer", name=RARE_NAME, k=MAX_K))
 
 
 page.presets({
@@ -53,27 +52,10 @@ page.presets({
     t("p15.preset_after"): {"steps": 20},
     t("p15.preset_k", k=MAX_K): {"k": MAX_K},
 })
-load_col, back_col = st.columns([3, 2], vertical_alignment="center")
-if scenario == rlcore.PRESETS[RARE] and BEFORE_RARE in st.session_state:
-    before = st.session_state[BEFORE_RARE][0]
-    load_col.caption(t("p15.loaded", name=RARE_NAME, tokens=esc(t("p15.sep").join(before.tokens))))
-    back_col.button(t("p15.back"), on_click=restore, icon=":material/undo:", key="ent_restore")
-else:
-    load_col.button(LOAD_RARE, on_click=load_rare, key="ent_load_rare")
-    back_col.caption(t("p15.offer", name=RARE_NAME, k=MAX_K))
+rare_branch_row()
 
 
-@page.cached(32)
-def study(scenario, lr, threshold, answers, seed):
-    trace = entropy_trace(scenario.pi, scenario.q, lr, MAX_STEPS)
-    shares = correct_shares(scenario.samples, threshold)
-    ks = np.arange(1, MAX_K + 1)
-    exact = pass_at_k_questions(trace.probs, shares, ks)
-    sampled = pass_at_k_sampled(trace.probs, shares, ks, answers=answers, questions=QUESTIONS, seed=seed)
-    return trace, shares, exact, sampled
-
-
-@st.fragment
+@page.panel
 def collapse_panel() -> None:
     c1, c2 = st.columns(2, gap="large")
     steps = int(inputs.slider(t("p15.steps"), 0, MAX_STEPS, 20, 1, key="steps", where=c1,
@@ -87,81 +69,112 @@ def collapse_panel() -> None:
         answers = int(inputs.select_slider(t("p15.answers"), [64, 128, 256], 64, key="n", where=m3))
         seed = int(inputs.number(t("p15.seed"), 0, 9999, 0, key="seed", where=m4))
 
-    trace, shares, exact, sampled = page.run(study, scenario, lr, threshold, answers, seed)
-    before, after = exact.pass_at[0, k - 1], exact.pass_at[steps, k - 1]
-    p1_before, p1_after = exact.pass_at_1[0], exact.pass_at_1[steps]
-    answer = trend(before, after)  # rlcore's word; the question shows it in the page's language
-    revealed = page.predict(
+    s = page.study(rlcore.collapse_study, scenario, lr, threshold, answers, seed, steps=MAX_STEPS, max_k=MAX_K,
+                   questions=QUESTIONS, entries=32)
+    revealed = ask(s, steps, k)
+    left, right = st.columns(2, gap="large")
+    with left:
+        draw_pass_at_k(s.exact, steps, k)
+    with right:
+        draw_entropy(s.trace, steps)
+    if not revealed:
+        return
+    explain_shares(s, steps, k, threshold)
+    draw_drivers(s.trace, steps)
+    draw_over_training(s, steps, k, answers)
+
+
+def ask(s, steps: int, k: int) -> bool:
+    """Does pass@k rise or fall over ``steps`` steps, as pass@1 rises?"""
+    before, after = s.exact.pass_at[0, k - 1], s.exact.pass_at[steps, k - 1]
+    p1_before, p1_after = s.exact.pass_at_1[0], s.exact.pass_at_1[steps]
+    answer = rlcore.trend(before, after)  # rlcore's word; the question shows it in the page's language
+    return page.predict(
         t("p15.question", steps=steps, p1_before=pct(p1_before), p1_after=pct(p1_after), k=k),
         [t(f"p15.trend.{w}") for w in ("rises", "falls", "barely moves")], t(f"p15.trend.{answer}"),
         t("p15.explanation", k=k, before=pct(before, 1), after=pct(after, 1), steps=steps,
-          h_before=fmt(trace.entropy[0], 3), h_after=fmt(trace.entropy[steps], 3)),
+          h_before=fmt(s.trace.entropy[0], 3), h_after=fmt(s.trace.entropy[steps], 3)),
         key="ent_predict")
 
-    left, right = st.columns(2, gap="large")
-    with left:
-        policies = [t("p15.before_training"), t("p15.after_steps", steps=steps)]
-        curve = pd.DataFrame({
-            "k": np.tile(exact.ks, 2),
-            COL["policy"]: np.repeat(policies, exact.ks.size),
-            "pass@k": np.concatenate([exact.pass_at[0], exact.pass_at[steps]]),
-        })
-        marker = pd.DataFrame({"at": [k], "label": [f"k = {k}"]})
-        page.chart(charts.layer(
-            charts.lines(curve, x="k", y="pass@k", series=COL["policy"], legend_title=COL["policy"], y_domain=[0, 1],
-                         colors=method_colors(policies), x_title=t("p15.pass_x"), y_title="pass@k"),
-            charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                         align="right" if k > MAX_K * 0.8 else "left"),
-            title=t("p15.pass_title"), subtitle=wrap(t("p15.pass_subtitle")), height=330),
-            curve, alt_text=t("p15.pass_alt"),
-            name="pass_at_k")
-    with right:
-        measured, predicted = t("p15.measured"), t("p15.predicted")
-        ent = pd.DataFrame({
-            COL["step"]: np.concatenate([np.arange(steps + 1), np.arange(1, steps + 1)]),
-            COL["entropy"]: np.concatenate([trace.entropy[:steps + 1], trace.one_step[:steps]]),
-            COL["curve"]: [measured] * (steps + 1) + [predicted] * steps,
-        })
-        page.chart(charts.layer(
-            charts.lines(ent, x=COL["step"], y=COL["entropy"], series=COL["curve"], legend_title=COL["curve"],
-                         colors=method_colors([measured, predicted]), points=steps <= 30,
-                         x_title=COL["step"], y_title=t("p15.entropy_y")),
-            title=t("p15.entropy_title"), subtitle=wrap(t("p15.entropy_subtitle")), height=330),
-                   ent, alt_text=t("p15.entropy_alt"), name="entropy")
 
-    if not revealed:
-        return
-    reach = t("p15.sep").join(t("p15.reach", token=esc(tok), share=pct(s))
-                              for tok, s in zip(tokens, shares, strict=True))
+def draw_pass_at_k(exact, steps: int, k: int) -> None:
+    """pass@k against k, before training and after ``steps`` steps, with k marked."""
+    policies = [t("p15.before_training"), t("p15.after_steps", steps=steps)]
+    curve = pd.DataFrame({
+        "k": np.tile(exact.ks, 2),
+        COL["policy"]: np.repeat(policies, exact.ks.size),
+        "pass@k": np.concatenate([exact.pass_at[0], exact.pass_at[steps]]),
+    })
+    marker = pd.DataFrame({"at": [k], "label": [f"k = {k}"]})
+    page.chart(charts.layer(
+        charts.lines(curve, x="k", y="pass@k", series=COL["policy"], legend_title=COL["policy"], y_domain=[0, 1],
+                     colors=method_colors(policies), x_title=t("p15.pass_x"), y_title="pass@k"),
+        charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
+                     align="right" if k > MAX_K * 0.8 else "left"),
+        title=t("p15.pass_title"), subtitle=wrap(t("p15.pass_subtitle")), height=330),
+        curve, alt_text=t("p15.pass_alt"),
+        name="pass_at_k")
+
+
+def draw_entropy(trace, steps: int) -> None:
+    """The entropy measured along the steps, beside each step's first-order prediction."""
+    measured, predicted = t("p15.measured"), t("p15.predicted")
+    ent = pd.DataFrame({
+        COL["step"]: np.concatenate([np.arange(steps + 1), np.arange(1, steps + 1)]),
+        COL["entropy"]: np.concatenate([trace.entropy[:steps + 1], trace.one_step[:steps]]),
+        COL["curve"]: [measured] * (steps + 1) + [predicted] * steps,
+    })
+    page.chart(charts.layer(
+        charts.lines(ent, x=COL["step"], y=COL["entropy"], series=COL["curve"], legend_title=COL["curve"],
+                     colors=method_colors([measured, predicted]), points=steps <= 30,
+                     x_title=COL["step"], y_title=t("p15.entropy_y")),
+        title=t("p15.entropy_title"), subtitle=wrap(t("p15.entropy_subtitle")), height=330),
+               ent, alt_text=t("p15.entropy_alt"), name="entropy")
+
+
+def explain_shares(s, steps: int, k: int, threshold: float) -> None:
+    """Which branches reach the threshold, and the trade between pass@1 and pass@k when there is one."""
+    exact, trace = s.exact, s.trace
+    before, after = exact.pass_at[0, k - 1], exact.pass_at[steps, k - 1]
+    p1_before, p1_after = exact.pass_at_1[0], exact.pass_at_1[steps]
+    reach = t("p15.sep").join(t("p15.reach", token=esc(tok), share=pct(c))
+                              for tok, c in zip(tokens, s.shares, strict=True))
     st.markdown(t("p15.shares", threshold=fmt(threshold), reach=reach, before=fmt_list(trace.probs[0]), steps=steps,
                   after=fmt_list(trace.probs[steps]), p1_before=pct(p1_before, 1), p1_after=pct(p1_after, 1), k=k,
                   k_before=pct(before, 1), k_after=pct(after, 1)))
-    if trend(p1_before, p1_after) == "rises" and answer == "falls":
+    if rlcore.trend(p1_before, p1_after) == "rises" and rlcore.trend(before, after) == "falls":
         st.markdown(t("p15.trade", k=k))
     elif scenario.tokens != rlcore.PRESETS[RARE].tokens:
         st.info(t("p15.no_fall", k=k, load=LOAD_RARE))
 
+
+def draw_drivers(trace, steps: int) -> None:
+    """Each token's part in each step's change of entropy."""
     st.subheader(t("p15.drivers_heading"))
     if steps == 0:
         st.caption(t("p15.no_steps"))
-    else:
-        drive = pd.DataFrame({
-            COL["step"]: np.repeat(np.arange(1, steps + 1), len(tokens)),
-            COL["token"]: np.tile(tokens, steps),
-            COL["share"]: trace.shares[:steps].ravel(),
-        })
-        page.chart(stacked_shares(drive, x=COL["step"], token=COL["token"], value=COL["share"], tokens=tokens,
-                                  title=t("p15.drivers_title"), subtitle=wrap(t("p15.drivers_subtitle")),
-                                  x_title=COL["step"], y_title=t("p15.drivers_y"), height=360,
-                                  legend_title=COL["token"]),
-                   drive, alt_text=t("p15.drivers_alt"), name="entropy_drivers")
-        first = trace.shares[0]
-        st.markdown(t("p15.first_step", predicted=fmt(trace.predicted[0], 3, sign=True),
-                      measured=fmt(trace.measured[0], 3, sign=True), parts=fmt_list(first, 3),
-                      tokens=t("p15.sep").join(esc(tok) for tok in tokens), steps=steps,
-                      trend=t(f"p15.entropy_trend.{trend(trace.entropy[0], trace.entropy[steps])}"),
-                      h_before=fmt(trace.entropy[0], 3), h_after=fmt(trace.entropy[steps], 3)))
+        return
+    drive = pd.DataFrame({
+        COL["step"]: np.repeat(np.arange(1, steps + 1), len(tokens)),
+        COL["token"]: np.tile(tokens, steps),
+        COL["share"]: trace.shares[:steps].ravel(),
+    })
+    page.chart(stacked_shares(drive, x=COL["step"], token=COL["token"], value=COL["share"], tokens=tokens,
+                              title=t("p15.drivers_title"), subtitle=wrap(t("p15.drivers_subtitle")),
+                              x_title=COL["step"], y_title=t("p15.drivers_y"), height=360,
+                              legend_title=COL["token"]),
+               drive, alt_text=t("p15.drivers_alt"), name="entropy_drivers")
+    first = trace.shares[0]
+    st.markdown(t("p15.first_step", predicted=fmt(trace.predicted[0], 3, sign=True),
+                  measured=fmt(trace.measured[0], 3, sign=True), parts=fmt_list(first, 3),
+                  tokens=t("p15.sep").join(esc(tok) for tok in tokens), steps=steps,
+                  trend=t(f"p15.entropy_trend.{rlcore.trend(trace.entropy[0], trace.entropy[steps])}"),
+                  h_before=fmt(trace.entropy[0], 3), h_after=fmt(trace.entropy[steps], 3)))
 
+
+def draw_over_training(s, steps: int, k: int, answers: int) -> None:
+    """pass@1 and pass@k over the whole training, exact and estimated from sampled answers."""
+    exact, sampled = s.exact, s.sampled
     st.subheader(t("p15.over_heading"))
     over = pd.DataFrame({
         COL["step"]: np.tile(np.arange(MAX_STEPS + 1), 4),
@@ -176,9 +189,11 @@ def collapse_panel() -> None:
         subtitle=wrap(t("p15.over_subtitle", questions=QUESTIONS, answers=answers)), height=360),
                over, alt_text=t("p15.over_alt", k=k), name="pass_over_training")
     st.markdown(t("p15.over_text", answers=answers, questions=QUESTIONS, step=steps, p1=pct(sampled[steps, 0], 1),
-                  k=k, pk=pct(sampled[steps, k - 1], 1), p1_exact=pct(p1_after, 1), pk_exact=pct(after, 1)))
+                  k=k, pk=pct(sampled[steps, k - 1], 1), p1_exact=pct(exact.pass_at_1[steps], 1),
+                  pk_exact=pct(exact.pass_at[steps, k - 1], 1)))
+
 
 collapse_panel()
 
-page.end(code=(entropy_trace, correct_shares, pass_at_k_questions, pass_at_k_sampled, rlcore.entropy_change,
-               rlcore.pass_at_k_estimate,))
+page.end(code=(rlcore.collapse_study, rlcore.entropy_trace, rlcore.correct_shares, rlcore.pass_at_k_questions,
+               rlcore.pass_at_k_sampled, rlcore.entropy_change, rlcore.pass_at_k_estimate,))

@@ -1,11 +1,9 @@
 """A reward model from comparisons: raters pick one of two answers, Bradley–Terry turns their picks into scores."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rlcore import judge_studies as js
-from rlcore import preference
+import rlcore
 from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt
@@ -27,72 +25,71 @@ page.presets({
     t("judge.ignore_flattery"): {"flattery": 0.0},
 })
 
-c1, c2, c3 = st.columns(3)
-n = inputs.select_slider(t("p16.n"), COMPARISONS, 1000, key="n", where=c1, help=t("p16.n_help"))
-flattery = inputs.slider(t("judge.flattery"), 0.0, 3.0, js.FLATTERY_BONUS, 0.1, key="flattery", where=c2,
-                         help=t("judge.flattery_help"))
-noise = inputs.slider(t("judge.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=c3, help=t("p16.noise_help"))
-with st.expander(t("judge.more_settings")):
-    seed = inputs.number(t("judge.seed"), 0, MAX_SEED, 0, key="seed", help=t("judge.seed_help"))
+
+@page.panel
+def reward_panel() -> None:
+    c1, c2, c3 = st.columns(3)
+    n = inputs.select_slider(t("p16.n"), COMPARISONS, 1000, key="n", where=c1, help=t("p16.n_help"))
+    flattery = inputs.slider(t("judge.flattery"), 0.0, 3.0, rlcore.FLATTERY_BONUS, 0.1, key="flattery", where=c2,
+                             help=t("judge.flattery_help"))
+    noise = inputs.slider(t("judge.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=c3, help=t("p16.noise_help"))
+    with st.expander(t("judge.more_settings")):
+        seed = inputs.number(t("judge.seed"), 0, MAX_SEED, 0, key="seed", help=t("judge.seed_help"))
+
+    if not rlcore.judge_items(scenario).comparable:  # raters need two answers the model can write
+        page.stop_with_notice(NOTHING_TO_COMPARE)
+    rm = page.study(rlcore.reward_model_study, scenario, comparisons=int(n), flattery=float(flattery),
+                    noise=float(noise), seed=int(seed), entries=32)
+    names = page.answer_names(rm.items)
+    best = rm.items.best
+    options = [t("p16.above"), t("p16.below")]
+    revealed = page.predict(
+        t("p16.question", gap=fmt(rm.true_flattery_lead, sign=True), best=esc(names[best]), n=f"{int(n):,}"),
+        options, options[0] if rm.flattery_lead > 0 else options[1],
+        t("p16.explanation", gap=fmt(rm.flattery_lead, sign=True), best=esc(names[best])),
+        key="predict_rm")
+    sources = [t(f"p16.{s}") for s in SOURCES]  # the judges as the chart's legend and the table's columns name them
+    draw_scores(rm, names, sources, revealed)
+    if revealed:
+        explain_fit(rm, names, sources)
+        draw_fit_errors(float(flattery), float(noise))
+        going_further(rm, names)
 
 
-if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
-    page.stop_with_notice(NOTHING_TO_COMPARE)
+def draw_scores(rm, names, sources, revealed: bool) -> None:
+    """Each answer's score by each judge; the reward model's once the question is answered."""
+    rows = [{"answer": a, "label": f"{i + 1}. {a}", "score": float(v), "judge": src}  # numbered: never a bare name
+            for src, values in zip(sources, (rm.true, rm.rater, rm.fitted), strict=True)
+            for i, (a, v) in enumerate(zip(names, values, strict=True))
+            if revealed or src != sources[-1]]
+    scores = pd.DataFrame(rows)
+    ch = charts.grouped_bars(
+        scores, x="label", y="score", group="judge", colors=method_colors(dict(zip(sources, COLORS, strict=True))),
+        title=t("p16.title"), subtitle=t("p16.subtitle" if revealed else "p16.locked"),
+        x_title=t("p16.x_title"), y_title=t("p16.y_title"))
+    page.chart(ch, scores, alt_text=t("p16.alt"), name="reward_model")
 
 
-@page.cached(32)
-def study(sc, comparisons: int, fl: float, nz: float, sd: int):
-    return js.reward_model_study(sc, comparisons=comparisons, flattery=fl, noise=nz, seed=sd)
-
-
-@page.cached(16)
-def errors(sc, fl: float, nz: float):
-    return js.fit_errors(sc, ERROR_AT, flattery=fl, noise=nz)
-
-
-rm = page.run(study, scenario, int(n), float(flattery), float(noise), int(seed))
-items = rm.items
-flat, best = items.flattering, items.best
-names = page.answer_names(items)
-gap = rm.fitted[flat] - rm.fitted[best]
-true_gap = rm.true[flat] - rm.true[best]
-
-options = [t("p16.above"), t("p16.below")]
-revealed = page.predict(
-    t("p16.question", gap=fmt(true_gap, sign=True), best=esc(names[best]), n=f"{int(n):,}"),
-    options, options[0] if gap > 0 else options[1],
-    t("p16.explanation", gap=fmt(gap, sign=True), best=esc(names[best])),
-    key="predict_rm")
-sources = [t(f"p16.{s}") for s in SOURCES]  # the judges as the chart's legend and the table's columns name them
-
-rows = [{"answer": a, "label": f"{i + 1}. {a}", "score": float(v), "judge": src}  # numbered: never a bare name
-        for src, values in zip(sources, (rm.true, rm.rater, rm.fitted), strict=True)
-        for i, (a, v) in enumerate(zip(names, values, strict=True))
-        if revealed or src != sources[-1]]
-scores = pd.DataFrame(rows)
-ch = charts.grouped_bars(
-    scores, x="label", y="score", group="judge", colors=method_colors(dict(zip(sources, COLORS, strict=True))),
-    title=t("p16.title"), subtitle=t("p16.subtitle" if revealed else "p16.locked"),
-    x_title=t("p16.x_title"), y_title=t("p16.y_title"))
-page.chart(ch, scores, alt_text=t("p16.alt"), name="reward_model")
-
-if revealed:
-    compared = (rm.wins.sum(axis=0) + rm.wins.sum(axis=1)).astype(int)
+def explain_fit(rm, names, sources) -> None:
+    """The comparisons behind each score, and how close the fit came."""
     ref_col = t("p16.col_ref")
     shown = pd.DataFrame({
         t("p16.col_answer"): names,
-        ref_col: items.ref,
-        t("p16.col_compared"): compared,
-        t("p16.col_won"): rm.wins.sum(axis=1).astype(int),
+        ref_col: rm.items.ref,
+        t("p16.col_compared"): rm.compared,
+        t("p16.col_won"): rm.won,
         **dict(zip(sources, (rm.true, rm.rater, rm.fitted), strict=True)),
     })
     page.table(shown, formats={c: "%.3f" for c in (ref_col, *sources)})
-    rare = int(compared.argmin())
-    st.markdown(t("p16.fit", error=fmt(rm.error), rare=esc(names[rare]), n=int(compared[rare]),
-                  p=fmt(items.ref[rare], 3)))
+    rare = rm.rarest
+    st.markdown(t("p16.fit", error=fmt(rm.error), rare=esc(names[rare]), n=int(rm.compared[rare]),
+                  p=fmt(rm.items.ref[rare], 3)))
 
+
+def draw_fit_errors(flattery: float, noise: float) -> None:
+    """The fit's error as the comparisons grow."""
     st.subheader(t("p16.more"))
-    err = page.run(errors, scenario, float(flattery), float(noise))
+    err = page.study(rlcore.fit_errors, scenario, ERROR_AT, flattery=flattery, noise=noise, entries=16)
     err_series = t("p16.err_series")
     err_df = pd.DataFrame({"comparisons": err.comparisons, "error": err.error, "series": err_series})
     ech = charts.layer(charts.lines(err_df, x="comparisons", y="error", series="series", points=True,
@@ -103,12 +100,18 @@ if revealed:
     st.markdown(t("p16.err_text", first=f"{err.comparisons[0]:,}", last=f"{err.comparisons[-1]:,}",
                   high=fmt(err.error[0]), low=fmt(err.error[-1])))
 
+
+def going_further(rm, names) -> None:
+    """The ridge, and the answers that never lost."""
     with st.expander(t("p16.further")):
-        st.markdown(t("p16.further_text", ridge=fmt(js.RIDGE)))
-        never = preference.never_loses(rm.winners, rm.losers, len(names))
+        st.markdown(t("p16.further_text", ridge=fmt(rlcore.judge.RIDGE)))
+        never = rm.never_lost
         if never.size:
             st.markdown(t("p16.never_lost", answers=esc(t("p16.sep").join(names[i] for i in never))))
         else:
             st.markdown(t("p16.all_lost"))
 
-page.end(code=(preference.bt_prob, preference.fit_reward_model, js.simulate_raters, js.reward_model_study,))
+
+reward_panel()
+
+page.end(code=(rlcore.bt_prob, rlcore.fit_reward_model, rlcore.simulate_raters, rlcore.reward_model_study,))

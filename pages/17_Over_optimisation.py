@@ -1,10 +1,9 @@
 """Over-optimisation: train against the reward model while the true judge watches."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rlcore import judge_studies as js
+import rlcore
 from ui import charts, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt
@@ -27,31 +26,10 @@ page.presets({
     t("judge.ignore_flattery"): {"flattery": 0.0},
 })
 
-c1, c2, c3 = st.columns(3)
-beta = inputs.select_slider(t("p17.beta"), BETAS, 0.05, key="beta", where=c1, help=t("p17.beta_help"))
-n = inputs.select_slider(t("p17.n"), COMPARISONS, 1000, key="n", where=c2, help=t("p17.n_help"))
-flattery = inputs.slider(t("judge.flattery"), 0.0, 3.0, js.FLATTERY_BONUS, 0.1, key="flattery", where=c3,
-                         help=t("judge.flattery_help"))
-with st.expander(t("judge.more_settings")):
-    m1, m2, m3 = st.columns(3)
-    noise = inputs.slider(t("judge.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=m1)
-    steps = inputs.slider(t("p17.steps"), 10, 1000, 300, 10, key="steps", where=m2)
-    seed = inputs.number(t("judge.seed"), 0, MAX_SEED, 0, key="seed", where=m3, help=t("judge.seed_help"))
 
-
-if np.count_nonzero(js.judge_items(scenario).ref) < 2:  # raters need two answers the model can write
-    page.stop_with_notice(NOTHING_TO_COMPARE)
-
-
-@page.cached(16)
-def model(sc, comparisons: int, fl: float, nz: float, sd: int):
-    return js.reward_model_study(sc, comparisons=comparisons, flattery=fl, noise=nz, seed=sd)
-
-
-@page.cached(64)
-def train(sc, b: float, comparisons: int, fl: float, nz: float, n_steps: int, sd: int):
-    """One reward model per number of comparisons, shared by the runs at every β."""
-    return js.train_against(model(sc, comparisons, fl, nz, sd), beta=b, steps=n_steps)
+def train(beta: float, comparisons: int, raters: dict):
+    """A run against the reward model fitted to ``comparisons`` pairs (``raters``: flattery, noise, steps, seed)."""
+    return page.study(rlcore.over_optimisation, scenario, beta=beta, comparisons=comparisons, **raters, entries=64)
 
 
 def curves(run, label: str | None = None) -> pd.DataFrame:
@@ -62,26 +40,58 @@ def curves(run, label: str | None = None) -> pd.DataFrame:
                       for s, g in zip(SERIES, (run.proxy, run.true), strict=True)], ignore_index=True)
 
 
-args = (float(flattery), float(noise), int(steps), int(seed))
-run = page.run(train, scenario, float(beta), int(n), *args)
-items = run.items
-options = [t("p17.keeps_rising"), t("p17.turns")]
-revealed = page.predict(
-    t("p17.question", beta=fmt(beta)), options, options[1] if run.peak > 0 and run.fall > 0 else options[0],
-    t("p17.explanation", best=fmt(run.true[run.peak], sign=True), kl=fmt(run.kl[run.peak]), step=run.peak,
-      last=fmt(run.true[-1], sign=True), proxy=fmt(run.proxy[-1], sign=True), before=fmt(items.ref[-1], 3),
-      after=fmt(run.probs[-1, -1], 3)),
-    key="predict_over")
+@page.panel
+def over_panel() -> None:
+    c1, c2, c3 = st.columns(3)
+    beta = inputs.select_slider(t("p17.beta"), BETAS, 0.05, key="beta", where=c1, help=t("p17.beta_help"))
+    n = inputs.select_slider(t("p17.n"), COMPARISONS, 1000, key="n", where=c2, help=t("p17.n_help"))
+    flattery = inputs.slider(t("judge.flattery"), 0.0, 3.0, rlcore.FLATTERY_BONUS, 0.1, key="flattery", where=c3,
+                             help=t("judge.flattery_help"))
+    with st.expander(t("judge.more_settings")):
+        m1, m2, m3 = st.columns(3)
+        noise = inputs.slider(t("judge.noise"), 0.25, 5.0, 2.0, 0.25, key="noise", where=m1)
+        steps = inputs.slider(t("p17.steps"), 10, 1000, 300, 10, key="steps", where=m2)
+        seed = inputs.number(t("judge.seed"), 0, MAX_SEED, 0, key="seed", where=m3, help=t("judge.seed_help"))
 
-df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
-ch = charts.layer(charts.lines(df, x="KL", y="gain", series="run",
-                              x_title=t("p17.x_title"), y_title=t("p17.y_title"),
-                              colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True))),
-                              legend_title=t("p17.legend")),
-                 title=t("p17.title"), subtitle=t("p17.subtitle" if revealed else "p17.locked"))
-page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
+    if not rlcore.judge_items(scenario).comparable:  # raters need two answers the model can write
+        page.stop_with_notice(NOTHING_TO_COMPARE)
+    raters = {"flattery": float(flattery), "noise": float(noise), "steps": int(steps), "seed": int(seed)}
+    run = train(float(beta), int(n), raters)
+    revealed = ask(run, beta)
+    draw_run(run, revealed)
+    if revealed:
+        explain_peak(run)
+        draw_betas(int(n), raters)
+        draw_comparisons(float(beta), raters)
+        closed_form(run)
 
-if revealed:
+
+def ask(run, beta) -> bool:
+    """Does the true score keep rising along the run at this β?"""
+    items = run.items
+    options = [t("p17.keeps_rising"), t("p17.turns")]
+    return page.predict(
+        t("p17.question", beta=fmt(beta)), options, options[1] if run.peak > 0 and run.fall > 0 else options[0],
+        t("p17.explanation", best=fmt(run.true[run.peak], sign=True), kl=fmt(run.kl[run.peak]), step=run.peak,
+          last=fmt(run.true[-1], sign=True), proxy=fmt(run.proxy[-1], sign=True), before=fmt(items.ref[-1], 3),
+          after=fmt(run.probs[-1, -1], 3)),
+        key="predict_over")
+
+
+def draw_run(run, revealed: bool) -> None:
+    """The reward model's gain against KL; the true judge's beside it once the question is answered."""
+    df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
+    ch = charts.layer(charts.lines(df, x="KL", y="gain", series="run",
+                                   x_title=t("p17.x_title"), y_title=t("p17.y_title"),
+                                   colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True))),
+                                   legend_title=t("p17.legend")),
+                      title=t("p17.title"), subtitle=t("p17.subtitle" if revealed else "p17.locked"))
+    page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
+
+
+def explain_peak(run) -> None:
+    """Where the true score peaked, and which answer the reward model overrates."""
+    items = run.items
     c = st.columns(3)
     c[0].metric(t("p17.peak"), fmt(run.true[run.peak], sign=True), help=t("p17.peak_help"))
     c[1].metric(t("p17.peak_kl"), fmt(run.kl[run.peak]), help=t("p17.peak_kl_help"))
@@ -95,16 +105,20 @@ if revealed:
     else:
         st.markdown(t("p17.no_turn"))
 
-    def true_runs(runs, labels, *, legend: str, title: str, alt_text: str, name: str) -> None:
-        """The true gain of several runs against their KL, one line per run."""
-        data = pd.concat([curves(r, lab) for r, lab in zip(runs, labels, strict=True)], ignore_index=True)
-        page.chart(charts.layer(charts.lines(data, x="KL", y="gain", series="run",
-                                             x_title=t("p17.x_title"), y_title=t("p17.true_gain"),
-                                             colors=method_colors(labels), legend_title=legend), title=title),
-                   data, alt_text=alt_text, name=name)
 
+def true_runs(runs, labels, *, legend: str, title: str, alt_text: str, name: str) -> None:
+    """The true gain of several runs against their KL, one line per run."""
+    data = pd.concat([curves(r, lab) for r, lab in zip(runs, labels, strict=True)], ignore_index=True)
+    page.chart(charts.layer(charts.lines(data, x="KL", y="gain", series="run",
+                                         x_title=t("p17.x_title"), y_title=t("p17.true_gain"),
+                                         colors=method_colors(labels), legend_title=legend), title=title),
+               data, alt_text=alt_text, name=name)
+
+
+def draw_betas(n: int, raters: dict) -> None:
+    """The same reward model at three leashes β."""
     st.subheader(t("p17.leash"))
-    runs = [page.run(train, scenario, b, int(n), *args) for b in COMPARE_BETAS]
+    runs = [train(b, n, raters) for b in COMPARE_BETAS]
     true_runs(runs, [t("p17.beta_run", beta=fmt(b)) for b in COMPARE_BETAS], legend=t("p17.beta_legend"),
               title=t("p17.beta_title"), alt_text=t("p17.beta_alt"), name="betas")
     st.markdown(t("p17.join").join(
@@ -112,8 +126,11 @@ if revealed:
         if r.fall > 0 else t("p17.beta_end", beta=fmt(b), kl=fmt(r.kl[-1]), gain=fmt(r.true[-1], sign=True))
         for r, b in zip(runs, COMPARE_BETAS, strict=True)))
 
+
+def draw_comparisons(beta: float, raters: dict) -> None:
+    """The same β against reward models fitted to more and more pairs."""
     st.subheader(t("p17.more"))
-    nruns = [page.run(train, scenario, float(beta), k, *args) for k in COMPARE_N]
+    nruns = [train(beta, k, raters) for k in COMPARE_N]
     nlabels = [t("p17.n_run", n=f"{k:,}") for k in COMPARE_N]
     true_runs(nruns, nlabels, legend=t("p17.n_legend"), title=t("p17.n_title"), alt_text=t("p17.n_alt"),
               name="comparisons")
@@ -121,11 +138,17 @@ if revealed:
         [t("p17.n_end", run=lab, peak=fmt(r.true[r.peak], sign=True), kl=fmt(r.kl[r.peak]), fall=fmt(r.fall))
          for r, lab in zip(nruns, nlabels, strict=True)] + [t("p17.n_why")]))
 
+
+def closed_form(run) -> None:
+    """Where training goes: π_ref·exp(r̂/β), beside where the run ended."""
     with st.expander(t("p17.closed_form")):
         st.markdown(t("p17.closed_form_text"))
         numeric = (t("p17.col_ref"), t("p17.col_after"), t("p17.col_optimum"))
-        page.table(pd.DataFrame({t("p17.col_answer"): names,
-                                 **dict(zip(numeric, (items.ref, run.probs[-1], run.limit), strict=True))}),
+        page.table(pd.DataFrame({t("p17.col_answer"): page.answer_names(run.items),
+                                 **dict(zip(numeric, (run.items.ref, run.probs[-1], run.limit), strict=True))}),
                    formats={k: "%.4f" for k in numeric})
 
-page.end(code=(js.train_against, js.reward_model_study,))
+
+over_panel()
+
+page.end(code=(rlcore.train_against, rlcore.reward_model_study,))

@@ -30,6 +30,7 @@ DRAFT = "scenario_draft"  # the rows as the learner typed them (may be invalid)
 SYNCED = "scenario_synced"  # the scenario the draft last agreed with
 PRESET = "scenario_preset"
 EDITOR = "scenario_editor"  # the expander holding the inputs (open or closed)
+REPLACED = "scenario_replaced"  # the example a page's ``load`` replaced, kept for ``restore``
 URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
 MAX_JSON_BYTES = 100_000
 MAX_DEPTH = 3            # {"samples": [[1, 2], [3]]} is the deepest a scenario nests
@@ -305,6 +306,25 @@ def replace(scenario: rlcore.Scenario) -> None:
     """Make ``scenario`` current and refill the sidebar inputs from it (use in callbacks)."""
     st.session_state[STATE] = scenario
     _set_draft(to_rows(scenario))
+
+
+def load(name: str) -> None:
+    """Make the preset ``name`` (a key of ``rlcore.PRESETS``) the example of every page, keeping the one it replaces
+    for ``restore``: a page's "load this example" button (use in callbacks)."""
+    st.session_state[REPLACED] = current()
+    replace(rlcore.PRESETS[name])
+
+
+def replaced() -> rlcore.Scenario | None:
+    """The example the last ``load`` replaced, while ``restore`` can still bring it back; None otherwise."""
+    return st.session_state.get(REPLACED)
+
+
+def restore() -> None:
+    """Back to the example the last ``load`` replaced (use in callbacks); nothing to do if there is none."""
+    previous = st.session_state.pop(REPLACED, None)
+    if previous is not None:
+        replace(previous)
 
 
 def _set_draft(rows: list[dict]) -> None:

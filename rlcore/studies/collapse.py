@@ -8,11 +8,12 @@ import numpy as np
 
 from ..formulas.checks import as_real, as_samples, count, finite, prob_rows, show, whole_numbers
 from ..formulas.diagnostics import entropy
+from ..formulas.example import check_scenario
 from ..formulas.policy import policy_gradient_path
 
 __all__ = [
-    "TRENDS", "EntropyTrace", "PassAtK", "correct_shares", "entropy_trace", "pass_at_k_questions", "pass_at_k_sampled",
-    "trend",
+    "TRENDS", "CollapseStudy", "EntropyTrace", "PassAtK", "collapse_study", "correct_shares", "entropy_trace",
+    "pass_at_k_questions", "pass_at_k_sampled", "trend",
 ]
 
 MAX_ENUM_TOKENS = 12   # pass_at_k_questions enumerates 2^K solve patterns
@@ -190,6 +191,54 @@ def pass_at_k_sampled(probs, shares, ks, *, answers: int, questions: int, seed: 
                   - _log_comb(np.full_like(k, n), k, log_fact)[None, None, :])   # C(n−c, k)/C(n, k)
     return (1.0 - miss).mean(axis=1)
 
+
+@dataclass(frozen=True)
+class CollapseStudy:
+    """Training on one example: its entropy, each branch's share of right answers, and pass@k along the way."""
+
+    trace: EntropyTrace  # ``steps`` exact policy-gradient steps from the scenario's π on its Q
+    shares: np.ndarray   # shape [K]: the share of each token's sampled answers that reach the threshold
+    exact: PassAtK       # pass@k for k = 1 … max_k of every policy along the trace, over the questions cₐ define
+    sampled: np.ndarray  # shape [steps+1, max_k]: the same estimated from ``answers`` sampled answers per question
+
+
+def collapse_study(scenario, lr: float = 0.3, threshold: float = 8.0, answers: int = 64, seed: int = 0, *,
+                   steps: int = 60, max_k: int = 64, questions: int = 300) -> CollapseStudy:
+    """Train on the scenario (``entropy_trace``) and watch pass@1 and pass@k of every policy along the way.
+
+    An answer is right when its judge score reaches ``threshold``: token a's branch solves a share cₐ of the
+    questions (``correct_shares``), pass@k is exact over those questions (``pass_at_k_questions``) and
+    estimated from sampled answers (``pass_at_k_sampled``), for k = 1 … ``max_k``, at each of the steps.
+
+    Args:
+        scenario: the running example (π, its Q and its sampled scores).
+        lr: step size η ≥ 0.
+        threshold: the score a right answer reaches.
+        answers: answers sampled per question for the estimate, 1 to 1,000.
+        seed: the estimate's seed (≥ 0).
+        steps: policy-gradient steps (≥ 0).
+        max_k: the largest k, 1 to ``answers``.
+        questions: questions drawn for the estimate, 1 to 5,000.
+
+    Returns:
+        CollapseStudy(trace, shares [K], exact, sampled [steps+1, max_k]).
+
+    The article's example with a right answer at 8 or more: only `partly` (π = 0.2, scores 10 and 8) is ever
+    right, on every question, so before training pass@k = 1 − 0.8^k:
+
+    >>> from rlcore.formulas.example import ARTICLE_SCENARIO
+    >>> s = collapse_study(ARTICLE_SCENARIO, 0.3, 8.0, 8, 0, steps=2, max_k=4, questions=10)
+    >>> s.shares.tolist(), s.exact.pass_at[0].round(6).tolist(), s.sampled.shape
+    ([0.0, 0.0, 1.0], [0.2, 0.36, 0.488, 0.5904], (3, 4))
+    """
+    sc = check_scenario(scenario)
+    n = count("answers", answers, low=1, high=MAX_ANSWERS)
+    ks = np.arange(1, count("max_k", max_k, low=1, high=n) + 1)
+    trace = entropy_trace(sc.pi, sc.q, lr, steps)
+    shares = correct_shares(sc.samples, threshold)
+    exact = pass_at_k_questions(trace.probs, shares, ks)
+    sampled = pass_at_k_sampled(trace.probs, shares, ks, answers=n, questions=questions, seed=seed)
+    return CollapseStudy(trace, shares, exact, sampled)
 
 
 TRENDS = ("rises", "falls", "barely moves")

@@ -52,6 +52,18 @@ class JudgeItems:
         """Index of the flattering answer."""
         return len(self.names) - 1
 
+    @property
+    def comparable(self) -> bool:
+        """Whether the reference writes at least two of the answers: raters then have a pair to compare."""
+        return bool(np.count_nonzero(self.ref) >= 2)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the raters score two answers the reference writes differently: some pair then has a better
+        side (``ipo_study`` needs one)."""
+        on = self.ref > 0
+        return bool(on.any() and self.rater[on].max() > self.rater[on].min())
+
 
 def judge_items(scenario: Scenario, flattery: float = FLATTERY_BONUS) -> JudgeItems:
     """The scenario's candidates plus a flattering copy of the best one.
@@ -137,6 +149,36 @@ class RewardModelStudy:
     rater: np.ndarray    # shape [M]: the raters' scores shifted to mean 0 (what the fit estimates)
     true: np.ndarray     # shape [M]: the true judge's scores shifted to mean 0
     error: float         # root-mean-square of fitted − rater
+
+    @property
+    def compared(self) -> np.ndarray:
+        """Shape [M]: how many comparisons each answer took part in."""
+        return (self.wins.sum(axis=0) + self.wins.sum(axis=1)).astype(int)
+
+    @property
+    def won(self) -> np.ndarray:
+        """Shape [M]: how many comparisons each answer won."""
+        return self.wins.sum(axis=1).astype(int)
+
+    @property
+    def rarest(self) -> int:
+        """The answer compared least often (the first on ties): the fit knows it least."""
+        return int(self.compared.argmin())
+
+    @property
+    def flattery_lead(self) -> float:
+        """How far the reward model puts the flattering answer above the best plain one (below: negative)."""
+        return float(self.fitted[self.items.flattering] - self.fitted[self.items.best])
+
+    @property
+    def true_flattery_lead(self) -> float:
+        """The same lead by the true judge: −flattery (flattery is worth nothing to it)."""
+        return float(self.true[self.items.flattering] - self.true[self.items.best])
+
+    @property
+    def never_lost(self) -> np.ndarray:
+        """The answers that never lose to the rest (``never_loses``): the fit's ridge alone bounds their score."""
+        return never_loses(self.winners, self.losers, len(self.items.names))
 
 
 def reward_model_study(scenario: Scenario, *, comparisons: int = 200, noise: float = 2.0,
@@ -473,6 +515,18 @@ class LabOnRaters:
     def on_optimum(self) -> bool:
         """Whether every answer is within ``ON_OPTIMUM`` of π*."""
         return bool(self.gap.max() < ON_OPTIMUM)
+
+    @property
+    def furthest(self) -> int:
+        """The answer whose probability is furthest from π* (the first on ties)."""
+        return int(np.argmax(self.gap))
+
+    @property
+    def unexplored(self) -> bool:
+        """Whether PPO lowered the furthest answer below π_ref while π* raises it above: an answer it has not
+        found yet, not one it overshot."""
+        i = self.furthest
+        return bool(self.median[i] < self.items.ref[i] < self.optimum[i])
 
 
 def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, flattery: float = FLATTERY_BONUS,

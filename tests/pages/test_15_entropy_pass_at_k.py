@@ -14,15 +14,17 @@ from apphelp import (
     no_exception,
     numbers,
     page_file,
-    page_text,
     run_page,
 )
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("15_")
 K = keys(PAGE)
 RARE = rlcore.PRESETS["Rare branch, sometimes right"]
+RARE_NAME = i18n.text("en", "scenario.presets.Rare branch, sometimes right")
+LOAD, BACK = "ent_load_rare", "ent_restore"  # the buttons' keys
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 9), (3,), (9, 8), (4, 5, 10)))
 
@@ -48,14 +50,15 @@ def test_predict_hides_then_reveals_on_the_rare_branch_preset():
     at = run_page(PAGE, scenario=RARE)
     no_exception(at)
     assert len(charts(at)) == 2                              # pass@k and entropy; the rest after the answer
-    at.radio(key="ent_predict").set_value("falls").run()
+    radio = at.radio(key="ent_predict")
+    radio.set_value(radio.options[1]).run()                  # falls
     no_exception(at)
     assert at.success, "on the rare-branch scenario pass@16 falls after 20 steps"
     assert len(charts(at)) == 4
     shares = next(md.value for md in at.markdown if all(f"**{t}**" in md.value for t in RARE.tokens))
     # threshold 8, then the share of right answers per branch: simplify 3 of 4, guess none, backtrack 1 of 2
     assert numbers(shares)[:4] == [8, 75, 0, 50]
-    assert "The trade." in page_text(at)                      # the page names what the curves show
+    assert i18n.text("en", "p15.trade", k=16) in [md.value for md in at.markdown]  # it names what the curves show
     before, after = pass_curve(at, "before training"), pass_curve(at, "after 20 steps")
     assert after[0] > before[0] and after[-1] < before[-1]  # pass@1 up, pass@64 down
 
@@ -64,13 +67,13 @@ def test_article_example_points_to_the_preset():
     at = run_page(PAGE, state={"ent_predict": "falls"})
     no_exception(at)
     assert at.warning  # on the article's example pass@16 barely moves (it is already ~97%)
-    load = next(b.label for b in at.button if b.label.startswith("Load the"))
+    load = at.button(key=LOAD).label
     assert at.info and f"**{load}**" in at.info[0].value     # it names the button it points to
 
 
 def test_preset_button_loads_the_rare_scenario():
     at = run_page(PAGE)
-    next(b for b in at.button if b.label.startswith("Load the")).click().run()
+    at.button(key=LOAD).click().run()
     no_exception(at)
     assert at.session_state["scenario"] == RARE
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
@@ -79,21 +82,25 @@ def test_preset_button_loads_the_rare_scenario():
     assert len(charts(at)) == 2                            # still hidden until the learner predicts
 
 
+def the_buttons(at) -> list[str]:
+    return [b.key for b in at.button if b.key in (LOAD, BACK)]
+
+
 def test_the_rare_button_says_it_changes_every_page_and_gives_the_example_back():
     at = run_page(PAGE, scenario=FOUR_ANSWERS)
-    (load,) = [b for b in at.button if b.label.startswith("Load the")]
-    assert any("every page" in c.value for c in at.caption)        # said where the button is, before the click
-    load.click().run()
+    assert the_buttons(at) == [LOAD]
+    offer = i18n.text("en", "p15.offer", name=RARE_NAME, k=64)   # said where the button is, before the click
+    assert offer in [c.value for c in at.caption]
+    at.button(key=LOAD).click().run()
     no_exception(at)
     assert at.session_state["scenario"] == RARE
-    assert any("on every page" in c.value for c in at.caption)
-    assert not [b for b in at.button if b.label.startswith("Load the")]
-    (back,) = [b for b in at.button if b.label.startswith("Back to your example")]
-    assert any("yes, no, maybe, depends" in c.value for c in at.caption)   # it names the example it brings back
-    back.click().run()
+    assert the_buttons(at) == [BACK]
+    loaded = i18n.text("en", "p15.loaded", name=RARE_NAME, tokens="yes, no, maybe, depends")  # names yours
+    assert loaded in [c.value for c in at.caption]
+    at.button(key=BACK).click().run()
     no_exception(at)
     assert at.session_state["scenario"] == FOUR_ANSWERS
-    assert [b.label for b in at.button if b.label.startswith("Load the")]
+    assert the_buttons(at) == [LOAD]
 
 
 @pytest.mark.parametrize("key, value", [("steps", 40), ("k", 3), ("lr", 1.0)])

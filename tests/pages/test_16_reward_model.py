@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("16_")
 K = keys(PAGE)
@@ -41,7 +42,17 @@ def test_revealed_reward_model_is_centred_and_moves_with_the_comparisons():
     at.select_slider(key=K("n")).set_value(5000).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert "More comparisons tighten the fit" in page_text(at)
+
+
+def test_the_fit_error_chart_is_rlcores_and_falls_with_more_comparisons():
+    at = run_page(PAGE, state=SHOWN)
+    no_exception(at)
+    err = chart_frame(at, "How far the reward model is from the raters", "error")
+    expected = rlcore.fit_errors(rlcore.ARTICLE_SCENARIO, [50, 100, 200, 500, 1000, 2000, 5000], noise=2.0,
+                                 flattery=rlcore.FLATTERY_BONUS)
+    assert err["comparisons"].tolist() == expected.comparisons.tolist()
+    np.testing.assert_allclose(err["error"], expected.error, rtol=1e-9)
+    assert err["error"].iloc[-1] < err["error"].iloc[0] / 3  # 100 times the pairs (1/√n alone: a tenth of the error)
 
 
 def test_raters_who_love_flattery_teach_the_model_to_overrate_it():
@@ -64,5 +75,5 @@ def test_a_scenario_with_nothing_to_compare_says_so():
     # one answer the model can write (its flattering copy included): a notice, not an error, and no chart
     at = run_page(PAGE, scenario=ONE_WRITER)
     no_exception(at)
-    assert not at.error and any("nothing to compare" in i.value for i in at.info)
+    assert not at.error and [i.value for i in at.info] == [i18n.text("en", "judge.nothing_to_compare")]
     assert not at.get("vega_lite_chart")

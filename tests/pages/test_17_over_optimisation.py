@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, page_text, run_page
+from apphelp import chart_fingerprint, chart_frame, keys, metrics, no_exception, page_file, run_page
 
 import rlcore
+from ui import i18n
+from ui.format import fmt
 
 PAGE = page_file("17_")
 K = keys(PAGE)
@@ -30,7 +32,10 @@ def test_proxy_keeps_rising_while_the_true_score_peaks_and_falls():
     peak = int(np.argmax(true["gain"].to_numpy()))
     assert 0 < peak < len(true) - 1 and true["gain"].iloc[-1] < true["gain"].iloc[peak] - 0.5
     assert np.all(np.diff(true["KL"]) >= -1e-9)                    # KL grows along training
-    assert at.radio(key="predict_over").options == ["keeps rising", "rises, then falls"]
+    radio = at.radio(key="predict_over")
+    assert f"**{radio.options[1]}**" in at.info[0].value                # the answer: it rises, then falls
+    run = rlcore.over_optimisation(rlcore.ARTICLE_SCENARIO, beta=0.05, comparisons=1000, flattery=2.0, noise=1.0)
+    assert metrics(at)[i18n.text("en", "p17.fall")] == fmt(run.fall) and run.fall > 0.5
 
 
 def test_before_the_answer_only_the_reward_model_is_drawn():
@@ -50,7 +55,8 @@ def test_beta_moves_the_run_and_honest_raters_give_no_fall():
     no_exception(honest)
     true = gains(honest, TRUE)["gain"].to_numpy()
     assert true[-1] >= true.max() - 1e-9
-    assert "never turns" in page_text(honest)
+    assert metrics(honest)[i18n.text("en", "p17.fall")] == fmt(0.0)
+    assert i18n.text("en", "p17.no_turn") in [md.value for md in honest.markdown]
 
 
 def test_edited_scenario_and_one_with_nothing_to_compare():
@@ -59,5 +65,5 @@ def test_edited_scenario_and_one_with_nothing_to_compare():
     assert len(gains(at, TRUE)) > 1
     bad = run_page(PAGE, scenario=ONE_WRITER)  # a notice, not an error, and no chart
     no_exception(bad)
-    assert not bad.error and any("nothing to compare" in i.value for i in bad.info)
+    assert not bad.error and [i.value for i in bad.info] == [i18n.text("en", "judge.nothing_to_compare")]
     assert not bad.get("vega_lite_chart")

@@ -128,3 +128,55 @@ def test_trend():
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- collapse_study: page 15's numbers in one call -----------------------------------------------------------
+
+def test_collapse_study_before_training_by_hand():
+    """The article with a right answer at 8 or more: only `partly` (π 0.2; scores 10 and 8) is right, on every
+    question, so before training pass@1 = 0.2 and pass@k = 1 − 0.8^k."""
+    s = rlcore.collapse_study(rlcore.ARTICLE_SCENARIO, 0.3, 8.0, 64, 0, steps=5, max_k=6, questions=20)
+    np.testing.assert_allclose(s.shares, [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(s.exact.pass_at[0], [1 - 0.8**k for k in range(1, 7)], atol=1e-12)
+    assert s.exact.pass_at_1[0] == pytest.approx(0.2, abs=1e-12)
+    assert s.exact.ks.tolist() == [1, 2, 3, 4, 5, 6]
+    assert s.trace.probs.shape == (6, 3) and s.exact.pass_at.shape == (6, 6) and s.sampled.shape == (6, 6)
+    assert np.all(np.diff(s.exact.pass_at_1) > 0)  # training raises `partly`, the best Q: pass@1 = π(partly)
+
+
+def test_collapse_study_is_its_formulas_on_the_scenario():
+    sc = rlcore.PRESETS["Rare branch, sometimes right"]
+    s = rlcore.collapse_study(sc, 0.5, 7.0, 128, 3, steps=4, max_k=10, questions=50)
+    trace = entropy_trace(sc.pi, sc.q, 0.5, 4)
+    np.testing.assert_allclose(s.trace.probs, trace.probs, rtol=1e-12)
+    np.testing.assert_allclose(s.trace.shares, trace.shares, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(s.shares, correct_shares(sc.samples, 7.0))
+    ks = np.arange(1, 11)
+    np.testing.assert_allclose(s.exact.pass_at, pass_at_k_questions(trace.probs, s.shares, ks).pass_at, rtol=1e-12)
+    np.testing.assert_allclose(s.sampled, pass_at_k_sampled(trace.probs, s.shares, ks, answers=128, questions=50,
+                                                            seed=3), rtol=1e-12)
+
+
+@pytest.mark.parametrize("threshold, value", [(0.0, 1.0), (1e3, 0.0)], ids=["every answer right", "none right"])
+def test_collapse_study_when_every_answer_or_none_is_right(threshold, value):
+    """Every answer right: each question is solved with p = 1, so c = n right answers and each estimate is
+    1 − C(0, k)/C(n, k) = 1; none right: 0, exact and sampled, at every step and every k."""
+    s = rlcore.collapse_study(rlcore.ARTICLE_SCENARIO, 0.3, threshold, 64, 0, steps=3, max_k=64, questions=5)
+    np.testing.assert_allclose(s.exact.pass_at, value, atol=1e-12)
+    np.testing.assert_allclose(s.sampled, value, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"scenario": "abc"}, "scenario"),
+    ({"max_k": 65}, "max_k"),               # above the 64 answers a question has
+    ({"max_k": 0}, "max_k"),
+    ({"answers": 0}, "answers"),
+    ({"questions": 0}, "questions"),
+    ({"lr": -0.1}, "lr"),
+    ({"steps": -1}, "steps"),
+    ({"seed": -1}, "seed"),
+])
+def test_collapse_study_names_a_bad_argument(kwargs, name):
+    args = {"scenario": rlcore.ARTICLE_SCENARIO, "steps": 2, "max_k": 4, "questions": 5, **kwargs}
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        rlcore.collapse_study(**args)

@@ -236,3 +236,56 @@ def test_lab_on_raters_rejects_a_penalty_beyond_the_labs_range():
     with pytest.raises(ValueError, match="beta × noise"):
         js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0)
 
+
+
+# --- what pages 16–18 read off the results -------------------------------------------------------------------------
+
+def test_judge_items_say_whether_there_is_a_pair_and_a_better_side():
+    one_writer = Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))  # b (best) never written
+    assert not js.judge_items(one_writer).comparable and not js.judge_items(one_writer).ranked
+    assert js.judge_items(ARTICLE_SCENARIO).comparable and js.judge_items(ARTICLE_SCENARIO).ranked
+    same = Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+    assert js.judge_items(same, 0.0).comparable and not js.judge_items(same, 0.0).ranked
+    with pytest.raises(ValueError, match="scenario"):                 # ranked is what ipo_study needs
+        js.ipo_study(same, flattery=0.0)
+    # with flattery the raters score a's flattering copy (written 5% of a's 0.5) 0.6 above the rest
+    assert js.judge_items(same, 0.6).ranked
+    assert js.ipo_study(same, flattery=0.6, steps=2).dpo.shape == (3, 3)
+
+
+def test_reward_model_counts_and_leads_by_hand():
+    items = js.judge_items(ARTICLE_SCENARIO)                           # open, closed, partly, partly + flattery
+    winners, losers = np.array([0, 1, 1, 3]), np.array([1, 0, 2, 1])
+    wins = np.zeros((4, 4))
+    for w, lo in zip(winners, losers, strict=True):
+        wins[w, lo] += 1
+    fitted = np.array([-1.0, 0.5, 0.25, 0.25])
+    rm = js.RewardModelStudy(items, winners, losers, wins, fitted, items.rater - items.rater.mean(),
+                             items.true - items.true.mean(), 0.0)
+    assert rm.compared.tolist() == [2, 4, 1, 1] and rm.won.tolist() == [1, 2, 0, 1]
+    assert rm.rarest == 2                                              # 2 and 3 were compared once: the first
+    assert rm.flattery_lead == pytest.approx(0.0)                      # fitted: 0.25 for both
+    assert rm.true_flattery_lead == pytest.approx(-js.FLATTERY_BONUS)  # 8.4 − 9
+    assert rm.never_lost.tolist() == [3]                               # 3 beat 1 and was never beaten
+
+
+def test_reward_model_counts_add_up_on_simulated_raters():
+    rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=500, flattery=2.0, noise=1.0, seed=4)
+    assert rm.compared.sum() == 2 * 500 and rm.won.sum() == 500
+    np.testing.assert_array_equal(rm.compared, np.bincount(np.r_[rm.winners, rm.losers], minlength=4))
+    assert rm.flattery_lead == pytest.approx(rm.fitted[3] - rm.fitted[2])
+    assert rm.true_flattery_lead == pytest.approx(-2.0)
+
+
+def test_lab_on_raters_names_the_answer_furthest_from_the_optimum():
+    items = js.judge_items(ARTICLE_SCENARIO)                           # π_ref = 0.5, 0.3, 0.19, 0.01
+    nan = np.full(4, np.nan)
+
+    def lab(median, optimum):
+        return js.LabOnRaters(items, 1.0, 300, np.array(median), nan, nan, np.array(optimum), None)
+
+    behind = lab([0.5, 0.3, 0.195, 0.005], [0.48, 0.3, 0.17, 0.05])   # gaps 0.02, 0, 0.025, 0.045
+    assert behind.furthest == 3 and behind.unexplored                 # 0.005 < π_ref 0.01 < π* 0.05
+    overshot = lab([0.45, 0.3, 0.24, 0.01], [0.4, 0.3, 0.25, 0.05])   # gaps 0.05, 0, 0.01, 0.04
+    assert overshot.furthest == 0 and not overshot.unexplored         # π* lowers it: not an unexplored answer
+    assert not behind.on_optimum and lab([0.5, 0.3, 0.19, 0.01], [0.5, 0.3, 0.2, 0.0]).on_optimum
