@@ -48,6 +48,7 @@ import streamlit as st
 
 from . import charts, i18n, inputs, nav, spec, turns
 from . import scenario as scenario_panel
+from . import scrub as scrub_mod
 from .format import csv_text, esc
 from .i18n import t
 
@@ -167,7 +168,22 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
         width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.facets``), which
             Streamlit would otherwise draw at their content's width.
     """
-    shown = spec.vega_lite(ch)
+    _draw(spec.vega_lite(ch), data, alt_text=alt_text, name=name, width=width)
+
+
+def scrub(ch, data, *, field: str, grid, value: float, label: str, alt_text: str, name: str,
+          width: str | None = None) -> None:
+    """``chart``, for a chart drawn over a grid of its main input: ``data`` holds its rows for every value of
+    ``grid`` in the column ``field`` (a study computed them at once), and a range input named ``label`` under the
+    chart picks the rows it shows, starting at the committed ``value`` (the page's widget): dragging it redraws the
+    chart in the browser, with no rerun (``ui.scrub``). The table under it holds the rows at ``value``."""
+    st.html(scrub_mod.CSS)
+    shown = scrub_mod.bind(spec.vega_lite(ch), field=field, grid=grid, value=value, label=label)
+    _draw(shown, scrub_mod.rows_at(data, field=field, grid=grid, value=value), alt_text=alt_text, name=name,
+          width=width)
+
+
+def _draw(shown: dict, data, *, alt_text: str, name: str, width: str | None) -> None:
     if not shown.keys() & {"concat", "hconcat", "vconcat", "facet", "autosize"}:
         # the plot keeps its height and fits the width; title, legend and axes add to it (fitted into a fixed total,
         # a long title and legend squashed the plot and pushed the title off the top of a phone's chart)

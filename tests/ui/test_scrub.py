@@ -1,0 +1,71 @@
+"""ui.scrub: a chart's spec gains a range input bound to a parameter over the grid, and a filter on every view
+whose data holds the grid's column; the table under it holds the rows the chart shows at rest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import charts, scrub, spec
+
+GRID = np.round(np.arange(0.0, 1.0001, 0.25), 2)  # 0, 0.25, 0.5, 0.75, 1
+
+
+def curves(value: float | None = None) -> pd.DataFrame:
+    """A line per grid value (y = g·x), and the committed value's own line where it is off the grid."""
+    gs = [*GRID, *([value] if value is not None else [])]
+    return pd.DataFrame([{"x": x, "y": g * x, "g": g, "s": "line", scrub.EXACT: value is not None and g == value}
+                         for g in gs for x in (0.0, 1.0, 2.0)])
+
+
+def scrubbed(df, value):
+    ch = charts.layer(charts.lines(df, x="x", y="y", series="s", x_title="x", y_title="y", colors={"line": "#000"}),
+                      charts.rules(pd.DataFrame({"at": [1.0], "label": ["fixed"]}), at="at", label="label", axis="x"),
+                      title="t")
+    return scrub.bind(spec.vega_lite(ch), field="g", grid=GRID, value=value, label="g")
+
+
+def views(node, out=None):
+    out = [] if out is None else out
+    if isinstance(node, dict):
+        if "data" in node:
+            out.append(node)
+        for key in ("layer", "vconcat", "hconcat", "concat"):
+            for child in node.get(key, []):
+                views(child, out)
+    return out
+
+
+def test_the_input_spans_the_grid_and_starts_at_the_committed_value():
+    out = scrubbed(curves(), 0.5)
+    (param,) = out["params"]
+    assert param["name"] == scrub.PARAM and param["value"] == 0.5
+    assert param["bind"] | {"name": None} == {"input": "range", "min": 0.0, "max": 1.0, "step": 0.25, "name": None}
+    filtered = [v for v in views(out) if v.get("transform")]
+    assert len(filtered) == 1 and "scrub" in filtered[0]["transform"][0]["filter"]  # the lines, not the fixed rule
+    assert set(out["datasets"]) == {"explorer_0", "explorer_1"}
+
+
+def test_off_the_grid_the_exact_rows_stand_in_for_the_nearest_point():
+    expr = scrub.filter_expr("g", 0.25, 0.3, exact=True)
+    assert "exact" in expr and "0.3" in expr
+    df = curves(0.3)
+    at_rest = scrub.rows_at(df, field="g", grid=GRID, value=0.3)
+    assert (at_rest["g"] == 0.3).all() and len(at_rest) == 3 and scrub.EXACT not in at_rest
+    on_grid = scrub.rows_at(curves(), field="g", grid=GRID, value=0.75)
+    assert (on_grid["g"] == 0.75).all() and len(on_grid) == 3
+
+
+@pytest.mark.parametrize("grid", [[0.5], [0.0, 0.5, 0.6], [1.0, 0.5], [0.0, float("nan")]])
+def test_a_grid_that_is_not_uniform_and_ascending_is_refused_by_name(grid):
+    with pytest.raises(ValueError, match="grid"):
+        scrub.grid_step(grid)
+
+
+def test_a_value_off_the_range_or_a_field_in_no_dataset_is_refused():
+    with pytest.raises(ValueError, match="value"):
+        scrubbed(curves(), 1.5)
+    ch = charts.lines(curves(), x="x", y="y", series="s", x_title="x", y_title="y", colors={"line": "#000"})
+    with pytest.raises(ValueError, match="field"):
+        scrub.bind(spec.vega_lite(ch), field="nope", grid=GRID, value=0.5, label="g")

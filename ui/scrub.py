@@ -1,0 +1,110 @@
+"""Drag and see: a chart whose main input moves in the browser, frame by frame, over a grid a study computed.
+
+A Streamlit widget reports its value to the server, which reruns the script and sends a new chart: a round trip
+per move, and since Streamlit 1.5x a slider reports only on release, so nothing moves while a learner drags. A
+scrubbed chart carries its curve for every value of a grid of its main input (computed by ``rlcore`` in one
+vectorised call and cached with the page's study), and a Vega-Lite parameter bound to a range input under the
+chart picks the rows of the value it holds: dragging redraws the chart in the browser with no script run and no
+message to the server (``tests/e2e/test_scrub_e2e.py`` counts the websocket's messages).
+
+How a scrub reaches the server: it does not. The page's Streamlit widget stays the committed value: the link,
+the presets, the question and every sentence read it, and the scrubber starts at it. Writing the scrubbed value
+back on release would take a custom component (a front-end bundle of its own, built, shipped and tested beside
+the app) for what the widget already does; the scrubber is for finding the shape of a curve, the widget for
+settling on a value. So the learner never reads a text that disagrees with the chart without a cue: the chart
+marks the committed value with a rule labelled with it, and says which value it shows.
+
+The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart data), so every committed value is
+a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
+the grid point nearest it, so the chart at rest shows what the server computed for the text.
+
+``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
+parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Sequence
+
+PARAM = "scrub"       # the Vega-Lite parameter the range input is bound to
+EXACT = "exact"       # a boolean column: rows the server computed at the committed value, between grid points
+GRID_TOL = 1e-6       # a grid is uniform when its steps agree to this (relative): decimals add up in binary
+CSS = """<style>
+.vega-bindings { padding-top: 0.25rem; }
+.vega-bind { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
+.vega-bind input[type="range"] { flex: 1 1 220px; max-width: 28rem; min-height: 2rem; }
+</style>"""  # wide enough to drag with a thumb on a phone; drawn once per page by ui.page.scrub
+
+
+def grid_step(grid: Sequence[float]) -> float:
+    """The step of a uniform grid of at least two ascending values; ValueError naming ``grid`` otherwise.
+
+    >>> grid_step([0.1, 0.2, 0.3])
+    0.1
+    """
+    values = [float(v) for v in grid]
+    if len(values) < 2 or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"grid must hold at least two finite values, got {values[:5]}")
+    steps = [b - a for a, b in itertools.pairwise(values)]
+    step = (values[-1] - values[0]) / (len(values) - 1)
+    if step <= 0 or any(abs(s - step) > GRID_TOL * max(1.0, step) for s in steps):
+        raise ValueError(f"grid must ascend in equal steps, got steps {steps[:5]}")
+    return round(step, 12)
+
+
+def filter_expr(field: str, step: float, value: float, exact: bool) -> str:
+    """The Vega expression that keeps a row: its ``field`` is the grid point nearest the scrubber; where the
+    committed ``value`` lies between grid points (``exact``), the rows computed at it stand in for that point."""
+    half = step / 2
+    near = f"abs(datum[{json.dumps(field, ensure_ascii=False)}] - {PARAM}) < {half!r}"
+    if not exact:
+        return near
+    here = f"abs({float(value)!r} - {PARAM}) < {half!r}"
+    return f"(datum[{json.dumps(EXACT, ensure_ascii=False)}] === true) ? ({here}) : ({near} && !({here}))"
+
+
+def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: str) -> dict:
+    """A copy of ``spec`` (``ui.spec.vega_lite``'s, its DataFrames still in ``datasets``) with a range input named
+    ``label`` under it, bound to ``PARAM`` over ``grid`` and starting at ``value``, and every view whose dataset has
+    the column ``field`` filtered to the rows of the value the input holds."""
+    step = grid_step(grid)
+    lo, hi = float(grid[0]), float(grid[-1])
+    if not lo - step / 2 <= float(value) <= hi + step / 2:
+        raise ValueError(f"value must lie on the grid's range [{lo}, {hi}], got {value}")
+    datasets = spec.get("datasets", {})
+    scrubbed = {name for name, df in datasets.items() if field in getattr(df, "columns", ())}
+    if not scrubbed:
+        raise ValueError(f"field {field!r} is in none of the chart's datasets ({', '.join(datasets)})")
+    exact = any(EXACT in datasets[name].columns and bool(datasets[name][EXACT].any()) for name in scrubbed)
+    expr = filter_expr(field, step, value, exact)
+
+    def visit(node):
+        if isinstance(node, dict):
+            node = dict(node)
+            if isinstance(node.get("data"), dict) and node["data"].get("name") in scrubbed:
+                node["transform"] = [{"filter": expr}, *node.get("transform", [])]
+            for key in ("layer", "vconcat", "hconcat", "concat"):
+                if key in node:
+                    node[key] = [visit(v) for v in node[key]]
+            if isinstance(node.get("spec"), dict):
+                node["spec"] = visit(node["spec"])
+        return node
+
+    out = visit({k: v for k, v in spec.items() if k != "datasets"})
+    binding = {"input": "range", "min": lo, "max": hi, "step": step, "name": f"{label} "}
+    out["params"] = [*spec.get("params", []), {"name": PARAM, "value": float(value), "bind": binding}]
+    out["datasets"] = datasets
+    return out
+
+
+def rows_at(data, *, field: str, grid: Sequence[float], value: float):
+    """The rows of a scrubbed chart's ``data`` the chart shows at rest: those at the grid point nearest the committed
+    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points."""
+    step = grid_step(grid)
+    if EXACT in data.columns and bool(data[EXACT].any()):
+        return data[data[EXACT].astype(bool)].drop(columns=EXACT)
+    kept = data[(data[field] - float(value)).abs() < step / 2]
+    return kept.drop(columns=EXACT) if EXACT in kept.columns else kept
