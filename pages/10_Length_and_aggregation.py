@@ -24,36 +24,20 @@ MAX_LENGTH = 80
 tokens = scenario.tokens
 
 
-worst, best = tokens[int(np.argmin(scenario.q))], tokens[int(np.argmax(scenario.q))]
+choices = page.study(length.padding_choices, scenario)
 page.presets({
-    t("p10.preset_worst"): {"tok": worst, "len": 40},
-    t("p10.preset_best"): {"tok": best, "len": 40},
+    t("p10.preset_worst"): {"tok": choices.worst, "len": 40},
+    t("p10.preset_best"): {"tok": choices.best, "len": 40},
     t("p10.preset_long"): {"len": MAX_LENGTH},
     t("p10.preset_short"): {"len": 2},
 })
 
 
-@page.cached(32)
-def one_group(scenario, token, long_length, method, budget, matched):
-    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    lengths[scenario.index(token)] = long_length
-    adv = rlcore.group_advantages(scenario.q, method)
-    return lengths, adv, length.length_push(lengths, adv, budget, match_step=matched)
-
-
-@page.cached(32)
-def drift(scenario, token, long_length, method, budget, steps, lr, group_size, seed):
-    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    return length.length_drifts(scenario.pi, scenario.samples, lengths, scenario.index(token), long_length,
-                                modes=rlcore.AGGREGATION_MODES, method=method, group_size=group_size, lr=lr,
-                                steps=steps, n_runs=32, seed=seed, max_len=budget)
-
-
-@st.fragment
+@page.panel
 def group_panel() -> None:
     """The padded answer and its length drive the one-step charts and the training below them."""
     c1, c2 = st.columns(2)
-    token = inputs.selectbox(t("p10.tok"), tokens, worst, key="tok", where=c1, help=t("p10.tok_help"))
+    token = inputs.selectbox(t("p10.tok"), tokens, choices.worst, key="tok", where=c1, help=t("p10.tok_help"))
     long_length = int(inputs.slider(t("p10.len"), 1, MAX_LENGTH, 40, 1, key="len", where=c2))
     with st.expander(t("p10.more")):
         matched = inputs.toggle(t("p10.matched"), True, key="matched", help=t("p10.matched_help"))
@@ -62,29 +46,36 @@ def group_panel() -> None:
                                   help=t("p10.adv_help"))
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
+    group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)
+    if group.max_len > budget:  # a generation limit below an answer that exists cannot be: the longest is used
+        st.caption(t("p10.budget_caption", budget=budget, longest=group.max_len))
+    revealed = ask_which_is_harder(group, token, long_length)
+    draw_one_step(group)
+    if revealed:
+        explain_one_step(group, token, long_length)
+    training_section(group, token, long_length, method)
 
-    longest = max([long_length, *(len(rlcore.answer_tokens(scenario, t)) for t in tokens if t != token)])
-    if budget < longest:  # a generation limit below an answer that exists cannot be: use the longest answer
-        st.caption(t("p10.budget_caption", budget=budget, longest=longest))
-        budget = longest
-    lengths, adv, push = page.run(one_group, scenario, token, long_length, method, budget, matched)
-    i = scenario.index(token)
-    tok = esc(token)
-    mean_tok, mean_seq = push.per_token[0, i], push.per_token[1, i]
+
+def ask_which_is_harder(group, token: str, long_length: int) -> bool:
+    """The question: which aggregation pushes each token of the padded answer harder?"""
+    i = group.index
     options = [t("p10.harder_token_mean"), t("p10.harder_seq_mean"), t("p10.same")]
-    answer = (options[2] if np.isclose(abs(mean_tok), abs(mean_seq), rtol=1e-9, atol=1e-15)
-              else options[0] if abs(mean_tok) > abs(mean_seq) else options[1])
-    others = t("p10.sep").join(str(n) for k, n in enumerate(lengths) if k != i)
-    revealed = page.predict(
-        t("p10.question", token=tok, length=long_length, others=others), options, answer,
-        t("p10.explanation", w_token=fmt(push.weights[0, i], 4), w_seq=fmt(push.weights[1, i], 4)),
+    answer = {None: options[2], "token-mean": options[0], "seq-mean-token-mean": options[1]}[group.harder]
+    others = t("p10.sep").join(str(n) for k, n in enumerate(group.lengths) if k != i)
+    return page.predict(
+        t("p10.question", token=esc(token), length=long_length, others=others), options, answer,
+        t("p10.explanation", w_token=fmt(group.push.weights[0, i], 4), w_seq=fmt(group.push.weights[1, i], 4)),
         key="predict_agg")
 
-    names = [f"{t} ({n})" for t, n in zip(tokens, lengths, strict=True)]
+
+def draw_one_step(group) -> None:
+    """Each mode's weight of one token, push per token and push on the whole answer, for every answer."""
+    push, n_modes = group.push, len(rlcore.AGGREGATION_MODES)
+    names = [f"{t} ({n})" for t, n in zip(tokens, group.lengths, strict=True)]
     rows = pd.DataFrame({
-        "answer": np.tile(names, len(rlcore.AGGREGATION_MODES)),
-        "tokens": np.tile(lengths, len(rlcore.AGGREGATION_MODES)),
-        "advantage": np.tile(adv, len(rlcore.AGGREGATION_MODES)),
+        "answer": np.tile(names, n_modes),
+        "tokens": np.tile(group.lengths, n_modes),
+        "advantage": np.tile(group.advantages, n_modes),
         "mode": np.repeat(list(MODE_NAMES.values()), len(tokens)),
         "token weight": push.weights.ravel(),
         "push per token": push.per_token.ravel(),
@@ -109,28 +100,47 @@ def group_panel() -> None:
                                 tooltips=("tokens", "advantage"), height=240),
                    rows, alt_text=t("p10.answer_alt"),
                    name="agg_answer")
-    if revealed:
-        direction = t("p10.down" if adv[i] < 0 else "p10.up" if adv[i] > 0 else "p10.nowhere")
-        st.markdown(t(
-            "p10.revealed", token=tok, adv=fmt(adv[i], sign=True), direction=direction,
-            tok_token=fmt(push.per_token[0, i], 4, sign=True), tok_seq=fmt(push.per_token[1, i], 4, sign=True),
-            length=long_length, ans_token=fmt(push.per_answer[0, i], 3, sign=True),
-            ans_seq=fmt(push.per_answer[1, i], 3, sign=True)))
 
+
+def explain_one_step(group, token: str, long_length: int) -> None:
+    """The padded answer's push per token and in total, under token-mean and seq-mean-token-mean."""
+    i, push, adv = group.index, group.push, group.advantages[group.index]
+    direction = t("p10.down" if adv < 0 else "p10.up" if adv > 0 else "p10.nowhere")
+    st.markdown(t(
+        "p10.revealed", token=esc(token), adv=fmt(adv, sign=True), direction=direction,
+        tok_token=fmt(push.per_token[0, i], 4, sign=True), tok_seq=fmt(push.per_token[1, i], 4, sign=True),
+        length=long_length, ans_token=fmt(push.per_answer[0, i], 3, sign=True),
+        ans_seq=fmt(push.per_answer[1, i], 3, sign=True)))
+
+
+def training_section(group, token: str, long_length: int, method: str) -> None:
+    """Training with the short and the padded version side by side: which one does each mode come to prefer?"""
     st.subheader(t("p10.training_heading"))
-    st.markdown(t("p10.training_intro", token=tok, own=len(rlcore.answer_tokens(scenario, token)),
-                  length=long_length))
+    st.markdown(t("p10.training_intro", token=esc(token), own=group.own_length, length=long_length))
     with st.expander(t("p10.training_settings")):
         t1, t2, t3, t4 = st.columns(4)
         steps = int(inputs.slider(t("p10.steps"), 10, 200, 60, 10, key="steps", where=t1))
         lr = inputs.slider(t("p10.lr"), 0.1, 5.0, 2.0, 0.1, key="lr", where=t2)
         group_size = int(inputs.slider(t("p10.group"), 2, 32, 8, 1, key="group", where=t3))
         seed = inputs.number(t("p10.seed"), 0, 9999, 0, key="seed", where=t4)
-    runs = page.run(drift, scenario, token, long_length, method, budget, steps, lr, group_size, int(seed))
+    drift = page.study(length.padded_drift, scenario, token, long_length, method=method, max_len=group.max_len,
+                       steps=steps, lr=lr, group_size=group_size, seed=int(seed))
+    draw_drift(drift, steps)
+    share = dict(zip(drift.modes, drift.long_share[:, -1], strict=True))
+    adv = group.advantages[group.index]
+    verb = t("p10.wrong" if adv < 0 else "p10.right" if adv > 0 else "p10.neither")
+    st.markdown(t(
+        "p10.share_text", steps=steps, grpo=pct(share["seq-mean-token-mean"]), token_mean=pct(share["token-mean"]),
+        seq_sum=pct(share["seq-mean-token-sum"]), norm=pct(share["seq-mean-token-sum-norm"]), verb=verb,
+        adv=fmt(adv, sign=True), before=fmt(drift.mean_score[1, 0]), after=fmt(drift.mean_score[1, -1])))
+
+
+def draw_drift(drift, steps: int) -> None:
+    """The padded version's share and the mean length over training, one line per mode."""
     step = np.arange(steps + 1)
-    curves = pd.concat([pd.DataFrame({"step": step, "mode": MODE_NAMES[m], "padded share": r.long_share,
-                                      "mean length": r.mean_length, "mean score": r.mean_score})
-                        for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)], ignore_index=True)
+    curves = pd.concat([pd.DataFrame({"step": step, "mode": MODE_NAMES[m], "padded share": drift.long_share[j],
+                                      "mean length": drift.mean_length[j], "mean score": drift.mean_score[j]})
+                        for j, m in enumerate(drift.modes)], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(charts.layer(
@@ -146,15 +156,9 @@ def group_panel() -> None:
                          legend_title=t("p10.mode"), x_title=t("p10.x_step"), y_title=t("p10.length_y")),
             title=t("p10.length_title"), subtitle=wrap(t("p10.length_subtitle")), height=charts.HEIGHT),
                    curves, alt_text=t("p10.length_alt"), name="agg_length")
-    share = {m: r.long_share[-1] for m, r in zip(rlcore.AGGREGATION_MODES, runs, strict=True)}
-    verb = t("p10.wrong" if adv[i] < 0 else "p10.right" if adv[i] > 0 else "p10.neither")
-    st.markdown(t(
-        "p10.share_text", steps=steps, grpo=pct(share["seq-mean-token-mean"]), token_mean=pct(share["token-mean"]),
-        seq_sum=pct(share["seq-mean-token-sum"]), norm=pct(share["seq-mean-token-sum-norm"]), verb=verb,
-        adv=fmt(adv[i], sign=True), before=fmt(runs[1].mean_score[0]), after=fmt(runs[1].mean_score[-1])))
 
 
-@st.fragment
+@page.panel
 def difficulty_panel() -> None:
     """GRPO's division by the group's std against Dr. GRPO's plain centring, for binary-scored groups."""
     st.subheader(t("p10.difficulty_heading"))
@@ -188,5 +192,6 @@ def difficulty_panel() -> None:
 group_panel()
 difficulty_panel()
 
-page.end(code=(length.length_push, rlcore.token_weights, rlcore.group_advantages, length.length_step,
-               length.length_training, length.length_drifts, length.difficulty_curve,))
+page.end(code=(length.padded_group, length.length_push, rlcore.token_weights, rlcore.group_advantages,
+               length.padded_drift, length.length_step, length.length_training, length.length_drifts,
+               length.difficulty_curve,))

@@ -16,7 +16,6 @@ METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gsp
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-REACH_GRID = tuple(np.round(np.linspace(0.0, 1.0, 201), 4))  # π_old values of the reach curve
 
 scenario = page.setup("p11")
 NAMES = {m: t(f"p11.names.{m}") for m in clips.CLIP_METHODS}  # the four clips as the page names them
@@ -34,14 +33,7 @@ page.presets({
 })
 
 
-@page.cached(32)
-def batch(scenario, lr, eps_low, eps_high, gspo_high, method):
-    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    return clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=lr, eps_low=eps_low, eps_high=eps_high,
-                            gspo_eps=(0.75 * gspo_high, gspo_high), method=method)
-
-
-@st.fragment
+@page.panel
 def batch_panel() -> None:
     """The step size and the clip range drive everything in this panel."""
     c1, c2 = st.columns(2)
@@ -56,39 +48,53 @@ def batch_panel() -> None:
         method = inputs.selectbox(t("p11.adv"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
                                   help=t("p11.adv_help"))
 
-    b = page.run(batch, scenario, lr, eps_low, eps_high, gspo_high, method)
-    n = b.actions.size
-    best = int(np.argmax(b.advantages))
-    tok = esc(tokens[b.actions[best]])
-    dead = bool(np.all(b.advantages == 0))
-    if dead:
+    c = page.study(clips.clip_study, scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high,
+                   method=method)
+    if c.dead:
         st.info(t("p11.dead"), icon="ℹ️")
         revealed = False  # no question to answer, and nothing for the explanation to say
     else:
-        sym, higher = b.clipped[0, best], b.clipped[1, best]
-        answer = t("p11.neither" if sym and higher else "p11.only_higher" if sym
-                   else "p11.only_sym" if higher else "p11.both")
-        options = [t("p11.both"), t("p11.only_higher"), t("p11.neither")]
-        if answer not in options:
-            options.append(answer)
-        revealed = page.predict(
-            t("p11.question", token=tok, score=fmt(b.scores[best]), old=fmt(b.p_old[b.actions[best]], 3),
-              lr=fmt(lr), low=fmt(eps_low), high=fmt(eps_high)),
-            options, answer,
-            t("p11.explanation", token=tok, old=fmt(b.p_old[b.actions[best]], 3),
-              new=fmt(b.p_new[b.actions[best]], 3), ratio=fmt(b.ratio[best], 3), sym=fmt(1 + eps_low),
-              higher=fmt(1 + eps_high)),
-            key="predict_clip")
+        revealed = ask_about_the_best(c, lr, eps_low, eps_high)
+    draw_batch(c, eps_low, eps_high)
+    if revealed:
+        explain(c, lr, eps_low, eps_high, gspo_high)
+    else:
+        inputs.later("cispo_rho")  # the explanation's input: a link's value waits for the answer
+    rare_section(eps_low, eps_high)
 
+
+def ask_about_the_best(c, lr: float, eps_low: float, eps_high: float) -> bool:
+    """The question: do the two token clips still push the batch's best answer?"""
+    b, best = c.batch, c.best
+    tok = esc(tokens[b.actions[best]])
+    sym, higher = b.clipped[0, best], b.clipped[1, best]
+    answer = t("p11.neither" if sym and higher else "p11.only_higher" if sym
+               else "p11.only_sym" if higher else "p11.both")
+    options = [t("p11.both"), t("p11.only_higher"), t("p11.neither")]
+    if answer not in options:
+        options.append(answer)
+    return page.predict(
+        t("p11.question", token=tok, score=fmt(b.scores[best]), old=fmt(b.p_old[b.actions[best]], 3),
+          lr=fmt(lr), low=fmt(eps_low), high=fmt(eps_high)),
+        options, answer,
+        t("p11.explanation", token=tok, old=fmt(b.p_old[b.actions[best]], 3),
+          new=fmt(b.p_new[b.actions[best]], 3), ratio=fmt(b.ratio[best], 3), sym=fmt(c.edges[1]),
+          higher=fmt(c.edges[2])),
+        key="predict_clip")
+
+
+def draw_batch(c, eps_low: float, eps_high: float) -> None:
+    """Each method's gradient weight on every answer, and the answers' ratios against the clips' edges."""
+    b, n_methods = c.batch, len(clips.CLIP_METHODS)
     answer_label = answer_labels(tokens, b.actions)
     rows = pd.DataFrame({
-        COL["answer"]: np.repeat(answer_label, len(clips.CLIP_METHODS)),
-        COL["first"]: np.repeat([tokens[a] for a in b.actions], len(clips.CLIP_METHODS)),
-        COL["score"]: np.repeat(b.scores, len(clips.CLIP_METHODS)),
-        COL["advantage"]: np.repeat(b.advantages, len(clips.CLIP_METHODS)),
-        COL["ratio"]: np.repeat(b.ratio, len(clips.CLIP_METHODS)),
-        COL["seq_ratio"]: np.repeat(b.seq_ratio, len(clips.CLIP_METHODS)),
-        COL["method"]: np.tile([NAMES[m] for m in clips.CLIP_METHODS], n),
+        COL["answer"]: np.repeat(answer_label, n_methods),
+        COL["first"]: np.repeat([tokens[a] for a in b.actions], n_methods),
+        COL["score"]: np.repeat(b.scores, n_methods),
+        COL["advantage"]: np.repeat(b.advantages, n_methods),
+        COL["ratio"]: np.repeat(b.ratio, n_methods),
+        COL["seq_ratio"]: np.repeat(b.seq_ratio, n_methods),
+        COL["method"]: np.tile([NAMES[m] for m in clips.CLIP_METHODS], b.actions.size),
         COL["weight"]: b.weights.T.ravel(),
         COL["clipped"]: b.clipped.T.ravel(),
     })
@@ -100,64 +106,53 @@ def batch_panel() -> None:
                                 tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"])),
                    rows, alt_text=t("p11.weights_alt"), name="clip_weights")
     points = rows[rows[COL["method"]] == NAMES["ppo"]].drop(columns=[COL["method"], COL["weight"], COL["clipped"]])
-    bounds = pd.DataFrame({"at": [1 - eps_low, 1 + eps_low, 1 + eps_high], "label": ["", "", ""]})  # in the subtitle
+    bounds = pd.DataFrame({"at": list(c.edges), "label": ["", "", ""]})  # named in the subtitle
     with right:
         page.chart(charts.layer(
             charts.points_chart(points, x=COL["ratio"], y=COL["advantage"], color=COL["first"], tokens=tokens,
                                 x_type="Q", title=t("p11.ratios_title"),
-                                subtitle=wrap(t("p11.ratios_subtitle", a=fmt(1 - eps_low), b=fmt(1 + eps_low),
-                                                c=fmt(1 + eps_high))),
+                                subtitle=wrap(t("p11.ratios_subtitle", a=fmt(c.edges[0]), b=fmt(c.edges[1]),
+                                                c=fmt(c.edges[2]))),
                                 x_title=t("p11.ratios_x"), y_title=COL["advantage"], height=280),
             charts.rules(bounds, at="at", label="label", axis="x", color=ACCENT)),
             points, alt_text=t("p11.ratios_alt"), name="clip_ratios")
 
-    if revealed:
-        explain(b, lr, eps_low, eps_high, gspo_high)
-    else:
-        inputs.later("cispo_rho")  # the explanation's input: a link's value waits for the answer
-    rare_section(eps_low, eps_high)
 
-
-def explain(b, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> None:
+def explain(c, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> None:
     """What each method did to the batch, in numbers (shown once the prediction is made)."""
-    n = b.actions.size
-    kept = n - b.clipped.sum(axis=1)
+    b, n, kept = c.batch, c.batch.actions.size, c.kept
     m = st.columns(4)
     for col, name, k in zip(m, clips.CLIP_METHODS, kept, strict=True):
         col.metric(NAMES[name], t("p11.explain.kept", k=int(k), n=n))
     sep = t("p11.explain.sep")
-    lengths = sep.join(t("p11.explain.length", token=esc(tok), n=int(b.lengths[np.flatnonzero(b.actions == i)[0]]))
-                       for i, tok in enumerate(tokens) if np.any(b.actions == i))
+    lengths = sep.join(t("p11.explain.length", token=esc(tok), n=int(c.answer_lengths[i]))
+                       for i, tok in enumerate(tokens) if c.sampled[i])
     summary = t("p11.explain.summary", lr=fmt(lr), old=fmt_list(b.p_old, 3), new=fmt_list(b.p_new, 3),
                 tokens=sep.join(esc(tok) for tok in tokens), n=n, ppo=int(kept[0]), higher=int(kept[1]),
                 cispo=int(kept[2]), gspo=int(kept[3]))
     points = [t("p11.explain.ppo", low=fmt(eps_low)), t("p11.explain.higher", high=fmt(eps_high)),
-              t("p11.explain.cispo", a=fmt(1 - eps_low), b=fmt(1 + eps_high)),
+              t("p11.explain.cispo", a=fmt(c.edges[0]), b=fmt(c.edges[2])),
               t("p11.explain.gspo", lengths=lengths, lo=fmt(b.seq_ratio.min(), 4), hi=fmt(b.seq_ratio.max(), 4),
                 eps=fmt(gspo_high, 4))]
     st.markdown(summary + "\n\n" + "\n".join(f"- {p}" for p in points))
-    worked_numbers(b, eps_low, eps_high)
+    worked_numbers(c, eps_low, eps_high)
 
 
-def worked_numbers(b, eps_low: float, eps_high: float) -> None:
+def worked_numbers(c, eps_low: float, eps_high: float) -> None:
     """GSPO's mean over an answer whose every token moved, and CISPO's weight at a ratio the learner picks."""
     st.markdown(t("p11.explain.worked"))
-    live = np.flatnonzero((b.p_old > 0) & (b.p_new > 0))  # the tokens an answer can still write
-    rho = page.run(rlcore.importance_ratio, b.p_new[live], b.p_old[live])
-    s = page.run(rlcore.sequence_ratio, [np.log(b.p_new[live])], [np.log(b.p_old[live])], [np.ones(live.size)])[0]
     moved = t("p11.explain.sep").join(t("p11.explain.moved", token=esc(tokens[i]), ratio=fmt(r, 3))
-                                      for i, r in zip(live, rho, strict=True))
+                                      for i, r in zip(c.moved, c.moved_ratio, strict=True))
     left, right = st.columns(2, gap="large")
-    left.markdown(t("p11.explain.gspo_worked", n=live.size, moved=moved,
-                    last=str(live.size).translate(SUBSCRIPTS), s=fmt(s, 4)))
+    left.markdown(t("p11.explain.gspo_worked", n=c.moved.size, moved=moved,
+                    last=str(c.moved.size).translate(SUBSCRIPTS), s=fmt(c.moved_seq_ratio, 4)))
     r = inputs.number(t("p11.explain.cispo_rho"), 0.0, 3.0, 1.3, step=0.05, key="cispo_rho", where=right)
-    w = page.run(rlcore.gradient_weights, [r], 1.0, "cispo", eps_low, eps_high)[0]
-    cap = (t("p11.explain.cap_upper", cap=fmt(1 + eps_high)) if w < r
-           else t("p11.explain.cap_lower", cap=fmt(1 - eps_low)) if w > r
-           else t("p11.explain.cap_none", a=fmt(1 - eps_low), b=fmt(1 + eps_high)))
-    ppo = page.run(rlcore.gradient_weights, [r], 1.0, "ppo", eps_low, eps_high)[0]
+    w = page.study(clips.cispo_at, r, eps_low, eps_high)
+    cap = {"upper": t("p11.explain.cap_upper", cap=fmt(c.edges[2])),
+           "lower": t("p11.explain.cap_lower", cap=fmt(c.edges[0])),
+           None: t("p11.explain.cap_none", a=fmt(c.edges[0]), b=fmt(c.edges[2]))}[w.cap]
     right.markdown(t("p11.explain.cispo_worked", rho=fmt(r), low=fmt(eps_low), high=fmt(eps_high), cap=cap,
-                     w=fmt(w, 3), ppo=fmt(ppo, 3)))
+                     w=fmt(w.weight, 3), ppo=fmt(w.ppo_weight, 3)))
 
 
 def rare_section(eps_low: float, eps_high: float) -> None:
@@ -166,23 +161,25 @@ def rare_section(eps_low: float, eps_high: float) -> None:
     c1, c2 = st.columns(2)
     p = inputs.select_slider(t("p11.rare.old"), RARE_OLDS, 0.01, key="rare", where=c1)
     c2.caption(t("p11.rare.ranges", low=fmt(eps_low), high=fmt(eps_high)))
-    sym = page.run(clips.reach, [p], eps_low)
-    hi = page.run(clips.reach, [p], eps_low, eps_high)
-    likely = page.run(clips.reach, [0.9], eps_low)
+    r = page.study(clips.rare_reach, scenario.pi, p, eps_low, eps_high)
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("p11.rare.highest_sym", low=fmt(eps_low)), fmt(sym.high[0], 4), delta=f"+{fmt(sym.rise[0], 4)}")
-    m2.metric(t("p11.rare.highest_high", high=fmt(eps_high)), fmt(hi.high[0], 4), delta=f"+{fmt(hi.rise[0], 4)}")
-    m3.metric(t("p11.rare.likely"), fmt(likely.high[0], 4), delta=f"+{fmt(likely.rise[0], 4)}")
-    grid_sym = page.run(clips.reach, REACH_GRID, eps_low)
-    grid_hi = page.run(clips.reach, REACH_GRID, eps_low, eps_high)
+    m1.metric(t("p11.rare.highest_sym", low=fmt(eps_low)), fmt(r.sym.high[0], 4), delta=f"+{fmt(r.sym.rise[0], 4)}")
+    m2.metric(t("p11.rare.highest_high", high=fmt(eps_high)), fmt(r.higher.high[0], 4),
+              delta=f"+{fmt(r.higher.rise[0], 4)}")
+    m3.metric(t("p11.rare.likely"), fmt(r.likely.high[0], 4), delta=f"+{fmt(r.likely.rise[0], 4)}")
+    draw_reach(r, eps_low, eps_high)
+    st.markdown(t("p11.rare.text", p=fmt(p, 3), sym=fmt(r.sym.high[0], 4), low=fmt(eps_low),
+                  hi=fmt(r.higher.high[0], 4), high=fmt(eps_high), likely=fmt(r.likely.high[0], 4)))
+
+
+def draw_reach(r, eps_low: float, eps_high: float) -> None:
+    """The largest gain one batch allows against π_old, under each clip, with the policy's tokens marked."""
     sym_name, hi_name = t("p11.rare.sym", low=fmt(eps_low)), t("p11.rare.higher", high=fmt(eps_high))
     old, rise, clip = COL["old"], COL["rise"], COL["clip"]
-    curve = pd.concat([pd.DataFrame({old: REACH_GRID, rise: grid_sym.rise, clip: sym_name}),
-                       pd.DataFrame({old: REACH_GRID, rise: grid_hi.rise, clip: hi_name})], ignore_index=True)
-    live = np.flatnonzero(scenario.pi > 0)
-    olds = np.r_[scenario.pi[live], p]
-    marks = pd.DataFrame({old: olds, rise: page.run(clips.reach, olds, eps_low).rise, clip: sym_name,
-                          "label": [*(tokens[i] for i in live), t("p11.rare.yours")]})
+    curve = pd.concat([pd.DataFrame({old: r.grid, rise: r.grid_sym.rise, clip: sym_name}),
+                       pd.DataFrame({old: r.grid, rise: r.grid_higher.rise, clip: hi_name})], ignore_index=True)
+    marks = pd.DataFrame({old: r.marks_old, rise: r.marks.rise, clip: sym_name,
+                          "label": [*(tokens[i] for i in r.marked), t("p11.rare.yours")]})
     clip_colors = method_colors({sym_name: "ppo", hi_name: "dapo"})
     page.chart(charts.layer(
         charts.lines(curve, x=old, y=rise, series=clip, colors=clip_colors, legend_title=clip,
@@ -192,11 +189,9 @@ def rare_section(eps_low: float, eps_high: float) -> None:
                                x_title=t("p11.rare.x"), y_title=t("p11.rare.y")),
         title=t("p11.rare.title"), subtitle=wrap(t("p11.rare.subtitle")), height=charts.HEIGHT),
         curve, alt_text=t("p11.rare.alt"), name="clip_reach")
-    st.markdown(t("p11.rare.text", p=fmt(p, 3), sym=fmt(sym.high[0], 4), low=fmt(eps_low), hi=fmt(hi.high[0], 4),
-                  high=fmt(eps_high), likely=fmt(likely.high[0], 4)))
 
 
 batch_panel()
 
-page.end(code=(clips.clip_batch, clips.reach, rlcore.gradient_weights, rlcore.sequence_ratio,
-               rlcore.policy_gradient_step,))
+page.end(code=(clips.clip_study, clips.clip_batch, clips.cispo_at, clips.rare_reach, clips.reach,
+               rlcore.gradient_weights, rlcore.sequence_ratio, rlcore.policy_gradient_step,))

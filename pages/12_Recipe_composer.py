@@ -1,10 +1,8 @@
 """Recipe composer: the few switches that tell REINFORCE, RLOO, GRPO, Dr. GRPO, DAPO, GSPO, CISPO, REINFORCE++ apart."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-import rlcore
 from rlcore import clips, length, recipes
 from ui import inputs, nav, page
 from ui.charts import answer_labels, grouped_bars
@@ -17,7 +15,6 @@ LABELS = {k: t(f"p12.labels.{k}") for k in recipes.SWITCHES}
 THIS = t("p12.this_recipe")  # the legend's name of the learner's recipe
 COLORS = method_colors([THIS, "GRPO"])
 tokens = scenario.tokens
-
 
 
 # the map of the family: why a recipe flips a switch away from GRPO\'s value ([p12.reasons] of the catalogue), and
@@ -81,23 +78,7 @@ GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
 page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
-@page.cached(32)
-def compare(scenario, switches, step, eps_high):
-    """The scenario's sampled answers as one group: advantages, token weights and clips, this recipe and GRPO."""
-    lengths = [len(rlcore.answer_tokens(scenario, t)) for t in scenario.tokens]
-    batch = clips.clip_batch(scenario.pi, scenario.samples, lengths, lr=step, eps_high=eps_high)
-    out = {}
-    for who, s in (("this recipe", switches), ("GRPO", recipes.recipe_switches("GRPO"))):
-        adv = recipes.recipe_advantages(batch.scores, s["baseline"], s["scale"])
-        push = length.length_push(batch.lengths, adv)
-        grad = recipes.recipe_gradient(batch.ratio, batch.seq_ratio, adv, s, eps_high=eps_high)
-        out[who] = {"advantages": adv, "weights": push.weights[rlcore.AGGREGATION_MODES.index(s["aggregation"])],
-                    "kept": grad.kept, "stopped": int(grad.stopped.sum()), "clip": recipes.recipe_clip(s)}
-    informative = bool(rlcore.informative_groups([batch.scores])[0])
-    return batch, out, informative
-
-
-@st.fragment
+@page.panel
 def composer() -> None:
     """The switches, the recipe they match, and this recipe against GRPO on the running example."""
     c1, c2, c3, c4 = st.columns(4)
@@ -113,7 +94,23 @@ def composer() -> None:
     with st.expander(t("p12.more")):
         eps_high = inputs.slider(t("p12.eps_high"), 0.2, 0.6, 0.28, 0.01, key="high")
     switches = page.run(recipes.check_switches, switches)
+    name_the_recipe(switches)
 
+    c = page.study(recipes.recipe_comparison, scenario, switches, step, eps_high)
+    worst = c.worst
+    options = [t("p12.larger"), t("p12.smaller"), t("p12.same")]
+    answer = options[("larger", "smaller", "same").index(c.than_reference)]
+    revealed = page.predict(
+        t("p12.question", score=fmt(c.batch.scores[worst]), token=esc(tokens[c.batch.actions[worst]])), options,
+        answer,
+        t("p12.explanation", mine=fmt(c.mine.advantages[worst], 3, sign=True),
+          grpo=fmt(c.reference.advantages[worst], 3, sign=True)),
+        key="predict_recipe")
+    draw_comparison(c, switches, step, revealed)
+
+
+def name_the_recipe(switches) -> None:
+    """The published recipes these switches are, or the nearest one and the switches it differs in."""
     matches = recipes.match_recipe(switches)
     for name in matches:
         r = recipes.recipe(name)
@@ -125,106 +122,97 @@ def composer() -> None:
         gaps = t("p12.list_sep").join(LABELS[k].lower() for k in gap)
         st.info(t("p12.nearest", name=recipe_name(name), switches=gaps), icon=":material/explore:")
 
-    batch, out, informative = page.run(compare, scenario, switches, step, eps_high)
-    mine, grpo = out["this recipe"], out["GRPO"]
-    worst = int(np.argmin(batch.scores))
-    a, b = abs(mine["advantages"][worst]), abs(grpo["advantages"][worst])
-    options = [t("p12.larger"), t("p12.smaller"), t("p12.same")]
-    answer = options[2 if np.isclose(a, b, rtol=1e-9, atol=1e-12) else 0 if a > b else 1]
-    revealed = page.predict(
-        t("p12.question", score=fmt(batch.scores[worst]), token=esc(tokens[batch.actions[worst]])), options, answer,
-        t("p12.explanation", mine=fmt(mine["advantages"][worst], 3, sign=True),
-          grpo=fmt(grpo["advantages"][worst], 3, sign=True)),
-        key="predict_recipe")
 
+def draw_comparison(c, switches, step, revealed: bool) -> None:
+    """Token weights and the gradient the clip leaves, this recipe beside GRPO; the advantages once answered."""
+    batch = c.batch
     labels = answer_labels(tokens, batch.actions)
     rows = pd.concat([pd.DataFrame({"answer": labels, "first token": [tokens[k] for k in batch.actions],
                                     "score": batch.scores, "tokens": batch.lengths, "recipe": who,
-                                    "advantage": o["advantages"], "token weight": o["weights"],
-                                    "gradient kept": o["kept"]})
-                      for who, o in zip((THIS, "GRPO"), out.values(), strict=True)], ignore_index=True)
+                                    "advantage": o.advantages, "token weight": o.weights,
+                                    "gradient kept": o.kept})
+                      for who, o in ((THIS, c.mine), ("GRPO", c.reference))], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
-                                          title=t("p12.weights_title"),
-                                          subtitle=wrap(t("p12.weights_subtitle",
-                                                          aggregation=value_name("aggregation",
-                                                                                 switches["aggregation"]))),
-                                          x_title=t("p12.x_title"), y_title=t("p12.weights_y"),
-                                          tooltips=("tokens", "score"), digits=4),
-                   rows, alt_text=t("p12.weights_alt"),
-                   name="recipe_weights")
+                                title=t("p12.weights_title"),
+                                subtitle=wrap(t("p12.weights_subtitle",
+                                                aggregation=value_name("aggregation", switches["aggregation"]))),
+                                x_title=t("p12.x_title"), y_title=t("p12.weights_y"),
+                                tooltips=("tokens", "score"), digits=4),
+                   rows, alt_text=t("p12.weights_alt"), name="recipe_weights")
     with right:
         page.chart(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
-                                          title=t("p12.gradient_title", step=fmt(step)),
-                                          subtitle=wrap(t("p12.gradient_subtitle",
-                                                          ratio=value_name("ratio", switches["ratio"]),
-                                                          clip=value_name("clip", switches["clip"]))),
-                                          x_title=t("p12.x_title"), y_title=t("p12.gradient_y"),
-                                          tooltips=("tokens", "score")),
+                                title=t("p12.gradient_title", step=fmt(step)),
+                                subtitle=wrap(t("p12.gradient_subtitle", ratio=value_name("ratio", switches["ratio"]),
+                                                clip=value_name("clip", switches["clip"]))),
+                                x_title=t("p12.x_title"), y_title=t("p12.gradient_y"),
+                                tooltips=("tokens", "score")),
                    rows, alt_text=t("p12.gradient_alt"), name="recipe_gradient")
     if not revealed:
         return
     page.chart(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
-                                      title=t("p12.advantages_title"),
-                                      subtitle=wrap(t("p12.advantages_subtitle",
-                                                      baseline=value_name("baseline", switches["baseline"]),
-                                                      scale=value_name("scale", switches["scale"]))),
-                                      x_title=t("p12.x_title"), y_title=t("p12.advantages_y"),
-                                      tooltips=("tokens", "score")),
-               rows, alt_text=t("p12.advantages_alt"),
-               name="recipe_advantages")
-    explain(switches, batch, mine, grpo, informative, step)
+                            title=t("p12.advantages_title"),
+                            subtitle=wrap(t("p12.advantages_subtitle",
+                                            baseline=value_name("baseline", switches["baseline"]),
+                                            scale=value_name("scale", switches["scale"]))),
+                            x_title=t("p12.x_title"), y_title=t("p12.advantages_y"),
+                            tooltips=("tokens", "score")),
+               rows, alt_text=t("p12.advantages_alt"), name="recipe_advantages")
+    explain(switches, c, step)
     st.caption(t("p12.one_group"))
 
 
-def explain(switches, batch, mine, grpo, informative, step) -> None:
+def explain(switches, c, step) -> None:
     """One line per switch that differs from GRPO, with its numbers on the running example."""
     diffs = recipes.differences(switches)
     if not diffs:
         st.markdown(t("p12.diff.none"))
         return
-    n = batch.actions.size
-    longest = int(np.argmax(batch.lengths))
+    n, longest, mine, grpo = c.batch.actions.size, c.longest, c.mine, c.reference
     lines = []
     for key, this, theirs in diffs:
         head = t("p12.diff.head", switch=LABELS[key], this=value_name(key, this), theirs=value_name(key, theirs))
         if key in ("baseline", "scale"):
-            lines.append(t("p12.diff.advantages", head=head, mine=fmt_list(mine["advantages"], sep=", "),
-                           grpo=fmt_list(grpo["advantages"], sep=", ")))
+            lines.append(t("p12.diff.advantages", head=head, mine=fmt_list(mine.advantages, sep=", "),
+                           grpo=fmt_list(grpo.advantages, sep=", ")))
         elif key == "aggregation":
-            lines.append(t("p12.diff.aggregation", head=head, length=int(batch.lengths[longest]),
-                           mine=fmt(mine["weights"][longest], 4), grpo=fmt(grpo["weights"][longest], 4)))
+            lines.append(t("p12.diff.aggregation", head=head, length=int(c.batch.lengths[longest]),
+                           mine=fmt(mine.weights[longest], 4), grpo=fmt(grpo.weights[longest], 4)))
         elif key in ("ratio", "clip"):
-            lines.append(t("p12.diff.unclipped", head=head, step=fmt(step), grpo=grpo["stopped"])
-                         if mine["clip"] is None else
-                         t("p12.diff.clipped", head=head, step=fmt(step), stopped=mine["stopped"], total=n,
-                           grpo=grpo["stopped"]))
+            lines.append(t("p12.diff.unclipped", head=head, step=fmt(step), grpo=grpo.stopped)
+                         if mine.clip is None else
+                         t("p12.diff.clipped", head=head, step=fmt(step), stopped=mine.stopped, total=n,
+                           grpo=grpo.stopped))
         elif key == "kl":
             where = {"none": "p12.diff.kl_none", "in reward": "p12.diff.kl_reward", "in loss": "p12.diff.kl_loss"}
             lines.append(t(where[this], head=head))
         else:
-            lines.append(t("p12.diff.kept" if informative else "p12.diff.dropped", head=head))
+            lines.append(t("p12.diff.kept" if c.informative else "p12.diff.dropped", head=head))
     st.markdown(t("p12.diff.heading") + "\n\n" + "\n".join(lines))
 
 
+def the_family() -> None:
+    """The map of the family and the table of every named recipe's switches, folded."""
+    with st.expander(t("p12.family"), icon=":material/account_tree:"):
+        family_map()
+    with st.expander(t("p12.table")):
+        # the recipe's name pinned and wide enough for "REINFORCE with a baseline"; the switches scroll beside it
+        # on a phone (the map above says the same in words, one recipe a line)
+        col = t("p12.col_recipe")
+        table = pd.DataFrame([{col: recipe_name(r.name), **{LABELS[k]: shown(k, r.switches[k]) if k in r.switches
+                                                             else t("p12.any")
+                                                             for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
+                              for r in recipes.RECIPES])
+        st.dataframe(table, hide_index=True, width="stretch", row_height=35,
+                     column_config={col: st.column_config.TextColumn(pinned=True, width="medium"),
+                                    **{LABELS[k]: st.column_config.TextColumn(width="medium")
+                                       for k in recipes.SWITCHES}})
+        st.caption(t("p12.table_caption"))
+
+
 composer()
+the_family()
 
-with st.expander(t("p12.family"),
-                 icon=":material/account_tree:"):
-    family_map()
-with st.expander(t("p12.table")):
-    # the recipe's name pinned and wide enough for "REINFORCE with a baseline"; the switches scroll beside it on a
-    # phone (the map above says the same in words, one recipe a line)
-    col = t("p12.col_recipe")
-    table = pd.DataFrame([{col: recipe_name(r.name), **{LABELS[k]: shown(k, r.switches[k]) if k in r.switches
-                                                         else t("p12.any")
-                                                for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
-                          for r in recipes.RECIPES])
-    st.dataframe(table, hide_index=True, width="stretch", row_height=35,
-                 column_config={col: st.column_config.TextColumn(pinned=True, width="medium"),
-                                **{LABELS[k]: st.column_config.TextColumn(width="medium") for k in recipes.SWITCHES}})
-    st.caption(t("p12.table_caption"))
-
-page.end(code=(recipes.match_recipe, recipes.differences, recipes.recipe_advantages, recipes.recipe_gradient,
-               recipes.recipe_clip, length.length_push, clips.clip_batch,))
+page.end(code=(recipes.recipe_comparison, recipes.match_recipe, recipes.differences, recipes.recipe_advantages,
+               recipes.recipe_gradient, recipes.recipe_clip, length.length_push, clips.clip_batch,))

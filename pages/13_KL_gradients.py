@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.studies.kl_placement import PLACEMENTS, kl_placements
+from rlcore.studies.kl_placement import PLACEMENTS, kl_placement_path, kl_placements
 from ui import charts, inputs, page
 from ui.charts import grouped_hbars
 from ui.colors import method_colors
@@ -25,13 +25,6 @@ page.presets({
 })
 
 
-@page.cached(32)
-def placements_along(scenario, lr, steps):
-    """π after each of 0…steps policy-gradient steps from π_ref = the scenario's π, and the placements at each."""
-    path = rlcore.policy_gradient_path(scenario.pi, scenario.q, lr, steps)
-    return path.probs, [kl_placements(p, scenario.pi) for p in path.probs]
-
-
 FOLLOW_IDS = {"the reverse KL": "reverse", "the forward KL": "forward", "nothing (zero)": "zero",
               "neither KL": "neither", "both KLs": "both", "all vanish": "vanish"}  # rlcore's names → catalogue ids
 PLACEMENT_IDS = ("k1_loss", "k2_loss", "k3_loss", "k1_reward", "k2_reward", "k3_reward")  # in PLACEMENTS' order
@@ -47,16 +40,16 @@ def follow_label(follows: str) -> str:
     return t(f"p13.follow.{FOLLOW_IDS[follows]}")
 
 
-@st.fragment
+@page.panel
 def kl_panel() -> None:
+    """The steps away from π_ref drive the bars, the question and everything revealed after it."""
     c1, c2 = st.columns(2, gap="large")
     steps = int(inputs.slider(t("p13.steps"), 0, MAX_STEPS, 3, 1, key="steps", where=c1,
                               help=t("p13.steps_help")))
     with c2.expander(t("p13.more")):
         lr = inputs.slider(t("p13.lr"), 0.05, 2.0, 0.3, 0.05, key="lr", help=t("p13.lr_help"))
-    probs, rows = page.run(placements_along, scenario, lr, MAX_STEPS)
-    pi, res = probs[steps], rows[steps]
-    ref = scenario.pi
+    path = page.study(kl_placement_path, scenario.pi, scenario.q, lr, MAX_STEPS)
+    pi, res = path.probs[steps], path.placements[steps]
     places = [t(f"p13.placement.{p}") for p in PLACEMENT_IDS]  # PLACEMENTS as the page shows them
 
     k3 = follow_label(res.follows[2])
@@ -67,11 +60,21 @@ def kl_panel() -> None:
         t("p13.explanation", pi=fmt_list(pi), k3=fmt_list(res.gradients[2], 3), forward=fmt_list(res.forward, 3),
           reverse=fmt_list(res.reverse, 3)),
         key="klg_predict")
+    draw_bars(res, pi, steps, places)
+    if not revealed:
+        return
+    if not explain_follows(res, path, places):
+        return
+    estimator_values(res)
+    drift_section(path, steps, places)
 
+
+def draw_bars(res, pi, steps: int, places: list[str]) -> None:
+    """Each placement's expected gradient per token, against the true gradient, and KL(π‖π_ref) beside it."""
     left, right = st.columns([2, 1], gap="large")
     with right:
         st.metric("KL(π‖π_ref)", fmt(res.kl, 3))
-        st.markdown(t("p13.now", ref=fmt_list(ref), pi=fmt_list(pi),
+        st.markdown(t("p13.now", ref=fmt_list(scenario.pi), pi=fmt_list(pi),
                       tokens=t("p13.sep").join(esc(tok) for tok in tokens)))
     with left:
         df = pd.DataFrame({
@@ -89,8 +92,9 @@ def kl_panel() -> None:
     with right:
         st.caption(t("p13.bars.caption"))
 
-    if not revealed:
-        return
+
+def explain_follows(res, path, places: list[str]) -> bool:
+    """What each placement's gradient follows, and its cosine with the true one. False when every pull is 0."""
     table = pd.DataFrame({
         t("p13.table.placement"): places,
         t("p13.table.follows"): [follow_label(f) for f in res.follows],
@@ -98,12 +102,16 @@ def kl_panel() -> None:
     })
     page.table(table)
     if res.follows[2] == "all vanish":
-        st.info(t("p13.vanish") + (t("p13.vanish_flat") if rows[-1].follows[2] == "all vanish" else ""))
-        return
+        st.info(t("p13.vanish") + (t("p13.vanish_flat") if path.placements[-1].follows[2] == "all vanish" else ""))
+        return False
     st.markdown(t("p13.pulls", k1=fmt_list(res.gradients[0], 3), forward=fmt_list(res.forward, 3),
                   cos3=cosine(res.cosine[2]), reverse=fmt_list(res.reverse, 3), cos5=cosine(res.cosine[4]),
                   cos6=cosine(res.cosine[5])))
+    return True
 
+
+def estimator_values(res) -> None:
+    """The three estimators' values over one sampled token: mean, spread, smallest."""
     st.subheader(t("p13.values.heading"))
     values = pd.DataFrame({
         t("p13.values.estimator"): ["k1", "k2", "k3"],
@@ -117,12 +125,15 @@ def kl_panel() -> None:
                   sd1=fmt(res.estimator_sd[0], 3), min3=fmt(res.estimator_min[2], 3),
                   min1=fmt(res.estimator_min[0], 3), mean2=fmt(res.estimator_mean[1], 3)))
 
+
+def drift_section(path, steps: int, places: list[str]) -> None:
+    """How the three placements that can follow a KL drift from the true gradient as π moves away."""
     st.subheader(t("p13.drift.heading"))
     three = [places[2], places[4], places[5]]
     curve = pd.DataFrame({
         "training step": np.repeat(np.arange(MAX_STEPS + 1), 3),
         "placement": np.tile(three, MAX_STEPS + 1),
-        "cosine with the true gradient": np.concatenate([r.cosine[[2, 4, 5]] for r in rows]),
+        "cosine with the true gradient": path.cosine[:, [2, 4, 5]].ravel(),
     }).dropna()  # at π = π_ref every gradient is 0 and no direction exists
     page.chart(charts.layer(
         charts.lines(curve, x="training step", y="cosine with the true gradient", series="placement",
@@ -130,12 +141,12 @@ def kl_panel() -> None:
                      x_title=t("p13.drift.x_title"), y_title=t("p13.drift.y_title"), y_domain=[-1, 1]),
         title=t("p13.drift.title"), subtitle=wrap(t("p13.drift.subtitle")), height=380),
                curve, alt_text=t("p13.drift.alt"), name="kl_cosines")
-    if np.all(np.isnan(res.cosine)):  # every expected gradient is 0: no direction to compare
+    worst = int(path.worst[steps])
+    if worst < 0:  # every expected gradient is 0: no direction to compare
         return
-    worst = int(np.nanargmin(res.cosine))
-    st.markdown(t("p13.drift.worst", steps=steps, placement=places[worst], cos=fmt(res.cosine[worst], 3)))
+    st.markdown(t("p13.drift.worst", steps=steps, placement=places[worst], cos=fmt(path.cosine[steps, worst], 3)))
 
 
 kl_panel()
 
-page.end(code=(kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path,))
+page.end(code=(kl_placement_path, kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path,))

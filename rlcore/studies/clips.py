@@ -20,15 +20,27 @@ from ..formulas.checks import (
     show,
 )
 from ..formulas.credit import GROUP_METHODS, group_advantages
+from ..formulas.example import Scenario, check_scenario
 from ..formulas.policy import logits_from_probs, policy_gradient_step, softmax
+from ..formulas.ppo import importance_ratio
+from .length import answer_lengths
 
-__all__ = ["CLIP_METHODS", "GSPO_EPS", "ClipBatch", "Reach", "clip_batch", "reach"]
+__all__ = [
+    "CLIP_METHODS", "GSPO_EPS", "LIKELY", "REACH_GRID", "CispoAt", "ClipBatch", "ClipStudy", "RareReach", "Reach",
+    "cispo_at", "clip_batch", "clip_study", "rare_reach", "reach",
+]
 
 CLIP_METHODS = ("ppo", "clip-higher", "cispo", "gspo")
 """PPO's symmetric clip, DAPO's clip-higher, CISPO's clipped weight, GSPO's clipped answer ratio."""
 
 GSPO_EPS = (3e-4, 4e-4)
 """GSPO's clip range (ε_low, ε_high) for its answer-level ratio (Zheng et al. 2025, arXiv 2507.18071)."""
+
+REACH_GRID = np.round(np.linspace(0.0, 1.0, 201), 4)
+"""The π_old values of ``rare_reach``'s curves: 0 to 1 in steps of 0.005."""
+
+LIKELY = 0.9
+"""The likely token ``rare_reach`` sets beside the rare one."""
 
 
 @dataclass(frozen=True)
@@ -144,3 +156,117 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
     ])
     clipped = (weights == 0) & (adv != 0)
     return ClipBatch(actions, scores, adv, n_len, p, new, rho, seq, weights, clipped)
+
+
+@dataclass(frozen=True)
+class ClipStudy:
+    """The running example's sampled answers as one batch after one step (``clip_batch``), read for a page."""
+
+    batch: ClipBatch
+    best: int                     # the answer with the largest advantage (the first of them)
+    dead: bool                    # every advantage is 0: there is nothing for a clip to stop
+    kept: np.ndarray              # [4] int: answers each of CLIP_METHODS still pushes (n − clipped)
+    edges: tuple[float, float, float]  # 1 − ε_low, 1 + ε_low, 1 + ε_high: the token clips' edges on ρ
+    answer_lengths: np.ndarray    # [K] int: tokens of the answer that starts with each token
+    sampled: np.ndarray           # [K] bool: some answer of the batch starts with the token
+    moved: np.ndarray             # the tokens an answer can still write after the step (π_old > 0 and π > 0)
+    moved_ratio: np.ndarray       # their ratios π/π_old
+    moved_seq_ratio: float        # GSPO's ratio of an answer made of those tokens: the ratios' geometric mean
+
+
+def clip_study(scenario: Scenario, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
+               gspo_high: float = GSPO_EPS[1], method: str = "grpo") -> ClipStudy:
+    """``clip_batch`` on the running example, with GSPO's range (¾·ε, ε) for ``gspo_high`` = ε (as GSPO's
+    3e-4, 4e-4), and what a page reads from it: the best answer, the answers each clip keeps, the clips' edges
+    and GSPO's ratio of an answer whose every token moved (``importance_ratio``, ``sequence_ratio``).
+
+    Args:
+        scenario: the running example; its answers' lengths are ``answer_lengths``.
+        lr, eps_low, eps_high, method: as in ``clip_batch``.
+        gspo_high: GSPO's ε_high > 0 (its ε_low is ¾ of it).
+
+    Returns:
+        ClipStudy(batch, best, dead, kept, edges, answer_lengths, sampled, moved, moved_ratio, moved_seq_ratio).
+
+    η = 0.2 lifts partly from 0.2 to 0.254 (ρ = 1.27): past PPO's 1.2, inside clip-higher's 1.28; its two
+    answers are the only ones PPO stops. GSPO's tiny range stops every answer but the one closed answer whose
+    advantage is negative (its answer ratio is above 1: nothing to stop):
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> c = clip_study(ARTICLE_SCENARIO, lr=0.2)
+    >>> c.kept.tolist(), c.best, c.edges  # the best answer is partly's first, scored 10
+    ([8, 10, 10, 1], 8, (0.8, 1.2, 1.28))
+    """
+    s = check_scenario(scenario)
+    g_high = positive("gspo_high", gspo_high)
+    b = clip_batch(s.pi, s.samples, answer_lengths(s), lr=lr, eps_low=eps_low, eps_high=eps_high,
+                   gspo_eps=(0.75 * g_high, g_high), method=method)
+    low, high = float(eps_low), float(eps_high)  # checked by clip_batch
+    lens = np.array(answer_lengths(s), dtype=np.int64)
+    moved = np.flatnonzero((b.p_old > 0) & (b.p_new > 0))
+    rho = importance_ratio(b.p_new[moved], b.p_old[moved])
+    seq = sequence_ratio([np.log(b.p_new[moved])], [np.log(b.p_old[moved])], [np.ones(moved.size)])[0]
+    return ClipStudy(b, int(np.argmax(b.advantages)), bool(np.all(b.advantages == 0)),
+                     b.actions.size - b.clipped.sum(axis=1), (1 - low, 1 + low, 1 + high), lens,
+                     np.isin(np.arange(lens.size), b.actions), moved, rho, float(seq))
+
+
+@dataclass(frozen=True)
+class CispoAt:
+    """One token's gradient weight at a ratio ρ and an advantage of 1, under CISPO and under PPO's clip."""
+
+    weight: float      # CISPO's clip(ρ, 1 − ε_low, 1 + ε_high)
+    ppo_weight: float  # PPO's (clip-higher's range): ρ, or 0 past 1 + ε_high
+    cap: str | None    # "upper" or "lower": the cap CISPO's weight met; None inside the range
+
+
+def cispo_at(rho: float, eps_low: float = 0.2, eps_high: float = 0.28) -> CispoAt:
+    """CISPO's weight of a token at ratio ρ (advantage 1), which cap it meets, and PPO's weight beside it
+    (``gradient_weights``).
+
+    >>> cispo_at(1.3)  # above 1 + 0.28: capped at 1.28, and past PPO's clip, which keeps no gradient
+    CispoAt(weight=1.28, ppo_weight=0.0, cap='upper')
+    """
+    r = non_negative("rho", rho)
+    w = float(gradient_weights([r], 1.0, "cispo", eps_low, eps_high)[0])
+    ppo = float(gradient_weights([r], 1.0, "ppo", eps_low, eps_high)[0])
+    return CispoAt(w, ppo, "upper" if w < r else "lower" if w > r else None)
+
+
+@dataclass(frozen=True)
+class RareReach:
+    """How far one batch can push a rare token, a likely one and each token of the policy, against π_old."""
+
+    sym: Reach             # the rare token under the symmetric clip (ε_low both sides), shape [1]
+    higher: Reach          # the rare token under clip-higher (ε_low, ε_high), shape [1]
+    likely: Reach          # a token at π_old = LIKELY under the symmetric clip, shape [1]
+    grid: np.ndarray       # [G]: REACH_GRID, π_old
+    grid_sym: Reach        # the symmetric clip's reach along the grid, [G]
+    grid_higher: Reach     # clip-higher's, [G]
+    marked: np.ndarray     # the policy's tokens with π_old > 0
+    marks_old: np.ndarray  # their π_old, then the rare token's
+    marks: Reach           # the symmetric clip's reach at marks_old
+
+
+def rare_reach(probs, rare: float, eps_low: float, eps_high: float) -> RareReach:
+    """``reach`` of a rare token, of a likely one (``LIKELY``), along ``REACH_GRID`` and at each token of π.
+
+    Args:
+        probs: shape [K], π_old of the policy's tokens.
+        rare: the rare token's π_old, in [0, 1].
+        eps_low, eps_high: as in ``reach``.
+
+    Returns:
+        RareReach(sym, higher, likely, grid, grid_sym, grid_higher, marked, marks_old, marks).
+
+    >>> r = rare_reach([0.5, 0.5], 0.01, 0.2, 0.28)  # 0.01 reaches 0.012, or 0.0128 with ε_high; 0.9 reaches 1
+    >>> r.sym.high.round(6).tolist(), r.higher.high.round(6).tolist(), r.likely.high.tolist()
+    ([0.012], [0.0128], [1.0])
+    """
+    p = as_probs("probs", probs)
+    q = in_range("rare", rare, 0.0, 1.0)
+    marked = np.flatnonzero(p > 0)
+    olds = np.r_[p[marked], q]
+    return RareReach(reach([q], eps_low), reach([q], eps_low, eps_high), reach([LIKELY], eps_low), REACH_GRID.copy(),
+                     reach(REACH_GRID, eps_low), reach(REACH_GRID, eps_low, eps_high), marked, olds,
+                     reach(olds, eps_low))

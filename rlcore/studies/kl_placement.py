@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..formulas.checks import count
 from ..formulas.diagnostics import kl_gradients
+from ..formulas.policy import policy_gradient_path
 
-__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "kl_placements"]
+__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "PlacementPath", "kl_placement_path", "kl_placements"]
 
 PLACEMENTS = ("k1 in the loss", "k2 in the loss", "k3 in the loss",
               "k1 in the reward", "k2 in the reward", "k3 in the reward")
@@ -93,3 +95,39 @@ def kl_placements(pi, pi_ref) -> KLPlacements:
     sd = top * np.sqrt(((centred / top[:, None]) ** 2) @ p[s])
     return KLPlacements(grads, g.reverse, g.forward, follows, np.clip(cosine, -1.0, 1.0), mean, sd,
                         per_token.min(axis=1), float(max(mean[0], 0.0)))
+
+
+@dataclass(frozen=True)
+class PlacementPath:
+    """The six KL placements along a policy-gradient path away from π_ref (the starting policy)."""
+
+    probs: np.ndarray                      # [T+1, K]: π after 0 … T steps
+    placements: tuple[KLPlacements, ...]   # T+1: ``kl_placements(π_t, π_ref)`` at each step
+    cosine: np.ndarray                     # [T+1, 6]: each placement's cosine with the true gradient (nan: none)
+    worst: np.ndarray                      # [T+1] int: the placement of the lowest cosine; −1 where none is defined
+
+
+def kl_placement_path(probs, q, lr: float, steps: int) -> PlacementPath:
+    """π along ``steps`` exact policy-gradient steps from π_ref = ``probs`` (``policy_gradient_path``), and at each
+    step the placements' expected gradients against the true KL's (``kl_placements``).
+
+    Args:
+        probs: shape [K], π_ref, where the training starts.
+        q: shape [K], Q of each token.
+        lr: step size η ≥ 0.
+        steps: number of steps (0 to 1,000).
+
+    Returns:
+        PlacementPath(probs [T+1, K], placements, cosine [T+1, 6], worst [T+1]).
+
+    Before the first step π = π_ref: every expected gradient is 0, so none has a direction:
+
+    >>> path = kl_placement_path([0.5, 0.5], [0.0, 2.0], 1.0, 2)
+    >>> path.probs.shape, path.placements[0].follows[2], int(path.worst[0])
+    ((3, 2), 'all vanish', -1)
+    """
+    ref = policy_gradient_path(probs, q, lr, count("steps", steps, low=0, high=1000))
+    rows = tuple(kl_placements(p, ref.probs[0]) for p in ref.probs)
+    cosine = np.stack([r.cosine for r in rows])
+    lowest = np.where(np.isnan(cosine), np.inf, cosine).argmin(axis=1)  # nanargmin, row by row
+    return PlacementPath(ref.probs, rows, cosine, np.where(np.all(np.isnan(cosine), axis=1), -1, lowest))

@@ -20,11 +20,13 @@ from ..formulas.checks import (
     show,
 )
 from ..formulas.credit import GROUP_METHODS, group_advantages
+from ..formulas.example import Scenario, answer_tokens, check_scenario
 from ..formulas.policy import logits_from_probs
 
 __all__ = [
-    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "difficulty_curve", "length_drifts", "length_push",
-    "length_step", "length_training", "with_long_version",
+    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "PaddedDrift", "PaddedGroup", "PaddingChoices",
+    "answer_lengths", "difficulty_curve", "length_drifts", "length_push", "length_step", "length_training",
+    "padded_drift", "padded_group", "padding_choices", "with_long_version",
 ]
 
 
@@ -349,3 +351,130 @@ def length_drifts(probs, samples, lengths, index: int, long_length: int, *, mode
         out.append(LengthDrift(run.mean_length, run.mean_score,
                                run.probs[:, -1] / np.maximum(pair, np.finfo(float).tiny)))
     return tuple(out)
+
+
+def answer_lengths(scenario: Scenario) -> tuple[int, ...]:
+    """The number of tokens of each candidate's whole answer (``answer_tokens``: prefix, token, continuation).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> answer_lengths(ARTICLE_SCENARIO)  # "OpenAI is open. It's in the name." is 10 tokens
+    (10, 14, 8)
+    """
+    s = check_scenario(scenario)
+    return tuple(len(answer_tokens(s, tok)) for tok in s.tokens)
+
+
+@dataclass(frozen=True)
+class PaddingChoices:
+    """The answers a page offers to pad first."""
+
+    worst: str  # the candidate with the lowest Q (the first of them on a tie)
+    best: str   # the candidate with the highest Q
+
+
+def padding_choices(scenario: Scenario) -> PaddingChoices:
+    """The scenario's worst- and best-scored candidates (by Q, the mean judge score; ties: the first).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> padding_choices(ARTICLE_SCENARIO)  # Q = 2, 5, 9
+    PaddingChoices(worst='open', best='partly')
+    """
+    s = check_scenario(scenario)
+    q = s.q
+    return PaddingChoices(s.tokens[int(np.argmin(q))], s.tokens[int(np.argmax(q))])
+
+
+@dataclass(frozen=True)
+class PaddedGroup:
+    """The scenario's candidates as one group, one answer padded, and what one update does to each."""
+
+    lengths: np.ndarray     # [K] int: tokens of each candidate's answer, the padded one at its new length
+    index: int              # the padded candidate
+    own_length: int         # the padded candidate's answer before padding
+    advantages: np.ndarray  # [K]: group advantages of the candidates' Q
+    push: LengthPush        # each aggregation mode's token weight and push
+    max_len: int            # L_max used: the budget asked for, or the longest answer when that is longer
+    harder: str | None      # "token-mean" or "seq-mean-token-mean": which pushes each token of the padded
+                            # answer harder; None when they push it alike (within a relative 1e-9)
+
+
+def padded_group(scenario: Scenario, token: str, long_length: int, method: str = "grpo", budget: int | None = None,
+                 match_step: bool = False) -> PaddedGroup:
+    """One answer of the running example padded to ``long_length`` tokens: each mode's push on every answer.
+
+    The group is the K candidates, one answer each, scored by their Q; Â from ``group_advantages``, the
+    weights and pushes from ``length_push``. A generation limit below an answer that exists cannot be: a
+    ``budget`` under the longest answer is raised to it (``max_len`` says which was used).
+
+    Args:
+        scenario: the running example.
+        token: the candidate whose answer is padded.
+        long_length: ≥ 1, its answer's tokens once padded.
+        method: one of ``GROUP_METHODS``.
+        budget: L_max ≥ 1 asked for seq-mean-token-sum-norm (default: the longest answer).
+        match_step: as in ``length_push``.
+
+    Returns:
+        PaddedGroup(lengths, index, own_length, advantages, push, max_len, harder).
+
+    open padded to 40 tokens beside 14 and 8: token-mean weighs each token 1/62, seq-mean-token-mean 1/(3·40):
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> g = padded_group(ARTICLE_SCENARIO, "open", 40)
+    >>> g.lengths.tolist(), g.max_len, g.harder, round(1 / g.push.weights[1, 0])
+    ([40, 14, 8], 40, 'token-mean', 120)
+    """
+    s = check_scenario(scenario)
+    i = s.index(token)
+    long_len = count("long_length", long_length, low=1, high=100_000)
+    method = choice("method", method, GROUP_METHODS)
+    match = flag("match_step", match_step)
+    own = answer_lengths(s)
+    lens = np.array(own, dtype=np.int64)
+    lens[i] = long_len
+    top = int(lens.max()) if budget is None else max(count("budget", budget, low=1), int(lens.max()))
+    adv = group_advantages(s.q, method)
+    push = length_push(lens.tolist(), adv, top, match_step=match)
+    tok, seq = abs(push.per_token[0, i]), abs(push.per_token[1, i])
+    harder = (None if np.isclose(tok, seq, rtol=1e-9, atol=1e-15)
+              else AGGREGATION_MODES[0] if tok > seq else AGGREGATION_MODES[1])
+    return PaddedGroup(lens, i, own[i], adv, push, top, harder)
+
+
+@dataclass(frozen=True)
+class PaddedDrift:
+    """Training with a short and a padded version of one answer, under each aggregation mode (``length_drifts``)."""
+
+    modes: tuple[str, ...]    # the modes, in the order of the rows below
+    mean_length: np.ndarray   # [M, T+1]: Σ_k π_k |o_k|, averaged over the runs
+    mean_score: np.ndarray    # [M, T+1]: Σ_k π_k Q_k
+    long_share: np.ndarray    # [M, T+1]: π(padded) / (π(short) + π(padded))
+
+
+def padded_drift(scenario: Scenario, token: str, long_length: int, *, modes=AGGREGATION_MODES, method: str = "grpo",
+                 max_len: int | None = None, steps: int = 60, lr: float = 2.0, group_size: int = 8, n_runs: int = 32,
+                 seed=0) -> PaddedDrift:
+    """``length_drifts`` on the running example: does training come to prefer the padded version of ``token``?
+
+    Args:
+        scenario: the running example; its answers' lengths are ``answer_lengths``.
+        token: the candidate whose answer gets a padded copy.
+        long_length: ≥ 1, the padded copy's tokens.
+        modes, method, max_len, steps, lr, group_size, n_runs, seed: as in ``length_training``.
+
+    Returns:
+        PaddedDrift(modes, mean_length, mean_score, long_share), one row per mode.
+
+    Both versions start with half the candidate's probability:
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> padded_drift(ARTICLE_SCENARIO, "open", 40, steps=2, n_runs=2).long_share[:, 0].tolist()
+    [0.5, 0.5, 0.5, 0.5]
+    """
+    s = check_scenario(scenario)
+    modes = _modes(modes)
+    runs = length_drifts(s.pi, s.samples, list(answer_lengths(s)), s.index(token), long_length, modes=modes,
+                         method=method, group_size=group_size, lr=lr, steps=steps, n_runs=n_runs, seed=seed,
+                         max_len=max_len)
+    return PaddedDrift(modes, np.stack([r.mean_length for r in runs]), np.stack([r.mean_score for r in runs]),
+                       np.stack([r.long_share for r in runs]))

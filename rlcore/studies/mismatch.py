@@ -10,13 +10,15 @@ from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative
 from ..formulas.diagnostics import truncated_is_weights
 from ..formulas.policy import temperature_probs
 
-__all__ = ["MISMATCH_KINDS", "MismatchStudy", "lowest_error", "mismatch_study", "top_p_probs"]
+__all__ = ["CAP_CHOICES", "MISMATCH_KINDS", "MismatchStudy", "lowest_error", "mismatch_study", "top_p_probs"]
 
 MISMATCH_KINDS = ("temperature", "top-p", "logit noise")
 METHODS = ("no correction", "truncate", "mask", "full weights")
 RATIO_EDGES = np.arange(-3.0, 3.0001, 0.25)  # bins of log₂(π_train/π_rollout); outside values go to the end bins
 MAX_DRAWS = 5_000
 MAX_BATCH = 1_024
+CAP_CHOICES = tuple(float(c) for c in np.round(2.0 ** np.arange(0.0, 3.51, 0.25), 2))
+"""Caps C to compare, from 1 to about 11, a quarter of a doubling apart (rounded to two decimals)."""
 
 
 def top_p_probs(probs, top_p: float) -> np.ndarray:
@@ -55,6 +57,17 @@ class MismatchStudy:
     variance: np.ndarray       # shape [4, C]
     mse: np.ndarray            # shape [4, C], bias² + variance
     mean_weight: float         # average of π_train/π_rollout over sampled tokens (1 when the engine covers π)
+
+    @property
+    def untouched_cap(self) -> float | None:
+        """The smallest cap that no sampled weight exceeds (truncate and mask change nothing there); None if none."""
+        untouched = np.flatnonzero(self.above_cap == 0)
+        return float(self.caps[untouched[0]]) if untouched.size else None
+
+    @property
+    def never_written(self) -> np.ndarray:
+        """The tokens the engine never writes (probability 0 at every position, as top-p's cut leaves them)."""
+        return np.flatnonzero(self.engine_mean == 0)
 
 
 def _engine_probs(p: np.ndarray, kind: str, level: float, rng, shape) -> np.ndarray:

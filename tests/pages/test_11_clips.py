@@ -21,11 +21,26 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("11_")
 K = keys(PAGE)
-WEIGHTS = "What each method still pushes"
-PPO, HIGHER, CISPO = "PPO, symmetric ε", "clip-higher (DAPO)", "CISPO"  # the kept-answers metrics' labels
+
+
+def en(msgid: str, **values) -> str:
+    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
+    return i18n.text("en", f"p11.{msgid}", **values)
+
+
+def opening(msgid: str) -> str:
+    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
+    return i18n.catalogue("en")[f"p11.{msgid}"].split("{")[0]
+
+
+WEIGHTS = en("weights_title")
+PPO, HIGHER, CISPO = en("names.ppo"), en("names.clip-higher"), en("names.cispo")  # the kept-answers metrics
+BOTH, ONLY_HIGHER, NEITHER = en("both"), en("only_higher"), en("neither")
+METHOD, WEIGHT, CLIPPED, RATIO = en("col.method"), en("col.weight"), en("col.clipped"), en("col.ratio")
 
 
 def stepped(probs, q, lr):
@@ -41,24 +56,23 @@ def expected_answer(scenario, lr, eps_low=0.2, eps_high=0.28):
     k = first[int(np.argmax(scores))]  # the best answer (GRPO's largest advantage goes to the highest score)
     rho = stepped(scenario.pi, scenario.q, lr)[k] / scenario.pi[k]
     sym, higher = rho > 1 + eps_low, rho > 1 + eps_high
-    return ("neither: both have stopped it" if sym and higher else "only clip-higher" if sym
-            else "both still push it")
+    return NEITHER if sym and higher else ONLY_HIGHER if sym else BOTH
 
 
 def test_defaults_and_the_prediction():
     at = run_page(PAGE)
     no_exception(at)
     # article, η = 0.2: π(partly) = 0.2·e^(0.2·0.2·4.7) / Σ = 0.254, ρ = 1.27: past 1.2, inside 1.28
-    assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == "only clip-higher"
+    assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == ONLY_HIGHER
     assert PPO not in metrics(at)                            # hidden before the choice
-    at.radio(key="predict_clip").set_value("only clip-higher").run()
+    at.radio(key="predict_clip").set_value(ONLY_HIGHER).run()
     assert at.success and not at.warning
     m = metrics(at)
     assert numbers(m[PPO]) == [8, 10]                        # the two partly answers dropped
     assert numbers(m[HIGHER]) == [10, 10] and numbers(m[CISPO]) == [10, 10]
     df = largest_frame(at, WEIGHTS)
-    cispo = df[df["method"] == "CISPO"]
-    assert (cispo["gradient weight"] != 0).all()             # CISPO keeps a gradient on every answer
+    cispo = df[df[METHOD] == CISPO]
+    assert (cispo[WEIGHT] != 0).all()                        # CISPO keeps a gradient on every answer
 
 
 def test_rare_token_numbers():
@@ -83,15 +97,15 @@ def test_each_input_moves_the_charts(key, value):
 def test_no_step_clips_nothing():
     at = run_page(PAGE, inputs={"lr": 0.0})
     df = largest_frame(at, WEIGHTS)
-    assert not df["clipped"].any()
-    np.testing.assert_allclose(df["token ratio ρ"], 1.0)
+    assert not df[CLIPPED].any()
+    np.testing.assert_allclose(df[RATIO], 1.0)
 
 
 def test_preset_sets_the_step():
     at = run_page(PAGE)
-    choose_preset(at, "Big step")
+    choose_preset(at, en("preset_big"))
     assert at.slider(key=K("lr")).value == 0.6
-    choose_preset(at, "Rare token at 0.01")
+    choose_preset(at, en("preset_rare"))
     assert at.select_slider(key=K("rare")).value == 0.01
 
 
@@ -134,7 +148,7 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
     at = run_page(PAGE)
     at.radio(key="predict_clip").set_value(expected_answer(rlcore.ARTICLE_SCENARIO, 0.2)).run()
     assert at.success
-    choose_preset(at, "Big step")
+    choose_preset(at, en("preset_big"))
     no_exception(at)
     assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
     assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
@@ -144,22 +158,24 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
 def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     at = run_page(PAGE, state={"predict_clip_shown": True})
     no_exception(at)
-    text = next(m.value for m in at.markdown if m.value.startswith("**GSPO, several tokens moved.**"))
+    text = next(m.value for m in at.markdown if m.value.startswith(opening("explain.gspo_worked")))
     # every token of the article's example moved in the step of η = 0.2: s is the geometric mean of their ratios
     p = rlcore.ARTICLE_SCENARIO.pi
     rho = stepped(p, rlcore.ARTICLE_SCENARIO.q, 0.2) / p
     (s,) = numbers(text.split(" = **")[1].split("**")[0])
     assert s == pytest.approx(np.prod(rho) ** (1 / rho.size), abs=5e-5)
     assert rho.min() < s < rho.max()
-    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.3**"))
+
+    def cispo(rho, high, cap, w, ppo):
+        """The CISPO paragraph at ρ: the cap it names (one of the catalogue's three) and the weights."""
+        shown = [m.value for m in at.markdown if m.value.startswith(opening("explain.cispo_worked"))]
+        assert shown == [en("explain.cispo_worked", rho=rho, low="0.2", high=high, cap=cap, w=w, ppo=ppo)]
+
     # ρ = 1.3 is above 1 + ε_high = 1.28: the upper cap applies, the weight is 1.28 (PPO: 0, past its clip)
-    assert "the upper cap 1 + ε_high = 1.28 applies" in cispo and "**1.28**" in cispo and "lower cap" not in cispo
+    cispo("1.3", "0.28", en("explain.cap_upper", cap="1.28"), "1.28", "0")
     at.slider(key=K("high")).set_value(0.2).run()        # ε = 0.2 on both sides: the cap is 1.2
-    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.3**"))
-    assert "1 + ε_high = 1.2 applies" in cispo and "**1.2**" in cispo
+    cispo("1.3", "0.2", en("explain.cap_upper", cap="1.2"), "1.2", "0")
     at.number_input(key=K("cispo_rho")).set_value(0.5).run()   # below 1 − ε_low = 0.8: the lower cap
-    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 0.5**"))
-    assert "the lower cap 1 − ε_low = 0.8 applies" in cispo and "**0.8**" in cispo
+    cispo("0.5", "0.2", en("explain.cap_lower", cap="0.8"), "0.8", "0.5")
     at.number_input(key=K("cispo_rho")).set_value(1.1).run()
-    cispo = next(m.value for m in at.markdown if m.value.startswith("**CISPO at ρ = 1.1**"))
-    assert "no cap applies" in cispo and "**1.1**" in cispo
+    cispo("1.1", "0.2", en("explain.cap_none", a="0.8", b="1.2"), "1.1", "1.1")

@@ -16,20 +16,34 @@ from apphelp import (
     no_exception,
     numbers,
     page_file,
-    page_text,
     run_page,
 )
 
 from rlcore import recipes
+from ui import i18n
 
 PAGE = page_file("12_")
 K = keys(PAGE)
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
 
 
+def en(msgid: str, **values) -> str:
+    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
+    return i18n.text("en", f"p12.{msgid}", **values)
+
+
+def opening(msgid: str) -> str:
+    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
+    return i18n.catalogue("en")[f"p12.{msgid}"].split("{")[0]
+
+
+WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("gradient_title")
+THIS, LARGER, SAME = en("this_recipe"), en("larger"), en("same")
+
+
 def differences(at) -> list[str]:
     """The explanation's lines, one per switch that differs from GRPO."""
-    text = next(md.value for md in at.markdown if md.value.startswith("**What differs from GRPO"))
+    text = next(md.value for md in at.markdown if md.value.startswith(en("diff.heading")))
     return [line for line in text.split("\n") if line.startswith("- ")]
 
 
@@ -41,8 +55,8 @@ def test_defaults_are_grpo():
     at = run_page(PAGE)
     no_exception(at)
     assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
-    df = largest_frame(at, "Weight of one token")
-    mine = df[df["recipe"] == "this recipe"]
+    df = largest_frame(at, WEIGHTS)
+    mine = df[df["recipe"] == THIS]
     # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
     np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
 
@@ -62,8 +76,8 @@ def test_switches_compose_cispo_and_the_nearest_hint():
     assert at.info[0].value.split("**")[1] in {r.name for r in recipes.RECIPES}  # ... but the info names the nearest
     at.selectbox(key=K("clip")).set_value("cispo").run()
     assert lit(at) == ["CISPO"]
-    df = largest_frame(at, "Weight of one token")
-    np.testing.assert_allclose(df[df["recipe"] == "this recipe"]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
+    df = largest_frame(at, WEIGHTS)
+    np.testing.assert_allclose(df[df["recipe"] == THIS]["token weight"], 1 / 108)  # Σ|o| = 50+42+16
 
 
 def test_prediction_and_dr_grpo_numbers():
@@ -73,10 +87,10 @@ def test_prediction_and_dr_grpo_numbers():
     # worst answer scores 1; mean 4.3; Dr. GRPO −3.3; GRPO divides by std (N − 1) of the ten scores ≈ 3.0
     std = np.std(ARTICLE_SCORES, ddof=1)
     assert std > 1                                                   # so dividing makes it smaller
-    at.radio(key="predict_recipe").set_value("larger").run()
-    mark = next(s.value for s in at.success if "**larger**" in s.value)
+    at.radio(key="predict_recipe").set_value(LARGER).run()
+    mark = next(s.value for s in at.success if f"**{LARGER}**" in s.value)
     assert numbers(mark)[0] == -3.3 and numbers(mark)[1] == pytest.approx(-3.3 / std, abs=5e-4)
-    adv = largest_frame(at, "Advantage of each answer")
+    adv = largest_frame(at, ADVANTAGES)
     grpo = adv[adv["recipe"] == "GRPO"]["advantage"].to_numpy()
     np.testing.assert_allclose(grpo, (np.array(ARTICLE_SCORES) - 4.3) / (std + 1e-6))
     # what differs from GRPO: one line per switch, the scale (advantages R − 4.3) and the aggregation
@@ -92,15 +106,15 @@ def test_rloo_stops_nothing_with_an_on_policy_step():
                        "kl": "in reward"}.items():
         at.selectbox(key=K(key)).set_value(value).run()
     assert lit(at) == ["RLOO"]
-    at.radio(key="predict_recipe").set_value("larger").run()
-    kept = largest_frame(at, "Gradient left after")
-    assert (kept[kept["recipe"] == "this recipe"]["gradient kept"] == 1).all()   # no ratio, no clip
+    at.radio(key="predict_recipe").set_value(LARGER).run()
+    kept = largest_frame(at, GRADIENT)
+    assert (kept[kept["recipe"] == THIS]["gradient kept"] == 1).all()   # no ratio, no clip
 
 
 @pytest.mark.parametrize(("key", "value"), [("baseline", "none"), ("scale", "none"),
                                              ("aggregation", "seq-mean-token-sum")])
 def test_switches_move_the_charts(key, value):
-    at = run_page(PAGE, state={"predict_recipe": "larger"})
+    at = run_page(PAGE, state={"predict_recipe": LARGER})
     before = chart_fingerprint(at)
     at.selectbox(key=K(key)).set_value(value).run()
     no_exception(at)
@@ -109,14 +123,14 @@ def test_switches_move_the_charts(key, value):
 
 def test_the_step_slider_moves_the_clip_chart():
     at = run_page(PAGE)
-    before = largest_frame(at, "Gradient left after")
+    before = largest_frame(at, GRADIENT)
     assert (before["gradient kept"] == 1).sum() == 16          # GRPO at η = 0.2: both partly answers stopped
     at.slider(key=K("step")).set_value(0.0).run()
-    np.testing.assert_allclose(largest_frame(at, "Gradient left after")["gradient kept"], 1.0)   # nothing moved
+    np.testing.assert_allclose(largest_frame(at, GRADIENT)["gradient kept"], 1.0)   # nothing moved
 
 
 def test_the_clip_switch_changes_the_clip_count():
-    at = run_page(PAGE, state={"predict_recipe": "larger"}, inputs={"clip": "clip-higher"})
+    at = run_page(PAGE, state={"predict_recipe": LARGER}, inputs={"clip": "clip-higher"})
     # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27): the symmetric clip stops its 2 answers, clip-higher none
     (clip,) = differences(at)
     assert numbers(clip)[-4:] == [0.2, 0, 10, 2]               # η, stopped here, answers, stopped by GRPO
@@ -125,14 +139,16 @@ def test_the_clip_switch_changes_the_clip_count():
 def test_an_edited_scenario_and_a_dead_group():
     at = run_page(PAGE, scenario=FOUR_ANSWERS)
     no_exception(at)
-    assert len(largest_frame(at, "Weight of one token")) == 2 * 7
+    assert len(largest_frame(at, WEIGHTS)) == 2 * 7
     choose_preset(at, "DAPO")
-    at.radio(key="predict_recipe").set_value("the same").run()      # DAPO keeps GRPO's std
+    at.radio(key="predict_recipe").set_value(SAME).run()            # DAPO keeps GRPO's std
     assert at.success
     at = run_page(PAGE, scenario=FLAT, inputs={"dynamic_sampling": True})
-    at.radio(key="predict_recipe").set_value("the same").run()
+    at.radio(key="predict_recipe").set_value(SAME).run()
     no_exception(at)
-    assert "dynamic sampling drops this group" in page_text(at)
+    head = en("diff.head", switch=en("labels.dynamic_sampling"), this=en("values.dynamic_sampling.True"),
+              theirs=en("values.dynamic_sampling.False"))
+    assert differences(at) == [en("diff.dropped", head=head)]      # one score for all: the group is dropped
 
 
 def test_typed_edit_and_a_bad_score():
@@ -153,7 +169,7 @@ def test_hostile_query_parameters_fall_back(query):
 def test_the_family_map_names_each_change_and_links_its_page():
     at = run_page(PAGE)
     no_exception(at)
-    (family,) = [m.value for m in at.markdown if m.value.startswith("**GRPO** is the base")]
+    (family,) = [m.value for m in at.markdown if f"- {en('changes', name='Dr. GRPO')}" in m.value]
     lines: dict[str, list[str]] = {}
     for line in family.splitlines():
         if line.startswith("- **"):
@@ -162,19 +178,31 @@ def test_the_family_map_names_each_change_and_links_its_page():
         elif line.startswith("    - "):
             lines[name].append(line)
     assert set(lines) == {r.name for r in recipes.RECIPES} - {"GRPO"}        # every other recipe, a block each
+
+    def switch(line: str) -> str:
+        return line.split(":")[0].strip("- ")
+
+    def value(key: str, v) -> str:
+        return f"**{en('on' if v is True else 'off' if v is False else f'values.{key}.{v}')}**"
+
     # Dr. GRPO (Liu et al.): no std, and the token-sum-norm aggregation; DAPO flips four switches
-    assert [line.split(":")[0].strip("- ") for line in lines["Dr. GRPO"]] == ["divide by a std", "loss aggregation"]
-    assert "**none**" in lines["Dr. GRPO"][0] and "**seq-mean-token-sum-norm**" in lines["Dr. GRPO"][1]
-    assert "(Length_and_aggregation)" in lines["Dr. GRPO"][1]
+    assert [switch(line) for line in lines["Dr. GRPO"]] == [en("labels.scale").lower(),
+                                                            en("labels.aggregation").lower()]
+    assert value("scale", "none") in lines["Dr. GRPO"][0]
+    assert value("aggregation", "seq-mean-token-sum-norm") in lines["Dr. GRPO"][1]
+    assert "(Length_and_aggregation)" in lines["Dr. GRPO"][1]                # the page that shows it
     assert len(lines["DAPO"]) == 4 and all("](" in line for line in lines["DAPO"])
-    assert "dynamic sampling: **on**" in lines["DAPO"][-1]
-    assert lines["GSPO"] == [next(x for x in lines["GSPO"] if "importance ratio: **sequence**" in x)]
-    assert "(Clips_after_PPO)" in lines["GSPO"][0]
-    (cispo,) = [line for line in lines["CISPO"] if "clip: **cispo**" in line]
-    assert "(Clips_after_PPO)" in cispo
+    assert switch(lines["DAPO"][-1]) == en("labels.dynamic_sampling").lower()
+    assert value("dynamic_sampling", True) in lines["DAPO"][-1]
+    (gspo,) = lines["GSPO"]
+    assert switch(gspo) == en("labels.ratio").lower() and value("ratio", "sequence") in gspo
+    assert "(Clips_after_PPO)" in gspo
+    (cispo,) = [line for line in lines["CISPO"] if switch(line) == en("labels.clip").lower()]
+    assert value("clip", "cispo") in cispo and "(Clips_after_PPO)" in cispo
     # the recipe table says on/off in signs, never Python's True/False
-    (table,) = [d.value for d in at.dataframe if "recipe" in d.value.columns]
-    assert list(table["recipe"]) == [r.name for r in recipes.RECIPES]
-    cells = set(table.drop(columns=["recipe", "arXiv"]).to_numpy().ravel())
+    col = en("col_recipe")
+    (table,) = [d.value for d in at.dataframe if col in d.value.columns]
+    assert list(table[col]) == [r.name for r in recipes.RECIPES]
+    cells = set(table.drop(columns=[col, "arXiv"]).to_numpy().ravel())
     assert {"✓", "—"} <= cells and not cells & {"True", "False"}
-    assert table.set_index("recipe").loc["DAPO", "Dynamic sampling"] == "✓"
+    assert table.set_index(col).loc["DAPO", en("labels.dynamic_sampling")] == "✓"

@@ -18,14 +18,24 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("13_")
 K = keys(PAGE)
-FORWARD = "the forward KL, KL(π_ref‖π)"
+
+
+def en(msgid: str, **values) -> str:
+    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
+    return i18n.text("en", f"p13.{msgid}", **values)
+
+
+FORWARD, ZERO, VANISH = en("follow.forward"), en("follow.zero"), en("follow.vanish")
+K1_LOSS, K2_LOSS, K3_LOSS, K1_REWARD = (en(f"placement.{p}") for p in ("k1_loss", "k2_loss", "k3_loss", "k1_reward"))
+BARS = i18n.catalogue("en")["p13.bars.title"].split("{")[0]  # the title, up to its step count
 
 
 def bars(at):
-    return chart_frame(at, "Expected gradient per KL placement", "expected gradient")
+    return chart_frame(at, BARS, "expected gradient")
 
 
 def rows(df, placement):
@@ -36,8 +46,8 @@ def check_identities(df, n_tokens):
     """What the maths says, whatever π is: k1 in the loss is 0; k2 in the loss and k1 in the reward equal the
     true gradient (the ticks); every placement's gradient sums to 0 over the logits (softmax shift)."""
     assert len(df) == 6 * n_tokens
-    np.testing.assert_allclose(rows(df, "k1 in the loss")["expected gradient"], 0, atol=1e-12)
-    for name in ("k2 in the loss", "k1 in the reward"):
+    np.testing.assert_allclose(rows(df, K1_LOSS)["expected gradient"], 0, atol=1e-12)
+    for name in (K2_LOSS, K1_REWARD):
         r = rows(df, name)
         np.testing.assert_allclose(r["expected gradient"], r["true gradient"], atol=1e-12)
     for name in df["placement"].unique():
@@ -49,7 +59,7 @@ def test_defaults_and_the_identities():
     no_exception(at)
     df = bars(at)
     check_identities(df, 3)
-    k3 = rows(df, "k3 in the loss")
+    k3 = rows(df, K3_LOSS)
     assert not np.allclose(k3["expected gradient"], k3["true gradient"], atol=1e-3)  # k3 misses the tick
     assert at.slider(key=K("steps")).value == 3
 
@@ -62,9 +72,11 @@ def test_predict_hides_then_reveals():
     no_exception(at)
     assert at.success and FORWARD in at.success[0].value
     assert len(at.dataframe) == 2  # the truth table and the estimator values
-    table = at.dataframe[0].value
-    assert table.set_index("placement").loc["k3 in the loss"].iloc[0] == FORWARD
-    assert table.set_index("placement").loc["k1 in the loss"].iloc[0] == "nothing: it averages to zero"
+    table = at.dataframe[0].value.set_index(en("table.placement"))
+    assert table.loc[K3_LOSS, en("table.follows")] == FORWARD
+    assert table.loc[K1_LOSS, en("table.follows")] == ZERO
+    assert table.loc[K1_LOSS, en("table.cosine")] == en("table.undefined")    # a gradient of 0 has no direction
+    assert float(table.loc[K2_LOSS, en("table.cosine")]) == 1                  # it is the true gradient
 
 
 def test_steps_move_the_bars_and_zero_steps_vanish():
@@ -88,9 +100,9 @@ def test_step_size_moves_the_bars():
 
 def test_presets_set_the_steps():
     at = run_page(PAGE)
-    choose_preset(at, "Far from π_ref")
+    choose_preset(at, en("preset_far"))
     assert at.slider(key=K("steps")).value == 15
-    choose_preset(at, "π = π_ref")
+    choose_preset(at, en("preset_ref"))
     assert at.slider(key=K("steps")).value == 0
 
 
@@ -98,7 +110,7 @@ def test_url_sets_the_steps():
     at = run_page(PAGE, query={"steps": "0"})
     no_exception(at)
     assert at.slider(key=K("steps")).value == 0
-    at.radio(key="klg_predict").set_value("nothing: π has not moved, every pull is 0").run()
+    at.radio(key="klg_predict").set_value(VANISH).run()
     assert at.success and at.info  # at π = π_ref every pull is 0, and the page says so
 
 
@@ -112,8 +124,8 @@ def test_edited_four_token_scenario():
 def test_equal_scores_never_move_pi():
     at = run_page(PAGE, scenario=FLAT, state={"klg_predict": FORWARD})
     no_exception(at)
-    (still,) = [o for o in at.radio(key="klg_predict").options if o.startswith("nothing: π has not moved")]
-    assert at.warning and f"**{still}**" in at.warning[0].value and at.info
+    assert VANISH in at.radio(key="klg_predict").options
+    assert at.warning and f"**{VANISH}**" in at.warning[0].value and at.info
     np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)   # one score: π stays at π_ref
 
 
@@ -124,6 +136,6 @@ def test_a_token_the_reference_never_writes_stays_at_zero():
     at = run_page(PAGE, scenario=zero)
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
-    bars = chart_frame(at, "Expected gradient per KL placement", "expected gradient")
-    assert len(bars) == 18 and (bars["expected gradient"].to_numpy().reshape(6, 3)[:, 2] == 0).all()
-    assert (bars["expected gradient"].to_numpy().reshape(6, 3)[1:3, :2] != 0).any()  # a and b do move
+    df = bars(at)
+    assert len(df) == 18 and (df["expected gradient"].to_numpy().reshape(6, 3)[:, 2] == 0).all()
+    assert (df["expected gradient"].to_numpy().reshape(6, 3)[1:3, :2] != 0).any()  # a and b do move

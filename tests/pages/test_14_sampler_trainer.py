@@ -21,17 +21,32 @@ from apphelp import (
 )
 
 import rlcore
+from rlcore.studies.mismatch import METHODS
+from ui import i18n
 
 PAGE = page_file("14_")
 K = keys(PAGE)
 
 
+def en(msgid: str, **values) -> str:
+    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
+    return i18n.text("en", f"p14.{msgid}", **values)
+
+
+def choice(method: str, cap: str = "2") -> str:
+    """The question's option for ``method`` (one of rlcore's METHODS) at the cap C."""
+    return en(f"choice.{method}", cap=cap)
+
+
+TOTAL, BIAS, VARIANCE, METHOD = en("parts.total error"), en("parts.bias²"), en("parts.variance"), en("method")
+
+
 def errors(at):
-    return chart_frame(at, "The update's", "method")
+    return chart_frame(at, i18n.catalogue("en")["p14.error_title"].split("{")[0], "method")
 
 
 def ratios(at):
-    return chart_frame(at, "Weights ρ", "share")
+    return chart_frame(at, en("ratio_title"), "share")
 
 
 def test_defaults_run_and_hide_the_answer():
@@ -39,16 +54,16 @@ def test_defaults_run_and_hide_the_answer():
     no_exception(at)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
     df = errors(at)
-    assert set(df["method"]) == {"no correction", "truncate", "mask", "full weights"}
+    assert set(df["method"]) == {en(f"methods.{m}") for m in METHODS}
     # no correction and full weights do not depend on C: one value each across the caps
     for m in ("no correction", "full weights"):
-        assert df[df["method"] == m]["total error"].nunique() == 1
+        assert df[df["method"] == en(f"methods.{m}")]["total error"].nunique() == 1
     assert not at.metric and not at.dataframe and not at.success and not at.warning
 
 
 def test_engine_equal_to_trainer_all_ratios_are_one():
     at = run_page(PAGE)
-    choose_preset(at, "Engine = trainer")
+    choose_preset(at, en("preset_same"))
     no_exception(at)
     assert at.slider(key=K("noise")).value == 0.0
     h = ratios(at)
@@ -56,18 +71,20 @@ def test_engine_equal_to_trainer_all_ratios_are_one():
     df = errors(at)
     values = df.groupby("cap C")["total error"].nunique()
     assert (values == 1).all()  # all four methods coincide at every cap
-    at.radio(key="mm_predict").set_value(at.radio(key="mm_predict").options[-1]).run()
-    assert at.success and "a tie" in at.success[0].value
+    tie = en("tie", methods=" = ".join(choice(m) for m in METHODS))   # every weight is 1: the four coincide
+    assert at.radio(key="mm_predict").options[-1] == tie
+    at.radio(key="mm_predict").set_value(tie).run()
+    assert at.success and f"**{tie}**" in at.success[0].value
 
 
 def test_predict_reveals_the_table():
     at = run_page(PAGE)
-    at.radio(key="mm_predict").set_value("truncate at C = 2").run()
+    at.radio(key="mm_predict").set_value(choice("truncate")).run()
     no_exception(at)
     assert at.success or at.warning
     assert len(at.dataframe) == 1 and at.metric
     table = at.dataframe[0].value
-    np.testing.assert_allclose(table["total error"], table["bias²"] + table["variance"], rtol=1e-12)
+    np.testing.assert_allclose(table[TOTAL], table[BIAS] + table[VARIANCE], rtol=1e-12)
     (label,) = metrics(at)
     assert numbers(label) == [2]                             # the share above the chosen cap C = 2
     revealed_answer_is_the_tables_minimum(at)
@@ -98,24 +115,24 @@ def test_part_switch_shows_bias():
 
 
 def test_top_p_preset_explains_the_missing_token():
-    at = run_page(PAGE, state={"mm_predict": "no correction"})
-    choose_preset(at, "Top-p 0.7")
+    at = run_page(PAGE, state={"mm_predict": choice("no correction")})
+    choose_preset(at, en("preset_top_p"))
     no_exception(at)
     assert at.info and "partly" in at.info[0].value  # top-p 0.7 keeps open and closed only
 
 
 def revealed_answer_is_the_tables_minimum(at):
     table = at.dataframe[0].value
-    low = table["total error"].min()
-    winners = table[table["total error"] <= low * (1 + 1e-9)]["method"].tolist()
+    low = table[TOTAL].min()
+    winners = table[table[TOTAL] <= low * (1 + 1e-9)][METHOD].tolist()
     message = (at.success or at.warning)[0].value
     assert all(w in message for w in winners), (winners, message)
 
 
 def test_edited_four_token_scenario():
-    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"mm_predict": "no correction"})
+    at = run_page(PAGE, scenario=FOUR_SPREAD, state={"mm_predict": choice("no correction")})
     no_exception(at)
-    assert "yes, no, maybe, unclear" in page_text(at)
+    assert en("sep_tokens").join(FOUR_SPREAD.tokens) in page_text(at)    # the explanation names its tokens
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
     revealed_answer_is_the_tables_minimum(at)
     at.slider(key=K("noise")).set_value(2.0).run()
@@ -133,10 +150,10 @@ def test_equal_scores_give_zero_error_without_breaking():
 def test_the_feedback_gives_the_error_of_the_learners_own_choice(pick):
     at = run_page(PAGE)
     radio = at.radio(key="mm_predict")
-    choice = radio.options[pick]
-    radio.set_value(choice).run()
+    picked = radio.options[pick]
+    radio.set_value(picked).run()
     no_exception(at)
     (mark,) = [*at.success, *at.warning]
-    table = next(d.value for d in at.dataframe if "total error" in d.value.columns).set_index("method")
-    said = float(re.search(re.escape(choice) + r": (\d+(?:\.\d+)?)[;.]", mark.value.split("each choice: ")[1])[1])
-    assert said == pytest.approx(table.loc[choice, "total error"], abs=5e-5)   # the same error as the table's row
+    table = next(d.value for d in at.dataframe if TOTAL in d.value.columns).set_index(METHOD)
+    said = float(re.search(re.escape(en("error_of", method=picked, error="")) + r"(\d+(?:\.\d+)?)", mark.value)[1])
+    assert said == pytest.approx(table.loc[picked, TOTAL], abs=5e-5)   # the same error as the table's row

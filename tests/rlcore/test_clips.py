@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+import rlcore
 from rlcore import clips
 
 # Two tokens at 1/2 each with Q = 0 and 2 (V = 1). One step of η = ln 3 adds η·π·(Q − V) = ∓(ln 3)/2 to the
@@ -81,3 +82,66 @@ def test_clip_batch_errors(kw, name):
     args = dict(probs=PROBS, samples=SAMPLES, lengths=LENGTHS, lr=0.1) | kw
     with pytest.raises(ValueError, match=f"^{name}"):
         clips.clip_batch(**args)
+
+
+# ---- page 11's studies: the batch read for the page, CISPO at one ratio, the rare token's reach
+
+# the toy above as a scenario: answers "a" (1 token) and "b c d e" (4 tokens)
+TOY = rlcore.Scenario(tokens=("a", "b"), probs=PROBS, samples=SAMPLES, prefix="", continuations=("", " c d e"))
+
+
+def test_clip_study_of_the_toy_by_hand():
+    c = clips.clip_study(TOY, lr=LR, eps_low=0.2, eps_high=0.6, gspo_high=0.2, method="dr_grpo")
+    assert c.answer_lengths.tolist() == [1, 4] and c.sampled.tolist() == [True, True]
+    assert c.best == 1 and not c.dead                                    # Â = −1, +1
+    assert c.edges == pytest.approx((0.8, 1.2, 1.6))
+    # ρ = 0.5, 1.5. PPO (0.8, 1.2): both past their side. clip-higher (0.8, 1.6): the first only. CISPO: none.
+    # GSPO (0.15, 0.2): s = 0.5 (stopped, Â < 0) and 1.5^(1/4) = 1.107 < 1.2 (kept)
+    assert c.kept.tolist() == [0, 1, 2, 1]
+    assert c.moved.tolist() == [0, 1]
+    np.testing.assert_allclose(c.moved_ratio, [0.5, 1.5])
+    assert c.moved_seq_ratio == pytest.approx(math.sqrt(0.75))           # √(0.5 · 1.5)
+    batch = toy(gspo_eps=(0.15, 0.2))                                    # the same batch as clip_batch's
+    np.testing.assert_allclose(c.batch.weights, batch.weights)
+
+
+def test_clip_study_of_a_flat_scenario_is_dead():
+    flat = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+    c = clips.clip_study(flat, lr=0.5)
+    assert c.dead and c.kept.tolist() == [2, 2, 2, 2]                    # Â = 0: nothing to stop
+    np.testing.assert_allclose(c.moved_ratio, 1.0)                       # equal Q: π does not move
+
+
+def test_clip_study_names_its_own_arguments():
+    with pytest.raises(ValueError, match="gspo_high"):
+        clips.clip_study(TOY, lr=0.1, gspo_high=0.0)
+    with pytest.raises(ValueError, match="scenario"):
+        clips.clip_study("abc", lr=0.1)
+
+
+@pytest.mark.parametrize(("rho", "weight", "ppo", "cap"), [
+    (1.3, 1.28, 0.0, "upper"),    # above 1 + 0.28: CISPO capped, PPO (Â > 0) keeps nothing
+    (0.5, 0.8, 0.5, "lower"),     # below 1 − 0.2: CISPO lifted to 0.8; PPO keeps ρ·Â (Â > 0 is not clipped below)
+    (1.1, 1.1, 1.1, None),        # inside the range
+])
+def test_cispo_at_by_hand(rho, weight, ppo, cap):
+    w = clips.cispo_at(rho, 0.2, 0.28)
+    assert w.weight == pytest.approx(weight) and w.ppo_weight == pytest.approx(ppo) and w.cap == cap
+    with pytest.raises(ValueError, match="rho"):
+        clips.cispo_at(-1.0)
+
+
+def test_rare_reach_by_hand():
+    r = clips.rare_reach([0.5, 0.0, 0.5], 0.01, 0.2, 0.28)
+    # 0.01 · 1.2 = 0.012 (+0.002); · 1.28 = 0.0128 (+0.0028); 0.9 · 1.2 = 1.08, capped at 1 (+0.1)
+    np.testing.assert_allclose([r.sym.high[0], r.sym.rise[0]], [0.012, 0.002])
+    np.testing.assert_allclose([r.higher.high[0], r.higher.rise[0]], [0.0128, 0.0028])
+    np.testing.assert_allclose([r.likely.high[0], r.likely.rise[0]], [1.0, 0.1])
+    assert r.grid.size == 201 and r.grid[0] == 0 and r.grid[-1] == 1 and r.grid[1] == pytest.approx(0.005)
+    np.testing.assert_allclose(r.grid_sym.rise, np.minimum(1.2 * r.grid, 1) - r.grid, atol=1e-15)
+    np.testing.assert_allclose(r.grid_higher.rise, np.minimum(1.28 * r.grid, 1) - r.grid, atol=1e-15)
+    assert r.marked.tolist() == [0, 2]                                   # the token at 0 is not marked
+    np.testing.assert_allclose(r.marks_old, [0.5, 0.5, 0.01])
+    np.testing.assert_allclose(r.marks.rise, [0.1, 0.1, 0.002])          # 0.5 · 0.2; the rare token last
+    with pytest.raises(ValueError, match="rare"):
+        clips.rare_reach([1.0], 1.5, 0.2, 0.28)

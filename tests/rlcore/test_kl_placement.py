@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import rlcore
 from rlcore.studies.kl_placement import FOLLOWS, PLACEMENTS, kl_placements
 
 # π = (½, ½), π_ref = (0.8, 0.2): ℓ = log π − log π_ref = (log 0.625, log 2.5), r = π_ref/π = (1.6, 0.4)
@@ -78,3 +79,34 @@ def test_token_neither_can_write_gets_zero():
 def test_bad_input_names_the_argument(pi, ref, match):
     with pytest.raises(ValueError, match=match):
         kl_placements(pi, ref)
+
+
+# ---- page 13's study: the placements along a policy-gradient path away from π_ref
+
+def test_kl_placement_path_follows_the_policy_gradient_path():
+    path = rlcore.kl_placement_path([0.5, 0.3, 0.2], [2.0, 5.0, 9.0], 0.3, 4)
+    steps = rlcore.policy_gradient_path([0.5, 0.3, 0.2], [2.0, 5.0, 9.0], 0.3, 4)
+    np.testing.assert_allclose(path.probs, steps.probs, rtol=1e-12)
+    assert len(path.placements) == 5 and path.cosine.shape == (5, 6) and path.worst.shape == (5,)
+    for p, row in zip(steps.probs, path.placements, strict=True):    # each step against π_ref = the start
+        np.testing.assert_allclose(row.gradients, rlcore.kl_placements(p, [0.5, 0.3, 0.2]).gradients, atol=1e-15)
+    # before the first step π = π_ref: every pull is 0, no cosine, no worst placement
+    assert path.placements[0].follows == ("all vanish",) * 6
+    assert np.isnan(path.cosine[0]).all() and path.worst[0] == -1
+    # after it: k1 in the loss is 0 (no direction); k2 in the loss and k1 in the reward are the true gradient
+    assert np.isnan(path.cosine[1:, 0]).all()
+    np.testing.assert_allclose(path.cosine[1:, [1, 3]], 1.0, atol=1e-12)
+    for cos, worst in zip(path.cosine[1:], path.worst[1:], strict=True):
+        assert worst >= 0 and cos[worst] == np.nanmin(cos)
+
+
+def test_kl_placement_path_with_two_tokens_and_equal_scores():
+    # two tokens: every gradient sums to 0 over the logits, so it lies along (1, −1): each cosine is ±1 or none
+    path = rlcore.kl_placement_path([0.5, 0.5], [0.0, 2.0], 1.0, 3)
+    moved = path.cosine[1:]
+    assert np.all(np.isnan(moved) | np.isclose(np.abs(moved), 1.0))
+    flat = rlcore.kl_placement_path([0.5, 0.5], [1.0, 1.0], 1.0, 3)  # Q − V = 0: π never leaves π_ref
+    np.testing.assert_allclose(flat.probs, 0.5)
+    assert (flat.worst == -1).all()
+    with pytest.raises(ValueError, match="steps"):
+        rlcore.kl_placement_path([0.5, 0.5], [1.0, 1.0], 1.0, -1)

@@ -148,3 +148,57 @@ def test_difficulty_curve_by_hand():
 def test_errors_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
         call()
+
+
+# ---- the running example padded (page 10's studies)
+
+ARTICLE = rlcore.ARTICLE_SCENARIO  # open, closed, partly: answers of 10, 14 and 8 tokens; Q = 2, 5, 9
+
+
+def test_answer_lengths_and_padding_choices_of_the_article():
+    # "OpenAI is open. It's in the name." is OpenAI · is · open · . · It · 's · in · the · name · . = 10 tokens
+    assert L.answer_lengths(ARTICLE) == (10, 14, 8)
+    assert L.padding_choices(ARTICLE) == L.PaddingChoices(worst="open", best="partly")
+    tie = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.2, 0.3, 0.5), samples=((1,), (1,), (4,)))
+    assert L.padding_choices(tie).worst == "a"                       # a tie: the first of them
+
+
+def test_padded_group_by_hand():
+    g = L.padded_group(ARTICLE, "open", 40)        # open padded to 40 tokens, beside 14 and 8: Σ = 62, G = 3
+    assert g.lengths.tolist() == [40, 14, 8] and g.index == 0 and g.own_length == 10 and g.max_len == 40
+    np.testing.assert_allclose(g.push.weights[0], [1 / 62] * 3)                   # token-mean: 1/Σ|o|
+    np.testing.assert_allclose(g.push.weights[1], [1 / 120, 1 / 42, 1 / 24])      # 1/(G·|o_i|)
+    # GRPO over Q = 2, 5, 9: mean 16/3, std (N − 1) = √((10/3)² + (1/3)² + (11/3)²)/√2 = √(222/9/2) = √(37/3)
+    std = math.sqrt(37 / 3)
+    np.testing.assert_allclose(g.advantages, (np.array([2, 5, 9]) - 16 / 3) / (std + 1e-6), rtol=1e-9)
+    assert g.harder == "token-mean"                                              # 1/62 > 1/120
+
+
+@pytest.mark.parametrize(("n", "harder"), [(2, "seq-mean-token-mean"), (11, None), (70, "token-mean")])
+def test_padded_group_says_which_mode_pushes_harder(n, harder):
+    # per token 1/(n + 22) under token-mean against 1/(3n) under seq-mean-token-mean: equal at n = 11
+    assert L.padded_group(ARTICLE, "open", n).harder == harder
+
+
+def test_padded_group_raises_a_budget_below_the_longest_answer():
+    assert L.padded_group(ARTICLE, "open", 40, budget=10).max_len == 40         # 10 < 40 tokens: 40 is used
+    g = L.padded_group(ARTICLE, "open", 40, budget=100)
+    assert g.max_len == 100
+    np.testing.assert_allclose(g.push.weights[3], [1 / 300] * 3)                 # 1/(G·L_max), unmatched
+    with pytest.raises(ValueError, match="budget"):
+        L.padded_group(ARTICLE, "open", 40, budget=0)
+    with pytest.raises(ValueError, match="token"):
+        L.padded_group(ARTICLE, "nope", 40)
+
+
+def test_padded_drift_is_length_drifts_on_the_article():
+    kw = dict(method="grpo", steps=5, lr=2.0, group_size=4, n_runs=3, seed=1, max_len=40)
+    d = L.padded_drift(ARTICLE, "closed", 40, **kw)
+    runs = L.length_drifts(ARTICLE.pi, ARTICLE.samples, [10, 14, 8], 1, 40, **kw)
+    assert d.modes == MODES and d.long_share.shape == (4, 6)
+    for j, run in enumerate(runs):
+        np.testing.assert_allclose(d.long_share[j], run.long_share, rtol=1e-12)
+        np.testing.assert_allclose(d.mean_length[j], run.mean_length, rtol=1e-12)
+    np.testing.assert_allclose(d.long_share[:, 0], 0.5)                # both versions start at half of π(closed)
+    # before any step the mean length is 0.5·10 + 0.15·14 + 0.15·40 + 0.2·8 = 14.7
+    np.testing.assert_allclose(d.mean_length[:, 0], 14.7)

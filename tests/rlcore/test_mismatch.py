@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import rlcore
 from rlcore.studies.mismatch import METHODS, RATIO_EDGES, lowest_error, mismatch_study, top_p_probs
 
 
@@ -90,3 +91,24 @@ def test_bad_input_names_the_argument(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         mismatch_study(args.pop("probs"), args.pop("q"), **args)
+
+
+# ---- what page 14 reads from a study: the caps it offers, the first cap no weight exceeds, the unwritten tokens
+
+def test_cap_choices_are_quarter_doublings_from_one():
+    caps = rlcore.CAP_CHOICES
+    assert len(caps) == 15 and caps[0] == 1.0 and caps[4] == 2.0 and caps[8] == 4.0 and caps[12] == 8.0
+    assert caps[1] == 1.19 and caps[2] == 1.41 and caps[-1] == 11.31          # 2^¼, 2^½ and 2^3.5, to 2 decimals
+    assert all(isinstance(c, float) for c in caps)
+
+
+def test_untouched_cap_and_never_written_under_top_p():
+    # top-p 0.8 keeps open and closed: μ = (0.625, 0.375, 0), so every sampled ρ = π/μ = 0.8 (below C = 2, above 0.5)
+    res = rlcore.mismatch_study([0.5, 0.3, 0.2], [2.0, 5.0, 9.0], kind="top-p", level=0.8, caps=[0.5, 2.0],
+                                batch=16, draws=4, seed=0)
+    np.testing.assert_allclose(res.above_cap, [1.0, 0.0])
+    assert res.untouched_cap == 2.0
+    assert res.never_written.tolist() == [2]                                 # partly is cut
+    hot = rlcore.mismatch_study([0.5, 0.3, 0.2], [2.0, 5.0, 9.0], kind="temperature", level=2.0, caps=[1e-3],
+                                batch=16, draws=4, seed=0)
+    assert hot.untouched_cap is None and hot.never_written.size == 0         # every ρ > 0.001; τ keeps every token

@@ -134,3 +134,46 @@ def test_recipe_gradient_with_a_ratio_and_no_clip():
     np.testing.assert_allclose(g.kept, [1.0, 1.0])          # Â = 0 counts as untouched
     with pytest.raises(ValueError, match=r"^ratio, seq_ratio and advantages"):
         R.recipe_gradient([1.5], [1.1, 0.9], [1.0, -1.0], GRPO)
+
+
+# ---- page 12's study: a recipe against GRPO on the running example's ten answers
+
+ARTICLE_SCORES = np.array([3, 1, 2, 1, 3, 5, 4, 6, 10, 8], float)  # open ×5, closed ×3, partly ×2: mean 4.3
+ARTICLE_LENGTHS = np.array([10] * 5 + [14] * 3 + [8] * 2)
+
+
+def test_recipe_comparison_of_grpo_with_itself():
+    c = R.recipe_comparison(rlcore.ARTICLE_SCENARIO, GRPO, 0.2)
+    np.testing.assert_allclose(c.batch.scores, ARTICLE_SCORES)
+    std = ARTICLE_SCORES.std(ddof=1)
+    np.testing.assert_allclose(c.mine.advantages, (ARTICLE_SCORES - 4.3) / (std + 1e-6), rtol=1e-9)
+    np.testing.assert_allclose(c.mine.weights, 1 / (10 * ARTICLE_LENGTHS))   # seq-mean-token-mean: 1/(G·|o|)
+    np.testing.assert_allclose(c.reference.advantages, c.mine.advantages)
+    assert c.than_reference == "same" and c.informative and c.worst == 1 and c.longest == 5
+    # η = 0.2 lifts partly from 0.2 to 0.254 (ρ 1.27 > 1.2): the symmetric clip stops its two answers
+    assert c.mine.clip == "ppo" and c.mine.stopped == 2 and c.reference.stopped == 2
+    assert (c.mine.kept == 1).sum() == 8
+
+
+def test_recipe_comparison_of_dr_grpo_and_rloo_by_hand():
+    dr = R.recipe_comparison(rlcore.ARTICLE_SCENARIO, R.recipe_switches("Dr. GRPO"), 0.2)
+    np.testing.assert_allclose(dr.mine.advantages, ARTICLE_SCORES - 4.3, atol=1e-12)   # no std
+    np.testing.assert_allclose(dr.mine.weights, 1 / (10 * 14))          # 1/(G·L_max), L_max the longest answer
+    assert dr.than_reference == "larger"                                # |−3.3| > 3.3/2.98
+    rloo = R.recipe_comparison(rlcore.ARTICLE_SCENARIO, R.recipe_switches("RLOO"), 0.2)
+    # leave-one-out of the worst (score 1): b = (43 − 1)/9 = 4.667, Â = −3.667; no ratio, no clip: nothing stopped
+    assert rloo.mine.advantages[1] == pytest.approx(1 - 42 / 9)
+    assert rloo.mine.clip is None and rloo.mine.stopped == 0 and (rloo.mine.kept == 1).all()
+    none = R.recipe_comparison(rlcore.ARTICLE_SCENARIO, {**GRPO, "baseline": "none", "scale": "none"}, 0.2)
+    # no baseline: Â = the score itself, 1, against GRPO's |1 − 4.3|/2.98 = 1.11
+    assert none.mine.advantages[1] == 1.0 and none.than_reference == "smaller"
+
+
+def test_recipe_comparison_of_a_dead_group_and_bad_input():
+    flat = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
+    c = R.recipe_comparison(flat, GRPO, 0.2)
+    assert not c.informative and c.than_reference == "same"             # one score: every Â is 0
+    with pytest.raises(ValueError, match="step"):
+        R.recipe_comparison(rlcore.ARTICLE_SCENARIO, GRPO, -0.1)
+    with pytest.raises(ValueError, match="clip"):
+        R.recipe_comparison(rlcore.ARTICLE_SCENARIO, {**GRPO, "clip": "hard"}, 0.1)
