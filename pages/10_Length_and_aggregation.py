@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import length
 from ui import charts, inputs, page
-from ui.charts import grouped_bars
+from ui.charts import Axes, Key, grouped_bars, titled
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -81,23 +81,22 @@ def draw_one_step(group) -> None:
         "push per token": push.per_token.ravel(),
         "push on the answer": push.per_answer.ravel(),
     })
-    page.chart(grouped_bars(rows, x="answer", y="token weight", group="mode", colors=MODE_COLORS,
-                            title=t("p10.weights_title"), subtitle=wrap(t("p10.weights_subtitle")),
-                            x_title=t("p10.x_answer"), y_title=t("p10.weights_y"),
-                            tooltips=("tokens", "advantage")),
+    page.chart(titled(grouped_bars(rows, x="answer", y="token weight", key=Key("mode", colors=MODE_COLORS),
+                                   axes=Axes(t("p10.x_answer"), t("p10.weights_y")), tooltips=("tokens", "advantage")),
+                      title=t("p10.weights_title"), subtitle=wrap(t("p10.weights_subtitle"))),
                rows, alt_text=t("p10.weights_alt"), name="agg_weights")
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(grouped_bars(rows, x="answer", y="push per token", group="mode", colors=MODE_COLORS,
-                                title=t("p10.token_title"), subtitle=wrap(t("p10.token_subtitle")),
-                                x_title=t("p10.x_answer"), y_title=t("p10.token_y"),
-                                tooltips=("tokens", "advantage"), height=240),
+        page.chart(titled(grouped_bars(rows, x="answer", y="push per token", key=Key("mode", colors=MODE_COLORS),
+                                       axes=Axes(t("p10.x_answer"), t("p10.token_y")),
+                                       tooltips=("tokens", "advantage")),
+                          title=t("p10.token_title"), subtitle=wrap(t("p10.token_subtitle")), height=240),
                    rows, alt_text=t("p10.token_alt"), name="agg_token")
     with right:
-        page.chart(grouped_bars(rows, x="answer", y="push on the answer", group="mode", colors=MODE_COLORS,
-                                title=t("p10.answer_title"), subtitle=wrap(t("p10.answer_subtitle")),
-                                x_title=t("p10.x_answer"), y_title=t("p10.answer_y"),
-                                tooltips=("tokens", "advantage"), height=240),
+        page.chart(titled(grouped_bars(rows, x="answer", y="push on the answer", key=Key("mode", colors=MODE_COLORS),
+                                       axes=Axes(t("p10.x_answer"), t("p10.answer_y")),
+                                       tooltips=("tokens", "advantage")),
+                          title=t("p10.answer_title"), subtitle=wrap(t("p10.answer_subtitle")), height=240),
                    rows, alt_text=t("p10.answer_alt"),
                    name="agg_answer")
 

@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore import clips
 from ui import charts, inputs, page
-from ui.charts import answer_labels, grouped_bars
+from ui.charts import Axes, Key, answer_labels, grouped_bars, titled
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -100,10 +100,10 @@ def draw_batch(c, eps_low: float, eps_high: float) -> None:
     })
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(grouped_bars(rows, x=COL["answer"], y=COL["weight"], group=COL["method"], colors=COLORS,
-                                title=t("p11.weights_title"), subtitle=wrap(t("p11.weights_subtitle")),
-                                x_title=t("p11.weights_x"), y_title=COL["weight"],
-                                tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"])),
+        page.chart(titled(grouped_bars(rows, x=COL["answer"], y=COL["weight"], key=Key(COL["method"], colors=COLORS),
+                                       axes=Axes(t("p11.weights_x"), COL["weight"]),
+                                       tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"])),
+                          title=t("p11.weights_title"), subtitle=wrap(t("p11.weights_subtitle"))),
                    rows, alt_text=t("p11.weights_alt"), name="clip_weights")
     points = rows[rows[COL["method"]] == NAMES["ppo"]].drop(columns=[COL["method"], COL["weight"], COL["clipped"]])
     bounds = pd.DataFrame({"at": list(c.edges), "label": ["", "", ""]})  # named in the subtitle

@@ -5,7 +5,7 @@ import streamlit as st
 
 from rlcore import clips, length, recipes
 from ui import inputs, nav, page
-from ui.charts import answer_labels, grouped_bars
+from ui.charts import Axes, Key, answer_labels, grouped_bars, titled
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -134,30 +134,26 @@ def draw_comparison(c, switches, step, revealed: bool) -> None:
                       for who, o in ((THIS, c.mine), ("GRPO", c.reference))], ignore_index=True)
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(grouped_bars(rows, x="answer", y="token weight", group="recipe", colors=COLORS,
-                                title=t("p12.weights_title"),
-                                subtitle=wrap(t("p12.weights_subtitle",
-                                                aggregation=value_name("aggregation", switches["aggregation"]))),
-                                x_title=t("p12.x_title"), y_title=t("p12.weights_y"),
-                                tooltips=("tokens", "score"), digits=4),
+        page.chart(titled(grouped_bars(rows, x="answer", y="token weight", key=Key("recipe", colors=COLORS),
+                                       axes=Axes(t("p12.x_title"), t("p12.weights_y")), tooltips=("tokens", "score"),
+                                       digits=4),
+                          title=t("p12.weights_title"), subtitle=wrap(t(
+                              "p12.weights_subtitle", aggregation=value_name("aggregation", switches["aggregation"])))),
                    rows, alt_text=t("p12.weights_alt"), name="recipe_weights")
     with right:
-        page.chart(grouped_bars(rows, x="answer", y="gradient kept", group="recipe", colors=COLORS,
-                                title=t("p12.gradient_title", step=fmt(step)),
-                                subtitle=wrap(t("p12.gradient_subtitle", ratio=value_name("ratio", switches["ratio"]),
-                                                clip=value_name("clip", switches["clip"]))),
-                                x_title=t("p12.x_title"), y_title=t("p12.gradient_y"),
-                                tooltips=("tokens", "score")),
+        page.chart(titled(grouped_bars(rows, x="answer", y="gradient kept", key=Key("recipe", colors=COLORS),
+                                       axes=Axes(t("p12.x_title"), t("p12.gradient_y")), tooltips=("tokens", "score")),
+                          title=t("p12.gradient_title", step=fmt(step)),
+                          subtitle=wrap(t("p12.gradient_subtitle", ratio=value_name("ratio", switches["ratio"]),
+                                          clip=value_name("clip", switches["clip"])))),
                    rows, alt_text=t("p12.gradient_alt"), name="recipe_gradient")
     if not revealed:
         return
-    page.chart(grouped_bars(rows, x="answer", y="advantage", group="recipe", colors=COLORS,
-                            title=t("p12.advantages_title"),
-                            subtitle=wrap(t("p12.advantages_subtitle",
-                                            baseline=value_name("baseline", switches["baseline"]),
-                                            scale=value_name("scale", switches["scale"]))),
-                            x_title=t("p12.x_title"), y_title=t("p12.advantages_y"),
-                            tooltips=("tokens", "score")),
+    page.chart(titled(grouped_bars(rows, x="answer", y="advantage", key=Key("recipe", colors=COLORS),
+                                   axes=Axes(t("p12.x_title"), t("p12.advantages_y")), tooltips=("tokens", "score")),
+                      title=t("p12.advantages_title"),
+                      subtitle=wrap(t("p12.advantages_subtitle", baseline=value_name("baseline", switches["baseline"]),
+                                      scale=value_name("scale", switches["scale"])))),
                rows, alt_text=t("p12.advantages_alt"), name="recipe_advantages")
     explain(switches, c, step)
     st.caption(t("p12.one_group"))

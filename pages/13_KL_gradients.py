@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from rlcore.studies.kl_placement import PLACEMENTS, kl_placement_path, kl_placements
 from ui import charts, inputs, page
-from ui.charts import grouped_hbars
+from ui.charts import Axes, Key, grouped_hbars, titled
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -83,11 +83,10 @@ def draw_bars(res, pi, steps: int, places: list[str]) -> None:
             "expected gradient": res.gradients.ravel(),
             "true gradient": np.tile(res.reverse, len(PLACEMENTS)),
         })
-        page.chart(grouped_hbars(df, row="placement", token="token", value="expected gradient",
-                                 ref="true gradient", tokens=tokens, row_order=places,
-                                 title=t("p13.bars.title", steps=steps), subtitle=wrap(t("p13.bars.subtitle")),
-                                 x_title=t("p13.bars.x_title"), ref_title=t("p13.bars.ref_title"),
-                                 token_title=t("p13.bars.token")),
+        page.chart(titled(grouped_hbars(df, row="placement", row_order=places, value="expected gradient",
+                                        ref="true gradient", key=Key("token", tokens, title=t("p13.bars.token")),
+                                        axes=Axes(t("p13.bars.x_title")), ref_title=t("p13.bars.ref_title")),
+                          title=t("p13.bars.title", steps=steps), subtitle=wrap(t("p13.bars.subtitle"))),
                    df, alt_text=t("p13.bars.alt"), name="kl_placements")
     with right:
         st.caption(t("p13.bars.caption"))

@@ -7,7 +7,7 @@ import streamlit as st
 from rlcore import truncated_is_weights
 from rlcore.studies.mismatch import CAP_CHOICES, METHODS, lowest_error, mismatch_study, top_p_probs
 from ui import charts, inputs, page
-from ui.charts import binned_bars
+from ui.charts import Axes, binned_bars, titled
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct, wrap
 from ui.i18n import t
@@ -101,10 +101,8 @@ def draw_ratios(res, i: int, cap: float) -> None:
     hist = pd.DataFrame({"from": res.ratio_edges[:-1], "to": res.ratio_edges[1:], "share": res.ratio_shares})
     cap_rule = pd.DataFrame({"at": [res.log2_caps[i]], "label": [f"C = {fmt(cap)}"]})
     page.chart(charts.layer(
-        binned_bars(hist, start="from", end="to", value="share",
-                    title=t("p14.ratio_title"), subtitle=wrap(t("p14.ratio_subtitle")),
-                    x_title=t("p14.ratio_x"), y_title=t("p14.ratio_y"),
-                    height=330),
+        titled(binned_bars(hist, start="from", end="to", value="share", axes=Axes(t("p14.ratio_x"), t("p14.ratio_y"))),
+               title=t("p14.ratio_title"), subtitle=wrap(t("p14.ratio_subtitle")), height=330),
         charts.rules(cap_rule, at="at", label="label", axis="x", color=ACCENT)),
         hist, alt_text=t("p14.ratio_alt"),
         name="ratios")

@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from ui import charts, inputs, page
 from ui import scenario as scenario_panel
-from ui.charts import stacked_shares
+from ui.charts import Axes, Key, stacked_shares, titled
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, pct, wrap
 from ui.i18n import t
@@ -159,10 +159,10 @@ def draw_drivers(trace, steps: int) -> None:
         COL["token"]: np.tile(tokens, steps),
         COL["share"]: trace.shares[:steps].ravel(),
     })
-    page.chart(stacked_shares(drive, x=COL["step"], token=COL["token"], value=COL["share"], tokens=tokens,
-                              title=t("p15.drivers_title"), subtitle=wrap(t("p15.drivers_subtitle")),
-                              x_title=COL["step"], y_title=t("p15.drivers_y"), height=360,
-                              legend_title=COL["token"]),
+    page.chart(titled(stacked_shares(drive, x=COL["step"], value=COL["share"],
+                                     key=Key(COL["token"], tokens, title=COL["token"]),
+                                     axes=Axes(COL["step"], t("p15.drivers_y"))),
+                      title=t("p15.drivers_title"), subtitle=wrap(t("p15.drivers_subtitle")), height=360),
                drive, alt_text=t("p15.drivers_alt"), name="entropy_drivers")
     first = trace.shares[0]
     st.markdown(t("p15.first_step", predicted=fmt(trace.predicted[0], 3, sign=True),

@@ -63,10 +63,10 @@ def draw_scores(rm, names, sources, revealed: bool) -> None:
             for i, (a, v) in enumerate(zip(names, values, strict=True))
             if revealed or src != sources[-1]]
     scores = pd.DataFrame(rows)
-    ch = charts.grouped_bars(
-        scores, x="label", y="score", group="judge", colors=method_colors(dict(zip(sources, COLORS, strict=True))),
-        title=t("p16.title"), subtitle=t("p16.subtitle" if revealed else "p16.locked"),
-        x_title=t("p16.x_title"), y_title=t("p16.y_title"))
+    colors = method_colors(dict(zip(sources, COLORS, strict=True)))
+    ch = charts.titled(charts.grouped_bars(scores, x="label", y="score", key=charts.Key("judge", colors=colors),
+                                           axes=charts.Axes(t("p16.x_title"), t("p16.y_title"))),
+        title=t("p16.title"), subtitle=t("p16.subtitle" if revealed else "p16.locked"))
     page.chart(ch, scores, alt_text=t("p16.alt"), name="reward_model")
 
 

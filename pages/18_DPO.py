@@ -99,10 +99,11 @@ def rl_section(d, names, steps: int, beta: float, noise: float, flattery: float)
     values = (d.items.ref, rl.optimum, d.probs[-1], rl.median)
     bars = pd.DataFrame([{"answer": a, "way": way, "probability": float(v[i])}
                          for way, v in zip(ways, values, strict=True) for i, a in enumerate(names)])
-    ch = charts.grouped_bars(bars, x="answer", y="probability", group="way", title=t("p18.rl_title"),
-                             subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta),
-                                                seeds=rlcore.judge.LAB_SEEDS)),
-                             x_title=t("p18.answer"), y_title=t("p18.path_y"), colors=method_colors(ways))
+    ch = charts.titled(charts.grouped_bars(bars, x="answer", y="probability",
+                                           key=charts.Key("way", colors=method_colors(ways)),
+                                           axes=charts.Axes(t("p18.answer"), t("p18.path_y"))),
+                       title=t("p18.rl_title"),
+                       subtitle=wrap(t("p18.rl_subtitle", lab_beta=fmt(rl.lab_beta), seeds=rlcore.judge.LAB_SEEDS)))
     page.chart(ch, bars, alt_text=t("p18.rl_alt"), name="dpo_rl")
     worst = rl.furthest
     gap = rl.gap[worst]

@@ -5,7 +5,10 @@ that carries a number has a tooltip; every axis has a title in the reader's word
 
 As in the Altair gallery, a chart is a base and its layers: ``lines``, ``bands``, ``rules``, ``labelled_points``
 ... draw one kind of mark each and carry no title; ``layer(lines(...), rules(...), title=..., subtitle=...)``
-puts them on one chart with its title, and ``facets`` repeats a chart in one panel per value of a column. A
+puts them on one chart with its title, ``titled(grouped_bars(...), title=...)`` gives one chart its title, and
+``facets`` repeats a chart in one panel per value of a column. What a builder needs besides its columns comes in
+two small groups rather than a long list of keywords: ``Axes`` (the axes' titles, domains, log scales) and
+``Key`` (the column that names the series, and their colours: the tokens', or the methods' ``colors``). A
 series is coloured either by token (``tokens=``, the token palette, by position) or by ``colors=``
 ({label: colour}, from ``ui.colors.method_colors``): nothing takes a colour from the order of its data.
 
@@ -24,6 +27,7 @@ headers turn it back into the name with ``labelExpr`` (``_names`` spells the nam
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 import altair as alt
 import pandas as pd
@@ -50,6 +54,36 @@ def layer(*charts, title: str | None = None, subtitle=None, height: int | None =
     if height is not None:
         properties["height"] = height
     return alt.layer(*charts, **properties)
+
+
+class Axes(NamedTuple):
+    """A chart's axes: their titles and, where fixed, their domains (live: they change without changing the shape),
+    and which of them are logarithmic ("x", "y" or "xy")."""
+
+    x: str | None = None
+    y: str | None = None
+    x_domain: list | None = None
+    y_domain: list | None = None
+    log: str = ""
+    LIVE = ("x", "y", "x_domain", "y_domain")  # a plain class attribute: not a field
+
+
+class Key(NamedTuple):
+    """What tells a chart's series apart: the column that names them, and their colours, either the tokens'
+    (``tokens``: the token palette, by position) or ``colors`` ({label: colour}, from ``ui.colors.method_colors``);
+    ``title`` names them in the legend and the tooltip (live, like the labels of ``colors``)."""
+
+    field: str
+    tokens: tuple | None = None
+    colors: dict | None = None
+    title: str | None = None
+    LIVE = ("colors", "title")
+
+
+@recipe(live=("title", "subtitle"))
+def titled(chart, *, title: str, subtitle=None, height: int | None = None):
+    """A chart with its title (and subtitle, and the plot's height): ``titled(grouped_bars(...), title="...")``."""
+    return chart.properties(title=_title(title, subtitle), **({"height": height} if height is not None else {}))
 
 
 # ui.page.chart's autosize for a single chart: it keeps its set height and fits only its width (a bottom legend
@@ -393,75 +427,72 @@ def answer_labels(tokens, actions) -> list[str]:
     return out
 
 
-@recipe(live=("title", "subtitle", "x_title", "y_title", "colors"))
-def grouped_bars(df: pd.DataFrame, *, x: str, y: str, group: str, title: str, x_title: str, y_title: str,
-                 colors: dict, subtitle: str | None = None, height: int = 280,
-                 tooltips=(), digits: int = 3) -> alt.LayerChart:
-    """Bars side by side: one cluster per value of ``x``, one bar per ``group`` (a method), zero rule.
-
-    ``colors`` maps each group value to its colour (``ui.colors.method_colors``); ``tooltips`` names extra
-    numeric columns shown on hover. Clusters keep the order in which the rows first name them (no sort list in
-    the spec, so a chart whose labels change with the inputs keeps one cached shape).
-    """
+@recipe(live=("key", "axes"))
+def grouped_bars(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, tooltips=(), digits: int = 3
+                 ) -> alt.LayerChart:
+    """Bars side by side: one cluster per value of ``x``, one bar per value of ``key.field`` (a method, coloured by
+    ``key.colors``), a zero rule; ``tooltips`` names extra numeric columns shown on hover. Clusters keep the order in
+    which the rows first name them (no sort list in the spec, so a chart whose labels change with the inputs keeps
+    one cached shape). Its title: ``titled`` (default height 280)."""
+    group, colors = key.field, key.colors
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                       legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
-    tips = [alt.Tooltip(f"{x}:N", title=x_title), alt.Tooltip(f"{group}:N", title=t("charts.method")),
-            _num(y, y_title, digits)] + [_num(col, col, digits) for col in tooltips]
+    tips = [alt.Tooltip(f"{x}:N", title=axes.x), alt.Tooltip(f"{group}:N", title=t("charts.method")),
+            _num(y, axes.y, digits)] + [_num(col, col, digits) for col in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
-        x=alt.X(f"{x}:N", sort=None, title=x_title,
+        x=alt.X(f"{x}:N", sort=None, title=axes.x,
                 axis=alt.Axis(labelAngle=-50, labelLimit=110, labelOverlap=False, labelFontSize=10)),
         xOffset=alt.XOffset(f"{group}:N", sort=list(colors)),
-        y=alt.Y(f"{y}:Q", title=y_title), color=color, tooltip=tips)
+        y=alt.Y(f"{y}:Q", title=axes.y), color=color, tooltip=tips)
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
-    return alt.layer(bars, zero, title=_title(title, subtitle), height=height)
+    return alt.layer(bars, zero, height=280)
 
 
 # --- KL gradients, sampler and trainer, entropy --------------------------------------------------------------
 
-@recipe(live=("title", "subtitle", "x_title", "ref_title"))
-def grouped_hbars(df: pd.DataFrame, *, row: str, token: str, value: str, ref: str, tokens, row_order,
-                  title: str, x_title: str, ref_title: str, subtitle: str | None = None,
-                  row_height: int = 44, token_title: str = "token") -> alt.Chart:
-    """Horizontal bars, one group per ``row`` (e.g. a KL placement) and one bar per token in it, with a dark
-    tick at each token's ``ref`` value (e.g. the true gradient) so a bar that misses it shows at once;
-    ``token_title`` names the tokens in the legend and the tooltip (in the page's language)."""
+@recipe(live=("key", "axes", "ref_title"))
+def grouped_hbars(df: pd.DataFrame, *, row: str, row_order, value: str, ref: str, key: Key, axes: Axes,
+                  ref_title: str) -> alt.Chart:
+    """Horizontal bars, one group per ``row`` (e.g. a KL placement, in ``row_order``) and one bar per token in it
+    (``key``: the token column, the tokens, their name in the legend), with a dark tick at each token's ``ref`` value
+    (e.g. the true gradient, named ``ref_title``) so a bar that misses it shows at once. Its title: ``titled``."""
+    token, tokens = key.field, key.tokens
     y = alt.Y(f"{row}:N", sort=list(row_order), title=None, axis=alt.Axis(labelLimit=200, labelFontSize=12))
-    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title=token_title),
-               _num(value, x_title), _num(ref, ref_title)]
+    tooltip = [alt.Tooltip(f"{row}:N", title=row), alt.Tooltip(f"{token}:N", title=key.title),
+               _num(value, axes.x), _num(ref, ref_title)]
     base = _by_position(alt.Chart(df), token, tokens).encode(  # tokens by position: any name is safe
         y=y, yOffset=alt.YOffset(field=_position(token), type="nominal", sort="ascending"), tooltip=tooltip)
-    bars = base.mark_bar().encode(x=alt.X(f"{value}:Q", title=x_title), color=_color(token, tokens, None, token_title))
+    bars = base.mark_bar().encode(x=alt.X(f"{value}:Q", title=axes.x), color=_color(token, tokens, None, key.title))
     ticks = base.mark_tick(color=NEUTRAL, thickness=2.5, size=10).encode(x=alt.X(f"{ref}:Q"))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=NEUTRAL).encode(x=alt.X("zero:Q"))
-    return alt.layer(bars, ticks, zero, title=_title(title, subtitle),
-                     height=alt.Step(max(8, row_height // max(1, len(tokens)))))
+    return alt.layer(bars, ticks, zero, height=alt.Step(max(8, 44 // max(1, len(tokens)))))
 
 
-@recipe(live=("title", "subtitle", "x_title", "y_title"))
-def stacked_shares(df: pd.DataFrame, *, x: str, token: str, value: str, tokens, title: str, x_title: str,
-                   y_title: str, subtitle: str | None = None, height: int = HEIGHT,
-                   legend_title: str = "token") -> alt.Chart:
-    """Bars stacked per x, one segment per token (positive segments up, negative down), e.g. each token's
-    part of a change step by step. ``legend_title`` names the tokens (legend and tooltip), in the page's language."""
+@recipe(live=("key", "axes"))
+def stacked_shares(df: pd.DataFrame, *, x: str, value: str, key: Key, axes: Axes) -> alt.Chart:
+    """Bars stacked per x, one segment per token (``key``: the token column, the tokens, their name in the legend and
+    the tooltip; positive segments up, negative down), e.g. each token's part of a change step by step. Its title:
+    ``titled``."""
+    token, tokens = key.field, key.tokens
     base = _by_position(alt.Chart(df), token, tokens).encode(
-        x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(f"{value}:Q", title=y_title, stack="zero"),
-        color=_color(token, tokens, None, legend_title),
-        tooltip=[alt.Tooltip(f"{x}:O", title=x_title), alt.Tooltip(f"{token}:N", title=legend_title),
-                 _num(value, y_title, 4)])
+        x=alt.X(f"{x}:O", title=axes.x, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"{value}:Q", title=axes.y, stack="zero"),
+        color=_color(token, tokens, None, key.title),
+        tooltip=[alt.Tooltip(f"{x}:O", title=axes.x), alt.Tooltip(f"{token}:N", title=key.title),
+                 _num(value, axes.y, 4)])
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
-    return alt.layer(base.mark_bar(), zero, title=_title(title, subtitle), height=height)
+    return alt.layer(base.mark_bar(), zero, height=HEIGHT)
 
 
-@recipe(live=("title", "subtitle", "x_title", "y_title"))
-def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, title: str, x_title: str, y_title: str,
-                subtitle: str | None = None, height: int = HEIGHT, color: str = NEUTRAL) -> alt.Chart:
-    """Pre-binned shares as bars from ``start`` to ``end`` (aggregate before charting); width follows the page."""
+@recipe(live=("axes",))
+def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, axes: Axes, color: str = NEUTRAL) -> alt.Chart:
+    """Pre-binned shares as bars from ``start`` to ``end`` (aggregate before charting); width follows the page. Its
+    title: ``titled``."""
     bars = alt.Chart(df).mark_bar(color=color, opacity=0.85).encode(
-        x=alt.X(f"{start}:Q", bin="binned", title=x_title), x2=alt.X2(end),
-        y=alt.Y(f"{value}:Q", title=y_title),
-        tooltip=[_num(start, t("charts.from")), _num(end, t("charts.to")), _num(value, y_title)])
-    return alt.layer(bars, title=_title(title, subtitle), height=height)
+        x=alt.X(f"{start}:Q", bin="binned", title=axes.x), x2=alt.X2(end),
+        y=alt.Y(f"{value}:Q", title=axes.y),
+        tooltip=[_num(start, t("charts.from")), _num(end, t("charts.to")), _num(value, axes.y)])
+    return alt.layer(bars, height=HEIGHT)
 
 
 # --- R1-Zero in miniature: a group of sampled answers as a grid of tokens -------------------------------------

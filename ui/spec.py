@@ -6,7 +6,9 @@ moving a slider usually changes only a chart's data and the words and numbers in
 builder, which arguments), and ``vega_lite`` converts each *shape* once. The shape is everything but the data and
 the live arguments: the builder, its other arguments, and each DataFrame's column names and dtypes. A live
 argument is a title (a string), a list of numbers or strings (a scale's domain, a subtitle's lines) or a dict
-whose keys are live and whose values are shape (labels → colours); when it is None or empty it is shape too.
+whose keys are live and whose values are shape (labels → colours); when it is None or empty it is shape too. A
+group of arguments (``ui.charts.Axes``, ``ui.charts.Key``: a named tuple whose class names its live fields in
+``LIVE``) is live field by field, its other fields shape.
 The shape is converted with a stand-in for each DataFrame (``alt.NamedData`` ``explorer_k``, whose values cannot
 be read) and a marker (``"\\ue000k"``) for each live value; each call copies the cached spec, puts its own live
 values where the markers are and attaches its own DataFrames. So a builder must treat live values as opaque
@@ -123,8 +125,18 @@ def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _group(value) -> bool:
+    """Whether ``value`` is a group of arguments (``ui.charts.Axes``, ``Key``): a named tuple whose class lists in
+    ``LIVE`` the fields that are live; its other fields are part of the shape."""
+    return isinstance(value, tuple) and hasattr(type(value), "LIVE") and hasattr(value, "_fields")
+
+
 def _live_parts(name: str, value) -> list | None:
     """The live values an argument holds (markers go in their place), or None when it is part of the shape."""
+    if _group(value):
+        parts = [p for field, v in zip(value._fields, value, strict=True) if field in type(value).LIVE
+                 for p in (_live_parts(field, v) or [])]
+        return parts or None
     if not isinstance(value, (str, list, tuple, dict)) or len(value) == 0:
         return None  # None, empty, or a value no marker can stand for (a numpy array: converted afresh)
     if isinstance(value, str):
@@ -171,6 +183,10 @@ class _Shape:
         return ("uncacheable",)
 
     def _live_key(self, name: str, value):
+        if _group(value):  # each live field as a live argument of its own, the others as shape
+            return ("group", type(value).__qualname__, tuple(
+                (f, self._live_key(f, v) if f in type(value).LIVE else self.key(v)) for f, v in zip(
+                    value._fields, value, strict=True)))
         parts = _live_parts(name, value)
         if parts is None:
             return self.key(value)
@@ -198,12 +214,17 @@ class _Shape:
         if named and isinstance(obj, pd.DataFrame):
             i = self._index[id(obj)]  # one object per frame: Altair lifts data that layers share only if identical
             return self._named.setdefault(i, StandIn(name=dataset_name(i)))
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple (a group of arguments): field by field
+            return type(obj)(*(self.build(v, named=named, marks=marks) for v in obj))
         if isinstance(obj, (list, tuple)):
             return type(obj)(self.build(v, named=named, marks=marks) for v in obj)
         return obj
 
     def _live(self, value):
         """The value with a marker in place of each live part (in the order ``key`` met them)."""
+        if _group(value):
+            return value._replace(**{f: self._live(v) for f, v in zip(value._fields, value, strict=True)
+                                     if f in type(value).LIVE})
         parts = _live_parts("", value)
         if parts is None:
             return value

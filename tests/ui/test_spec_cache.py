@@ -44,6 +44,26 @@ def test_new_data_and_titles_reuse_one_conversion(conversions):
     assert_same_as_altair(second, bars([0.1, 0.1, 0.8], "at τ = 2.5"))
 
 
+def test_a_group_of_arguments_is_live_field_by_field(conversions):
+    """Axes' titles and Key's colour labels change without a new conversion; Key's column is shape."""
+    df = pd.DataFrame({"answer": ["a #1", "b #1"], "w": [0.5, -0.2], "m": ["GRPO", "PPO"]})
+
+    def grouped(x_title, y_title, names, field="m"):
+        frame = df.rename(columns={"m": field})
+        return charts.titled(charts.grouped_bars(frame, x="answer", y="w", key=charts.Key(field, colors=dict(
+            zip(names, ("#111111", "#222222"), strict=True))), axes=charts.Axes(x_title, y_title)), title="t")
+
+    first = spec.vega_lite(grouped("answer", "weight", ("GRPO", "PPO")))
+    second = spec.vega_lite(grouped("回答", "权重", ("甲", "乙")))
+    assert len(conversions) == 1
+    bars = second["layer"][0]["encoding"]
+    assert (bars["x"]["title"], bars["y"]["title"]) == ("回答", "权重")
+    assert bars["color"]["scale"]["domain"] == ["甲", "乙"] and first["layer"][0]["encoding"]["x"]["title"] == "answer"
+    assert_same_as_altair(second, grouped("回答", "权重", ("甲", "乙")))
+    spec.vega_lite(grouped("answer", "weight", ("GRPO", "PPO"), field="method"))  # another column: another shape
+    assert len(conversions) == 2
+
+
 def test_a_new_shape_is_converted_again(conversions):
     spec.vega_lite(bars([0.5, 0.3, 0.2], "t"))
     spec.vega_lite(bars([0.5, 0.5], "t", tokens=("a", "b")))  # other tokens: another sort order and colours
