@@ -3,6 +3,7 @@ against the formulas they are made of."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import rlcore
@@ -50,3 +51,52 @@ def test_reward_study_names_a_bad_argument(kwargs, name):
     args = {"scenario": ARTICLE, "token": "open", "gamma": 1.0} | kwargs
     with pytest.raises(ValueError, match=name):
         rlcore.reward_study(**args)
+
+
+# --- page 3: advantage_question, value_draws ---------------------------------------------------------------------
+
+def test_advantage_question_of_the_article_asks_about_the_runner_up():
+    q = rlcore.advantage_question(ARTICLE.pi, ARTICLE.samples)  # Q = 2, 5, 9; V = 4.3
+    assert (q.best, q.pick, q.below, q.sign) == (2, 1, True, 1)
+    assert q.advantage == pytest.approx(5 - 4.3)
+
+
+@pytest.mark.parametrize(("probs", "samples", "best", "pick", "below", "advantage", "sign"), [
+    ((0.5, 0.5), ((4,), (2,)), 0, 1, True, -1.0, -1),               # V = 3: A(b) = 2 − 3
+    ((0.5, 0.5), ((5,), (5,)), 0, 1, False, 0.0, 0),                 # every Q equal: the last token, A = 0
+    ((0.2, 0.2, 0.6), ((3,), (3,), (1,)), 0, 2, True, -0.8, -1),     # a tie for best: the first; V = 1.8
+    ((0.0, 1.0, 0.0), ((6,), (3,), (0,)), 0, 1, True, 0.0, 0),       # V = Q(b) = 3: A = 0
+])
+def test_advantage_question_by_hand(probs, samples, best, pick, below, advantage, sign):
+    q = rlcore.advantage_question(probs, samples)
+    assert (q.best, q.pick, q.below, q.sign) == (best, pick, below, sign)
+    assert q.advantage == pytest.approx(advantage, abs=1e-12)
+
+
+def test_value_draws_with_a_sure_first_token():
+    d = rlcore.value_draws((1.0, 0.0), ((2.0, 4.0), (9.0,)), 400, 3, checkpoints=5)
+    assert d.estimates.counts.tolist() == [400, 0]
+    assert 2.0 <= d.estimates.q[0] <= 4.0 and np.isnan(d.estimates.q[1])  # b is never drawn: its Q̂ is undefined
+    assert d.estimates.v == pytest.approx(d.estimates.q[0])
+    assert d.running.at.tolist() == rlcore.sample_checkpoints(400, 5).tolist()
+    assert d.running.counts[:, 1].tolist() == [0] * d.running.at.size
+
+
+def test_value_draws_are_the_formulas_on_one_draw():
+    """The same seed: the draw of sample_answers, the estimates of mc_estimates, the last checkpoint all of it."""
+    d = rlcore.value_draws(ARTICLE.probs, ARTICLE.samples, 250, 7, checkpoints=20)
+    actions, scores = rlcore.sample_answers(ARTICLE.probs, ARTICLE.samples, 250, 7)
+    final = rlcore.mc_estimates(actions, scores, 3)
+    assert d.estimates.counts.tolist() == final.counts.tolist() and d.estimates.v == pytest.approx(final.v)
+    assert d.estimates.q == pytest.approx(final.q, nan_ok=True)
+    assert d.running.at[-1] == 250 and d.running.v[-1] == pytest.approx(final.v)
+    assert d.running.q[-1] == pytest.approx(final.q, nan_ok=True)
+    assert int(d.estimates.counts.sum()) == 250
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"n": 0}, "n"), ({"seed": -1}, "seed"),
+                                              ({"checkpoints": 0}, "checkpoints"), ({"probs": (0.5, 0.6)}, "probs")])
+def test_value_draws_names_a_bad_argument(kwargs, name):
+    args = {"probs": (0.5, 0.5), "samples": ((1,), (2,)), "n": 10, "seed": 0} | kwargs
+    with pytest.raises(ValueError, match=name):
+        rlcore.value_draws(**args)
