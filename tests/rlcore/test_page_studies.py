@@ -100,3 +100,44 @@ def test_value_draws_names_a_bad_argument(kwargs, name):
     args = {"probs": (0.5, 0.5), "samples": ((1,), (2,)), "n": 10, "seed": 0} | kwargs
     with pytest.raises(ValueError, match=name):
         rlcore.value_draws(**args)
+
+
+# --- page 4: baseline_overview -----------------------------------------------------------------------------------
+
+def test_baseline_overview_of_the_article():
+    """The article's figures: tr Cov 20.74 with b = 0 and 3.70 with b = V = 4.3; E[g] = π ⊙ A both times."""
+    o = rlcore.baseline_overview(ARTICLE.probs, ARTICLE.samples)
+    assert o.zero.total_variance == pytest.approx(20.7398, abs=1e-4)
+    assert o.at_v.total_variance == pytest.approx(3.7032, abs=1e-4)
+    assert o.zero.mean == pytest.approx([-1.15, 0.21, 0.94]) and o.same_mean
+    assert (o.best, o.likely) == (2, 0) and o.breakdown.v == pytest.approx(4.3)
+    assert o.grid[0] == 0.0 and o.grid[-1] == 10.0 and o.grid.size == o.curve.size == 101
+    assert o.curve.min() <= o.at_v.total_variance and o.b_star == pytest.approx(rlcore.optimal_baseline(
+        ARTICLE.probs, ARTICLE.samples))
+
+
+def test_baseline_overview_of_two_sure_scores_by_hand():
+    """π = (½, ½), R = 2 after a and 0 after b: Q = (2, 0), V = 1, ‖eₐ − π‖² = ½ for both tokens, so
+    tr Cov(b) = ½·½·((2 − b)² + b²) − ‖E[g]‖² with E[g] = (½, −½): 0.5 at b = 0 and b = 2, 0 at b = V = b* = 1."""
+    o = rlcore.baseline_overview((0.5, 0.5), ((2.0,), (0.0,)), b_max=2.0, points=3)
+    assert o.zero.mean == pytest.approx([0.5, -0.5]) and o.at_v.mean == pytest.approx([0.5, -0.5])
+    assert o.zero.total_variance == pytest.approx(0.5) and o.at_v.total_variance == pytest.approx(0.0, abs=1e-12)
+    assert o.b_star == pytest.approx(1.0)
+    assert o.grid.tolist() == [0.0, 1.0, 2.0] and o.curve == pytest.approx([0.5, 0.0, 0.5], abs=1e-12)
+    assert (o.best, o.likely) == (0, 0)  # ties: the first token
+
+
+def test_baseline_overview_curve_is_gradient_stats_along_the_grid():
+    scores = ((7, 12), (1, 2, 3), (5,))  # a score above b_max: the grid reaches it
+    o = rlcore.baseline_overview((0.2, 0.5, 0.3), scores, b_max=10.0, points=7)
+    assert o.grid[-1] == 12.0
+    for b, v in zip(o.grid, o.curve, strict=True):
+        assert v == pytest.approx(rlcore.gradient_stats((0.2, 0.5, 0.3), scores, float(b)).total_variance)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [({"b_max": -1.0}, "b_max"), ({"points": 1}, "points"),
+                                              ({"samples": ((1,),)}, "samples")])
+def test_baseline_overview_names_a_bad_argument(kwargs, name):
+    args = {"probs": (0.5, 0.5), "samples": ((1,), (2,))} | kwargs
+    with pytest.raises(ValueError, match=name):
+        rlcore.baseline_overview(**args)
