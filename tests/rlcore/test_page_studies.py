@@ -141,3 +141,57 @@ def test_baseline_overview_names_a_bad_argument(kwargs, name):
     args = {"probs": (0.5, 0.5), "samples": ((1,), (2,))} | kwargs
     with pytest.raises(ValueError, match=name):
         rlcore.baseline_overview(**args)
+
+
+# --- page 5: answer_credit, answer_critic_error ------------------------------------------------------------------
+
+def test_answer_credit_of_the_articles_open_answer_by_hand():
+    """V = 4.3 before "open", Q(open) = 2 after it: δ = 2 − 4.3 = −2.3 at the decision (index 2), 0 elsewhere;
+    λ = 0.5 halves it for each step back; λ = 1 gives G − V: −2.3 up to the decision, 0 after."""
+    c = rlcore.answer_credit(ARTICLE, "open", 1.0, 0.5)
+    assert c.td_errors == pytest.approx([0, 0, -2.3] + [0] * 7, abs=1e-12)
+    assert c.advantages[:3] == pytest.approx([-0.575, -1.15, -2.3]) and c.advantages[3:] == pytest.approx([0] * 7)
+    assert c.jump_at.tolist() == [2] and c.blamed_at_zero.tolist() == [2]
+    whole = rlcore.answer_credit(ARTICLE, "open", 1.0, 1.0)
+    returns = rlcore.discounted_returns(whole.trace.rewards, 1.0)
+    assert whole.advantages == pytest.approx(returns - whole.trace.values[:-1])  # λ = 1: G − V
+
+
+def test_answer_credit_at_lambda_zero_is_the_td_error():
+    c = rlcore.answer_credit(ARTICLE, "partly", 0.9, 0.0)
+    assert c.advantages == pytest.approx(c.td_errors)
+    assert c.trace.values[-2] == pytest.approx(9.0)  # Q(partly) = (10 + 8) / 2, one token before the end
+
+
+def test_answer_credit_with_every_q_equal_blames_no_token():
+    flat = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)), continuations=(" x.", " y."))
+    c = rlcore.answer_credit(flat, "a", 1.0, 0.95)
+    assert c.jump_at.size == 0 and c.blamed_at_zero.size == 0
+    assert c.advantages == pytest.approx([0.0] * len(c.trace.tokens), abs=1e-12)
+
+
+def test_answer_critic_error_is_critic_error_study_of_the_answer():
+    args = {"gamma": 1.0, "lams": (0.0, 0.5, 1.0), "bias": 1.0, "noise": 0.5, "n_draws": 300, "seed": 4}
+    got = rlcore.answer_critic_error(ARTICLE, "closed", **args)
+    want = rlcore.critic_error_study(rlcore.answer_trace(ARTICLE, "closed", 1.0), ARTICLE.samples[1], **args)
+    assert got.true_advantage == pytest.approx(5 - 4.3) == pytest.approx(want.true_advantage)
+    assert got.mse == pytest.approx(want.mse) and got.bias == pytest.approx(want.bias)
+
+
+def test_answer_critic_error_with_an_exact_critic_has_no_error_at_lambda_zero():
+    s = rlcore.answer_critic_error(ARTICLE, "open", gamma=1.0, lams=(0.0, 1.0), bias=0.0, noise=0.0, n_draws=500,
+                                   seed=0)
+    assert s.mse[0] == pytest.approx(0.0, abs=1e-12) and s.best_lam == 0.0
+    assert s.variance[1] == pytest.approx(0.8, rel=0.15)  # λ = 1: the variance of 3, 1, 2, 1, 3 (0.8)
+
+
+@pytest.mark.parametrize(("fn", "kwargs", "name"), [
+    (rlcore.answer_credit, {"lam": 1.5}, "lam"), (rlcore.answer_credit, {"gamma": -1}, "gamma"),
+    (rlcore.answer_critic_error, {"gamma": 2.0}, "gamma"), (rlcore.answer_critic_error, {"noise": -1.0}, "noise"),
+    (rlcore.answer_critic_error, {"n_draws": 1}, "n_draws"),
+])
+def test_page_5_studies_name_a_bad_argument(fn, kwargs, name):
+    base = ({"gamma": 1.0, "lam": 0.5} if fn is rlcore.answer_credit else
+            {"gamma": 1.0, "lams": (0.0,), "bias": 0.0, "noise": 0.0, "n_draws": 10, "seed": 0})
+    with pytest.raises(ValueError, match=name):
+        fn(ARTICLE, "open", **(base | kwargs))
