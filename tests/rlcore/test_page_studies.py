@@ -3,6 +3,8 @@ against the formulas they are made of."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -195,3 +197,58 @@ def test_page_5_studies_name_a_bad_argument(fn, kwargs, name):
             {"gamma": 1.0, "lams": (0.0,), "bias": 0.0, "noise": 0.0, "n_draws": 10, "seed": 0})
     with pytest.raises(ValueError, match=name):
         fn(ARTICLE, "open", **(base | kwargs))
+
+
+# --- page 6: policy_question, sampled_spread ---------------------------------------------------------------------
+
+def test_policy_question_of_the_article_by_hand():
+    """closed: Q = 5 above V = 4.3, A = +0.7, Δz = η·π·A = 0.21; the new π is softmax(log π + η·π·A)."""
+    p = rlcore.policy_question(ARTICLE, 1.0)
+    assert p.probe == 1 and p.direction == 1
+    assert (p.q, p.v, p.advantage, p.change, p.before) == pytest.approx((5.0, 4.3, 0.7, 0.21, 0.3))
+    moved = [0.5 * math.exp(-1.15), 0.3 * math.exp(0.21), 0.2 * math.exp(0.94)]
+    assert p.after == pytest.approx(moved[1] / sum(moved))  # 0.356
+
+
+def test_policy_question_without_a_step_or_without_closed():
+    still = rlcore.policy_question(ARTICLE, 0.0)
+    assert still.direction == 0 and still.after == pytest.approx(still.before)
+    four = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
+                           samples=((7, 9), (2,), (5, 6, 4), (8,)))  # Q = 8, 2, 5, 8: the runner-up is "yes"
+    assert rlcore.policy_question(four, 1.0).probe == 0
+    best = rlcore.PRESETS["Most likely is already best"]  # V = 6.95 above Q(closed) = 5: closed falls
+    p = rlcore.policy_question(best, 1.0)
+    assert best.tokens[p.probe] == "closed" and p.direction == -1 and p.advantage == pytest.approx(5 - 6.95)
+
+
+def test_sampled_spread_is_the_runs_median_and_range():
+    s = rlcore.sampled_spread(ARTICLE.pi, ARTICLE.samples, lr=1.0, steps=3, batch=4, baseline="V", runs=5)
+    run = rlcore.sampled_training_many(ARTICLE.pi, ARTICLE.samples, lr=1.0, steps=3, batch=4, baseline="V",
+                                       seeds=(0, 1, 2, 3, 4))
+    for step in range(4):
+        for k in range(3):
+            column = sorted(run.probs[:, step, k])
+            assert s.median[step, k] == pytest.approx(column[2])  # five runs: the third of them
+            assert (s.lowest[step, k], s.highest[step, k]) == pytest.approx((column[0], column[-1]))
+    assert s.median[0] == pytest.approx([0.5, 0.3, 0.2])  # every run starts at π
+
+
+def test_sampled_spread_of_one_run_or_no_step_size():
+    one = rlcore.sampled_spread(ARTICLE.pi, ARTICLE.samples, lr=1.0, steps=2, batch=2, runs=1)
+    assert np.array_equal(one.lowest, one.highest) and np.array_equal(one.median, one.lowest)
+    still = rlcore.sampled_spread(ARTICLE.pi, ARTICLE.samples, lr=0.0, steps=2, batch=2, runs=4)
+    assert still.lowest == pytest.approx(np.tile([0.5, 0.3, 0.2], (3, 1)))
+    assert still.highest == pytest.approx(still.lowest)
+
+
+@pytest.mark.parametrize(("fn", "kwargs", "name"), [
+    (rlcore.policy_question, {"scenario": ARTICLE, "lr": -1.0}, "lr"),
+    (rlcore.policy_question, {"scenario": "abc", "lr": 1.0}, "scenario"),
+    (rlcore.sampled_spread, {"runs": 0}, "runs"), (rlcore.sampled_spread, {"baseline": "x"}, "baseline"),
+    (rlcore.sampled_spread, {"steps": 0}, "steps"),
+])
+def test_page_6_studies_name_a_bad_argument(fn, kwargs, name):
+    base = {} if fn is rlcore.policy_question else {"probs": (0.5, 0.5), "samples": ((1,), (0,)), "lr": 1.0,
+                                                     "steps": 2, "batch": 2}
+    with pytest.raises(ValueError, match=name):
+        fn(**(base | kwargs))
