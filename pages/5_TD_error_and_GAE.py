@@ -16,6 +16,7 @@ STUDY_SEED = 0
 
 scenario = page.setup("p5")
 tokens = scenario.tokens
+likely = page.study(rlcore.summarize, scenario).likely
 
 page.presets({
     t("p5.preset_lam0"): {"lam": 0.0},
@@ -23,28 +24,8 @@ page.presets({
     t("p5.preset_lam1"): {"lam": 1.0},
 })
 
-@page.cached(32)
-def credit(scenario, token, gamma, lam):
-    trace = rlcore.answer_trace(scenario, token, gamma)
-    delta = rlcore.td_errors(trace.rewards, trace.values, gamma)
-    adv = rlcore.gae(trace.rewards, trace.values, gamma, lam)
-    adv0 = rlcore.gae(trace.rewards, trace.values, gamma, 0.0)
-    return trace, delta, adv, rlcore.credit_positions(delta), rlcore.credit_positions(adv0)
 
-
-@page.cached(32)
-def group(scenario, token, size, method, seed):
-    return rlcore.group_credit(scenario, token, size, method, seed)
-
-
-@page.cached(32)
-def critic_study(scenario, token, gamma, lams, bias, noise):
-    trace = rlcore.answer_trace(scenario, token, gamma)
-    return rlcore.critic_error_study(trace, scenario.samples[scenario.index(token)], gamma=gamma, lams=lams,
-                                     bias=bias, noise=noise, n_draws=STUDY_DRAWS, seed=STUDY_SEED)
-
-
-@st.fragment
+@page.panel
 def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None:
     """GRPO's group: its three widgets rerun this panel only."""
     g1, g2, g3 = st.columns(3)
@@ -54,7 +35,7 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
                          help=t("p5.group.seed_help"))
     method = inputs.selectbox(t("p5.group.method"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="method",
                               where=g3, help=t("p5.group.method_help"))
-    grp = page.run(group, scenario, token, size, method, int(seed))
+    grp = page.study(rlcore.group_credit, scenario, token, size, method, int(seed))
     order = np.argsort(grp.actions, kind="stable")
     members = pd.DataFrame({"answer": order + 1, "first token": [tokens[i] for i in grp.actions[order]],
                             "score": grp.scores[order], "advantage": grp.advantages[order]})
@@ -84,7 +65,7 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
         st.info(t("p5.group.none", tok=tok))
 
 
-@st.fragment
+@page.panel
 def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
     """The critic-error study: its two sliders rerun this panel only."""
     st.subheader(t("p5.critic.heading"))
@@ -92,8 +73,8 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
     e1, e2 = st.columns(2)
     bias = inputs.slider(t("p5.critic.bias"), -3.0, 3.0, 1.0, 0.25, key="bias", where=e1)
     noise = inputs.slider(t("p5.critic.noise"), 0.0, 2.0, 0.5, 0.1, key="noise", where=e2)
-    study = page.run(critic_study, scenario, token, gamma, LAM_GRID, bias, noise)
-    here = page.run(critic_study, scenario, token, gamma, (lam,), bias, noise)
+    study, here = (page.study(rlcore.answer_critic_error, scenario, token, gamma=gamma, lams=lams, bias=bias,
+                              noise=noise, n_draws=STUDY_DRAWS, seed=STUDY_SEED) for lams in (LAM_GRID, (lam,)))
     names = [t("p5.critic.part_bias"), t("p5.critic.part_variance"), t("p5.critic.part_mse")]
     parts = pd.DataFrame({"λ": np.tile(study.lams, 3), "part": np.repeat(names, study.lams.size),
                           "value": np.concatenate([study.bias_squared, study.variance, study.mse])})
@@ -129,68 +110,77 @@ def ask(words, a: int, tok: str, delta, blamed0) -> bool:
                         key="predict_gae")
 
 
-@st.fragment
+@page.panel
 def answer_panel() -> None:
     """The first token, λ and γ feed every section below them: moving one reruns this panel only."""
     question = st.container()  # the question sits above the inputs it depends on
     c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-    token = inputs.selectbox(t("p5.tok"), tokens, tokens[int(np.argmax(scenario.pi))], key="tok", where=c1,
-                             help=t("p5.tok_help"))
+    token = inputs.selectbox(t("p5.tok"), tokens, tokens[likely], key="tok", where=c1, help=t("p5.tok_help"))
     lam = inputs.slider(t("p5.lam"), 0.0, 1.0, 0.95, 0.05, key="lam", where=c2, help=glossary.term("λ"))
     with c3.expander(t("p5.more")):
         gamma = inputs.slider(t("p5.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma", help=t("p5.gamma_help"))
 
-    trace, delta, adv, jump_at, blamed0 = page.run(credit, scenario, token, gamma, lam)
-    a = trace.action_index
+    credit = page.study(rlcore.answer_credit, scenario, token, gamma, lam)
+    trace, a, tok = credit.trace, credit.trace.action_index, esc(token)
     words = trace.tokens
-    tok = esc(token)
     with question:
-        revealed = ask(words, a, tok, delta, blamed0)
+        revealed = ask(words, a, tok, credit.td_errors, credit.blamed_at_zero)
     strip = pd.DataFrame({
         "position": np.arange(1, len(words) + 1), "label": axis_labels(words), "token": list(words),
         "V before": trace.values[:-1], "reward": trace.rewards, "V after": trace.values[1:],
-        "TD error": delta, "GAE advantage": adv, "decision": np.arange(len(words)) == a,
+        "TD error": credit.td_errors, "GAE advantage": credit.advantages, "decision": np.arange(len(words)) == a,
     })
 
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown(t("p5.with_critic", score=fmt(trace.score),
                       answer=" · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))))
+        draw_td(strip, revealed)
         if revealed:
-            page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title=t("p5.td_line"),
-                                           title=t("p5.td_title"), subtitle=t("p5.td_subtitle"),
-                                           y_title=t("p5.td_y"), highlight="decision"),
-                       strip, alt_text=t("p5.td_alt"), name="td_error")
-        else:
-            shown = strip[["position", "label", "token", "V before", "decision"]]
-            page.chart(charts.answer_strip(shown, value="V before", title=t("p5.v_title"),
-                                           subtitle=t("p5.v_subtitle"), y_title=t("p5.v_y"), highlight="decision"),
-                       shown, alt_text=t("p5.v_alt"), name="td_error")
-            st.caption(t("p5.v_caption"))
-        if revealed:
-            page.chart(charts.answer_strip(strip, value="GAE advantage",
-                                           title=t("p5.gae_title", lam=fmt(lam)), subtitle=t("p5.gae_subtitle"),
-                                           y_title=t("p5.advantage"), highlight="decision"),
-                       strip, alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
-            m1, m2 = st.columns(2)
-            m1.metric(t("p5.v_before", tok=tok), fmt(trace.values[a]))
-            m2.metric(t("p5.v_after", tok=tok), fmt(trace.values[a + 1]))
-            m3, m4 = st.columns(2)
-            m3.metric(t("p5.td_at", tok=tok), fmt(delta[a], sign=True))
-            m4.metric(t("p5.adv_of", tok=esc(words[0])), fmt(adv[0], sign=True), help=t("p5.adv_help", lam=fmt(lam)))
-            moved = t("p5.sep").join(f"**{esc(words[i])}**" for i in jump_at) or t("p5.none")
-            before = fmt_list(adv[:a]) if a else t("p5.nothing")
-            after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else t("p5.nothing")
-            jump = (t("p5.jump_some", moved=moved, delta=fmt(delta[a], sign=True), tok=tok) if jump_at.size else
-                    t("p5.jump_none", tok=tok))
-            slide = t("p5.slide_blame" if delta[a] < 0 else "p5.slide_credit", tok=tok) if jump_at.size else ""
-            st.markdown(jump + t("p5.spread", lam=fmt(lam), before=before, after=after) + slide)
-
+            explain_credit(credit, strip, tok, lam)
     with right:
         st.markdown(t("p5.without_critic"))
         group_panel(token, tok, strip, words)
 
     critic_panel(token, tok, gamma, lam)
+
+
+def draw_td(strip: pd.DataFrame, revealed: bool) -> None:
+    """The TD error at each token once revealed; before, only the critic's values, which do not give it away."""
+    if revealed:
+        page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title=t("p5.td_line"),
+                                       title=t("p5.td_title"), subtitle=t("p5.td_subtitle"),
+                                       y_title=t("p5.td_y"), highlight="decision"),
+                   strip, alt_text=t("p5.td_alt"), name="td_error")
+    else:
+        shown = strip[["position", "label", "token", "V before", "decision"]]
+        page.chart(charts.answer_strip(shown, value="V before", title=t("p5.v_title"),
+                                       subtitle=t("p5.v_subtitle"), y_title=t("p5.v_y"), highlight="decision"),
+                   shown, alt_text=t("p5.v_alt"), name="td_error")
+        st.caption(t("p5.v_caption"))
+
+
+def explain_credit(credit: rlcore.AnswerCredit, strip: pd.DataFrame, tok: str, lam: float) -> None:
+    """GAE's advantage at each token, the values around the decision, and where λ spreads the one TD error."""
+    trace, delta, adv, jump_at = credit.trace, credit.td_errors, credit.advantages, credit.jump_at
+    a, words = trace.action_index, trace.tokens
+    page.chart(charts.answer_strip(strip, value="GAE advantage",
+                                   title=t("p5.gae_title", lam=fmt(lam)), subtitle=t("p5.gae_subtitle"),
+                                   y_title=t("p5.advantage"), highlight="decision"),
+               strip, alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
+    m1, m2 = st.columns(2)
+    m1.metric(t("p5.v_before", tok=tok), fmt(trace.values[a]))
+    m2.metric(t("p5.v_after", tok=tok), fmt(trace.values[a + 1]))
+    m3, m4 = st.columns(2)
+    m3.metric(t("p5.td_at", tok=tok), fmt(delta[a], sign=True))
+    m4.metric(t("p5.adv_of", tok=esc(words[0])), fmt(adv[0], sign=True), help=t("p5.adv_help", lam=fmt(lam)))
+    moved = t("p5.sep").join(f"**{esc(words[i])}**" for i in jump_at) or t("p5.none")
+    before = fmt_list(adv[:a]) if a else t("p5.nothing")
+    after = fmt_list(adv[a + 1:]) if a + 1 < len(words) else t("p5.nothing")
+    jump = (t("p5.jump_some", moved=moved, delta=fmt(delta[a], sign=True), tok=tok) if jump_at.size else
+            t("p5.jump_none", tok=tok))
+    slide = t("p5.slide_blame" if delta[a] < 0 else "p5.slide_credit", tok=tok) if jump_at.size else ""
+    st.markdown(jump + t("p5.spread", lam=fmt(lam), before=before, after=after) + slide)
 
 
 answer_panel()

@@ -31,35 +31,22 @@ page.presets({
 })
 
 
-@page.cached(32)
-def exact(scenario, lr, steps):
-    return rlcore.policy_gradient_trace(scenario.pi, scenario.q, lr, steps)
-
-
-@page.cached(32)
-def sampled(scenario, lr, steps, batch, baseline, n_seeds):
-    return rlcore.sampled_training_many(scenario.pi, scenario.samples, lr=lr, steps=steps, batch=batch,
-                                        baseline=baseline, seeds=tuple(range(n_seeds)))
-
-
 def whole_steps(chart):
     """Step axes count whole steps: no tick at 0.5."""
     return chart.configure_axisX(tickMinStep=1)
 
 
-def ask(tr, lr: float) -> bool:
+def ask(lr: float) -> bool:
     """Predict first: after one step, does the probe token go up or down?"""
-    q = scenario.q
-    # The article asks about `closed`; in another scenario, ask about the runner-up by Q (good, but not the best).
-    probe = tokens.index("closed") if "closed" in tokens else int(np.argsort(q, kind="stable")[-min(2, len(q))])
+    question = page.study(rlcore.policy_question, scenario, lr)
     options = [t("p6.up"), t("p6.down"), t("p6.same")]
-    move = options[{1: 0, -1: 1, 0: 2}[int(tr.direction[0, probe])]]
-    name = esc(tokens[probe])
+    move = options[{1: 0, -1: 1, 0: 2}[question.direction]]
+    name = esc(tokens[question.probe])
     return page.predict(
         t("p6.question", lr=fmt(lr), token=name), options, move,
-        t("p6.explanation", token=name, q=fmt(q[probe]), v=fmt(tr.values[0]),
-          a=fmt(tr.advantages[0, probe], sign=True), change=fmt(tr.logit_changes[0, probe], 3, sign=True),
-          before=fmt(tr.probs[0, probe], 3), after=fmt(tr.probs[1, probe], 3)),
+        t("p6.explanation", token=name, q=fmt(question.q), v=fmt(question.v),
+          a=fmt(question.advantage, sign=True), change=fmt(question.change, 3, sign=True),
+          before=fmt(question.before, 3), after=fmt(question.after, 3)),
         key="predict_pg")
 
 
@@ -107,9 +94,9 @@ def panel(timed: bool) -> None:
     c1, c2, c3, c4, c5 = st.columns([3, 3, 4, 1.5, 1.5], vertical_alignment="bottom")
     lr = inputs.slider(t("p6.lr"), 0.0, 5.0, 1.0, 0.1, key="lr", where=c1, help=t("p6.lr_help"))
     steps = int(inputs.slider(t("p6.steps"), 1, MAX_STEPS, 2, 1, key="steps", where=c2))
-    tr = page.run(exact, scenario, lr, steps)
+    tr = page.study(rlcore.policy_gradient_trace, scenario.pi, scenario.q, lr, steps)
     with question:
-        revealed = ask(tr, lr)
+        revealed = ask(lr)
     if timed:
         advance(steps)
         if not st.session_state[PLAYING]:
@@ -126,6 +113,16 @@ def panel(timed: bool) -> None:
     c5.button(t("p6.step_button"), icon=":material/skip_next:", on_click=step_forward, args=(steps,),
               width="stretch", key="pg_step", disabled=not revealed or step >= steps, help=t("p6.step_button_help"))
     shown = step if revealed else 0  # before the answer, only the start
+    draw_paths(tr, steps, shown)
+    if not revealed:
+        st.caption(t("p6.locked"))
+    else:
+        inside(tr, lr, steps, max(shown, 1))
+    sampled_panel(tr, lr, steps)
+
+
+def draw_paths(tr: rlcore.PolicyTrace, steps: int, shown: int) -> None:
+    """π of each token and V, from the start to the step shown."""
     q = scenario.q
     upto = shown + 1
     path = pd.DataFrame({"step": np.repeat(np.arange(upto), scenario.n), "token": np.tile(tokens, upto),
@@ -157,11 +154,6 @@ def panel(timed: bool) -> None:
                                             charts.rules(now, at="at", label="label", axis="x", color=ACCENT),
                                             title=t("p6.v_title"), subtitle=t("p6.v_subtitle"), height=HEIGHT)),
                    values, alt_text=t("p6.v_alt"), name="pg_value")
-    if not revealed:
-        st.caption(t("p6.locked"))
-    else:
-        inside(tr, lr, steps, max(shown, 1))
-    sampled_panel(tr, lr, steps)
 
 
 def inside(tr, lr: float, steps: int, step: int) -> None:
@@ -176,7 +168,7 @@ def inside(tr, lr: float, steps: int, step: int) -> None:
     moves = {1: t("p6.inside.rises"), -1: t("p6.inside.falls"), 0: t("p6.inside.same")}
     bars = pd.DataFrame({"token": tokens, "π before": before, "Q": q, "A = Q − V": tr.advantages[step - 1],
                          "logit change": tr.logit_changes[step - 1], "π after": after,
-                         "probability": [moves[int(np.sign(d))] for d in tr.direction[step - 1]]})
+                         "probability": [moves[int(d)] for d in tr.direction[step - 1]]})
     b1, b2 = st.columns([3, 2], gap="large")
     with b1:
         page.chart(charts.token_bars(bars, value="logit change", value_title=t("p6.inside.logit_title"),
@@ -204,7 +196,7 @@ def inside(tr, lr: float, steps: int, step: int) -> None:
         st.markdown(t("p6.inside.no_turn", steps=steps))
 
 
-@st.fragment
+@page.panel
 def sampled_panel(tr, lr: float, steps: int) -> None:
     """The sampled runs: moving batch, runs or baseline reruns only this section."""
     st.subheader(t("p6.sampled.heading"))
@@ -215,16 +207,11 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
     baseline = inputs.selectbox(t("p6.sampled.baseline"), rlcore.BASELINES, "V", key="base", where=s3,
                                 help=t("p6.sampled.baseline_help"),
                                 format_func=lambda name: t(f"p6.sampled.baselines.{name}"))
-    run = page.run(sampled, scenario, lr, steps, batch, baseline, n_seeds)
-    runs = pd.DataFrame({"seed": np.repeat(np.arange(n_seeds), (steps + 1) * scenario.n),
-                         "step": np.tile(np.repeat(np.arange(steps + 1), scenario.n), n_seeds),
-                         "token": np.tile(tokens, (steps + 1) * n_seeds),
-                         "probability": run.probs.ravel()})
-    spread = (runs.groupby(["step", "token"], sort=False)["probability"]
-              .agg(median="median", lowest="min", highest="max").reset_index())
-    exact_path = pd.DataFrame({"step": np.repeat(np.arange(steps + 1), scenario.n),
-                               "token": np.tile(tokens, steps + 1), "exact": tr.probs.ravel()})
-    spread = spread.merge(exact_path, on=["step", "token"])
+    runs = page.study(rlcore.sampled_spread, scenario.pi, scenario.samples, lr=lr, steps=steps, batch=batch,
+                      baseline=baseline, runs=n_seeds)
+    spread = pd.DataFrame({"step": np.repeat(np.arange(steps + 1), scenario.n), "token": np.tile(tokens, steps + 1),
+                           "median": runs.median.ravel(), "lowest": runs.lowest.ravel(),
+                           "highest": runs.highest.ravel(), "exact": tr.probs.ravel()})
     lines = pd.concat([spread[["step", "token", "exact"]].rename(columns={"exact": "probability"})
                        .assign(path=t("p6.sampled.exact")),
                        spread[["step", "token", "median"]].rename(columns={"median": "probability"})
@@ -237,10 +224,9 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
                         title=t("p6.sampled.title", runs=n_seeds), subtitle=t("p6.sampled.subtitle", batch=batch),
                         height=HEIGHT).properties(config=LEGENDS_BELOW)
     page.chart(whole_steps(band), spread, alt_text=t("p6.sampled.alt"), name="pg_sampled")
-    last = spread[spread["step"] == steps].set_index("token").loc[list(tokens)]
     ranges = t("p6.sep").join(t("p6.sampled.range", low=fmt(lo, 3), high=fmt(hi, 3), token=esc(tok))
-                              for tok, lo, hi in zip(tokens, last["lowest"], last["highest"], strict=True))
-    st.markdown(t("p6.sampled.ends", steps=steps, exact=fmt_list(last["exact"], 3), runs=n_seeds, ranges=ranges))
+                              for tok, lo, hi in zip(tokens, runs.lowest[-1], runs.highest[-1], strict=True))
+    st.markdown(t("p6.sampled.ends", steps=steps, exact=fmt_list(tr.probs[-1], 3), runs=n_seeds, ranges=ranges))
 
 
 playing = bool(st.session_state.get(PLAYING, False))

@@ -1,4 +1,5 @@
-"""The baseline page's study: the same sampled answers under several baselines."""
+"""The baseline page's studies: the exact effect of a baseline on the REINFORCE estimate, and the same sampled
+answers under several baselines."""
 
 from __future__ import annotations
 
@@ -6,16 +7,69 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, as_samples, as_vector, count
+from ..formulas.checks import as_probs, as_samples, as_vector, count, non_negative
 from ..formulas.estimates import (
+    GradientStats,
     gradient_stats,
+    gradient_variance_curve,
     histogram_counts,
+    optimal_baseline,
     running_mean,
     sample_answers,
     sample_checkpoints,
 )
+from .value import ValueBreakdown, value_breakdown
 
-__all__ = ["BaselineStudy", "baseline_study"]
+__all__ = ["BaselineOverview", "BaselineStudy", "baseline_overview", "baseline_study"]
+
+
+@dataclass(frozen=True)
+class BaselineOverview:
+    """What a baseline does, exactly, for one decision: the same mean update, a variance that is a parabola in b."""
+
+    breakdown: ValueBreakdown  # Q, V and A of the decision, with every term (``value_breakdown``)
+    b_star: float              # the baseline of least variance (``optimal_baseline``)
+    best: int                  # the token with the highest Q (the first one on a tie)
+    likely: int                # the most probable token (the first one on a tie)
+    zero: GradientStats        # the exact mean and total variance of the estimate with b = 0
+    at_v: GradientStats        # ... with b = V
+    same_mean: bool            # whether b = V leaves the mean update as b = 0 has it (np.allclose)
+    grid: np.ndarray           # shape [G]: baselines from 0 to the larger of b_max and the highest score
+    curve: np.ndarray          # shape [G]: the total variance at each of them
+
+
+def baseline_overview(probs, samples, *, b_max: float = 10.0, points: int = 101) -> BaselineOverview:
+    """The exact moments of g = (R − b)(eₐ − π) that do not depend on any draw: E[g] = π ⊙ (Q − V) for every b,
+    tr Cov[g] at b = 0, b = V and along a grid of b, and b*, where that parabola is lowest.
+
+    Source: Williams (1992); Greensmith, Bartlett & Baxter (2004) for the optimal constant baseline.
+
+    Args:
+        probs: shape [K], π.
+        samples: K lists of scores.
+        b_max: the grid's upper end at least (≥ 0); it reaches the highest score if that is higher.
+        points: the grid's number of baselines (≥ 2).
+
+    Returns:
+        BaselineOverview(breakdown, b_star, best, likely, zero, at_v, same_mean, grid [G], curve [G]).
+
+    >>> o = baseline_overview([0.5, 0.3, 0.2], [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]], points=3)
+    >>> o.best, o.likely, o.same_mean, o.grid.tolist()
+    (2, 0, True, [0.0, 5.0, 10.0])
+    >>> round(o.zero.total_variance, 4), round(o.at_v.total_variance, 4)
+    (20.7398, 3.7032)
+    """
+    p = as_probs("probs", probs)
+    groups = as_samples("samples", samples, p.size)
+    top = non_negative("b_max", b_max)
+    m = count("points", points, low=2, high=100_000)
+    bd = value_breakdown(p, groups)
+    zero, at_v = (gradient_stats(p, groups, x) for x in (0.0, float(bd.v)))
+    grid = np.linspace(0.0, max(top, *(max(g) for g in groups)), m)
+    return BaselineOverview(
+        breakdown=bd, b_star=optimal_baseline(p, groups), best=max(range(p.size), key=lambda i: bd.q[i]),
+        likely=max(range(p.size), key=lambda i: p[i]), zero=zero, at_v=at_v,
+        same_mean=bool(np.allclose(at_v.mean, zero.mean)), grid=grid, curve=gradient_variance_curve(p, groups, grid))
 
 
 @dataclass(frozen=True)

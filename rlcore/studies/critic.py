@@ -1,4 +1,5 @@
-"""The TD error and GAE page's studies: a critic that is wrong, and a group scored against itself."""
+"""The TD error and GAE page's studies: one answer's credit token by token, a critic that is wrong, and a group
+scored against itself."""
 
 from __future__ import annotations
 
@@ -7,13 +8,82 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formulas.checks import as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
-from ..formulas.credit import AnswerTrace, group_advantages, td_errors
+from ..formulas.credit import AnswerTrace, answer_trace, credit_positions, gae, group_advantages, td_errors
 from ..formulas.estimates import (
     sample_answers,
 )
 from ..formulas.example import Scenario, check_scenario
 
-__all__ = ["CriticErrorStudy", "GroupCredit", "critic_error_study", "group_credit"]
+__all__ = ["AnswerCredit", "CriticErrorStudy", "GroupCredit", "answer_credit", "answer_critic_error",
+           "critic_error_study", "group_credit"]
+
+
+@dataclass(frozen=True)
+class AnswerCredit:
+    """One answer with an exact critic: the TD error and the GAE advantage at each of its tokens."""
+
+    trace: AnswerTrace        # the answer that starts with the token, with its values at γ
+    td_errors: np.ndarray     # shape [T]: δₜ = rₜ + γ Vₜ₊₁ − Vₜ
+    advantages: np.ndarray    # shape [T]: GAE Âₜ at (γ, λ)
+    jump_at: np.ndarray       # shape [M]: the positions whose TD error is not zero (where the value jumps)
+    blamed_at_zero: np.ndarray  # shape [M']: the positions whose advantage at λ = 0 is not zero
+
+
+def answer_credit(scenario: Scenario, token: str, gamma: float, lam: float) -> AnswerCredit:
+    """Which tokens of the answer starting with ``token`` get the blame or credit for its score, and at which λ.
+
+    With the exact values (``answer_trace``) the TD error is zero everywhere but at the decision token, where
+    the value jumps from V to Q(token); GAE spreads that one δ backwards, Âₜ = Σₖ (γλ)ᵏ δₜ₊ₖ.
+
+    Args:
+        scenario: the running example.
+        token: one of scenario.tokens, the answer's first (decision) token.
+        gamma: discount γ in [0, 1].
+        lam: λ in [0, 1].
+
+    Returns:
+        AnswerCredit(trace, td_errors [T], advantages [T], jump_at [M], blamed_at_zero [M']).
+
+    >>> from ..formulas.example import ARTICLE_SCENARIO
+    >>> c = answer_credit(ARTICLE_SCENARIO, "open", 1.0, 1.0)
+    >>> c.jump_at.tolist(), round(float(c.td_errors[2]), 10), np.round(c.advantages[:3], 10).tolist()
+    ([2], -2.3, [-2.3, -2.3, -2.3])
+    """
+    g = in_range("gamma", gamma, 0.0, 1.0)
+    lam = in_range("lam", lam, 0.0, 1.0)
+    trace = answer_trace(scenario, token, g)
+    delta = td_errors(trace.rewards, trace.values, g)
+    adv = gae(trace.rewards, trace.values, g, lam)
+    adv0 = gae(trace.rewards, trace.values, g, 0.0)
+    return AnswerCredit(trace, delta, adv, credit_positions(delta), credit_positions(adv0))
+
+
+def answer_critic_error(scenario: Scenario, token: str, *, gamma: float, lams, bias: float, noise: float,
+                        n_draws: int, seed) -> CriticErrorStudy:
+    """``critic_error_study`` for the answer that starts with ``token``, its score drawn from that token's samples.
+
+    Args:
+        scenario: the running example.
+        token: one of scenario.tokens.
+        gamma: γ in [0, 1].
+        lams: shape [L], the λ values to compare, each in [0, 1].
+        bias: the critic's error after the decision token.
+        noise: standard deviation of the critic's noise (≥ 0).
+        n_draws: number of seeded draws (≥ 2).
+        seed: integer seed or numpy Generator.
+
+    Returns:
+        CriticErrorStudy(lams, bias, variance, mse, true_advantage).
+
+    >>> from ..formulas.example import ARTICLE_SCENARIO
+    >>> s = answer_critic_error(ARTICLE_SCENARIO, "open", gamma=1.0, lams=[0.0, 1.0], bias=0.0, noise=0.0,
+    ...                         n_draws=200, seed=0)
+    >>> round(s.true_advantage, 10), bool(abs(s.bias[0]) < 1e-12 and s.variance[0] < 1e-12), bool(s.variance[1] > 0)
+    (-2.3, True, True)
+    """
+    trace = answer_trace(scenario, token, in_range("gamma", gamma, 0.0, 1.0))
+    return critic_error_study(trace, scenario.samples[scenario.index(token)], gamma=gamma, lams=lams, bias=bias,
+                              noise=noise, n_draws=n_draws, seed=seed)
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
 MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS = 60, 250, 8
 PENDING: set[str] = {  # one a line, so that the branches that take pages off it merge cleanly
-    "1_Loop_state_action.py",
-    "2_Reward_and_return.py",
-    "3_Value_Q_advantage.py",
-    "4_Baseline_and_variance.py",
-    "5_TD_error_and_GAE.py",
-    "6_Policy_gradient.py",
     "7_Exploration.py",
     "8_KL_penalty.py",
     "8_Ratio_and_clipping.py",

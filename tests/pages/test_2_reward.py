@@ -4,15 +4,29 @@ With the default example (the answer "OpenAI is open. It's in the name.", 10 tok
 reward 0 on tokens 1–9 and 2 on the last; return 2 at every token for γ = 1; the first token's
 credit for γ = 0.9 is 2·0.9⁴ = 1.3122 in a 5-token answer and 2·0.9¹⁹ ≈ 0.27 in a 20-token one;
 the outcome-only judge gives "OpenAI is partly. It's in the name." and "OpenAI is partly: some open
-weights." the same full marks.
+weights." the same full marks. The checks read numbers and state; a sentence only as the catalogue writes it with
+the live numbers (``en``).
 """
 
 from __future__ import annotations
 
 import pytest
-from apphelp import chart_fingerprint, charts, just_shown, keys, no_exception, numbers, page_file, page_text, run_page
+from apphelp import (
+    chart_fingerprint,
+    charts,
+    just_shown,
+    keys,
+    metrics,
+    no_exception,
+    numbers,
+    page_file,
+    page_text,
+    run_page,
+)
 
 import rlcore
+from ui import i18n
+from ui.format import esc
 
 PAGE = page_file("2_")
 K = keys(PAGE)
@@ -35,8 +49,12 @@ def curve_data(at):
     return next(df for df in charts(at)[1]["data"].values() if "answer length" in df.columns)
 
 
-def metric(at, label_start: str) -> str:
-    return next(m.value for m in at.metric if m.label.startswith(label_start))
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p2.{msgid}", **values)
+
+
+def captions(at) -> list[str]:
+    return [c.value for c in at.caption]
 
 
 def test_defaults_show_the_articles_numbers():
@@ -46,10 +64,11 @@ def test_defaults_show_the_articles_numbers():
     assert list(strip["token"]) == TEN
     assert list(strip["reward"]) == [0.0] * 9 + [2.0]     # sparse: 0, then 2 on the last of 10 tokens
     assert list(strip["return"]) == [2.0] * 10           # γ = 1: return 2 at every token
-    text = page_text(at)
-    for figure in ("Reward, tokens 1–9 0", "Reward, token 10 2", "Judge's score 2", "Return at token 1 2",
-                   "**2 at every token**", "10 tokens: the 2 of the prefix"):
-        assert figure in text, figure
+    shown = metrics(at)
+    assert shown[en("reward_before", last=9)] == "0" and shown[en("reward_last", n=10)] == "2"
+    assert shown[en("judge_score")] == "2" and shown[en("return_first")] == "2"
+    assert en("flat", value="2", first="OpenAI", last=esc(".")) in [m.value for m in at.markdown]
+    assert en("answer_caption", n=10, before=2, token="open") in captions(at)  # 10 tokens, 2 of the prefix
     assert at.code[0].value == "Is OpenAI open?\nOpenAI is open. It's in the name."
     assert all(c["alt"] for c in charts(at))
 
@@ -78,7 +97,7 @@ def test_gamma_slider_changes_the_returns():
     assert list(strip["reward"]) == [0.0] * 9 + [2.0]  # the reward does not depend on γ
     # G_t = 2 · 0.5^(9 − t): 0.00390625 at the first token, 1 at the ninth, 2 at the last
     assert list(strip["return"]) == pytest.approx([2 * 0.5 ** (9 - t) for t in range(10)])
-    assert "γ = 0.5 (slider)" in set(curve_data(at)["γ"])
+    assert en("curve_slider", gamma="0.5") in set(curve_data(at)["γ"])
     assert 0.004 in numbers(page_text(at))                     # the first token's return, said in the text
 
 
@@ -106,7 +125,7 @@ def test_choosing_another_first_token():
     no_exception(at)
     strip = strip_data(at)
     assert strip["reward"].iloc[-1] == 5.0  # Q(closed) = (5 + 4 + 6) / 3
-    assert metric(at, "Judge's score") == "5"
+    assert metrics(at)[en("judge_score")] == "5"
 
 
 def test_outcome_only_judges_blind_spot():
@@ -114,9 +133,9 @@ def test_outcome_only_judges_blind_spot():
     codes = [c.value for c in at.code]
     assert "OpenAI is partly. It's in the name." in codes
     assert "OpenAI is partly: some open weights." in codes
-    judged = [m.value for m in at.metric if m.label == "Outcome-only judge"]
-    assert judged == ["10 of 10", "10 of 10"]
-    assert "Both get the same score" in page_text(at)
+    judged = [numbers(m.value) for m in at.metric if m.label == en("outcome_judge")]
+    assert judged == [[10, 10], [10, 10]]
+    assert en("both_same") in [m.value for m in at.markdown]
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
@@ -143,13 +162,13 @@ def test_four_token_scenario():
 
 def test_predict_answer_follows_the_scenario():
     at = run_page(PAGE)
-    at = at.radio(key="predict_gamma").set_value("More").run()
+    at = at.radio(key="predict_gamma").set_value(en("more")).run()
     assert at.success
-    assert "1.312" in at.success[0].value and "0.27" in at.success[0].value
+    assert {1.312, 0.27} <= set(numbers(at.success[0].value))
     at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
-    at = at.radio(key="predict_gamma").set_value("More").run()
+    at = at.radio(key="predict_gamma").set_value(en("more")).run()
     assert at.warning and not at.success
-    assert "the answer is **The same**" in at.warning[0].value
+    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
 
 
 def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
@@ -165,7 +184,7 @@ def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
 def test_the_length_chart_waits_for_the_prediction():
     at = run_page(PAGE)
     assert len(charts(at)) == 1 and "1.312" not in page_text(at)  # 2 · 0.9⁴ = 1.3122, the answer's figure
-    at = at.radio(key="predict_gamma").set_value("Less").run()
+    at = at.radio(key="predict_gamma").set_value(en("less")).run()
     assert at.warning and "1.312" in page_text(at)
     assert curve_data(at)["return at the first token"].max() == 2.0
 
@@ -175,4 +194,4 @@ def test_the_closed_answer_has_the_same_length_as_on_the_loop_page():
     n = len(strip_data(at))
     steps = rlcore.rollout(rlcore.ARTICLE_SCENARIO, 0, 1.0)  # seed 0 writes "closed" on the Loop page
     assert steps[0].action == "closed" and n == 14 == len(steps) + 2
-    assert f"{n} tokens: the 2 of the prefix" in page_text(at)
+    assert en("answer_caption", n=n, before=2, token="closed") in captions(at)

@@ -1,13 +1,15 @@
 """Page 3, "V, Q and advantage": AppTest checks of what the learner sees.
 
 With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, +4.7, the sum
-(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0.
+(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0. The checks read
+numbers, formulas and state; a label or sentence only as the catalogue writes it (``en``).
 """
 
 from __future__ import annotations
 
 import pytest
 from apphelp import (
+    SHOW,
     chart_fingerprint,
     charts,
     edit_scenario,
@@ -21,7 +23,8 @@ from apphelp import (
 )
 
 import rlcore
-from ui.format import fmt
+from ui import i18n
+from ui.format import fmt, fmt_list
 
 PAGE = page_file("3_")
 K = keys(PAGE)
@@ -38,6 +41,13 @@ UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,
 SHOWN = just_shown("predict_vqa")  # as after "Just show me"
 
 
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p3.{msgid}", **values)
+
+
+V_METRIC = en("v_metric")
+
+
 def metrics(at) -> dict[str, tuple[str, str]]:
     return {m.label: (m.value, m.proto.delta) for m in at.metric}
 
@@ -51,14 +61,15 @@ def test_defaults_show_the_articles_numbers():
     at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     m = metrics(at)
-    assert m["V (the state)"][0] == "4.3"
+    assert m[V_METRIC][0] == "4.3"
     assert [m[f"Q({t})"] for t in ("open", "closed", "partly")] == [("2", "-2.3"), ("5", "+0.7"), ("9", "+4.7")]
     text = page_text(at)
     for s in ["(3 + 1 + 2 + 1 + 3) / 5 = 2", "(5 + 4 + 6) / 3 = 5", "(10 + 8) / 2 = 9",
               "0.5 · 2 + 0.3 · 5 + 0.2 · 9 = **4.3**", "2 − 4.3 = −2.3", "5 − 4.3 = +0.7", "9 − 4.3 = +4.7",
-              "0.5 · (−2.3) + 0.3 · (+0.7) + 0.2 · (+4.7)", "(−1.15) + (+0.21) + (+0.94) = **0**",
-              "also 4.3", "5 / 3 / 2"]:
+              "0.5 · (−2.3) + 0.3 · (+0.7) + 0.2 · (+4.7)", "(−1.15) + (+0.21) + (+0.94) = **0**"]:
         assert s in text, s
+    (note,) = [i.value for i in at.info if i.icon == "ℹ️"]  # the plain mean is V: 10 scores, mean 4.3, split 5/3/2
+    assert note == en("mean_matches", n=10, mean="4.3", split="5 / 3 / 2", pi=fmt_list((0.5, 0.3, 0.2), 3))
     frames = list(picture(at)["data"].values())
     arrows = next(df for df in frames if "label" in df and "Q" in df)
     assert arrows["label"].tolist() == ["A = −2.3", "A = +0.7", "A = +4.7"]
@@ -75,7 +86,7 @@ def test_every_preset_runs(name):
     no_exception(at)
     assert len(charts(at)) == 2
     v = rlcore.expected_value(scenario.pi, scenario.q)
-    assert metrics(at)["V (the state)"][0] == fmt(v)
+    assert metrics(at)[V_METRIC][0] == fmt(v)
 
 
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
@@ -86,7 +97,7 @@ def test_other_token_counts(scenario):
     arrows = next(df for df in frames if "label" in df and "Q" in df)
     assert arrows["token"].tolist() == list(scenario.tokens)
     conv = next(iter(charts(at)[1]["data"].values()))
-    assert set(conv["series"]) <= {*scenario.tokens, "V (all answers)"}
+    assert set(conv["series"]) <= {*scenario.tokens, en("v_series")}
     assert len(at.metric) == scenario.n + 1
 
 
@@ -99,10 +110,10 @@ def test_moving_the_sample_count_changes_the_estimates():
     conv = next(df for df in charts(at)[1]["data"].values() if "answers" in df)
     assert conv["answers"].max() == 5000
     assert conv["answers"].nunique() <= 20  # aggregated to checkpoints
-    est = next(d.value for d in at.dataframe if "answers used" in d.value)
-    assert est["answers used"].iloc[-1] == 5000
+    est = next(d.value for d in at.dataframe if en("col_used") in d.value)
+    assert est[en("col_used")].iloc[-1] == 5000
     # with 5000 answers every estimate is within 0.2 of the value from the example
-    assert (est["estimate"] - est["value from the example"]).abs().max() < 0.2
+    assert (est[en("col_estimate")] - est[en("from_example")]).abs().max() < 0.2
 
 
 def test_seed_changes_the_draw():
@@ -129,7 +140,7 @@ def test_a_valid_sidebar_edit_changes_the_picture():
     edit_scenario(at, "scores", 0, "4, 4")  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert metrics(at)["V (the state)"][0] == "5.3"
+    assert metrics(at)[V_METRIC][0] == "5.3"
 
 
 def test_query_parameters_set_the_widgets():
@@ -137,8 +148,8 @@ def test_query_parameters_set_the_widgets():
     no_exception(at)
     assert at.select_slider(key=K("n")).value == 1000
     assert at.number_input(key=K("seed")).value == 4
-    heading = next(h.value for h in at.subheader if h.value.startswith("Draw more answers"))
-    assert numbers(heading) == [1000, 4]                    # the answers drawn and the seed, in its heading
+    # the answers drawn and the seed, in its heading
+    assert en("draw_heading", n="1,000", seed=4) in [h.value for h in at.subheader]
 
 
 def test_plain_mean_note_when_counts_do_not_follow_pi():
@@ -156,16 +167,16 @@ def test_plain_mean_note_when_counts_do_not_follow_pi():
 def test_predict_answer_follows_the_scenario(scenario, token, answer):
     at = run_page(PAGE, scenario=scenario)
     assert f"**{token}**" in at.radio(key="predict_vqa").label     # the question asks about the runner-up
-    at.radio(key="predict_vqa").set_value(answer).run()
+    at.radio(key="predict_vqa").set_value(en(answer)).run()
     no_exception(at)
-    assert at.success and answer in at.success[0].value
+    assert at.success and f"**{en(answer)}**" in at.success[0].value
     assert all(w.icon == "⚖️" for w in at.warning)           # at most the plain-mean note, never "Not this time"
 
 
 def test_another_seed_moves_on_from_the_seed_shown():
     at = run_page(PAGE)
     at.number_input(key=K("seed")).set_value(7).run()
-    next(b for b in at.button if b.label == "Another seed").click().run()
+    next(b for b in at.button if b.label == en("another_seed")).click().run()
     no_exception(at)
     assert at.number_input(key=K("seed")).value == 8
 
@@ -175,13 +186,13 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
     text = page_text(at)
-    assert "Predict first." in text
+    assert at.radio(key="predict_vqa").value is None  # asked, not answered
     assert "+0.7" not in text and "5 − 4.3" not in text
     assert not any(m.proto.delta for m in at.metric)
     frames = list(picture(at)["data"].values())
     assert not any("label" in df and "Q" in df for df in frames), "no arrows V → Q yet"
     # choosing a (wrong) answer reveals it, with the explanation
-    at.radio(key="predict_vqa").set_value("negative").run()
+    at.radio(key="predict_vqa").set_value(en("negative")).run()
     text = page_text(at)
     assert "A(closed) = Q − V = 5 − 4.3 = +0.7" in text
     assert "5 − 4.3 = +0.7" in text and metrics(at)["Q(closed)"][1] == "+0.7"
@@ -189,10 +200,10 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
 
 def test_just_show_me_reveals_without_an_answer():
     at = run_page(PAGE)
-    next(b for b in at.button if b.label == "Just show me").click().run()
+    next(b for b in at.button if b.label == SHOW).click().run()
     no_exception(at)
     assert at.radio(key="predict_vqa").value is None
-    assert at.info and "The answer is **positive**" in at.info[0].value
+    assert at.info and f"**{en('positive')}**" in at.info[0].value  # the answer it names
     assert "+0.7" in page_text(at)
     frames = list(picture(at)["data"].values())
     assert any("label" in df and "Q" in df for df in frames)

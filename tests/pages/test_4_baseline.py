@@ -2,6 +2,7 @@
 
 With the default example the page shows the article's 20.74 (b = 0), 3.70 (b = V), their ratio 0.179,
 the unchanged average update (−1.15, 0.21, 0.94), and R − V = −1.3, −3.3, −2.3, −3.3, −1.3 with mean −2.3.
+The checks read numbers and state; a label or sentence only as the catalogue writes it (``en``).
 """
 
 from __future__ import annotations
@@ -23,17 +24,34 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
+from ui.format import pct
 
 PAGE = page_file("4_")
 K = keys(PAGE)
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
+ARTICLE = rlcore.ARTICLE_SCENARIO
 SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
 
 
 SHOWN = just_shown("predict_baseline")  # as after "Just show me"
+
+
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p4.{msgid}", **values)
+
+
+def said(at) -> list[list[float]]:
+    """The numbers of each markdown paragraph."""
+    return [numbers(m.value) for m in at.markdown]
+
+
+def exact_columns(table, tokens=ARTICLE.tokens) -> list[str]:
+    """The summary table's columns of the exact mean update, one per token (of ``tokens``) it has."""
+    return [c for c in (en("col_exact", token=tok) for tok in tokens) if c in table.columns]
 
 
 def metric_values(at) -> dict[str, str]:
@@ -45,23 +63,26 @@ def frames_with(at, column: str):
 
 
 def summary_table(at):
-    return next(d.value for d in at.dataframe if "total variance (exact)" in d.value)
+    return next(d.value for d in at.dataframe if en("col_var_exact") in d.value)
 
 
 def test_defaults_show_the_articles_numbers():
     at = run_page(PAGE, state=SHOWN)
     no_exception(at)
     m = metric_values(at)
-    assert m["Variance, b = 0"] == "20.74"
-    assert m["Variance, b = V = 4.3"] == "3.70"
-    assert m["Noise left with b = V"] == "0.179"
-    ratio = next(x for x in at.metric if x.label == "Noise left with b = V")
-    assert "remains" in ratio.proto.help  # 3.70 / 20.74: the share of the noise left, not the share removed
+    assert m[en("var_zero")] == "20.74"
+    assert m[en("var_v", v="4.3")] == "3.70"
+    assert m[en("noise_left")] == "0.179"
+    ratio = next(x for x in at.metric if x.label == en("noise_left"))
+    assert ratio.proto.help == en("noise_left_help")  # 3.70 / 20.74: the share of the noise left
     assert all(len(x.label) <= 25 for x in at.metric), [x.label for x in at.metric]
     text = page_text(at)
-    for s in ["E[g] = π ⊙ A = (−1.15, 0.21, 0.94)", "3.70 instead of 20.74", "a ratio of 0.179",
-              "R − V = −1.3, −3.3, −2.3, −3.3, −1.3", "Their mean is −2.3 = Q(open) − V = 2 − 4.3"]:
+    for s in ["E[g] = π ⊙ A = (−1.15, 0.21, 0.94)", "R − V = −1.3, −3.3, −2.3, −3.3, −1.3",
+              "−2.3 = Q(open) − V = 2 − 4.3"]:
         assert s in text, s
+    # the same mean, the two variances, their ratio and its inverse (1/5.6, 5.6 times fewer answers)
+    assert [-1.15, 0.21, 0.94, 3.7, 20.74, 0.179, 1, 5.6, 5.6] in said(at)
+    assert [5, -1.3, -3.3, -2.3, -3.3, -1.3, -2.3, 2, 4.3] in said(at)  # the 5 answers' R − V and their mean
     # the selectbox starts on the token with the best Q
     assert at.selectbox(key=K("tok")).value == "partly"
     assert at.slider(key=K("n")).value == 2000
@@ -70,15 +91,15 @@ def test_defaults_show_the_articles_numbers():
 def test_means_agree_and_spreads_do_not():
     at = run_page(PAGE, state=SHOWN)
     table = summary_table(at)
-    exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
+    exact = table[exact_columns(table)].to_numpy()
     np.testing.assert_allclose(exact, np.tile([-1.15, 0.21, 0.94], (4, 1)), atol=1e-9)
-    var = table["total variance (exact)"].to_numpy()
+    var = table[en("col_var_exact")].to_numpy()
     assert var[0] == pytest.approx(20.7398) and var[1] == pytest.approx(3.7032)
     assert var.min() == var[2]  # b* has the least variance
     hist = frames_with(at, "share")[0]
     spread = hist[hist["share"] > 0].groupby("baseline")["from"].agg(lambda s: s.max() - s.min())
     assert spread["b = 0"] > spread["b = V"]  # the histogram with b = 0 is wider
-    assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", "b = yours = 8"]
+    assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", en("yours_name", b="8")]
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
@@ -90,7 +111,7 @@ def test_every_preset_sets_the_exact_update(name):
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     table = summary_table(at)
-    exact = table[[c for c in table.columns if c.startswith("exact E[g]")]].to_numpy()
+    exact = table[exact_columns(table, scenario.tokens)].to_numpy()
     np.testing.assert_allclose(exact, np.tile(pi * (q - pi @ q), (len(table), 1)), atol=1e-9)
     assert at.selectbox(key=K("tok")).value == scenario.tokens[int(np.argmax(q))]
     assert len(charts(at)) == 4
@@ -101,7 +122,7 @@ def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
     no_exception(at)
     table = summary_table(at)
-    assert sum(c.startswith("exact E[g]") for c in table.columns) == scenario.n
+    assert len(exact_columns(table, scenario.tokens)) == scenario.n
     best = scenario.tokens[int(np.argmax(scenario.q))]
     assert at.selectbox(key=K("tok")).value == best
     running = frames_with(at, "running average")[0]
@@ -114,7 +135,7 @@ def test_moving_b_changes_the_charts():
     at.slider(key=K("b")).set_value(2.0).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert "b = yours = 2" in set(summary_table(at)["baseline"])
+    assert en("yours_name", b="2") in set(summary_table(at)[en("col_baseline")])
 
 
 def test_moving_n_and_token_change_the_charts():
@@ -128,8 +149,13 @@ def test_moving_n_and_token_change_the_charts():
     at.selectbox(key=K("tok")).set_value("open").run()
     no_exception(at)
     assert chart_fingerprint(at) != after_n
-    assert "estimates for the logit of open" in str(charts(at)[0]["spec"])  # the main chart's title
-    assert "push open the way" in page_text(at)
+    assert en("hist_title", n="500", token="open") in str(charts(at)[0]["spec"])  # the main chart's title
+    # how often a single answer pushes "open" the way its average goes: the same draw, from rlcore
+    bd = rlcore.value_breakdown(ARTICLE.probs, ARTICLE.samples)
+    res = rlcore.baseline_study(ARTICLE.probs, ARTICLE.samples, (0.0, bd.v, rlcore.optimal_baseline(
+        ARTICLE.probs, ARTICLE.samples), 8.0), 500, 0, token=0)
+    assert en("directions", zero=pct(res.right_direction[0]), token="open", at_v=pct(res.right_direction[1])) in [
+        m.value for m in at.markdown]
 
 
 def test_invalid_sidebar_input_keeps_the_last_valid_example():
@@ -137,7 +163,7 @@ def test_invalid_sidebar_input_keeps_the_last_valid_example():
     edit_scenario(at, "scores", 1, "abc")
     no_exception(at)
     assert at.error
-    assert metric_values(at)["Variance, b = 0"] == "20.74"
+    assert metric_values(at)[en("var_zero")] == "20.74"
     assert len(charts(at)) == 4
 
 
@@ -161,13 +187,13 @@ def test_query_parameters_set_the_widgets():
 
 def test_predict_answer_is_computed():
     at = run_page(PAGE)
-    at.radio(key="predict_baseline").set_value("No: the average stays the same").run()
+    at.radio(key="predict_baseline").set_value(en("stays")).run()
     no_exception(at)
     assert at.success
     # the average update π·(Q − b) with b = 0 and b = V: 0.5·(−2.3), 0.3·0.7, 0.2·4.7 both times
     said = numbers(at.success[0].value)
     assert [-1.15, 0.21, 0.94] * 2 in [said[i:i + 6] for i in range(len(said))]
-    at.radio(key="predict_baseline").set_value("Yes: it makes the update smaller").run()
+    at.radio(key="predict_baseline").set_value(en("smaller")).run()
     assert at.warning and not at.success
 
 
@@ -176,14 +202,14 @@ def test_presets_set_b():
     choose_preset(at, "b = V")
     no_exception(at)
     assert at.slider(key=K("b")).value == pytest.approx(4.3)
-    assert "b = yours = 4.3" in set(summary_table(at)["baseline"])
+    assert en("yours_name", b="4.3") in set(summary_table(at)[en("col_baseline")])
 
 
 def test_the_averages_wait_for_the_prediction():
     at = run_page(PAGE)
     assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
     assert not frames_with(at, "running average") and not at.metric
-    at.radio(key="predict_baseline").set_value("Yes: it turns the update around").run()
+    at.radio(key="predict_baseline").set_value(en("turns_around")).run()
     assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
     assert frames_with(at, "running average")
 

@@ -1,4 +1,7 @@
-"""Page 5, TD error and GAE: AppTest checks of the article's numbers, the widgets, bad input and the URL."""
+"""Page 5, TD error and GAE: AppTest checks of the article's numbers, the widgets, bad input and the URL.
+
+The checks read numbers and state; a chart is found by its title and a label or sentence looked for as the
+catalogue writes it with the live numbers (``en``), so rewording the catalogue breaks no test here."""
 
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
+from ui.format import fmt
 
 PAGE = page_file("5_")
 K = keys(PAGE)
@@ -29,6 +34,10 @@ SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 SHOWN = just_shown("predict_gae")  # as after "Just show me"
+
+
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p5.{msgid}", **values)
 
 
 def chart(at, title: str) -> dict:
@@ -42,11 +51,25 @@ def chart(at, title: str) -> dict:
 
 
 def strip(at):
-    return chart(at, "V before each token")
+    """The answer's strip: the first chart with the values before each token (the V chart, or once revealed the
+    TD error chart)."""
+    return next(df for c in charts(at) for df in c["data"].values() if "V before" in df)
+
+
+def gae_title(at) -> str:
+    return en("gae_title", lam=fmt(at.slider(key=K("lam")).value))
 
 
 def gae_column(at):
-    return chart(at, "GAE advantage per token")["GAE advantage"].round(10).tolist()
+    return chart(at, gae_title(at))["GAE advantage"].round(10).tolist()
+
+
+def group_chart(at, size: int):
+    return chart(at, en("group.title", size=size))
+
+
+def critic_chart(at, token: str = "open"):
+    return chart(at, en("critic.title", token=token))
 
 
 def test_defaults_show_the_article_numbers():
@@ -57,9 +80,11 @@ def test_defaults_show_the_article_numbers():
     # V before OpenAI/is/open is 4.3, from `.` on it is 2; δ is −2.3 at `open` and 0 elsewhere.
     assert df["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
     assert df["TD error"].round(10).tolist() == [0, 0, -2.3] + [0] * 7
-    text = page_text(at)
-    for needle in ("V before “open” 4.3", "V after “open” 2", "TD error at “open” −2.3", "(−2.3 at **open**)"):
-        assert needle in text
+    shown = metrics(at)
+    assert shown[en("v_before", tok="open")] == "4.3" and shown[en("v_after", tok="open")] == "2"
+    assert shown[en("td_at", tok="open")] == "−2.3"
+    jump = en("jump_some", moved="**open**", delta="−2.3", tok="open")  # the one TD error, at open
+    assert any(m.value.startswith(jump) for m in at.markdown)
     assert at.selectbox(key=K("tok")).value == "open"  # the most likely token
     assert at.slider(key=K("lam")).value == 0.95 and at.slider(key=K("gamma")).value == 1.0
 
@@ -79,7 +104,7 @@ def test_lambda_moves_the_blame():
 
 def test_presets_set_lambda():
     at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "λ = 0: trust V, blame one token")
+    choose_preset(at, en("preset_lam0"))
     assert at.slider(key=K("lam")).value == 0.0
     assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
@@ -132,12 +157,12 @@ def test_other_scenarios_run(scenario):
 
 def test_group_widgets_change_the_group():
     at = run_page(PAGE, state=SHOWN)
-    before = chart(at, "The 8 answers").to_csv()
+    before = group_chart(at, 8).to_csv()
     at.slider(key=K("G")).set_value(16).run()
-    group = chart(at, "The 16 answers")
+    group = group_chart(at, 16)
     assert len(group) == 16 and group.to_csv() != before
     at.selectbox(key=K("method")).set_value("dr_grpo").run()
-    group = chart(at, "The 16 answers")
+    group = group_chart(at, 16)
     # Dr. GRPO: score − group mean, so the advantages sum to 0 and keep the scores' spacing.
     assert group["advantage"].sum() == pytest.approx(0.0, abs=1e-9)
     np.testing.assert_allclose(group["advantage"], group["score"] - group["score"].mean())
@@ -146,28 +171,29 @@ def test_group_widgets_change_the_group():
 def test_a_dead_group_is_explained():
     at = run_page(PAGE, state=SHOWN, scenario=FLAT)
     no_exception(at)
-    assert any("dead group" in w.value for w in at.warning)
-    assert (chart(at, "The 8 answers")["advantage"] == 0).all()
-    at = run_page(PAGE, state=SHOWN, query={"G": "1"})
-    assert any("dead group" in w.value for w in at.warning)
+    assert en("group.dead", size=8, score="5") in [w.value for w in at.warning]
+    assert (group_chart(at, 8)["advantage"] == 0).all()
+    at = run_page(PAGE, state=SHOWN, query={"G": "1"})  # one answer: whatever its score, nothing to compare
+    scores = {fmt(x) for s in rlcore.ARTICLE_SCENARIO.samples for x in s}
+    assert {w.value for w in at.warning} & {en("group.dead", size=1, score=x) for x in scores}
 
 
 def test_critic_error_panel_follows_its_sliders():
     at = run_page(PAGE, state=SHOWN)
-    before = chart(at, "Error of the advantage").to_csv()
+    before = critic_chart(at).to_csv()
     at.slider(key=K("bias")).set_value(0.0).run()
     at.slider(key=K("noise")).set_value(0.0).run()
     no_exception(at)
-    df = chart(at, "Error of the advantage")
+    df = critic_chart(at)
     assert df.to_csv() != before
     mse = df[df["part"] == "mean squared error"].set_index("λ")["value"]
     assert mse[0.0] == pytest.approx(0.0, abs=1e-12)       # an exact critic: λ = 0 has no error at all
     assert mse[1.0] == pytest.approx(0.8, rel=0.1)          # λ = 1 carries the spread of 3, 1, 2, 1, 3
-    assert numbers(metrics(at)["λ with the smallest error for this critic"]) == [0]
+    assert numbers(metrics(at)[en("critic.best")]) == [0]
 
 
 def test_default_critic_shows_the_trade_off():
-    df = chart(run_page(PAGE, state=SHOWN), "Error of the advantage")
+    df = critic_chart(run_page(PAGE, state=SHOWN))
     parts = {p: g.set_index("λ")["value"] for p, g in df.groupby("part")}
     assert parts["bias²"][0.0] > parts["bias²"][1.0]            # small λ inherits the critic's bias
     assert parts["variance"][1.0] > parts["variance"][0.5]      # λ near 1 carries the score's noise
@@ -189,12 +215,12 @@ def test_query_parameter_sets_lambda():
 
 def test_predict_answer_follows_the_scenario():
     at = run_page(PAGE)
-    at.radio(key="predict_gae").set_value("only open").run()
+    at.radio(key="predict_gae").set_value(en("only", tok="open")).run()
     assert at.success and not at.warning
     # Every answer scores 5, so V never moves: no token is blamed at λ = 0.
     at = run_page(PAGE, scenario=FLAT)
-    assert "no token" in at.radio(key="predict_gae").options
-    at.radio(key="predict_gae").set_value("no token").run()
+    assert en("none") in at.radio(key="predict_gae").options
+    at.radio(key="predict_gae").set_value(en("none")).run()
     assert at.success
 
 
@@ -202,17 +228,17 @@ def test_the_blame_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
     assert question_key(at) == "predict_gae" and "−2.3" not in page_text(at)
-    shown = chart(at, "V before each token")
+    shown = strip(at)
     assert "TD error" not in shown and shown["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
-    assert not any("GAE advantage per token" in str(c["spec"]) for c in charts(at))
-    at.radio(key="predict_gae").set_value("every token of the answer").run()
+    assert not any(gae_title(at) in str(c["spec"]) for c in charts(at))
+    at.radio(key="predict_gae").set_value(en("every")).run()
     no_exception(at)
-    assert at.warning and "**only open**" in at.warning[0].value
-    assert numbers(metrics(at)["TD error at “open”"]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
+    assert at.warning and f"**{en('only', tok='open')}**" in at.warning[0].value  # the answer it names
+    assert numbers(metrics(at)[en("td_at", tok="open")]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
     assert gae_column(at)[2] == -2.3
 
 
 def test_group_size_accepts_a_float_from_session_state():
     at = run_page(PAGE, state=SHOWN, inputs={"G": 5.0})
     no_exception(at)
-    assert len(chart(at, "The 5 answers")) == 5
+    assert len(group_chart(at, 5)) == 5

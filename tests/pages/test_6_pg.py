@@ -1,4 +1,7 @@
-"""Page 6, Policy gradient: AppTest checks of the article's steps, the widgets, bad input and the URL."""
+"""Page 6, Policy gradient: AppTest checks of the article's steps, the widgets, bad input and the URL.
+
+The checks read numbers and state; a chart is found by its title and a label looked for as the catalogue writes it
+with the live numbers (``en``), so rewording the catalogue breaks no test here."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("6_")
 K = keys(PAGE)
@@ -28,9 +32,22 @@ SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)))
 
 
-def inside_step(at) -> int:
-    """The step the "Inside step N" section takes apart."""
-    return int(numbers(next(h.value for h in at.subheader if h.value.startswith("Inside step")))[0])
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p6.{msgid}", **values)
+
+
+PROBS, VALUES = en("probs_title"), en("v_title")  # the two charts of the path
+
+
+def inside_step(at) -> int | None:
+    """The step the "Inside step N" section takes apart (None when it is not shown)."""
+    headings = {en("inside.heading", step=k): k for k in range(51)}
+    return next((headings[h.value] for h in at.subheader if h.value in headings), None)
+
+
+def sampled(at, runs: int):
+    """The sampled runs' chart data: median, lowest and highest per step and token."""
+    return chart(at, en("sampled.title", runs=runs), "highest")
 
 
 def chart(at, title: str, column: str | None = None):
@@ -48,7 +65,7 @@ SHOWN = just_shown("predict_pg")  # as after "Just show me"
 
 
 def logit_bars(at):
-    return chart(at, "Step ").set_index("token")["logit change"]
+    return chart(at, en("inside.title", step=inside_step(at))).set_index("token")["logit change"]
 
 
 def test_defaults_show_the_article_numbers():
@@ -60,11 +77,10 @@ def test_defaults_show_the_article_numbers():
     assert "V: 4.3 → 6.5 → 8.3" in text
     # closed rises in step 1 (5 > 4.3) and falls in step 2 (5 < 6.5).
     # ... the turning token's sentence: up to step 1, down in step 2, from V = 6.51 above its Q = 5
-    about_closed = [numbers(md.value) for md in at.markdown if md.value.startswith("**closed**")]
-    assert [1, 2, 6.51, 5] in [n[:4] for n in about_closed]
-    probs = chart(at, "Token probabilities")
+    assert [1, 2, 6.51, 5] in [numbers(md.value)[:4] for md in at.markdown]
+    probs = chart(at, PROBS)
     assert len(probs) == 9 and probs["step"].max() == 2
-    v = chart(at, "V climbs").set_index("step")["score"]
+    v = chart(at, VALUES).set_index("step")["score"]
     assert v.round(1).tolist() == [4.3, 6.5, 8.3]
     # The logit change of step 1 is π·A: 0.5·(−2.3), 0.3·0.7, 0.2·4.7.
     at = run_page(PAGE, state=SHOWN, query={"step": "1"})
@@ -75,23 +91,23 @@ def test_the_steps_stay_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
     text = page_text(at)
-    assert "Predict first." in text and "0.356" not in text and "Inside step" not in text
-    assert len(chart(at, "Token probabilities")) == 3, "only the start before the answer"
+    assert at.radio(key="predict_pg").value is None and "0.356" not in text and inside_step(at) is None
+    assert len(chart(at, PROBS)) == 3, "only the start before the answer"
     assert at.button(key="pg_play").disabled and at.button(key="pg_step").disabled
-    at.radio(key="predict_pg").set_value("Down").run()
+    at.radio(key="predict_pg").set_value(en("down")).run()
     no_exception(at)
-    assert at.warning and "0.3 to 0.356" in at.warning[0].value
+    assert at.warning and {0.3, 0.356} <= set(numbers(at.warning[0].value))  # π(closed) before and after
     assert inside_step(at) == 1 and not at.button(key="pg_play").disabled
 
 
 def test_turning_point_is_marked_once_the_steps_pass_it():
     at = run_page(PAGE, state=SHOWN, query={"step": "2"})
+    peaks = en("peaks", token="closed")
     labels = [df for c in charts(at) for df in c["data"].values() if "label" in df and "at" in df]
-    assert any(("closed peaks" in df["label"].tolist()) and df.set_index("label")["at"]["closed peaks"] == 1
-               for df in labels)
+    assert any((peaks in df["label"].tolist()) and df.set_index("label")["at"][peaks] == 1 for df in labels)
     at = run_page(PAGE, state=SHOWN, query={"step": "1"})  # step 2, where closed turns, has not happened yet
     labels = [df for c in charts(at) for df in c["data"].values() if "label" in df and "at" in df]
-    assert not any("closed peaks" in df["label"].tolist() for df in labels)
+    assert not any(peaks in df["label"].tolist() for df in labels)
 
 
 def test_step_button_moves_one_step_and_stops_at_the_end():
@@ -100,7 +116,7 @@ def test_step_button_moves_one_step_and_stops_at_the_end():
     at.button(key="pg_step").click().run()
     no_exception(at)
     assert at.slider(key=K("step")).value == 1
-    assert chart(at, "Token probabilities")["step"].max() == 1
+    assert chart(at, PROBS)["step"].max() == 1
     at.button(key="pg_step").click().run()
     assert at.slider(key=K("step")).value == 2 and at.button(key="pg_step").disabled  # 2 of 2 steps
 
@@ -110,11 +126,11 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     at.button(key="pg_play").click().run()
     no_exception(at)
     assert at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
-    assert [b.label for b in at.button if b.key == "pg_pause"] == ["Pause"]
+    assert [b.label for b in at.button if b.key == "pg_pause"] == [en("pause")]
     at.session_state["pg_last_frame"] = 0.0  # as if the timer's interval had passed
     at.run()
     assert at.slider(key=K("step")).value == 1 and at.session_state["pg_playing"]
-    assert chart(at, "Token probabilities")["step"].max() == 1
+    assert chart(at, PROBS)["step"].max() == 1
     at.session_state["pg_last_frame"] = 0.0
     at.run()
     no_exception(at)
@@ -141,11 +157,11 @@ def test_inspecting_step_two():
     at.slider(key=K("step")).set_value(2).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    bars = chart(at, "Step 2")
+    bars = chart(at, en("inside.title", step=2))
     # Step 2 starts from π₁ = (0.152, 0.356, 0.492), V₁ = 6.512: π₁·(Q − V₁).
     np.testing.assert_allclose(bars.set_index("token")["logit change"][["open", "closed", "partly"]],
                                [0.152 * -4.512, 0.356 * -1.512, 0.492 * 2.488], atol=2e-3)
-    assert bars.set_index("token")["probability"]["closed"] == "down"
+    assert bars.set_index("token")["probability"]["closed"] == en("inside.falls")
 
 
 def test_step_size_and_step_count_change_the_path():
@@ -157,7 +173,7 @@ def test_step_size_and_step_count_change_the_path():
     np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-0.575, 0.105, 0.47])
     at.slider(key=K("steps")).set_value(30).run()
     at.slider(key=K("step")).set_value(30).run()
-    assert chart(at, "Token probabilities")["step"].max() == 30
+    assert chart(at, PROBS)["step"].max() == 30
 
 
 def test_a_step_beyond_the_last_shows_the_last():
@@ -165,40 +181,40 @@ def test_a_step_beyond_the_last_shows_the_last():
     assert at.slider(key=K("step")).value == 20 and inside_step(at) == 20
     at.slider(key=K("steps")).set_value(5).run()
     no_exception(at)
-    assert inside_step(at) == 5 and chart(at, "Token probabilities")["step"].max() == 5
+    assert inside_step(at) == 5 and chart(at, PROBS)["step"].max() == 5
     assert at.button(key="pg_step").disabled
     at.slider(key=K("steps")).set_value(1).run()
     no_exception(at)
-    assert chart(at, "Step 1")["token"].tolist() == ["open", "closed", "partly"]
+    assert chart(at, en("inside.title", step=1))["token"].tolist() == ["open", "closed", "partly"]
 
 
 def test_presets():
     at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "Thirty steps")
+    choose_preset(at, en("preset_thirty"))
     no_exception(at)
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 30
-    probs = chart(at, "Token probabilities")
+    probs = chart(at, PROBS)
     assert len(probs) == 31 * 3 and probs["step"].max() == 30  # π at steps 0…30, three tokens
-    choose_preset(at, "The article's two steps")
+    choose_preset(at, en("preset_two"))
     assert at.slider(key=K("steps")).value == 2 and at.slider(key=K("step")).value == 1
 
 
 def test_sampled_runs_follow_their_widgets():
     at = run_page(PAGE)
-    df = chart(at, "12 sampled runs", "highest")
+    df = sampled(at, 12)
     assert len(df) == 9
     assert (df["lowest"] <= df["median"] + 1e-12).all() and (df["median"] <= df["highest"] + 1e-12).all()
     before = df.to_csv()
     at.slider(key=K("batch")).set_value(2).run()
     no_exception(at)
-    assert chart(at, "12 sampled runs", "highest").to_csv() != before
+    assert sampled(at, 12).to_csv() != before
     at.slider(key=K("seeds")).set_value(30).run()
-    assert len(chart(at, "30 sampled runs", "highest")) == 9
+    assert len(sampled(at, 30)) == 9
 
 
 def test_big_batches_hug_the_exact_path():
-    wide = chart(run_page(PAGE, query={"batch": "1"}), "12 sampled runs", "highest")
-    narrow = chart(run_page(PAGE, query={"batch": "64"}), "12 sampled runs", "highest")
+    wide = sampled(run_page(PAGE, query={"batch": "1"}), 12)
+    narrow = sampled(run_page(PAGE, query={"batch": "64"}), 12)
     spread = lambda df: (df["highest"] - df["lowest"]).max()  # noqa: E731
     assert spread(narrow) < spread(wide)
 
@@ -212,7 +228,7 @@ def test_every_preset_sets_the_first_step(name):
     no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     np.testing.assert_allclose(logit_bars(at)[list(scenario.tokens)], pi * (q - pi @ q), atol=1e-9)
-    assert chart(at, "V climbs", "step").set_index("step")["score"][0] == pytest.approx(pi @ q)
+    assert chart(at, VALUES, "step").set_index("step")["score"][0] == pytest.approx(pi @ q)
     assert len(charts(at)) == 4
 
 
@@ -220,7 +236,7 @@ def test_every_preset_sets_the_first_step(name):
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"}, state=SHOWN)
     no_exception(at)
-    assert set(chart(at, "Token probabilities")["token"]) == set(scenario.tokens)
+    assert set(chart(at, PROBS)["token"]) == set(scenario.tokens)
     assert len(logit_bars(at)) == scenario.n
 
 
@@ -254,17 +270,17 @@ def predicted(at) -> str:
 
 
 def test_predict_answer_follows_the_scenario():
-    assert predicted(run_page(PAGE)) == "Up"                       # 5 > V = 4.3
+    assert predicted(run_page(PAGE)) == en("up")                   # 5 > V = 4.3
     likely_best = rlcore.PRESETS["Most likely is already best"]    # V = 6.95 > 5
     at = run_page(PAGE, scenario=likely_best)
-    assert "does **closed** go up or down" in page_text(at)
-    assert predicted(at) == "Down"
-    assert predicted(run_page(PAGE, query={"lr": "0"})) == "Stays the same"
+    assert at.radio(key="predict_pg").label == en("question", lr="1", token="closed")
+    assert predicted(at) == en("down")
+    assert predicted(run_page(PAGE, query={"lr": "0"})) == en("same")
 
 
 def test_predict_asks_about_the_second_best_token_without_closed():
     at = run_page(PAGE, scenario=FOUR)   # Q: yes 8, no 2, maybe 5, depends 8 → second best by Q is "yes"
-    assert "does **yes** go up or down" in page_text(at)
+    assert at.radio(key="predict_pg").label == en("question", lr="1", token="yes")
 
 
 def test_whole_number_widgets_accept_floats_from_session_state():
@@ -272,4 +288,4 @@ def test_whole_number_widgets_accept_floats_from_session_state():
     at = run_page(PAGE, inputs={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0}, state=SHOWN)
     no_exception(at)
     assert inside_step(at) == 3
-    assert len(chart(at, "3 sampled runs", "highest")) == 6 * 3
+    assert len(sampled(at, 3)) == 6 * 3
