@@ -19,9 +19,9 @@ LAB = page_file("9_")
 # English words the Chinese Glossary shows on purpose: the English terms beside the Chinese ones (their
 # lookup names, the aliases, are taken out before the search, as the scenario's tokens are), the spelled-out names
 # of the acronyms, and the functions of the formulas
-TERMS_EN = {"element", "wise", "product", "weight", "divergence", "estimator", "pair", "problems", "generalised",
-            "estimation", "proximal", "optimisation", "relative", "sequence", "factor", "importance", "exp", "min",
-            "log", "clip"}
+TERMS_EN = {"element", "wise", "product", "weight", "divergence", "estimator", "pair", "problems", "generalized",
+            "estimation", "proximal", "optimization", "direct", "relative", "sequence", "factor", "importance",
+            "exp", "min", "log", "clip"}
 
 
 def latin(*texts: str) -> set[str]:
