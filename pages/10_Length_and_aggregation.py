@@ -43,7 +43,7 @@ def group_panel() -> None:
         matched = inputs.toggle(t("p10.matched"), True, key="matched", help=t("p10.matched_help"))
         m1, m2 = st.columns(2)
         method = inputs.selectbox(t("p10.adv"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m1,
-                                  help=t("p10.adv_help"))
+                                  help=t("p10.adv_help"), format_func=rlcore.ALGORITHM_NAMES.get)
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
     group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)

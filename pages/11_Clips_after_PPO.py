@@ -46,7 +46,7 @@ def batch_panel() -> None:
         gspo_high = inputs.select_slider(t("p11.gspo"), GSPO_RANGES, GSPO_RANGES[0], key="gspo", where=m2,
                                          help=t("p11.gspo_help"))
         method = inputs.selectbox(t("p11.adv"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
-                                  help=t("p11.adv_help"))
+                                  help=t("p11.adv_help"), format_func=rlcore.ALGORITHM_NAMES.get)
 
     c = page.study(clips.clip_study, scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high,
                    method=method)

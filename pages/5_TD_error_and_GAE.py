@@ -34,7 +34,7 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
     seed = inputs.number(t("p5.group.seed"), 0, 9999, rlcore.GROUP_SEED, key="seed", where=g2,
                          help=t("p5.group.seed_help"))
     method = inputs.selectbox(t("p5.group.method"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="method",
-                              where=g3, help=t("p5.group.method_help"))
+                              where=g3, help=t("p5.group.method_help"), format_func=rlcore.ALGORITHM_NAMES.get)
     grp = page.study(rlcore.group_credit, scenario, token, size, method, int(seed))
     order = np.argsort(grp.actions, kind="stable")
     members = pd.DataFrame({"answer": order + 1, "first token": [tokens[i] for i in grp.actions[order]],

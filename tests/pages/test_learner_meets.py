@@ -3,10 +3,16 @@ re-marked behind the learner's back when a view changes what the question asks."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from apphelp import ALL_PAGES, SHOW, charts, no_exception, preset_names, question_key, run_page, shared_out
 
+import rlcore
 from ui import page
+
+CHOICES = ("radio", "selectbox", "segmented_control", "multiselect", "select_slider")
+RAW_ID = re.compile(r"[a-z]+(?:_[a-z]+)+")  # a code's name (dr_grpo, reinforce_mean): never what a learner reads
 
 
 @pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, ids=lambda p: p.stem))
@@ -52,3 +58,15 @@ def test_a_view_never_re_marks_a_right_answer(path, view):
         assert any("inputs changed the question" in i.value for i in at.info)
     else:                                 # the same question and answer: still marked right
         assert at.radio(key=key).value == answer and at.success
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, offset=1, ids=lambda p: p.stem))
+def test_no_choice_shows_a_raw_id(path, lang):
+    """Every choice a learner reads (radios, select boxes, segmented controls) reads as a name, in both languages:
+    never an algorithm's id (grpo, dr_grpo, rloo) or any other snake_case code name."""
+    at = run_page(path, query={"lang": lang})
+    no_exception(at)
+    shown = [str(o) for kind in CHOICES for w in at.main.get(kind) for o in w.options]
+    raw = [o for o in shown if o in rlcore.ALGORITHM_NAMES or RAW_ID.fullmatch(o)]
+    assert not raw, raw
