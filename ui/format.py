@@ -8,6 +8,8 @@ import textwrap
 import unicodedata
 from decimal import Decimal
 
+import numpy as np
+
 from rlcore.formulas.example import INVISIBLE
 
 MINUS = "\u2212"
@@ -104,6 +106,26 @@ def cell(value):
     ("'=HYPERLINK(1)", "'-2+3", 'open', -2.5)
     """
     return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+SIGNIFICANT = 12  # digits a table keeps of a float: rlcore's sums carry noise in the 16th (0.1 + 0.2)
+
+
+def tidy(data):
+    """A DataFrame as a table shows it: every float rounded to ``SIGNIFICANT`` significant digits, so the noise of
+    binary sums (0.010000000000000002, −1.0999999999999996) reads as the number it is; NaN and ±inf stay.
+
+    >>> import pandas as pd
+    >>> tidy(pd.DataFrame({"x": [0.1 + 0.2, -1.0999999999999996, 9.017999999999999, 1e-300], "n": [1, 2, 3, 4]})
+    ...      ).to_dict("list")
+    {'x': [0.3, -1.1, 9.018, 1e-300], 'n': [1, 2, 3, 4]}
+    """
+    out = data.copy()
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if column.dtype.kind == "f":  # a table holds a few hundred rows, and only an open one is tidied
+            out.isetitem(i, np.array([float(f"{x:.{SIGNIFICANT}g}") for x in column.to_numpy(dtype=float)]))
+    return out
 
 
 def csv_text(data) -> str:

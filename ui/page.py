@@ -49,7 +49,7 @@ import streamlit as st
 from . import charts, i18n, inputs, nav, spec, turns
 from . import scenario as scenario_panel
 from . import scrub as scrub_mod
-from .format import csv_text, esc
+from .format import csv_text, esc, tidy
 from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
@@ -192,7 +192,7 @@ def _draw(shown: dict, data, *, alt_text: str, name: str, width: str | None) -> 
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open
-            data = data.rename(columns=i18n.column)  # headed in the page's language; the chart keeps its fields
+            data = tidy(data.rename(columns=i18n.column))  # headed in the page's language, no float noise
             st.caption(t("chart.rows", n=len(data)))
             st.dataframe(data, hide_index=True, width="stretch")
             # Built with the open table, not on click: a file made on click is referenced by no session, and
@@ -208,7 +208,7 @@ def table(df, *, digits: int | None = None, formats: dict | None = None) -> None
     ``digits``: decimals of every numeric column after the first; ``formats``: {column: printf format}, for some."""
     numeric = [c for c in df.columns[1:] if df[c].dtype.kind in "iuf"]  # numbers, not booleans
     shown = ({c: f"%.{digits}f" for c in numeric} if digits is not None else {}) | (formats or {})
-    st.dataframe(df, hide_index=True, width="stretch",
+    st.dataframe(tidy(df), hide_index=True, width="stretch",
                  column_config={df.columns[0]: st.column_config.Column(pinned=True),
                                 **{c: st.column_config.NumberColumn(format=f) for c, f in shown.items()}})
 

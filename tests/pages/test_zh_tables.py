@@ -9,6 +9,7 @@ import csv
 import io
 import re
 
+import numpy as np
 import pytest
 from apphelp import ROOT, charts, no_exception, run_page, shared_out
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -101,6 +102,9 @@ def test_every_chart_table_and_its_csv_are_in_the_pages_language(path, monkeypat
             if e_col in fields(z_chart):  # a field the page did not name in its language itself
                 assert z_col == catalogue.get(f"columns.{e_col}", e_col), (name, e_col, z_col)
         numbers = [i for i in range(e.shape[1]) if e.iloc[:, i].dtype.kind in "biuf"]
+        noisy = [x for i in numbers if e.iloc[:, i].dtype.kind == "f" for x in e.iloc[:, i]
+                 if np.isfinite(x) and float(f"{x:.12g}") != x]
+        assert not noisy, f"{name}: float noise in the table: {noisy[:3]}"  # 0.1 + 0.2 reads 0.3 (ui.format.tidy)
         assert e.iloc[:, numbers].equals(z.iloc[:, numbers].set_axis(e.columns[numbers], axis=1)), \
             f"{name}: the numbers are the English table's"
         for lang, df, files in (("en", e, en_files), ("zh", z, zh_files)):
