@@ -1,5 +1,5 @@
-"""Home page: the running example, the RL loop, the quick reference and the map of every page (its text is the
-catalogue's ``[home]``, ``locales/*.toml``)."""
+"""Home page: first the question, the candidate tokens, one chart and where to start; then the RL loop, the story of
+the credit, the quick reference (folded) and the map of every page (its text is the catalogue's ``[home]``)."""
 
 import pandas as pd
 import streamlit as st
@@ -10,7 +10,7 @@ from ui.format import breakable, esc, fmt, fmt_list, pct
 from ui.i18n import t
 
 scenario = page.setup("home")
-s = page.run(rlcore.summarize, scenario)
+s = page.study(rlcore.summarize, scenario)
 tokens = scenario.tokens
 likely, best = breakable(tokens[s.likely]), breakable(tokens[s.best])  # escaped, and a long name wraps on a phone
 prompt, prefix = esc(scenario.prompt), esc(scenario.prefix)
@@ -33,6 +33,10 @@ with left:
     st.markdown("\n".join(t("home.answer_line", token=breakable(tok), answer=esc(answer))
                           for tok, answer in zip(tokens, table["answer"], strict=True)))
 with right:
+    first = nav.PAGES[1]  # the first page of the map
+    st.subheader(t("home.start"))
+    st.markdown(t("home.start_text"))
+    st.page_link(first.path, label=t("home.start_link", title=nav.title(first)), icon=first.icon)
     st.subheader(t("home.loop"))
     # edges and their label in mid grey: 3.4:1 on white and 5.6:1 on the dark theme (black vanished there)
     st.graphviz_chart(f"""
@@ -57,7 +61,6 @@ st.markdown(t("home.credit_text", likely=likely, prefix=prefix, score=fmt(s.answ
               q=fmt(s.q[s.likely]), td=fmt(s.td_at_action, sign=True), advantages=adv_text,
               before=fmt_list(scenario.probs), after=fmt_list(s.probs_after_step), v_after=fmt(s.v_after_step)))
 
-st.subheader(t("home.reference"))
 group_text = (t("home.group_some", scores=fmt_list(s.group_likely, sep=", "), n=s.group_likely.size, token=likely,
                 size=rlcore.GROUP_SIZE) if s.group_likely.size else
               t("home.group_none", token=likely, size=rlcore.GROUP_SIZE))
@@ -81,9 +84,12 @@ values = {
     "kl": t("home.terms.kl_value", kl=fmt(s.kl_flattery_90)),
 }
 
-# three columns, so the table fits a phone; the page of each term is in the map below
-st.markdown(t("home.reference_header") + "\n|---|---|---|\n" + "\n".join(
-    f"| **{t(f'home.terms.{term}')}** | {t(f'home.terms.{term}_means')} | {value} |" for term, value in values.items()))
+# folded: numbers and terms come after the story; three columns, so the table fits a phone
+with st.expander(t("home.reference"), icon=":material/table_chart:"):
+    st.caption(t("home.reference_help"))
+    st.markdown(t("home.reference_header") + "\n|---|---|---|\n" + "\n".join(
+        f"| **{t(f'home.terms.{term}')}** | {t(f'home.terms.{term}_means')} | {value} |"
+        for term, value in values.items()))
 
 st.subheader(t("home.every_page"))
 targets = [p for p in nav.PAGES if p is not nav.HOME]  # every page of the map, the lab and the glossary too
