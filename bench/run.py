@@ -3,6 +3,7 @@
     python bench/run.py            # everything (needs /usr/bin/chromium for the browser part)
     python bench/run.py --no-browser
     python bench/run.py --languages   # each page's rerun in English and in Chinese, side by side
+    python bench/run.py --first-loads # each page's first run: in a fresh process, and for the next visitor
 
 Server side: AppTest rerun after a change of the page's first slider (median of 20 reruns, each to a
 new value spread over the slider's range, so caches help only where values repeat),
@@ -295,14 +296,48 @@ def languages() -> None:
         print(f"| {path.stem} | {en:.1f} | {zh:.1f} | {zh / en:.2f} |", flush=True)
 
 
+FIRST_LOAD = """
+import sys, time
+sys.path.insert(0, {root!r})
+from streamlit.testing.v1 import AppTest
+t0 = time.perf_counter()
+AppTest.from_file({path!r}, default_timeout=300).run()
+first = time.perf_counter() - t0
+t1 = time.perf_counter()
+AppTest.from_file({path!r}, default_timeout=300).run()
+print(first, time.perf_counter() - t1)
+"""
+
+
+def first_loads() -> None:
+    """Each page's first run in a fresh process (its imports, its studies computed, its charts converted: what the
+    first visitor of a freshly started server waits for) and a new visitor's first run right after (the process
+    warm, the server's caches holding the default view), beside the warm rerun (a markdown table on stdout)."""
+    import subprocess
+
+    print("| page | first run, fresh process (s) | next visitor's first run (s) | warm rerun (ms) |\n"
+          "|---|---:|---:|---:|")
+    for path in ALL_PAGES:
+        out = subprocess.run([sys.executable, "-c", FIRST_LOAD.format(root=str(ROOT), path=str(path))],
+                             capture_output=True, text=True, cwd=ROOT, timeout=600)
+        first, second = (float(x) for x in out.stdout.split()[-2:])
+        rerun = time_reruns(path, repeats=5)[1]
+        print(f"| {path.stem} | {first:.2f} | {second:.2f} | {rerun:.0f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-browser", action="store_true", help="skip the browser round trips")
     ap.add_argument("--languages", action="store_true",
                     help="only time each page in English and in Chinese (printed, BENCHMARKS.md untouched)")
+    ap.add_argument("--first-loads", action="store_true",
+                    help="only time each page's first run, in a fresh process and for the next visitor (printed)")
     args = ap.parse_args()
     if args.languages:
         languages()
+        return
+    if args.first_loads:
+        first_loads()
         return
     server_rows = server_side()
     browser_rows, empty, cold_s = [], None, 0.0
