@@ -17,6 +17,7 @@ MODE_NAMES = {"token-mean": "token-mean · DAPO", "seq-mean-token-mean": "seq-me
 MODE_COLORS = method_colors({MODE_NAMES["token-mean"]: "dapo", MODE_NAMES["seq-mean-token-mean"]: "grpo",
                              MODE_NAMES["seq-mean-token-sum"]: None, MODE_NAMES["seq-mean-token-sum-norm"]: "dr_grpo"})
 
+METHODS = {m: rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS}  # shown, and kept in the link, by name
 scenario = page.setup("p10")
 ADV_NAMES = {"grpo": t("p10.adv_grpo"), "dr_grpo": t("p10.adv_dr_grpo")}
 ADV_COLORS = method_colors({name: m for m, name in ADV_NAMES.items()})
@@ -42,8 +43,8 @@ def group_panel() -> None:
     with st.expander(t("p10.more")):
         matched = inputs.toggle(t("p10.matched"), True, key="matched", help=t("p10.matched_help"))
         m1, m2 = st.columns(2)
-        method = inputs.selectbox(t("p10.adv"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m1,
-                                  help=t("p10.adv_help"), format_func=rlcore.ALGORITHM_NAMES.get)
+        method = inputs.named_selectbox(t("p10.adv"), METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m1,
+                                  help=t("p10.adv_help"))
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
     group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)

@@ -17,6 +17,7 @@ GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper us
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
+METHODS = {m: rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS}  # shown, and kept in the link, by name
 scenario = page.setup("p11")
 NAMES = {m: t(f"p11.names.{m}") for m in clips.CLIP_METHODS}  # the four clips as the page names them
 COL = {c: t(f"p11.col.{c}") for c in ("answer", "first", "score", "advantage", "ratio", "seq_ratio", "method",
@@ -45,8 +46,8 @@ def batch_panel() -> None:
         eps_low = inputs.slider(t("p11.low"), 0.05, 0.5, 0.2, 0.01, key="low", where=m1)
         gspo_high = inputs.select_slider(t("p11.gspo"), GSPO_RANGES, GSPO_RANGES[0], key="gspo", where=m2,
                                          help=t("p11.gspo_help"))
-        method = inputs.selectbox(t("p11.adv"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
-                                  help=t("p11.adv_help"), format_func=rlcore.ALGORITHM_NAMES.get)
+        method = inputs.named_selectbox(t("p11.adv"), METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
+                                  help=t("p11.adv_help"))
 
     c = page.study(clips.clip_study, scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high,
                    method=method)
@@ -109,11 +110,11 @@ def draw_batch(c, eps_low: float, eps_high: float) -> None:
     bounds = pd.DataFrame({"at": list(c.edges), "label": ["", "", ""]})  # named in the subtitle
     with right:
         page.chart(charts.layer(
-            charts.points_chart(points, x=COL["ratio"], y=COL["advantage"], color=COL["first"], tokens=tokens,
-                                x_type="Q", title=t("p11.ratios_title"),
-                                subtitle=wrap(t("p11.ratios_subtitle", a=fmt(c.edges[0]), b=fmt(c.edges[1]),
-                                                c=fmt(c.edges[2]))),
-                                x_title=t("p11.ratios_x"), y_title=COL["advantage"], height=280),
+            charts.titled(charts.points_chart(points, x=COL["ratio"], y=COL["advantage"], key=Key(COL["first"], tokens),
+                                              axes=Axes(t("p11.ratios_x"), COL["advantage"]), x_type="Q"),
+                          title=t("p11.ratios_title"), height=280,
+                          subtitle=wrap(t("p11.ratios_subtitle", a=fmt(c.edges[0]), b=fmt(c.edges[1]),
+                                          c=fmt(c.edges[2])))),
             charts.rules(bounds, at="at", label="label", axis="x", color=ACCENT)),
             points, alt_text=t("p11.ratios_alt"), name="clip_ratios")
 

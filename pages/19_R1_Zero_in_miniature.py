@@ -327,9 +327,10 @@ with answers_box:
         verdict = t(f"p19.{'right' if a.verdict.right else 'wrong'}_"
                     f"{'well' if a.verdict.well_formed else 'ill'}_formed", score=fmt(a.verdict.score, 0))
         with col:
-            page.chart(charts.answer_strip(df, value="probability", title=t("p19.answer_title", name=name, text=a.text),
-                                           subtitle=t("p19.answer_subtitle", verdict=verdict, answer=a.answer),
-                                           y_title=t("p19.answer_y")),
+            strip = charts.answer_strip(df, value="probability", axes=charts.Axes(y=t("p19.answer_y")))
+            page.chart(charts.titled(strip,
+                                     title=t("p19.answer_title", name=name, text=a.text),
+                                     subtitle=t("p19.answer_subtitle", verdict=verdict, answer=a.answer)),
                        df, alt_text=t("p19.answer_alt", name=name), name=("zero_answer_base", "zero_answer_trained")[j])
     if run is None:
         cols[1].info(t("p19.train_first"))

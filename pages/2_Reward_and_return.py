@@ -68,10 +68,10 @@ def draw_strip(result: rlcore.RewardStudy, token: str, gamma: float) -> None:
         "position": np.arange(1, n + 1), "label": axis_labels(words), "token": list(words),
         "reward": result.trace.rewards, "return": returns, "last token": np.arange(n) == n - 1,
     })
-    page.chart(charts.answer_strip(strip, value="reward", line="return",
-                                   line_title=t("p2.strip_line", gamma=fmt(gamma)), highlight="last token",
-                                   title=t("p2.strip_title"), subtitle=t("p2.strip_subtitle", gamma=fmt(gamma)),
-                                   y_title=t("p2.strip_y"), height=280),
+    page.chart(charts.titled(charts.answer_strip(strip, value="reward", axes=charts.Axes(y=t("p2.strip_y")),
+                                                 highlight="last token", line="return",
+                                                 line_title=t("p2.strip_line", gamma=fmt(gamma))),
+                             title=t("p2.strip_title"), subtitle=t("p2.strip_subtitle", gamma=fmt(gamma)), height=280),
                strip.drop(columns="label"), name="reward_and_return",
                alt_text=t("p2.strip_alt", n=n, score=fmt(score), first=fmt(returns[0]), last=fmt(returns[-1])))
     if gamma == 1.0:

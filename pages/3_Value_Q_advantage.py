@@ -41,15 +41,15 @@ def picture_chart(points_df: pd.DataFrame, arrows_df: pd.DataFrame, v_df: pd.Dat
                   with_arrows: bool = True):
     """Dots, V line and, once the prediction is revealed, the arrows from V to each Q (the advantages)."""
     layers = [
-        charts.points_chart(points_df, x="token", y="score", color="token", title=t("p3.picture_title"),
-                            subtitle=t("p3.picture_subtitle" if with_arrows else "p3.picture_subtitle_hidden"),
-                            x_title=t("p3.next_token"), y_title=t("p3.judge_score"), tokens=token_names,
-                            jitter="offset", height=340),
+        charts.titled(charts.points_chart(points_df, x="token", y="score", key=charts.Key("token", token_names),
+                                          axes=charts.Axes(t("p3.next_token"), t("p3.judge_score")), jitter="offset"),
+                      title=t("p3.picture_title"), height=340,
+                      subtitle=t("p3.picture_subtitle" if with_arrows else "p3.picture_subtitle_hidden")),
         charts.rules(v_df, at="value", label="label"),
     ]
     if with_arrows:
         layers.insert(1, charts.arrows(arrows_df, x="token", start="V", end="Q", label="label", tokens=token_names,
-                                       x_title=t("p3.next_token"), start_title="V", end_title="Q"))
+                                       axes=charts.Axes(t("p3.next_token")), names=("V", "Q")))
     return charts.layer(*layers)
 
 

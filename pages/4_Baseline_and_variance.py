@@ -90,11 +90,11 @@ def draw_estimates(res: rlcore.BaselineStudy, names: list, n: int, tok: str) -> 
         for lo, hi, s in zip(res.edges[:-1], res.edges[1:], row, strict=True)
     ])
     page.chart(
-        charts.dot_strip(hist[hist["share"] > 0], x="middle", row="row", color="baseline", size="share",
-                         colors=COLORS,
-                         title=t("p4.hist_title", n=f"{n:,}", token=tok),
-                         subtitle=[t("p4.hist_subtitle_1"), t("p4.hist_subtitle_2")],
-                         x_title=t("p4.hist_x", token=tok), size_title=t("p4.hist_size"), height=260),
+        charts.titled(charts.dot_strip(hist[hist["share"] > 0], x="middle", row="row", size="share",
+                                       key=charts.Key("baseline", colors=COLORS),
+                                       axes=charts.Axes(t("p4.hist_x", token=tok)), size_title=t("p4.hist_size")),
+                      title=t("p4.hist_title", n=f"{n:,}", token=tok),
+                      subtitle=[t("p4.hist_subtitle_1"), t("p4.hist_subtitle_2")], height=260),
         hist.drop(columns="middle"), name="gradient_histograms", alt_text=t("p4.hist_alt", token=tok))
     if np.isnan(res.right_direction[0]):  # the exact average for this token is zero: no direction to agree with
         st.markdown(t("p4.zero_average", token=esc(tok)))
@@ -176,10 +176,10 @@ def draw_centered() -> None:
     centered = bd.centered[likely]
     bars = pd.DataFrame({"answer": [f"#{i + 1}: R = {fmt(r)}" for i, r in enumerate(scenario.samples[likely])],
                          "position": range(len(centered)), "R − V": centered, "mean": float(bd.advantage[likely])})
-    chart = charts.answer_strip(bars, value="R − V", label="answer", title=t("p4.centered_title", token=tokens[likely]),
-                                subtitle=t("p4.centered_subtitle", v=fmt(float(bd.v)),
-                                           adv=fmt(float(bd.advantage[likely]))),
-                                y_title=t("p4.centered_y"), line="mean", line_title=t("p4.centered_line"))
+    chart = charts.titled(charts.answer_strip(bars, value="R − V", axes=charts.Axes(y=t("p4.centered_y")),
+                                              label="answer", line="mean", line_title=t("p4.centered_line")),
+                          title=t("p4.centered_title", token=tokens[likely]),
+                          subtitle=t("p4.centered_subtitle", v=fmt(float(bd.v)), adv=fmt(float(bd.advantage[likely]))))
     page.chart(chart, bars, alt_text=t("p4.centered_alt", token=tokens[likely]), name="r_minus_v")
     st.markdown(t("p4.centered_text", n=len(centered), token=tl, values=fmt_list(centered, sep=", "),
                   mean=fmt(bd.advantage[likely]), q=fmt(bd.q[likely]), v=fmt(bd.v)))

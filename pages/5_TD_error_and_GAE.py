@@ -14,6 +14,7 @@ LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the cri
 STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise per λ
 STUDY_SEED = 0
 
+METHODS = {m: rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS}  # shown, and kept in the link, by name
 scenario = page.setup("p5")
 tokens = scenario.tokens
 likely = page.study(rlcore.summarize, scenario).likely
@@ -33,8 +34,8 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
                              help=t("p5.group.size_help")))
     seed = inputs.number(t("p5.group.seed"), 0, 9999, rlcore.GROUP_SEED, key="seed", where=g2,
                          help=t("p5.group.seed_help"))
-    method = inputs.selectbox(t("p5.group.method"), rlcore.GROUP_METHODS, rlcore.GROUP_METHODS[0], key="method",
-                              where=g3, help=t("p5.group.method_help"), format_func=rlcore.ALGORITHM_NAMES.get)
+    method = inputs.named_selectbox(t("p5.group.method"), METHODS, rlcore.GROUP_METHODS[0], key="method",
+                              where=g3, help=t("p5.group.method_help"))
     grp = page.study(rlcore.group_credit, scenario, token, size, method, int(seed))
     order = np.argsort(grp.actions, kind="stable")
     members = pd.DataFrame({"answer": order + 1, "first token": [tokens[i] for i in grp.actions[order]],
@@ -42,21 +43,22 @@ def group_panel(token: str, tok: str, strip: pd.DataFrame, words: tuple) -> None
     members["spread"] = members.groupby("first token").cumcount()
     members["spread"] = ((members["spread"] + 0.5) / members.groupby("first token")["spread"].transform("size")
                          * 1.6 - 0.8)
-    page.chart(charts.points_chart(members, x="first token", y="advantage", color="first token",
-                                   title=t("p5.group.title", size=size), subtitle=t("p5.group.subtitle"),
-                                   x_title=t("p5.group.x_title"), y_title=t("p5.advantage"),
-                                   tokens=tokens, jitter="spread"),
+    page.chart(charts.titled(charts.points_chart(members, x="first token", y="advantage",
+                                                 key=charts.Key("first token", tokens),
+                                                 axes=charts.Axes(t("p5.group.x_title"), t("p5.advantage")),
+                                                 jitter="spread"),
+                             title=t("p5.group.title", size=size), subtitle=t("p5.group.subtitle")),
                members.drop(columns="spread"), alt_text=t("p5.group.alt"), name="group")
     if grp.dead:
         st.warning(t("p5.group.dead", size=size, score=fmt(grp.scores[0])))
     if grp.members.size:
         first = grp.members[0]
         shared = strip.assign(**{"shared advantage": grp.advantages[first]})
-        page.chart(charts.answer_strip(shared, value="shared advantage",
-                                       title=t("p5.group.strip_title", number=first + 1, token=token,
-                                               score=fmt(grp.scores[first])),
-                                       subtitle=t("p5.group.strip_subtitle"),
-                                       y_title=t("p5.advantage"), highlight="decision"),
+        page.chart(charts.titled(charts.answer_strip(shared, value="shared advantage",
+                                                     axes=charts.Axes(y=t("p5.advantage")), highlight="decision"),
+                                 title=t("p5.group.strip_title", number=first + 1, token=token,
+                                         score=fmt(grp.scores[first])),
+                                 subtitle=t("p5.group.strip_subtitle")),
                    shared[["position", "token", "shared advantage"]],
                    alt_text=t("p5.group.strip_alt"), name="grpo_strip")
         st.markdown(t("p5.group.members", count=grp.members.size, size=size, tok=tok, length=len(words),
@@ -148,14 +150,15 @@ def answer_panel() -> None:
 def draw_td(strip: pd.DataFrame, revealed: bool) -> None:
     """The TD error at each token once revealed; before, only the critic's values, which do not give it away."""
     if revealed:
-        page.chart(charts.answer_strip(strip, value="TD error", line="V before", line_title=t("p5.td_line"),
-                                       title=t("p5.td_title"), subtitle=t("p5.td_subtitle"),
-                                       y_title=t("p5.td_y"), highlight="decision"),
+        page.chart(charts.titled(charts.answer_strip(strip, value="TD error", axes=charts.Axes(y=t("p5.td_y")),
+                                                     highlight="decision", line="V before", line_title=t("p5.td_line")),
+                                 title=t("p5.td_title"), subtitle=t("p5.td_subtitle")),
                    strip, alt_text=t("p5.td_alt"), name="td_error")
     else:
         shown = strip[["position", "label", "token", "V before", "decision"]]
-        page.chart(charts.answer_strip(shown, value="V before", title=t("p5.v_title"),
-                                       subtitle=t("p5.v_subtitle"), y_title=t("p5.v_y"), highlight="decision"),
+        page.chart(charts.titled(charts.answer_strip(shown, value="V before", axes=charts.Axes(y=t("p5.v_y")),
+                                                     highlight="decision"),
+                                 title=t("p5.v_title"), subtitle=t("p5.v_subtitle")),
                    shown, alt_text=t("p5.v_alt"), name="td_error")
         st.caption(t("p5.v_caption"))
 
@@ -164,9 +167,9 @@ def explain_credit(credit: rlcore.AnswerCredit, strip: pd.DataFrame, tok: str, l
     """GAE's advantage at each token, the values around the decision, and where λ spreads the one TD error."""
     trace, delta, adv, jump_at = credit.trace, credit.td_errors, credit.advantages, credit.jump_at
     a, words = trace.action_index, trace.tokens
-    page.chart(charts.answer_strip(strip, value="GAE advantage",
-                                   title=t("p5.gae_title", lam=fmt(lam)), subtitle=t("p5.gae_subtitle"),
-                                   y_title=t("p5.advantage"), highlight="decision"),
+    page.chart(charts.titled(charts.answer_strip(strip, value="GAE advantage", axes=charts.Axes(y=t("p5.advantage")),
+                                                 highlight="decision"),
+                             title=t("p5.gae_title", lam=fmt(lam)), subtitle=t("p5.gae_subtitle")),
                strip, alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
     m1, m2 = st.columns(2)
     m1.metric(t("p5.v_before", tok=tok), fmt(trace.values[a]))

@@ -80,6 +80,9 @@ class Key(NamedTuple):
     LIVE = ("colors", "title")
 
 
+NO_AXES = Axes()  # a layer whose axes another layer titles
+
+
 @recipe(live=("title", "subtitle"))
 def titled(chart, *, title: str, subtitle=None, height: int | None = None):
     """A chart with its title (and subtitle, and the plot's height): ``titled(grouped_bars(...), title="...")``."""
@@ -248,26 +251,22 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
     return base.facet(row=row).properties(title=_title(title, subtitle))
 
 
-@recipe(live=("title", "subtitle", "y_title", "line_title"))
-def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, label: str = "label",
-                 position: str = "position", highlight: str | None = None, subtitle: str | None = None,
-                 height: int = 220, line: str | None = None, line_title: str | None = None,
-                 digits: int = 2) -> alt.Chart:
-    """A value per token of one answer: bars over the tokens in order, optionally a line on top.
-
-    ``label`` holds the token text shown on the axis; ``position`` keeps the order. Bars where
-    ``highlight`` is true are drawn in the accent colour.
-    """
+@recipe(live=("axes", "line_title"))
+def answer_strip(df: pd.DataFrame, *, value: str, axes: Axes, label: str = "label", highlight: str | None = None,
+                 line: str | None = None, line_title: str | None = None, digits: int = 2) -> alt.Chart:
+    """A value per token of one answer: bars over the tokens in writing order (the column ``position``), optionally
+    a line on top (``line``, named ``line_title``); ``axes.y`` titles the values. ``label`` holds the token text
+    shown on the axis. Bars where ``highlight`` is true are drawn in the accent colour. Its title: ``titled``."""
     # the axis groups by the word itself: a zero-width space keeps a word like "__proto__" from being an object key
     shown = f"{label}_shown"
-    x = alt.X(f"{shown}:N", sort=alt.EncodingSortField(field=position, op="min"), title=None,
+    x = alt.X(f"{shown}:N", sort=alt.EncodingSortField(field="position", op="min"), title=None,
               axis=alt.Axis(labelAngle=0, labelFontSize=12, labelOverlap=False))
-    tooltip = [alt.Tooltip(f"{label}:N", title=t("charts.token")), _num(value, y_title)]
+    tooltip = [alt.Tooltip(f"{label}:N", title=t("charts.token")), _num(value, axes.y)]
     # a boolean field on a two-colour scale: as fast to build as a plain channel, unlike alt.condition
     color = (alt.Color(f"{highlight}:N", scale=alt.Scale(domain=[False, True], range=[NEUTRAL, ACCENT]), legend=None)
              if highlight else alt.ColorValue(NEUTRAL))
     base = alt.Chart(df).transform_calculate(**{shown: f"datum[{json.dumps(label)}] + '\u200b'"}).encode(x=x)
-    bars = base.mark_bar().encode(y=alt.Y(f"{value}:Q", title=y_title), color=color, tooltip=tooltip)
+    bars = base.mark_bar().encode(y=alt.Y(f"{value}:Q", title=axes.y), color=color, tooltip=tooltip)
     labels = base.mark_text(fontSize=11, color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 9 : -7")).encode(
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
     layers = [bars, labels, _zero()]
@@ -275,7 +274,7 @@ def answer_strip(df: pd.DataFrame, *, value: str, title: str, y_title: str, labe
         layers.append(base.mark_line(color=OVERLAY, strokeWidth=2.5, point=True, interpolate="step-after").encode(
             y=alt.Y(f"{line}:Q"),
             tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.token")), _num(line, line_title or line)]))
-    return alt.layer(*layers, title=_title(title, subtitle), height=height)
+    return alt.layer(*layers, height=220)
 
 
 @recipe
@@ -291,42 +290,43 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     return alt.layer(rule, text)
 
 
-@recipe(live=(*TITLES, "colors"))
-def points_chart(df: pd.DataFrame, *, x: str, y: str, color: str, title: str, x_title: str,
-                 y_title: str, tokens=None, colors: dict | None = None, legend_title: str | None = None,
-                 x_type: str = "N", jitter: str | None = None, subtitle: str | None = None, height: int = HEIGHT,
-                 size: int = 90) -> alt.Chart:
-    """Individual observations as points, coloured by token (e.g. each sampled answer's score) or, with
-    ``colors``, by method (e.g. which judge gave the score); ``tokens`` also orders a nominal x of token names."""
+@recipe(live=("key", "axes"))
+def points_chart(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, x_type: str = "N",
+                 jitter: str | None = None, size: int = 90) -> alt.Chart:
+    """Individual observations as points, coloured by token (``key.tokens``: e.g. each sampled answer's score) or,
+    with ``key.colors``, by method (e.g. which judge gave the score); the tokens also order a nominal x of token
+    names. Its title: ``titled`` (default height 260)."""
+    color, tokens, colors = key.field, key.tokens, key.colors
     if x_type != "N":
-        x_enc = alt.X(f"{x}:Q", title=x_title)
+        x_enc = alt.X(f"{x}:Q", title=axes.x)
     elif tokens is not None:
-        x_enc = _token_x(x, tokens, title=x_title, labelAngle=0, labelFontSize=13)
+        x_enc = _token_x(x, tokens, title=axes.x, labelAngle=0, labelFontSize=13)
     else:
-        x_enc = alt.X(f"{x}:N", title=x_title, axis=alt.Axis(labelAngle=0, labelFontSize=13))
+        x_enc = alt.X(f"{x}:N", title=axes.x, axis=alt.Axis(labelAngle=0, labelFontSize=13))
     color_tokens = tokens if colors is None else None
-    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=y_title), color=_color(color, color_tokens, colors, legend_title),
+    enc = dict(x=x_enc, y=alt.Y(f"{y}:Q", title=axes.y), color=_color(color, color_tokens, colors, key.title),
                tooltip=[alt.Tooltip(f"{color}:N", title=t("charts.token") if colors is None else color),
-                        _num(y, y_title)])
+                        _num(y, axes.y)])
     if jitter:
         enc["xOffset"] = alt.XOffset(f"{jitter}:Q", scale=alt.Scale(domain=[-1, 1]))
     chart = _by_position(alt.Chart(df), color, color_tokens)
     if x_type == "N" and x != color:
         chart = _by_position(chart, x, tokens)
-    return chart.mark_circle(size=size, opacity=0.8).encode(**enc).properties(
-        title=_title(title, subtitle), height=height)
+    return chart.mark_circle(size=size, opacity=0.8).encode(**enc).properties(height=HEIGHT)
 
 
-@recipe(live=("x_title", "start_title", "end_title"))
-def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, x_title: str | None = None,
-           start_title: str = "from", end_title: str = "to", color: str = LABEL) -> alt.Chart:
-    """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q).
+@recipe(live=("axes", "names"))
+def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens, axes: Axes = NO_AXES,
+           names=("from", "to")) -> alt.Chart:
+    """Vertical arrows from ``start`` to ``end`` at each token on ``x`` (e.g. from V up or down to each Q); ``names``
+    calls the two ends in the tooltip, ``axes.x`` titles the tokens' axis.
 
     Each arrow ends at a short tick in the token's colour and carries the text in ``label`` beside it.
     Layer it on a chart with the same nominal ``x`` (e.g. ``points_chart``).
     """
+    start_title, end_title, color = *names, LABEL
     base = _by_position(alt.Chart(df), x, tokens).encode(
-        x=_token_x(x, tokens, title=x_title),
+        x=_token_x(x, tokens, title=axes.x),
         tooltip=[alt.Tooltip(f"{x}:N", title=t("charts.token")), _num(start, start_title), _num(end, end_title),
                  alt.Tooltip(f"{label}:N", title=t("charts.label"))])
     shaft = base.mark_rule(strokeWidth=2, color=color).encode(y=alt.Y(f"{start}:Q"), y2=alt.Y2(end))
@@ -399,20 +399,19 @@ def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int 
     return out.properties(title=_title(title, subtitle), **fit)
 
 
-@recipe(live=("title", "subtitle", "x_title", "size_title", "colors"))
-def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, title: str, x_title: str, size_title: str,
-              color: str | None = None, colors: dict | None = None, subtitle=None, height: int = HEIGHT) -> alt.Chart:
+@recipe(live=("key", "axes", "size_title"))
+def dot_strip(df: pd.DataFrame, *, x: str, row: str, size: str, key: Key, axes: Axes, size_title: str) -> alt.Chart:
     """A histogram as one row of dots per series on a common x: a dot's area is its ``size`` (e.g. a share of
     samples). Unlike faceted bars it takes its container's width, and discrete values stay separate dots.
-    Rows keep the data's order; ``color`` (default ``row``) names the field the colours follow."""
-    color = color or row
+    Rows keep the data's order; the dots are coloured by ``key`` (its column and ``colors``). Its title:
+    ``titled``."""
     return alt.Chart(df).mark_circle(opacity=0.85).encode(
-        x=alt.X(f"{x}:Q", title=x_title),
+        x=alt.X(f"{x}:Q", title=axes.x),
         y=alt.Y(f"{row}:N", title=None, sort=None, axis=alt.Axis(labelLimit=170, labelFontSize=12)),
         size=alt.Size(f"{size}:Q", title=size_title, scale=alt.Scale(range=[0, 450], zero=True), legend=None),
-        color=_color(color, None, colors, None),
-        tooltip=[alt.Tooltip(f"{row}:N", title=row), _num(x, x_title), _num(size, size_title)],
-    ).properties(title=_title(title, subtitle), height=height)
+        color=_color(key.field, None, key.colors, None),
+        tooltip=[alt.Tooltip(f"{row}:N", title=row), _num(x, axes.x), _num(size, size_title)],
+    ).properties(height=HEIGHT)
 
 
 # --- the pages after PPO: length and aggregation, clips, recipes ------------------------------------------

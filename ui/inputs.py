@@ -221,6 +221,13 @@ def selectbox(label: str, options: Sequence, default, *, key: str, help: str | N
                                                            format_func=format_func, persist_state="session"))
 
 
+def named_selectbox(label: str, names: dict, default, *, key: str, help: str | None = None, where=None):
+    """A ``selectbox`` over ``names`` ({id: name}, e.g. rlcore's algorithm ids and their names) that shows, and keeps
+    in the link, each option's name, and returns the chosen id: a learner never reads a code's name."""
+    picked = selectbox(label, list(names.values()), names[default], key=key, help=help, where=where)
+    return next(i for i, name in names.items() if name == picked)
+
+
 def select_slider(label: str, options: Sequence, default, *, key: str, help: str | None = None, where=None,
                   format_func=str):
     """``st.select_slider`` bound to the link."""

@@ -33,12 +33,8 @@ PENDING_BUILDERS: set[str] = {  # one a line
     "lines",
     "bands",
     "histogram",
-    "answer_strip",
-    "points_chart",
-    "arrows",
     "labelled_points",
     "facets",
-    "dot_strip",
     "token_grid",
 }
 DRAWS_INPUT = ("inputs.", "page.predict")  # page.presets, one row of whole views, may stand above the panel

@@ -88,7 +88,7 @@ def test_difficulty_numbers():
 
 
 @pytest.mark.parametrize(("key", "value"), [
-    ("tok", "partly"), ("len", 5), ("adv", "dr_grpo"), ("matched", False), ("steps", 30),
+    ("tok", "partly"), ("len", 5), ("adv", "Dr. GRPO"), ("matched", False), ("steps", 30),
     ("lr", 1.0), ("group", 4), ("seed", 3), ("diff_g", 4)])
 def test_each_input_moves_the_charts(key, value):
     at = run_page(PAGE)

@@ -84,7 +84,7 @@ def test_rare_token_numbers():
 
 
 @pytest.mark.parametrize(("key", "value"), [("lr", 0.7), ("high", 0.5), ("low", 0.1), ("gspo", 0.2),
-                                             ("adv", "dr_grpo"), ("rare", 0.5)])
+                                             ("adv", "Dr. GRPO"), ("rare", 0.5)])
 def test_each_input_moves_the_charts(key, value):
     at = run_page(PAGE)
     before = chart_fingerprint(at)

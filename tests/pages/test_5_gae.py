@@ -161,7 +161,7 @@ def test_group_widgets_change_the_group():
     at.slider(key=K("G")).set_value(16).run()
     group = group_chart(at, 16)
     assert len(group) == 16 and group.to_csv() != before
-    at.selectbox(key=K("method")).set_value("dr_grpo").run()
+    at.selectbox(key=K("method")).set_value("Dr. GRPO").run()
     group = group_chart(at, 16)
     # Dr. GRPO: score − group mean, so the advantages sum to 0 and keep the scores' spacing.
     assert group["advantage"].sum() == pytest.approx(0.0, abs=1e-9)
