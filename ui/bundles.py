@@ -11,57 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-import rlcore
-
-from .prep import Histogram, SeedBands
-
-
-class ClipCurve(NamedTuple):
-    p_old: float
-    adv: float
-    size: float         # |A|, or 1 when A = 0 (a zero advantage has no slope to show)
-    low: float
-    high: float
-    x: np.ndarray       # π of the token
-    pos: np.ndarray     # clipped objective at +size
-    neg: np.ndarray     # ... at −size
-
-
-class PPORun(NamedTuple):
-    batch: rlcore.PPOBatch
-    run: rlcore.PPOEpochs
-    bands: list         # clip bounds of each token
-
-
-class KLCurve(NamedTuple):
-    ref_share: float
-    best: np.ndarray
-    curve: rlcore.ShareCurve
-    points: rlcore.ShareCurve  # at the reference, the chosen share and the optimum
-
-
-class Estimators(NamedTuple):
-    study: rlcore.KLEstimatorStudy
-    hist: Histogram
-
-
-class Exploration(NamedTuple):
-    """Greedy decoding against sampling at a temperature, on the same example (the Exploration page)."""
-
-    summary: rlcore.Summary
-    sampled_bands: SeedBands            # π per step and token, over the seeds
-    greedy_bands: SeedBands
-    sampled_score: SeedBands            # mean judge score of each batch, over the seeds
-    greedy_score: SeedBands
-    sampled_outcome: rlcore.ExplorationOutcome
-    greedy_outcome: rlcore.ExplorationOutcome
-    at_temp: np.ndarray                 # the distribution sampling at τ draws from
-    ks: np.ndarray                      # answer counts k for the discovery curve
-    chance: np.ndarray                  # P(the best token at least once in k answers), at τ = 1
-    chance_at_temp: np.ndarray          # ... at τ
-    k50: float                          # answers needed for a 50% chance, at τ (inf if never)
-    k95: float
-    batch_chance: float                 # P(one batch holds the best token), at τ
+from .prep import SeedBands
 
 
 class LabBands(NamedTuple):
