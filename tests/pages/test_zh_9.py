@@ -99,8 +99,9 @@ def test_the_choices_read_in_chinese_while_the_link_keeps_the_english_values():
 
 
 def test_an_english_run_of_the_same_settings_leaves_the_chinese_charts_chinese():
-    """The charts' tables are cached for the whole server (``cached_view``): the language is part of their key,
-    so a Chinese learner after an English one with the same settings reads Chinese panels and names."""
+    """The runs are cached for the whole server and shared across languages; the charts' tables are built from them
+    in each run's language, so a Chinese learner after an English one with the same settings reads Chinese panels
+    and names."""
     run = {"inputs": {**SMALL, "algos": ["REINFORCE + running mean", "PPO"]}, "state": SHOWN}
     english = run_page(PAGE, **run)
     no_exception(english)
