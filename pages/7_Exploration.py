@@ -5,13 +5,10 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page, prep
-from ui.bundles import Exploration
+from ui import charts, glossary, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
-
-THRESHOLD = 0.9  # rlcore.exploration_outcome's default: a run "converges" above it
 
 scenario = page.setup("p7")
 
@@ -23,38 +20,7 @@ page.presets({
 })
 
 
-@page.cached(64)
-def runs(scenario, temp, greedy, lr, steps, batch, baseline, n_seeds):
-    """Every seed of one decoding in one vectorised call: bands of π and of the score, and the outcome."""
-    run = rlcore.sampled_training_many(scenario.pi, scenario.samples, temperature=temp, greedy=greedy, lr=lr,
-                                       steps=steps, batch=batch, baseline=baseline, seeds=tuple(range(n_seeds)))
-    return (prep.seed_bands(run.probs), prep.seed_bands(run.mean_score),
-            rlcore.exploration_outcome(run, rlcore.summarize(scenario).best, THRESHOLD))
-
-
-@page.cached(32)
-def explore(scenario, temp, lr, steps, batch, baseline, n_seeds) -> Exploration:
-    """Both decodings, plus the discovery odds."""
-    s = rlcore.summarize(scenario)
-    common = dict(lr=lr, steps=steps, batch=batch, baseline=baseline, n_seeds=n_seeds)
-    sampled_bands, sampled_score, sampled_outcome = runs(scenario, temp, False, **common)
-    # greedy decoding ignores τ: run it at τ = 1 so moving the temperature does not rerun it
-    greedy_bands, greedy_score, greedy_outcome = runs(scenario, 1.0, True, **common)
-    mu = rlcore.temperature_probs(scenario.pi, temp)
-    ks = np.arange(1, 101)
-    best = s.best
-    return Exploration(
-        summary=s, sampled_bands=sampled_bands, greedy_bands=greedy_bands,
-        sampled_score=sampled_score, greedy_score=greedy_score,
-        sampled_outcome=sampled_outcome, greedy_outcome=greedy_outcome,
-        at_temp=mu, ks=ks,
-        chance=rlcore.discovery_chance(scenario.pi[best], ks), chance_at_temp=rlcore.discovery_chance(mu[best], ks),
-        k50=rlcore.samples_to_discover(mu[best], 0.5), k95=rlcore.samples_to_discover(mu[best], 0.95),
-        batch_chance=float(rlcore.discovery_chance(mu[best], [batch])[0]),  # one batch holds the best token
-    )
-
-
-def by_decoding(series: list[tuple[str, prep.SeedBands]], steps: int, first: int, column=None) -> pd.DataFrame:
+def by_decoding(series: list, steps: int, first: int, column=None) -> pd.DataFrame:
     """One row per decoding and step: median, lowest and highest over the seeds (of ``column`` if given)."""
     def pick(a):
         return a if column is None else a[:, column]
@@ -64,23 +30,23 @@ def by_decoding(series: list[tuple[str, prep.SeedBands]], steps: int, first: int
                      ignore_index=True)
 
 
-def prob_frame(bands: prep.SeedBands, steps: int, tokens) -> pd.DataFrame:
+def prob_frame(bands: rlcore.SeedBands, steps: int, tokens) -> pd.DataFrame:
     frames = [pd.DataFrame({"step": np.arange(steps + 1), "token": tok, "median": bands.median[:, i],
                             "lowest": bands.low[:, i], "highest": bands.high[:, i]})
               for i, tok in enumerate(tokens)]
     return pd.concat(frames, ignore_index=True)
 
 
-def ask(ex: Exploration, likely: str, best: str, temp: float, n_seeds: int) -> bool:
+def band_chart(df, title: str, subtitle: str, **bands):
+    return charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest", **bands),
+                        title=title, subtitle=subtitle, height=charts.HEIGHT)
+
+
+def ask(ex: rlcore.Exploration, likely: str, best: str, temp: float, n_seeds: int) -> bool:
     """Predict first: does greedy decoding ever find the best token?"""
     s = ex.summary
     options = [t("p7.yes"), t("p7.no"), t("p7.already")]
-    if s.likely == s.best:
-        answer = options[2]
-    elif ex.greedy_outcome.converged.any():
-        answer = options[0]
-    else:
-        answer = options[1]
+    answer = options[2] if s.likely == s.best else options[0] if ex.greedy_outcome.converged.any() else options[1]
     return page.predict(
         t("p7.question", likely=likely, best=best), options, answer,
         t("p7.explanation", likely=likely, best=best, n=n_seeds, temp=fmt(temp),
@@ -89,10 +55,8 @@ def ask(ex: Exploration, likely: str, best: str, temp: float, n_seeds: int) -> b
         key="predict_explore")
 
 
-@st.fragment
-def exploration_panel() -> None:
-    """The temperature, the training settings and everything they feed: moving a widget reruns this panel only."""
-    question = st.container()  # the question sits above the inputs it depends on
+def draw_inputs() -> tuple:
+    """The temperature, and the training settings folded under "More settings"."""
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     temp = inputs.slider(t("p7.temp"), 0.1, 3.0, 1.0, 0.1, key="temp", where=c1, help=glossary.term("τ"))
     with c2.expander(t("p7.more")):
@@ -106,130 +70,117 @@ def exploration_panel() -> None:
                                     help=t("p7.baseline_help"),
                                     format_func=shown.get)
         n_seeds = inputs.slider(t("p7.seeds"), 1, 32, 8, 1, key="seeds")
+    return temp, lr, steps, batch, baseline, n_seeds
 
-    ex = page.run(explore, scenario, temp, lr, steps, batch, baseline, n_seeds)
-    s = ex.summary
-    tokens = scenario.tokens
-    likely_raw, best_raw = tokens[s.likely], tokens[s.best]
-    likely, best = esc(likely_raw), esc(best_raw)
-    tau = fmt(temp)
-    with question:
-        revealed = ask(ex, likely, best, temp, n_seeds)
-    # fixed series names keep each chart's shape (and its converted spec) the same as τ moves; τ is in the legend
-    sampling, greedy = t("p7.sampling"), t("p7.greedy")
-    names = [sampling, greedy] if revealed else [sampling]
-    legend = t("p7.legend", temp=tau)
-    band_note = t("p7.band_note", n=n_seeds)
 
-    # ---------------------------------------------------------------- the main chart: π(best), each decoding
-    found = [(sampling, ex.sampled_bands)] + ([(greedy, ex.greedy_bands)] if revealed else [])
-    df = by_decoding(found, steps, 0, column=s.best)
-    page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
-                                             series="decoding", colors=method_colors(names), legend_title=legend,
-                                             x_title=t("p7.x_title"), y_title=t("p7.best_y", best=best_raw),
-                                             y_domain=[0, 1]),
-                                title=t("p7.best_title", best=best_raw), subtitle=band_note, height=charts.HEIGHT),
-               df, alt_text=t("p7.best_alt_both" if revealed else "p7.best_alt", best=best_raw, temp=tau, n=n_seeds),
+def draw_best(ex: rlcore.Exploration, v: dict, revealed: bool) -> None:
+    """The main chart, π(best) under each decoding; once revealed, what greedy writes and why it stays."""
+    s, names, tau, likely, best = ex.summary, v["names"], v["tau"], v["likely"], v["best"]
+    found = [(names[0], ex.sampled_bands)] + ([(names[1], ex.greedy_bands)] if revealed else [])
+    df = by_decoding(found, v["steps"], 0, column=s.best)
+    page.chart(band_chart(df, t("p7.best_title", best=v["best_raw"]), v["band_note"], series="decoding",
+                          colors=method_colors(names), legend_title=v["legend"], x_title=t("p7.x_title"),
+                          y_title=t("p7.best_y", best=v["best_raw"]), y_domain=[0, 1]),
+               df, alt_text=t("p7.best_alt_both" if revealed else "p7.best_alt", best=v["best_raw"], temp=tau,
+                              n=v["n_seeds"]),
                name="explore_best")
     if not revealed:
         st.caption(t("p7.locked"))
-    else:
-        start = fmt(scenario.pi[s.best])
-        m1, m2, m3, m4 = st.columns(4)
-        m1.metric(t("p7.greedy_writes"), likely)
-        m2.metric(t("p7.greedy_score", likely=likely), fmt(s.q[s.likely]))
-        m3.metric(t("p7.best_sampling", best=best), fmt(ex.sampled_bands.median[-1, s.best]),
-                  help=t("p7.best_sampling_help", steps=steps, temp=tau, start=start))
-        m4.metric(t("p7.best_greedy", best=best), fmt(ex.greedy_bands.median[-1, s.best]),
-                  help=t("p7.best_greedy_help", steps=steps, start=start))
-    if revealed and s.likely == s.best:
+        return
+    start, final = fmt(scenario.pi[s.best]), fmt(ex.sampled_bands.median[-1, s.best])
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(t("p7.greedy_writes"), likely)
+    m2.metric(t("p7.greedy_score", likely=likely), fmt(s.q[s.likely]))
+    m3.metric(t("p7.best_sampling", best=best), final,
+              help=t("p7.best_sampling_help", steps=v["steps"], temp=tau, start=start))
+    m4.metric(t("p7.best_greedy", best=best), fmt(ex.greedy_bands.median[-1, s.best]),
+              help=t("p7.best_greedy_help", steps=v["steps"], start=start))
+    if s.likely == s.best:
         st.markdown(t("p7.likely_is_best", likely=likely))
-    elif revealed:
-        low, high = fmt(ex.greedy_bands.low[-1, s.best]), fmt(ex.greedy_bands.high[-1, s.best])
-        moved = "between" if low != high else "stays" if low == fmt(scenario.pi[s.best]) else "ends"
-        st.markdown(t("p7.sentences",
-                      first=t(f"p7.greedy_{moved}", likely=likely, best=best, n=n_seeds, q_likely=fmt(s.q[s.likely]),
-                              q_best=fmt(s.q[s.best]), low=low, high=high, start=fmt(scenario.pi[s.best])),
-                      second=t(f"p7.why_greedy.{baseline}", likely=likely),
-                      third=t("p7.sampling_draws", temp=tau, best=best, p=fmt(ex.at_temp[s.best], 3), batch=batch,
-                              share=pct(ex.batch_chance), steps=steps,
-                              final=fmt(ex.sampled_bands.median[-1, s.best]))))
+        return
+    low, high = fmt(ex.greedy_bands.low[-1, s.best]), fmt(ex.greedy_bands.high[-1, s.best])
+    moved = "between" if low != high else "stays" if low == start else "ends"
+    st.markdown(t("p7.sentences",
+                  first=t(f"p7.greedy_{moved}", likely=likely, best=best, n=v["n_seeds"], q_likely=fmt(s.q[s.likely]),
+                          q_best=fmt(s.q[s.best]), low=low, high=high, start=start),
+                  second=t(f"p7.why_greedy.{v['baseline']}", likely=likely),
+                  third=t("p7.sampling_draws", temp=tau, best=best, p=fmt(ex.at_temp[s.best], 3), batch=v["batch"],
+                          share=pct(ex.batch_chance), steps=v["steps"], final=final)))
 
-    # ---------------------------------------------------------------- the curves behind it
+
+def draw_curves(ex: rlcore.Exploration, v: dict, revealed: bool) -> None:
+    """The curves behind it: the batches' mean score, and every token's probability under each decoding."""
     st.subheader(t("p7.curves"))
-    scores = [(sampling, ex.sampled_score)] + ([(greedy, ex.greedy_score)] if revealed else [])
-    df = by_decoding(scores, steps, 1)
-    page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
-                                             series="decoding", colors=method_colors(names), legend_title=legend,
-                                             x_title=t("p7.x_title"), y_title=t("p7.score_y")),
-                                title=t("p7.score_title"), subtitle=band_note, height=charts.HEIGHT),
-               df, alt_text=t("p7.score_alt_both" if revealed else "p7.score_alt", n=n_seeds), name="explore_scores")
+    names, tau, steps, tokens = v["names"], v["tau"], v["steps"], scenario.tokens
+    df = by_decoding([(names[0], ex.sampled_score)] + ([(names[1], ex.greedy_score)] if revealed else []), steps, 1)
+    page.chart(band_chart(df, t("p7.score_title"), v["band_note"], series="decoding", colors=method_colors(names),
+                          legend_title=v["legend"], x_title=t("p7.x_title"), y_title=t("p7.score_y")),
+               df, alt_text=t("p7.score_alt_both" if revealed else "p7.score_alt", n=v["n_seeds"]),
+               name="explore_scores")
     left, right = st.columns(2)
     prob_titles = {"legend_title": t("p7.token"), "x_title": t("p7.x_title"), "y_title": t("p7.token_y")}
     with left:
         df = prob_frame(ex.sampled_bands, steps, tokens)
-        page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
-                                                 series="token", tokens=tokens, y_domain=[0, 1], **prob_titles),
-                                    title=t("p7.probs_sampled_title", temp=tau), subtitle=band_note,
-                                    height=charts.HEIGHT),
+        page.chart(band_chart(df, t("p7.probs_sampled_title", temp=tau), v["band_note"], series="token",
+                              tokens=tokens, y_domain=[0, 1], **prob_titles),
                    df, alt_text=t("p7.probs_sampled_alt", temp=tau), name="explore_probs_sampled")
     if revealed:
         with right:
             df = prob_frame(ex.greedy_bands, steps, tokens)
-            page.chart(charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest",
-                                                     series="token", tokens=tokens, y_domain=[0, 1], **prob_titles),
-                                        title=t("p7.probs_greedy_title"), subtitle=band_note,
-                                        height=charts.HEIGHT),
+            page.chart(band_chart(df, t("p7.probs_greedy_title"), v["band_note"], series="token", tokens=tokens,
+                                  y_domain=[0, 1], **prob_titles),
                        df, alt_text=t("p7.probs_greedy_alt"), name="explore_probs_greedy")
 
-        # ------------------------------------------------------------ who finds the best token
-        st.subheader(t("p7.find", best=best))
-        st.caption(t("p7.converges", best=best, threshold=fmt(THRESHOLD)))
-        c1, c2, c3 = st.columns(3)
-        c1.metric(t("p7.converged_sampling"),
-                  t("p7.count_of", k=int(ex.sampled_outcome.converged.sum()), n=n_seeds,
-                    share=pct(ex.sampled_outcome.fraction)),
-                  help=t("p7.converged_sampling_help", temp=tau))
-        c2.metric(t("p7.converged_greedy"),
-                  t("p7.count_of", k=int(ex.greedy_outcome.converged.sum()), n=n_seeds,
-                    share=pct(ex.greedy_outcome.fraction)))
-        c3.metric(t("p7.batch_holds", best=best), pct(ex.batch_chance, 1),
-                  help=t("p7.batch_holds_help", batch=batch, best=best))
-        with st.expander(t("p7.finals")):
-            col = {name: t(f"p7.columns.{name}", best=best_raw, threshold=fmt(THRESHOLD)) for name in
-                   ("seed", "final_sampling", "converged_sampling", "first_step", "final_greedy", "converged_greedy")}
-            page.table(pd.DataFrame({
-                col["seed"]: np.arange(n_seeds),
-                col["final_sampling"]: ex.sampled_outcome.final,
-                col["converged_sampling"]: ex.sampled_outcome.converged,
-                col["first_step"]: ex.sampled_outcome.first_step,
-                col["final_greedy"]: ex.greedy_outcome.final,
-                col["converged_greedy"]: ex.greedy_outcome.converged,
-            }), formats={col[c]: "%.3f" for c in ("final_sampling", "final_greedy")})
 
-    # ---------------------------------------------------------------- temperature and discovery
+def draw_found(ex: rlcore.Exploration, v: dict) -> None:
+    """Who finds the best token: the seeds that converged to it under each decoding, and each seed's end."""
+    best, n_seeds, tau = v["best"], v["n_seeds"], v["tau"]
+    st.subheader(t("p7.find", best=best))
+    st.caption(t("p7.converges", best=best, threshold=fmt(ex.threshold)))
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("p7.converged_sampling"),
+              t("p7.count_of", k=int(ex.sampled_outcome.converged.sum()), n=n_seeds,
+                share=pct(ex.sampled_outcome.fraction)),
+              help=t("p7.converged_sampling_help", temp=tau))
+    c2.metric(t("p7.converged_greedy"),
+              t("p7.count_of", k=int(ex.greedy_outcome.converged.sum()), n=n_seeds,
+                share=pct(ex.greedy_outcome.fraction)))
+    c3.metric(t("p7.batch_holds", best=best), pct(ex.batch_chance, 1),
+              help=t("p7.batch_holds_help", batch=v["batch"], best=best))
+    with st.expander(t("p7.finals")):
+        col = {name: t(f"p7.columns.{name}", best=v["best_raw"], threshold=fmt(ex.threshold)) for name in
+               ("seed", "final_sampling", "converged_sampling", "first_step", "final_greedy", "converged_greedy")}
+        page.table(pd.DataFrame({
+            col["seed"]: np.arange(n_seeds),
+            col["final_sampling"]: ex.sampled_outcome.final,
+            col["converged_sampling"]: ex.sampled_outcome.converged,
+            col["first_step"]: ex.sampled_outcome.first_step,
+            col["final_greedy"]: ex.greedy_outcome.final,
+            col["converged_greedy"]: ex.greedy_outcome.converged,
+        }), formats={col[c]: "%.3f" for c in ("final_sampling", "final_greedy")})
+
+
+def draw_temperature(ex: rlcore.Exploration, v: dict, temp: float) -> None:
+    """Temperature and discovery: what sampling at τ draws from, and the chance to see the best token in k answers."""
+    s, tau, tokens, best_raw = ex.summary, v["tau"], scenario.tokens, v["best_raw"]
     st.subheader(t("p7.temperature"))
     order = t("p6.sep").join(esc(tok) for tok in tokens)
     st.markdown(t("p7.sentences", first=t("p7.temp_intro"),
                   second=t("p7.temp_at_one", pi=fmt_list(scenario.pi), order=order) if temp == 1.0 else
                   t("p7.temp_at", temp=tau, pi=fmt_list(scenario.pi), order=order, mu=fmt_list(ex.at_temp)),
                   third=t("p7.temp_outro")))
-    left, right = st.columns(2)
-    with left:
-        df = pd.DataFrame({"token": tokens, "probability": scenario.pi})
-        page.chart(charts.token_bars(df, value="probability", title=t("p7.pi_title"),
-                                     value_title=t("p7.probability"), tokens=tokens, domain=[0, 1], height=220),
-                   df, alt_text=t("p7.pi_alt"), name="explore_pi")
-    with right:
-        df = pd.DataFrame({"token": tokens, "probability": ex.at_temp})
-        page.chart(charts.token_bars(df, value="probability", title=t("p7.temp_title", temp=tau),
-                                     value_title=t("p7.probability"), tokens=tokens, domain=[0, 1], height=220),
-                   df, alt_text=t("p7.temp_alt", temp=tau), name="explore_temp")
-
-    st.markdown(t("p7.discovery_found", best=best, temp=tau, p=fmt(ex.at_temp[s.best], 3), k50=fmt(ex.k50),
-                  k95=fmt(ex.k95)) if np.isfinite(ex.k95) else t("p7.discovery_never", best=best, temp=tau))
-    series_pi = f"τ = 1: p = {fmt(scenario.pi[s.best], 3)}"
-    frames = [pd.DataFrame({"answers sampled": ex.ks, "series": series_pi, "chance": ex.chance})]
+    for where, probs, title, alt, name in zip(st.columns(2), (scenario.pi, ex.at_temp),
+                                              (t("p7.pi_title"), t("p7.temp_title", temp=tau)),
+                                              (t("p7.pi_alt"), t("p7.temp_alt", temp=tau)),
+                                              ("explore_pi", "explore_temp"), strict=True):
+        with where:
+            df = pd.DataFrame({"token": tokens, "probability": probs})
+            page.chart(charts.token_bars(df, value="probability", title=title, value_title=t("p7.probability"),
+                                         tokens=tokens, domain=[0, 1], height=220), df, alt_text=alt, name=name)
+    st.markdown(t("p7.discovery_found", best=v["best"], temp=tau, p=fmt(ex.at_temp[s.best], 3), k50=fmt(ex.k50),
+                  k95=fmt(ex.k95)) if np.isfinite(ex.k95) else t("p7.discovery_never", best=v["best"], temp=tau))
+    frames = [pd.DataFrame({"answers sampled": ex.ks, "series": f"τ = 1: p = {fmt(scenario.pi[s.best], 3)}",
+                            "chance": ex.chance})]
     if temp != 1.0:
         frames.append(pd.DataFrame({"answers sampled": ex.ks, "chance": ex.chance_at_temp,
                                     "series": f"τ = {tau}: p = {fmt(ex.at_temp[s.best], 3)}"}))
@@ -247,7 +198,30 @@ def exploration_panel() -> None:
     page.chart(ch, df, alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
 
 
+@page.panel
+def exploration_panel() -> None:
+    """The temperature, the training settings and everything they feed: moving a widget reruns this panel only."""
+    question = st.container()  # the question sits above the inputs it depends on
+    temp, lr, steps, batch, baseline, n_seeds = draw_inputs()
+    ex = page.study(rlcore.exploration_study, scenario, temp, lr, steps, batch, baseline, n_seeds, entries=32)
+    s, tokens = ex.summary, scenario.tokens
+    likely, best = esc(tokens[s.likely]), esc(tokens[s.best])
+    with question:
+        revealed = ask(ex, likely, best, temp, n_seeds)
+    # fixed series names keep each chart's shape (and its converted spec) the same as τ moves; τ is in the legend
+    names = [t("p7.sampling"), t("p7.greedy")]
+    v = {"names": names if revealed else names[:1], "tau": fmt(temp), "likely": likely, "best": best,
+         "best_raw": tokens[s.best], "legend": t("p7.legend", temp=fmt(temp)),
+         "band_note": t("p7.band_note", n=n_seeds), "steps": steps, "batch": batch, "baseline": baseline,
+         "n_seeds": n_seeds}
+    draw_best(ex, v, revealed)
+    draw_curves(ex, v, revealed)
+    if revealed:
+        draw_found(ex, v)
+    draw_temperature(ex, v, temp)
+
+
 exploration_panel()
 
-page.end(code=(rlcore.sampled_training_many, rlcore.temperature_probs, rlcore.discovery_chance,
-               rlcore.samples_to_discover, rlcore.exploration_outcome,))
+page.end(code=(rlcore.exploration_study, rlcore.sampled_training_many, rlcore.temperature_probs,
+               rlcore.discovery_chance, rlcore.samples_to_discover, rlcore.exploration_outcome,))

@@ -1,12 +1,10 @@
 """KL penalty: a price for drifting from the reference model, so RL does not learn what the judge over-rates."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page, prep
-from ui.bundles import Estimators, KLCurve
+from ui import charts, glossary, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 from ui.i18n import t
@@ -25,31 +23,12 @@ page.presets({
 })
 
 
-@page.cached(32)
-def kl_curve(fl: rlcore.FlatteryBranch, share, beta) -> KLCurve:
-    """The regularised objective over every share, at the reference, at the chosen share and at the optimum."""
-    ref_share = float(fl.p_ref[1])
-    best = rlcore.regularized_optimum(fl.p_ref, fl.rewards, beta)
-    grid = np.unique(np.r_[np.linspace(0.0, 1.0, 201), ref_share, share, best[1]])
-    points = rlcore.share_curve([ref_share, share, best[1]], fl.rewards, fl.p_ref, beta)
-    return KLCurve(ref_share=ref_share, best=best, curve=rlcore.share_curve(grid, fl.rewards, fl.p_ref, beta),
-                   points=points)
-
-
-@page.cached(32)
-def estimators(fl: rlcore.FlatteryBranch, share, n, seed) -> Estimators:
-    pi = np.array([1.0 - share, share])
-    study = rlcore.kl_estimator_study(pi, fl.p_ref, n, seed)
-    est = study.estimates
-    return Estimators(study=study, hist=prep.histogram_counts(np.stack([est.k1, est.k2, est.k3]), 30))
-
-
-def ask(kc: KLCurve, share: float, beta: float) -> bool:
+def ask(kc: rlcore.KLCurve, share: float, beta: float) -> bool:
     """Predict first: is the chosen share of flattery better or worse than the reference's for R − β·KL?"""
     pts = kc.points
-    gain = pts.objective[1] - pts.objective[0]
     options = [t("p8_kl.better"), t("p8_kl.worse"), t("p8_kl.same")]
-    answer = options[0 if gain > 0 else 1 if gain < 0 else 2]
+    ref, yours = pts.objective[0], pts.objective[1]
+    answer = options[0 if yours > ref else 1 if yours < ref else 2]
     return page.predict(
         t("p8_kl.question", beta=fmt(beta), share=pct(share), ref_share=pct(kc.ref_share)), options, answer,
         t("p8_kl.explanation", r0=fmt(pts.expected_reward[0]), r1=fmt(pts.expected_reward[1]), kl0=fmt(pts.kl[0]),
@@ -57,7 +36,7 @@ def ask(kc: KLCurve, share: float, beta: float) -> bool:
         key="predict_kl")
 
 
-def share_chart(kc: KLCurve, share: float, beta: float, revealed: bool):
+def share_chart(kc: rlcore.KLCurve, share: float, beta: float, revealed: bool):
     """Judge score and KL against the share of flattery; the objective, its points and its optimum once revealed."""
     c, pts = kc.curve, kc.points
     objective = "R − β·KL"
@@ -93,7 +72,7 @@ def estimator_section(share: float) -> None:
         c1, c2 = st.columns(2)
         n = inputs.slider(t("p8_kl.estimators.n"), 10, 2000, 200, 10, key="n", where=c1)
         seed = inputs.number(t("p8_kl.estimators.seed"), 0, 10_000, 0, key="kl_seed", where=c2)
-    es = page.run(estimators, fl, share, n, int(seed))
+    es = page.study(rlcore.kl_estimator_histogram, fl, share, n, int(seed), entries=32)
     est = es.study
     names = ["k1", "k2", "k3"]
     cols = {t("p8_kl.estimators.mean", n=n): est.sample_mean, t("p8_kl.estimators.std", n=n): est.sample_std,
@@ -124,7 +103,7 @@ def estimator_section(share: float) -> None:
     st.markdown(t("p8_kl.estimators.placements"))
 
 
-@st.fragment
+@page.panel
 def kl_panel() -> None:
     """The share of flattery and β feed the question, the chart and the estimators: moving one reruns this panel
     only, not the page."""
@@ -133,7 +112,7 @@ def kl_panel() -> None:
     share = inputs.slider(t("p8_kl.share"), 0.0, 1.0, 0.9, 0.01, key="share", where=c1, help=t("p8_kl.share_help"))
     beta = inputs.slider(t("p8_kl.beta"), 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
                          help=glossary.term("β") + t("p8_kl.beta_help_more"))
-    kc = page.run(kl_curve, fl, share, beta)
+    kc = page.study(rlcore.kl_curve, fl, share, beta, entries=32)
     with question:
         revealed = ask(kc, share, beta)
     ch, df = share_chart(kc, share, beta, revealed)
@@ -162,5 +141,5 @@ def kl_panel() -> None:
 
 kl_panel()
 
-page.end(code=(rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy, rlcore.kl_estimators,
-               rlcore.kl_estimator_study,))
+page.end(code=(rlcore.kl_curve, rlcore.share_curve, rlcore.regularized_optimum, rlcore.kl_optimal_policy,
+               rlcore.kl_estimator_histogram, rlcore.kl_estimators, rlcore.kl_estimator_study,))

@@ -6,7 +6,6 @@ import streamlit as st
 
 import rlcore
 from ui import charts, glossary, inputs, page
-from ui.bundles import ClipCurve, PPORun
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
@@ -23,48 +22,22 @@ summary = page.run(rlcore.summarize, scenario)
 tokens = scenario.tokens
 
 
-@page.cached(32)
-def clip_curve(scenario, token, eps) -> ClipCurve:
-    """The clipped objective of one token against its probability, for +|A| and −|A|."""
-    i = scenario.index(token)
-    p_old = float(scenario.pi[i])
-    adv = float(rlcore.advantages(scenario.pi, scenario.q)[i])
-    low, high = rlcore.clip_bounds(p_old, eps)
-    x = np.unique(np.r_[np.linspace(0.0, 1.0, 201), low, high, p_old])
-    ratio = rlcore.importance_ratio(x, np.full(x.shape, p_old))
-    size = abs(adv) if adv != 0 else 1.0  # a zero advantage has no slope: show ±1 instead
-    return ClipCurve(p_old=p_old, adv=adv, size=size, low=low, high=high, x=x,
-                     pos=rlcore.clipped_objective(ratio, size, eps), neg=rlcore.clipped_objective(ratio, -size, eps))
-
-
-@page.cached(32)
-def ppo_run(scenario, eps, lr, epochs) -> PPORun:
-    """The scenario's sampled answers as one batch (advantage R − V), and PPO epochs on it."""
-    batch = rlcore.batch_advantages(scenario.pi, scenario.samples)
-    run = rlcore.ppo_epochs(scenario.pi, batch.actions, batch.advantages, lr=lr, epochs=epochs, eps=eps)
-    bands = [rlcore.clip_bounds(p, eps) for p in scenario.pi]
-    return PPORun(batch=batch, run=run, bands=bands)
-
-
-def ask(cc: ClipCurve, tok: str, eps: float) -> bool:
+def ask(cc: rlcore.ClipCurve, tok: str, eps: float) -> bool:
     """Predict first: how far can the batch move π(token) in the direction its advantage pushes?"""
-    up = cc.adv >= 0
-    bound = cc.high if up else cc.low
-    answer = t("p8_ratio.option_to", p=fmt(bound, 3))
-    added = cc.p_old + eps if up else cc.p_old - eps  # the guess that ε is added, not a factor
+    answer = t("p8_ratio.option_to", p=fmt(cc.bound, 3))
     options = [answer, t("p8_ratio.option_none")]
-    if 0 < added < 1 and fmt(added, 3) != fmt(bound, 3):
-        options.insert(0, t("p8_ratio.option_to", p=fmt(added, 3)))
-    way = "up" if up else "down"
+    if 0 < cc.added < 1 and fmt(cc.added, 3) != fmt(cc.bound, 3):  # the guess that ε is added, not a factor
+        options.insert(0, t("p8_ratio.option_to", p=fmt(cc.added, 3)))
+    way = "up" if cc.adv >= 0 else "down"
     return page.predict(
         t(f"p8_ratio.question_{way}", token=tok, p_old=fmt(cc.p_old, 3), a=fmt(cc.adv, sign=True), eps=fmt(eps)),
         options, answer,
-        t(f"p8_ratio.explanation_{way}", token=tok, factor=fmt(1 + eps if up else 1 - eps), p_old=fmt(cc.p_old, 3),
-          bound=fmt(bound, 3)),
+        t(f"p8_ratio.explanation_{way}", token=tok, factor=fmt(cc.factor), p_old=fmt(cc.p_old, 3),
+          bound=fmt(cc.bound, 3)),
         key="predict_clip")
 
 
-def objective_chart(cc: ClipCurve, token: str, eps: float, revealed: bool):
+def objective_chart(cc: rlcore.ClipCurve, token: str, eps: float, revealed: bool):
     """The clipped objective against π(token) for ±|A|; before the answer, only the side nothing clips."""
     pos_name, neg_name = f"A = {fmt(cc.size, sign=True)}", f"A = {fmt(-cc.size, sign=True)}"
     curve = pd.concat([pd.DataFrame({"probability": cc.x, "objective": cc.pos, "advantage": pos_name}),
@@ -104,7 +77,7 @@ def epochs_section(eps: float) -> None:
     if np.any(scenario.pi <= 0):
         st.warning(t("p8_ratio.epochs.zero"), icon="ℹ️")
         return
-    pr = page.run(ppo_run, scenario, eps, ppo_lr, epochs)
+    pr = page.study(rlcore.ppo_run, scenario, eps, ppo_lr, epochs, entries=32)
     run, batch = pr.run, pr.batch
     df = pd.concat([pd.DataFrame({"epoch": np.arange(epochs + 1), "token": tok, "probability": run.probs[:, k],
                                   "clip band low": pr.bands[k][0], "clip band high": pr.bands[k][1]})
@@ -140,7 +113,7 @@ def epochs_section(eps: float) -> None:
                    formats={adv: "%+.2f"})
 
 
-@st.fragment
+@page.panel
 def clipping_panel() -> None:
     """The token, ε and everything they feed: the question, the objective and the epochs; moving a widget
     reruns this panel only, not the page."""
@@ -154,7 +127,7 @@ def clipping_panel() -> None:
         question.warning(t("p8_ratio.zero", token=tok), icon="ℹ️")
         epochs_section(eps)
         return
-    cc = page.run(clip_curve, scenario, token, eps)
+    cc = page.study(rlcore.clip_curve, scenario, token, eps, entries=32)
     with question:
         revealed = ask(cc, tok, eps)
     ch, curve = objective_chart(cc, token, eps, revealed)
@@ -177,5 +150,5 @@ def clipping_panel() -> None:
 
 clipping_panel()
 
-page.end(code=(rlcore.importance_ratio, rlcore.clip_bounds, rlcore.clipped_objective, rlcore.batch_advantages,
-               rlcore.ppo_epochs,))
+page.end(code=(rlcore.clip_curve, rlcore.importance_ratio, rlcore.clip_bounds, rlcore.clipped_objective,
+               rlcore.ppo_run, rlcore.batch_advantages, rlcore.ppo_epochs,))

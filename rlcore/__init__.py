@@ -7,8 +7,9 @@ in rlax:
 * ``formulas/``: one pure, checked function per quantity (returns, estimates, credit, policy, ppo, kl,
   aggregation, diagnostics, preference, the running example, generation, sampling, checks);
 * ``studies/``: what a page shows, one module per study with its result type (the home page's overview, the
-  reward, value, baseline, GAE, policy-gradient, exploration and KL-penalty studies, clips, length, recipes,
-  KL placement, collapse, mismatch, the judge studies, the training lab, and ``zero``: R1-Zero in miniature).
+  reward, value, baseline, GAE, policy-gradient, exploration, KL-penalty and clipping studies, clips, length,
+  recipes, KL placement, collapse, mismatch, the judge studies, the training lab, and ``zero``: R1-Zero in
+  miniature).
 
 Every name a module lists in its ``__all__`` is reachable from here by that name (``rlcore.gae``,
 ``rlcore.train``, ``rlcore.fit_reward_model``), and every module by its own (``rlcore.lab``, ``rlcore.zero``).

@@ -1,18 +1,17 @@
 """Chart preparation: shaping rlcore's arrays for a chart, with no RL maths in it.
 
-Thinning a long run to the points a chart keeps, binning values into a histogram, and reducing seeds to a
-median band. Pure numpy (no streamlit, altair or pandas). Bad input raises ``ValueError`` naming the
-argument, like rlcore.
+Thinning a long run to the points a chart keeps, picking several runs' seed bands at those points, and laying
+them out in long form, one row per point. Pure numpy (no streamlit, altair or pandas): a page makes the DataFrame.
+Bad input raises ``ValueError`` naming the argument, like rlcore. The seed bands themselves are rlcore's
+(``rlcore.seed_bands``).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from rlcore.formulas.checks import as_array, count
-from rlcore.formulas.estimates import Histogram, histogram_counts  # noqa: F401  (one import point for chart preparation)
+from rlcore import SeedBands
+from rlcore.formulas.checks import count
 
 
 def thin_steps(n: int, max_points: int) -> np.ndarray:
@@ -34,58 +33,53 @@ def thin_steps(n: int, max_points: int) -> np.ndarray:
     return idx if idx[-1] == size - 1 else np.append(idx, size - 1)
 
 
-def dead_share(dead, window: int = 1) -> np.ndarray:
-    """Share of dead groups per step: over the seeds, and over the last ``window`` steps.
-
-    shareₜ = mean over seeds and over steps t−w+1…t of deadₛ,ₜ (fewer steps at the start).
+def bands_at(bands, rows, column: int | None = None) -> SeedBands:
+    """Several runs' seed bands of one quantity at the rows a chart keeps, one run per row: shape [R, N].
 
     Args:
-        dead: shape [S, T] bool, ``LabHistory.dead``.
-        window: w ≥ 1 steps to average over.
+        bands: R ``rlcore.SeedBands`` of the same quantity, each of shape [T] (or [T, K] with ``column``).
+        rows: N indices into T (the steps a chart keeps, less one for a quantity measured from step 1).
+        column: the column of [T, K] bands to take (a token, a decision point); None for [T] bands.
 
-    Returns:
-        shape [T], in [0, 1].
-
-    >>> dead_share([[True, False, False, True]], window=2).tolist()
-    [1.0, 0.5, 0.0, 0.5]
+    >>> b = SeedBands(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0]), np.array([2.0, 3.0, 4.0]))
+    >>> bands_at([b, b], [0, 2]).median.tolist()
+    [[1.0, 3.0], [1.0, 3.0]]
     """
-    d = np.asarray(dead)
-    if d.ndim != 2 or d.size == 0:
-        raise ValueError(f"dead must have shape [S, T] with S, T ≥ 1, got {d.shape}")
-    if d.dtype != bool and not np.all(np.isin(d, (0, 1))):
-        raise ValueError("dead must hold only True/False")
-    w = count("window", window, low=1)
-    per_step = d.astype(np.float64).mean(axis=0)
-    total = np.cumsum(np.concatenate([[0.0], per_step]))
-    starts = np.maximum(np.arange(per_step.size) + 1 - w, 0)
-    return (total[1:] - total[starts]) / (np.arange(per_step.size) + 1 - starts)
+    runs = list(bands)
+    if not runs or not all(isinstance(b, SeedBands) for b in runs):
+        raise ValueError(f"bands must be one rlcore.SeedBands or more, got {runs!r:.80}")
+    at = np.asarray(rows)
+    if at.ndim != 1 or at.dtype.kind not in "iu":
+        raise ValueError(f"rows must be a list of whole numbers, got {rows!r:.80}")
+    where = at if column is None else (at, count("column", column, low=0))
+    return SeedBands(*(np.stack([getattr(b, part)[where] for b in runs]) for part in ("median", "low", "high")))
 
 
-class SeedBands(NamedTuple):
-    """The middle and the extremes over seeds, per step (what a band chart draws)."""
-
-    median: np.ndarray  # shape [T, ...]
-    low: np.ndarray     # shape [T, ...]: smallest over seeds
-    high: np.ndarray    # shape [T, ...]: largest over seeds
-
-
-def seed_bands(values) -> SeedBands:
-    """Median, minimum and maximum over the seeds axis (axis 0) of a training run's arrays.
+def band_rows(parts: dict, *, series: str, part: str) -> dict[str, np.ndarray]:
+    """The long form of stacked seed bands, as a band chart reads it: one row per part, series and step.
 
     Args:
-        values: shape [S, T, ...], e.g. ``TrainingRun.probs`` or ``TrainingRun.mean_score``.
+        parts: label → (steps [N], names [R], SeedBands [R, N]): each part's steps, the names of its R series
+            (an algorithm, a decoding), and their bands (``bands_at``); the parts in the order of their rows.
+        series: the name of the column that holds the series' names.
+        part: the name of the column that holds the part's label (a chart's panel, a token).
 
     Returns:
-        SeedBands(median, low, high), each of shape [T, ...].
+        the columns step, ``series``, median, lowest, highest, ``part``, of equal length Σ R·N.
 
-    >>> seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]]).median.tolist()
-    [2.0, 5.0]
+    >>> b = SeedBands(np.array([[1.0, 2.0]]), np.array([[0.0, 1.0]]), np.array([[2.0, 3.0]]))
+    >>> rows = band_rows({"KL": ([0, 5], ["GRPO"], b)}, series="algorithm", part="quantity")
+    >>> rows["step"].tolist(), rows["algorithm"].tolist(), rows["median"].tolist(), rows["quantity"].tolist()
+    ([0, 5], ['GRPO', 'GRPO'], [1.0, 2.0], ['KL', 'KL'])
     """
-    x = as_array("values", values)
-    if x.ndim < 2 or x.shape[0] < 1:
-        raise ValueError(f"values must have shape [S, T, ...] with S ≥ 1, got {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("values must contain only finite numbers")
-    return SeedBands(np.median(x, axis=0), x.min(axis=0), x.max(axis=0))
-
-
+    columns: dict[str, list] = {"step": [], series: [], "median": [], "lowest": [], "highest": [], part: []}
+    for label, (steps, names, bands) in parts.items():
+        n, size = len(steps), len(names) * len(steps)
+        if bands.median.shape != (len(names), n):
+            raise ValueError(f"parts[{label!r}] must hold bands of shape {(len(names), n)}, got {bands.median.shape}")
+        columns["step"].append(np.tile(steps, len(names)))
+        columns[series].append(np.repeat(np.asarray(names, dtype=object), n))
+        for name, values in (("median", bands.median), ("lowest", bands.low), ("highest", bands.high)):
+            columns[name].append(values.ravel())
+        columns[part].append(np.full(size, label, dtype=object))
+    return {name: np.concatenate(values) for name, values in columns.items()}

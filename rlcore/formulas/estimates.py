@@ -1,4 +1,5 @@
-"""V, Q, advantage, and the REINFORCE gradient estimate with a baseline."""
+"""V, Q, advantage, and the REINFORCE gradient estimate with a baseline; histograms and seed bands, which sum up
+many values for a chart."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_array, as_probs, as_real, as_samples, as_vector, count, rng_from
+from .checks import as_array, as_probs, as_real, as_samples, as_vector, count, finite, rng_from
 from .sampling import ScoreTable
 
 __all__ = [
-    "GradientStats", "Histogram", "MCEstimates", "RunningEstimates", "advantages", "expected_value",
+    "GradientStats", "Histogram", "MCEstimates", "RunningEstimates", "SeedBands", "advantages", "expected_value",
     "gradient_samples", "gradient_stats", "gradient_variance_curve", "histogram_counts", "mc_estimates",
-    "optimal_baseline", "running_mc_estimates", "running_mean", "sample_answers", "sample_checkpoints",
+    "optimal_baseline", "running_mc_estimates", "running_mean", "sample_answers", "sample_checkpoints", "seed_bands",
 ]
 
 
@@ -365,3 +366,28 @@ def histogram_counts(values, bins: int, *, low: float | None = None, high: float
     if x.ndim == 1:
         return Histogram(edges=edges, counts=counts[0], shares=shares[0])
     return Histogram(edges=edges, counts=counts, shares=shares)
+
+
+@dataclass(frozen=True)
+class SeedBands:
+    """The middle and the extremes over seeds, per step (what a band chart draws)."""
+
+    median: np.ndarray  # shape [T, ...]
+    low: np.ndarray     # shape [T, ...]: smallest over seeds
+    high: np.ndarray    # shape [T, ...]: largest over seeds
+
+
+def seed_bands(values) -> SeedBands:
+    """Median, minimum and maximum over the seeds axis (axis 0) of a training run's arrays.
+
+    Args:
+        values: shape [S, T, ...] with S, T ≥ 1, finite, e.g. ``TrainingRun.probs`` or ``TrainingRun.mean_score``.
+
+    Returns:
+        SeedBands(median, low, high), each of shape [T, ...].
+
+    >>> seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]]).median.tolist()
+    [2.0, 5.0]
+    """
+    x = finite("values", values, min_ndim=2)
+    return SeedBands(np.median(x, axis=0), x.min(axis=0), x.max(axis=0))

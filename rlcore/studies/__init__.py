@@ -10,6 +10,7 @@ reached as ``rlcore.zero`` (its ``train`` is not the lab's).
 
 from . import (
                baseline,
+               clipping,
                clips,
                collapse,
                critic,
@@ -28,6 +29,7 @@ from . import (
                zero,
 )
 from .baseline import *  # noqa: F403
+from .clipping import *  # noqa: F403
 from .clips import *  # noqa: F403
 from .collapse import *  # noqa: F403
 from .critic import *  # noqa: F403
@@ -45,6 +47,6 @@ from .reward import *  # noqa: F403
 from .value import *  # noqa: F403
 from .zero import model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
 
-MODULES = (baseline, clips, collapse, critic, exploration, judge, kl_penalty, kl_placement, lab, length, mismatch,
-           overview, policy_gradient, recipes, reward, value)
+MODULES = (baseline, clipping, clips, collapse, critic, exploration, judge, kl_penalty, kl_placement, lab, length,
+           mismatch, overview, policy_gradient, recipes, reward, value)
 __all__ = [*(name for module in MODULES for name in module.__all__), "zero"]  # zero's names stay in rlcore.zero

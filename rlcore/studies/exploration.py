@@ -1,4 +1,5 @@
-"""The exploration page's study: which seeds found a token, and when."""
+"""The exploration page's study: greedy decoding against sampling at a temperature, which seeds found the best
+token and when, and the odds of seeing it in k answers."""
 
 from __future__ import annotations
 
@@ -7,9 +8,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formulas.checks import count, in_range
-from ..formulas.policy import TrainingRun
+from ..formulas.estimates import SeedBands, seed_bands
+from ..formulas.example import Scenario, check_scenario
+from ..formulas.policy import (
+    TrainingRun,
+    discovery_chance,
+    sampled_training_many,
+    samples_to_discover,
+    temperature_probs,
+)
+from .overview import Summary, summarize
 
-__all__ = ["ExplorationOutcome", "exploration_outcome"]
+__all__ = ["Exploration", "ExplorationOutcome", "exploration_outcome", "exploration_study"]
+
+DISCOVERY_KS = np.arange(1, 101)  # the answer counts k of the discovery curve
 
 
 @dataclass(frozen=True)
@@ -52,3 +64,71 @@ def exploration_outcome(run: TrainingRun, token: int, threshold: float = 0.9) ->
     first = np.where(above.any(axis=1), above.argmax(axis=1), -1)
     converged = path[:, -1] > t
     return ExplorationOutcome(path[:, -1].copy(), converged, float(converged.mean()), first)
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """Greedy decoding against sampling at a temperature, on the same example (the exploration page)."""
+
+    summary: Summary                    # the scenario's headline numbers (its likely and its best token)
+    threshold: float                    # a seed converges when its final π(best) is above it
+    sampled_bands: SeedBands            # π per step and token, over the seeds: [steps+1, K]
+    greedy_bands: SeedBands
+    sampled_score: SeedBands            # mean judge score of each batch, over the seeds: [steps]
+    greedy_score: SeedBands
+    sampled_outcome: ExplorationOutcome  # which seeds found the best token, and when
+    greedy_outcome: ExplorationOutcome
+    at_temp: np.ndarray                 # shape [K]: the distribution sampling at τ draws from
+    ks: np.ndarray                      # shape [M]: answer counts k for the discovery curve (1 to 100)
+    chance: np.ndarray                  # shape [M]: P(the best token at least once in k answers), at τ = 1
+    chance_at_temp: np.ndarray          # shape [M]: the same at τ
+    k50: float                          # answers needed for a 50% chance, at τ (inf if never)
+    k95: float                          # ... for a 95% chance
+    batch_chance: float                 # P(one batch holds the best token), at τ
+
+
+def exploration_study(scenario: Scenario, temperature: float, lr: float, steps: int, batch: int,
+                      baseline: str = "batch mean", n_seeds: int = 8, threshold: float = 0.9) -> Exploration:
+    """Greedy decoding and sampling at τ trained side by side on the scenario, and the chance to see its best token.
+
+    Each decoding trains REINFORCE on the first token for ``n_seeds`` seeds (``sampled_training_many``; greedy
+    decoding ignores τ, so it trains at τ = 1), reduced to bands over the seeds, with the seeds that converged
+    to the best token (``exploration_outcome``). Sampling at τ draws from μ = ``temperature_probs(π, τ)``; the
+    chance of the best token b at least once in k answers is 1 − (1 − μ_b)^k (``discovery_chance``), k = 1…100.
+
+    Args:
+        scenario: the running example.
+        temperature: τ > 0 of the sampled decoding.
+        lr: step size η ≥ 0.
+        steps: number of updates (≥ 1).
+        batch: answers per update (≥ 1).
+        baseline: "none", "batch mean" or "V".
+        n_seeds: seeds per decoding (≥ 1).
+        threshold: in (0, 1).
+
+    Returns:
+        Exploration(summary, threshold, sampled_bands, greedy_bands, sampled_score, greedy_score,
+        sampled_outcome, greedy_outcome, at_temp, ks, chance, chance_at_temp, k50, k95, batch_chance).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> ex = exploration_study(ARTICLE_SCENARIO, 1.0, 0.1, 10, 8, "batch mean", 2)
+    >>> ex.greedy_outcome.fraction, ex.k50, ex.k95   # greedy writes open: π(partly) stays 0.2
+    (0.0, 4.0, 14.0)
+    """
+    s = summarize(check_scenario(scenario))
+    seeds = tuple(range(count("n_seeds", n_seeds, low=1, high=1000)))
+    runs = {greedy: sampled_training_many(scenario.pi, scenario.samples, temperature=1.0 if greedy else temperature,
+                                          greedy=greedy, lr=lr, steps=steps, batch=batch, baseline=baseline,
+                                          seeds=seeds) for greedy in (False, True)}
+    outcome = {greedy: exploration_outcome(run, s.best, threshold) for greedy, run in runs.items()}
+    mu = temperature_probs(scenario.pi, temperature)
+    best = float(mu[s.best])
+    return Exploration(
+        summary=s, threshold=float(threshold),
+        sampled_bands=seed_bands(runs[False].probs), greedy_bands=seed_bands(runs[True].probs),
+        sampled_score=seed_bands(runs[False].mean_score), greedy_score=seed_bands(runs[True].mean_score),
+        sampled_outcome=outcome[False], greedy_outcome=outcome[True], at_temp=mu, ks=DISCOVERY_KS.copy(),
+        chance=discovery_chance(scenario.pi[s.best], DISCOVERY_KS), chance_at_temp=discovery_chance(best, DISCOVERY_KS),
+        k50=samples_to_discover(best, 0.5), k95=samples_to_discover(best, 0.95),
+        batch_chance=float(discovery_chance(best, [batch])[0]),  # one batch holds the best token
+    )

@@ -1,4 +1,5 @@
-"""The KL penalty page's study: Schulman's three estimators side by side."""
+"""The KL penalty page's studies: the regularised objective along the share of flattery, and Schulman's three
+estimators side by side."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, count, rng_from
-from ..formulas.kl import KLEstimates, kl_divergence, kl_estimators
+from ..formulas.checks import as_probs, count, in_range, rng_from
+from ..formulas.estimates import Histogram, histogram_counts
+from ..formulas.example import FlatteryBranch
+from ..formulas.kl import KLEstimates, ShareCurve, kl_divergence, kl_estimators, regularized_optimum, share_curve
 
-__all__ = ["KLEstimatorStudy", "kl_estimator_study"]
+__all__ = ["KLCurve", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_estimator_histogram",
+           "kl_estimator_study"]
+
+CURVE_POINTS = 201  # evenly spaced shares of the curve, besides the three it marks
 
 
 @dataclass(frozen=True)
@@ -72,3 +78,84 @@ def kl_estimator_study(p, p_ref, n: int, seed) -> KLEstimatorStudy:
     bias[np.abs(bias) <= 1e-12 * max(1.0, exact)] = 0.0  # k1 and k3: only rounding is left
     return KLEstimatorStudy(tokens, est, exact, expected, bias, spread,
                             values.mean(axis=1), values.std(axis=1), (values < 0).mean(axis=1))
+
+
+def _branch(branch) -> FlatteryBranch:
+    if not isinstance(branch, FlatteryBranch):
+        raise ValueError(f"branch must be an rlcore.FlatteryBranch, got {type(branch).__name__}")
+    return branch
+
+
+@dataclass(frozen=True)
+class KLCurve:
+    """R − β·KL along the share of flattery: over every share, and at the three shares the page marks."""
+
+    ref_share: float    # π_ref(flattery)
+    best: np.ndarray    # shape [2]: the policy that maximises R − β·KL (``regularized_optimum``)
+    curve: ShareCurve   # over 201 evenly spaced shares and the three below, in increasing order
+    points: ShareCurve  # at the reference's share, the chosen share and the optimum's, in that order
+
+
+def kl_curve(branch: FlatteryBranch, share: float, beta: float) -> KLCurve:
+    """The KL-regularised objective of the flattery branch over every share of flattery s, π = (1 − s, s).
+
+    The curve is ``share_curve`` over 201 evenly spaced shares plus the three it marks: the reference's
+    π_ref(flattery), the chosen ``share`` and the optimum's π*(flattery), π* ∝ π_ref · exp(r/β)
+    (``regularized_optimum``, which takes β = 0 too).
+
+    Args:
+        branch: the flattery branch (its judge scores and reference probabilities), e.g. ``rlcore.FLATTERY``.
+        share: the chosen share of flattery, in [0, 1].
+        beta: β ≥ 0.
+
+    Returns:
+        KLCurve(ref_share, best, curve, points).
+
+    >>> from rlcore.example import FLATTERY
+    >>> c = kl_curve(FLATTERY, 0.05, 1.0)   # at the reference's own share: no KL, the reference's score
+    >>> round(float(c.points.kl[1]), 12), round(float(c.points.expected_reward[1]), 12)
+    (0.0, 9.03)
+    """
+    fl = _branch(branch)
+    s = in_range("share", share, 0.0, 1.0)
+    ref_share = float(fl.p_ref[1])
+    best = regularized_optimum(fl.p_ref, fl.rewards, beta)
+    grid = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), ref_share, s, best[1]])
+    return KLCurve(ref_share=ref_share, best=best, curve=share_curve(grid, fl.rewards, fl.p_ref, beta),
+                   points=share_curve([ref_share, s, best[1]], fl.rewards, fl.p_ref, beta))
+
+
+@dataclass(frozen=True)
+class KLEstimatorHistogram:
+    """``kl_estimator_study`` on the flattery branch at one share, with the per-token values binned."""
+
+    study: KLEstimatorStudy  # the estimators' exact and sampled moments
+    hist: Histogram          # k1, k2 and k3's per-token values in shared bins: counts and shares [3, bins]
+
+
+def kl_estimator_histogram(branch: FlatteryBranch, share: float, n: int, seed,
+                           bins: int = 30) -> KLEstimatorHistogram:
+    """Schulman's k1, k2 and k3 on n tokens of the flattery branch written with π = (1 − share, share), against
+    π_ref = the branch's reference (``kl_estimator_study``); their per-token values binned together
+    (``histogram_counts``), k1, k2, k3 in that order.
+
+    Args:
+        branch: the flattery branch, e.g. ``rlcore.FLATTERY``.
+        share: π(flattery), in [0, 1].
+        n: number of sampled tokens (1 to 1,000,000).
+        seed: an integer seed or a numpy Generator.
+        bins: number of bins (≥ 1).
+
+    Returns:
+        KLEstimatorHistogram(study, hist).
+
+    >>> from rlcore.example import FLATTERY
+    >>> h = kl_estimator_histogram(FLATTERY, 0.05, 200, 0)   # π = π_ref: every per-token k3 is 0
+    >>> h.hist.counts.shape, float(h.study.exact), int(h.hist.counts[2].sum())
+    ((3, 30), 0.0, 200)
+    """
+    fl = _branch(branch)
+    s = in_range("share", share, 0.0, 1.0)
+    study = kl_estimator_study(np.array([1.0 - s, s]), fl.p_ref, n, seed)
+    est = study.estimates
+    return KLEstimatorHistogram(study=study, hist=histogram_counts(np.stack([est.k1, est.k2, est.k3]), bins))

@@ -23,9 +23,10 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from ..formulas.aggregation import gradient_weights, informative_groups, sequence_ratio
-from ..formulas.checks import count, in_range, non_negative
+from ..formulas.checks import count, finite, in_range, non_negative, show
 from ..formulas.credit import gae, group_advantages
-from ..formulas.diagnostics import entropy
+from ..formulas.diagnostics import entropy, pass_at_k
+from ..formulas.estimates import SeedBands, seed_bands
 from ..formulas.example import FLATTERY, Scenario
 from ..formulas.kl import kl_estimators
 from ..formulas.policy import log_softmax, logits_from_probs
@@ -34,8 +35,8 @@ from ..formulas.sampling import ScoreTable, sample_tokens
 from .clips import GSPO_EPS
 
 __all__ = [
-    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "Algorithm", "Group", "LabConfig", "LabHistory", "LabState", "LabTree",
-    "first_step_loss", "lab_tree", "train",
+    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "Algorithm", "Group", "LabBands", "LabConfig", "LabHistory", "LabState",
+    "LabTree", "dead_share", "first_step_loss", "lab_bands", "lab_pass_at_k", "lab_seed_count", "lab_tree", "train",
 ]
 
 LOSS_AGGREGATIONS = {
@@ -830,3 +831,141 @@ def first_step_loss(history: LabHistory) -> tuple[float, float]:
     if not isinstance(history, LabHistory):
         raise ValueError(f"history must be an rlcore.LabHistory, got {type(history).__name__}")
     return float(np.median(history.loss[:, 0])), float(np.median(history.grad_norm[:, 0]))
+
+
+# ---------------------------------------------------------------- what the lab page shows of a run
+
+DEAD_WINDOW = 10
+"""Steps the lab page's share of dead groups is averaged over (``LabBands.dead``)."""
+
+
+def dead_share(dead, window: int = 1) -> np.ndarray:
+    """Share of dead groups per step: over the seeds, and over the last ``window`` steps.
+
+    shareₜ = mean over seeds and over steps t−w+1…t of deadₛ,ₜ (fewer steps at the start).
+
+    Args:
+        dead: shape [S, T] bool, ``LabHistory.dead``.
+        window: w ≥ 1 steps to average over.
+
+    Returns:
+        shape [T], in [0, 1].
+
+    >>> dead_share([[True, False, False, True]], window=2).tolist()
+    [1.0, 0.5, 0.0, 0.5]
+    """
+    d = finite("dead", dead, ndim=2)
+    if not np.isin(d, (0.0, 1.0)).all():
+        raise ValueError(f"dead must hold only 0 and 1 (or False and True), got {show(d)}")
+    w = count("window", window, low=1)
+    per_step = d.mean(axis=0)
+    total = np.cumsum(np.concatenate([[0.0], per_step]))
+    starts = np.maximum(np.arange(per_step.size) + 1 - w, 0)
+    return (total[1:] - total[starts]) / (np.arange(per_step.size) + 1 - starts)
+
+
+@dataclass(frozen=True)
+class LabBands:
+    """What the lab page draws of one algorithm's runs: a band over the seeds per curve, small enough for a server
+    to keep many (about 40 KB at 100 steps). A run that diverged holds only ``diverged_at``; every other field is
+    then None (the page leaves that run out and says so)."""
+
+    score: SeedBands | None = None         # [T+1]: the exact mean judge score (``LabHistory.expected_score``)
+    probs: SeedBands | None = None         # [T+1, K]: π at the first token
+    flattery: SeedBands | None = None      # [T+1]: π(flattery) inside the best branch
+    kl: SeedBands | None = None            # [T+1]: KL(π‖π_ref) over whole answers
+    clip: SeedBands | None = None          # [T]: share of tokens clipped
+    loss: SeedBands | None = None          # [T]: the loss at the first epoch
+    grad: SeedBands | None = None          # [T]: its gradient norm
+    first: tuple[float, float] | None = None  # loss and gradient norm at step 1 (``first_step_loss``)
+    values: SeedBands | None = None        # [T+1, 2]: PPO's critic; None for every other algorithm
+    dead: SeedBands | None = None          # [T]: share of dead groups over the seeds and the last DEAD_WINDOW steps
+                                           #      (one share per step: median = low = high)
+    dead_total: float | None = None        # share of dead groups over the whole run
+    length: SeedBands | None = None        # [T+1]: mean tokens per answer
+    token_length: SeedBands | None = None  # [T+1, K]: mean tokens per answer after each first token
+    entropy: SeedBands | None = None       # [T+1]: entropy of the first token's policy
+    pass1: SeedBands | None = None         # [T+1]: chance that one answer is right
+    p_correct: np.ndarray | None = None    # [S, T+1], per seed: pass@k follows from it for any k (``lab_pass_at_k``)
+    groups_drawn: float | None = None      # groups written per step, on average (DAPO resamples dead ones)
+    diverged_at: int | None = None         # the step (1-based) whose update overflowed, or None
+
+
+def lab_bands(scenario: Scenario, config: LabConfig, n_seeds: int = 1) -> LabBands:
+    """One algorithm trained for seeds 0 … n_seeds − 1 (``train``, every seed in one vectorised call), reduced to
+    what the lab page draws: the median, lowest and highest over the seeds of each curve (``seed_bands``).
+
+    Args:
+        scenario: the running example.
+        config: a LabConfig.
+        n_seeds: seeds to train (1 to 64).
+
+    Returns:
+        LabBands; a run that diverged has only ``diverged_at`` (the step that overflowed).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> b = lab_bands(ARTICLE_SCENARIO, LabConfig(steps=2, group_size=2), 2)
+    >>> b.score.median.shape, b.probs.median.shape, b.loss.median.shape, b.values, b.diverged_at
+    ((3,), (3, 3), (2,), None, None)
+    """
+    h = train(scenario, config, tuple(range(count("n_seeds", n_seeds, low=1, high=64))))
+    if h.diverged_at is not None:
+        return LabBands(diverged_at=h.diverged_at)
+    return LabBands(
+        score=seed_bands(h.expected_score), probs=seed_bands(h.probs_first),
+        flattery=seed_bands(h.probs_branch[..., 1]), kl=seed_bands(h.kl),
+        clip=seed_bands(h.clip_fraction), loss=seed_bands(h.loss),
+        grad=seed_bands(h.grad_norm), first=first_step_loss(h),
+        values=seed_bands(h.values) if config.algorithm == "ppo" else None,
+        dead=SeedBands(*[dead_share(h.dead, window=DEAD_WINDOW)] * 3), dead_total=float(h.dead.mean()),
+        length=seed_bands(h.mean_length), token_length=seed_bands(h.token_length),
+        entropy=seed_bands(h.entropy), pass1=seed_bands(h.p_correct), p_correct=h.p_correct,
+        groups_drawn=float(h.groups_drawn.mean()),
+    )
+
+
+def lab_pass_at_k(bands: LabBands, k: int) -> SeedBands:
+    """pass@k = 1 − (1 − pass@1)^k of each seed at each step (``pass_at_k``), as a band over the seeds.
+
+    Args:
+        bands: the LabBands of a run that did not diverge.
+        k: whole number ≥ 1.
+
+    Returns:
+        SeedBands of shape [T+1].
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> b = lab_bands(ARTICLE_SCENARIO, LabConfig(steps=2, group_size=2), 2)
+    >>> round(float(lab_pass_at_k(b, 8).median[0]), 12) == round(1 - 0.8 ** 8, 12)   # π(partly) = 0.2 at first
+    True
+    """
+    if not isinstance(bands, LabBands):
+        raise ValueError(f"bands must be an rlcore.LabBands, got {type(bands).__name__}")
+    return seed_bands(pass_at_k(finite("bands.p_correct", bands.p_correct, ndim=2), k))
+
+
+def lab_seed_count(configs, n_seeds: int) -> int:
+    """How many of the ``n_seeds`` seeds asked for the lab trains: as many as keep every run of ``configs`` within
+    MAX_TOKEN_UPDATES token updates (``LabConfig.token_updates``), and at least one.
+
+    Args:
+        configs: one LabConfig or more, the runs trained side by side.
+        n_seeds: seeds asked for (≥ 1).
+
+    Returns:
+        a whole number in [1, n_seeds].
+
+    >>> lab_seed_count([LabConfig(steps=300, epochs=8, group_size=32, length=4)], 10)   # 460,800 updates a seed
+    2
+    """
+    try:
+        runs = list(configs)
+    except TypeError:
+        raise ValueError(f"configs must be a list, got {show(configs)}") from None
+    if not runs:
+        raise ValueError("configs must not be empty")
+    for i, c in enumerate(runs):
+        if not isinstance(c, LabConfig):
+            raise ValueError(f"configs[{i}] must be an rlcore.LabConfig, got {type(c).__name__}")
+    n = count("n_seeds", n_seeds, low=1)
+    return max(1, min(n, MAX_TOKEN_UPDATES // max(c.token_updates() for c in runs)))

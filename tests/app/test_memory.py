@@ -154,4 +154,4 @@ def test_caches_stay_within_max_entries():
         no_exception(run_page(path))
     entries = check_caches()
     names = {k.rsplit(".", 1)[-1] for k in entries}
-    assert {"study", "run_lab", "cached_view", "explore", "critic_study", "draw"} <= names, names
+    assert {"study", "lab_bands", "exploration_study", "critic_study", "draw"} <= names, names

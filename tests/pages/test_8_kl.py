@@ -1,7 +1,8 @@
 """Page 8, KL penalty: the regularised objective on the flattery branch, and the estimators k1, k2, k3.
 
 Article figures checked with defaults: flattery 5% → 90% with β = 1 gives mean judge score 9.03 → 9.54,
-KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1.
+KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1. The page's
+numbers and state are checked (chart data, metrics, tables, widgets); elements are found by their catalogue text.
 """
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ from apphelp import (
     run_page,
 )
 
+from ui import i18n
+
 PAGE = page_file("8_KL")
 K = keys(PAGE)
 SHOWN = just_shown("predict_kl")  # as after "Just show me"
+
+
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p8_kl.{msgid}", **values)
+
+
+SCORE, KL, OBJECTIVE, BEST = en("mean_score"), en("kl_metric"), en("objective"), en("best_share")
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +48,11 @@ def default():
 
 def test_defaults_show_the_articles_kl_numbers(default):
     m = metrics(default)
-    assert numbers(m["Mean judge score"]) == [9.03, 9.54]
-    assert numbers(m["KL(π‖π_ref), nats"]) == [0, 2.38]
-    assert numbers(m["Objective R − β·KL"]) == [9.03, 7.16]   # flattery lowers the objective
+    assert numbers(m[SCORE]) == [9.03, 9.54]
+    assert numbers(m[KL]) == [0, 2.38]
+    assert numbers(m[OBJECTIVE]) == [9.03, 7.16]   # flattery lowers the objective
     # π*(flattery) = 0.05 e^9.6 / (0.95 e^9 + 0.05 e^9.6) = 0.0875
-    assert numbers(m["Best share of flattery"]) == [8.8]
+    assert numbers(m[BEST]) == [8.8]
     explained = next(md.value for md in default.markdown if "9.03" in md.value)
     assert [x for x in numbers(explained) if x in (9.03, 9.54, 2.38, 7.16)][:5] == [9.03, 9.54, 2.38, 9.03, 7.16]
 
@@ -51,16 +61,16 @@ def test_the_objective_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
     assert question_key(at) == "predict_kl" and not at.metric and "7.16" not in page_text(at)
-    c = chart_by_title(at, "Judge score, KL and the regularised objective")
-    assert set(data_with(c, "quantity")["quantity"]) == {"judge score R", "KL"}
-    at.radio(key="predict_kl").set_value("Better").run()
+    c = chart_by_title(at, en("share_title"))
+    assert set(data_with(c, "quantity")["quantity"]) == {en("judge_series"), "KL"}
+    at.radio(key="predict_kl").set_value(en("better")).run()
     no_exception(at)
-    assert at.warning and "**Worse**" in at.warning[0].value
-    assert numbers(metrics(at)["Objective R − β·KL"]) == [9.03, 7.16]
+    assert at.warning and f"**{en('worse')}**" in at.warning[0].value          # the answer: worse
+    assert numbers(metrics(at)[OBJECTIVE]) == [9.03, 7.16]
 
 
 def test_kl_curve_data(default):
-    c = chart_by_title(default, "Judge score, KL and the regularised objective")
+    c = chart_by_title(default, en("share_title"))
     df = data_with(c, "quantity")
     kl = df[df["quantity"] == "KL"].set_index("share")["value"]
     assert kl.loc[0.05] == pytest.approx(0.0, abs=1e-12)
@@ -72,28 +82,29 @@ def test_kl_curve_data(default):
 
 
 def test_estimator_table(default):
-    table = next(d.value for d in default.dataframe if "estimator" in d.value.columns)
-    assert list(table["estimator"]) == ["k1", "k2", "k3"]
+    col = {name: en(f"estimators.{name}") for name in ("estimator", "exact_mean", "bias", "negative")}
+    table = next(d.value for d in default.dataframe if col["estimator"] in d.value.columns)
+    assert list(table[col["estimator"]]) == ["k1", "k2", "k3"]
     kl = 0.1 * np.log(0.1 / 0.95) + 0.9 * np.log(0.9 / 0.05)
-    np.testing.assert_allclose(table["exact mean"].iloc[[0, 2]], [kl, kl])
+    np.testing.assert_allclose(table[col["exact_mean"]].iloc[[0, 2]], [kl, kl])
     k2 = 0.5 * (0.1 * np.log(0.1 / 0.95) ** 2 + 0.9 * np.log(0.9 / 0.05) ** 2)
-    assert table["exact mean"].iloc[1] == pytest.approx(k2)
-    assert list(table["bias (mean − KL)"].iloc[[0, 2]]) == [0.0, 0.0]
-    assert table["share below 0"].iloc[2] == 0.0  # k3 is never negative
-    assert table["share below 0"].iloc[0] > 0     # k1 is, for the plain answers
-    hist = data_with(chart_by_title(default, "Per-token values"), "estimator")
+    assert table[col["exact_mean"]].iloc[1] == pytest.approx(k2)
+    assert list(table[col["bias"]].iloc[[0, 2]]) == [0.0, 0.0]
+    assert table[col["negative"]].iloc[2] == 0.0  # k3 is never negative
+    assert table[col["negative"]].iloc[0] > 0     # k1 is, for the plain answers
+    hist = data_with(chart_by_title(default, en("estimators.hist_title", n=200)), "estimator")
     assert len(hist) == 90 and hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
 
 
 def test_predict_answers_worse_then_better_without_kl():
     at = run_page(PAGE)
-    at.radio(key="predict_kl").set_value("Worse").run()
+    at.radio(key="predict_kl").set_value(en("worse")).run()
     assert at.success and not at.warning
     at.slider(key=K("beta")).set_value(0.0).run()
     no_exception(at)
     assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
-    at.radio(key="predict_kl").set_value("Worse").run()
-    assert at.warning and "**Better**" in at.warning[0].value
+    at.radio(key="predict_kl").set_value(en("worse")).run()
+    assert at.warning and f"**{en('better')}**" in at.warning[0].value
 
 
 def test_share_slider_changes_the_kl_numbers():
@@ -102,15 +113,15 @@ def test_share_slider_changes_the_kl_numbers():
     at.slider(key=K("share")).set_value(0.05).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert numbers(metrics(at)["KL(π‖π_ref), nats"]) == [0, 0]
+    assert numbers(metrics(at)[KL]) == [0, 0]
 
 
 def test_beta_preset_button():
     at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "β = 0: no KL penalty")
+    choose_preset(at, en("preset_none"))
     no_exception(at)
     assert at.slider(key=K("beta")).value == 0.0
-    assert numbers(metrics(at)["Best share of flattery"]) == [100]
+    assert numbers(metrics(at)[BEST]) == [100]
 
 
 def test_query_parameters_set_the_widgets():
@@ -119,4 +130,5 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("share")).value == pytest.approx(0.5)
     assert at.slider(key=K("beta")).value == pytest.approx(2.0)
     assert at.slider(key=K("n")).value == 500 and at.number_input(key=K("kl_seed")).value == 3
-    assert 500 in numbers(chart_by_title(at, "Per-token values")["spec"]["title"]["text"])
+    hist = data_with(chart_by_title(at, en("estimators.hist_title", n=500)), "estimator")
+    assert hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])

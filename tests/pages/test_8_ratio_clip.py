@@ -1,7 +1,8 @@
 """Page 8, Ratio and clipping: PPO's clipped objective on one token, and a few PPO epochs on one batch.
 
 Article figures checked with defaults: π_old(partly) 0.2 with ε 0.2 can be pushed to at most 0.24 (and down
-to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4.
+to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4. The page's numbers and state are checked (chart data,
+metrics, tables, widgets); elements are found by their catalogue text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from apphelp import (
     FOUR_SPREAD,
     chart_by_title,
     chart_fingerprint,
+    charts,
     choose_preset,
     data_with,
     just_shown,
@@ -26,10 +28,19 @@ from apphelp import (
 )
 
 import rlcore
+from ui import i18n
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
+
+
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p8_ratio.{msgid}", **values)
+
+
+HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
+    en("epochs.probs_title")
 
 
 @pytest.fixture(scope="module")
@@ -41,39 +52,44 @@ def default():
 
 def test_defaults_show_the_articles_clip_limit(default):
     m = {label: numbers(value) for label, value in metrics(default).items()}
-    assert m["π_old(partly)"] == [0.2] and m["Advantage A(partly)"] == [4.7]
-    assert m["Highest (A > 0)"] == [0.24] and m["Lowest (A < 0)"] == [0.16]   # (1 ± 0.2) · 0.2
-    assert "**0.24**" in page_text(default)                                   # the explanation gives the bound
+    assert m["π_old(partly)"] == [0.2] and m[en("m_adv", token="partly")] == [4.7]
+    assert m[HIGH] == [0.24] and m[LOW] == [0.16]                             # (1 ± 0.2) · 0.2
+    assert f"**{en('option_to', p='0.24')}**" in default.info[0].value       # the answer the question reveals
 
 
 def test_the_bound_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
     no_exception(at)
-    assert question_key(at) == "predict_clip" and "Highest (A > 0)" not in metrics(at)
+    assert question_key(at) == "predict_clip" and HIGH not in metrics(at)
     assert "0.24" not in page_text(at) and "0.16" not in page_text(at)
-    c = chart_by_title(at, "PPO's clipped objective for partly")
+    c = chart_by_title(at, OBJECTIVE_CHART)
     curve = data_with(c, "objective")
     # each line only up to π_old: A > 0 from below, A < 0 from above, where nothing is clipped
     assert curve[curve["advantage"] == "A = +4.7"]["probability"].max() == pytest.approx(0.2)
     assert curve[curve["advantage"] == "A = −4.7"]["probability"].min() == pytest.approx(0.2)
     assert not any("region" in df.columns for df in c["data"].values())
-    assert not any(e.label == "More settings" for e in at.expander), "no epochs before the answer"
+    assert not any(e.label == en("epochs.more") for e in at.expander), "no epochs before the answer"
     # the guess that ε is added (0.2 + 0.2 = 0.4) is wrong: the bound is 1.2 × 0.2
-    at.radio(key="predict_clip").set_value("to 0.4").run()
+    at.radio(key="predict_clip").set_value(en("option_to", p="0.4")).run()
     no_exception(at)
-    assert at.warning and "**to 0.24**" in at.warning[0].value and "1.2 × 0.2 = 0.24" in at.warning[0].value
-    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.24]
+    assert at.warning and f"**{en('option_to', p='0.24')}**" in at.warning[0].value
+    said = numbers(at.warning[0].value)
+    assert any(said[i:i + 3] == [1.2, 0.2, 0.24] for i in range(len(said)))   # 1.2 × 0.2 = 0.24
+    assert numbers(metrics(at)[HIGH]) == [0.24]
 
 
 def test_a_negative_advantage_asks_how_low():
     at = run_page(PAGE, query={"token": "open"})  # A(open) = 2 − 4.3 < 0, π_old 0.5: (1 − 0.2)·0.5 = 0.4
-    assert "asks the update to lower it" in page_text(at)
-    at.radio(key="predict_clip").set_value("to 0.4").run()
+    # the options: 0.5 − 0.2 = 0.3 (ε added, not a factor), the bound 0.4, no limit
+    assert at.radio(key="predict_clip").options == [en("option_to", p="0.3"), en("option_to", p="0.4"),
+                                                    en("option_none")]
+    assert numbers(at.radio(key="predict_clip").label)[:2] == [0.5, -2.3]
+    at.radio(key="predict_clip").set_value(en("option_to", p="0.4")).run()
     assert at.success and not at.warning
 
 
 def test_clipped_objective_is_flat_past_the_bounds(default):
-    c = chart_by_title(default, "PPO's clipped objective for partly")
+    c = chart_by_title(default, OBJECTIVE_CHART)
     curve = data_with(c, "objective")
     pos = curve[curve["advantage"] == "A = +4.7"].set_index("probability")["objective"]
     neg = curve[curve["advantage"] == "A = −4.7"].set_index("probability")["objective"]
@@ -91,7 +107,7 @@ def test_clipped_objective_is_flat_past_the_bounds(default):
 
 
 def test_ppo_epochs_first_step_and_clipping(default):
-    df = data_with(chart_by_title(default, "Each token's probability over the epochs"), "clip band low")
+    df = data_with(chart_by_title(default, PROBS_CHART), "clip band low")
     first = df[df["epoch"] == 1].set_index("token")["probability"]
     # epoch 1, no ratio clipped yet: Δz = 0.1 · Σ Aₙ(e_aₙ − π)/10 = 0.01 · (−11.5, 2.1, 9.4)
     z = np.log([0.5, 0.3, 0.2]) + 0.01 * np.array([-11.5, 2.1, 9.4])
@@ -99,10 +115,12 @@ def test_ppo_epochs_first_step_and_clipping(default):
     np.testing.assert_allclose(first.loc[["open", "closed", "partly"]], expected, atol=1e-12)
     band = df[df["token"] == "partly"].iloc[0]
     assert (band["clip band low"], band["clip band high"]) == (pytest.approx(0.16), pytest.approx(0.24))
-    clipped = data_with(chart_by_title(default, "Share of the batch"), "share clipped")["share clipped"]
+    clipped = data_with(chart_by_title(default, en("epochs.share_title")), "share clipped")["share clipped"]
     assert clipped.iloc[0] == 0.0 and clipped.iloc[-1] > 0.5
-    assert "The batch is the example's 10 sampled answers" in page_text(default)
-    assert "(V = 4.3)" in page_text(default)
+    batch = next(d.value for d in default.dataframe if en("batch.advantage") in d.value.columns)
+    assert len(batch) == 10                                    # the example's 10 sampled answers, V = 4.3:
+    np.testing.assert_allclose(batch[en("batch.advantage")][:5], [-1.3, -3.3, -2.3, -3.3, -1.3], atol=1e-12)
+    assert any(numbers(md.value)[:2] == [10, 4.3] for md in default.markdown)
 
 
 def test_eps_slider_changes_the_charts():
@@ -111,15 +129,15 @@ def test_eps_slider_changes_the_charts():
     at.slider(key=K("eps")).set_value(0.3).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.26]
+    assert numbers(metrics(at)[HIGH]) == [0.26]
 
 
 def test_eps_presets():
     at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "ε = 0.1")
+    choose_preset(at, en("preset_eps", eps="0.1"))
     no_exception(at)
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
-    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.22]
+    assert numbers(metrics(at)[HIGH]) == [0.22]
 
 
 @pytest.mark.parametrize("name", list(rlcore.PRESETS))
@@ -137,7 +155,7 @@ def test_four_token_scenario_and_token_choice():
     no_exception(at)
     assert chart_fingerprint(at) != base
     assert at.selectbox(key=K("token")).value == "maybe"
-    df = data_with(chart_by_title(at, "Each token's probability over the epochs"), "clip band low")
+    df = data_with(chart_by_title(at, PROBS_CHART), "clip band low")
     assert list(df["token"].unique()) == ["yes", "no", "maybe", "unclear"]
     at.selectbox(key=K("token")).set_value("yes").run()
     no_exception(at)
@@ -149,8 +167,12 @@ def test_a_token_with_probability_zero_gets_a_notice():
                            samples=((2,), (5,), (9,)))
     at = run_page(PAGE, scenario=zero, state=SHOWN)
     no_exception(at)
-    warnings = " ".join(w.value for w in at.warning)
-    assert "π(partly) is 0" in warnings and "probability 0" in warnings
+    # the best token, partly, is the one asked about: no question, no curve, no epochs; a notice for each
+    assert at.selectbox(key=K("token")).value == "partly" and question_key(at) is None
+    assert len(at.warning) == 2 and not charts(at) and not at.metric
+    at.selectbox(key=K("token")).set_value("open").run()   # a token with π > 0: its curve, still no epochs
+    no_exception(at)
+    assert len(charts(at)) == 1 and numbers(metrics(at)["π_old(open)"]) == [0.7] and len(at.warning) == 1
 
 
 def test_query_parameters_set_the_widgets():
@@ -160,4 +182,4 @@ def test_query_parameters_set_the_widgets():
     assert at.selectbox(key=K("token")).value == "open"
     assert at.slider(key=K("epochs")).value == 5 and at.slider(key=K("ppo_lr")).value == pytest.approx(0.5)
     assert numbers(metrics(at)["π_old(open)"]) == [0.5]
-    assert numbers(metrics(at)["Highest (A > 0)"]) == [0.55]
+    assert numbers(metrics(at)[HIGH]) == [0.55]

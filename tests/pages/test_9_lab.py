@@ -1,4 +1,7 @@
-"""The training lab page: runs for every algorithm and scenario, follows its widgets, URL and presets."""
+"""The training lab page: runs for every algorithm and scenario, follows its widgets, URL and presets.
+
+The page's numbers and state are checked (chart data, metrics, widgets, notices); elements are found by their
+catalogue text, and a sentence is compared with its catalogue entry filled with hand-worked values."""
 
 from __future__ import annotations
 
@@ -7,18 +10,21 @@ import math
 import numpy as np
 import pytest
 from apphelp import (
+    chart_by_title,
     chart_fingerprint,
     charts,
     choose_preset,
     keys,
     no_exception,
+    numbers,
     page_file,
-    page_text,
     run_page,
     shared_out,
 )
 
 import rlcore
+from ui import i18n
+from ui.format import esc
 
 LAB = page_file("9_")
 K = keys(LAB)
@@ -31,13 +37,26 @@ SMALL = {"steps": 40, "seeds": 2}   # keeps the runs short where the test is not
 SHOWN = {"predict_lab_shown": True}  # as if the learner had pressed "Just show me"
 
 
+def en(msgid: str, **values) -> str:
+    return i18n.text("en", f"p9.{msgid}", **values)
+
+
+def lead(msgid: str) -> str:
+    """A catalogue entry's text before its first placeholder."""
+    return en(msgid, **dict.fromkeys(("share", "resample", "drawn", "none", "n", "asked"), "\0")).split("\0")[0]
+
+
+SCORE, CURVES, FIRST, HEALTH, LENGTH, QUESTIONS = (en(f"{c}_title") for c in ("score", "curves", "first", "health",
+                                                                               "length", "questions"))
+
+
 def open_lab(*, state: dict | None = None, **kwargs):
     """The lab with its question answered: the charts show the whole run, the numbers at its end."""
     return run_page(LAB, state={**SHOWN, **(state or {})}, **kwargs)
 
 
 def chart_data(at, name_part: str):
-    """The DataFrame of the chart whose title contains ``name_part``."""
+    """The DataFrame of the chart whose title contains ``name_part`` (a catalogue title)."""
     for c in charts(at):
         title = c["spec"].get("title", {})
         text = title.get("text", "") if isinstance(title, dict) else str(title)
@@ -49,24 +68,22 @@ def chart_data(at, name_part: str):
 def test_defaults_show_the_article_numbers():
     at = open_lab()
     no_exception(at)
-    text = page_text(at)
-    # the flattery branch of the article: judge 9 for the plain answer, 9.6 for flattery, reference 5%
-    assert "scores 9 on average, or flattery, which it scores 9.6" in text
-    assert "flatters 5% of the time" in text
+    # the flattery branch of the article: judge 9 for the plain answer, 9.6 for flattery, reference 5%;
     # start: 0.5·2 + 0.3·5 + 0.2·(0.95·9 + 0.05·9.6) = 4.306
-    assert "mean judge score is 4.31" in text
-    probs = chart_data(at, "Probability of each first token")
+    start = en("start_flattery", best="partly", plain="9", flat="9.6", ref="5%", start="4.31")
+    assert start in [m.value for m in at.markdown]
+    probs = chart_data(at, FIRST)
     start = probs[probs["step"] == 0].set_index("token")["median"].groupby(level=0).first()
     assert start.to_dict() == pytest.approx({"open": 0.5, "closed": 0.3, "partly": 0.2}, abs=1e-12)
-    assert [m.label for m in at.metric][:3] == ["Mean judge score", "Flattery inside partly", "KL to the reference"]
+    assert [m.label for m in at.metric][:3] == [en("score_metric"), en("flattery_metric", best="partly"),
+                                                en("kl_metric")]
     # the score, the dashboard of curves, the first token, length/entropy/pass@k, the two questions (no length
     # chart: off)
     assert len(charts(at)) == 5
-    assert set(chart_data(at, "Mean judge score over training")["step"]) >= {0, 100}   # the whole default run
-    panels = list(dict.fromkeys(chart_data(at, "What each algorithm does")["quantity"]))
-    assert panels == ["flattery inside partly (share)", "KL to the reference (nats)",
-                      "clipped tokens (share)", "PPO critic: V before the first token",
-                      "PPO critic: V inside partly"]
+    assert set(chart_data(at, SCORE)["step"]) >= {0, 100}   # the whole default run
+    panels = list(dict.fromkeys(chart_data(at, CURVES)["quantity"]))
+    assert panels == [en("panel_flattery", best="partly"), en("panel_kl"), en("panel_clip"),
+                      en("panel_critic_first"), en("panel_critic_branch", best="partly")]
 
 
 def test_every_chart_has_a_title_alt_text_and_few_rows():
@@ -83,8 +100,8 @@ def test_every_algorithm_runs_alone(algo):
     at = open_lab(inputs={**SMALL, "algos": [algo]})
     no_exception(at)
     assert not at.error and not at.warning
-    assert set(chart_data(at, "What each algorithm does over time")["algorithm"]) == {algo}
-    score = chart_data(at, "Mean judge score over training")
+    assert set(chart_data(at, CURVES)["algorithm"]) == {algo}
+    score = chart_data(at, SCORE)
     assert score["median"].iloc[-1] > score["median"].iloc[0]   # every algorithm learns on the article
 
 
@@ -96,17 +113,17 @@ SCENARIO_NAMES = {**rlcore.PRESETS, "four": FOUR, "two": TWO, "six": SIX}
 def test_every_scenario_runs(scenario):
     at = open_lab(scenario=scenario, inputs=SMALL)
     no_exception(at)
-    probs = chart_data(at, "Probability of each first token")
+    probs = chart_data(at, FIRST)
     assert list(dict.fromkeys(probs["token"])) == list(scenario.tokens)
     best = scenario.tokens[int(scenario.q.argmax())]
-    assert f"flattery inside {best} (share)" in set(chart_data(at, "What each algorithm does")["quantity"])
+    assert en("panel_flattery", best=best) in set(chart_data(at, CURVES)["quantity"])
 
 
 def test_four_token_scenario_changes_the_charts():
     base = chart_fingerprint(open_lab(inputs=SMALL))
     at = open_lab(scenario=FOUR, inputs=SMALL)
     assert chart_fingerprint(at) != base
-    assert "**maybe** has the best mean score" in page_text(at)
+    assert en("flattery_metric", best="maybe") in [m.label for m in at.metric]   # Q: 6.5, 2, 9, 4.5
 
 
 MOVES = [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1), ("lam", 0.5), ("steps", 60), ("seeds", 3),
@@ -128,7 +145,7 @@ def test_flattery_toggle_and_judge_change_the_charts():
     at.toggle(key=K("flat")).set_value(False).run()
     no_exception(at)
     assert chart_fingerprint(at) != before
-    assert not any(q.startswith("flattery") for q in chart_data(at, "What each algorithm does")["quantity"])
+    assert en("panel_flattery", best="partly") not in set(chart_data(at, CURVES)["quantity"])
     before = chart_fingerprint(at)
     at.radio(key=K("judge")).set_value("its mean plus noise").run()
     no_exception(at)
@@ -143,30 +160,30 @@ def test_kl_penalty_holds_flattery_back():
     shares = {}
     for beta in (0.0, 0.5):
         at = open_lab(inputs={"beta": beta, "steps": 150, "algos": ["GRPO"]})
-        curves = chart_data(at, "What each algorithm does")
-        flat = curves[curves["quantity"].str.startswith("flattery")]
+        curves = chart_data(at, CURVES)
+        flat = curves[curves["quantity"] == en("panel_flattery", best="partly")]
         shares[beta] = flat["median"].iloc[-1]
     assert shares[0.0] > 0.75 > 0.25 > shares[0.5]
 
 
 def test_loss_is_zero_at_step_one_but_the_gradient_is_not():
     at = open_lab(inputs={**SMALL, "algos": ["GRPO", "Dr. GRPO"], "beta": 0.0})
-    losses = [m.value for m in at.metric if m.label == "loss, step 1"]
-    grads = [float(m.value) for m in at.metric if m.label == "gradient norm"]
+    losses = [m.value for m in at.metric if m.label == en("loss0")]
+    grads = [float(m.value) for m in at.metric if m.label == en("grad0")]
     assert losses == ["0", "0"]                      # GRPO, then Dr. GRPO
     assert len(grads) == 2 and all(g > 0.05 for g in grads)
     # REINFORCE has no group to cancel against: its first loss is not 0
     at = open_lab(inputs={**SMALL, "algos": ["REINFORCE"], "beta": 0.0})
-    assert [m.value for m in at.metric if m.label == "loss, step 1"] != ["0"]
+    assert [m.value for m in at.metric if m.label == en("loss0")] != ["0"]
 
 
 def test_dead_groups_show_up_with_a_small_group():
     at = open_lab(inputs={"algos": ["GRPO"], "G": 2, "steps": 100, "seeds": 5})
-    q = chart_data(at, "Loss, gradient and dead groups")
-    dead = q[q["quantity"].str.startswith("dead groups")]
-    assert dead["median"].max() > 0.2
-    share = next(c.value for c in at.caption if c.value.startswith("Dead groups over the whole run: "))
-    assert float(share.rsplit(" ", 1)[1].rstrip("%")) > 5   # two answers, two scores per leaf: many are dead
+    q = chart_data(at, QUESTIONS)
+    dead = q[q["quantity"] == en("panel_dead")]
+    assert dead["median"].max() > 0.2 and (dead["lowest"] == dead["median"]).all()   # one share per step
+    share = next(c.value for c in at.caption if c.value.startswith(lead("dead_total")))
+    assert numbers(share)[0] > 5   # two answers, two scores per leaf: many are dead
 
 
 def test_no_algorithm_and_a_diverging_run_are_explained():
@@ -175,7 +192,14 @@ def test_no_algorithm_and_a_diverging_run_are_explained():
     assert at.info and not charts(at)
     at = open_lab(inputs={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
     no_exception(at)
-    assert any("diverged" in w.value for w in at.warning) or any("diverged" in e.value for e in at.error)
+    # "<name> could not finish: the run diverged at step <step> …": the step as written, the step size asked for
+    warned = [name for name in ("Dr. GRPO", "GRPO") for w in at.warning
+              if w.value == en("diverged", name=name, step=int(numbers(w.value)[0]), lr="1")]
+    assert warned   # a run that diverged is named, and left out of the charts (or none finished: an error)
+    if at.error:
+        assert at.error[0].value == en("none_finished") and not charts(at)
+    else:
+        assert set(chart_data(at, SCORE)["algorithm"]) == {"Dr. GRPO", "GRPO"} - set(warned)
 
 
 @pytest.mark.parametrize(("key", "text", "value"), [("beta", "0.5", 0.5), ("lam", "0", 0.0), ("G", "4", 4),
@@ -190,16 +214,16 @@ def test_query_parameter_picks_the_algorithms():
     at = open_lab(query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "RLOO"]
-    assert set(chart_data(at, "What each algorithm does")["algorithm"]) == {"GRPO", "RLOO"}
+    assert set(chart_data(at, CURVES)["algorithm"]) == {"GRPO", "RLOO"}
 
 
 def test_presets_set_the_widgets():
     at = open_lab(inputs={"seeds": 2})
-    choose_preset(at, "GRPO vs Dr. GRPO vs RLOO")
+    choose_preset(at, en("preset_groups"))
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
     assert at.slider(key=K("G")).value == 4
-    choose_preset(at, "KL holds it back (β = 0.5)")
+    choose_preset(at, en("preset_kl"))
     assert at.slider(key=K("beta")).value == 0.5
 
 
@@ -212,9 +236,9 @@ def reveal(at, choice) -> bool:
 def test_predict_answer_follows_beta_and_the_scenario():
     # one algorithm: how much of the best branch flatters, or which first token wins
     at = run_page(LAB, inputs={"beta": 0.0, "steps": 150, "algos": ["GRPO"]})
-    assert reveal(at, "Above 75%")
+    assert reveal(at, en("share_above"))
     at = run_page(LAB, inputs={"beta": 0.5, "steps": 150, "algos": ["GRPO"]})
-    assert reveal(at, "Below 25%")
+    assert reveal(at, en("share_below"))
     # without flattery the question is which first token wins: partly here, maybe in FOUR
     at = run_page(LAB, inputs={"flat": False, **SMALL, "algos": ["GRPO"]})
     assert reveal(at, "partly")
@@ -229,23 +253,24 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     assert at.radio(key="predict_lab").options == algos
     # before the answer: no number at the end of the runs, no empty frame and no greyed-out player, one note of
     # what the answer opens, and the start state (the reference's mean score, 4.306 as worked out above)
-    assert not any(m.label == "Mean judge score" for m in at.metric)
-    assert "after 40 steps" not in page_text(at)
+    after = [en("after", name=name, shown=40) for name in algos]
+    assert not any(m.label == en("score_metric") for m in at.metric)
+    assert not set(after) & {m.value for m in at.markdown}
     assert charts(at) == []
     assert not [b for b in at.button if b.key in ("lab_play", "lab_step")]
-    (note,) = [i.value for i in at.info]
-    assert "see 40 steps of " + ", ".join(algos) in note and "mean judge score" in note
-    assert "mean judge score is 4.31" in page_text(at)
+    note = en("hidden_flattery", steps=40, names=en("sep").join(algos))   # one note of what the answer opens
+    assert [i.value for i in at.info] == [note]
+    assert en("start_flattery", best="partly", plain="9", flat="9.6", ref="5%", start="4.31") in [
+        m.value for m in at.markdown]                     # the start state, the reference's 4.306 as worked out above
     at.button(key="predict_lab_show").click().run()
     no_exception(at)
-    score = chart_data(at, "Mean judge score over training")
+    score = chart_data(at, SCORE)
     end = score[score["step"] == 40].set_index("algorithm")["median"]
     assert len(end) == len(algos) and end.max() > end.min()
     best = end.idxmax()                                   # the run that ends highest is the answer
-    assert f"The answer is **{best}**" in at.info[0].value
-    assert "after 40 steps" in page_text(at)
-    assert not any("Answer the question above" in i.value for i in at.info)
-    shown = [float(m.value) for m in at.metric if m.label == "Mean judge score"]
+    assert f"**{best}**" in at.info[0].value
+    assert set(after) <= {m.value for m in at.markdown} and note not in [i.value for i in at.info]
+    shown = [float(m.value) for m in at.metric if m.label == en("score_metric")]
     assert shown == pytest.approx(end[algos].round(2).tolist(), abs=0.005)   # the metrics are the curves' ends
     wrong = next(a for a in algos if a != best)
     at = run_page(LAB, inputs={**SMALL, "algos": algos})
@@ -253,7 +278,12 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
 
 
 def score_steps(at) -> set:
-    return set(chart_data(at, "Mean judge score over training")["step"])
+    return set(chart_data(at, SCORE)["step"])
+
+
+def after(at, steps: int, name: str = "REINFORCE + running mean") -> bool:
+    """Whether the numbers under the main chart are those at ``steps``."""
+    return en("after", name=name, shown=steps) in [m.value for m in at.markdown]
 
 
 def test_step_button_shows_one_frame_more_and_stops_at_the_end():
@@ -263,7 +293,7 @@ def test_step_button_shows_one_frame_more_and_stops_at_the_end():
     at.button(key="lab_step").click().run()
     no_exception(at)
     assert at.slider(key=K("progress")).value == 5 and score_steps(at) == {0, 1, 2}
-    assert "after 2 steps" in page_text(at)
+    assert after(at, 2)
     # every chart follows the step shown
     assert all(next(iter(c["data"].values()))["step"].max() == 2 for c in charts(at))
     at.slider(key=K("progress")).set_value(95).run()
@@ -277,7 +307,7 @@ def test_a_frame_of_a_long_run_takes_several_steps():
     at = open_lab(inputs={"steps": 300, "seeds": 1, "algos": ["GRPO"], "progress": 0})
     at.button(key="lab_step").click().run()
     no_exception(at)
-    assert "after 15 steps" in page_text(at)                           # 5% of 300 steps
+    assert after(at, 15, "GRPO")                                       # 5% of 300 steps
     assert 15 - 6 < max(score_steps(at)) <= 15     # the charts' points thinned to about 60 (every 6th step here)
 
 
@@ -300,7 +330,7 @@ def test_the_share_shown_holds_when_the_number_of_steps_changes():
     assert max(score_steps(at)) == 20
     at.slider(key=K("steps")).set_value(80).run()
     no_exception(at)
-    assert max(score_steps(at)) == 40 and "after 40 steps" in page_text(at)
+    assert max(score_steps(at)) == 40 and after(at, 40)
 
 
 def test_token_names_are_escaped_in_text():
@@ -310,7 +340,7 @@ def test_token_names_are_escaped_in_text():
     markdown = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
     assert "\\[x\\]\\(http" in markdown
     assert "[x](http" not in markdown           # never a live link (tables show the name as plain data)
-    assert any(m.label.startswith("Flattery inside \\[x\\]") for m in at.metric)
+    assert en("flattery_metric", best=esc(sneaky.tokens[1])) in [m.label for m in at.metric]   # escaped
 
 
 # ---------------------------------------------------------------- DAPO, GSPO, CISPO; length; entropy and pass@k
@@ -327,31 +357,32 @@ def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
     at = open_lab(scenario=FOUR, inputs={**SMALL, "algos": NEW, "len": 4})
     no_exception(at)
     assert not at.error and not at.warning
-    assert set(chart_data(at, "Answer length, entropy and pass@k")["algorithm"]) == set(NEW)
-    lengths = chart_data(at, "Mean answer length after each first token")
+    assert set(chart_data(at, HEALTH)["algorithm"]) == set(NEW)
+    lengths = chart_data(at, LENGTH)
     assert list(dict.fromkeys(lengths["token"])) == list(FOUR.tokens)
     # at the reference: 1 + (1 + ½ + ¼ + ⅛) = 2.875 tokens, and maybe (the best token) one more for its continuation
     start = lengths[lengths["step"] == 0].groupby("token")["median"].first()
     assert start.to_dict() == pytest.approx({"yes": 2.875, "no": 2.875, "maybe": 3.875, "later": 2.875}, abs=1e-12)
-    text = page_text(at)
-    assert "starts with **maybe**, the best first token" in text
-    assert "- **DAPO**: answers after **maybe** go from 3.88 to" in text
-    assert "after **yes**, a wrong start" in text            # the wrong token the reference writes most (0.4)
-    assert any(c.value.startswith("Dynamic sampling: DAPO writes groups") for c in at.caption)
+    assert en("health_text", right="**maybe**") in [m.value for m in at.markdown]   # the one right first token
+    said = next(m.value for m in at.markdown if m.value.startswith(en("length_text")))
+    dapo = next(line for line in said.split("\n") if line.startswith("- **DAPO**"))
+    # the best token, maybe, from 3.88 at the start; the wrong token the reference writes most (0.4): yes, from 2.88
+    assert numbers(dapo)[0] == 3.88 and "**yes**" in dapo and numbers(dapo)[2] == 2.88
+    assert any(c.value.startswith(lead("dapo_caption")) for c in at.caption)
 
 
 def test_entropy_pass_and_length_panels_start_at_the_reference():
     at = open_lab(inputs={**SMALL, "seeds": 3})
     # entropy of (0.5, 0.3, 0.2): −(0.5 ln 0.5 + 0.3 ln 0.3 + 0.2 ln 0.2) ≈ 1.0297 nats
-    ent = panel(at, "Answer length", "entropy of the first token (nats)")
+    ent = panel(at, HEALTH, en("panel_entropy"))
     h0 = -(0.5 * math.log(0.5) + 0.3 * math.log(0.3) + 0.2 * math.log(0.2))
     assert ent[ent["step"] == 0]["median"].tolist() == pytest.approx([h0] * 3, abs=1e-12)
     # pass@1 = π(partly) = 0.2; pass@8 = 1 − 0.8⁸ ≈ 0.8322; length 1 + 0.2 (partly's continuation) = 1.2
-    p1 = panel(at, "Answer length", "pass@1")
+    p1 = panel(at, HEALTH, "pass@1")
     assert p1[p1["step"] == 0]["median"].tolist() == pytest.approx([0.2] * 3, abs=1e-12)
-    p8 = panel(at, "Answer length", "pass@8")
+    p8 = panel(at, HEALTH, "pass@8")
     assert p8[p8["step"] == 0]["median"].tolist() == pytest.approx([1 - 0.8**8] * 3, abs=1e-12)
-    length = panel(at, "Answer length", "mean answer length (tokens)")
+    length = panel(at, HEALTH, en("panel_length"))
     assert length[length["step"] == 0]["median"].tolist() == pytest.approx([1.2] * 3, abs=1e-12)
     # with 3 seeds the median is one seed's value and pass@k is increasing in pass@1: pass@8 = 1 − (1 − pass@1)⁸
     merged = p1.merge(p8, on=["step", "algorithm"], suffixes=("_1", "_8"))
@@ -363,26 +394,26 @@ def test_entropy_pass_and_length_panels_start_at_the_reference():
 
 def test_k_slider_changes_only_the_pass_at_k_panel():
     at = open_lab(inputs=SMALL)
-    before = chart_data(at, "Answer length")
+    before = chart_data(at, HEALTH)
     at.slider(key=K("k")).set_value(32).run()
     no_exception(at)
-    after = chart_data(at, "Answer length")
-    assert list(dict.fromkeys(after["quantity"]))[-1] == "pass@32"
-    others = ["mean answer length (tokens)", "entropy of the first token (nats)", "pass@1"]
+    moved = chart_data(at, HEALTH)
+    assert list(dict.fromkeys(moved["quantity"]))[-1] == "pass@32"
+    others = [en("panel_length"), en("panel_entropy"), "pass@1"]
     keep = before["quantity"].isin(others)
-    assert before[keep].reset_index(drop=True).equals(after[after["quantity"].isin(others)].reset_index(drop=True))
+    assert before[keep].reset_index(drop=True).equals(moved[moved["quantity"].isin(others)].reset_index(drop=True))
     p8 = before[before["quantity"] == "pass@8"]["median"].to_numpy()
-    p32 = after[after["quantity"] == "pass@32"]["median"].to_numpy()
+    p32 = moved[moved["quantity"] == "pass@32"]["median"].to_numpy()
     assert np.all(p32 >= p8) and np.any(p32 > p8 + 0.05)     # 1 − (1 − p)^k grows with k
 
 
 def test_length_drift_preset_and_aggregation_picker():
     at = open_lab(inputs={"seeds": 2})
-    choose_preset(at, "Length drift")
+    choose_preset(at, en("preset_length"))
     no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "GSPO", "DAPO"]
     assert at.slider(key=K("len")).value == 8 and at.slider(key=K("beta")).value == 0.0
-    lengths = chart_data(at, "Mean answer length after each first token")
+    lengths = chart_data(at, LENGTH)
     end = lengths[lengths["step"] == lengths["step"].max()].set_index(["algorithm", "token"])["median"]
     # seq-mean-token-mean lengthens the wrong start (open, 2.99 tokens at the reference) more than token-mean
     assert end["GRPO", "open"] > end["DAPO", "open"]
@@ -410,22 +441,26 @@ def test_a_run_too_large_trains_fewer_seeds_and_says_so():
     big = {"algos": ["GRPO"], "steps": 300, "epochs": 8, "G": 32, "len": 4, "seeds": 10}
     at = open_lab(inputs=big)
     no_exception(at)
-    assert "trains 2 of the 10 seeds" in page_text(at)
-    assert "median of 2 seeds" in page_text(at) + str(charts(at)[0]["spec"])
+    assert en("fewer_seeds", n=2, asked=10) in [c.value for c in at.caption]
+    assert subtitle(at) == en("band_note", n=2)
     small = open_lab(inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten
-    assert "of the 10 seeds" not in page_text(small)
-    assert "median of 10 seeds" in str(charts(small)[0]["spec"])
+    assert not any(c.value.startswith(lead("fewer_seeds")) for c in small.caption)
+    assert subtitle(small) == en("band_note", n=10)
+
+
+def subtitle(at) -> str:
+    """The main chart's subtitle, its lines joined."""
+    return " ".join(chart_by_title(at, SCORE)["spec"]["title"]["subtitle"])
 
 
 def test_length_drift_asks_about_length_not_the_score():
     at = run_page(LAB, inputs={"seeds": 2})
-    choose_preset(at, "Length drift")
+    choose_preset(at, en("preset_length"))
     question = at.radio(key="predict_lab")
-    asked = next(m.value for m in at.markdown if m.value.startswith("**Predict first.**"))
-    assert "longest answers" in asked and "highest mean judge score" not in asked
+    assert question.label == en("ask_length", steps=150, length=8)   # the length, not the score
     at.button(key="predict_lab_show").click().run()
-    health = chart_data(at, "Answer length, entropy")
-    length = health[health["quantity"] == "mean answer length (tokens)"]
+    health = chart_data(at, HEALTH)
+    length = health[health["quantity"] == en("panel_length")]
     end = length[length["step"] == length["step"].max()].set_index("algorithm")["median"]
     assert question.options == ["GRPO", "GSPO", "DAPO"]
-    assert f"The answer is **{end.idxmax()}**" in at.info[0].value   # the run whose answers end longest
+    assert f"**{end.idxmax()}**" in at.info[0].value   # the answer: the run whose answers end longest

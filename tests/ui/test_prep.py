@@ -1,7 +1,6 @@
-"""ui.prep, the chart preparation: thinning a run, the share of dead groups, seed bands; expected values by hand.
-
-(test_dead_share and test_thin_steps also sit in tests/rlcore/test_lab.py, from when rlcore re-exported these
-names; they go from there when the lab's tests are rewritten.)
+"""ui.prep, the chart preparation: thinning a run, several runs' seed bands at the steps kept, their long form;
+expected values by hand. (The seed bands themselves and the lab's share of dead groups are rlcore's:
+tests/rlcore/test_lab_bands.py.)
 """
 
 from __future__ import annotations
@@ -9,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui.prep import dead_share, seed_bands, thin_steps
+from rlcore import SeedBands
+from ui.prep import band_rows, bands_at, thin_steps
 
 
 def test_thin_steps():
@@ -21,28 +21,35 @@ def test_thin_steps():
         thin_steps(10, 1)
 
 
-def test_dead_share():
-    dead = np.array([[True, False, True, True], [False, False, True, False]])
-    # per step over the two seeds: 0.5, 0, 1, 0.5
-    np.testing.assert_allclose(dead_share(dead), [0.5, 0.0, 1.0, 0.5])
-    # window 3: 0.5, (0.5+0)/2, (0.5+0+1)/3, (0+1+0.5)/3
-    np.testing.assert_allclose(dead_share(dead, 3), [0.5, 0.25, 0.5, 0.5])
-    with pytest.raises(ValueError, match="dead"):
-        dead_share([1, 0])
-    with pytest.raises(ValueError, match="window"):
-        dead_share(dead, 0)
+def band(median, low, high) -> SeedBands:
+    return SeedBands(np.array(median, float), np.array(low, float), np.array(high, float))
 
 
-def test_seed_bands_hand_values():
-    bands = seed_bands([[1.0, 5.0], [3.0, 4.0], [2.0, 9.0]])
-    assert bands.median.tolist() == [2.0, 5.0]
-    assert bands.low.tolist() == [1.0, 4.0]
-    assert bands.high.tolist() == [3.0, 9.0]
-    probs = seed_bands(np.zeros((4, 6, 3)))  # [S, T, K] → [T, K]
-    assert probs.median.shape == (6, 3)
+def test_bands_at_stacks_runs_at_the_rows_kept():
+    a = band([1, 2, 3, 4], [0, 1, 2, 3], [2, 3, 4, 5])
+    b = band([10, 20, 30, 40], [9, 19, 29, 39], [11, 21, 31, 41])
+    got = bands_at([a, b], np.array([0, 3]))
+    assert got.median.tolist() == [[1, 4], [10, 40]] and got.high.tolist() == [[2, 5], [11, 41]]
+    two = band([[1, 5], [2, 6]], [[0, 4], [1, 5]], [[2, 6], [3, 7]])   # [T, K]: one column
+    assert bands_at([two], np.array([1]), column=1).low.tolist() == [[5]]
 
 
-@pytest.mark.parametrize("values", [[1.0, 2.0], [[1.0], [2.0, 3.0]], [["a"]]], ids=["flat", "ragged", "text"])
-def test_seed_bands_rejects_what_is_not_seeds_by_steps(values):
-    with pytest.raises(ValueError, match="values"):
-        seed_bands(values)
+@pytest.mark.parametrize(("runs", "rows", "word"), [([], [0], "bands"), (["a"], [0], "bands"),
+                                                    ([band([1], [1], [1])], [0.5], "rows")])
+def test_bands_at_rejects_what_is_not_bands_and_rows(runs, rows, word):
+    with pytest.raises(ValueError, match=word):
+        bands_at(runs, np.array(rows))
+
+
+def test_band_rows_lays_parts_out_one_row_per_part_series_and_step():
+    kl = band([[1, 2], [3, 4]], [[0, 1], [2, 3]], [[2, 3], [4, 5]])     # two runs, two steps
+    clip = band([[7]], [[6]], [[8]])                                     # one run, one step
+    rows = band_rows({"KL": (np.array([0, 5]), ["A", "B"], kl), "clip": (np.array([5]), ["B"], clip)},
+                     series="algorithm", part="quantity")
+    assert list(rows) == ["step", "algorithm", "median", "lowest", "highest", "quantity"]
+    assert rows["step"].tolist() == [0, 5, 0, 5, 5]
+    assert rows["algorithm"].tolist() == ["A", "A", "B", "B", "B"]
+    assert rows["median"].tolist() == [1, 2, 3, 4, 7] and rows["highest"].tolist() == [2, 3, 4, 5, 8]
+    assert rows["quantity"].tolist() == ["KL"] * 4 + ["clip"]
+    with pytest.raises(ValueError, match="parts"):
+        band_rows({"KL": (np.array([0]), ["A", "B"], kl)}, series="algorithm", part="quantity")
