@@ -20,10 +20,10 @@ with left:
     st.subheader(f"“{prompt}”")
     table = pd.DataFrame({"token": tokens, "probability": scenario.probs, "mean judge score (Q)": s.q,
                           "answer": [rlcore.answer_text(scenario, tok) for tok in tokens]})
-    page.chart(charts.token_bars(table, value="probability", title=t("home.policy_title"),
-                                 subtitle=t("home.policy_subtitle", prefix=scenario.prefix),
-                                 value_title=t("home.col_probability"), tokens=tokens, domain=[0, 1]), table,
-               alt_text=t("home.policy_alt"), name="policy")
+    page.chart(charts.titled(charts.token_bars(table, value="probability", tokens=tokens,
+                                               axes=charts.Axes(y=t("home.col_probability"), y_domain=[0, 1])),
+                             title=t("home.policy_title"), subtitle=t("home.policy_subtitle", prefix=scenario.prefix)),
+               table, alt_text=t("home.policy_alt"), name="policy")
     st.markdown(t("home.policy_text", prefix=prefix))
     # the chart's fields headed in the reader's language; the answers below, whole (in a column they ran off the table)
     page.table(table.drop(columns="answer").rename(columns={"token": t("home.col_token"),

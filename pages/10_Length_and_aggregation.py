@@ -144,16 +144,18 @@ def draw_drift(drift, steps: int) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(charts.layer(
-            charts.lines(curves, x="step", y="padded share", series="mode", colors=MODE_COLORS, y_domain=[0, 1],
-                         legend_title=t("p10.mode"), x_title=t("p10.x_step"), y_title=t("p10.share_y")),
+            charts.lines(curves, x="step", y="padded share",
+                         key=charts.Key("mode", colors=MODE_COLORS, title=t("p10.mode")),
+                         axes=charts.Axes(t("p10.x_step"), t("p10.share_y"), y_domain=[0, 1])),
             title=t("p10.share_title"), subtitle=wrap(t("p10.share_subtitle")),
             height=charts.HEIGHT),
                    curves, alt_text=t("p10.share_alt"),
                    name="agg_share")
     with right:
         page.chart(charts.layer(
-            charts.lines(curves, x="step", y="mean length", series="mode", colors=MODE_COLORS,
-                         legend_title=t("p10.mode"), x_title=t("p10.x_step"), y_title=t("p10.length_y")),
+            charts.lines(curves, x="step", y="mean length",
+                         key=charts.Key("mode", colors=MODE_COLORS, title=t("p10.mode")),
+                         axes=charts.Axes(t("p10.x_step"), t("p10.length_y"))),
             title=t("p10.length_title"), subtitle=wrap(t("p10.length_subtitle")), height=charts.HEIGHT),
                    curves, alt_text=t("p10.length_alt"), name="agg_length")
 
@@ -170,15 +172,17 @@ def difficulty_panel() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(charts.layer(
-            charts.lines(df, x="answers right", y="advantage of a right answer", series="method", colors=ADV_COLORS,
-                         points=True, legend_title=t("p10.method"), x_title=t("p10.x_right"), y_title=t("p10.diff_y")),
+            charts.lines(df, x="answers right", y="advantage of a right answer",
+                         key=charts.Key("method", colors=ADV_COLORS, title=t("p10.method")),
+                         axes=charts.Axes(t("p10.x_right"), t("p10.diff_y")), points=True),
             title=t("p10.diff_title"), subtitle=wrap(t("p10.diff_subtitle", g=g)),
             height=charts.HEIGHT),
                    df, alt_text=t("p10.diff_alt"), name="agg_difficulty")
     with right:
         page.chart(charts.layer(
-            charts.lines(df, x="answers right", y="multiplier", series="method", colors=ADV_COLORS, points=True,
-                         legend_title=t("p10.method"), x_title=t("p10.x_right"), y_title=t("p10.scale_y")),
+            charts.lines(df, x="answers right", y="multiplier",
+                         key=charts.Key("method", colors=ADV_COLORS, title=t("p10.method")),
+                         axes=charts.Axes(t("p10.x_right"), t("p10.scale_y")), points=True),
             title=t("p10.scale_title"), subtitle=wrap(t("p10.scale_subtitle")), height=charts.HEIGHT),
                    df, alt_text=t("p10.scale_alt"), name="agg_scale")
     gr, dr = curves["grpo"], curves["dr_grpo"]

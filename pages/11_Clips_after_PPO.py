@@ -183,11 +183,10 @@ def draw_reach(r, eps_low: float, eps_high: float) -> None:
                           "label": [*(tokens[i] for i in r.marked), t("p11.rare.yours")]})
     clip_colors = method_colors({sym_name: "ppo", hi_name: "dapo"})
     page.chart(charts.layer(
-        charts.lines(curve, x=old, y=rise, series=clip, colors=clip_colors, legend_title=clip,
-                     x_title=t("p11.rare.x"), y_title=t("p11.rare.y")),
-        charts.labelled_points(marks, x=old, y=rise, series=clip, label="label", colors=clip_colors,
-                               beside=True,  # under the curves: the clip-higher line runs just above the points
-                               x_title=t("p11.rare.x"), y_title=t("p11.rare.y")),
+        charts.lines(curve, x=old, y=rise, key=charts.Key(clip, colors=clip_colors, title=clip),
+                     axes=charts.Axes(t("p11.rare.x"), t("p11.rare.y"))),
+        charts.labelled_points(marks, x=old, y=rise, label="label", key=charts.Key(clip, colors=clip_colors),
+                               axes=charts.Axes(t("p11.rare.x"), t("p11.rare.y")), beside=True),
         title=t("p11.rare.title"), subtitle=wrap(t("p11.rare.subtitle")), height=charts.HEIGHT),
         curve, alt_text=t("p11.rare.alt"), name="clip_reach")
 

@@ -135,9 +135,9 @@ def drift_section(path, steps: int, places: list[str]) -> None:
         "cosine with the true gradient": path.cosine[:, [2, 4, 5]].ravel(),
     }).dropna()  # at π = π_ref every gradient is 0 and no direction exists
     page.chart(charts.layer(
-        charts.lines(curve, x="training step", y="cosine with the true gradient", series="placement",
-                     colors=method_colors(three), legend_title=t("p13.drift.legend"),
-                     x_title=t("p13.drift.x_title"), y_title=t("p13.drift.y_title"), y_domain=[-1, 1]),
+        charts.lines(curve, x="training step", y="cosine with the true gradient",
+                     key=charts.Key("placement", colors=method_colors(three), title=t("p13.drift.legend")),
+                     axes=charts.Axes(t("p13.drift.x_title"), t("p13.drift.y_title"), y_domain=[-1, 1])),
         title=t("p13.drift.title"), subtitle=wrap(t("p13.drift.subtitle")), height=380),
                curve, alt_text=t("p13.drift.alt"), name="kl_cosines")
     worst = int(path.worst[steps])

@@ -83,9 +83,10 @@ def draw_errors(res, i: int, cap: float, part: str) -> None:
     })
     marker = pd.DataFrame({"at": [cap], "label": [f"C = {fmt(cap)}"]})
     page.chart(charts.layer(  # the plot keeps its height; the legend goes below it
-        charts.lines(curves, x="cap C", y=part, series="method", colors=colors, points=True,
-                     legend_title=t("p14.method"), x_title=t("p14.x_cap"), y_title=t("p14.error_y", part=shown),
-                     log="xy" if np.all(values > 0) else "x"),  # a log axis cannot show a 0
+        charts.lines(curves, x="cap C", y=part, key=charts.Key("method", colors=colors, title=t("p14.method")),
+                     axes=charts.Axes(t("p14.x_cap"), t("p14.error_y", part=shown),
+                                      log="xy" if np.all(values > 0) else "x"),  # a log axis cannot show a 0
+                     points=True),
         charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                      align="right" if i > len(CAP_CHOICES) * 0.7 else "left"),
         title=t("p14.error_title", part=shown), subtitle=wrap(t("p14.error_subtitle", draws=DRAWS)),

@@ -107,8 +107,9 @@ def draw_pass_at_k(exact, steps: int, k: int) -> None:
     })
     marker = pd.DataFrame({"at": [k], "label": [f"k = {k}"]})
     page.chart(charts.layer(
-        charts.lines(curve, x="k", y="pass@k", series=COL["policy"], legend_title=COL["policy"], y_domain=[0, 1],
-                     colors=method_colors(policies), x_title=t("p15.pass_x"), y_title="pass@k"),
+        charts.lines(curve, x="k", y="pass@k",
+                     key=charts.Key(COL["policy"], colors=method_colors(policies), title=COL["policy"]),
+                     axes=charts.Axes(t("p15.pass_x"), "pass@k", y_domain=[0, 1])),
         charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                      align="right" if k > MAX_K * 0.8 else "left"),
         title=t("p15.pass_title"), subtitle=wrap(t("p15.pass_subtitle")), height=330),
@@ -125,9 +126,9 @@ def draw_entropy(trace, steps: int) -> None:
         COL["curve"]: [measured] * (steps + 1) + [predicted] * steps,
     })
     page.chart(charts.layer(
-        charts.lines(ent, x=COL["step"], y=COL["entropy"], series=COL["curve"], legend_title=COL["curve"],
-                     colors=method_colors([measured, predicted]), points=steps <= 30,
-                     x_title=COL["step"], y_title=t("p15.entropy_y")),
+        charts.lines(ent, x=COL["step"], y=COL["entropy"],
+                     key=charts.Key(COL["curve"], colors=method_colors([measured, predicted]), title=COL["curve"]),
+                     axes=charts.Axes(COL["step"], t("p15.entropy_y")), points=steps <= 30),
         title=t("p15.entropy_title"), subtitle=wrap(t("p15.entropy_subtitle")), height=330),
                ent, alt_text=t("p15.entropy_alt"), name="entropy")
 
@@ -182,9 +183,10 @@ def draw_over_training(s, steps: int, k: int, answers: int) -> None:
         COL["value"]: np.concatenate([exact.pass_at[:, 0], exact.pass_at[:, k - 1], sampled[:, 0], sampled[:, k - 1]]),
     })
     page.chart(charts.layer(
-        charts.lines(over, x=COL["step"], y=COL["value"], series=COL["curve"],
-                     colors=method_colors({shown: c for c, shown in CURVE_NAMES.items()}),
-                     legend_title=COL["curve"], x_title=COL["step"], y_title=t("p15.over_y"), y_domain=[0, 1]),
+        charts.lines(over, x=COL["step"], y=COL["value"],
+                     key=charts.Key(COL["curve"], colors=method_colors({shown: c for c, shown in CURVE_NAMES.items()}),
+                                    title=COL["curve"]),
+                     axes=charts.Axes(COL["step"], t("p15.over_y"), y_domain=[0, 1])),
         title=t("p15.over_title", k=k, steps=MAX_STEPS),
         subtitle=wrap(t("p15.over_subtitle", questions=QUESTIONS, answers=answers)), height=360),
                over, alt_text=t("p15.over_alt", k=k), name="pass_over_training")

@@ -92,9 +92,10 @@ def draw_fit_errors(flattery: float, noise: float) -> None:
     err = page.study(rlcore.fit_errors, scenario, ERROR_AT, flattery=flattery, noise=noise, entries=16)
     err_series = t("p16.err_series")
     err_df = pd.DataFrame({"comparisons": err.comparisons, "error": err.error, "series": err_series})
-    ech = charts.layer(charts.lines(err_df, x="comparisons", y="error", series="series", points=True,
-                                    x_title=t("p16.err_x"), y_title=t("p16.err_y"), legend_title=t("p16.err_legend"),
-                                    colors=method_colors({err_series: "fit error"})),
+    ech = charts.layer(charts.lines(err_df, x="comparisons", y="error",
+                                    key=charts.Key("series", colors=method_colors({err_series: "fit error"}),
+                                                   title=t("p16.err_legend")),
+                                    axes=charts.Axes(t("p16.err_x"), t("p16.err_y")), points=True),
                        title=t("p16.err_title"), subtitle=t("p16.err_subtitle"))
     page.chart(ech, err_df, alt_text=t("p16.err_alt"), name="fit_error")
     st.markdown(t("p16.err_text", first=f"{err.comparisons[0]:,}", last=f"{err.comparisons[-1]:,}",

@@ -81,10 +81,11 @@ def ask(run, beta) -> bool:
 def draw_run(run, revealed: bool) -> None:
     """The reward model's gain against KL; the true judge's beside it once the question is answered."""
     df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
-    ch = charts.layer(charts.lines(df, x="KL", y="gain", series="run",
-                                   x_title=t("p17.x_title"), y_title=t("p17.y_title"),
-                                   colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True))),
-                                   legend_title=t("p17.legend")),
+    ch = charts.layer(charts.lines(df, x="KL", y="gain",
+                                   key=charts.Key("run",
+                                                  colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"),
+                                                                                strict=True))), title=t("p17.legend")),
+                                   axes=charts.Axes(t("p17.x_title"), t("p17.y_title"))),
                       title=t("p17.title"), subtitle=t("p17.subtitle" if revealed else "p17.locked"))
     page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
 
@@ -109,9 +110,9 @@ def explain_peak(run) -> None:
 def true_runs(runs, labels, *, legend: str, title: str, alt_text: str, name: str) -> None:
     """The true gain of several runs against their KL, one line per run."""
     data = pd.concat([curves(r, lab) for r, lab in zip(runs, labels, strict=True)], ignore_index=True)
-    page.chart(charts.layer(charts.lines(data, x="KL", y="gain", series="run",
-                                         x_title=t("p17.x_title"), y_title=t("p17.true_gain"),
-                                         colors=method_colors(labels), legend_title=legend), title=title),
+    page.chart(charts.layer(charts.lines(data, x="KL", y="gain",
+                                         key=charts.Key("run", colors=method_colors(labels), title=legend),
+                                         axes=charts.Axes(t("p17.x_title"), t("p17.true_gain"))), title=title),
                data, alt_text=alt_text, name=name)
 
 

@@ -71,8 +71,9 @@ def draw_path(d, names, at, revealed: bool) -> None:
         rows += [{"step": int(s), "probability": float(d.fitted_optimum[i]), "answer": a, "curve": CURVES[1]}
                  for s in (at[0], at[-1]) for i, a in enumerate(names)]
     path = pd.DataFrame(rows)
-    ch = charts.layer(charts.lines(path, x="step", y="probability", series="answer", tokens=names, dash="curve",
-                                   x_title=t("p18.path_x"), y_title=t("p18.path_y"), legend_title=t("p18.answer")),
+    ch = charts.layer(charts.lines(path, x="step", y="probability",
+                                   key=charts.Key("answer", tokens=names, title=t("p18.answer")),
+                                   axes=charts.Axes(t("p18.path_x"), t("p18.path_y")), dash="curve"),
                       title=t("p18.path_title"),
                       subtitle=t("p18.path_subtitle" if revealed else "p18.path_subtitle_hidden"))
     page.chart(ch, path, alt_text=t("p18.path_alt"), name="dpo_path")
@@ -132,11 +133,10 @@ def draw_pushes(d, names, at, steps: int) -> None:
     series = (t("p18.series_loss"), t("p18.series_weight"))
     curve = pd.concat([pd.DataFrame({"step": at, "value": v[at], "series": name})
                        for name, v in zip(series, (d.loss, d.mean_weight), strict=True)], ignore_index=True)
-    page.chart(charts.layer(charts.lines(curve, x="step", y="value", series="series", x_title=t("p18.path_x"),
-                                         y_title=t("p18.loss_y"),
-                                         colors=method_colors(dict(zip(series, ("dpo loss", "pair weight"),
-                                                                       strict=True))),
-                                         legend_title=t("p18.loss_legend")),
+    colors = method_colors(dict(zip(series, ("dpo loss", "pair weight"), strict=True)))
+    page.chart(charts.layer(charts.lines(curve, x="step", y="value",
+                                         key=charts.Key("series", colors=colors, title=t("p18.loss_legend")),
+                                         axes=charts.Axes(t("p18.path_x"), t("p18.loss_y"))),
                             title=t("p18.loss_title")),
                curve, alt_text=t("p18.loss_alt"),
                name="dpo_loss")
@@ -157,10 +157,11 @@ def ipo_section(items, names, beta: float, flattery: float) -> None:
         ipdf = pd.DataFrame({"step": [*ip_at, *ip_at],
                              "probability": [*s.dpo[ip_at, s.worst], *s.ipo[ip_at, s.worst]],
                              "method": ["DPO"] * len(ip_at) + ["IPO"] * len(ip_at)})
-        page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability", series="method", x_title=t("p18.ipo_x"),
-                                             y_title=t("p18.ipo_y"),
-                                             colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
-                                             legend_title=t("p18.ipo_legend")),
+        page.chart(charts.layer(charts.lines(ipdf, x="step", y="probability",
+                                             key=charts.Key("method",
+                                                            colors=method_colors({"DPO": "dpo", "IPO": "ipo"}),
+                                                            title=t("p18.ipo_legend")),
+                                             axes=charts.Axes(t("p18.ipo_x"), t("p18.ipo_y"))),
                                 title=t("p18.ipo_title", token=worst), subtitle=t("p18.ipo_subtitle")),
                    ipdf, alt_text=t("p18.ipo_alt"),
                    name="ipo")

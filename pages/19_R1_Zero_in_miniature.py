@@ -155,15 +155,15 @@ def draw_curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> 
     colors = method_colors({"pass@1": None, f"pass@{run.k}": None, SERIES["score"]: None, SERIES["entropy"]: None,
                             SERIES["KL"]: "KL"})
     figures = [
-        (charts.facets(charts.bands(health, x="step", mid="value", low="value", high="value", series="curve",
-                                    x_title=t("p19.x_step"), y_title="", colors=colors, x_domain=[0, total],
-                                    legend_title=t("p19.curve")),
+        (charts.facets(charts.bands(health, x="step", mid="value", low="value", high="value",
+                                    key=charts.Key("curve", colors=colors, title=t("p19.curve")),
+                                    axes=charts.Axes(t("p19.x_step"), "", x_domain=[0, total])),
                        field="quantity", order=HEALTH, title=t("p19.health_title"),
                        subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k)),
          health, t("p19.health_alt"), "zero_health"),
-        (charts.facets(charts.bands(length, x="step", mid="value", low="value", high="value", series="curve",
-                                    x_title=t("p19.x_step"), y_title="", colors=LENGTH_COLORS, x_domain=[0, total],
-                                    legend_title=t("p19.curve")),
+        (charts.facets(charts.bands(length, x="step", mid="value", low="value", high="value",
+                                    key=charts.Key("curve", colors=LENGTH_COLORS, title=t("p19.curve")),
+                                    axes=charts.Axes(t("p19.x_step"), "", x_domain=[0, total])),
                        field="quantity", order=LENGTH, title=t("p19.length_title"),
                        subtitle=t("p19.length_subtitle")),
          length, t("p19.length_alt"), "zero_length"),
@@ -282,14 +282,12 @@ if run is not None:
                              for j, toks in enumerate(g.tokens) for p, tok in enumerate(toks)])
         per_token = run.config.algorithm == "ppo"
         top = float(grid["advantage"].abs().max()) or 1.0   # a group of equal scores: every advantage 0
-        page.chart(charts.token_grid(grid, x="position", row="answer", row_order=rows, text="token",
-                                     x_title=t("p19.position"), value="advantage", value_title=t("p19.advantage"),
-                                     value_domain=[-top, 0, top],
-                                     title=t("p19.grid_title", problem=g.problem, n=len(g.tokens), t=at),
-                                     subtitle=wrap(t("p19.grid_subtitle_ppo" if per_token else
-                                                     "p19.grid_subtitle_group")),
-                                     marked="clipped", marked_title=t("p19.clipped"),
-                                     tooltips=(("probability", "π_old"), ("ratio", t("p19.ratio")))),
+        cells = charts.Cells("token", "advantage", t("p19.advantage"), [-top, 0, top], "clipped", t("p19.clipped"))
+        page.chart(charts.titled(charts.token_grid(grid, x="position", row="answer", row_order=rows, cells=cells,
+                                                   axes=charts.Axes(t("p19.position")),
+                                                   tooltips=(("probability", "π_old"), ("ratio", t("p19.ratio")))),
+                                 title=t("p19.grid_title", problem=g.problem, n=len(g.tokens), t=at),
+                                 subtitle=wrap(t("p19.grid_subtitle_ppo" if per_token else "p19.grid_subtitle_group"))),
                    grid, alt_text=t("p19.grid_alt", n=len(g.tokens), problem=g.problem), name="zero_group")
         verdicts = pd.DataFrame({t("p19.col_answer"): rows,
                                  t("p19.col_text"): [task.answer_text([task.TOKEN[x] for x in toks])

@@ -88,15 +88,15 @@ def draw_policies(decision: rlcore.GenerationStep, tau: float, steps: list) -> N
     # two charts that each take their column's width; Streamlit stacks the columns on a phone
     p1, p2 = st.columns(2)
     with p1:
-        page.chart(charts.token_bars(base, value="probability", title=t("p1.trained_title"),
-                                     subtitle="τ = 1", value_title=t("p1.probability"),
-                                     tokens=tokens, domain=[0, 1], height=280),
+        page.chart(charts.titled(charts.token_bars(base, value="probability", tokens=tokens,
+                                                   axes=charts.Axes(y=t("p1.probability"), y_domain=[0, 1])),
+                                 title=t("p1.trained_title"), subtitle="τ = 1", height=280),
                    base.round(6), name="policy_trained",
                    alt_text=t("p1.trained_alt"))
     with p2:
-        page.chart(charts.token_bars(hot, value="probability", title=t("p1.sampling_title"),
-                                     subtitle=subtitle, value_title=t("p1.probability"), tokens=tokens,
-                                     domain=[0, 1], height=280),
+        page.chart(charts.titled(charts.token_bars(hot, value="probability", tokens=tokens,
+                                                   axes=charts.Axes(y=t("p1.probability"), y_domain=[0, 1])),
+                                 title=t("p1.sampling_title"), subtitle=subtitle, height=280),
                    both, name="policy_at_temperature",
                    alt_text=t("p1.sampling_alt", tau=fmt(tau)))
     st.caption(t("p1.charts_caption"))

@@ -92,11 +92,11 @@ def draw_lengths(result: rlcore.RewardStudy) -> None:
     ]).round(6)
     here = pd.DataFrame({"at": [n], "label": [t("p2.here", n=n)]})
     page.chart(
-        charts.layer(charts.lines(curve_df, x="answer length", y="return at the first token", series="γ",
-                                  colors=method_colors(dict.fromkeys(curve_df["γ"], None)),
-                                  legend_title=t("p2.legend"), x_title=t("p2.length_x"),
-                                  y_title=t("p2.length_y"),
-                                  y_domain=[0, 1.15 * score] if score > 0 else None),
+        charts.layer(charts.lines(curve_df, x="answer length", y="return at the first token",
+                                  key=charts.Key("γ", colors=method_colors(dict.fromkeys(curve_df["γ"], None)),
+                                                 title=t("p2.legend")),
+                                  axes=charts.Axes(t("p2.length_x"), t("p2.length_y"),
+                                                   y_domain=[0, 1.15 * score] if score > 0 else None)),
                      charts.rules(here, at="at", label="label", axis="x"),
                      title=t("p2.length_title"), subtitle=t("p2.length_subtitle", score=fmt(score)),
                      height=360),

@@ -170,9 +170,9 @@ def draw_more(bd: rlcore.ValueBreakdown, draws: rlcore.ValueDraws, n: int, seed:
     truth = pd.DataFrame([{"answers": x, "series": name, "estimate": float(value), "source": kinds[1]}
                           for name, value in zip([*tokens, V_SERIES], [*bd.q, bd.v], strict=True) for x in (1, n)])
     conv = pd.concat([conv, truth], ignore_index=True)
-    lines = charts.lines(conv, x="answers", y="estimate", series="series", tokens=[*tokens, V_SERIES],
-                         legend_title=t("p3.estimate_of"), dash="source", x_title=t("p3.answers_axis"),
-                         y_title=t("p3.estimate_axis"))
+    lines = charts.lines(conv, x="answers", y="estimate",
+                         key=charts.Key("series", tokens=[*tokens, V_SERIES], title=t("p3.estimate_of")),
+                         axes=charts.Axes(t("p3.answers_axis"), t("p3.estimate_axis")), dash="source")
     lines = lines.encode(x=alt.X("answers:Q", title=t("p3.answers_axis"),
                                  scale=alt.Scale(type="log", domain=[1, n], nice=False)))
     page.chart(charts.layer(lines, title=t("p3.estimates_title"), height=440,

@@ -136,13 +136,14 @@ def draw_variance_curve(res: rlcore.BaselineStudy, baselines: tuple) -> None:
     curve_df = pd.DataFrame({"b": view.grid, "total variance": view.curve, "baseline": CURVE})
     marks = pd.DataFrame({"b": list(baselines), "total variance": res.total_variance, "baseline": SERIES,
                           "mark": ["b = 0", "V", "b*", t("p4.yours_short")]})
-    variance_chart = charts.layer(charts.lines(
-        curve_df, x="b", y="total variance", series="baseline", colors={CURVE: NEUTRAL}, legend_title=" ",
-        x_title=t("p4.curve_x"), y_title=t("p4.curve_y"),
-        y_domain=[0, float(max(view.curve.max(), res.total_variance.max())) * 1.05],
-    ), charts.labelled_points(
-        marks, x="b", y="total variance", series="baseline", label="mark", x_title=t("p4.curve_x"),
-        y_title=t("p4.curve_y"), colors=COLORS),
+    top = float(max(view.curve.max(), res.total_variance.max())) * 1.05
+    variance_chart = charts.layer(
+        charts.lines(curve_df, x="b", y="total variance",
+                     key=charts.Key("baseline", colors={CURVE: NEUTRAL}, title=" "),
+                     axes=charts.Axes(t("p4.curve_x"), t("p4.curve_y"), y_domain=[0, top])),
+        charts.labelled_points(marks, x="b", y="total variance", label="mark",
+                               key=charts.Key("baseline", colors=COLORS),
+                               axes=charts.Axes(t("p4.curve_x"), t("p4.curve_y"))),
         title=t("p4.curve_title"), subtitle=t("p4.curve_subtitle", b=fmt(b_star), v=fmt(bd.v)),
         height=400).resolve_scale(color="independent")  # points: labelled, no legend
     page.chart(variance_chart, pd.concat([curve_df, marks]), alt_text=t("p4.curve_alt"), name="variance_vs_b")
@@ -158,8 +159,9 @@ def draw_running(res: rlcore.BaselineStudy, k: int, n: int, tok: str) -> None:
     ] + [{"answers": x, "baseline": EXACT, "running average": float(res.mean[0, k]), "source": EXACT}
          for x in (1, n)])
     running_chart = charts.layer(charts.lines(
-        run_df, x="answers", y="running average", series="baseline", colors={**COLORS, EXACT: NEUTRAL},
-        x_title=t("p4.running_x"), y_title=t("p4.running_y"), legend_title=t("p4.col_baseline"),
+        run_df, x="answers", y="running average",
+        key=charts.Key("baseline", colors={**COLORS, EXACT: NEUTRAL}, title=t("p4.col_baseline")),
+        axes=charts.Axes(t("p4.running_x"), t("p4.running_y")),
     ).encode(x=alt.X("answers:Q", title=t("p4.running_x"),
                      scale=alt.Scale(type="log", domain=[1, n], nice=False))),
         title=t("p4.running_title", token=tok),

@@ -83,9 +83,10 @@ def critic_panel(token: str, tok: str, gamma: float, lam: float) -> None:
     marker = pd.DataFrame({"at": [lam], "label": [f"λ = {fmt(lam)}"]})
     s1, s2 = st.columns([2, 1], gap="large")
     with s1:
-        page.chart(charts.layer(charts.lines(parts, x="λ", y="value", series="part",
-                                             legend_title=t("p5.critic.legend"), colors=method_colors(names),
-                                             x_title="λ", y_title=t("p5.critic.y_title")),
+        page.chart(charts.layer(charts.lines(parts, x="λ", y="value",
+                                             key=charts.Key("part", colors=method_colors(names),
+                                                            title=t("p5.critic.legend")),
+                                             axes=charts.Axes("λ", t("p5.critic.y_title"))),
                                 charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
                                              align="right" if lam > 0.8 else "left"),
                                 title=t("p5.critic.title", token=token),

@@ -132,9 +132,10 @@ def draw_paths(tr: rlcore.PolicyTrace, steps: int, shown: int) -> None:
                           "label": [t("p6.peaks", token=tokens[i]) for i, _ in turning] + [t("p6.last_step")]})
     left, right = st.columns(2, gap="large")
     with left:
-        prob_chart = charts.lines(path, x="step", y="probability", series="token", tokens=tokens,
-                                  legend_title=t("p6.token"), x_title=t("p6.x_title"), y_title=t("p6.probability"),
-                                  y_domain=[0, 1], points=steps <= 20)
+        prob_chart = charts.lines(path, x="step", y="probability",
+                                  key=charts.Key("token", tokens=tokens, title=t("p6.token")),
+                                  axes=charts.Axes(t("p6.x_title"), t("p6.probability"), y_domain=[0, 1]),
+                                  points=steps <= 20)
         page.chart(whole_steps(charts.layer(
             prob_chart, charts.rules(marks, at="at", label="label", axis="x"),
             title=t("p6.probs_title"), subtitle=t("p6.probs_subtitle"), height=HEIGHT)),
@@ -145,10 +146,11 @@ def draw_paths(tr: rlcore.PolicyTrace, steps: int, shown: int) -> None:
         qs = pd.DataFrame({"at": q, "label": [f"Q({t}) = {fmt(x)}" for t, x in zip(tokens, q, strict=True)]})
         now = pd.DataFrame({"at": [shown], "label": [""]})  # the step shown (its number is on the slider)
         end = pd.DataFrame({"at": [steps], "label": [t("p6.last_step")]})
-        page.chart(whole_steps(charts.layer(charts.lines(values, x="step", y="score", series="series",
-                                                         colors=method_colors([v_series]),
-                                                         x_title=t("p6.x_title"), y_title=t("p6.v_y"),
-                                                         legend_title=t("p6.v_legend"), points=steps <= 20),
+        page.chart(whole_steps(charts.layer(charts.lines(values, x="step", y="score",
+                                                         key=charts.Key("series", colors=method_colors([v_series]),
+                                                                        title=t("p6.v_legend")),
+                                                         axes=charts.Axes(t("p6.x_title"), t("p6.v_y")),
+                                                         points=steps <= 20),
                                             charts.rules(qs, at="at", label="label"),
                                             charts.rules(end, at="at", label="label", axis="x"),
                                             charts.rules(now, at="at", label="label", axis="x", color=ACCENT),
@@ -171,10 +173,10 @@ def inside(tr, lr: float, steps: int, step: int) -> None:
                          "probability": [moves[int(d)] for d in tr.direction[step - 1]]})
     b1, b2 = st.columns([3, 2], gap="large")
     with b1:
-        page.chart(charts.token_bars(bars, value="logit change", value_title=t("p6.inside.logit_title"),
-                                     title=t("p6.inside.title", step=step),
-                                     subtitle=t("p6.inside.subtitle", lr=fmt(lr), v=fmt(tr.values[step - 1])),
-                                     tokens=tokens, digits=3),
+        page.chart(charts.titled(charts.token_bars(bars, value="logit change", tokens=tokens,
+                                                   axes=charts.Axes(y=t("p6.inside.logit_title")), digits=3),
+                                 title=t("p6.inside.title", step=step),
+                                 subtitle=t("p6.inside.subtitle", lr=fmt(lr), v=fmt(tr.values[step - 1]))),
                    bars, alt_text=t("p6.inside.alt", step=step), name="pg_logits")
     with b2:
         for i, tok in enumerate(tokens):
@@ -216,11 +218,10 @@ def sampled_panel(tr, lr: float, steps: int) -> None:
                        .assign(path=t("p6.sampled.exact")),
                        spread[["step", "token", "median"]].rename(columns={"median": "probability"})
                        .assign(path=t("p6.sampled.median"))])
-    titles = {"x_title": t("p6.x_title"), "y_title": t("p6.probability"), "legend_title": t("p6.token")}
-    band = charts.layer(charts.bands(spread, x="step", mid="exact", low="lowest", high="highest", series="token",
-                                     tokens=tokens, y_domain=[0, 1], **titles),
-                        charts.lines(lines, x="step", y="probability", series="token", tokens=tokens,
-                                     dash="path", y_domain=[0, 1], **titles),
+    key = charts.Key("token", tokens, title=t("p6.token"))
+    axes = charts.Axes(t("p6.x_title"), t("p6.probability"), y_domain=[0, 1])
+    band = charts.layer(charts.bands(spread, x="step", mid="exact", low="lowest", high="highest", key=key, axes=axes),
+                        charts.lines(lines, x="step", y="probability", key=key, axes=axes, dash="path"),
                         title=t("p6.sampled.title", runs=n_seeds), subtitle=t("p6.sampled.subtitle", batch=batch),
                         height=HEIGHT).properties(config=LEGENDS_BELOW)
     page.chart(whole_steps(band), spread, alt_text=t("p6.sampled.alt"), name="pg_sampled")

@@ -37,8 +37,8 @@ def prob_frame(bands: rlcore.SeedBands, steps: int, tokens) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def band_chart(df, title: str, subtitle: str, **bands):
-    return charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest", **bands),
+def band_chart(df, title: str, subtitle: str, key: charts.Key, axes: charts.Axes):
+    return charts.layer(charts.bands(df, x="step", mid="median", low="lowest", high="highest", key=key, axes=axes),
                         title=title, subtitle=subtitle, height=charts.HEIGHT)
 
 
@@ -78,9 +78,9 @@ def draw_best(ex: rlcore.Exploration, v: dict, revealed: bool) -> None:
     s, names, tau, likely, best = ex.summary, v["names"], v["tau"], v["likely"], v["best"]
     found = [(names[0], ex.sampled_bands)] + ([(names[1], ex.greedy_bands)] if revealed else [])
     df = by_decoding(found, v["steps"], 0, column=s.best)
-    page.chart(band_chart(df, t("p7.best_title", best=v["best_raw"]), v["band_note"], series="decoding",
-                          colors=method_colors(names), legend_title=v["legend"], x_title=t("p7.x_title"),
-                          y_title=t("p7.best_y", best=v["best_raw"]), y_domain=[0, 1]),
+    page.chart(band_chart(df, t("p7.best_title", best=v["best_raw"]), v["band_note"],
+                          charts.Key("decoding", colors=method_colors(names), title=v["legend"]),
+                          charts.Axes(t("p7.x_title"), t("p7.best_y", best=v["best_raw"]), y_domain=[0, 1])),
                df, alt_text=t("p7.best_alt_both" if revealed else "p7.best_alt", best=v["best_raw"], temp=tau,
                               n=v["n_seeds"]),
                name="explore_best")
@@ -113,22 +113,22 @@ def draw_curves(ex: rlcore.Exploration, v: dict, revealed: bool) -> None:
     st.subheader(t("p7.curves"))
     names, tau, steps, tokens = v["names"], v["tau"], v["steps"], scenario.tokens
     df = by_decoding([(names[0], ex.sampled_score)] + ([(names[1], ex.greedy_score)] if revealed else []), steps, 1)
-    page.chart(band_chart(df, t("p7.score_title"), v["band_note"], series="decoding", colors=method_colors(names),
-                          legend_title=v["legend"], x_title=t("p7.x_title"), y_title=t("p7.score_y")),
+    page.chart(band_chart(df, t("p7.score_title"), v["band_note"],
+                          charts.Key("decoding", colors=method_colors(names), title=v["legend"]),
+                          charts.Axes(t("p7.x_title"), t("p7.score_y"))),
                df, alt_text=t("p7.score_alt_both" if revealed else "p7.score_alt", n=v["n_seeds"]),
                name="explore_scores")
     left, right = st.columns(2)
-    prob_titles = {"legend_title": t("p7.token"), "x_title": t("p7.x_title"), "y_title": t("p7.token_y")}
+    key, axes = charts.Key("token", tokens, title=t("p7.token")), charts.Axes(t("p7.x_title"), t("p7.token_y"),
+                                                                           y_domain=[0, 1])
     with left:
         df = prob_frame(ex.sampled_bands, steps, tokens)
-        page.chart(band_chart(df, t("p7.probs_sampled_title", temp=tau), v["band_note"], series="token",
-                              tokens=tokens, y_domain=[0, 1], **prob_titles),
+        page.chart(band_chart(df, t("p7.probs_sampled_title", temp=tau), v["band_note"], key, axes),
                    df, alt_text=t("p7.probs_sampled_alt", temp=tau), name="explore_probs_sampled")
     if revealed:
         with right:
             df = prob_frame(ex.greedy_bands, steps, tokens)
-            page.chart(band_chart(df, t("p7.probs_greedy_title"), v["band_note"], series="token", tokens=tokens,
-                                  y_domain=[0, 1], **prob_titles),
+            page.chart(band_chart(df, t("p7.probs_greedy_title"), v["band_note"], key, axes),
                        df, alt_text=t("p7.probs_greedy_alt"), name="explore_probs_greedy")
 
 
@@ -175,8 +175,9 @@ def draw_temperature(ex: rlcore.Exploration, v: dict, temp: float) -> None:
                                               ("explore_pi", "explore_temp"), strict=True):
         with where:
             df = pd.DataFrame({"token": tokens, "probability": probs})
-            page.chart(charts.token_bars(df, value="probability", title=title, value_title=t("p7.probability"),
-                                         tokens=tokens, domain=[0, 1], height=220), df, alt_text=alt, name=name)
+            page.chart(charts.titled(charts.token_bars(df, value="probability", tokens=tokens,
+                                                       axes=charts.Axes(y=t("p7.probability"), y_domain=[0, 1])),
+                                     title=title, height=220), df, alt_text=alt, name=name)
     st.markdown(t("p7.discovery_found", best=v["best"], temp=tau, p=fmt(ex.at_temp[s.best], 3), k50=fmt(ex.k50),
                   k95=fmt(ex.k95)) if np.isfinite(ex.k95) else t("p7.discovery_never", best=v["best"], temp=tau))
     frames = [pd.DataFrame({"answers sampled": ex.ks, "series": f"τ = 1: p = {fmt(scenario.pi[s.best], 3)}",
@@ -185,9 +186,10 @@ def draw_temperature(ex: rlcore.Exploration, v: dict, temp: float) -> None:
         frames.append(pd.DataFrame({"answers sampled": ex.ks, "chance": ex.chance_at_temp,
                                     "series": f"τ = {tau}: p = {fmt(ex.at_temp[s.best], 3)}"}))
     df = pd.concat(frames, ignore_index=True)
-    layers = [charts.lines(df, x="answers sampled", y="chance", series="series",
-                           colors=method_colors(dict.fromkeys(df["series"], None)), legend_title=t("p7.p_legend"),
-                           x_title=t("p7.k_title"), y_title=t("p7.chance_y"), y_domain=[0, 1.1])]
+    layers = [charts.lines(df, x="answers sampled", y="chance",
+                           key=charts.Key("series", colors=method_colors(dict.fromkeys(df["series"], None)),
+                                          title=t("p7.p_legend")),
+                           axes=charts.Axes(t("p7.k_title"), t("p7.chance_y"), y_domain=[0, 1.1]))]
     marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": ["50%", "95%"]})  # the k values are in the subtitle
     marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
     if len(marks):

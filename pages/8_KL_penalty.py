@@ -46,9 +46,9 @@ def share_chart(kc: rlcore.KLCurve, share: float, beta: float, revealed: bool):
     df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v}) for name, v in shown],
                    ignore_index=True)
     colors = method_colors([name for name, _ in shown])
-    axes = {"x_title": t("p8_kl.share_x"), "y_title": t("p8_kl.value_y")}
-    lines = charts.lines(df, x="share", y="value", series="quantity", colors=colors,
-                         legend_title=t("p8_kl.quantity"), **axes)
+    axes = charts.Axes(t("p8_kl.share_x"), t("p8_kl.value_y"))
+    lines = charts.lines(df, x="share", y="value", key=charts.Key("quantity", colors=colors, title=t("p8_kl.quantity")),
+                         axes=axes)
     title = {"title": t("p8_kl.share_title"), "height": charts.HEIGHT,
              "subtitle": (t("p8_kl.share_subtitle", beta=fmt(beta), best=pct(kc.best[1], 1)) if revealed
                           else t("p8_kl.share_subtitle_locked", beta=fmt(beta)))}
@@ -59,8 +59,8 @@ def share_chart(kc: rlcore.KLCurve, share: float, beta: float, revealed: bool):
                                     t("p8_kl.yours_mark", share=pct(share))]})
     best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
     return charts.layer(lines,
-                        charts.labelled_points(marks, x="share", y="value", series="quantity", label="label",
-                                               colors=colors, **axes),
+                        charts.labelled_points(marks, x="share", y="value", label="label",
+                                               key=charts.Key("quantity", colors=colors), axes=axes),
                         charts.rules(best_rule, at="at", label="label", axis="x"), **title), df
 
 
@@ -84,11 +84,13 @@ def estimator_section(share: float) -> None:
     df = pd.concat([pd.DataFrame({"estimator": name, "from": h.edges[:-1], "to": h.edges[1:], "share": h.shares[j]})
                     for j, name in enumerate(names)], ignore_index=True)
     with left:
-        page.chart(charts.histogram(df, start="from", end="to", count="share", series="estimator",
-                                    colors=method_colors(names), title=t("p8_kl.estimators.hist_title", n=n),
-                                    subtitle=t("p8_kl.estimators.hist_subtitle", exact=fmt(est.exact)),
-                                    x_title=t("p8_kl.estimators.hist_x"), y_title=t("p8_kl.estimators.hist_y"),
-                                    width=HIST_WIDTH),
+        page.chart(charts.titled(charts.histogram(df, start="from", end="to", count="share",
+                                                  key=charts.Key("estimator", colors=method_colors(names)),
+                                                  axes=charts.Axes(t("p8_kl.estimators.hist_x"),
+                                                                   t("p8_kl.estimators.hist_y")),
+                                                  size=(HIST_WIDTH, 90)),
+                                 title=t("p8_kl.estimators.hist_title", n=n),
+                                 subtitle=t("p8_kl.estimators.hist_subtitle", exact=fmt(est.exact))),
                    df, alt_text=t("p8_kl.estimators.hist_alt"), name="kl_estimators")
     k3 = ("unbiased" if est.bias[2] == 0 else "biased") + ("_smaller" if est.spread[2] < est.spread[0] else "_wider")
     right.markdown(t(

@@ -47,10 +47,10 @@ def objective_chart(cc: rlcore.ClipCurve, token: str, eps: float, revealed: bool
         x = curve["probability"]
         curve = curve[np.where(curve["advantage"] == pos_name, x <= cc.p_old, x >= cc.p_old)]
     colors = method_colors([pos_name, neg_name])
-    lines = charts.lines(curve, x="probability", y="objective", series="advantage", colors=colors,
-                         legend_title=t("p8_ratio.chart.legend"),
-                         x_title=t("p8_ratio.chart.x_title", token=token, p_old=fmt(cc.p_old, 3)),
-                         y_title=t("p8_ratio.chart.y_title"))
+    lines = charts.lines(curve, x="probability", y="objective",
+                         key=charts.Key("advantage", colors=colors, title=t("p8_ratio.chart.legend")),
+                         axes=charts.Axes(t("p8_ratio.chart.x_title", token=token, p_old=fmt(cc.p_old, 3)),
+                                          t("p8_ratio.chart.y_title")))
     title = {"title": t("p8_ratio.chart.title", token=token), "height": charts.HEIGHT,
              "subtitle": (t("p8_ratio.chart.subtitle", low=fmt(cc.low, 3), high=fmt(cc.high, 3))
                           if revealed else t("p8_ratio.chart.subtitle_locked", eps=fmt(eps)))}
@@ -87,8 +87,8 @@ def epochs_section(eps: float) -> None:
     with left:
         page.chart(charts.layer(
             charts.bands(df, x="epoch", mid="probability", low="clip band low", high="clip band high",
-                         series="token", tokens=tokens, legend_title=t("p8_ratio.epochs.token"), x_title=x_title,
-                         y_title=t("p8_ratio.epochs.y_probs"), y_domain=[0, 1]),
+                         key=charts.Key("token", tokens=tokens, title=t("p8_ratio.epochs.token")),
+                         axes=charts.Axes(x_title, t("p8_ratio.epochs.y_probs"), y_domain=[0, 1])),
             title=t("p8_ratio.epochs.probs_title"), subtitle=t("p8_ratio.epochs.probs_subtitle", eps=fmt(eps)),
             height=charts.HEIGHT),
                    df, alt_text=t("p8_ratio.epochs.probs_alt"), name="ppo_probs")
@@ -97,9 +97,9 @@ def epochs_section(eps: float) -> None:
         share = pd.DataFrame({"epoch": np.arange(epochs + 1), "measure": clipped,
                               "share clipped": run.clip_fraction})
         page.chart(charts.layer(
-            charts.lines(share, x="epoch", y="share clipped", series="measure",
-                         colors=method_colors([clipped]), legend_title=t("p8_ratio.epochs.measure"), points=True,
-                         x_title=x_title, y_title=t("p8_ratio.epochs.y_share"), y_domain=[0, 1]),
+            charts.lines(share, x="epoch", y="share clipped",
+                         key=charts.Key("measure", colors=method_colors([clipped]), title=t("p8_ratio.epochs.measure")),
+                         axes=charts.Axes(x_title, t("p8_ratio.epochs.y_share"), y_domain=[0, 1]), points=True),
             title=t("p8_ratio.epochs.share_title"), subtitle=t("p8_ratio.epochs.share_subtitle"),
             height=charts.HEIGHT),
                    share, alt_text=t("p8_ratio.epochs.share_alt"), name="ppo_clipped")

@@ -130,7 +130,7 @@ def bands(v: dict, field: str, *, column: int | None = None, only=None, source=N
 
 
 def show_panels(v: dict, parts, *, name: str, alt_text, title: str, by_token: bool = False, subtitle=None,
-                height: int = 150, **band_args) -> None:
+                height: int = 150, y_title: str = "", y_domain=None) -> None:
     """Band panels up to the step shown: one per part, a line per algorithm; ``by_token``: one per algorithm, a line
     per token (the columns of the field ``parts``). ``alt_text`` may be a function of the rows drawn."""
     if by_token:
@@ -138,11 +138,11 @@ def show_panels(v: dict, parts, *, name: str, alt_text, title: str, by_token: bo
     rows = prep.band_rows(parts, series="algorithm", part="token" if by_token else "quantity")
     shown = rows["step"] <= v["shown"]
     df = pd.DataFrame({column: values[shown] for column, values in rows.items()})
-    lines = {"series": "token", "tokens": v["tokens"], "legend_title": t("p9.legend_token")} if by_token else \
-        {"series": "algorithm", "colors": v["colors"], "legend_title": t("p9.legend_algorithm"), "y_title": ""}
-    ch = charts.facets(charts.bands(df, x="step", mid="median", low="lowest", high="highest", x_title=t("p9.x_title"),
-                                    x_domain=[0, v["steps"]], **lines | band_args),
-                       field="algorithm" if by_token else "quantity", title=title, height=height,
+    key = (charts.Key("token", v["tokens"], title=t("p9.legend_token")) if by_token else
+           charts.Key("algorithm", colors=v["colors"], title=t("p9.legend_algorithm")))
+    axes = charts.Axes(t("p9.x_title"), y_title, x_domain=[0, v["steps"]], y_domain=y_domain)
+    ch = charts.facets(charts.bands(df, x="step", mid="median", low="lowest", high="highest", key=key, axes=axes),
+                       field="algorithm" if by_token else "quantity", title=title, size=(330, height),
                        order=v["names"] if by_token else list(parts),
                        subtitle=v["band_lines"] if subtitle is None else subtitle, independent_y=not by_token)
     page.chart(ch, df, alt_text=alt_text(df) if callable(alt_text) else alt_text, name=name, width="stretch")

@@ -38,8 +38,6 @@ from .spec import recipe
 
 HEIGHT = 260
 LEGEND_SYMBOL = {"symbolOpacity": 1, "symbolStrokeWidth": 3}  # swatches as strong as the marks (bands are faint)
-TITLES = ("title", "subtitle", "x_title", "y_title", "legend_title")  # the live arguments most builders share
-DOMAINS = ("x_domain", "y_domain")
 
 
 @recipe(live=("title", "subtitle"))
@@ -164,21 +162,22 @@ def _num(field: str, title: str, digits: int = 3) -> alt.Tooltip:
     return alt.Tooltip(f"{field}:Q", title=title, format=f".{digits}~f")
 
 
-@recipe(live=("title", "subtitle", "value_title", "domain"))
-def token_bars(df: pd.DataFrame, *, value: str, title: str, value_title: str, tokens,
-               token: str = "token", digits: int = 2, subtitle: str | None = None,
-               height: int = HEIGHT, domain=None) -> alt.Chart:
-    """One bar per token, labelled with its value; negative values hang below a zero rule."""
+@recipe(live=("axes",))
+def token_bars(df: pd.DataFrame, *, value: str, tokens, axes: Axes, token: str = "token", digits: int = 2
+               ) -> alt.Chart:
+    """One bar per token, labelled with its value; negative values hang below a zero rule. ``axes.y`` titles the
+    values (and ``axes.y_domain`` fixes their range). Its title: ``titled`` (default height 260)."""
+    domain = axes.y_domain
     base = _by_position(alt.Chart(df), token, tokens).encode(
         x=_token_x(token, tokens, title=None, labelAngle=0, labelFontSize=13),
-        y=alt.Y(f"{value}:Q", title=value_title,
+        y=alt.Y(f"{value}:Q", title=axes.y,
                 scale=alt.Scale(domain=domain) if domain is not None else alt.Undefined),
-        tooltip=[alt.Tooltip(f"{token}:N", title=t("charts.token")), _num(value, value_title)],
+        tooltip=[alt.Tooltip(f"{token}:N", title=t("charts.token")), _num(value, axes.y)],
     )
     bars = base.mark_bar(size=36).encode(color=_color(token, tokens, None, None))
     labels = base.mark_text(fontSize=13, fontWeight="bold", color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 10 : -8")
                             ).encode(text=alt.Text(f"{value}:Q", format=f".{digits}~f"))
-    return alt.layer(bars, labels, _zero(), title=_title(title, subtitle), height=height)
+    return alt.layer(bars, labels, _zero(), height=HEIGHT)
 
 
 def _y_scale(y_domain, log: str) -> alt.Scale:
@@ -187,60 +186,63 @@ def _y_scale(y_domain, log: str) -> alt.Scale:
     return alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
 
 
-@recipe(live=(*TITLES, *DOMAINS, "colors"))
-def lines(df: pd.DataFrame, *, x: str, y: str, series: str, x_title: str, y_title: str, tokens=None,
-          colors: dict | None = None, legend_title: str | None = None, y_domain=None, log: str = "",
-          points: bool = False, dash: str | None = None) -> alt.LayerChart:
-    """One line per ``series`` over a common quantitative x (``points``: a dot at each value; ``log``: "x", "y" or
-    "xy" for log scales; ``dash``: a column whose values dash the lines). No title: ``layer`` gives it."""
+@recipe(live=("key", "axes"))
+def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: bool = False, dash: str | None = None
+          ) -> alt.LayerChart:
+    """One line per series (``key``) over a common quantitative x (``points``: a dot at each value; ``axes.log``: "x",
+    "y" or "xy" for log scales; ``dash``: a column whose values dash the lines). No title: ``layer`` gives it."""
+    series, log = key.field, axes.log
+    legend = key.title or series
     enc = dict(
-        x=alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log", base=2) if "x" in log else alt.Undefined),
-        y=alt.Y(f"{y}:Q", title=y_title, scale=_y_scale(y_domain, log)),
-        color=_color(series, tokens, colors, legend_title or series),
-        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title), _num(y, y_title, 4)],
+        x=alt.X(f"{x}:Q", title=axes.x, scale=alt.Scale(type="log", base=2) if "x" in log else alt.Undefined),
+        y=alt.Y(f"{y}:Q", title=axes.y, scale=_y_scale(axes.y_domain, log)),
+        color=_color(series, key.tokens, key.colors, legend),
+        tooltip=[alt.Tooltip(f"{series}:N", title=legend), _num(x, axes.x), _num(y, axes.y, 4)],
     )
     if dash:
         # above the plot, one entry a line: beside the colour legend at the bottom it ran off a phone's chart
         enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None,
                                            legend=alt.Legend(orient="top", columns=1, labelLimit=320))
-    base = _by_position(alt.Chart(df), series, tokens).encode(**enc)
+    base = _by_position(alt.Chart(df), series, key.tokens).encode(**enc)
     marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=45)] if points else [])
     return alt.layer(*marks)
 
 
-@recipe(live=(*TITLES, *DOMAINS, "colors"))
-def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, series: str, x_title: str, y_title: str,
-          tokens=None, colors: dict | None = None, legend_title: str | None = None, y_domain=None,
-          x_domain=None) -> alt.LayerChart:
-    """A middle line per series with a shaded band from ``low`` to ``high`` (e.g. median, min–max over seeds).
-    No title: ``layer`` or ``facets`` gives it."""
-    xscale = alt.Scale(nice=False, domain=x_domain) if x_domain is not None else alt.Scale(nice=False)
-    base = _by_position(alt.Chart(df), series, tokens).encode(
-        x=alt.X(f"{x}:Q", title=x_title, scale=xscale), color=_color(series, tokens, colors, legend_title or series))
-    yscale = _y_scale(y_domain, "")
+@recipe(live=("key", "axes"))
+def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, key: Key, axes: Axes) -> alt.LayerChart:
+    """A middle line per series (``key``) with a shaded band from ``low`` to ``high`` (e.g. median, min–max over
+    seeds). No title: ``layer`` or ``facets`` gives it."""
+    series = key.field
+    legend = key.title or series
+    xscale = alt.Scale(nice=False, domain=axes.x_domain) if axes.x_domain is not None else alt.Scale(nice=False)
+    base = _by_position(alt.Chart(df), series, key.tokens).encode(
+        x=alt.X(f"{x}:Q", title=axes.x, scale=xscale), color=_color(series, key.tokens, key.colors, legend))
+    yscale = _y_scale(axes.y_domain, "")
     yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
-    band = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=y_title, scale=yscale, axis=yaxis),
+    band = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=axes.y, scale=yscale, axis=yaxis),
                                               y2=alt.Y2(high))
     line = base.mark_line(strokeWidth=2.5).encode(
-        y=alt.Y(f"{mid}:Q", title=y_title, scale=yscale, axis=yaxis),
-        tooltip=[alt.Tooltip(f"{series}:N", title=legend_title or series), _num(x, x_title),
+        y=alt.Y(f"{mid}:Q", title=axes.y, scale=yscale, axis=yaxis),
+        tooltip=[alt.Tooltip(f"{series}:N", title=legend), _num(x, axes.x),
                  _num(mid, t("charts.middle")), _num(low, t("charts.lowest")), _num(high, t("charts.highest"))],
     )
     return alt.layer(band, line)
 
 
-@recipe(live=("title", "subtitle", "x_title", "y_title", "colors"))
-def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str, title: str,
-              x_title: str, y_title: str = "share of samples", tokens=None, colors: dict | None = None,
-              subtitle: str | None = None, height: int = 90, width: int = 520) -> alt.Chart:
-    """Pre-binned counts, one small panel per series stacked in rows (aggregate before charting)."""
+@recipe(live=("key", "axes"))
+def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, key: Key, axes: Axes, size=(520, 90)
+              ) -> alt.FacetChart:
+    """Pre-binned counts, one small panel (``size``: width, height) per series of ``key`` stacked in rows
+    (aggregate before charting). Its title: ``titled``."""
+    series, tokens = key.field, key.tokens
+    width, height = size
     base = _by_position(alt.Chart(df), series, tokens).mark_bar(opacity=0.85).encode(
-        x=alt.X(f"{start}:Q", bin="binned", title=x_title),  # "binned": bars stand on zero, from start to end
+        x=alt.X(f"{start}:Q", bin="binned", title=axes.x),  # "binned": bars stand on zero, from start to end
         x2=alt.X2(end),
-        y=alt.Y(f"{count}:Q", title=y_title),
-        color=_color(series, tokens, colors, None),
+        y=alt.Y(f"{count}:Q", title=axes.y),
+        color=_color(series, tokens, key.colors, None),
         tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(start, t("charts.from")), _num(end, t("charts.to")),
-                 _num(count, y_title)],
+                 _num(count, axes.y)],
     ).properties(height=height, width=width)
     header = alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)
     if tokens is None:
@@ -248,7 +250,7 @@ def histogram(df: pd.DataFrame, *, start: str, end: str, count: str, series: str
     else:
         header.labelExpr = _name_of_position(tokens)
         row = alt.Row(field=_position(series), type="ordinal", title=None, header=header)
-    return base.facet(row=row).properties(title=_title(title, subtitle))
+    return base.facet(row=row)
 
 
 @recipe(live=("axes", "line_title"))
@@ -339,16 +341,16 @@ def arrows(df: pd.DataFrame, *, x: str, start: str, end: str, label: str, tokens
     return alt.layer(shaft, tick, head, text)
 
 
-@recipe(live=("x_title", "y_title", "colors"))
-def labelled_points(df: pd.DataFrame, *, x: str, y: str, series: str, label: str, x_title: str,
-                    y_title: str, tokens=None, size: int = 120, colors: dict | None = None,
+@recipe(live=("key", "axes"))
+def labelled_points(df: pd.DataFrame, *, x: str, y: str, label: str, key: Key, axes: Axes, size: int = 120,
                     beside: bool = False) -> alt.Chart:
-    """A few marked points with a short text label above each, to layer on a curve (no title of its own);
-    ``beside``: the label to the lower right of its point instead, clear of a curve that runs above the points."""
-    base = _by_position(alt.Chart(df), series, tokens).encode(
-        x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
-        color=_color(series, tokens, colors, None),
-        tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, x_title), _num(y, y_title)])
+    """A few marked points (coloured by ``key``) with a short text label above each, to layer on a curve (no title
+    of its own); ``beside``: the label to the lower right of its point instead, clear of a curve that runs above."""
+    series = key.field
+    base = _by_position(alt.Chart(df), series, key.tokens).encode(
+        x=alt.X(f"{x}:Q", title=axes.x), y=alt.Y(f"{y}:Q", title=axes.y),
+        color=_color(series, key.tokens, key.colors, None),
+        tooltip=[alt.Tooltip(f"{series}:N", title=series), _num(x, axes.x), _num(y, axes.y)])
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
                      base.mark_text(**({"dx": 9, "dy": 9, "align": "left"} if beside else {"dy": -14}), fontSize=12,
                                     fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
@@ -375,8 +377,8 @@ def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: s
 
 
 @recipe(live=("title", "subtitle"))
-def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int = 1, width: int = 330,
-           height: int = 150, independent_y: bool = True) -> alt.VConcatChart | alt.ConcatChart:
+def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int = 1, size=(330, 150),
+           independent_y: bool = True) -> alt.VConcatChart | alt.ConcatChart:
     """Small multiples: ``chart`` (e.g. ``bands(...)``) once per value of ``field`` in ``order``, each panel showing
     its rows and titled with its value (unless it is the only one); one chart, so one conversion per rerun, and one
     legend, below.
@@ -384,8 +386,10 @@ def facets(chart, *, field: str, order, title: str, subtitle=None, columns: int 
     ``columns=1`` (the default) stacks the panels, each as wide as the chart's container (Streamlit sizes every
     panel of a vertical concatenation to it; draw it with ``page.chart(..., width="stretch")``), so they fit a phone
     and fill a laptop's column; more columns wrap the panels in rows of panels ``width`` pixels wide. ``order``
-    lists the panels: an argument, not read from the data, as the chart's shape is cached.
+    lists the panels: an argument, not read from the data, as the chart's shape is cached. ``size``: a panel's width
+    (with several columns) and height.
     """
+    width, height = size
     size = {"height": height} if columns == 1 else {"height": height, "width": width}
     panels = [chart.transform_filter(alt.FieldEqualPredicate(field=field, equal=value))
               .properties(**({"title": alt.TitleParams(str(value), fontSize=13, anchor="start")}
@@ -498,21 +502,35 @@ def binned_bars(df: pd.DataFrame, *, start: str, end: str, value: str, axes: Axe
 
 
 
-@recipe
-def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, value: str, value_title: str,
-               value_domain, title: str, marked: str, marked_title: str, x_title: str, tooltips=(),
-               subtitle: str | None = None, height_per_row: int = 30) -> alt.LayerChart:
-    """One row per answer (``row_order``), one cell per token in writing order (``x``: its position): the token's
-    text on a cell coloured by ``value`` over ``value_domain`` ([low, 0, high]), outlined where ``marked`` is true
-    (e.g. clipped). ``tooltips``: (field, title) pairs of numbers shown beside the token and its value."""
+class Cells(NamedTuple):
+    """What a ``token_grid``'s cells show: the token's ``text``, coloured by ``value`` (named ``title``) over
+    ``domain`` ([low, 0, high]), outlined where ``marked`` is true (named ``marked_title``); the titles are live."""
+
+    text: str
+    value: str
+    title: str
+    domain: list
+    marked: str
+    marked_title: str
+    LIVE = ("title", "marked_title")
+
+
+@recipe(live=("cells", "axes"))
+def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, cells: Cells, axes: Axes, tooltips=(),
+               height_per_row: int = 30) -> alt.LayerChart:
+    """One row per answer (``row_order``), one cell per token in writing order (``x``: its position, titled
+    ``axes.x``), each drawn as ``cells`` says (e.g. coloured by its advantage, outlined where clipped).
+    ``tooltips``: (field, title) pairs of numbers shown beside the token and its value. Its title: ``titled``."""
+    text, value, value_title, marked, marked_title = cells.text, cells.value, cells.title, cells.marked, \
+        cells.marked_title
     base = alt.Chart(df).encode(
-        x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(f"{x}:O", title=axes.x, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{row}:N", title=None, sort=list(row_order), axis=alt.Axis(labelLimit=220)),
     )
     tips = [alt.Tooltip(f"{text}:N", title=t("charts.token")), _num(value, value_title),
             *(_num(f, t) for f, t in tooltips), alt.Tooltip(f"{marked}:N", title=marked_title)]
-    cells = base.mark_rect(stroke=CELL_TEXT).encode(
-        color=alt.Color(f"{value}:Q", title=value_title, scale=alt.Scale(domain=value_domain, range=list(DIVERGING)),
+    shaded = base.mark_rect(stroke=CELL_TEXT).encode(
+        color=alt.Color(f"{value}:Q", title=value_title, scale=alt.Scale(domain=cells.domain, range=list(DIVERGING)),
                         legend=alt.Legend(orient="bottom", gradientLength=220)),
         strokeWidth=alt.StrokeWidth(f"{marked}:N", scale=alt.Scale(domain=[False, True], range=[0, 3]),
                                     legend=None),
@@ -521,5 +539,5 @@ def token_grid(df: pd.DataFrame, *, x: str, row: str, row_order, text: str, valu
     labels = base.mark_text(fontSize=14, fontWeight="bold", color=CELL_TEXT).encode(text=alt.Text(f"{text}:N"),
                                                                                      tooltip=tips)
     # fit the width only: a height fitted to a discrete axis squeezes the rows together
-    return alt.layer(cells, labels, title=_title(title, subtitle), height=height_per_row * max(1, len(row_order)),
+    return alt.layer(shaded, labels, height=height_per_row * max(1, len(row_order)),
                      autosize=alt.AutoSizeParams(**FIT_WIDTH))

@@ -20,7 +20,8 @@ def curves(value: float | None = None) -> pd.DataFrame:
 
 
 def scrubbed(df, value):
-    ch = charts.layer(charts.lines(df, x="x", y="y", series="s", x_title="x", y_title="y", colors={"line": "#000"}),
+    key, axes = charts.Key("s", colors={"line": "#000"}), charts.Axes("x", "y")
+    ch = charts.layer(charts.lines(df, x="x", y="y", key=key, axes=axes),
                       charts.rules(pd.DataFrame({"at": [1.0], "label": ["fixed"]}), at="at", label="label", axis="x"),
                       title="t")
     return scrub.bind(spec.vega_lite(ch), field="g", grid=GRID, value=value, label="g")
@@ -66,6 +67,6 @@ def test_a_grid_that_is_not_uniform_and_ascending_is_refused_by_name(grid):
 def test_a_value_off_the_range_or_a_field_in_no_dataset_is_refused():
     with pytest.raises(ValueError, match="value"):
         scrubbed(curves(), 1.5)
-    ch = charts.lines(curves(), x="x", y="y", series="s", x_title="x", y_title="y", colors={"line": "#000"})
+    ch = charts.lines(curves(), x="x", y="y", key=charts.Key("s", colors={"line": "#000"}), axes=charts.Axes("x", "y"))
     with pytest.raises(ValueError, match="field"):
         scrub.bind(spec.vega_lite(ch), field="nope", grid=GRID, value=0.5, label="g")

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 from chartref import assert_same_as_altair
 
-from ui import charts, colors, spec
+from ui import charts, spec
+from ui import colors as palette
 
 
 @pytest.fixture
@@ -32,7 +33,8 @@ def conversions(monkeypatch):
 
 def bars(values, title, tokens=("a", "b", "c")):
     df = pd.DataFrame({"token": list(tokens), "p": values})
-    return charts.token_bars(df, value="p", title=title, value_title="probability", tokens=tokens)
+    return charts.titled(charts.token_bars(df, value="p", tokens=tokens, axes=charts.Axes(y="probability")),
+                         title=title)
 
 
 def test_new_data_and_titles_reuse_one_conversion(conversions):
@@ -74,9 +76,10 @@ def test_a_new_shape_is_converted_again(conversions):
 LINE = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0], "s": ["a", "b"]})
 
 
-def line(df=LINE, title="t", **kwargs):
-    kwargs.setdefault("colors", colors.method_colors(["a", "b"]))
-    return charts.layer(charts.lines(df, x="x", y="y", series="s", x_title="x", y_title="y", **kwargs), title=title)
+def line(df=LINE, title="t", *, legend_title=None, y_domain=None, colors=None, points=False):
+    key = charts.Key("s", colors=colors or palette.method_colors(["a", "b"]), title=legend_title)
+    return charts.layer(charts.lines(df, x="x", y="y", key=key, axes=charts.Axes("x", "y", y_domain=y_domain),
+                                     points=points), title=title)
 
 
 def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
@@ -103,14 +106,14 @@ def test_a_new_scale_domain_reuses_one_conversion(conversions):
 
 def test_new_colour_labels_reuse_one_conversion(conversions):
     """A colour scale's labels are live (a legend "A = +4.7" follows the scenario); its colours are the shape."""
-    made = [line(df, colors={a: colors.METHODS["ppo"], b: colors.METHODS["grpo"]})
+    made = [line(df, colors={a: palette.METHODS["ppo"], b: palette.METHODS["grpo"]})
             for df, (a, b) in ((LINE, ("a", "b")), (LINE.assign(s=["A = +4.7", "A = −4.7"]), ("A = +4.7", "A = −4.7")))]
     out = [spec.vega_lite(chart) for chart in made]
     assert len(conversions) == 1
     assert out[1]["layer"][0]["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["A = +4.7", "A = −4.7"]
     for o, chart in zip(out, made, strict=True):
         assert_same_as_altair(o, chart)
-    spec.vega_lite(line(colors={"a": colors.METHODS["grpo"], "b": colors.METHODS["ppo"]}))
+    spec.vega_lite(line(colors={"a": palette.METHODS["grpo"], "b": palette.METHODS["ppo"]}))
     assert len(conversions) == 2  # other colours: another shape
 
 
@@ -119,11 +122,11 @@ def test_an_argument_not_declared_live_is_part_of_the_shape(conversions):
     spec.vega_lite(line(points=True))
     spec.vega_lite(line(points=True, title="another title"))
     assert len(conversions) == 2
-    assert charts.lines.live >= {"x_title", "y_title", "y_domain", "colors"} and "points" not in charts.lines.live
+    assert charts.lines.live == {"key", "axes"}  # titles, domains, colour labels: inside the groups; points: shape
 
 def test_an_option_that_cannot_be_a_key_is_converted_without_the_cache(conversions):
     df = pd.DataFrame({"token": ["a", "b"], "p": [0.4, 0.6]})
-    chart = charts.token_bars(df, value="p", title="t", value_title="p", tokens=("a", "b"), domain=np.array([0.0, 1.0]))
+    chart = charts.token_bars(df, value="p", tokens=("a", "b"), axes=charts.Axes(y="p", y_domain=np.array([0.0, 1.0])))
     out = spec.vega_lite(chart)
     spec.vega_lite(chart)
     assert len(conversions) == 2  # each call converts afresh
@@ -182,22 +185,23 @@ def random_chart(rng: random.Random):
         n = rng.choice([2, 3])
         tokens = tuple("abc"[:n])
         df = pd.DataFrame({"token": list(tokens), "p": [rng.random() for _ in tokens]})
-        return charts.token_bars(df, value="p", title=title, value_title="p", tokens=tokens), [df], title
+        return charts.titled(charts.token_bars(df, value="p", tokens=tokens, axes=charts.Axes(y="p")), title=title), \
+            [df], title
     if kind == 1:
         df = pd.DataFrame({"x": [0.0, 1.0, 2.0] * 2, "y": [rng.random() for _ in range(6)], "s": ["u"] * 3 + ["v"] * 3})
         rule = pd.DataFrame({"at": [rng.random()], "label": [f"r{rng.randrange(99)}"]})
-        chart = charts.layer(charts.lines(df, x="x", y="y", series="s", colors=colors.method_colors(["u", "v"]),
-                                          x_title="x", y_title="y"),
+        key = charts.Key("s", colors=palette.method_colors(["u", "v"]))
+        chart = charts.layer(charts.lines(df, x="x", y="y", key=key, axes=charts.Axes("x", "y")),
                              charts.rules(rule, at="at", label="label"), title=title)
         return chart, [df, rule], title
     if kind == 2:
         df = pd.DataFrame({"label": ["The", "answer", "is"], "position": [0, 1, 2],
                            "v": [rng.random() for _ in range(3)]})
-        return charts.answer_strip(df, value="v", title=title, y_title="v"), [df], title
+        return charts.titled(charts.answer_strip(df, value="v", axes=charts.Axes(y="v")), title=title), [df], title
     df = pd.DataFrame({"step": [0, 1] * 2, "m": [rng.random() for _ in range(4)], "lo": [0.0] * 4, "hi": [1.0] * 4,
                        "token": ["a", "a", "b", "b"]})
-    chart = charts.layer(charts.bands(df, x="step", mid="m", low="lo", high="hi", series="token", tokens=("a", "b"),
-                                      x_title="step", y_title="p"), title=title)
+    chart = charts.layer(charts.bands(df, x="step", mid="m", low="lo", high="hi", key=charts.Key("token", ("a", "b")),
+                                      axes=charts.Axes("step", "p")), title=title)
     return chart, [df], title
 
 
@@ -289,8 +293,9 @@ def test_the_checked_builders_pass_the_check(monkeypatch):
     monkeypatch.setattr(spec, "CHECK", True)
     for title in ("short", "a title longer than twenty characters"):
         spec.vega_lite(bars([0.5, 0.3, 0.2], title))
-        spec.vega_lite(charts.layer(charts.lines(LINE, x="x", y="y", series="s", x_title=title, y_title="y",
-                                                 colors=colors.method_colors(["a", "b"]), y_domain=[0, len(title)]),
+        key = charts.Key("s", colors=palette.method_colors(["a", "b"]))
+        spec.vega_lite(charts.layer(charts.lines(LINE, x="x", y="y", key=key,
+                                                 axes=charts.Axes(title, "y", y_domain=[0, len(title)])),
                                     title=title, subtitle=[title, "second line"]))
 
 

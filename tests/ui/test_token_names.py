@@ -83,20 +83,16 @@ def assert_names_safe(chart_spec: dict, data: dict[str, pd.DataFrame], where: st
                 assert not set(df[field].astype(str)) & set(NAMES), f"{where}: Vega groups by names in {field!r}"
 
 
+KEY, AXES = builders.Key("token", NAMES), builders.Axes("x", "p")
 TOKEN_CHARTS = {
-    "token_bars": lambda df: builders.token_bars(df, value="p", title="t", value_title="p", tokens=NAMES),
-    "lines": lambda df: builders.lines(df, x="x", y="p", series="token", tokens=NAMES, x_title="x", y_title="p"),
-    "bands": lambda df: builders.bands(df, x="x", mid="p", low="p", high="p", series="token", tokens=NAMES,
-                                       x_title="x", y_title="p"),
-    "histogram": lambda df: builders.histogram(df, start="x", end="x", count="p", series="token", tokens=NAMES,
-                                               title="t", x_title="x"),
-    "points_chart": lambda df: builders.points_chart(df, x="token", y="p", color="token", tokens=NAMES, title="t",
-                                                     x_title="token", y_title="p"),
+    "token_bars": lambda df: builders.token_bars(df, value="p", tokens=NAMES, axes=builders.Axes(y="p")),
+    "lines": lambda df: builders.lines(df, x="x", y="p", key=KEY, axes=AXES),
+    "bands": lambda df: builders.bands(df, x="x", mid="p", low="p", high="p", key=KEY, axes=AXES),
+    "histogram": lambda df: builders.histogram(df, start="x", end="x", count="p", key=KEY, axes=builders.Axes("x")),
+    "points_chart": lambda df: builders.points_chart(df, x="token", y="p", key=KEY, axes=builders.Axes("token", "p")),
     "arrows": lambda df: builders.arrows(df, x="token", start="p", end="x", label="token", tokens=NAMES),
-    "labelled_points": lambda df: builders.labelled_points(df, x="x", y="p", series="token", label="token",
-                                                           x_title="x", y_title="p", tokens=NAMES),
-    "facets": lambda df: builders.facets(builders.bands(df, x="x", mid="p", low="p", high="p", series="token",
-                                                        tokens=NAMES, x_title="x", y_title="p"),
+    "labelled_points": lambda df: builders.labelled_points(df, x="x", y="p", label="token", key=KEY, axes=AXES),
+    "facets": lambda df: builders.facets(builders.bands(df, x="x", mid="p", low="p", high="p", key=KEY, axes=AXES),
                                          field="panel", order=["a"], title="t"),
 }
 
@@ -117,7 +113,7 @@ def test_builders_write_no_token_name_into_the_spec(name):
 def test_an_answer_strip_does_not_group_by_the_words_themselves():
     words = pd.DataFrame({"label": ["OpenAI", "is", "__proto__", "toString"], "position": [0, 1, 2, 3],
                           "v": [0.0, 0.0, 1.0, 0.5]})
-    out = spec.vega_lite(builders.answer_strip(words, value="v", title="t", y_title="v"))
+    out = spec.vega_lite(builders.answer_strip(words, value="v", axes=builders.Axes(y="v")))
     assert_names_safe(out, out["datasets"], "answer_strip")
 
 
