@@ -1,6 +1,5 @@
 """Training lab: the whole RL loop on the running example, one algorithm against another."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -22,16 +21,10 @@ OWN_AGG = "each algorithm's own"
 AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
 AGG_SHOWN = {agg: t("p9.own_agg") if agg == OWN_AGG else agg for agg in AGGREGATIONS}  # verl's names as written
 FLATTERY_SHARES = [t("p9.share_below"), t("p9.share_between"), t("p9.share_above")]
-D = rlcore.LabConfig()  # the defaults
-MORE = {  # "More settings", three to a column, by catalogue id: LabConfig's field, link key, min, max, default, step
-    "lr": ("lr", "lr", 0.01, 1.0, D.lr, 0.01), "group": ("group_size", "G", 2, 32, D.group_size, 1),
-    "seeds": ("seeds", "seeds", 1, 10, 5, 1), "epochs": ("epochs", "epochs", 1, 8, D.epochs, 1),
-    "eps": ("eps", "eps", 0.05, 0.5, D.eps, 0.05), "eps_high": ("eps_high", "eps_high", 0.05, 0.5, D.eps_high, 0.01),
-    "lam": ("lam", "lam", 0.0, 1.0, D.lam, 0.05), "resample": ("resample", "resample", 1, 8, D.resample, 1),
-    "length": ("length", "len", 0, 12, D.length, 1)}
+D = rlcore.LabConfig()  # the defaults (and five seeds)
+MSGID = {"group_size": "group"}  # "More settings" (rlcore.lab.SETTINGS) by catalogue id, where it is not the field's
 CONFIG = ("steps", "group_size", "lr", "epochs", "eps", "beta", "lam", "judge", "noise", "flattery", "length",
           "eps_high", "resample", "loss_agg")  # the settings a LabConfig takes (besides its algorithm)
-PER_STEP = ("clip", "loss", "grad", "dead")  # the quantities measured at each step, from step 1 (not at step 0)
 PLAY = "lab"  # the animation's session keys: lab_playing, lab_last_frame; buttons lab_play, lab_pause, lab_step
 FRAME = 5  # percent of the run per frame of the animation: 20 frames from the start to the end
 
@@ -47,28 +40,23 @@ page.presets({
 def ask(v: dict) -> bool:
     """Predict first, from the runs themselves: which algorithm ends highest, or with length tokens on, which one
     ends with the longest answers (one algorithm: how much it flatters, or which first token it favours)."""
-    results, names, tree, steps, beta = v["results"], v["names"], v["tree"], v["steps"], fmt(v["beta"])
-    if len(names) > 1 and v["length"]:
-        final = {n: results[n].length.median[-1] for n in names}
-        lengths = t("p9.sep").join(f"{n} {fmt(x, 2)}" for n, x in sorted(final.items(), key=lambda kv: -kv[1]))
-        return page.predict(t("p9.ask_length", steps=steps, length=v["length"]), names, max(final, key=final.get),
-                            t("p9.explain_length", lengths=lengths), key="predict_lab")
-    if len(names) > 1:
-        final = {n: results[n].score.median[-1] for n in names}
-        scores = t("p9.sep").join(f"{n} {fmt(x)}" for n, x in sorted(final.items(), key=lambda kv: -kv[1]))
-        return page.predict(t("p9.ask_score", steps=steps, beta=beta), names, max(final, key=final.get),
-                            t("p9.explain_score", scores=scores), key="predict_lab")
-    if v["flattery"]:
-        final = results[names[0]].flattery.median[-1]
-        answer = FLATTERY_SHARES[0 if final < 0.25 else 1 if final <= 0.75 else 2]
+    names, tree, steps, beta, sep = v["names"], v["tree"], v["steps"], fmt(v["beta"]), t("p9.sep")
+    q = page.run(rlcore.lab_question, v["results"], names, length=v["length"], flattery=v["flattery"])
+    if q.kind in ("length", "score"):
+        digits = 2 if q.kind == "length" else None
+        finals = sep.join(f"{n} {fmt(x, digits) if digits else fmt(x)}" for n, x in q.ranking)
+        asked = t("p9.ask_length", steps=steps, length=v["length"]) if q.kind == "length" else \
+            t("p9.ask_score", steps=steps, beta=beta)
+        said = t("p9.explain_length", lengths=finals) if q.kind == "length" else t("p9.explain_score", scores=finals)
+        return page.predict(asked, names, names[q.answer], said, key="predict_lab")
+    if q.kind == "flattery":
         return page.predict(t("p9.ask_flattery", beta=beta, steps=steps, name=names[0], best=v["best"]),
-                            FLATTERY_SHARES, answer,
-                            t("p9.explain_flattery", final=pct(final), ref=pct(tree.ref_branch[1]),
+                            FLATTERY_SHARES, FLATTERY_SHARES[q.answer],
+                            t("p9.explain_flattery", final=pct(q.final), ref=pct(tree.ref_branch[1]),
                               gap=fmt(tree.leaf_means[-1] - tree.leaf_means[tree.best])), key="predict_lab")
-    final_probs, tokens = results[names[0]].probs.median[-1], v["tokens"]
-    answer = esc(tokens[int(np.argmax(final_probs))])  # options are shown as markdown: escaped
-    return page.predict(t("p9.ask_token", steps=steps, name=names[0]), [esc(tok) for tok in tokens], answer,
-                        t("p9.explain_token", answer=answer, p=fmt(final_probs.max())), key="predict_lab")
+    options = [esc(tok) for tok in v["tokens"]]  # options are shown as markdown: escaped
+    return page.predict(t("p9.ask_token", steps=steps, name=names[0]), options, options[q.answer],
+                        t("p9.explain_token", answer=options[q.answer], p=fmt(q.final)), key="predict_lab")
 
 
 def draw_settings() -> dict:
@@ -82,7 +70,8 @@ def draw_settings() -> dict:
          "player": st.columns([4, 1, 1], vertical_alignment="bottom"), "main": st.container()}
     with st.expander(t("judge.more_settings")):
         cols = st.columns(3)
-        for i, (msgid, (field, key, lo, hi, default, step)) in enumerate(MORE.items()):  # three to a column
+        for i, (field, (key, lo, hi, step)) in enumerate(rlcore.lab.SETTINGS.items()):  # three to a column
+            msgid, default = MSGID.get(field, field), getattr(D, field, 5)
             s[field] = inputs.slider(t(f"p9.{msgid}"), lo, hi, default, step, key=key, where=cols[i // 3],
                                      help=t(f"p9.{msgid}_help"))
         agg = inputs.selectbox(t("p9.agg"), AGGREGATIONS, OWN_AGG, key="agg", help=t("p9.agg_help"),
@@ -124,7 +113,7 @@ def train_runs(s: dict) -> tuple[dict, int, dict]:
 def bands(v: dict, field: str, *, column: int | None = None, only=None, source=None):
     """One part of a chart: the steps kept, the algorithms (``only`` some), and their seed bands of a LabBands
     ``field`` there (or ``source``'s: algorithm → SeedBands); the quantities of PER_STEP from step 1."""
-    names, first = only or v["names"], int(field in PER_STEP)
+    names, first = only or v["names"], int(field in rlcore.lab.PER_STEP)
     runs = [source[n] if source is not None else getattr(v["results"][n], field) for n in names]
     return v["keep"][first:], names, prep.bands_at(runs, v["keep"][first:] - first, column)
 

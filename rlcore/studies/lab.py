@@ -35,8 +35,9 @@ from ..formulas.sampling import ScoreTable, sample_tokens
 from .clips import GSPO_EPS
 
 __all__ = [
-    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "Algorithm", "Group", "LabBands", "LabConfig", "LabHistory", "LabState",
-    "LabTree", "dead_share", "first_step_loss", "lab_bands", "lab_pass_at_k", "lab_seed_count", "lab_tree", "train",
+    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "PER_STEP", "SETTINGS", "Algorithm", "Group", "LabBands", "LabConfig",
+    "LabHistory", "LabQuestion", "LabState", "LabTree", "dead_share", "first_step_loss", "lab_bands", "lab_pass_at_k",
+    "lab_question", "lab_seed_count", "lab_tree", "train",
 ]
 
 LOSS_AGGREGATIONS = {
@@ -942,6 +943,58 @@ def lab_pass_at_k(bands: LabBands, k: int) -> SeedBands:
     if not isinstance(bands, LabBands):
         raise ValueError(f"bands must be an rlcore.LabBands, got {type(bands).__name__}")
     return seed_bands(pass_at_k(finite("bands.p_correct", bands.p_correct, ndim=2), k))
+
+
+# The settings a learner moves besides the algorithm, as LabConfig's fields: (the link's name, lowest, highest,
+# step) for those a page offers as sliders (``SETTINGS``), and the curves measured from step 1 (``PER_STEP``).
+SETTINGS = {"lr": ("lr", 0.01, 1.0, 0.01), "group_size": ("G", 2, 32, 1), "seeds": ("seeds", 1, 10, 1),
+            "epochs": ("epochs", 1, 8, 1), "eps": ("eps", 0.05, 0.5, 0.05), "eps_high": ("eps_high", 0.05, 0.5, 0.01),
+            "lam": ("lam", 0.0, 1.0, 0.05), "resample": ("resample", 1, 8, 1), "length": ("len", 0, 12, 1)}
+PER_STEP = ("clip", "loss", "grad", "dead")  # LabBands' curves of T points (from step 1), the others of T + 1
+
+
+@dataclass(frozen=True)
+class LabQuestion:
+    """What the lab asks before it shows the runs, and its answer, read from the runs themselves."""
+
+    kind: str                                # "length" or "score" (several algorithms), "flattery" or "token" (one)
+    ranking: tuple[tuple[str, float], ...]   # (name, final median) from the highest down; empty for one algorithm
+    answer: int                              # the right option: a name's place in ``names``; a share's third
+                                             # (0 below ¼, 1 up to ¾, 2 above); the favoured first token
+    final: float                             # the number the answer reads: the winner's, flattery's share, π's top
+
+
+def lab_question(bands: dict, names, *, length: int, flattery: bool) -> LabQuestion:
+    """Which algorithm ends highest (with length tokens on: with the longest answers); for one algorithm, how much
+    the runs flatter (with flattery on) or which first token they favour.
+
+    Args:
+        bands: name → LabBands of a finished run, for every name in ``names``.
+        names: the algorithms shown, in the order the options list them.
+        length: the lab's length tokens (0: off).
+        flattery: whether the tree holds the flattering branch.
+
+    >>> band = lambda *v: SeedBands(np.array(v), np.array(v), np.array(v))
+    >>> runs = {"GRPO": LabBands(score=band(4.3, 7.9)), "PPO": LabBands(score=band(4.3, 8.6))}
+    >>> q = lab_question(runs, ["GRPO", "PPO"], length=0, flattery=False)
+    >>> q.kind, q.answer, q.ranking[0]
+    ('score', 1, ('PPO', 8.6))
+    """
+    names = list(names)
+    if not names or any(n not in bands or not isinstance(bands[n], LabBands) or bands[n].diverged_at is not None
+                        for n in names):
+        raise ValueError(f"bands must hold a finished LabBands for every name, got {sorted(bands)!r:.80}")
+    if len(names) > 1:
+        kind = "length" if length else "score"
+        final = {n: float(getattr(bands[n], kind).median[-1]) for n in names}
+        ranking = tuple(sorted(final.items(), key=lambda kv: -kv[1]))
+        return LabQuestion(kind, ranking, names.index(ranking[0][0]), ranking[0][1])
+    only = bands[names[0]]
+    if flattery:
+        share = float(only.flattery.median[-1])
+        return LabQuestion("flattery", (), 0 if share < 0.25 else 1 if share <= 0.75 else 2, share)
+    probs = only.probs.median[-1]
+    return LabQuestion("token", (), int(np.argmax(probs)), float(np.max(probs)))
 
 
 def lab_seed_count(configs, n_seeds: int) -> int:
