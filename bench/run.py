@@ -27,15 +27,13 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from apphelp import charts  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import rlcore  # noqa: E402
+from tests.apphelp import charts  # noqa: E402
 from ui.nav import PAGES  # noqa: E402
 
 ALL_PAGES = [ROOT / p.path for p in PAGES]  # every page of the sidebar, in reading order

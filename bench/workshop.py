@@ -42,9 +42,8 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # bench.wsclient
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
+from tests.e2e.e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
 
 TARGET_P95_S = 2.0
 HEAVY = "steps=300&seeds=10&G=32&epochs=8&len=12&resample=8"  # every slider that adds work at its maximum

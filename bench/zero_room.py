@@ -25,12 +25,10 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-
-from e2ehelp import Server  # noqa: E402
 
 from bench.workshop import TARGET_P95_S, cpu_seconds, load_average, percentile, print_report  # noqa: E402
 from bench.wsclient import AppClient  # noqa: E402
+from tests.e2e.e2ehelp import Server  # noqa: E402
 
 READER_PAGES = ("Reward_and_return", "TD_error_and_GAE", "Policy_gradient", "Length_and_aggregation",
                 "Entropy_and_pass_at_k")

@@ -1,9 +1,6 @@
-"""Shared by every test folder: the helpers in tests/ (apphelp) import by name from any sub-folder."""
-
-import pathlib
-import sys
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+"""Shared by every test folder. The tests are a package: a test imports the shared helpers by their place
+(``from tests.apphelp import run_page``, ``tests.pages.zhhelp``, ``tests.e2e.e2ehelp``, ``tests.words``), never by
+a path added to ``sys.path``; the repository's root is on the path (pyproject's ``pythonpath``)."""
 
 from hypothesis import settings
 

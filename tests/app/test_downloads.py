@@ -4,7 +4,7 @@ so on a busy server the browser's fetch found it gone (HTTP 404 in tests/deploy/
 
 from __future__ import annotations
 
-from apphelp import ROOT, no_exception, run_page
+from tests.apphelp import ROOT, no_exception, run_page
 
 
 def test_an_open_tables_csv_is_sent_with_the_page_not_made_on_click():

@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 
 import pytest
-from apphelp import ALL_PAGES, edit_scenario, has_scenario, no_exception, run_page, shared_out
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
+from tests.apphelp import ALL_PAGES, edit_scenario, has_scenario, no_exception, run_page, shared_out
 from ui import scenario as panel
 
 CASES_PER_PAGE = 110

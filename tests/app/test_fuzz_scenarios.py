@@ -15,11 +15,11 @@ import json
 import math
 
 import pytest
-from apphelp import ALL_PAGES, ROOT, edit_scenario, has_scenario, no_exception, run_page, shared_out
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
+from tests.apphelp import ALL_PAGES, ROOT, edit_scenario, has_scenario, no_exception, run_page, shared_out
 from ui import nav
 from ui import scenario as panel
 

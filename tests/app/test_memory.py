@@ -40,9 +40,10 @@ import time
 
 import pytest
 import streamlit as st
-from apphelp import ALL_PAGES, input_key, no_exception, page_file, run_page
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
+
+from tests.apphelp import ALL_PAGES, input_key, no_exception, page_file, run_page
 
 RERUNS = 2_000
 EVERY = 200

@@ -7,8 +7,8 @@ import pathlib
 import tomllib
 
 import pytest
-from apphelp import shared_out
 
+from tests.apphelp import shared_out
 from ui import nav
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

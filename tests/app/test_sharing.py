@@ -7,7 +7,10 @@ import itertools
 import math
 
 import pytest
-from apphelp import (
+from streamlit.testing.v1 import AppTest
+
+import rlcore
+from tests.apphelp import (
     ALL_PAGES,
     PAGES,
     ROOT,
@@ -20,9 +23,6 @@ from apphelp import (
     run_page,
     shared_out,
 )
-from streamlit.testing.v1 import AppTest
-
-import rlcore
 from ui import inputs
 from ui import scenario as panel
 from ui.format import esc

@@ -7,13 +7,12 @@ import pathlib
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+from deploy import haproxy
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "deploy"))
-import haproxy  # noqa: E402
 
 
 def test_the_shipped_configuration_is_the_generated_one():

@@ -13,14 +13,11 @@ import asyncio
 import os
 import pathlib
 import shutil
-import sys
 import urllib.error
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "deploy"))
 
 pytestmark = [pytest.mark.exhaustive, pytest.mark.load]
 
@@ -54,10 +51,9 @@ def test_learners_spread_over_replicas_and_survive_one_replica_stopping():
 
 def test_an_upload_sent_to_a_replica_without_the_session_is_refused():
     require_haproxy()
-    from local import COOKIE, Cluster
-
     from bench.replicas import FILES, UPLOADER, learner_scenario
     from bench.wsclient import AppClient
+    from deploy.local import COOKIE, Cluster
     from ui.scenario import to_json
 
     cluster = Cluster(2)

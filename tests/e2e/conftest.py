@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from e2ehelp import CHROMIUM, CHROMIUM_ARGS, VIEWPORTS, Server, require_browser
+
+from tests.e2e.e2ehelp import CHROMIUM, CHROMIUM_ARGS, VIEWPORTS, Server, require_browser
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ turned the rest of the page to the browser's language): this is the test that sa
 from __future__ import annotations
 
 import pytest
-from e2ehelp import VIEWPORTS, layout_problems, wait_for_run
 
+from tests.e2e.e2ehelp import VIEWPORTS, layout_problems, wait_for_run
 from ui import i18n, nav
 
 pytestmark = pytest.mark.e2e

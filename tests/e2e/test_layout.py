@@ -7,8 +7,8 @@ the one page that test does not open.
 from __future__ import annotations
 
 import pytest
-from e2ehelp import layout_problems, quick_share, wait_for_run
 
+from tests.e2e.e2ehelp import layout_problems, quick_share, wait_for_run
 from ui import nav
 
 pytestmark = pytest.mark.e2e

@@ -6,14 +6,12 @@ parameter is only an unknown parameter."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 
 import pytest
-from e2ehelp import ROOT, Server
 
-sys.path.insert(0, str(ROOT))
 from bench.wsclient import AppClient
+from tests.e2e.e2ehelp import Server
 
 pytestmark = pytest.mark.e2e  # a real server, no browser
 

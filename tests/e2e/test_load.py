@@ -16,9 +16,9 @@ import concurrent.futures
 import json
 
 import pytest
-from e2ehelp import SHOTS, require_browser, url_path
 
 from bench.workshop import TARGET_P95_S, run
+from tests.e2e.e2ehelp import SHOTS, require_browser, url_path
 from ui.nav import PAGES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.load, pytest.mark.exhaustive]  # ~2 min: after the quick suite

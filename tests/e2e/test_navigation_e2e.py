@@ -15,10 +15,10 @@ import re
 import time
 
 import pytest
-from e2ehelp import url_path, wait_for_run
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.e2e.e2ehelp import url_path, wait_for_run
 from ui.nav import PAGES, info
 
 pytestmark = [pytest.mark.e2e, pytest.mark.exhaustive]  # 6-8 min in one session: after the quick suite (.ci/run)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 
 import pytest
-from e2ehelp import Server, clipping_problems, layout_problems, quick_share, wait_for_run
 from PIL import Image
 
+from tests.e2e.e2ehelp import Server, clipping_problems, layout_problems, quick_share, wait_for_run
 from ui import nav
 
 pytestmark = pytest.mark.e2e

@@ -4,8 +4,8 @@ on a first visit, on every reload and after moving to another page, in either th
 from __future__ import annotations
 
 import pytest
-from e2ehelp import wait_for_run
 
+from tests.e2e.e2ehelp import wait_for_run
 from ui import page as ui_page
 
 pytestmark = pytest.mark.e2e

@@ -9,8 +9,9 @@ import json
 import urllib.parse
 
 import pytest
-from apphelp import shared_out
-from e2ehelp import wait_for_run
+
+from tests.apphelp import shared_out
+from tests.e2e.e2ehelp import wait_for_run
 
 pytestmark = pytest.mark.e2e
 

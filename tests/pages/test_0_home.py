@@ -6,9 +6,9 @@ import pathlib
 import re
 
 import pytest
-from apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
 
 import rlcore
+from tests.apphelp import chart_fingerprint, charts, no_exception, page_file, page_text, run_page
 from ui import nav
 
 HOME = page_file("dashboard")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     FOUR_ANSWERS,
     chart_fingerprint,
     choose_preset,
@@ -16,8 +18,6 @@ from apphelp import (
     page_file,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 
 PAGE = page_file("10_")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
     chart_fingerprint,
@@ -19,8 +21,6 @@ from apphelp import (
     question_key,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 
 PAGE = page_file("11_")

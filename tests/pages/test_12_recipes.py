@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+from rlcore import recipes
+from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
     chart_fingerprint,
@@ -18,8 +20,6 @@ from apphelp import (
     page_file,
     run_page,
 )
-
-from rlcore import recipes
 from ui import i18n
 
 PAGE = page_file("12_")

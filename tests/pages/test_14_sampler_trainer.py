@@ -6,7 +6,10 @@ import re
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from rlcore.studies.mismatch import METHODS
+from tests.apphelp import (
     FOUR_SPREAD,
     chart_fingerprint,
     chart_frame,
@@ -19,9 +22,6 @@ from apphelp import (
     page_text,
     run_page,
 )
-
-import rlcore
-from rlcore.studies.mismatch import METHODS
 from ui import i18n
 
 PAGE = page_file("14_")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 
 import rlcore
+from tests.apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 from ui import i18n
 
 PAGE = page_file("16_")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from apphelp import chart_fingerprint, chart_frame, keys, metrics, no_exception, page_file, run_page
 
 import rlcore
+from tests.apphelp import chart_fingerprint, chart_frame, keys, metrics, no_exception, page_file, run_page
 from ui import i18n
 from ui.format import fmt
 

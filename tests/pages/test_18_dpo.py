@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 
 import rlcore
 from rlcore import judge_studies as js
 from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
+from tests.apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 from ui import i18n
 from ui.format import esc, fmt, pct
 

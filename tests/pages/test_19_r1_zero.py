@@ -7,7 +7,9 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from apphelp import (
+
+from rlcore import zero
+from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
     chart_frame,
@@ -21,8 +23,6 @@ from apphelp import (
     run_page,
     titles,
 )
-
-from rlcore import zero
 
 PAGE = page_file("19_")
 K = keys(PAGE)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
@@ -24,8 +26,6 @@ from apphelp import (
     preset_names,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 
 PAGE = page_file("1_")

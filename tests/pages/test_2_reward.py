@@ -11,7 +11,9 @@ the live numbers (``en``).
 from __future__ import annotations
 
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_fingerprint,
     charts,
     just_shown,
@@ -23,8 +25,6 @@ from apphelp import (
     page_text,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 from ui.format import esc
 

@@ -8,7 +8,9 @@ numbers, formulas and state; a label or sentence only as the catalogue writes it
 from __future__ import annotations
 
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     SHOW,
     chart_fingerprint,
     charts,
@@ -21,8 +23,6 @@ from apphelp import (
     page_text,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 from ui.format import fmt, fmt_list
 

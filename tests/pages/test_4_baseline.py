@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
@@ -22,8 +24,6 @@ from apphelp import (
     page_text,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 from ui.format import pct
 

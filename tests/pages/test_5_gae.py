@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     FOUR_ANSWERS,
     chart_fingerprint,
     charts,
@@ -22,8 +24,6 @@ from apphelp import (
     question_key,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 from ui.format import fmt
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
@@ -19,8 +21,6 @@ from apphelp import (
     page_text,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 
 PAGE = page_file("6_")

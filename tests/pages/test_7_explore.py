@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -25,8 +27,6 @@ from apphelp import (
     run_page,
     titles,
 )
-
-import rlcore
 from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 

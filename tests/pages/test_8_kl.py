@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
     choose_preset,
@@ -24,7 +25,6 @@ from apphelp import (
     question_key,
     run_page,
 )
-
 from ui import i18n
 
 PAGE = page_file("8_KL")

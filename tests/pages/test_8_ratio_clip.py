@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     FOUR_SPREAD,
     chart_by_title,
     chart_fingerprint,
@@ -26,8 +28,6 @@ from apphelp import (
     question_key,
     run_page,
 )
-
-import rlcore
 from ui import i18n
 
 PAGE = page_file("8_Ratio")

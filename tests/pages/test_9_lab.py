@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -21,8 +23,6 @@ from apphelp import (
     run_page,
     shared_out,
 )
-
-import rlcore
 from ui import i18n
 from ui.format import esc
 

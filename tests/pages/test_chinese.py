@@ -14,9 +14,9 @@ import re
 
 import numpy as np
 import pytest
-from apphelp import ROOT, charts, no_exception, numbers, page_parts, run_page, shared_out
-from zhhelp import english_left, shown_text
 
+from tests.apphelp import ROOT, charts, no_exception, numbers, page_parts, run_page, shared_out
+from tests.pages.zhhelp import english_left, shown_text
 from ui import i18n, nav
 
 # Latin words a page may show in Chinese besides the app-wide ones (tests/ui/test_i18n.py ALLOWED): the English

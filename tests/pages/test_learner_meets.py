@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from apphelp import ALL_PAGES, SHOW, charts, no_exception, preset_names, question_key, run_page, shared_out
 
 import rlcore
+from tests.apphelp import ALL_PAGES, SHOW, charts, no_exception, preset_names, question_key, run_page, shared_out
 from ui import page
 
 CHOICES = ("radio", "selectbox", "segmented_control", "multiselect", "select_slider")

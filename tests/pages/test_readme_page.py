@@ -18,7 +18,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from apphelp import ROOT
+
+from tests.apphelp import ROOT
 
 PAGE_FILE = "pages/3_Advantage_signs.py"
 TEST_FILE = "tests/pages/test_3_signs.py"

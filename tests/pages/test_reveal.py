@@ -8,7 +8,16 @@ time, or "the answer is" after "Just show me"). A page that reads its question's
 from __future__ import annotations
 
 import pytest
-from apphelp import ALL_PAGES, SHOW, assert_only_the_mark_differs, chart_fingerprint, no_exception, reveal, run_page
+
+from tests.apphelp import (
+    ALL_PAGES,
+    SHOW,
+    assert_only_the_mark_differs,
+    chart_fingerprint,
+    no_exception,
+    reveal,
+    run_page,
+)
 
 # the first option on every other page in the quick suite; both options on every page in the exhaustive suite
 ASKING = [p for p in ALL_PAGES if "page.predict(" in p.read_text(encoding="utf-8")]  # the home page asks nothing

@@ -2,16 +2,11 @@
 every definition is Chinese, the search finds Chinese and English words, the links keep their anchors; the
 tooltips other pages take from the glossary, and the play control's buttons, follow the language."""
 
-import pathlib
 import re
-import sys
 
-from apphelp import GLOSSARY, ROOT, no_exception, page_file, run_page
-
+from tests.apphelp import GLOSSARY, ROOT, no_exception, page_file, run_page
+from tests.words import chrome, english_words, prose  # the shared word finder, from tests/ui
 from ui import glossary, i18n
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "ui"))
-from test_i18n import chrome, english_words, prose  # the shared word finder, from tests/ui
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ZH = {"lang": "zh"}

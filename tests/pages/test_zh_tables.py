@@ -11,12 +11,12 @@ import re
 
 import numpy as np
 import pytest
-from apphelp import ROOT, charts, no_exception, run_page, shared_out
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from zhhelp import english_words
 
 import rlcore
 from rlcore.studies.zero import task
+from tests.apphelp import ROOT, charts, no_exception, run_page, shared_out
+from tests.pages.zhhelp import english_words
 from ui import i18n, nav
 
 PAGES = [p.path for p in nav.PAGES]

@@ -4,15 +4,12 @@ finder of tests/ui/test_i18n.py."""
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
-from apphelp import ROOT, charts, no_exception, run_page
 
 import rlcore
-
-sys.path.insert(0, str(ROOT / "tests" / "ui"))  # the word finder of the language test, shared by every page
-from test_i18n import chrome, english_words, prose
+from tests.apphelp import charts, no_exception, run_page
+from tests.words import chrome, english_words, prose
 
 
 def chart_words(spec: dict) -> list[str]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import altair as alt
 import pytest
 from altair.utils.schemapi import validate_jsonschema
-from apphelp import ALL_PAGES, charts, run_page, shared_out
-from chartref import assert_same_as_altair, subspecs
 
 import rlcore
+from tests.apphelp import ALL_PAGES, charts, run_page, shared_out
+from tests.ui.chartref import assert_same_as_altair, subspecs
 
 SCHEMA = alt.vegalite.v6.schema.core.load_schema()
 

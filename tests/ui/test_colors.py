@@ -4,9 +4,9 @@ and every token and method in the same colour in every chart of every page."""
 import re
 
 import pytest
-from apphelp import ALL_PAGES, ROOT, charts, run_page
-from chartref import colours
 
+from tests.apphelp import ALL_PAGES, ROOT, charts, run_page
+from tests.ui.chartref import colours
 from ui import colors
 from ui.colors import DARK_BACKGROUND, LIGHT_BACKGROUND, contrast
 

@@ -3,10 +3,10 @@
 import re
 
 import pytest
-from apphelp import ALL_PAGES, GLOSSARY, charts, no_exception, reveal, run_page
 
 import rlcore
 from rlcore import clips, mismatch, recipes
+from tests.apphelp import ALL_PAGES, GLOSSARY, charts, no_exception, reveal, run_page
 from ui import glossary, nav
 
 ASKED = ["logit", "softmax", "one-hot", "⊙", "ρ", "nats", "k1", "k2", "k3",

@@ -5,12 +5,12 @@ import re
 import string
 
 import pytest
-from apphelp import ROOT, no_exception, run_page, shared_out
 from streamlit.testing.v1 import AppTest
 
 import rlcore
+from tests.apphelp import ROOT, no_exception, run_page, shared_out
+from tests.words import chrome, english_words, prose
 from ui import i18n, nav, scenario, turns
-from ui.format import esc
 
 HOME = ROOT / "dashboard.py"
 # the first concept page that asks a question (the tests below read its answer box and chart table)
@@ -78,42 +78,7 @@ def test_the_browsers_locale_picks_chinese_for_any_zh(locale, lang):
     assert i18n.from_locale(locale) == lang
 
 
-# ---------------------------------------------------------------- what a Chinese reader sees
-# Latin words a Chinese page may show: RL terms in brackets and symbols, file formats, the tokens' names
-ALLOWED = {"RL", "PPO", "GRPO", "KL", "TD", "GAE", "DPO", "Zero", "pass", "CSV", "JSON", "kB", "logit", "old",
-           "ref", "DFFF", "policy", "state", "action", "reward", "return", "value", "advantage", "baseline",
-           "error", "group", "gradient", "exploration", "ratio", "clipping", "penalty"}
-WORD = re.compile(r"[A-Za-z]{2,}")
-
-
-def english_words(texts, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
-    """The Latin-letter words in ``texts`` outside ``ALLOWED``, once the scenario's own text (prompt, answer so
-    far, tokens, continuations: the learner's data, not the app's prose) and icon names are taken out."""
-    data = sorted({scn.prompt, scn.prefix, *scn.tokens, *scn.continuations} - {""}, key=len, reverse=True)
-    left = []
-    for text in texts:
-        text = re.sub(r":material/[a-z_]+:", "", text)
-        for d in data:  # as written, and as markdown shows it (escaped)
-            text = text.replace(esc(d), " ").replace(d, " ")
-        left += [w for w in WORD.findall(text) if w not in ALLOWED]
-    return left
-
-
-def chrome(block) -> list[str]:
-    """Every label a block shows that the shared helpers write: headings, alerts, expanders, buttons, links,
-    and each widget's label and help."""
-    out = [e.value for kind in ("title", "info", "warning", "success", "error") for e in getattr(block, kind)]
-    out += [e.label for e in block.expander] + [b.label for b in block.button]
-    out += [el.proto.label for kind in ("page_link", "download_button") for el in block.get(kind)]
-    for kind in ("selectbox", "segmented_control", "radio", "slider", "text_input", "number_input", "toggle"):
-        for w in getattr(block, kind):
-            out += [w.label, w.help or ""]
-    return out
-
-
-def prose(block) -> list[str]:
-    """What a block says in sentences: markdown, captions and headings."""
-    return [e.value for kind in ("markdown", "caption", "header", "subheader") for e in getattr(block, kind)]
+# ---------------------------------------------------------------- what a Chinese reader sees (tests/words.py)
 
 
 def test_the_home_page_in_chinese_has_no_english_left():

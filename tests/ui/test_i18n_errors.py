@@ -15,19 +15,16 @@ import ast
 import json
 import math
 import re
-import sys
 import time
 
 import pytest
-from apphelp import ROOT, edit_scenario, input_key, no_exception, page_file, run_page
 
 import rlcore
+from tests.apphelp import ROOT, edit_scenario, input_key, no_exception, page_file, run_page
+from tests.words import english_words
 from ui import i18n
 from ui import scenario as panel
 from ui.format import esc
-
-sys.path.insert(0, str(ROOT / "tests" / "ui"))  # the word finder of the language test
-from test_i18n import english_words
 
 SOURCES = [*sorted((ROOT / "rlcore").rglob("*.py")), ROOT / "ui" / "scenario.py"]
 RAISED = {"ValueError", "RepeatedField"}  # RepeatedField: ui/scenario.py's ValueError, quoted in "The JSON …"

@@ -4,9 +4,9 @@ import pathlib
 import re
 
 import pytest
-from apphelp import ROOT, no_exception, page_file, run_page
 from streamlit.testing.v1 import AppTest
 
+from tests.apphelp import ROOT, no_exception, page_file, run_page
 from ui import nav
 
 

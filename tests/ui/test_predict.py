@@ -3,9 +3,9 @@
 import ast
 
 import pytest
-from apphelp import ROOT
 from streamlit.testing.v1 import AppTest
 
+from tests.apphelp import ROOT
 from ui import nav
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from apphelp import edit_scenario, no_exception, page_file, run_page
 
 import rlcore
+from tests.apphelp import edit_scenario, no_exception, page_file, run_page
 from ui import scenario as panel
 
 PAGES = [page_file("dashboard"), page_file("4_")]  # page 4 squares scores: the overflow showed there first

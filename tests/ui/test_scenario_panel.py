@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from apphelp import (
+
+import rlcore
+from tests.apphelp import (
     ALL_PAGES,
     chart_fingerprint,
     edit_scenario,
@@ -16,8 +18,6 @@ from apphelp import (
     run_page,
     shared_out,
 )
-
-import rlcore
 from ui import scenario as panel
 
 HOME = page_file("dashboard")

@@ -13,9 +13,9 @@ import re
 import unicodedata
 
 import pytest
-from apphelp import edit_scenario, no_exception, page_file, run_page
 
 import rlcore
+from tests.apphelp import edit_scenario, no_exception, page_file, run_page
 from ui import scenario as panel
 
 HOME = page_file("dashboard")

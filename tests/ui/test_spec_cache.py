@@ -10,8 +10,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from chartref import assert_same_as_altair
 
+from tests.ui.chartref import assert_same_as_altair
 from ui import charts, spec
 from ui import colors as palette
 

@@ -13,9 +13,9 @@ import re
 
 import pandas as pd
 import pytest
-from apphelp import ALL_PAGES, charts, reveal, run_page, shared_out
 
 import rlcore
+from tests.apphelp import ALL_PAGES, charts, reveal, run_page, shared_out
 from ui import charts as builders
 from ui import spec
 
