@@ -166,7 +166,8 @@ def ipo_section(items, names, beta: float, flattery: float) -> None:
                    ipdf, alt_text=t("p18.ipo_alt"),
                    name="ipo")
         st.markdown(t("p18.ipo_text", token=esc(worst), start=fmt(s.dpo[0, s.worst], 3),
-                      end=fmt(s.dpo[-1, s.worst], 4), target=fmt(s.target), ipo=fmt(s.ipo[-1, s.worst], 4)))
+                      end=fmt(s.dpo[-1, s.worst], 4, above_zero=True), target=fmt(s.target),
+                      ipo=fmt(s.ipo[-1, s.worst], 4, above_zero=True)))
 
 
 dpo_panel()

@@ -20,8 +20,11 @@ BIG = 1e6  # from here on a number is written as a power of ten: 2.5 × 10²² r
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def fmt(x: float, digits: int = 2, *, sign: bool = False) -> str:
+def fmt(x: float, digits: int = 2, *, sign: bool = False, above_zero: bool = False) -> str:
     """Round to ``digits`` decimals, drop trailing zeros, use a true minus sign.
+
+    ``above_zero``: a positive number too small for ``digits`` reads "< 0.0001" (at 4 digits), not "0", where a
+    sentence must not say a probability reached 0 when it only came close (``fmt(3e-6, 4, above_zero=True)``).
 
     From a million on, the number is written as a power of ten with ``digits`` decimals; NaN reads
     "not defined" and infinity "∞", so no page shows "nan", "inf" or dozens of digits.
@@ -30,6 +33,8 @@ def fmt(x: float, digits: int = 2, *, sign: bool = False) -> str:
     ('4.3', '−2.3', '+0.7', '2.38', '0')
     >>> fmt(2.5e22), fmt(-1234567), fmt(999999.5, 0), fmt(10**400), fmt(float("nan")), fmt(-float("inf"))
     ('2.5 × 10²²', '−1.23 × 10⁶', '1 × 10⁶', '1 × 10⁴⁰⁰', 'not defined', '−∞')
+    >>> fmt(3e-6, 4), fmt(3e-6, 4, above_zero=True), fmt(0.0, 4, above_zero=True)
+    ('0', '< 0.0001', '0')
     """
     x = _real(x)
     if x != x:
@@ -44,6 +49,8 @@ def fmt(x: float, digits: int = 2, *, sign: bool = False) -> str:
         text = _trim(text)
     if text in ("-0", ""):
         text = "0"
+    if above_zero and text == "0" and x > 0:
+        return "< " + f"{10.0 ** -digits:.{digits}f}"
     if sign and not text.startswith("-") and text != "0":
         text = "+" + text
     return text.replace("-", MINUS)

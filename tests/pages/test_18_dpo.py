@@ -51,6 +51,10 @@ def test_steps_change_the_chart_and_ipo_stays_off_zero():
     ipo = chart_frame(at, "π(open)", "probability")
     last = ipo[ipo["step"] == ipo["step"].max()].set_index("method")["probability"]
     assert last["DPO"] < 1e-3 < last["IPO"]
+    # the sentence under it never says a probability that only came close to 0 reached it (#35: "to 0")
+    (said,) = [m.value for m in at.markdown if "**open**" in m.value and str(fmt(last["IPO"], 4)) in m.value]
+    end = fmt(last["DPO"], 4, above_zero=True)
+    assert last["DPO"] > 0 and end.startswith("<") and f" {end} " in said, said
 
 
 def test_pairs_that_never_lose_are_named_in_the_answer():
