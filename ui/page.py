@@ -53,6 +53,11 @@ from .format import csv_text, esc, tidy
 from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
+# headings break into lines of even length: a Chinese title left one character alone on a phone's last line
+HEADINGS_CSS = "<style>h1, h2, h3 { text-wrap: balance; }</style>"
+# Chinese reads across, not down: a vertical axis's title stands level above the axis (rotated, it lay sideways)
+LEVEL_Y_TITLES = {"axisY": {"titleAngle": 0, "titleAlign": "left", "titleAnchor": "end", "titleBaseline": "bottom",
+                            "titleY": -6, "titleX": 0}}
 one_at_a_time = turns.one_at_a_time  # the lab's panel: one session's at a time (ui.turns)
 live = turns.in_turns                # a long training, step by step, in turns with other sessions' (page 19)
 _STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
@@ -82,6 +87,7 @@ def setup(table: str, *, scenario: bool = True, why: dict | None = None):
         inputs.unfit(i18n.KEY, raw)
     st.set_page_config(page_title=t("page.tab_title", title=nav.title(entry)), page_icon=entry.icon,
                        layout="wide", initial_sidebar_state=SIDEBAR_WIDTH)
+    st.html(HEADINGS_CSS)
     st.title(f"{entry.icon} {nav.heading(entry)}")
     st.markdown(t(f"{table}.intro"))
     if i18n.has(f"{table}.why"):
@@ -184,6 +190,9 @@ def scrub(ch, data, *, field: str, grid, value: float, label: str, alt_text: str
 
 
 def _draw(shown: dict, data, *, alt_text: str, name: str, width: str | None) -> None:
+    if i18n.current() == "zh":
+        config = shown.get("config", {})
+        shown = {**shown, "config": {**config, "axisY": {**LEVEL_Y_TITLES["axisY"], **config.get("axisY", {})}}}
     if not shown.keys() & {"concat", "hconcat", "vconcat", "facet", "autosize"}:
         # the plot keeps its height and fits the width; title, legend and axes add to it (fitted into a fixed total,
         # a long title and legend squashed the plot and pushed the title off the top of a phone's chart)

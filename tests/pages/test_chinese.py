@@ -63,6 +63,8 @@ def terms(path) -> set[str]:
 def assert_chinese(at, path, view: str) -> None:
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
+    for c in charts(at):  # Chinese reads across: a vertical axis's title stands level above it (ui.page)
+        assert c["spec"]["config"]["axisY"]["titleAngle"] == 0, f"{view}: a y title lies sideways"
     assert len(shown_text(at)) > 10, f"{view}: the page shows almost nothing"
     left = english_left(at, terms(path))
     assert left == [], f"{path.name}, {view}: English left: {left}"
@@ -114,6 +116,7 @@ def test_the_chinese_page_shows_the_english_pages_numbers(path):
     """The same numbers in the prose, the metrics and the charts, before and after "Just show me"."""
     en, zh = run_page(path), run_page(path, query=ZH)
     assert english_left(en, terms(path)), "the finder would see English here"
+    assert all("titleAngle" not in c["spec"].get("config", {}).get("axisY", {}) for c in charts(en))
     assert_same_numbers(en, zh)
     if any((b.key or "").endswith("_show") for b in en.button):
         assert_same_numbers(show(en), show(zh))
