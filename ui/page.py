@@ -53,8 +53,14 @@ from .format import csv_text, esc, tidy
 from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
-# headings break into lines of even length: a Chinese title left one character alone on a phone's last line
-HEADINGS_CSS = "<style>h1, h2, h3 { text-wrap: balance; }</style>"
+# Headings break into lines of even length (a Chinese title left one character alone on a phone's last line); on a
+# phone a chart keeps room above it for its toolbar, which Streamlit draws 44 px above the chart, over the text there
+PAGE_CSS = """<style>
+h1, h2, h3 { text-wrap: balance; }
+@media (max-width: 640px) {
+  [data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) { margin-top: 2.75rem; }
+}
+</style>"""
 # Chinese reads across, not down: a vertical axis's title stands level above the axis (rotated, it lay sideways)
 LEVEL_Y_TITLES = {"axisY": {"titleAngle": 0, "titleAlign": "left", "titleAnchor": "end", "titleBaseline": "bottom",
                             "titleY": -6, "titleX": 0}}
@@ -87,7 +93,7 @@ def setup(table: str, *, scenario: bool = True, why: dict | None = None):
         inputs.unfit(i18n.KEY, raw)
     st.set_page_config(page_title=t("page.tab_title", title=nav.title(entry)), page_icon=entry.icon,
                        layout="wide", initial_sidebar_state=SIDEBAR_WIDTH)
-    st.html(HEADINGS_CSS)
+    st.html(PAGE_CSS)
     st.title(f"{entry.icon} {nav.heading(entry)}")
     st.markdown(t(f"{table}.intro"))
     if i18n.has(f"{table}.why"):

@@ -187,6 +187,36 @@ def clipping_problems(pg) -> list[str]:
     return pg.evaluate(CLIPPING)
 
 
+TOOLBAR_OVER_TEXT = """() => {
+  const tb = document.querySelector('[data-testid=stElementToolbar]');
+  if (!tb) return [];
+  const r = tb.getBoundingClientRect(), hits = [];
+  for (const el of document.querySelectorAll('h1,h2,h3,h4,h5,p,label,li,[data-testid=stCaptionContainer]')) {
+    if (!el.innerText || !el.innerText.trim() || tb.contains(el)) continue;
+    const e = el.getBoundingClientRect();
+    const w = Math.min(r.right, e.right) - Math.max(r.left, e.left);
+    const h = Math.min(r.bottom, e.bottom) - Math.max(r.top, e.top);
+    if (w > 2 && h > 2) hits.push(el.innerText.trim().slice(0, 40));
+  }
+  return hits;
+}"""
+
+
+def toolbar_problems(pg, charts: int = 3) -> list[str]:
+    """A chart's toolbar (Streamlit draws it above the chart while the pointer is on it) over text: the first
+    ``charts`` charts hovered in turn; the page is scrolled back to the top after."""
+    out, found = [], pg.locator("[data-testid='stVegaLiteChart']")
+    for i in range(min(charts, found.count())):
+        chart = found.nth(i)
+        chart.scroll_into_view_if_needed()
+        chart.hover()
+        pg.wait_for_timeout(200)
+        out += [f"chart {i}'s toolbar covers {text!r}" for text in pg.evaluate(TOOLBAR_OVER_TEXT)]
+    pg.mouse.move(0, 0)
+    pg.evaluate("window.scrollTo(0, 0)")
+    return out
+
+
 def layout_problems(pg, viewport: str, has_charts: bool = True, lang: str = "en") -> list[str]:
     """What is wrong with the layout of the page open in ``pg`` (opened at ``VIEWPORTS[viewport]``, scrolled to
     the top): wider than the screen, a chart spilling out of its column, navigation showing file names or
@@ -214,4 +244,4 @@ def layout_problems(pg, viewport: str, has_charts: bool = True, lang: str = "en"
         problems.append(f"no chart starts on the first laptop screen: {[round(c['top']) for c in m['charts'][:1]]}")
     if not has_charts and m["charts"]:
         problems.append(f"{len(m['charts'])} charts on a page that has none")
-    return problems + clipping_problems(pg)
+    return problems + clipping_problems(pg) + (toolbar_problems(pg) if viewport == "phone" else [])
