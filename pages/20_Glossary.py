@@ -20,7 +20,7 @@ if not shown:
     st.info(t("glossary.none", query=esc(query[:60])))
 
 # an index of anchors first, so a learner can jump; the entries follow in the syllabus order
-st.markdown(" · ".join(f"[{esc(glossary.name(e))}](#{e.anchor})" for e in shown))
+st.markdown("\u00a0· ".join(f"[{esc(glossary.name(e))}](#{e.anchor})" for e in shown))  # "·" stays with its term
 for e in shown:
     heading = glossary.name(e)
     st.subheader(heading, anchor=e.anchor)
@@ -30,6 +30,6 @@ for e in shown:
         st.caption(t("glossary.also", names=t("glossary.also_separator").join(symbols)))
     if e.page:  # a link to the page that teaches it
         where = nav.info(e.page)
-        nav._link(st, where, t("glossary.explored", title=nav.title(where)), where.icon)
+        nav.link(st, where, t("glossary.explored", title=nav.title(where)), where.icon)
 
 page.end()

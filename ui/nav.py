@@ -93,7 +93,7 @@ def path_of(filename: str) -> str | None:
     return rel if any(p.path == rel for p in PAGES) else None
 
 
-def _link(where, page: PageInfo, label: str, icon: str) -> None:
+def link(where, page: PageInfo, label: str, icon: str) -> None:
     """A link to ``page``; as plain text where Streamlit cannot resolve it: a page run alone as the app's
     entry point (AppTest), whose neighbours Streamlit looks for relative to the page itself."""
     try:
@@ -111,7 +111,7 @@ def sidebar(current_path: str | None) -> None:
         for p in PAGES:
             here = p.path == current_path
             # Streamlit highlights the current page's link; the bold label marks it without colour too
-            _link(st, p, f"**{title(p)}**" if here else title(p), p.icon)
+            link(st, p, f"**{title(p)}**" if here else title(p), p.icon)
         st.divider()
 
 
@@ -131,9 +131,9 @@ def footer(current_path: str) -> None:
     st.divider()
     left, right = st.columns(2)
     if before is not None:
-        _link(left, before, t("nav.previous", title=title(before)), ":material/arrow_back:")
+        link(left, before, t("nav.previous", title=title(before)), ":material/arrow_back:")
     if after is not None:
-        _link(right, after, t("nav.next", title=title(after)), ":material/arrow_forward:")
+        link(right, after, t("nav.next", title=title(after)), ":material/arrow_forward:")
 
 
 def url_path(path: str) -> str:

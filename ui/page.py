@@ -53,10 +53,12 @@ from .format import csv_text, esc, tidy
 from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
-# Headings break into lines of even length (a Chinese title left one character alone on a phone's last line); on a
+# Headings break into lines of even length (a Chinese title left one character alone on a phone's last line); a link
+# to a place on the page (the Glossary's index) moves to the next line whole, never broken inside a term; on a
 # phone a chart keeps room above it for its toolbar, which Streamlit draws 44 px above the chart, over the text there
 PAGE_CSS = """<style>
 h1, h2, h3 { text-wrap: balance; }
+[data-testid="stMarkdownContainer"] a[href^="#"] { display: inline-block; }
 @media (max-width: 640px) {
   [data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) { margin-top: 2.75rem; }
 }
