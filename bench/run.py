@@ -129,8 +129,9 @@ def server_side():
 
 
 def browser_side():
-    from e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, url_path, wait_for_run
     from playwright.sync_api import sync_playwright
+
+    from tests.e2e.e2ehelp import CHROMIUM, CHROMIUM_ARGS, Server, url_path, wait_for_run
 
     results = []
     t0 = time.perf_counter()
@@ -189,8 +190,9 @@ def round_trip(page, url, received, name, wait_for_run):
 def empty_round_trip(script, wait_for_run, chromium, args):
     import subprocess
 
-    from e2ehelp import free_port
     from playwright.sync_api import sync_playwright
+
+    from tests.e2e.e2ehelp import free_port
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",

@@ -980,12 +980,22 @@ def lab_question(bands: dict, names, *, length: int, flattery: bool) -> LabQuest
     >>> q.kind, q.answer, q.ranking[0]
     ('score', 1, ('PPO', 8.6))
     """
+    if not isinstance(bands, dict):
+        raise ValueError(f"bands must be a dict of name → LabBands, got {type(bands).__name__}")
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"names must be a non-empty list of algorithm names, got {names!r:.80}")
+    if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 0:
+        raise ValueError(f"length must be a whole number of tokens ≥ 0, got {length!r:.40}")
+    if not isinstance(flattery, (bool, np.bool_)):
+        raise ValueError(f"flattery must be True or False, got {flattery!r:.40}")
     names = list(names)
-    if not names or any(n not in bands or not isinstance(bands[n], LabBands) or bands[n].diverged_at is not None
-                        for n in names):
-        raise ValueError(f"bands must hold a finished LabBands for every name, got {sorted(bands)!r:.80}")
+    if any(n not in bands or not isinstance(bands[n], LabBands) or bands[n].diverged_at is not None for n in names):
+        raise ValueError(f"bands must hold a finished LabBands for every name of names, got {list(bands)!r:.80}")
+    kind = "length" if length and len(names) > 1 else "flattery" if flattery and len(names) == 1 else None
+    if kind and any(getattr(bands[n], kind) is None for n in names):
+        raise ValueError(f"bands must hold the {kind} of every run (length and flattery say the lab measured it)")
     if len(names) > 1:
-        kind = "length" if length else "score"
+        kind = kind or "score"
         final = {n: float(getattr(bands[n], kind).median[-1]) for n in names}
         ranking = tuple(sorted(final.items(), key=lambda kv: -kv[1]))
         return LabQuestion(kind, ranking, names.index(ranking[0][0]), ranking[0][1])

@@ -131,7 +131,8 @@ def check_caches() -> dict[str, tuple[int, int]]:
 
 
 def study_entries(entries: dict[str, tuple[int, int]]) -> tuple[int, int]:
-    (n_and_bound,) = [v for k, v in entries.items() if k.endswith(".study")]
+    """The entries and bound of the cache of page 4's study, the one its baseline slider sweeps."""
+    (n_and_bound,) = [v for k, v in entries.items() if k.endswith(".baseline_study")]
     return n_and_bound
 
 
@@ -155,4 +156,4 @@ def test_caches_stay_within_max_entries():
         no_exception(run_page(path))
     entries = check_caches()
     names = {k.rsplit(".", 1)[-1] for k in entries}
-    assert {"study", "lab_bands", "exploration_study", "critic_study", "draw"} <= names, names
+    assert {"baseline_study", "lab_bands", "exploration_study", "answer_critic_error", "shared_runs"} <= names, names

@@ -35,14 +35,27 @@ def test_nothing_unsafe_is_called(path):
     tree = ast.parse(path.read_text(), filename=str(path))
     for call in calls(tree):
         name = dotted(call.func)
-        assert name not in {"eval", "exec", "compile", "st.html", "pickle.loads", "pickle.load",
+        assert name not in {"eval", "exec", "compile", "pickle.loads", "pickle.load",
                             "open", "os.system", "subprocess.run", "subprocess.Popen"}, f"{path.name}: {name}"
+        if name == "st.html":  # only a style sheet the code holds, never text built at run time
+            assert [dotted(a).rsplit(".", 1)[-1] for a in call.args] in (["CSS"], ["PAGE_CSS"]), \
+                f"{path.name}: st.html of {ast.unparse(call)}"
         for kw in call.keywords:
             assert kw.arg != "unsafe_allow_html", f"{path.name}: unsafe_allow_html in {name}"
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
             assert not {"pickle", "subprocess", "socket", "urllib", "requests"} & set(names), path.name
+
+
+def test_the_only_html_is_a_fixed_style_sheet():
+    """What st.html is given (PAGE_CSS, ui.scrub.CSS) is a literal holding one <style> block: no markup, no
+    script, nothing filled in from a visitor."""
+    import re
+
+    from ui import page, scrub
+    for css in (page.PAGE_CSS, scrub.CSS):
+        assert re.fullmatch(r"\s*<style>[^<]*</style>\s*", css), css[:80]
 
 
 @pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
@@ -184,8 +197,7 @@ def test_a_chart_table_of_formula_names_downloads_as_text():
     import csv
     import io
 
-    from apphelp import run_page
-
+    from tests.apphelp import run_page
     from ui.format import csv_text
 
     at = run_page(ROOT / "dashboard.py", scenario=formula_scenario(), state={"table_policy": True})
@@ -242,8 +254,7 @@ def assert_literal(at) -> None:
 def test_visitor_names_reach_no_page_as_markup(path):
     """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
     markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""
-    from apphelp import run_page
-
+    from tests.apphelp import run_page
     from ui import scenario as panel
 
     at = run_page(path, scenario=markup_scenario(), state={panel.EDITOR: True, "scenario_files": True})
