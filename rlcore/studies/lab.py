@@ -88,6 +88,12 @@ class LabTree:
     leaf_ref_probs: np.ndarray            # shape [L]: probability that π_ref writes each leaf
     right: np.ndarray                     # shape [K] bool: the first tokens whose Q is the best (ties included)
 
+    @property
+    def likeliest_wrong(self) -> int | None:
+        """The wrong first token (not ``right``) π_ref writes most; None when every first token is right."""
+        wrong = np.flatnonzero(~self.right)
+        return int(wrong[np.argmax(self.ref_first[wrong])]) if wrong.size else None
+
 
 def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
     """The lab's environment: the scenario's first-token choice, and a plain/flattering choice in its best branch.
