@@ -107,6 +107,8 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
     >>> tree = lab_tree(ARTICLE_SCENARIO)
     >>> tree.leaf_names[tree.best], tree.leaf_means.tolist()
     ('partly', [2.0, 5.0, 9.0, 9.6])
+    >>> tree.tokens[tree.likeliest_wrong]  # open (0.5) and closed (0.3) are wrong: π_ref writes open more
+    'open'
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be an rlcore.Scenario, got {type(scenario).__name__}")
