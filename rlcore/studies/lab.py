@@ -998,7 +998,7 @@ def lab_question(bands: dict, names, *, length: int, flattery: bool) -> LabQuest
         raise ValueError(f"flattery must be True or False, got {flattery!r:.40}")
     names = list(names)
     if any(n not in bands or not isinstance(bands[n], LabBands) or bands[n].diverged_at is not None for n in names):
-        raise ValueError(f"bands must hold a finished LabBands for every name of names, got {list(bands)!r:.80}")
+        raise ValueError(f"bands must hold a finished LabBands for every name, got {list(bands)!r:.80}")
     kind = "length" if length and len(names) > 1 else "flattery" if flattery and len(names) == 1 else None
     if kind and any(getattr(bands[n], kind) is None for n in names):
         raise ValueError(f"bands must hold the {kind} of every run (length and flattery say the lab measured it)")
