@@ -97,7 +97,7 @@ def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     """Train, redrawing the progress and the curves as the steps come in, in turns with everyone else training on
     the server (``page.live``: about a second of steps per turn); every step is kept in the session, so that a
     Stop (any rerun) leaves the part trained so far."""
-    record = st.session_state[PARTIAL] = training.Recorder(config, seed)
+    record = st.session_state[PARTIAL] = runs.Recorder(config, seed)
     waiting = where.empty()  # how many runs are ahead, while this one waits for its turn
     bar = where.progress(0.0, text=t("p19.measuring"))
     live = where.empty()

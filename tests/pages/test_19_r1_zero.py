@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from rlcore import zero
-from rlcore.studies.zero import training
 from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
@@ -24,6 +23,7 @@ from tests.apphelp import (
     run_page,
     titles,
 )
+from ui import runs
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -148,7 +148,7 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
     config = zero.ZeroConfig(steps=40)
-    partial = training.Recorder(config, 3)
+    partial = runs.Recorder(config, 3)
     for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
         partial.add(s)
     at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})

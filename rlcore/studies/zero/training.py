@@ -379,26 +379,6 @@ def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> Z
                    curves["immediate_pass"], tuple(updates), model)
 
 
-class Recorder:
-    """The steps of a run as they come in (``add``), and the run they make so far (``run``): what a live training
-    keeps, so that a learner who stops it keeps the part trained."""
-
-    def __init__(self, config: ZeroConfig, seed: int):
-        self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
-
-    def add(self, step: ZeroStep) -> None:
-        self.measures.append(step.measure)
-        if step.update is not None:
-            self.updates.append(step.update)
-        self.model = step.model
-
-    def run(self) -> ZeroRun:
-        """The run so far (at least step 0 must be in)."""
-        if self.model is None:
-            raise ValueError("a Recorder's run needs step 0: add the first step before asking for the run")
-        return collect(self.config, self.seed, self.measures, self.updates, self.model)
-
-
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
           progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
     """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
@@ -408,14 +388,17 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     """
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a function or None, got {type(progress).__name__}")
-    record = Recorder(config, seed)
+    measures, updates, model = [], [], None
     for s in train_steps(config, seed):
-        record.add(s)
+        measures.append(s.measure)
+        if s.update is not None:
+            updates.append(s.update)
+        model = s.model
         if progress is not None:
             progress(s)
-    return record.run()
+    return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Recorder", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
            "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "policy_grads", "train",
            "train_steps"]
