@@ -105,3 +105,10 @@ class Recorder:
     def run(self):
         """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``training.collect`` says)."""
         return training.collect(self.config, self.seed, self.measures, self.updates, self.model)
+
+
+def stopped(key: str):
+    """The run a stopped live training left in the session under ``key`` (a ``Recorder``, taken out), or None when
+    there is none or it stopped before step 0 was measured."""
+    record = st.session_state.pop(key, None)
+    return record.run() if record is not None and record.model is not None else None

@@ -183,6 +183,48 @@ def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
                    rate(worked), rate(~worked))
 
 
+@dataclass(frozen=True)
+class PassCurve:
+    """pass@k for k = 1 … n on the held-out problems, for the shipped base model and a trained one, from the same
+    n answers per problem each (Yue et al. 2025 compare RL's gain at k = 1 with its gain at large k)."""
+
+    k: np.ndarray       # 1, 2, …, n
+    base: np.ndarray    # [n] the base model's pass@k
+    model: np.ndarray   # [n] the trained model's pass@k
+
+
+def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
+    """Each model answers every held-out problem ``n`` times at temperature 1 (the draws depend only on ``seed``);
+    pass@k is Chen et al.'s unbiased estimate from those n, averaged over the problems.
+
+    Args:
+        model: the trained model (a ``ZeroRun``'s ``model``); the base model is the shipped one.
+        seed: the draws (≥ 0).
+        n: answers per problem, 1 to 256: the largest k.
+
+    >>> c = pass_curve(warmup.base_model(), 0, 4)
+    >>> c.k.tolist(), bool(np.allclose(c.base, c.model))  # the base against itself, on the same draws
+    ([1, 2, 3, 4], True)
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a zero Model, got {type(model).__name__}")
+    count("seed", seed, low=0)
+    size = count("n", n, low=1, high=256)
+    held = task.held_out_problems()
+    ks = np.arange(1, size + 1)
+
+    def curve(m: Model) -> np.ndarray:
+        problems = np.repeat(held, size, axis=0)
+        seq = generate(m, task.prompts(problems), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
+                       end=task.END, pad=task.PAD)
+        right = task.judge_batch(seq[:, task.PROMPT_LEN:], problems)[0].reshape(len(held), size).sum(axis=1)
+        return np.array([np.mean([pass_at_k_estimate(size, int(c), int(k)) for c in right]) for k in ks])
+
+    base = warmup.base_model()
+    at_base = curve(base)
+    return PassCurve(ks, at_base, at_base if model is base else curve(model))
+
+
 def base_measure(seed: int, k: int) -> Measure:
     """The shipped base model on the held-out problems, as a run measures its step 0 (before any training).
 
@@ -399,6 +441,6 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
-           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "policy_grads", "train",
-           "train_steps"]
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
+           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "pass_curve", "policy_grads",
+           "train", "train_steps"]
