@@ -38,7 +38,7 @@ from ..formulas.kl import best_of_n_probs
 from ..formulas.policy import softmax
 from ..formulas.preference import fit_win_tables, win_counts
 
-__all__ = ["GOODHART_METHODS", "GoodhartCurve", "goodhart_study"]
+__all__ = ["GOODHART_METHODS", "GoodhartCurve", "goodhart_mean", "goodhart_study"]
 
 GOODHART_METHODS = ("rl", "tilt", "best_of_n")
 N_PLAIN = 200
@@ -73,6 +73,17 @@ class GoodhartCurve:
     def peak(self) -> int:
         """The point where the gold gain is highest (the first of equals)."""
         return int(np.argmax(self.gold))
+
+    @property
+    def root_kl(self) -> np.ndarray:
+        """√KL(π‖π_ref): the axis of Gao et al.'s curves."""
+        return np.sqrt(self.kl)
+
+    @property
+    def fall(self) -> float:
+        """How far the gold gain ends below its peak, as a share of its rise to the peak (0 when it never rises)."""
+        rise = float(self.gold[self.peak] - self.gold[0])
+        return float(self.gold[self.peak] - self.gold[-1]) / rise if rise > 0 else 0.0
 
 
 def _world(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,3 +182,24 @@ def goodhart_study(n_pairs: int, seed: int = 0, bias: float = 0.0, method: str =
         kl = np.maximum.accumulate(kl)  # ascending in β⁻¹ and in n: this only undoes rounding
     gain = probs - ref  # E_π[x] − E_π_ref[x] = (π − π_ref)·x: exactly 0 at π_ref
     return GoodhartCurve(kl, gain @ proxy, gain @ gold)
+
+
+def goodhart_mean(n_pairs: int, seeds: int = 10, bias: float = 0.0, method: str = "tilt") -> GoodhartCurve:
+    """``goodhart_study`` averaged point by point over seeds 0 … seeds − 1 (each a world and its raters).
+
+    One run's gold curve turns on a few lucky answers; the mean is what the tests and the page read. Along the
+    tilt and best-of-n every seed's points share a β or an n, along RL a checkpoint.
+
+    Args:
+        n_pairs, bias, method: as for ``goodhart_study``.
+        seeds: 1 to 40.
+
+    Returns:
+        GoodhartCurve of the means.
+
+    >>> goodhart_mean(100, seeds=2).kl[0]
+    np.float64(0.0)
+    """
+    k = count("seeds", seeds, low=1, high=40)
+    runs = [goodhart_study(n_pairs, s, bias, method) for s in range(k)]
+    return GoodhartCurve(*(np.mean([getattr(r, f) for r in runs], axis=0) for f in ("kl", "proxy", "gold")))
