@@ -25,6 +25,13 @@ Three optimisers against the proxy r̂, each a path away from π_ref:
 * ``"tilt"``: the closed-form optimum of the KL-regularised objective, π_ref·exp(r̂/β), swept over β.
 * ``"best_of_n"``: n answers drawn from π_ref and the proxy's favourite kept, swept over n; its policy and KL
   exact for the finite answer set (``best_of_n_probs``).
+
+How firm the shapes are (means of ten seeds, measured for seeds 0–39 in groups of ten): more comparisons raise
+the gold's peak (1.25–2.2× from 100 to 1,000) and move it later in √KL in every group. The unbiased fall is
+the winner's curse at the end of the path, where the policy settles on the answer the proxy ranks first: at 100
+comparisons it is 37–49 % of the rise for seeds 0–9, but 1–16 % in the other groups, and averaged over eight
+rater panels per world only about 5 %. A bias of 1 still falls at 10,000 comparisons for seeds 0–9 (35–39 %),
+0–24 % in the other groups; it is firm from a bias of 3.
 """
 
 from __future__ import annotations
