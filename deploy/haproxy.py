@@ -26,6 +26,7 @@ import sys
 from dataclasses import dataclass
 
 COOKIE = "rl_replica"  # the affinity cookie: its value is the replica's name
+VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID set on its first request): ui.turns shares per visitor
 COMPOSE_REPLICAS = [(f"app{i}", f"app{i}", 8501) for i in (1, 2, 3)]  # compose.yaml's services
 
 
@@ -61,6 +62,7 @@ def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, 
     own status page (left out when None); ``door``: the connection limits."""
     resolve = " resolvers dns" if dns else ""
     full = door.maxconn - door.reserve  # from here on, the door is for new visitors
+    set_visitor = f"{VISITOR_COOKIE}=%[var(txn.visitor)]; Path=/; HttpOnly; SameSite=Lax"
     servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 3 rise 2{resolve}"
                          for name, host, port in replicas)
     resolvers = f"""
@@ -101,6 +103,10 @@ frontend app
     tcp-request connection reject if {{ sc0_conn_cur gt {door.per_client} }}
     # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
     tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
+    # Who a visitor is, for fair turns on the replica (ui.turns): its browser's cookie, else its address.
+    option forwardfor
+    http-request set-var(txn.visitor) uuid if !{{ req.cook({VISITOR_COOKIE}) -m found }}
+    http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.visitor) -m found }}
     default_backend replicas
 
 backend replicas
