@@ -10,9 +10,10 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   session comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in
   seconds of turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not
   fifty. Among a visitor's own sessions, and between visitors served alike, the first to ask goes first. A
-  visitor who joins a busy line starts level with the least-served one there, less one turn (``GRACE_S``): it goes
-  next, and cannot bank time from before it came. Heavy work comes in bounded slices (``in_turns``: a second at a
-  time), so the next visitor never waits long for the one being served.
+  visitor who joins a busy line starts level with the visitor being served, less one turn (``GRACE_S``): it goes
+  next, and cannot bank time from before it came. Heavy work comes in bounded slices where it can (``in_turns``:
+  page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the training line a
+  newcomer's run goes beside the run in progress (``Line.beside``: one such run at a time, so at most two at once).
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
@@ -73,18 +74,22 @@ class _Ticket:
     visitor: str
     replaced: bool = False
     since: float = 0.0  # when its turn began
+    fresh: bool = False  # its visitor joined a busy line with it (it may run beside, with ``beside``)
 
 
 @dataclass
 class Line:
     """A line of sessions for one piece of work, the least-served visitor first; ``what`` names it in the notice;
-    ``clock`` measures what a visitor has taken (a test passes a step counter)."""
+    ``clock`` measures what a visitor has taken (a test passes a step counter). ``beside``: a visitor new to a busy
+    line runs beside the run in progress instead of after it (one such run at a time: at most two at once), so a
+    newcomer never waits for a long run that cannot be cut."""
 
     what: str
     clock: Callable[[], float] = time.monotonic
+    beside: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _waiting: list = field(default_factory=list)   # tickets
-    _serving: _Ticket | None = None
+    _serving: list = field(default_factory=list)   # the run in progress, and a newcomer's beside it
     _used: dict = field(default_factory=dict)      # visitor → seconds of turns since the line was last empty
     _kept: dict = field(default_factory=dict)      # session → (seq, until): the place of a superseded wait
     _seqs: itertools.count = field(default_factory=itertools.count)
@@ -95,14 +100,14 @@ class Line:
         return sorted(self._waiting, key=lambda t: (self._used.get(t.visitor, 0.0), t.seq))
 
     def _in_line(self) -> set:
-        return {t.visitor for t in [*self._waiting, *([self._serving] if self._serving else [])]}
+        return {t.visitor for t in [*self._waiting, *self._serving]}
 
     def ahead(self, session: str | None = None) -> int:
         """How many runs are ahead of ``session``'s waiting run (everyone in line, when it has none)."""
         with self._cond:
             order = self._order()
             mine = next((i for i, t in enumerate(order) if t.session == session), len(order))
-            return mine + (self._serving is not None)
+            return mine + len(self._serving)
 
     def used(self, visitor: str) -> float:
         """What ``visitor`` has held the line for since the line was last empty (by ``clock``)."""
@@ -116,18 +121,33 @@ class Line:
     def _join(self, session: str, visitor: str) -> _Ticket:
         now = time.monotonic()
         here = self._in_line()
-        if visitor not in here and here:  # joins a busy line: level with its least-served visitor, less a turn
-            floor = min(self._used.get(v, 0.0) for v in here) - GRACE_S
-            self._used[visitor] = max(self._used.get(visitor, 0.0), floor)
+        if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
+            floor = self._level() - GRACE_S
+            self._used[visitor] = max(self._used[visitor], floor) if visitor in self._used else floor
         self._kept = {s: kept for s, kept in self._kept.items() if kept[1] > now}
         seq = self._kept.pop(session, (None,))[0]
         for old in [t for t in self._waiting if t.session == session]:  # a second thread of the same session
             old.replaced = True
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
-        ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor)
+        ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
+                         fresh=bool(here) and visitor not in here)
         self._waiting.append(ticket)
         return ticket
+
+    def _level(self) -> float:
+        """Where the line stands: what the visitor of the run in progress has taken (not a newcomer's beside it,
+        so newcomers that come one after another start level with each other, first come first served); between
+        turns, the least any visitor in line has taken."""
+        main = [t.visitor for t in self._serving if not t.fresh] or self._in_line()
+        return min(self._used.get(v, 0.0) for v in main)
+
+    def _may_start(self, ticket: _Ticket) -> bool:
+        """Whether the first ticket in order may start now: the line is free, or it is a newcomer's and runs beside
+        a run in progress that is not a newcomer's."""
+        if not self._serving:
+            return True
+        return self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""
@@ -137,11 +157,12 @@ class Line:
                 if ticket.replaced:
                     raise Replaced()
                 order = self._order()
-                if self._serving is None and order[0] is ticket:
+                if order[0] is ticket and self._may_start(ticket):
                     self._waiting.remove(ticket)
-                    self._serving, ticket.since = ticket, self.clock()
+                    self._serving.append(ticket)
+                    ticket.since = self.clock()
                     break
-                ahead = order.index(ticket) + (self._serving is not None)
+                ahead = order.index(ticket) + len(self._serving)
                 self._cond.wait(POLL_S)
             if notice is not None and time.monotonic() - start >= QUIET_S:
                 notice(ahead)  # a Streamlit call: where a newer input stops this run (outside the lock)
@@ -156,8 +177,8 @@ class Line:
                 self._waiting.remove(ticket)
                 if keep_place and not ticket.replaced:
                     self._kept[ticket.session] = (ticket.seq, time.monotonic() + KEEP_PLACE_S)
-            if self._serving is ticket:
-                self._serving = None
+            if ticket in self._serving:
+                self._serving.remove(ticket)
                 self._used[ticket.visitor] = self._used.get(ticket.visitor, 0.0) + self.clock() - ticket.since
             self._forget()
             self._cond.notify_all()
@@ -227,7 +248,7 @@ HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 # Two lines of sessions: the lab's panel is drawn for one session at a time, and a panel that must
 # train what the shared cache lacks moves to the training line, one session at a time there too.
 PANELS = Line("lab panels")
-TRAININGS = Line("training runs")
+TRAININGS = Line("training runs", beside=True)  # a lab run cannot be cut: a newcomer's goes beside it
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
 TURN_KEY = "turns_session"  # the session's token in its lines
 VISITOR_COOKIE = "rl_visitor"  # a browser's id, set by the balancer (deploy/haproxy.py) on its first request

@@ -111,7 +111,8 @@ def test_a_second_waiting_thread_of_a_session_replaces_the_first():
     assert served == ["a left: Replaced", "a", "b"]
 
 
-def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
+def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn(monkeypatch):
+    monkeypatch.setattr(turns, "_visitor", lambda: "someone training")  # another tab of the visitor training
     calls = []
 
     @turns.cached(8, take_turns=True)
@@ -133,7 +134,8 @@ def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
     assert results["miss"] == 20 and calls == [1, 2]
 
 
-def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
+def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile(monkeypatch):
+    monkeypatch.setattr(turns, "_visitor", lambda: "someone training")  # another tab of the visitor training
     @turns.cached(8, take_turns=True)
     def train(x):
         return -x
@@ -171,6 +173,7 @@ def test_live_trainings_take_turns_of_a_bounded_length(monkeypatch):
     ticks = itertools.count(1)  # the clock reads 0 before the first step, k after the k-th
     clock_now = [0]
     monkeypatch.setattr(turns.TRAININGS, "clock", lambda: clock_now[0])
+    monkeypatch.setattr(turns, "_visitor", lambda: "room")  # one visitor's tabs: nobody runs beside another
 
     def steps(who, other):
         for i in range(n):
@@ -186,7 +189,7 @@ def test_live_trainings_take_turns_of_a_bounded_length(monkeypatch):
             log.append(item)
 
     threads = [threading.Thread(target=learner, args=pair) for pair in (("a", "b"), ("b", "a"))]
-    with turns.TRAININGS.turn(session="holder"):  # both learners are in the line before either starts
+    with turns.TRAININGS.turn(session="holder", visitor="room"):  # both learners are in line before either starts
         threads[0].start()
         wait_until(lambda: turns.TRAININGS.ahead("nobody") == 2)
         threads[1].start()
@@ -307,6 +310,7 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     visitor and one of another, all waiting, are served one visitor, the other, then the first one's second tab."""
     now, who, calls = [0], {}, []
     monkeypatch.setattr(turns.TRAININGS, "clock", lambda: now[0])
+    monkeypatch.setattr(turns.TRAININGS, "beside", False)  # the line's order alone (the newcomer's lane: below)
     monkeypatch.setattr(turns, "_visitor", lambda: who[threading.current_thread().name])
 
     @turns.cached(8, take_turns=True)
@@ -325,3 +329,34 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     for t in threads:
         t.join(5)
     assert calls == [1, 3, 2]
+
+
+def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
+    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts at once beside
+    the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never go beside."""
+    line, now = turns.Line("runs", beside=True), [0]
+    served, done = [], {s: threading.Event() for s in ("n", "m")}
+
+    def newcomer(session):  # a run that keeps its turn until it is told it is done
+        def work():
+            with line.turn(session=session, visitor=session):
+                served.append(session)
+                done[session].wait(5)
+        t = threading.Thread(target=work, daemon=True)
+        t.start()
+        return t
+
+    with line.turn(session="v0", visitor="v"):  # visitor v's long run, in progress
+        v1 = tab(line, now, "v1", "v", served)  # v's next tab waits for it
+        n = newcomer("n")
+        wait_until(lambda: served == ["n"])  # started beside v's run
+        m = newcomer("m")
+        wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
+        assert line.ahead("m") == 2 and served == ["n"], "one newcomer beside at a time: m is next, after n"
+        done["n"].set()
+        wait_until(lambda: served == ["n", "m"])  # n is done: m goes beside v's run
+        assert "v1" not in served, "v's own tab waits for v's run"
+        done["m"].set()
+        m.join(5), n.join(5)
+    v1.join(5)
+    assert served == ["n", "m", "v1"]
