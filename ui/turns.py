@@ -13,7 +13,8 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   visitor who joins a busy line starts level with the visitor being served, less one turn (``GRACE_S``): it goes
   next, and cannot bank time from before it came. Heavy work comes in bounded slices where it can (``in_turns``:
   page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the training line a
-  newcomer's run goes beside the run in progress (``Line.beside``: one such run at a time, so at most two at once).
+  newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``: one such run
+  at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor its half.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
@@ -74,15 +75,15 @@ class _Ticket:
     visitor: str
     replaced: bool = False
     since: float = 0.0  # when its turn began
-    fresh: bool = False  # its visitor joined a busy line with it (it may run beside, with ``beside``)
+    fresh: bool = False  # an uncut run of a visitor new to the busy line (it may run beside, with ``beside``)
 
 
 @dataclass
 class Line:
     """A line of sessions for one piece of work, the least-served visitor first; ``what`` names it in the notice;
     ``clock`` measures what a visitor has taken (a test passes a step counter). ``beside``: a visitor new to a busy
-    line runs beside the run in progress instead of after it (one such run at a time: at most two at once), so a
-    newcomer never waits for a long run that cannot be cut."""
+    line, asking for a run that cannot be cut (``uncut``), runs it beside the run in progress instead of after it
+    (one such run at a time: at most two at once), so a newcomer never waits for a long run."""
 
     what: str
     clock: Callable[[], float] = time.monotonic
@@ -118,7 +119,7 @@ class Line:
         """Whether the calling thread has its turn now."""
         return getattr(self._held, "ticket", None) is not None
 
-    def _join(self, session: str, visitor: str) -> _Ticket:
+    def _join(self, session: str, visitor: str, uncut: bool) -> _Ticket:
         now = time.monotonic()
         here = self._in_line()
         if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
@@ -131,7 +132,7 @@ class Line:
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
         ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
-                         fresh=bool(here) and visitor not in here)
+                         fresh=uncut and bool(here) and visitor not in here)
         self._waiting.append(ticket)
         return ticket
 
@@ -142,12 +143,13 @@ class Line:
         main = [t.visitor for t in self._serving if not t.fresh] or self._in_line()
         return min(self._used.get(v, 0.0) for v in main)
 
-    def _may_start(self, ticket: _Ticket) -> bool:
-        """Whether the first ticket in order may start now: the line is free, or it is a newcomer's and runs beside
-        a run in progress that is not a newcomer's."""
+    def _may_start(self, ticket: _Ticket, order: list) -> bool:
+        """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first
+        newcomer's uncut run in order and goes beside a run in progress that is not one."""
         if not self._serving:
-            return True
-        return self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
+            return order[0] is ticket
+        return (self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
+                and next(t for t in order if t.fresh) is ticket)
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""
@@ -157,7 +159,7 @@ class Line:
                 if ticket.replaced:
                     raise Replaced()
                 order = self._order()
-                if order[0] is ticket and self._may_start(ticket):
+                if self._may_start(ticket, order):
                     self._waiting.remove(ticket)
                     self._serving.append(ticket)
                     ticket.since = self.clock()
@@ -193,10 +195,10 @@ class Line:
         floor = min(self._used.get(v, 0.0) for v in here) - GRACE_S
         self._used = {v: u for v, u in self._used.items() if v in here or u > floor}
 
-    def _take(self, session: str, notice, visitor: str | None) -> None:
+    def _take(self, session: str, notice, visitor: str | None, uncut: bool = False) -> None:
         """Join the line and wait for the turn; the calling thread holds it afterwards."""
         with self._cond:
-            ticket = self._join(session, visitor or session)
+            ticket = self._join(session, visitor or session, uncut)
         try:
             self._wait(ticket, notice)
         except BaseException:  # a newer input stopped this run while it waited (or the notice right after)
@@ -210,28 +212,29 @@ class Line:
         return ticket
 
     @contextmanager
-    def turn(self, notice=None, *, session: str | None = None, visitor: str | None = None):
+    def turn(self, notice=None, *, session: str | None = None, visitor: str | None = None, uncut: bool = False):
         """Wait for this session's turn, hold it for the block, then let the next session in.
 
         ``notice(ahead)`` is told the number of runs ahead while waiting (after ``QUIET_S``) and ``notice(None)``
         once the turn came; it may raise (Streamlit stops a superseded run there): the run then leaves the line
         and its place is kept for the session's next run. ``session``: who asks (a Streamlit session's token;
-        the calling thread by default); ``visitor``: whose session it is (the session itself by default). Raises
-        ``Replaced`` when another run of the same session took its place."""
+        the calling thread by default); ``visitor``: whose session it is (the session itself by default); ``uncut``:
+        the block is one long run that cannot be cut into turns (see ``beside``). Raises ``Replaced`` when another
+        run of the same session took its place."""
         if self.holds():  # already this thread's turn: nothing to wait for
             yield
             return
-        self._take(session or thread_session(), notice, visitor)
+        self._take(session or thread_session(), notice, visitor, uncut)
         try:
             yield
         finally:
             if self.holds():
                 self._give_back()
 
-    def take(self, session: str, notice=None, visitor: str | None = None) -> None:
+    def take(self, session: str, notice=None, visitor: str | None = None, uncut: bool = False) -> None:
         """Wait for ``session``'s turn and keep it (until ``release``); nothing to wait for when already held."""
         if not self.holds():
-            self._take(session, notice, visitor)
+            self._take(session, notice, visitor, uncut)
 
     def release(self) -> None:
         """Give the calling thread's turn back, if it holds one."""
@@ -385,10 +388,10 @@ def cached(max_entries: int, *, take_turns: bool = False):
             panel_session = getattr(_SLOT, "session", None)
             try:
                 if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
-                    with TRAININGS.turn(_notice(TRAININGS), session=_session(), visitor=_visitor()):
+                    with TRAININGS.turn(_notice(TRAININGS), session=_session(), visitor=_visitor(), uncut=True):
                         return look(*args, **kwargs)
                 PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
-                TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor)
+                TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor, uncut=True)
             except Replaced:
                 st.stop()
             return look(*args, **kwargs)

@@ -332,14 +332,15 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
 
 
 def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
-    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts at once beside
-    the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never go beside."""
+    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run at
+    once beside the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never
+    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns)."""
     line, now = turns.Line("runs", beside=True), [0]
     served, done = [], {s: threading.Event() for s in ("n", "m")}
 
     def newcomer(session):  # a run that keeps its turn until it is told it is done
         def work():
-            with line.turn(session=session, visitor=session):
+            with line.turn(session=session, visitor=session, uncut=True):
                 served.append(session)
                 done[session].wait(5)
         t = threading.Thread(target=work, daemon=True)
@@ -348,15 +349,16 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
 
     with line.turn(session="v0", visitor="v"):  # visitor v's long run, in progress
         v1 = tab(line, now, "v1", "v", served)  # v's next tab waits for it
+        sliced = tab(line, now, "s", "s", served)  # a newcomer's sliced run: it waits its turn
         n = newcomer("n")
         wait_until(lambda: served == ["n"])  # started beside v's run
         m = newcomer("m")
         wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
-        assert line.ahead("m") == 2 and served == ["n"], "one newcomer beside at a time: m is next, after n"
+        assert line.ahead("m") == 3 and served == ["n"], "one newcomer beside at a time: m is next, after n"
         done["n"].set()
         wait_until(lambda: served == ["n", "m"])  # n is done: m goes beside v's run
-        assert "v1" not in served, "v's own tab waits for v's run"
+        assert "v1" not in served and "s" not in served, "v's own tab and the sliced run wait for v's run"
         done["m"].set()
         m.join(5), n.join(5)
-    v1.join(5)
-    assert served == ["n", "m", "v1"]
+    v1.join(5), sliced.join(5)
+    assert served == ["n", "m", "s", "v1"]
