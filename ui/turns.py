@@ -48,7 +48,7 @@ import rlcore
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
-GRACE_S = 1.0         # a visitor joining a busy line starts this far below the least-served one there (one turn)
+GRACE_S = 1.0         # a visitor joining a busy line starts this far below the visitor being served (one turn)
 
 
 class Replaced(Exception):

@@ -5,7 +5,8 @@ A real HAProxy before one replica on 127.0.0.1 (deploy/local.py). The hostile cl
 addresses (127.0.0.2, ...: Linux routes all of 127/8 to this machine), so the balancer sees it as another client
 than the newcomer (127.0.0.1). Asserted: the client gets exactly its share of connections and no more, it keeps
 them (nobody else's connection is closed), and while it holds them and keeps asking for more, a newcomer gets the
-page (its HTML, its websocket and the home page's first run) within 2 s. Then the share kept for new visitors:
+page (its HTML, its websocket and the home page's first run) within 2 s, and again the moment the client lets go
+(which then gets its whole share back). Then the share kept for new visitors:
 with a small door, two clients fill all but the reserve, a third gets only a newcomer's few connections of it, and
 a real newcomer still gets in. About a minute; every process started here is stopped here.
 """
@@ -145,13 +146,17 @@ def test_a_client_holding_all_the_websockets_it_can_does_not_keep_a_newcomer_out
             stop.set()
             await asking
         assert await still_open(held), "the door closed none of the client's connections"
-        for ws in held + tally["extra"]:
-            await ws.close()
-        return alone, len(held), tally, (beside, beside2)
+        await asyncio.gather(*(ws.close() for ws in held + tally["extra"]))
+        after = await newcomer(cluster.url)  # the moment the client lets go, the page answers as before
+        again = await hold_all(netloc, "127.0.0.2", door.per_client + 100)  # and its share is its own again
+        await asyncio.gather(*(ws.close() for ws in again))
+        return alone, len(held), tally, (beside, beside2), after, len(again)
 
-    alone, held, tally, beside = asyncio.run(go())
+    alone, held, tally, beside, after, again = asyncio.run(go())
     print(f"newcomer alone {alone:.2f} s; one client held {held} websockets and was refused "
-          f"{tally['refused']} more meanwhile; newcomer beside it {beside[0]:.2f} s, {beside[1]:.2f} s")
+          f"{tally['refused']} more meanwhile; newcomer beside it {beside[0]:.2f} s, {beside[1]:.2f} s; "
+          f"after it let go {after:.2f} s")
+    assert again == door.per_client, "connections given back are counted back"
     assert held == door.per_client, "the client got its share of the door, and no more"
     assert tally["opened"] == 0 and tally["refused"] > 0, "asking again while it holds its share gets it nothing"
 
