@@ -37,6 +37,7 @@ import re
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -398,3 +399,34 @@ def cached(max_entries: int, *, take_turns: bool = False):
         call.clear = look.clear
         return call
     return decorate
+
+
+class Shelf:
+    """The last ``size`` results put on it, shared by every session of the server (the least recently used goes
+    first): page 19's finished runs, which no cache can hold because a live training makes them step by step."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+            return self.items.get(key)
+
+    def put(self, key, item) -> None:
+        with self.lock:
+            self.items[key] = item
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+_SHELVES: dict[str, Shelf] = {}
+_SHELVES_LOCK = threading.Lock()
+
+
+def shelf(name: str, size: int) -> Shelf:
+    """The server's shelf ``name`` (made with room for ``size`` items the first time it is asked for)."""
+    with _SHELVES_LOCK:
+        return _SHELVES.setdefault(name, Shelf(size))

@@ -23,6 +23,7 @@ from tests.apphelp import (
     run_page,
     titles,
 )
+from ui import runs
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -147,9 +148,9 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
     config = zero.ZeroConfig(steps=40)
-    steps = list(itertools.islice(zero.train_steps(config, seed=3), 2))   # step 0 and step 1
-    partial = {"config": config, "seed": 3, "measures": [s.measure for s in steps],
-               "updates": [steps[1].update], "model": steps[1].model}
+    partial = runs.Recorder(config, 3)
+    for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
+        partial.add(s)
     at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})
     no_exception(at)
     assert "Stopped after 1 of 40 steps" in page_text(at)
