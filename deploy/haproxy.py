@@ -104,6 +104,7 @@ frontend app
     # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
     tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
     # Who a visitor is, for fair turns on the replica (ui.turns): its browser's cookie, else its address.
+    http-request del-header X-Forwarded-For   # what a client says of its address counts for nothing
     option forwardfor
     http-request set-var(txn.visitor) uuid if !{{ req.cook({VISITOR_COOKIE}) -m found }}
     http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.visitor) -m found }}

@@ -82,3 +82,16 @@ def test_the_tunnel_timeout_is_above_streamlits_own_keep_alive():
     assert st_config.get_option("server.websocketPingInterval") is None
     assert haproxy.SHIPPED.tunnel_s >= 3 * (server_config.DEFAULT_WEBSOCKET_PING_INTERVAL
                                             + server_config.DEFAULT_WEBSOCKET_PING_TIMEOUT) / 2
+
+
+def test_the_balancer_names_each_visitor_to_the_replicas():
+    """ui.turns shares per visitor: the balancer gives a browser without one a visitor cookie (a UUID), and passes
+    the client's own address on in X-Forwarded-For after dropping whatever the client claimed there."""
+    frontend = haproxy.config([("a", "127.0.0.1", 9001)], "127.0.0.1:9000", dns=None).split("frontend app")[1]
+    lines = [line.strip() for line in frontend.split("backend ")[0].splitlines()]
+    cookie = haproxy.VISITOR_COOKIE
+    assert f"http-request set-var(txn.visitor) uuid if !{{ req.cook({cookie}) -m found }}" in lines
+    assert any(line.startswith(f'http-response add-header Set-Cookie "{cookie}=%[var(txn.visitor)]; Path=/; HttpOnly')
+               and line.endswith("if { var(txn.visitor) -m found }") for line in lines)
+    drop = next(i for i, line in enumerate(lines) if line.startswith("http-request del-header X-Forwarded-For"))
+    assert lines.index("option forwardfor") > drop
