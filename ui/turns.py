@@ -249,8 +249,9 @@ HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 
 
 # ---------------------------------------------------------------- the server's two lines, as pages use them
-# Two lines of sessions: the lab's panel is drawn for one session at a time, and a panel that must
-# train what the shared cache lacks moves to the training line, one session at a time there too.
+# Two lines of sessions, each serving the least-served visitor first: the lab's panel is drawn for one session at a
+# time, and a panel that must train what the shared cache lacks moves to the training line, one session at a time
+# there too (and a newcomer's lab run beside it), where page 19's trainings take their slices.
 PANELS = Line("lab panels")
 TRAININGS = Line("training runs", beside=True)  # a lab run cannot be cut: a newcomer's goes beside it
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
