@@ -8,7 +8,8 @@ them (nobody else's connection is closed), and while it holds them and keeps ask
 page (its HTML, its websocket and the home page's first run) within 2 s, and again the moment the client lets go
 (which then gets its whole share back). Then the share kept for new visitors:
 with a small door, two clients fill all but the reserve, a third gets only a newcomer's few connections of it, and
-a real newcomer still gets in. About a minute; every process started here is stopped here.
+a real newcomer still gets in. And the visitor cookie ui.turns shares by: one per browser. About half a minute;
+every process started here is stopped here.
 """
 
 from __future__ import annotations
@@ -181,3 +182,32 @@ def test_the_last_connections_are_kept_for_new_visitors(cluster_with):
     print(f"shares of a door of {door.maxconn}: {shares}; a newcomer then got the page in {seconds:.2f} s")
     assert shares == [door.per_client, door.per_client, door.newcomer, door.newcomer], \
         "two clients fill all but the reserve; after that a client gets only a newcomer's few"
+
+
+def test_the_balancer_gives_each_browser_one_visitor_cookie(cluster_with):
+    """ui.turns shares per visitor: behind the balancer a visitor is its browser's rl_visitor cookie. A browser's
+    first request gets one (a UUID), its later requests keep it (every tab of the browser is one visitor), and
+    another browser gets another."""
+    require_haproxy()
+    from bench.wsclient import AppClient
+    from deploy.haproxy import SHIPPED, VISITOR_COOKIE
+    from ui.turns import visitor_of
+
+    cluster = cluster_with(SHIPPED)
+
+    async def go():
+        first = await AppClient.open(f"{cluster.url}/", browser=True)
+        mine = first.cookie(VISITOR_COOKIE)
+        await first.close()
+        tab = AppClient(None, first.netloc, "", "")
+        tab.cookies = dict(first.cookies)
+        await asyncio.to_thread(tab._http, "GET", "/Training_lab")
+        other = await AppClient.open(f"{cluster.url}/", browser=True)
+        await other.close()
+        return mine, tab.cookie(VISITOR_COOKIE), other.cookie(VISITOR_COOKIE)
+
+    mine, same_browser, other_browser = asyncio.run(go())
+    assert visitor_of({VISITOR_COOKIE: mine}, None).startswith("browser "), mine  # what ui.turns takes as a browser
+    assert same_browser == mine, "a browser keeps its visitor cookie"
+    assert other_browser != mine and visitor_of({VISITOR_COOKIE: other_browser}, None) != visitor_of(
+        {VISITOR_COOKIE: mine}, None)
