@@ -96,10 +96,13 @@ class Line:
     _kept: dict = field(default_factory=dict)      # session → (seq, until): the place of a superseded wait
     _seqs: itertools.count = field(default_factory=itertools.count)
     _held: threading.local = field(default_factory=threading.local)
+    _sorted: list | None = None  # the order, until the line changes (every waiting run looks at it 4 times a second)
 
     def _order(self) -> list:
         """The waiting tickets in the order they will be served: least-served visitor, then first asked."""
-        return sorted(self._waiting, key=lambda t: (self._used.get(t.visitor, 0.0), t.seq))
+        if self._sorted is None:
+            self._sorted = sorted(self._waiting, key=lambda t: (self._used.get(t.visitor, 0.0), t.seq))
+        return self._sorted
 
     def _in_line(self) -> set:
         return {t.visitor for t in [*self._waiting, *self._serving]}
@@ -135,6 +138,7 @@ class Line:
         ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
                          fresh=uncut and bool(here) and visitor not in here)
         self._waiting.append(ticket)
+        self._sorted = None
         return ticket
 
     def _level(self) -> float:
@@ -162,6 +166,7 @@ class Line:
                 order = self._order()
                 if self._may_start(ticket, order):
                     self._waiting.remove(ticket)
+                    self._sorted = None
                     self._serving.append(ticket)
                     ticket.since = self.clock()
                     break
@@ -184,6 +189,7 @@ class Line:
                 self._serving.remove(ticket)
                 self._used[ticket.visitor] = self._used.get(ticket.visitor, 0.0) + self.clock() - ticket.since
             self._forget()
+            self._sorted = None
             self._cond.notify_all()
 
     def _forget(self) -> None:
