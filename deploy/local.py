@@ -10,6 +10,7 @@ configuration of ``deploy/haproxy.py``. Every process is started here and stoppe
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import shutil
 import socket
@@ -49,7 +50,9 @@ def healthy(url: str, timeout: float) -> bool:
 def start(cmd: list[str], log: pathlib.Path) -> subprocess.Popen:
     """A process with its output in ``log`` (the child keeps the file open; this process does not)."""
     with open(log, "w") as out:
-        return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        # two malloc arenas, as deploy/Dockerfile sets: a room's freed memory goes back to the system
+        return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "MALLOC_ARENA_MAX": "2"})
 
 
 class Cluster:

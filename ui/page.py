@@ -187,6 +187,7 @@ def end(here: str | None = None, *, code=()) -> None:
         nav.footer(here)
     i18n.link()
     inputs.report_link(keep=(scenario_panel.URL_KEY, i18n.KEY))
+    turns.keep_memory_trimmed()  # what the server's threads free goes back to the system (ui.turns)
 
 
 def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> None:

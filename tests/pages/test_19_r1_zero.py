@@ -169,12 +169,9 @@ def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_
         assert curve["k"].tolist() == list(range(1, 65))
         assert np.all(np.diff(curve["pass@k"].to_numpy()) >= -1e-12)
     ends = {m: (c["pass@k"].iloc[0], c["pass@k"].iloc[-1]) for m, c in df.groupby("model")}
-    (said,) = [p for p in page_text(at).split("\n") if p.startswith(("RL raised pass@1 from", "pass@1 went from"))]
-    one, b1, m1, n, bn, mn = numbers(said)[:6]  # "pass@1 from b1 to m1 … pass@64 from bn to mn"
-    assert (one, n) == (1, 64)
-    np.testing.assert_allclose([b1, m1, bn, mn], 100 * np.array([*ends["The base model"][:1], *ends["Trained"][:1],
-                                                                 ends["The base model"][1], ends["Trained"][1]]),
-                               atol=0.051)
-    gain_1, gain_64 = m1 - b1, mn - bn
-    if gain_1 > 0.5 and gain_64 < gain_1 - 1:  # RL helped in one try more than in 64: the sentence says so
-        assert "only from" in said or "before and" in said
+    (base_1, base_64), (trained_1, trained_64) = ends["The base model"], ends["Trained"]
+    quoted = [numbers(p) for p in page_text(at).split("\n") if "pass@64" in p]  # "pass@1 … b1 … m1 … pass@64 … bn … mn"
+    said = [q for q in quoted if q[:1] == [1] and len(q) >= 6 and q[3] == 64]
+    assert len(said) == 1, quoted
+    np.testing.assert_allclose([said[0][i] for i in (1, 2, 4, 5)],
+                               100 * np.array([base_1, trained_1, base_64, trained_64]), atol=0.051)

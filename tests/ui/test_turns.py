@@ -362,3 +362,9 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
         m.join(5), n.join(5)
     v1.join(5), sliced.join(5)
     assert served == ["n", "m", "s", "v1"]
+
+
+def test_one_thread_per_server_gives_freed_memory_back():
+    """keep_memory_trimmed starts one malloc-trim thread however often pages ask for it (here, on glibc)."""
+    assert turns.keep_memory_trimmed() and turns.keep_memory_trimmed()
+    assert [t.name for t in threading.enumerate()].count("malloc-trim") == 1

@@ -207,7 +207,7 @@ def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
     ([1, 2, 3, 4], True)
     """
     if not isinstance(model, Model):
-        raise ValueError(f"model must be a zero Model, got {type(model).__name__}")
+        raise ValueError(f"model must be a Model, got {type(model).__name__}")
     count("seed", seed, low=0)
     size = count("n", n, low=1, high=256)
     held = task.held_out_problems()
