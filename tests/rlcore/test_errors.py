@@ -66,6 +66,10 @@ def test_the_message_opens_with_the_name_and_says_what_was_expected(call, name, 
     (lambda: rlcore.discounted_returns([0.0, 2.0], True), "gamma"),  # a bool is no number
     (lambda: rlcore.gradient_stats(PI, SAMPLES, None), "baseline"),
     (lambda: rlcore.sample_answers(PI, SAMPLES, 3, np.random.default_rng(0).random()), "rng"),
+    (lambda: rlcore.token_weights([[1, 1, 1, 1]], "seq-mean-token-sum-norm", max_len=3), "max_len"),  # below 4
+    (lambda: rlcore.sequence_ratio([[0.0]], [[-1e308]], [[1]]), "logp_new"),  # exp(1e308) overflows
+    (lambda: rlcore.kl_gradients([0.5, 0.5], [1.0, 0.0]), "pi_ref"),  # KL(π‖π_ref) infinite
+    (lambda: rlcore.next_step(S, ["open", ".", "It", "'s", "in", "the", "name", "."], seed=0), "written"),  # done
 ])
 def test_edges_of_each_domain(call, name):
     check(call, name)
