@@ -1856,6 +1856,11 @@ def build_kwargs(draw, fn) -> dict:
     return kwargs
 
 
+def is_number(x) -> bool:
+    """A real number (a bool or text is none)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
 def call_checked(fn, kwargs: dict, bad: str | None) -> str:
     """Call ``fn``; 'returned' or 'rejected'. An exception other than ValueError, a floating-point error or a
     warning fails, and so does a ValueError that does not name the ``bad`` argument."""
@@ -1895,7 +1900,14 @@ def test_every_function_returns_or_raises_value_error(qualname, fn):
         corruptible = sorted(set(kwargs) - set(MESSAGE_ARGUMENTS))
         if outcome == "returned" and corruptible:  # valid arguments: now one of them goes wrong
             bad = data.draw(st.sampled_from(corruptible))
-            outcomes[call_checked(fn, {**kwargs, bad: data.draw(st.sampled_from(JUNK))}, bad) + " junk"] += 1
+            junk = data.draw(st.sampled_from(JUNK))
+            outcome = call_checked(fn, {**kwargs, bad: junk}, bad)
+            outcomes[outcome + " junk"] += 1
+            # where a number goes, NaN, ±inf and text must be refused (a bool may pass: checks.finite takes
+            # booleans, for masks)
+            assert outcome == "rejected" or not is_number(kwargs[bad]) or not (
+                isinstance(junk, str) or (is_number(junk) and not math.isfinite(junk))), \
+                f"{qualname} accepted {bad}={junk!r} in place of {kwargs[bad]!r}"
 
     run()
     assert outcomes["returned"], f"{qualname} never returned: {dict(outcomes)}"
