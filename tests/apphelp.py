@@ -52,6 +52,14 @@ def has_scenario(path) -> bool:
     return "scenario=False" not in pathlib.Path(path).read_text(encoding="utf-8")
 
 
+def catalogue(prefix: str):
+    """``en = catalogue("p6")``; ``en("probs_title")``: a page's English text as its catalogue writes it, with the
+    live numbers filled in (the wording is the catalogue tests' business; a page test finds its elements by it)."""
+    from ui import i18n
+
+    return lambda msgid, **values: i18n.text("en", f"{prefix}.{msgid}", **values)
+
+
 def page_file(prefix: str) -> pathlib.Path:
     """The page whose file name starts with ``prefix`` (e.g. "3_")."""
     for p in ALL_PAGES:
@@ -222,9 +230,10 @@ def chart_by_title(at: AppTest, start: str) -> dict:
     raise AssertionError(f"no chart titled {start!r}")
 
 
-def largest_frame(at: AppTest, title: str) -> pd.DataFrame:
-    """The largest DataFrame of the chart whose title starts with ``title`` (a layered chart has several)."""
-    return max(chart_by_title(at, title)["data"].values(), key=len)
+def largest_frame(at: AppTest, title: str, column: str | None = None) -> pd.DataFrame:
+    """The largest DataFrame (with ``column``, when given) of the chart whose title starts with ``title`` (a
+    layered chart has several)."""
+    return max((df for df in chart_by_title(at, title)["data"].values() if column is None or column in df), key=len)
 
 
 def data_with(chart: dict, column: str) -> pd.DataFrame:

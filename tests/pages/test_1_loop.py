@@ -15,6 +15,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
@@ -26,7 +27,6 @@ from tests.apphelp import (
     preset_names,
     run_page,
 )
-from ui import i18n
 
 PAGE = page_file("1_")
 K = keys(PAGE)
@@ -37,8 +37,7 @@ UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2
 HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p1.{msgid}", **values)
+en = catalogue("p1")
 
 
 def judge(at) -> list[float]:

@@ -14,6 +14,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_fingerprint,
     charts,
     just_shown,
@@ -25,7 +26,6 @@ from tests.apphelp import (
     page_text,
     run_page,
 )
-from ui import i18n
 from ui.format import esc
 
 PAGE = page_file("2_")
@@ -49,8 +49,7 @@ def curve_data(at):
     return next(df for df in charts(at)[1]["data"].values() if "answer length" in df.columns)
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p2.{msgid}", **values)
+en = catalogue("p2")
 
 
 def captions(at) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 import rlcore
 from tests.apphelp import (
     SHOW,
+    catalogue,
     chart_fingerprint,
     charts,
     edit_scenario,
@@ -23,7 +24,6 @@ from tests.apphelp import (
     page_text,
     run_page,
 )
-from ui import i18n
 from ui.format import fmt, fmt_list
 
 PAGE = page_file("3_")
@@ -41,8 +41,7 @@ UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,
 SHOWN = just_shown("predict_vqa")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p3.{msgid}", **values)
+en = catalogue("p3")
 
 
 V_METRIC = en("v_metric")
@@ -141,15 +140,6 @@ def test_a_valid_sidebar_edit_changes_the_picture():
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert metrics(at)[V_METRIC][0] == "5.3"
-
-
-def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"n": "1000", "seed": "4"})
-    no_exception(at)
-    assert at.select_slider(key=K("n")).value == 1000
-    assert at.number_input(key=K("seed")).value == 4
-    # the answers drawn and the seed, in its heading
-    assert en("draw_heading", n="1,000", seed=4) in [h.value for h in at.subheader]
 
 
 def test_plain_mean_note_when_counts_do_not_follow_pi():

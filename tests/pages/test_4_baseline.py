@@ -12,6 +12,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
@@ -24,7 +25,6 @@ from tests.apphelp import (
     page_text,
     run_page,
 )
-from ui import i18n
 from ui.format import pct
 
 PAGE = page_file("4_")
@@ -40,8 +40,7 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
 SHOWN = just_shown("predict_baseline")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p4.{msgid}", **values)
+en = catalogue("p4")
 
 
 def said(at) -> list[list[float]]:
@@ -174,15 +173,6 @@ def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():
     at.run()
     no_exception(at)
     assert at.selectbox(key=K("tok")).value == "depends"  # Q = 26/3, the best of FOUR
-
-
-def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"b": "4.3", "tok": "closed", "n": "700", "seed": "2"})
-    no_exception(at)
-    assert at.slider(key=K("b")).value == pytest.approx(4.3)
-    assert at.selectbox(key=K("tok")).value == "closed"
-    assert at.slider(key=K("n")).value == 700
-    assert at.number_input(key=K("seed")).value == 2
 
 
 def test_predict_answer_is_computed():

@@ -13,6 +13,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -27,7 +28,6 @@ from tests.apphelp import (
     run_page,
     titles,
 )
-from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 
 PAGE = page_file("7_")
@@ -37,8 +37,7 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.
 SHOWN = just_shown("predict_explore")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p7.{msgid}", **values)
+en = catalogue("p7")
 
 
 def main_data(at, msgid: str, **values):

@@ -13,6 +13,7 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_SPREAD,
+    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -28,15 +29,13 @@ from tests.apphelp import (
     question_key,
     run_page,
 )
-from ui import i18n
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p8_ratio.{msgid}", **values)
+en = catalogue("p8_ratio")
 
 
 HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
