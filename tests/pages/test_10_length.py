@@ -11,7 +11,6 @@ from tests.apphelp import (
     catalogue,
     chart_fingerprint,
     choose_preset,
-    edit_scenario,
     keys,
     largest_frame,
     no_exception,
@@ -127,12 +126,3 @@ def test_an_edited_scenario():
     answer = DAPO_HARDER if 1 / sum(lengths) > 1 / 160 else GRPO_HARDER
     at.radio(key="predict_agg").set_value(answer).run()
     assert at.success
-
-
-def test_typed_edit_and_a_bad_score():
-    at = run_page(PAGE)
-    edit_scenario(at, "scores", 0, "9, 9")     # open now scores best; closed is the worst
-    no_exception(at)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error

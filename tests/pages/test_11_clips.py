@@ -12,7 +12,6 @@ from tests.apphelp import (
     catalogue,
     chart_fingerprint,
     choose_preset,
-    edit_scenario,
     keys,
     largest_frame,
     metrics,
@@ -116,16 +115,6 @@ def test_prediction_under_an_edited_scenario(lr):
     at.radio(key="predict_clip").set_value(answer).run()
     assert at.success, (lr, answer)
     assert largest_frame(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
-
-
-def test_typed_edit_and_a_bad_score():
-    at = run_page(PAGE)
-    edit_scenario(at, "scores", 2, "1")                      # partly now scores 1: the best answer is closed
-    no_exception(at)
-    assert "**closed**" in at.radio(key="predict_clip").label   # the question is about the new best answer
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
 
 
 def test_a_dead_batch_is_explained():

@@ -13,7 +13,6 @@ from tests.apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
-    edit_scenario,
     keys,
     largest_frame,
     no_exception,
@@ -148,13 +147,6 @@ def test_an_edited_scenario_and_a_dead_group():
     head = en("diff.head", switch=en("labels.dynamic_sampling"), this=en("values.dynamic_sampling.True"),
               theirs=en("values.dynamic_sampling.False"))
     assert differences(at) == [en("diff.dropped", head=head)]      # one score for all: the group is dropped
-
-
-def test_typed_edit_and_a_bad_score():
-    at = run_page(PAGE)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
 
 
 def test_the_family_map_names_each_change_and_links_its_page():

@@ -123,16 +123,6 @@ def test_seed_changes_the_draw():
     assert chart_fingerprint(at) != before
 
 
-def test_invalid_sidebar_input_keeps_the_last_valid_example():
-    at = run_page(PAGE, state=SHOWN)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error, "an invalid score must show st.error"
-    frames = list(picture(at)["data"].values())
-    arrows = next(df for df in frames if "label" in df and "Q" in df)
-    assert arrows["Q"].tolist() == [2.0, 5.0, 9.0]
-
-
 def test_a_valid_sidebar_edit_changes_the_picture():
     at = run_page(PAGE)
     before = chart_fingerprint(at)

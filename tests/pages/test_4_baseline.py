@@ -16,7 +16,6 @@ from tests.apphelp import (
     chart_fingerprint,
     charts,
     choose_preset,
-    edit_scenario,
     just_shown,
     keys,
     no_exception,
@@ -155,15 +154,6 @@ def test_moving_n_and_token_change_the_charts():
         ARTICLE.probs, ARTICLE.samples), 8.0), 500, 0, token=0)
     assert en("directions", zero=pct(res.right_direction[0]), token="open", at_v=pct(res.right_direction[1])) in [
         m.value for m in at.markdown]
-
-
-def test_invalid_sidebar_input_keeps_the_last_valid_example():
-    at = run_page(PAGE, state=SHOWN)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
-    assert metric_values(at)[en("var_zero")] == "20.74"
-    assert len(charts(at)) == 4
 
 
 def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():

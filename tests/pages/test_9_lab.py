@@ -25,7 +25,6 @@ from tests.apphelp import (
     run_page,
     shared_out,
 )
-from ui.format import esc
 
 LAB = page_file("9_")
 K = keys(LAB)
@@ -53,8 +52,6 @@ SCORE, CURVES, FIRST, HEALTH, LENGTH, QUESTIONS = (en(f"{c}_title") for c in ("s
 def open_lab(*, state: dict | None = None, **kwargs):
     """The lab with its question answered: the charts show the whole run, the numbers at its end."""
     return run_page(LAB, state={**SHOWN, **(state or {})}, **kwargs)
-
-
 
 
 def test_defaults_show_the_article_numbers():
@@ -315,16 +312,6 @@ def test_the_share_shown_holds_when_the_number_of_steps_changes():
     at.slider(key=K("steps")).set_value(80).run()
     no_exception(at)
     assert max(score_steps(at)) == 40 and after(at, 40)
-
-
-def test_token_names_are_escaped_in_text():
-    sneaky = rlcore.Scenario(tokens=("plain", "[x](http://e.com)*b*"), probs=(0.6, 0.4), samples=((1,), (9,)))
-    at = open_lab(scenario=sneaky, inputs=SMALL)
-    no_exception(at)
-    markdown = "\n".join(m.value for m in at.markdown) + "\n".join(c.value for c in at.caption)
-    assert "\\[x\\]\\(http" in markdown
-    assert "[x](http" not in markdown           # never a live link (tables show the name as plain data)
-    assert en("flattery_metric", best=esc(sneaky.tokens[1])) in [m.label for m in at.metric]   # escaped
 
 
 # ---------------------------------------------------------------- DAPO, GSPO, CISPO; length; entropy and pass@k
