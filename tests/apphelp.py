@@ -144,6 +144,18 @@ def numbers(text: str) -> list[float]:
     return [float(n.replace("−", "-").replace(",", "")) for n in NUMBER.findall(text)]
 
 
+def shows_numbers(at: AppTest, *values: float, tol: float = 1e-9) -> bool:
+    """Whether some piece of text the page shows holds ``values`` one after the other (whatever words are around
+    them): a check of the numbers a sentence gives, not of its wording."""
+    n = len(values)
+    for _, text in page_parts(at):
+        found = numbers(text)
+        if any(all(abs(a - b) <= tol for a, b in zip(found[i:i + n], values, strict=True))
+               for i in range(len(found) - n + 1)):
+            return True
+    return False
+
+
 def page_parts(at: AppTest) -> list[tuple[str, str]]:
     """Every piece of text a learner reads, with its kind: ("markdown", ...), ("info", ...), ("metric", ...)."""
     parts = [("markdown", m.value) for m in at.markdown] + [("caption", c.value) for c in at.caption]

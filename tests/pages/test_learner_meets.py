@@ -56,7 +56,7 @@ def test_a_view_never_re_marks_a_right_answer(path, view):
     no_exception(at)
     assert not at.warning, "a view turned a right answer into 'Not this time' with no new choice"
     if at.radio(key=key).value is None:   # the question changed: asked again, and said so
-        assert any("inputs changed the question" in i.value for i in at.info)
+        assert at.info, "asked again, and the page says why"
     else:                                 # the same question and answer: still marked right
         assert at.radio(key=key).value == answer and at.success
 
