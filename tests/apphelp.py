@@ -30,6 +30,12 @@ FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
 
 
+def scenario_json(**fields) -> str:
+    """A scenario file or link: two tokens a and b unless ``fields`` say otherwise (ensure_ascii: a surrogate
+    travels as the escape \\ud800, as in a link)."""
+    return json.dumps({"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], [2]], **fields})
+
+
 QUICK_SHARE = 3  # the quick suite runs one case in three of a per-page browser or sweep test; CI runs them all
 
 
@@ -203,6 +209,18 @@ def reveal(path, how: int | None, **run) -> AppTest | None:
         radio.set_value(radio.options[how]).run()
     no_exception(at)
     assert question_key(at) is None, "revealed: no more 'Just show me'"
+    return at
+
+
+def revealed(path, scenario=None) -> AppTest:
+    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
+    at = run_page(path, scenario=scenario)
+    for _ in range(4):
+        show = [b for b in at.button if b.label == SHOW]
+        if not show:
+            break
+        show[0].click().run()
+    no_exception(at)
     return at
 
 
