@@ -15,6 +15,7 @@ from tests.apphelp import (
     no_exception,
     page_file,
     run_page,
+    shared_out,
     shows_numbers,
 )
 from ui import nav
@@ -53,7 +54,7 @@ def test_home_quotes_the_grpo_group_the_gae_page_shows_at_its_defaults():
     assert not shows_numbers(home, -0.77)  # the old figure: the whole sample set scored as one group
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs_and_changes_what_is_shown(name):
     at = run_page(HOME, scenario=rlcore.PRESETS[name])
     no_exception(at)

@@ -26,6 +26,7 @@ from tests.apphelp import (
     page_text,
     preset_names,
     run_page,
+    shared_out,
 )
 
 PAGE = page_file("1_")
@@ -160,7 +161,7 @@ def test_a_new_seed_starts_a_new_answer():
     assert at.session_state["loop_steps"] == []
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs_to_the_end(name):
     scenario = rlcore.PRESETS[name]
     at = sample_all(run_page(PAGE, scenario=scenario))

@@ -25,6 +25,7 @@ from tests.apphelp import (
     page_file,
     page_text,
     run_page,
+    shared_out,
 )
 from ui.format import esc
 
@@ -137,7 +138,7 @@ def test_outcome_only_judges_blind_spot():
     assert en("both_same") in [m.value for m in at.markdown]
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)

@@ -22,6 +22,7 @@ from tests.apphelp import (
     numbers,
     page_file,
     run_page,
+    shared_out,
     shows_numbers,
 )
 from ui.format import fmt
@@ -77,7 +78,7 @@ def test_defaults_show_the_articles_numbers():
     assert dots.groupby("token")["offset"].nunique().to_dict() == {"open": 5, "closed": 3, "partly": 2}
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)

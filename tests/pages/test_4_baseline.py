@@ -23,6 +23,7 @@ from tests.apphelp import (
     page_file,
     page_text,
     run_page,
+    shared_out,
 )
 from ui.format import pct
 
@@ -100,7 +101,7 @@ def test_means_agree_and_spreads_do_not():
     assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", en("yours_name", b="8")]
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_sets_the_exact_update(name):
     """Whatever the baseline, E[g] = π ⊙ (Q − V) with Q each token's mean score and V = Σ π·Q; the token
     picker starts on the best Q. (Most likely is already best: Q = 9, 5, 2, V = 6.95, E[g] = 1.23, −0.4875, −0.7425.)"""

@@ -25,6 +25,7 @@ from tests.apphelp import (
     page_text,
     question_key,
     run_page,
+    shared_out,
 )
 from ui.format import fmt
 
@@ -118,7 +119,7 @@ def test_choosing_another_first_token():
     assert df["TD error"].round(10).tolist()[2] == 4.7     # 9 − 4.3: credit, not blame
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_sets_the_strip(name):
     """γ = 1: V before the first three tokens is V = Σ π·Q, the TD error at the (most likely) token is
     Q(token) − V and 0 everywhere else. (Best token is rare: V = 0.6·2 + 0.38·5 + 0.02·9 = 3.28, δ = −1.28.)"""

@@ -22,6 +22,7 @@ from tests.apphelp import (
     page_file,
     page_text,
     run_page,
+    shared_out,
 )
 
 PAGE = page_file("6_")
@@ -210,7 +211,7 @@ def test_big_batches_hug_the_exact_path():
     assert spread(narrow) < spread(wide)
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_sets_the_first_step(name):
     """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""

@@ -26,6 +26,7 @@ from tests.apphelp import (
     page_file,
     question_key,
     run_page,
+    shared_out,
     titles,
 )
 from ui.colors import METHOD_FIXED, PALETTE
@@ -154,7 +155,7 @@ def test_no_baseline_makes_greedy_reinforce_open():
     assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     no_exception(at)

@@ -28,6 +28,7 @@ from tests.apphelp import (
     page_text,
     question_key,
     run_page,
+    shared_out,
 )
 
 PAGE = page_file("8_Ratio")
@@ -139,7 +140,7 @@ def test_eps_presets():
     assert numbers(metrics(at)[HIGH]) == [0.22]
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
