@@ -119,6 +119,15 @@ def test_rescale_that_cannot_work_says_why(probs, keep, message):
     (scenario_json(constructor=1, toString=2, valueOf=3, hasOwnProperty=4), "'constructor', 'toString', 'valueOf' ..."),
     ('"\ud800"'.encode("utf-8", "surrogatepass"), "not UTF-8"),  # a surrogate written raw: not UTF-8
     (b"\xef\xbb\xbf" + b"[", "not valid JSON"),
+    (b"\xff\xfe", "not valid JSON"),
+    (b"{", "not valid JSON"),
+    (b"[1, 2]", "must be an object"),
+    (b'{"tokens": ["a", "b"]}', "lacks probs, samples"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], ["x"]]}', "lists of numbers"),
+    (b'{"tokens": ["a", "a"], "probs": [0.5, 0.5], "samples": [[1], [2]]}', "unique"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.4], "samples": [[1], [2]]}', "sum to 1"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], []]}', "at least one score"),
+    (b" " * 100_001, "limit is 100,000"),
 ])
 def test_hostile_json_is_refused_with_a_reason(data, message):
     with pytest.raises(ValueError, match=message):
