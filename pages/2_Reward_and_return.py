@@ -37,7 +37,7 @@ def ask() -> bool:
         t("p2.question", gamma=fmt(PREDICT_GAMMA), score=fmt(score), short=SHORT, long=LONG), choices, more,
         t("p2.explanation_zero" if score == 0 else "p2.explanation", short_credit=fmt(short_credit, 3),
           short=SHORT, long_credit=fmt(long_credit, 3), long=LONG, gamma=fmt(PREDICT_GAMMA)),
-        key="predict_gamma",
+        key="predict_short",
     )
 
 

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page, play, prep
+from ui import inputs, page, play, runs
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -17,14 +17,10 @@ BY_SHOWN, LINK_SHOWN = {name: a for a, name in SHOWN.items()}, {name: SHOWN[a] f
 DEFAULT_ALGOS = [rlcore.ALGORITHM_NAMES[a] for a in ("reinforce_mean", "grpo", "ppo")]
 JUDGE_LABELS = {"the leaf's sampled scores": "samples", "its mean plus noise": "noise"}  # link value → judge
 JUDGE_SHOWN = {label: t(f"p9.judge.{judge}") for label, judge in JUDGE_LABELS.items()}
-OWN_AGG = "each algorithm's own"
-AGGREGATIONS = [OWN_AGG, *rlcore.lab.LOSS_AGGREGATIONS]
-AGG_SHOWN = {agg: t("p9.own_agg") if agg == OWN_AGG else agg for agg in AGGREGATIONS}  # verl's names as written
+AGGREGATIONS = [OWN_AGG := "each algorithm's own", *rlcore.lab.LOSS_AGGREGATIONS]  # verl's names, as written
+AGG_SHOWN = {agg: t("p9.own_agg") if agg == OWN_AGG else agg for agg in AGGREGATIONS}
 FLATTERY_SHARES = [t("p9.share_below"), t("p9.share_between"), t("p9.share_above")]
 D = rlcore.LabConfig()  # the defaults (and five seeds)
-MSGID = {"group_size": "group"}  # "More settings" (rlcore.lab.SETTINGS) by catalogue id, where it is not the field's
-CONFIG = ("steps", "group_size", "lr", "epochs", "eps", "beta", "lam", "judge", "noise", "flattery", "length",
-          "eps_high", "resample", "loss_agg")  # the settings a LabConfig takes (besides its algorithm)
 PLAY = "lab"  # the animation's session keys: lab_playing, lab_last_frame; buttons lab_play, lab_pause, lab_step
 FRAME = 5  # percent of the run per frame of the animation: 20 frames from the start to the end
 
@@ -38,17 +34,14 @@ page.presets({
 
 
 def ask(v: dict) -> bool:
-    """Predict first, from the runs themselves: which algorithm ends highest, or with length tokens on, which one
-    ends with the longest answers (one algorithm: how much it flatters, or which first token it favours)."""
+    """Predict first, from the runs themselves (``rlcore.lab_question`` picks the question and reads its answer)."""
     names, tree, steps, beta, sep = v["names"], v["tree"], v["steps"], fmt(v["beta"]), t("p9.sep")
     q = page.run(rlcore.lab_question, v["results"], names, length=v["length"], flattery=v["flattery"])
-    if q.kind in ("length", "score"):
-        digits = 2 if q.kind == "length" else None
-        finals = sep.join(f"{n} {fmt(x, digits) if digits else fmt(x)}" for n, x in q.ranking)
-        asked = t("p9.ask_length", steps=steps, length=v["length"]) if q.kind == "length" else \
-            t("p9.ask_score", steps=steps, beta=beta)
-        said = t("p9.explain_length", lengths=finals) if q.kind == "length" else t("p9.explain_score", scores=finals)
-        return page.predict(asked, names, names[q.answer], said, key="predict_lab")
+    if q.kind in ("length", "score"):  # the entries' placeholders: steps and length or β; the finals
+        finals = sep.join(f"{n} {fmt(x)}" for n, x in q.ranking)
+        said = t(f"p9.explain_{q.kind}", lengths=finals, scores=finals)
+        return page.predict(t(f"p9.ask_{q.kind}", steps=steps, length=v["length"], beta=beta), names,
+                            names[q.answer], said, key="predict_lab")
     if q.kind == "flattery":
         return page.predict(t("p9.ask_flattery", beta=beta, steps=steps, name=names[0], best=v["best"]),
                             FLATTERY_SHARES, FLATTERY_SHARES[q.answer],
@@ -71,70 +64,33 @@ def draw_settings() -> dict:
     with st.expander(t("judge.more_settings")):
         cols = st.columns(3)
         for i, (field, (key, lo, hi, step)) in enumerate(rlcore.lab.SETTINGS.items()):  # three to a column
-            msgid, default = MSGID.get(field, field), getattr(D, field, 5)
-            s[field] = inputs.slider(t(f"p9.{msgid}"), lo, hi, default, step, key=key, where=cols[i // 3],
-                                     help=t(f"p9.{msgid}_help"))
+            s[field] = inputs.slider(t(f"p9.{field}"), lo, hi, getattr(D, field, 5), step, key=key, where=cols[i // 3],
+                                     help=t(f"p9.{field}_help"))
         agg = inputs.selectbox(t("p9.agg"), AGGREGATIONS, OWN_AGG, key="agg", help=t("p9.agg_help"),
                                format_func=AGG_SHOWN.get)
         c1, c2, c3 = st.columns([1, 1, 1])
         s["flattery"] = inputs.toggle(t("p9.flat"), True, key="flat", where=c1, help=t("p9.flat_help"))
         s["judge"] = JUDGE_LABELS[inputs.radio(t("p9.judge_label"), list(JUDGE_LABELS), next(iter(JUDGE_LABELS)),
                                                key="judge", horizontal=True, where=c2, format_func=JUDGE_SHOWN.get)]
-        s["noise"] = D.noise
-        if s["judge"] == "noise":  # only the noise judge has a σ
-            s["noise"] = inputs.slider(t("p9.noise"), 0.0, 3.0, D.noise, 0.1, key="noise", where=c3,
-                                       help=t("p9.noise_help"))
+        s["noise"] = inputs.slider(t("p9.noise"), 0.0, 3.0, D.noise, 0.1, key="noise", where=c3, help=t(
+            "p9.noise_help")) if s["judge"] == "noise" else D.noise  # only the noise judge has a σ
     return s | {"loss_agg": None if agg == OWN_AGG else agg}
 
 
 def train_runs(s: dict) -> tuple[dict, int, dict]:
-    """Each chosen algorithm's config and runs (its seeds' bands), by shown name, and the seeds trained."""
-    seeds = s["seeds"]
-    # canonical: the fields an algorithm does not read leave its cache key, so a learner who moves λ retrains PPO
-    # alone, and learners whose settings differ only there share the runs
-    configs = {SHOWN[NAMES[name]]: page.run(rlcore.LabConfig, algorithm=NAMES[name], **{f: s[f] for f in CONFIG})
-               .canonical() for name in s["algos"]}
-    n_seeds = page.run(rlcore.lab_seed_count, list(configs.values()), seeds)  # so that no run holds up the server
-    if n_seeds < seeds:
-        st.caption(t("p9.fewer_seeds", n=n_seeds, asked=seeds))
-    results, training = {}, st.empty()
-    for name, config in configs.items():  # a Streamlit call before each: where a newer input stops this run
-        training.caption(t("p9.training", name=name))
-        # shared by the server's learners: 256 entries of 40 KB (100 steps) to 120 KB (300 steps)
-        out = page.study(rlcore.lab_bands, scenario, config, n_seeds, entries=256, heavy=True)
-        if out.diverged_at is not None:
-            st.warning(t("p9.diverged", name=name, step=out.diverged_at, lr=f"{config.lr:g}"), icon="⚠️")
-        else:
-            results[name] = out
-    training.empty()
+    """Each chosen algorithm's config and runs (its seeds' bands), by shown name, and the seeds trained; each
+    config ``canonical``, so learners whose settings differ only where an algorithm does not read share its runs."""
+    given = {f: s[f] for f in rlcore.LabConfig.__dataclass_fields__ if f in s}  # the settings a LabConfig takes
+    configs = {SHOWN[NAMES[name]]: page.run(rlcore.LabConfig, algorithm=NAMES[name], **given).canonical()
+               for name in s["algos"]}
+    n_seeds = page.run(rlcore.lab_seed_count, list(configs.values()), s["seeds"])  # no run holds up the server
+    if n_seeds < s["seeds"]:
+        st.caption(t("p9.fewer_seeds", n=n_seeds, asked=s["seeds"]))
+    results = runs.train(  # shared by the server's learners: 256 entries of 40 KB (100 steps) to 120 KB (300 steps)
+        configs, lambda c: page.study(rlcore.lab_bands, scenario, c, n_seeds, entries=256, heavy=True),
+        training=lambda name: t("p9.training", name=name),
+        diverged=lambda name, c, out: t("p9.diverged", name=name, step=out.diverged_at, lr=f"{c.lr:g}"))
     return configs, n_seeds, results
-
-
-def bands(v: dict, field: str, *, column: int | None = None, only=None, source=None):
-    """One part of a chart: the steps kept, the algorithms (``only`` some), and their seed bands of a LabBands
-    ``field`` there (or ``source``'s: algorithm → SeedBands); the quantities of PER_STEP from step 1."""
-    names, first = only or v["names"], int(field in rlcore.lab.PER_STEP)
-    runs = [source[n] if source is not None else getattr(v["results"][n], field) for n in names]
-    return v["keep"][first:], names, prep.bands_at(runs, v["keep"][first:] - first, column)
-
-
-def show_panels(v: dict, parts, *, name: str, alt_text, title: str, by_token: bool = False, subtitle=None,
-                height: int = 150, y_title: str = "", y_domain=None) -> None:
-    """Band panels up to the step shown: one per part, a line per algorithm; ``by_token``: one per algorithm, a line
-    per token (the columns of the field ``parts``). ``alt_text`` may be a function of the rows drawn."""
-    if by_token:
-        parts = {tok: bands(v, parts, column=i) for i, tok in enumerate(v["tokens"])}
-    rows = prep.band_rows(parts, series="algorithm", part="token" if by_token else "quantity")
-    shown = rows["step"] <= v["shown"]
-    df = pd.DataFrame({column: values[shown] for column, values in rows.items()})
-    key = (charts.Key("token", v["tokens"], title=t("p9.legend_token")) if by_token else
-           charts.Key("algorithm", colors=v["colors"], title=t("p9.legend_algorithm")))
-    axes = charts.Axes(t("p9.x_title"), y_title, x_domain=[0, v["steps"]], y_domain=y_domain)
-    ch = charts.facets(charts.bands(df, x="step", mid="median", low="lowest", high="highest", key=key, axes=axes),
-                       field="algorithm" if by_token else "quantity", title=title, size=(330, height),
-                       order=v["names"] if by_token else list(parts),
-                       subtitle=v["band_lines"] if subtitle is None else subtitle, independent_y=not by_token)
-    page.chart(ch, df, alt_text=alt_text(df) if callable(alt_text) else alt_text, name=name, width="stretch")
 
 
 def draw_runs(v: dict, revealed: bool) -> None:
@@ -142,10 +98,10 @@ def draw_runs(v: dict, revealed: bool) -> None:
     environment: the leaves of the tree every run starts from, and the mean judge score there."""
     names, shown, tree, start = v["names"], v["shown"], v["tree"], fmt(v["start_score"])
     if revealed:
-        score = bands(v, "score")
+        score = runs.bands(v, "score")
         lo, hi = float(score[2].low.min()), float(score[2].high.max())
         with v["main"]:
-            show_panels(v, {t("p9.score_y"): score}, name="lab_score", title=t("p9.score_title"), height=230,
+            runs.panels(v, {t("p9.score_y"): score}, name="lab_score", title=t("p9.score_title"), height=230,
                         y_title=t("p9.score_y"), y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)],
                         alt_text=t("p9.score_alt", shown=shown, steps=v["steps"], names=t("p9.sep").join(names)))
         for col, name in zip(st.columns(len(names)), names, strict=True):
@@ -178,29 +134,26 @@ def draw_curves(v: dict) -> None:
     st.subheader(t("p9.curves_heading"))
     names, best_raw, ppo, sep = v["names"], v["best_raw"], SHOWN["ppo"], t("p9.sep")
     clipped = [n for n in names if v["configs"][n].clipped]
-    parts = {t("p9.panel_flattery", best=best_raw): bands(v, "flattery")} if v["flattery"] else {}
-    parts[t("p9.panel_kl")] = bands(v, "kl")
+    parts = {t("p9.panel_flattery", best=best_raw): runs.bands(v, "flattery")} if v["flattery"] else {}
+    parts[t("p9.panel_kl")] = runs.bands(v, "kl")
     if clipped:
-        parts[t("p9.panel_clip")] = bands(v, "clip", only=clipped)
+        parts[t("p9.panel_clip")] = runs.bands(v, "clip", only=clipped)
     if ppo in v["results"]:  # the critic, as a trainer's dashboard shows it: one panel per decision point
         where = [t("p9.panel_critic_first"), t("p9.panel_critic_branch", best=best_raw)][:2 if v["flattery"] else 1]
-        parts |= {label: bands(v, "values", column=d, only=[ppo]) for d, label in enumerate(where)}
-    show_panels(v, parts, name="lab_curves", title=t("p9.curves_title"), alt_text=lambda df: t(
+        parts |= {label: runs.bands(v, "values", column=d, only=[ppo]) for d, label in enumerate(where)}
+    runs.panels(v, parts, name="lab_curves", title=t("p9.curves_title"), alt_text=lambda df: t(
         "p9.curves_alt", quantities=sep.join(dict.fromkeys(df["quantity"])), names=sep.join(names)))
-    notes = [t("p9.note_flattery", best=v["best"], ref=pct(v["tree"].ref_branch[1]))] if v["flattery"] else []
-    if clipped:
-        notes.append(t("p9.note_reinforce") if len(clipped) < len(names) else t("p9.note_clip", epochs=v["epochs"]))
-    if ppo in v["results"]:
-        notes.append(t("p9.note_critic"))
-    if notes:
-        st.caption(t("p9.note_join").join(notes))
-    show_panels(v, "probs", by_token=True, name="lab_first_token", title=t("p9.first_title"), y_title=t("p9.first_y"),
+    notes = [t("p9.note_flattery", best=v["best"], ref=pct(v["tree"].ref_branch[1])) if v["flattery"] else "",
+             "" if not clipped else t("p9.note_reinforce") if len(clipped) < len(names) else
+             t("p9.note_clip", epochs=v["epochs"]), t("p9.note_critic") if ppo in v["results"] else ""]
+    if any(notes):
+        st.caption(t("p9.note_join").join(filter(None, notes)))
+    runs.panels(v, "probs", by_token=True, name="lab_first_token", title=t("p9.first_title"), y_title=t("p9.first_y"),
                 alt_text=t("p9.first_alt"), y_domain=[0, 1])
 
 
 def draw_health(v: dict) -> None:
-    """Answer length, entropy and pass@k at the learner's k; with length tokens on, each first token's answer length
-    and how each run moved it; DAPO's resampling."""
+    """Answer length, entropy and pass@k; with length tokens on, each first token's answer length; DAPO's groups."""
     st.subheader(t("p9.health_heading"))
     names, tree, tokens, results, first = v["names"], v["tree"], v["tokens"], v["results"], v["names"][0]
     k_col, text_col = st.columns([1, 2])
@@ -208,27 +161,24 @@ def draw_health(v: dict) -> None:
     right = t("p9.sep").join(f"**{esc(tok)}**" for tok, r in zip(tokens, tree.right, strict=True) if r)
     text_col.markdown(t("p9.health_text", right=right))
     pass_k = {n: page.run(rlcore.lab_pass_at_k, results[n], k) for n in names}
-    show_panels(v, {t("p9.panel_length"): bands(v, "length"), t("p9.panel_entropy"): bands(v, "entropy"),
-                    "pass@1": bands(v, "pass1"), f"pass@{k}": bands(v, "pass_k", source=pass_k)}, name="lab_health",
-                title=t("p9.health_title"), alt_text=t("p9.health_alt", k=k, names=t("p9.sep").join(names)))
+    parts = {t("p9.panel_length"): runs.bands(v, "length"), t("p9.panel_entropy"): runs.bands(v, "entropy"),
+             "pass@1": runs.bands(v, "pass1"), f"pass@{k}": runs.bands(v, "pass_k", source=pass_k)}
+    runs.panels(v, parts, name="lab_health", title=t("p9.health_title"),
+                alt_text=t("p9.health_alt", k=k, names=t("p9.sep").join(names)))
     r, rk = results[first], pass_k[first]
     st.markdown(t("p9.health_numbers", name=first, h0=fmt(r.entropy.median[0], 2), h1=fmt(r.entropy.median[-1], 2),
                   p0=pct(r.pass1.median[0]), p1=pct(r.pass1.median[-1]), k=k, k0=pct(rk.median[0]),
                   k1=pct(rk.median[-1])))
     if v["length"]:
-        show_panels(v, "token_length", by_token=True, name="lab_length", title=t("p9.length_title"),
+        runs.panels(v, "token_length", by_token=True, name="lab_length", title=t("p9.length_title"),
                     y_title=t("p9.length_y"), alt_text=t("p9.length_alt"))
-        wrong = [i for i in range(len(tokens)) if not tree.right[i]]
-        w = max(wrong, key=lambda i: tree.ref_first[i]) if wrong else None  # the wrong token the reference writes most
-        lines = []
-        for name in names:
-            m = results[name].token_length.median
+        w, lines = tree.likeliest_wrong, [t("p9.length_text")]
+        for name, m in ((n, results[n].token_length.median) for n in names):
             said = dict(name=name, best=v["best"], a0=fmt(m[0, tree.best], 2), a1=fmt(m[-1, tree.best], 2))
             lines.append(t("p9.length_line", **said) if w is None else t(
                 "p9.length_line_wrong", wrong=esc(tokens[w]), w0=fmt(m[0, w], 2), w1=fmt(m[-1, w], 2), **said))
-        st.markdown(t("p9.length_text") + "\n" + "\n".join(lines))
-    if SHOWN["dapo"] in results:
-        dapo = results[SHOWN["dapo"]]
+        st.markdown("\n".join(lines))
+    if dapo := results.get(SHOWN["dapo"]):
         st.caption(t("p9.dapo_caption", resample=v["resample"], drawn=fmt(dapo.groups_drawn, 2),
                      none=pct(dapo.dead_total, 1)))
 
@@ -248,8 +198,8 @@ def draw_questions(v: dict) -> None:
         c1.metric(t("p9.loss0"), fmt(results[name].first[0], 3), help=t("p9.loss0_help"))
         c2.metric(t("p9.grad0"), fmt(results[name].first[1], 3), help=t("p9.grad0_help"))
         col.caption(t("p9.dead_total", share=pct(results[name].dead_total, 1)))
-    show_panels(v, {t("p9.panel_loss"): bands(v, "loss"), t("p9.panel_grad"): bands(v, "grad"),
-                    t("p9.panel_dead"): bands(v, "dead")}, name="lab_questions", title=t("p9.questions_title"),
+    runs.panels(v, {t("p9.panel_loss"): runs.bands(v, "loss"), t("p9.panel_grad"): runs.bands(v, "grad"),
+                    t("p9.panel_dead"): runs.bands(v, "dead")}, name="lab_questions", title=t("p9.questions_title"),
                 alt_text=t("p9.questions_alt"), subtitle=wrap(t("p9.questions_subtitle", n=v["n_seeds"])))
 
 
@@ -269,25 +219,20 @@ def lab_panel(timed: bool) -> None:
         st.error(t("p9.none_finished"), icon="⚠️")
         return
     names, tokens = list(results), scenario.tokens
-    # at most ~60 points per curve, and under ~1,800 rows per chart (4 panels or K tokens, per algorithm)
-    keep = prep.thin_steps(s["steps"] + 1, max(20, min(61, 1800 // (len(names) * max(4, scenario.n)))))
-    v = s | {"tree": tree, "configs": configs, "n_seeds": n_seeds, "results": results, "names": names, "keep": keep,
+    v = s | {"tree": tree, "configs": configs, "n_seeds": n_seeds, "results": results, "names": names,
+             "keep": runs.kept_steps(s["steps"], len(names), scenario.n),
              "tokens": tokens, "best": esc(tokens[tree.best]), "best_raw": tokens[tree.best],
              "start_score": results[names[0]].score.median[0], "band_lines": wrap(t("p9.band_note", n=n_seeds)),
-             "colors": {name: ALGORITHM_COLORS[BY_SHOWN[name]] for name in names}}
+             "colors": {name: ALGORITHM_COLORS[BY_SHOWN[name]] for name in names},
+             "titles": (t("p9.x_title"), t("p9.legend_token"), t("p9.legend_algorithm"))}
     with question:
         revealed = ask(v)
     if not revealed:  # no empty frames: one note of what the answer opens, then the start state below
         inputs.later("progress", "k")  # drawn with the runs: a link's values wait for the answer
         s["main"].info(t("p9.hidden_flattery" if s["flattery"] else "p9.hidden", steps=s["steps"],
                          names=t("p9.sep").join(names)), icon=":material/science:")
-    # the share of the run shown, not a step: it stays at the end when the steps change, and fits every run's steps
-    play.tick(PLAY, timed, "progress", 100, FRAME)
-    progress = 100
-    if revealed:  # before the answer there is nothing to play
-        progress = int(inputs.slider(t("p9.progress"), 0, 100, 100, FRAME, key="progress", where=s["player"][0],
-                                     help=t("p9.progress_help")))
-        play.controls(PLAY, timed, "progress", 100, progress, where=s["player"][1:], by=FRAME)
+    progress = play.player(PLAY, timed, t("p9.progress"), key="progress", by=FRAME, where=s["player"],
+                           help=t("p9.progress_help"), shown=revealed)  # before the answer there is nothing to play
     v["shown"] = s["steps"] * progress // 100
     draw_runs(v, revealed)
     if revealed:

@@ -226,7 +226,11 @@ def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, key: Key, 
         tooltip=[alt.Tooltip(f"{series}:N", title=legend), _num(x, axes.x),
                  _num(mid, t("charts.middle")), _num(low, t("charts.lowest")), _num(high, t("charts.highest"))],
     )
-    return alt.layer(band, line)
+    # a dot on each line's last point: where a run stands now, and a curve of one point (a run at step 0) shows
+    last = base.transform_joinaggregate(last_x=f"max({x})", groupby=[series]).transform_filter(
+        f"datum[{x!r}] == datum.last_x").mark_point(filled=True, size=40, opacity=1).encode(
+        y=alt.Y(f"{mid}:Q", title=axes.y, scale=yscale, axis=yaxis))
+    return alt.layer(band, line, last)
 
 
 @recipe(live=("key", "axes"))

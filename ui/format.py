@@ -198,6 +198,7 @@ def axis_labels(words) -> list[str]:
 
 
 SUBTITLE_CHARS = 46  # a line of a chart's subtitle that fits a phone's chart (about 350 px) and half a laptop's
+CJK_EXTRA = 10       # Chinese subtitles take 10 cells more: a CJK glyph is narrower than two Latin letters
 
 
 _PIECE = re.compile(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+|.")  # a word, a space or one CJK character
@@ -210,15 +211,29 @@ def _cells(text: str) -> int:
 
 
 def wrap(text: str, width: int = SUBTITLE_CHARS) -> list[str]:
-    """A chart subtitle as lines short enough to fit: Vega-Lite cuts a long title off instead of wrapping it.
-    Chinese counts two cells a character and breaks between characters (not before a comma or full stop).
+    """A chart subtitle as lines short enough to fit: Vega-Lite cuts a long title off instead of wrapping it. The
+    lines are balanced (as few as fit ``width``, each as long as the others), so no word is left alone on the last.
+    Chinese counts two cells a character (and may use ``CJK_EXTRA`` more: its glyphs are narrower than two Latin
+    ones) and breaks between characters (not before a comma or full stop).
 
     >>> wrap("dashed: 0.8, 1.2 and 1.28; PPO drops a point right of 1 + ε above 0")
-    ['dashed: 0.8, 1.2 and 1.28; PPO drops a point', 'right of 1 + ε above 0']
+    ['dashed: 0.8, 1.2 and 1.28; PPO drops', 'a point right of 1 + ε above 0']
     >>> wrap("虚线：PPO 在 1 + ε 右边丢掉一个点，其余不变。", 20)
-    ['虚线：PPO 在 1 + ε', '右边丢掉一个点，其余', '不变。']
+    ['虚线：PPO 在 1', '+ ε 右边丢掉一', '个点，其余不变。']
     """
-    if _cells(text) == len(text):
+    cjk = _cells(text) != len(text)
+    widest = width + (CJK_EXTRA if cjk and width == SUBTITLE_CHARS else 0)
+    lines = _wrap_at(text, widest, cjk)
+    for narrower in range(widest - 1, 0, -1):  # the narrowest width that still needs no more lines
+        tighter = _wrap_at(text, narrower, cjk)
+        if len(tighter) > len(lines):
+            break
+        lines = tighter
+    return lines
+
+
+def _wrap_at(text: str, width: int, cjk: bool) -> list[str]:
+    if not cjk:
         return textwrap.wrap(text, width) or [""]
     lines, line = [], ""
     for piece in _PIECE.findall(text):

@@ -35,10 +35,13 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 - **The question** (``predict``) comes before what gives it away. It quotes no live value of an input it does not
   also mark (when its text or answer changes, the question starts over and says so).
 - **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table).
-- **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun.
+- **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun; ``attempt`` shows it
+  and lets the rest of the page draw (a part that may fail alone, such as a problem the learner typed).
 
 And what the server shares between sessions: bounded caches keyed cheaply (``study``), panels that take turns
-(``one_at_a_time``), long trainings in turns (``live``); all three are ``ui.turns``'."""
+(``one_at_a_time``), long trainings in turns (``live``), a bounded shelf of results no cache can make (``shelf``:
+page 19's finished runs); all are ``ui.turns``'. A page that trains live with a Stop button draws its panel with
+``panel(whole_page=True)`` (a click inside a fragment cannot interrupt the fragment)."""
 
 from __future__ import annotations
 
@@ -69,7 +72,7 @@ LEVEL_Y_TITLES = {"axisY": {"titleAngle": 0, "titleAlign": "left", "titleAnchor"
 one_at_a_time = turns.one_at_a_time  # the lab's panel: one session's at a time (ui.turns)
 live = turns.in_turns                # a long training, step by step, in turns with other sessions' (page 19)
 _STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
-cached = turns.cached                # the pages' own cached computations, until each calls page.study instead
+shelf = turns.shelf                  # results shared by the server's sessions that no cache can make (page 19's runs)
 
 
 def setup(table: str, *, scenario: bool = True, why: dict | None = None):
@@ -114,6 +117,16 @@ def run(fn, *args, **kwargs):
         st.stop()
 
 
+def attempt(fn, *args, **kwargs):
+    """``run``, for a part of the page that may fail alone (a problem the learner typed): a ValueError is shown
+    and None comes back, and the rest of the page still draws."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as err:
+        st.error(t("page.unusable", error=esc(i18n.error(err))), icon="⚠️")
+        return None
+
+
 def study(fn, *args, entries: int = 32, heavy: bool = False, **kwargs):
     """``fn(*args, **kwargs)`` for a study of ``rlcore`` (or any of its functions), through a cache the server's
     sessions share, holding at most ``entries`` results of ``fn``; a ValueError is shown as ``run`` shows it.
@@ -125,10 +138,16 @@ def study(fn, *args, entries: int = 32, heavy: bool = False, **kwargs):
     return run(_STUDIES[key], *args, **kwargs)
 
 
-def panel(fn):
+def panel(fn=None, *, whole_page: bool = False):
     """The page's panel: its inputs, its question and all they drive, drawn by ``fn`` and rerun alone when one of
-    its inputs moves (a Streamlit fragment). Every page draws its inputs and question in one (or more) panels."""
-    return st.fragment(fn)
+    its inputs moves (a Streamlit fragment). Every page draws its inputs and question in one (or more) panels.
+
+    ``@page.panel(whole_page=True)``: a panel whose inputs rerun the whole page, for one that trains live and has a
+    Stop button: a click inside a fragment does not interrupt the fragment's run (Streamlit issue #11030), so
+    only a whole-page rerun can stop a training in the middle (page 19)."""
+    if fn is None:
+        return lambda f: panel(f, whole_page=whole_page)
+    return fn if whole_page else st.fragment(fn)
 
 
 NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16–18's notice
@@ -176,7 +195,8 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
 
     Args:
         ch: a ``ui.charts`` recipe (or a plain Altair chart), with a title.
-        data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most).
+        data: the tidy DataFrame the chart plots (already aggregated; a few hundred rows at most); None for a
+            chart redrawn live while a run trains (no table).
         alt_text: one sentence describing the chart for screen readers.
         name: a short slug, used for the CSV file name and the widget keys.
         width: Streamlit's ``width``; "stretch" for a stack of layered panels (``charts.facets``), which
@@ -206,6 +226,8 @@ def _draw(shown: dict, data, *, alt_text: str, name: str, width: str | None) -> 
         # a long title and legend squashed the plot and pushed the title off the top of a phone's chart)
         shown = {**shown, "autosize": charts.FIT_WIDTH}
     st.vega_lite_chart(shown, alt=alt_text, width=width)
+    if data is None:  # a chart redrawn live, many times a run: no table (its keys would repeat)
+        return
     # the label stays the same whatever the data, so an open table stays open as the data change
     with st.expander(t("chart.data"), key=f"table_{name}", on_change="rerun") as box:
         if box.open:  # the table is built and sent only while it is open

@@ -3,7 +3,8 @@
 The page draws the part that animates as ``play.fragment(panel, name)``: a fragment that reruns every
 ``TICK`` seconds while playing and never otherwise (only a full run can start or stop a fragment's timer, so
 a change of the playing state reruns the app). Inside it the panel calls ``sync`` first, ``tick`` once it
-knows the number of steps, then draws its step input and ``controls``. The state lives in
+knows the number of steps, then draws its step input and ``controls`` (``player`` does the three for a
+share of a run shown, 0–100 %). The state lives in
 ``st.session_state`` under ``<name>_playing`` and ``<name>_last_frame`` (not link inputs: a link opens
 paused); the buttons' keys are ``<name>_play``, ``<name>_pause`` and ``<name>_step``, their labels and help the
 catalogue's ``[play]`` (``locales/*.toml``), in the page's language.
@@ -86,3 +87,15 @@ def controls(name: str, timed: bool, step: str, total: int, shown: int, *, where
                    args=(name, step, min(shown + by, total)), width="stretch", key=f"{name}_step",
                    disabled=not enabled or shown >= total,
                    help=t("play.step_help", n=by))
+
+
+def player(name: str, timed: bool, label: str, *, key: str, by: int, where, help: str, shown: bool = True) -> int:
+    """The share of a run shown, 0–100 % (not a step: it stays at the end when the run's steps change, and fits
+    every run's steps side by side): ``tick``, then a slider in ``where[0]`` with ``controls`` in ``where[1:]``;
+    100 while ``shown`` is False (nothing to play before the learner answered the page's question)."""
+    tick(name, timed, key, 100, by)
+    if not shown:
+        return 100
+    progress = int(inputs.slider(label, 0, 100, 100, by, key=key, where=where[0], help=help))
+    controls(name, timed, key, 100, progress, where=where[1:], by=by)
+    return progress

@@ -88,6 +88,12 @@ class LabTree:
     leaf_ref_probs: np.ndarray            # shape [L]: probability that π_ref writes each leaf
     right: np.ndarray                     # shape [K] bool: the first tokens whose Q is the best (ties included)
 
+    @property
+    def likeliest_wrong(self) -> int | None:
+        """The wrong first token (not ``right``) π_ref writes most; None when every first token is right."""
+        wrong = np.flatnonzero(~self.right)
+        return int(wrong[np.argmax(self.ref_first[wrong])]) if wrong.size else None
+
 
 def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
     """The lab's environment: the scenario's first-token choice, and a plain/flattering choice in its best branch.
@@ -101,6 +107,8 @@ def lab_tree(scenario: Scenario, flattery: bool = True) -> LabTree:
     >>> tree = lab_tree(ARTICLE_SCENARIO)
     >>> tree.leaf_names[tree.best], tree.leaf_means.tolist()
     ('partly', [2.0, 5.0, 9.0, 9.6])
+    >>> tree.tokens[tree.likeliest_wrong]  # open (0.5) and closed (0.3) are wrong: π_ref writes open more
+    'open'
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be an rlcore.Scenario, got {type(scenario).__name__}")
@@ -990,7 +998,7 @@ def lab_question(bands: dict, names, *, length: int, flattery: bool) -> LabQuest
         raise ValueError(f"flattery must be True or False, got {flattery!r:.40}")
     names = list(names)
     if any(n not in bands or not isinstance(bands[n], LabBands) or bands[n].diverged_at is not None for n in names):
-        raise ValueError(f"bands must hold a finished LabBands for every name of names, got {list(bands)!r:.80}")
+        raise ValueError(f"bands must hold a finished LabBands for every name, got {list(bands)!r:.80}")
     kind = "length" if length and len(names) > 1 else "flattery" if flattery and len(names) == 1 else None
     if kind and any(getattr(bands[n], kind) is None for n in names):
         raise ValueError(f"bands must hold the {kind} of every run (length and flattery say the lab measured it)")

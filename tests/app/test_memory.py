@@ -44,6 +44,7 @@ from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
 from tests.apphelp import ALL_PAGES, input_key, no_exception, page_file, run_page
+from ui import turns
 
 RERUNS = 2_000
 EVERY = 200
@@ -127,6 +128,9 @@ def check_caches() -> dict[str, tuple[int, int]]:
         n = len(cache._mem_cache)
         assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
         entries[cache.display_name] = n, cache.max_entries
+    for name, shelf in turns._SHELVES.items():  # what the sessions share besides the caches (page 19's runs)
+        assert len(shelf.items) <= shelf.size, (name, len(shelf.items), shelf.size)
+        entries[name] = len(shelf.items), shelf.size
     return entries
 
 
@@ -156,4 +160,4 @@ def test_caches_stay_within_max_entries():
         no_exception(run_page(path))
     entries = check_caches()
     names = {k.rsplit(".", 1)[-1] for k in entries}
-    assert {"baseline_study", "lab_bands", "exploration_study", "answer_critic_error", "shared_runs"} <= names, names
+    assert {"baseline_study", "lab_bands", "exploration_study", "answer_critic_error", "base_measure"} <= names, names

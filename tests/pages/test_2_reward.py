@@ -38,7 +38,7 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3
 ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
 
 
-SHOWN = just_shown("predict_gamma")  # as after "Just show me"
+SHOWN = just_shown("predict_short")  # as after "Just show me"
 
 
 def strip_data(at):
@@ -162,11 +162,11 @@ def test_four_token_scenario():
 
 def test_predict_answer_follows_the_scenario():
     at = run_page(PAGE)
-    at = at.radio(key="predict_gamma").set_value(en("more")).run()
+    at = at.radio(key="predict_short").set_value(en("more")).run()
     assert at.success
     assert {1.312, 0.27} <= set(numbers(at.success[0].value))
     at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
-    at = at.radio(key="predict_gamma").set_value(en("more")).run()
+    at = at.radio(key="predict_short").set_value(en("more")).run()
     assert at.warning and not at.success
     assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
 
@@ -184,7 +184,7 @@ def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
 def test_the_length_chart_waits_for_the_prediction():
     at = run_page(PAGE)
     assert len(charts(at)) == 1 and "1.312" not in page_text(at)  # 2 · 0.9⁴ = 1.3122, the answer's figure
-    at = at.radio(key="predict_gamma").set_value(en("less")).run()
+    at = at.radio(key="predict_short").set_value(en("less")).run()
     assert at.warning and "1.312" in page_text(at)
     assert curve_data(at)["return at the first token"].max() == 2.0
 

@@ -63,3 +63,15 @@ def test_cache_keys_tell_apart_scenarios_and_configs_that_differ_in_one_digit():
     assert len(calls) == 3
     same = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0.1,), (2.0,)))
     assert probe(same, rlcore.LabConfig(lr=0.3)) == (0.1, 0.3) and len(calls) == 3  # equal values: a hit
+
+
+def test_a_shelf_keeps_its_last_items_and_lets_the_least_recently_used_go():
+    """page.shelf: what page 19's sessions share (finished runs): bounded, the least recently used out first."""
+    from ui import page
+    shelf = page.shelf("test_shelf_lru", 2)
+    assert page.shelf("test_shelf_lru", 99) is shelf  # one per name on the server; the first size holds
+    shelf.put("a", 1)
+    shelf.put("b", 2)
+    assert shelf.get("a") == 1  # a is now the most recently used
+    shelf.put("c", 3)
+    assert (shelf.get("a"), shelf.get("b"), shelf.get("c")) == (1, None, 3)

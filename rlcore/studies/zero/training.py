@@ -29,7 +29,7 @@ from ...formulas.credit import gae, group_advantages
 from ...formulas.diagnostics import entropy, pass_at_k_estimate
 from ...formulas.kl import kl_estimators
 from ...formulas.policy import log_softmax
-from . import task
+from . import task, warmup
 from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad
 
 ALGORITHMS = ("grpo", "dr_grpo", "ppo")
@@ -183,6 +183,65 @@ def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
                    rate(worked), rate(~worked))
 
 
+@dataclass(frozen=True)
+class PassCurve:
+    """pass@k for k = 1 … n on the held-out problems, for the shipped base model and a trained one, from the same
+    n answers per problem each (Yue et al. 2025 compare RL's gain at k = 1 with its gain at large k)."""
+
+    k: np.ndarray       # 1, 2, …, n
+    base: np.ndarray    # [n] the base model's pass@k
+    model: np.ndarray   # [n] the trained model's pass@k
+
+
+def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
+    """Each model answers every held-out problem ``n`` times at temperature 1 (the draws depend only on ``seed``);
+    pass@k is Chen et al.'s unbiased estimate from those n, averaged over the problems.
+
+    Args:
+        model: the trained model (a ``ZeroRun``'s ``model``); the base model is the shipped one.
+        seed: the draws (≥ 0).
+        n: answers per problem, 1 to 256: the largest k.
+
+    >>> c = pass_curve(warmup.base_model(), 0, 4)
+    >>> c.k.tolist(), bool(np.allclose(c.base, c.model))  # the base against itself, on the same draws
+    ([1, 2, 3, 4], True)
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a zero Model, got {type(model).__name__}")
+    count("seed", seed, low=0)
+    size = count("n", n, low=1, high=256)
+    held = task.held_out_problems()
+    ks = np.arange(1, size + 1)
+
+    def curve(m: Model) -> np.ndarray:
+        problems = np.repeat(held, size, axis=0)
+        seq = generate(m, task.prompts(problems), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
+                       end=task.END, pad=task.PAD)
+        right = task.judge_batch(seq[:, task.PROMPT_LEN:], problems)[0].reshape(len(held), size).sum(axis=1)
+        return np.array([np.mean([pass_at_k_estimate(size, int(c), int(k)) for c in right]) for k in ks])
+
+    base = warmup.base_model()
+    at_base = curve(base)
+    return PassCurve(ks, at_base, at_base if model is base else curve(model))
+
+
+def base_measure(seed: int, k: int) -> Measure:
+    """The shipped base model on the held-out problems, as a run measures its step 0 (before any training).
+
+    Args:
+        seed: the evaluation's draws (≥ 0), as a run's.
+        k: answers per problem (8 to 64), the k of pass@k.
+
+    >>> m = base_measure(0, 8)
+    >>> m.kl  # the base against itself
+    0.0
+    """
+    count("seed", seed, low=0)
+    count("k", k, low=8, high=64)
+    base = warmup.base_model()
+    return measure(base, base, seed, k)
+
+
 def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Â per token [n, L]: the group's advantage of each answer on all its tokens, or PPO's GAE."""
     if c.algorithm == "ppo":
@@ -278,6 +337,16 @@ class GroupView:
     well_formed: np.ndarray            # [G]
     score: np.ndarray                  # [G]
 
+    def cells(self) -> dict[str, np.ndarray]:
+        """The group token by token, one entry per written token: its answer (0 … G − 1), position (from 1), token,
+        advantage, π_old (``probability``), ratio and whether it was clipped (the long table of a grid chart)."""
+        lengths = [len(toks) for toks in self.tokens]
+        return {"answer": np.repeat(np.arange(len(lengths)), lengths),
+                "position": np.concatenate([np.arange(1, n + 1) for n in lengths]),
+                "token": np.array([tok for toks in self.tokens for tok in toks], dtype=object),
+                "advantage": np.concatenate(self.advantage), "probability": np.concatenate(self.prob),
+                "ratio": np.concatenate(self.ratio), "clipped": np.concatenate(self.clipped)}
+
 
 def group_view(update: Update, problem: int) -> GroupView:
     """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update.
@@ -372,5 +441,6 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Update", "ZeroConfig", "ZeroRun", "ZeroStep", "answer",
-           "answer_mask", "collect", "group_view", "measure", "policy_grads", "train", "train_steps"]
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
+           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "pass_curve", "policy_grads",
+           "train", "train_steps"]
