@@ -19,6 +19,7 @@ from tests.apphelp import (
     no_exception,
     numbers,
     page_file,
+    page_text,
     run_page,
     shows_numbers,
     titles,
