@@ -30,6 +30,12 @@ FOUR_SPREAD = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
 
 
+def scenario_json(**fields) -> str:
+    """A scenario file or link: two tokens a and b unless ``fields`` say otherwise (ensure_ascii: a surrogate
+    travels as the escape \\ud800, as in a link)."""
+    return json.dumps({"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], [2]], **fields})
+
+
 QUICK_SHARE = 3  # the quick suite runs one case in three of a per-page browser or sweep test; CI runs them all
 
 
@@ -50,6 +56,14 @@ def shared_out(cases, *, offset: int = 0, every: int = QUICK_SHARE, ids=None) ->
 def has_scenario(path) -> bool:
     """Whether the page draws the shared scenario sidebar (every page but those set up with ``scenario=False``)."""
     return "scenario=False" not in pathlib.Path(path).read_text(encoding="utf-8")
+
+
+def catalogue(prefix: str):
+    """``en = catalogue("p6")``; ``en("probs_title")``: a page's English text as its catalogue writes it, with the
+    live numbers filled in (the wording is the catalogue tests' business; a page test finds its elements by it)."""
+    from ui import i18n
+
+    return lambda msgid, **values: i18n.text("en", f"{prefix}.{msgid}", **values)
 
 
 def page_file(prefix: str) -> pathlib.Path:
@@ -136,6 +150,18 @@ def numbers(text: str) -> list[float]:
     return [float(n.replace("−", "-").replace(",", "")) for n in NUMBER.findall(text)]
 
 
+def shows_numbers(at: AppTest, *values: float, tol: float = 1e-9) -> bool:
+    """Whether some piece of text the page shows holds ``values`` one after the other (whatever words are around
+    them): a check of the numbers a sentence gives, not of its wording."""
+    n = len(values)
+    for _, text in page_parts(at):
+        found = numbers(text)
+        if any(all(abs(a - b) <= tol for a, b in zip(found[i:i + n], values, strict=True))
+               for i in range(len(found) - n + 1)):
+            return True
+    return False
+
+
 def page_parts(at: AppTest) -> list[tuple[str, str]]:
     """Every piece of text a learner reads, with its kind: ("markdown", ...), ("info", ...), ("metric", ...)."""
     parts = [("markdown", m.value) for m in at.markdown] + [("caption", c.value) for c in at.caption]
@@ -186,6 +212,18 @@ def reveal(path, how: int | None, **run) -> AppTest | None:
     return at
 
 
+def revealed(path, scenario=None) -> AppTest:
+    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
+    at = run_page(path, scenario=scenario)
+    for _ in range(4):
+        show = [b for b in at.button if b.label == SHOW]
+        if not show:
+            break
+        show[0].click().run()
+    no_exception(at)
+    return at
+
+
 def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:
     """The text after "Just show me" and after an answer differ in the one line that marks the answer: an info
     after "Just show me", a success or a warning after an answer, both naming the same answer and explaining
@@ -222,9 +260,10 @@ def chart_by_title(at: AppTest, start: str) -> dict:
     raise AssertionError(f"no chart titled {start!r}")
 
 
-def largest_frame(at: AppTest, title: str) -> pd.DataFrame:
-    """The largest DataFrame of the chart whose title starts with ``title`` (a layered chart has several)."""
-    return max(chart_by_title(at, title)["data"].values(), key=len)
+def largest_frame(at: AppTest, title: str, column: str | None = None) -> pd.DataFrame:
+    """The largest DataFrame (with ``column``, when given) of the chart whose title starts with ``title`` (a
+    layered chart has several)."""
+    return max((df for df in chart_by_title(at, title)["data"].values() if column is None or column in df), key=len)
 
 
 def data_with(chart: dict, column: str) -> pd.DataFrame:

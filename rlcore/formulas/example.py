@@ -160,7 +160,7 @@ def check_scenario(scenario, name: str = "scenario") -> Scenario:
 
 
 def _as_tuple(name: str, value) -> tuple:
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, bytes, dict, set, frozenset)) or not hasattr(value, "__iter__"):  # ordered items
         raise ValueError(f"{name} must be a list, got {_short(value)}")
     return tuple(value)
 

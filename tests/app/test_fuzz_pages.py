@@ -4,7 +4,8 @@ Zero uncaught exceptions; anything rejected is shown as an error or notice the l
 The grid runs in the default suite: each page's own inputs one at a time at their bounds and default
 (every option of a select box or radio, both states of a toggle, every keyed button), then every
 input at once at its min and at its max under scenarios at the edges of what the editor accepts, then
-links whose every parameter holds the same hostile value. The seeded random version (hypothesis,
+hostile scenario links (every page input's hostile link values: tests/app/test_sharing.py). The seeded
+random version (hypothesis,
 110 cases per page, over 1,000 in all) is marked ``exhaustive``; ``.ci/run`` runs it after the quick suite.
 """
 
@@ -127,27 +128,9 @@ def test_odd_scenario_with_every_input_at_min_and_max(path, scenario):
     assert at.session_state["scenario"] == scenario
 
 
-# Values that test how each kind of input reads a link (numbers out of range, not numbers, empty) go to
-# every page; values that test how a notice shows visitor text go to one page each (check_link is shared).
+# how the sidebar reads a hostile scenario link (the page inputs' link values: tests/app/test_sharing.py)
 HOSTILE_TYPED = ["abc", "99", "-1e308", "nan", "inf", ""]
 HOSTILE_TEXT = ["x" * 5000, "ünï☃", "<script>alert(1)</script>", "[l](u) **b**"]
-# one typed value per page in the quick suite, page i taking value i mod 6 (each value on some page); all in CI
-LINKS = [pytest.param(path, value, id=f"{path.stem}-{value[:12]}",
-                      marks=() if (i + j) % len(HOSTILE_TYPED) == 0 else pytest.mark.exhaustive)
-         for i, path in enumerate(ALL_PAGES) for j, value in enumerate(HOSTILE_TYPED)]
-LINKS += [pytest.param(ALL_PAGES[i % len(ALL_PAGES)], value, id=f"{ALL_PAGES[i % len(ALL_PAGES)].stem}-{value[:12]}")
-          for i, value in enumerate(HOSTILE_TEXT, start=3)]
-
-
-@pytest.mark.parametrize(("path", "value"), LINKS)
-def test_link_with_every_parameter_hostile(path, value):
-    # the inputs bound to the link ("<page>.seed" is ?seed= in a link), not the predict-first choices
-    keys = [key.split(".", 1)[1] for _, key, _ in inputs(widgets(path)) if "." in key]
-    at = run_page(path, query={**dict.fromkeys(keys, value), "unknown": value})
-    no_exception(at)
-    notices = [t.value for t in at.toast]
-    assert any("“unknown”" in n and ("means nothing on this page" in n or "does not use" in n)
-               for n in notices), notices
 
 
 @pytest.mark.parametrize("value", HOSTILE_TYPED + HOSTILE_TEXT, ids=lambda v: v[:12])

@@ -251,7 +251,7 @@ def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults)
 
 
 HOSTILE = {"inf": ["inf"], "-inf": ["-inf"], "nan": ["nan"], "1e999": ["1e999"], "400 digits": ["9" * 400],
-           "text": ["twelve"], "repeated": ["1", "2"]}
+           "text": ["twelve"], "repeated": ["1", "2"], "empty": [""]}
 
 
 # one value per page in the quick suite, page i taking value i mod 7 (each value on some page); all in CI

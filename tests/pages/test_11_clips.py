@@ -9,9 +9,9 @@ import rlcore
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
+    catalogue,
     chart_fingerprint,
     choose_preset,
-    edit_scenario,
     keys,
     largest_frame,
     metrics,
@@ -27,9 +27,7 @@ PAGE = page_file("11_")
 K = keys(PAGE)
 
 
-def en(msgid: str, **values) -> str:
-    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
-    return i18n.text("en", f"p11.{msgid}", **values)
+en = catalogue("p11")
 
 
 def opening(msgid: str) -> str:
@@ -119,28 +117,10 @@ def test_prediction_under_an_edited_scenario(lr):
     assert largest_frame(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
 
 
-def test_typed_edit_and_a_bad_score():
-    at = run_page(PAGE)
-    edit_scenario(at, "scores", 2, "1")                      # partly now scores 1: the best answer is closed
-    no_exception(at)
-    assert "**closed**" in at.radio(key="predict_clip").label   # the question is about the new best answer
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
-
-
 def test_a_dead_batch_is_explained():
     at = run_page(PAGE, scenario=FLAT)
     no_exception(at)
     assert at.info and question_key(at) is None              # no question: nothing for a clip to stop
-
-
-@pytest.mark.parametrize("query", [{"lr": "abc"}, {"lr": "9"}, {"gspo": "7"}, {"adv": "<b>"}])
-def test_hostile_query_parameters_fall_back(query):
-    at = run_page(PAGE, query=query)
-    no_exception(at)
-    assert at.slider(key=K("lr")).value == 0.2
-    assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input
 
 
 def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_marking_it():

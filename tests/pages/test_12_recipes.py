@@ -9,10 +9,10 @@ from rlcore import recipes
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
+    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
-    edit_scenario,
     keys,
     largest_frame,
     no_exception,
@@ -27,9 +27,7 @@ K = keys(PAGE)
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
 
 
-def en(msgid: str, **values) -> str:
-    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
-    return i18n.text("en", f"p12.{msgid}", **values)
+en = catalogue("p12")
 
 
 def opening(msgid: str) -> str:
@@ -149,21 +147,6 @@ def test_an_edited_scenario_and_a_dead_group():
     head = en("diff.head", switch=en("labels.dynamic_sampling"), this=en("values.dynamic_sampling.True"),
               theirs=en("values.dynamic_sampling.False"))
     assert differences(at) == [en("diff.dropped", head=head)]      # one score for all: the group is dropped
-
-
-def test_typed_edit_and_a_bad_score():
-    at = run_page(PAGE)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error
-
-
-@pytest.mark.parametrize("query", [{"clip": "hard"}, {"baseline": "<b>"}, {"high": "x"}])
-def test_hostile_query_parameters_fall_back(query):
-    at = run_page(PAGE, query=query)
-    no_exception(at)
-    assert lit(at) == ["GRPO"]
-    assert len(at.toast) == 1 and next(iter(query)) in at.toast[0].proto.body   # one notice names the input
 
 
 def test_the_family_map_names_each_change_and_links_its_page():

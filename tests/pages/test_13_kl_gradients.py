@@ -9,6 +9,7 @@ import rlcore
 from tests.apphelp import (
     FLAT,
     FOUR_SPREAD,
+    catalogue,
     chart_fingerprint,
     chart_frame,
     charts,
@@ -24,9 +25,7 @@ PAGE = page_file("13_")
 K = keys(PAGE)
 
 
-def en(msgid: str, **values) -> str:
-    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
-    return i18n.text("en", f"p13.{msgid}", **values)
+en = catalogue("p13")
 
 
 FORWARD, ZERO, VANISH = en("follow.forward"), en("follow.zero"), en("follow.vanish")

@@ -11,6 +11,7 @@ import rlcore
 from rlcore.studies.mismatch import METHODS
 from tests.apphelp import (
     FOUR_SPREAD,
+    catalogue,
     chart_fingerprint,
     chart_frame,
     choose_preset,
@@ -28,9 +29,7 @@ PAGE = page_file("14_")
 K = keys(PAGE)
 
 
-def en(msgid: str, **values) -> str:
-    """The page's English text for ``msgid`` (the catalogue's wording is tested elsewhere; these tests read it)."""
-    return i18n.text("en", f"p14.{msgid}", **values)
+en = catalogue("p14")
 
 
 def choice(method: str, cap: str = "2") -> str:

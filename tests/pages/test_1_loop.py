@@ -15,6 +15,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
@@ -25,8 +26,8 @@ from tests.apphelp import (
     page_text,
     preset_names,
     run_page,
+    shared_out,
 )
-from ui import i18n
 
 PAGE = page_file("1_")
 K = keys(PAGE)
@@ -37,8 +38,7 @@ UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2
 HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p1.{msgid}", **values)
+en = catalogue("p1")
 
 
 def judge(at) -> list[float]:
@@ -161,7 +161,7 @@ def test_a_new_seed_starts_a_new_answer():
     assert at.session_state["loop_steps"] == []
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs_to_the_end(name):
     scenario = rlcore.PRESETS[name]
     at = sample_all(run_page(PAGE, scenario=scenario))

@@ -14,6 +14,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_fingerprint,
     charts,
     just_shown,
@@ -24,8 +25,8 @@ from tests.apphelp import (
     page_file,
     page_text,
     run_page,
+    shared_out,
 )
-from ui import i18n
 from ui.format import esc
 
 PAGE = page_file("2_")
@@ -49,8 +50,7 @@ def curve_data(at):
     return next(df for df in charts(at)[1]["data"].values() if "answer length" in df.columns)
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p2.{msgid}", **values)
+en = catalogue("p2")
 
 
 def captions(at) -> list[str]:
@@ -138,7 +138,7 @@ def test_outcome_only_judges_blind_spot():
     assert en("both_same") in [m.value for m in at.markdown]
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)

@@ -12,6 +12,7 @@ import pytest
 import rlcore
 from tests.apphelp import (
     SHOW,
+    catalogue,
     chart_fingerprint,
     charts,
     edit_scenario,
@@ -20,11 +21,11 @@ from tests.apphelp import (
     no_exception,
     numbers,
     page_file,
-    page_text,
     run_page,
+    shared_out,
+    shows_numbers,
 )
-from ui import i18n
-from ui.format import fmt, fmt_list
+from ui.format import fmt
 
 PAGE = page_file("3_")
 K = keys(PAGE)
@@ -41,8 +42,7 @@ UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,
 SHOWN = just_shown("predict_vqa")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p3.{msgid}", **values)
+en = catalogue("p3")
 
 
 V_METRIC = en("v_metric")
@@ -63,13 +63,12 @@ def test_defaults_show_the_articles_numbers():
     m = metrics(at)
     assert m[V_METRIC][0] == "4.3"
     assert [m[f"Q({t})"] for t in ("open", "closed", "partly")] == [("2", "-2.3"), ("5", "+0.7"), ("9", "+4.7")]
-    text = page_text(at)
-    for s in ["(3 + 1 + 2 + 1 + 3) / 5 = 2", "(5 + 4 + 6) / 3 = 5", "(10 + 8) / 2 = 9",
-              "0.5 · 2 + 0.3 · 5 + 0.2 · 9 = **4.3**", "2 − 4.3 = −2.3", "5 − 4.3 = +0.7", "9 − 4.3 = +4.7",
-              "0.5 · (−2.3) + 0.3 · (+0.7) + 0.2 · (+4.7)", "(−1.15) + (+0.21) + (+0.94) = **0**"]:
-        assert s in text, s
+    # each Q as the mean of its scores, V = Σ π·Q, each A = Q − V, and Σ π·A = 0, term by term
+    for run in ([3, 1, 2, 1, 3, 5, 2], [5, 4, 6, 3, 5], [10, 8, 2, 9], [0.5, 2, 0.3, 5, 0.2, 9, 4.3], [2, 4.3, -2.3],
+                [5, 4.3, 0.7], [9, 4.3, 4.7], [0.5, -2.3, 0.3, 0.7, 0.2, 4.7], [-1.15, 0.21, 0.94, 0]):
+        assert shows_numbers(at, *run), run
     (note,) = [i.value for i in at.info if i.icon == "ℹ️"]  # the plain mean is V: 10 scores, mean 4.3, split 5/3/2
-    assert note == en("mean_matches", n=10, mean="4.3", split="5 / 3 / 2", pi=fmt_list((0.5, 0.3, 0.2), 3))
+    assert sorted(numbers(note)) == sorted([10, 4.3, 5, 3, 2, 0.5, 0.3, 0.2])
     frames = list(picture(at)["data"].values())
     arrows = next(df for df in frames if "label" in df and "Q" in df)
     assert arrows["label"].tolist() == ["A = −2.3", "A = +0.7", "A = +4.7"]
@@ -79,7 +78,7 @@ def test_defaults_show_the_articles_numbers():
     assert dots.groupby("token")["offset"].nunique().to_dict() == {"open": 5, "closed": 3, "partly": 2}
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)
@@ -124,16 +123,6 @@ def test_seed_changes_the_draw():
     assert chart_fingerprint(at) != before
 
 
-def test_invalid_sidebar_input_keeps_the_last_valid_example():
-    at = run_page(PAGE, state=SHOWN)
-    edit_scenario(at, "scores", 1, "abc")
-    no_exception(at)
-    assert at.error, "an invalid score must show st.error"
-    frames = list(picture(at)["data"].values())
-    arrows = next(df for df in frames if "label" in df and "Q" in df)
-    assert arrows["Q"].tolist() == [2.0, 5.0, 9.0]
-
-
 def test_a_valid_sidebar_edit_changes_the_picture():
     at = run_page(PAGE)
     before = chart_fingerprint(at)
@@ -141,15 +130,6 @@ def test_a_valid_sidebar_edit_changes_the_picture():
     no_exception(at)
     assert chart_fingerprint(at) != before
     assert metrics(at)[V_METRIC][0] == "5.3"
-
-
-def test_query_parameters_set_the_widgets():
-    at = run_page(PAGE, query={"n": "1000", "seed": "4"})
-    no_exception(at)
-    assert at.select_slider(key=K("n")).value == 1000
-    assert at.number_input(key=K("seed")).value == 4
-    # the answers drawn and the seed, in its heading
-    assert en("draw_heading", n="1,000", seed=4) in [h.value for h in at.subheader]
 
 
 def test_plain_mean_note_when_counts_do_not_follow_pi():
@@ -185,17 +165,14 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
     """Predict, then observe: A(closed) = 5 − 4.3 = +0.7 is nowhere on the page before an answer."""
     at = run_page(PAGE)
     no_exception(at)
-    text = page_text(at)
     assert at.radio(key="predict_vqa").value is None  # asked, not answered
-    assert "+0.7" not in text and "5 − 4.3" not in text
+    assert not shows_numbers(at, 0.7) and not shows_numbers(at, 5, 4.3)
     assert not any(m.proto.delta for m in at.metric)
     frames = list(picture(at)["data"].values())
     assert not any("label" in df and "Q" in df for df in frames), "no arrows V → Q yet"
     # choosing a (wrong) answer reveals it, with the explanation
     at.radio(key="predict_vqa").set_value(en("negative")).run()
-    text = page_text(at)
-    assert "A(closed) = Q − V = 5 − 4.3 = +0.7" in text
-    assert "5 − 4.3 = +0.7" in text and metrics(at)["Q(closed)"][1] == "+0.7"
+    assert shows_numbers(at, 5, 4.3, 0.7) and metrics(at)["Q(closed)"][1] == "+0.7"
 
 
 def test_just_show_me_reveals_without_an_answer():
@@ -204,8 +181,8 @@ def test_just_show_me_reveals_without_an_answer():
     no_exception(at)
     assert at.radio(key="predict_vqa").value is None
     assert at.info and f"**{en('positive')}**" in at.info[0].value  # the answer it names
-    assert "+0.7" in page_text(at)
+    assert shows_numbers(at, 5, 4.3, 0.7)
     frames = list(picture(at)["data"].values())
     assert any("label" in df and "Q" in df for df in frames)
     at.run()  # stays revealed as the page reruns
-    assert "+0.7" in page_text(at)
+    assert shows_numbers(at, 5, 4.3, 0.7)

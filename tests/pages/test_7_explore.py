@@ -13,6 +13,7 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
+    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -25,9 +26,9 @@ from tests.apphelp import (
     page_file,
     question_key,
     run_page,
+    shared_out,
     titles,
 )
-from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 
 PAGE = page_file("7_")
@@ -37,8 +38,7 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.
 SHOWN = just_shown("predict_explore")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p7.{msgid}", **values)
+en = catalogue("p7")
 
 
 def main_data(at, msgid: str, **values):
@@ -155,7 +155,7 @@ def test_no_baseline_makes_greedy_reinforce_open():
     assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     no_exception(at)

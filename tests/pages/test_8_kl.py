@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.apphelp import (
+    catalogue,
     chart_by_title,
     chart_fingerprint,
     choose_preset,
@@ -25,15 +26,13 @@ from tests.apphelp import (
     question_key,
     run_page,
 )
-from ui import i18n
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
 SHOWN = just_shown("predict_kl")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p8_kl.{msgid}", **values)
+en = catalogue("p8_kl")
 
 
 SCORE, KL, OBJECTIVE, BEST = en("mean_score"), en("kl_metric"), en("objective"), en("best_share")

@@ -13,6 +13,7 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_SPREAD,
+    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
@@ -27,16 +28,15 @@ from tests.apphelp import (
     page_text,
     question_key,
     run_page,
+    shared_out,
 )
-from ui import i18n
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
 
 
-def en(msgid: str, **values) -> str:
-    return i18n.text("en", f"p8_ratio.{msgid}", **values)
+en = catalogue("p8_ratio")
 
 
 HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
@@ -140,7 +140,7 @@ def test_eps_presets():
     assert numbers(metrics(at)[HIGH]) == [0.22]
 
 
-@pytest.mark.parametrize("name", list(rlcore.PRESETS))
+@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN)

@@ -154,26 +154,6 @@ def test_a_token_with_probability_zero_is_never_drawn():
     assert {rlcore.next_step(sure, [], seed=s, temperature=3.0).action for s in range(200)} == {"a"}
 
 
-@pytest.mark.parametrize("written, message", [
-    (["maybe"], "written"),
-    (["open", "x"], "written"),
-    (["open", ".", "It", "'s", "in", "the", "name", "."], "finished"),
-    ("open", "written"),
-])
-def test_next_step_rejects_a_history_that_does_not_fit(written, message):
-    with pytest.raises(ValueError, match=message):
-        rlcore.next_step(S, written, seed=0)
-
-
-@pytest.mark.parametrize("kwargs, name", [
-    ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"), ({"seed": 0, "temperature": 0.0}, "temperature"),
-    ({"seed": 0, "temperature": float("nan")}, "temperature"),
-])
-def test_next_step_rejects_bad_seeds_and_temperatures(kwargs, name):
-    with pytest.raises(ValueError, match=name):
-        rlcore.next_step(S, [], **kwargs)
-
-
 # ---------------------------------------------------------------- the rule-based judge
 
 
@@ -220,15 +200,6 @@ def test_hostile_text_is_only_read():
     score, checks = rlcore.rule_based_judge("<script>alert(1)</script>", "partly")
     assert score == 0.0
     assert checks.final_answer == "<script>alert(1)</script>"
-
-
-@pytest.mark.parametrize("text, expected, name", [
-    (None, "partly", "text"), (3, "partly", "text"), ("x", "", "expected"), ("x", "   ", "expected"),
-    ("x", None, "expected"),
-])
-def test_rule_based_judge_rejects_bad_input(text, expected, name):
-    with pytest.raises(ValueError, match=name):
-        rlcore.rule_based_judge(text, expected)
 
 
 def test_step_rng_is_reproducible_and_distinct():

@@ -349,6 +349,9 @@ def test_kl_optimal_policy_closed_form():
     ref, r, beta = np.array([0.95, 0.05]), np.array([9.0, 9.6]), 1.0
     w = ref * np.exp(r / beta)
     np.testing.assert_allclose(rlcore.kl_optimal_policy(ref, r, beta), w / w.sum(), rtol=1e-12)
+    # its objective is the maximum, β·log Σ π_ref·e^(r/β) = 9 + ln(0.95 + 0.05·e^0.6) ≈ 9.040
+    best = rlcore.kl_regularized_objective(w / w.sum(), r, ref, beta).objective
+    assert best == pytest.approx(9 + math.log(0.95 + 0.05 * math.exp(0.6)), rel=1e-12)
     # a small β lets the reward win; a large β keeps the reference
     assert rlcore.kl_optimal_policy(ref, r, 0.01)[1] > 0.999
     np.testing.assert_allclose(rlcore.kl_optimal_policy(ref, r, 1e6), ref, rtol=1e-5)

@@ -28,11 +28,6 @@ def test_regularized_optimum_at_beta_zero_is_the_limit():
     np.testing.assert_allclose(rlcore.regularized_optimum([0.6, 0.4, 0.0], [5, 5, 9], 0.0), [0.6, 0.4, 0.0])
 
 
-def test_regularized_optimum_rejects_negative_beta():
-    with pytest.raises(ValueError, match="beta"):
-        rlcore.regularized_optimum(REF, SCORES, -0.1)
-
-
 def test_kl_estimator_study_exact_moments():
     study = rlcore.kl_estimator_study([0.1, 0.9], REF, 10, 0)
     lr_plain, lr_flat = math.log(0.1 / 0.95), math.log(0.9 / 0.05)  # log π/π_ref of each answer

@@ -358,28 +358,7 @@ def test_clipping_happens_only_after_the_first_epoch():
     np.testing.assert_array_equal(r.clip_fraction, 0.0)
 
 
-# ---------------------------------------------------------------- inputs
-
-
-@pytest.mark.parametrize(("field", "value"), [
-    ("algorithm", "sac"), ("steps", 0), ("steps", 2.5), ("group_size", 1), ("lr", -0.1), ("epochs", 0),
-    ("eps", 0.0), ("eps", 1.0), ("beta", -1.0), ("lam", 1.5), ("gamma", -0.1), ("critic_lr", 2.0),
-    ("baseline_rate", 0.0), ("judge", "human"), ("noise", -1.0), ("flattery", "yes"),
-])
-def test_config_rejects_bad_values_naming_the_field(field, value):
-    with pytest.raises(ValueError, match=field):
-        LabConfig(**{field: value})
-
-
-def test_train_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="config"):
-        train(S, {"algorithm": "grpo"})
-    with pytest.raises(ValueError, match="scenario"):
-        train("OpenAI is", cfg())
-    with pytest.raises(ValueError, match="seeds"):
-        train(S, cfg(), ())
-    with pytest.raises(ValueError, match="seeds"):
-        train(S, cfg(), (-1,))
+# ---------------------------------------------------------------- a run that diverges
 
 
 def test_a_step_too_large_for_the_kl_term_stops_the_run_early():
@@ -438,11 +417,6 @@ def test_token_weights_of_each_aggregation_by_hand():
     np.testing.assert_allclose(agg["token-mean"](mask, n_tokens), [[[1 / 3, 0], [1 / 3, 1 / 3]]])
     np.testing.assert_allclose(agg["seq-mean-token-mean"](mask, n_tokens), [[[1 / 2, 0], [1 / 4, 1 / 4]]])
     np.testing.assert_allclose(agg["seq-mean-token-sum"](mask, n_tokens), [[[1 / 2, 0], [1 / 2, 1 / 2]]])
-
-
-def test_config_rejects_an_unknown_loss_aggregation():
-    with pytest.raises(ValueError, match="loss_agg"):
-        LabConfig(loss_agg="sum")
 
 
 # ---------------------------------------------------------------- DAPO, GSPO, CISPO: the first update by hand
@@ -652,13 +626,6 @@ def test_tied_best_tokens_are_both_right():
     tie = rlcore.Scenario(tokens=("x", "y", "z"), probs=(0.5, 0.3, 0.2), samples=((1,), (4,), (4,)))
     h = train(tie, cfg(steps=2, flattery=False), (0,))
     np.testing.assert_allclose(h.p_correct[0, 0], 0.5, atol=EXACT)     # y and z, Q = 4 each
-
-
-@pytest.mark.parametrize(("field", "value"), [("length", -1), ("length", 17), ("eps_high", 0.0), ("eps_high", 1.0),
-                                              ("resample", 0), ("resample", 17)])
-def test_config_rejects_bad_new_fields(field, value):
-    with pytest.raises(ValueError, match=field):
-        LabConfig(**{field: value})
 
 
 # ---------------------------------------------------------------- the canonical config (the lab's cache key)

@@ -33,10 +33,3 @@ def test_batch_advantages_feed_ppo_epochs():
     # one step: Δz = 0.1 · Σ Aₙ(e_aₙ − π)/10, Σ A per token = (−11.5, 2.1, 9.4), Σ A = 0
     z = np.log([0.5, 0.3, 0.2]) + 0.01 * np.array([-11.5, 2.1, 9.4])
     np.testing.assert_allclose(run.probs[1], np.exp(z) / np.exp(z).sum(), atol=1e-12)
-
-
-def test_batch_advantages_rejects_mismatched_samples():
-    with pytest.raises(ValueError, match="samples"):
-        rlcore.batch_advantages([0.5, 0.5], [[1, 2]])
-    with pytest.raises(ValueError, match="probs"):
-        rlcore.batch_advantages([0.5, 0.6], [[1], [2]])

@@ -11,7 +11,7 @@ import pytest
 from altair.utils.schemapi import validate_jsonschema
 
 import rlcore
-from tests.apphelp import ALL_PAGES, charts, run_page, shared_out
+from tests.apphelp import ALL_PAGES, charts, revealed, shared_out
 from tests.ui.chartref import assert_same_as_altair, subspecs
 
 SCHEMA = alt.vegalite.v6.schema.core.load_schema()
@@ -22,15 +22,6 @@ def walk(spec):
     return [s for s in subspecs(spec) if "encoding" in s]
 
 
-def revealed(path, scenario=None):
-    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
-    at = run_page(path, scenario=scenario)
-    for _ in range(4):
-        show = [b for b in at.button if b.label == "Just show me"]
-        if not show:
-            break
-        show[0].click().run()
-    return at
 
 
 @pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, offset=1, ids=lambda p: p.stem))  # CI: every page

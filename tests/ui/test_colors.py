@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.apphelp import ALL_PAGES, ROOT, charts, run_page
+from tests.apphelp import ALL_PAGES, ROOT, charts, revealed
 from tests.ui.chartref import colours
 from ui import colors
 from ui.colors import DARK_BACKGROUND, LIGHT_BACKGROUND, contrast
@@ -145,16 +145,6 @@ def test_method_named_reads_labels_as_a_reader_would():
     assert method_named("this recipe") is None and method_named("GRPO against PPO") is None
 
 
-def revealed(path):
-    """The page after "Just show me" on each of its questions."""
-    at = run_page(path)
-    for _ in range(4):
-        show = [b for b in at.button if b.label == "Just show me"]
-        if not show:
-            break
-        show[0].click().run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 @pytest.fixture(scope="module")

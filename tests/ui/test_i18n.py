@@ -1,5 +1,6 @@
-"""Two languages: the catalogues agree entry by entry, the home page and the chrome of every page speak Chinese
-with ``?lang=zh``, and the language rides in the link, from page to page and through the sidebar's switch."""
+"""Two languages: the catalogues agree entry by entry, the home page speaks Chinese with ``?lang=zh`` (every page,
+its chrome and every view: tests/pages/test_chinese.py), and the language rides in the link, from page to page and
+through the sidebar's switch."""
 
 import re
 import string
@@ -8,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rlcore
-from tests.apphelp import ROOT, no_exception, run_page, shared_out
+from tests.apphelp import ROOT, no_exception, run_page
 from tests.words import chrome, english_words, prose
 from ui import i18n, nav, scenario, turns
 
@@ -152,16 +153,6 @@ def test_a_second_session_is_not_told_the_first_ones_language():
     assert first.title[0].value.endswith(i18n.text("zh", "home.nav_heading"))
     second = AppTest.from_file(str(HOME), default_timeout=60).run()
     assert second.title[0].value.endswith(nav.HOME.heading)
-
-
-@pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES[1:]], every=2, ids=lambda p: p.stem))
-def test_every_page_runs_in_chinese_with_chinese_chrome(path):
-    at = run_page(path, query={"lang": "zh"})
-    no_exception(at)
-    # previous / next: links, or plain text where AppTest runs the page alone (``nav._link``)
-    footer = [el.proto.label for el in at.main.get("page_link")]
-    footer += [m.value for m in at.main.markdown if ":material/arrow_" in m.value]
-    assert footer and english_words(chrome(at.sidebar) + prose(at.sidebar) + footer) == []
 
 
 def test_the_answer_lines_follow_the_language():

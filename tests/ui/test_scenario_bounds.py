@@ -6,13 +6,13 @@ the field and says the bound.
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 import rlcore
 from rlcore.formulas.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TEXT_CHARS, MAX_TOKEN_CHARS
+from tests.apphelp import scenario_json
 from ui import scenario as panel
 
 
@@ -22,10 +22,6 @@ def scenario(**kw):
     return rlcore.Scenario(**args)
 
 
-def doc(**kw) -> str:
-    args = dict(tokens=["a", "b"], probs=[0.5, 0.5], samples=[[1], [2]])
-    args.update(kw)
-    return json.dumps(args)
 
 
 # ---------------------------------------------------------------- rlcore.Scenario
@@ -107,22 +103,31 @@ def test_rescale_that_cannot_work_says_why(probs, keep, message):
     ("[" * 5000, "more than 3 deep"),
     ("[" * 99_999, "more than 3 deep"),
     ('{"tokens": ' + "{" * 4000, "more than 3 deep"),
-    (doc(samples=[[[[1]]], [2]]), "more than 3 deep"),
-    (doc(probs=[int("1" * 401), 0.5]), "a number with 401 digits"),
-    (doc(samples=[[int("1" * 401)], [2]]), r"samples\[0\]\[0\] is above 1,000,000"),
-    (doc(samples=[[1e308, 1e308], [2]]), r"samples\[0\]\[0\] is above 1,000,000"),
+    (scenario_json(samples=[[[[1]]], [2]]), "more than 3 deep"),
+    (scenario_json(probs=[int("1" * 401), 0.5]), "a number with 401 digits"),
+    (scenario_json(samples=[[int("1" * 401)], [2]]), r"samples\[0\]\[0\] is above 1,000,000"),
+    (scenario_json(samples=[[1e308, 1e308], [2]]), r"samples\[0\]\[0\] is above 1,000,000"),
     ('{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[%s], [2]]}' % ("9" * 5000), "above 1,000,000"),
     ('{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[NaN], [2]]}', "NaN is not a number"),
     ('{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[-Infinity], [2]]}', "Infinity is not a number"),
-    (doc(samples=[[1] * (MAX_SAMPLES + 1), [2]]), "at most 100 scores"),
-    (doc(tokens=["\ud800", "b"]), "lone surrogate"),
-    (doc(tokens=["a\u0007", "b"]), "control character"),
-    (doc(tokens=["x" * 25, "b"]), "at most 24 characters"),
-    (doc(samples=[[-1], [2]]), r"samples\[0\]\[0\] is negative"),
-    (doc(__proto__={"x": 1}), "does not use .'__proto__'"),
-    (doc(constructor=1, toString=2, valueOf=3, hasOwnProperty=4), "'constructor', 'toString', 'valueOf' ..."),
+    (scenario_json(samples=[[1] * (MAX_SAMPLES + 1), [2]]), "at most 100 scores"),
+    (scenario_json(tokens=["\ud800", "b"]), "lone surrogate"),
+    (scenario_json(tokens=["a\u0007", "b"]), "control character"),
+    (scenario_json(tokens=["x" * 25, "b"]), "at most 24 characters"),
+    (scenario_json(samples=[[-1], [2]]), r"samples\[0\]\[0\] is negative"),
+    (scenario_json(__proto__={"x": 1}), "does not use .'__proto__'"),
+    (scenario_json(constructor=1, toString=2, valueOf=3, hasOwnProperty=4), "'constructor', 'toString', 'valueOf' ..."),
     ('"\ud800"'.encode("utf-8", "surrogatepass"), "not UTF-8"),  # a surrogate written raw: not UTF-8
     (b"\xef\xbb\xbf" + b"[", "not valid JSON"),
+    (b"\xff\xfe", "not valid JSON"),
+    (b"{", "not valid JSON"),
+    (b"[1, 2]", "must be an object"),
+    (b'{"tokens": ["a", "b"]}', "lacks probs, samples"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], ["x"]]}', "lists of numbers"),
+    (b'{"tokens": ["a", "a"], "probs": [0.5, 0.5], "samples": [[1], [2]]}', "unique"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.4], "samples": [[1], [2]]}', "sum to 1"),
+    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], []]}', "at least one score"),
+    (b" " * 100_001, "limit is 100,000"),
 ])
 def test_hostile_json_is_refused_with_a_reason(data, message):
     with pytest.raises(ValueError, match=message):
@@ -131,7 +136,7 @@ def test_hostile_json_is_refused_with_a_reason(data, message):
 
 def test_brackets_inside_strings_do_not_count_as_nesting():
     prompt = ']]]] "[[[[" \\ \\"'
-    s = panel.from_json(doc(tokens=["[[[[", "{{{{"], prompt=prompt))
+    s = panel.from_json(scenario_json(tokens=["[[[[", "{{{{"], prompt=prompt))
     assert s.tokens == ("[[[[", "{{{{") and s.prompt == prompt
 
 
@@ -145,7 +150,7 @@ def test_a_100_kB_bracket_bomb_is_refused_before_it_is_parsed(monkeypatch):
 
 
 def test_a_file_with_a_byte_order_mark_loads():
-    assert panel.from_json(b"\xef\xbb\xbf" + doc().encode()) == scenario()
+    assert panel.from_json(b"\xef\xbb\xbf" + scenario_json().encode()) == scenario()
 
 
 def test_json_round_trip_is_exact_for_awkward_numbers():

@@ -6,12 +6,10 @@ learner can read, the last valid scenario kept, and nothing invalid in session s
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import rlcore
-from tests.apphelp import edit_scenario, no_exception, page_file, run_page
+from tests.apphelp import edit_scenario, no_exception, page_file, run_page, scenario_json
 from ui import scenario as panel
 
 PAGES = [page_file("dashboard"), page_file("4_")]  # page 4 squares scores: the overflow showed there first
@@ -19,18 +17,14 @@ ARTICLE = rlcore.ARTICLE_SCENARIO
 CUSTOM = rlcore.Scenario(tokens=("yes", "no"), probs=(0.7, 0.3), samples=((4.0, 6.0), (1.0,)))
 
 
-def doc(**kw) -> str:
-    args = dict(tokens=["a", "b"], probs=[0.5, 0.5], samples=[[1], [2]])
-    args.update(kw)
-    return json.dumps(args)  # ensure_ascii: a surrogate travels as the escape \ud800, as in a link
 
 
 PAYLOADS = {
     "deep nesting": "[" * 5000,
-    "401-digit prob": doc(probs=[int("1" * 401), 0.5]),
-    "401-digit score": doc(samples=[[int("1" * 401)], [2]]),
-    "lone surrogate": doc(tokens=["\ud800", "b"]),
-    "scores whose sum overflows": doc(samples=[[1e308, 1e308], [2]]),
+    "401-digit prob": scenario_json(probs=[int("1" * 401), 0.5]),
+    "401-digit score": scenario_json(samples=[[int("1" * 401)], [2]]),
+    "lone surrogate": scenario_json(tokens=["\ud800", "b"]),
+    "scores whose sum overflows": scenario_json(samples=[[1e308, 1e308], [2]]),
 }
 
 
@@ -58,7 +52,7 @@ def test_a_hostile_link_falls_back_with_a_notice(path, name):
 
 
 def test_the_notice_quotes_a_link_as_text_not_markup():
-    at = run_page(PAGES[0], query={panel.URL_KEY: doc(**{"[click](http://e.x)": 1})})
+    at = run_page(PAGES[0], query={panel.URL_KEY: scenario_json(**{"[click](http://e.x)": 1})})
     assert_kept(at, ARTICLE)
     notice = " ".join(w.value for w in at.warning)
     assert "does not use" in notice and "[click](http" not in notice and "\\[click\\]\\(http" in notice

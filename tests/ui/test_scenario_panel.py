@@ -132,28 +132,6 @@ def test_bad_link_falls_back_with_a_notice(raw):
     assert any("could not be used" in w.value for w in at.warning)
 
 
-def test_json_round_trip():
-    for scenario in rlcore.PRESETS.values():
-        assert panel.from_json(panel.to_json(scenario)) == scenario
-        assert panel.from_json(panel.to_json(scenario).encode()) == scenario
-
-
-@pytest.mark.parametrize(("data", "message"), [
-    (b"\xff\xfe", "not valid JSON"),
-    (b"{", "not valid JSON"),
-    (b"[1, 2]", "must be an object"),
-    (b'{"tokens": ["a", "b"]}', "lacks probs, samples"),
-    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], ["x"]]}', "lists of numbers"),
-    (b'{"tokens": ["a", "a"], "probs": [0.5, 0.5], "samples": [[1], [2]]}', "unique"),
-    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.4], "samples": [[1], [2]]}', "sum to 1"),
-    (b'{"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], []]}', "at least one score"),
-    (b" " * 100_001, "limit is 100,000"),
-])
-def test_malformed_files_are_rejected_with_a_reason(data, message):
-    with pytest.raises(ValueError, match=message):
-        panel.from_json(data)
-
-
 def test_user_text_is_escaped_in_markdown():
     hostile = rlcore.Scenario(tokens=("<b>x</b>", "[l](http://e.x)"), probs=(0.5, 0.5), samples=((1,), (2,)),
                               continuations=("$\\alpha$", "*y*"))
