@@ -361,6 +361,17 @@ def labelled_points(df: pd.DataFrame, *, x: str, y: str, label: str, key: Key, a
 
 
 @recipe
+def note(df: pd.DataFrame, *, text: str, corner: str = "top right") -> alt.Chart:
+    """A line of text (the column ``text``) in a corner of the plot ("top right", "bottom left", ...), to layer on a
+    chart: which value a scrubbed chart shows (``ui.page.scrub``)."""
+    top, right = "top" in corner, "right" in corner
+    return alt.Chart(df).mark_text(align="right" if right else "left", baseline="top" if top else "bottom",
+                                   dx=-6 if right else 6, dy=6 if top else -6, fontSize=12, fontWeight="bold",
+                                   color=LABEL).encode(x=alt.XValue("width" if right else 0),
+                                                       y=alt.YValue(0 if top else "height"), text=alt.Text(f"{text}:N"))
+
+
+@recipe
 def shaded_spans(df: pd.DataFrame, *, start: str, end: str, label: str, color: str | None = None,
                  opacity: float = 0.13) -> alt.Chart:
     """Shaded vertical spans on a quantitative x (e.g. where a gradient is zero), labelled at the top.

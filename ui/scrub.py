@@ -55,6 +55,17 @@ def grid_step(grid: Sequence[float]) -> float:
     return round(step, 12)
 
 
+def steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
+    """A slider's values ``lo``, ``lo + step``, ..., ``hi``, rounded to 12 decimals (binary sums drift): the grid of a
+    scrubbed input over the widget's own steps (a tuple: a study's cache key).
+
+    >>> steps(0.05, 0.2, 0.05)
+    (0.05, 0.1, 0.15, 0.2)
+    """
+    n = round((hi - lo) / step)
+    return tuple(round(lo + i * step, 12) for i in range(n + 1))
+
+
 def filter_expr(field: str, step: float, value: float, exact: bool) -> str:
     """The Vega expression that keeps a row: its ``field`` is the grid point nearest the scrubber; where the
     committed ``value`` lies between grid points (``exact``), the rows computed at it stand in for that point."""
