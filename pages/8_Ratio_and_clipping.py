@@ -80,7 +80,8 @@ def scrubbed_chart(cs: rlcore.ClipCurves, cc: rlcore.ClipCurve, token: str, eps:
     shown = pd.DataFrame({"eps": cs.eps, "label": [t("chart.scrub_shown", name="ε", value=fmt(e)) for e in cs.eps],
                           scrub.EXACT: cs.exact})
     ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
-                      objective_lines(curve, cc, token, names), charts.rules(bounds, at="at", label="label", axis="x"),
+                      objective_lines(curve, cc, token, names),
+                      charts.rules(bounds, at="at", label="label", axis="x", label_at=charts.HEIGHT * 3 // 4),
                       charts.note(shown, text="label", corner="bottom left"),
                       title=t("p8_ratio.chart.title", token=token), height=charts.HEIGHT,
                       subtitle=t("p8_ratio.chart.subtitle", eps=fmt(eps), low=fmt(cc.low, 3), high=fmt(cc.high, 3)))

@@ -113,9 +113,12 @@ def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: 
 
 def rows_at(data, *, field: str, grid: Sequence[float], value: float):
     """The rows of a scrubbed chart's ``data`` the chart shows at rest: those at the grid point nearest the committed
-    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points."""
+    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points; and the rows
+    with no ``field`` (NaN: a layer that does not move, drawn from a dataset without the column)."""
     step = grid_step(grid)
-    if EXACT in data.columns and bool(data[EXACT].any()):
-        return data[data[EXACT].astype(bool)].drop(columns=EXACT)
-    kept = data[(data[field] - float(value)).abs() < step / 2]
+    fixed = data[field].isna()
+    if EXACT in data.columns and bool(data[EXACT].fillna(False).astype(bool).any()):
+        kept = data[fixed | data[EXACT].fillna(False).astype(bool)]
+    else:
+        kept = data[fixed | ((data[field] - float(value)).abs() < step / 2)]
     return kept.drop(columns=EXACT) if EXACT in kept.columns else kept
