@@ -19,7 +19,7 @@ from ui import i18n
 pytestmark = pytest.mark.e2e
 
 # url path → the page's scrubbed variable (its name in the range input's label); the first runs in the quick suite
-PAGES = {"Ratio_and_clipping": "ε", "KL_penalty": "β"}
+PAGES = {"Ratio_and_clipping": "ε", "KL_penalty": "β", "TD_error_and_GAE": "λ"}
 CASES = [pytest.param(path, name, id=path, marks=() if i == 0 else pytest.mark.exhaustive)
          for i, (path, name) in enumerate(PAGES.items())]
 MOVES = 30
