@@ -19,8 +19,10 @@ from ui import i18n
 
 pytestmark = pytest.mark.e2e
 
-# url path → the page's scrubbed variable (its name in the range input's label); the first runs in the quick suite
-PAGES = {"Ratio_and_clipping": "ε", "KL_penalty": "β", "TD_error_and_GAE": "λ", "Exploration": "τ"}
+# url path → the page's scrubbed variable (its name in the range input's label, or the catalogue id of that name);
+# the first runs in the quick suite
+PAGES = {"Ratio_and_clipping": "ε", "KL_penalty": "β", "TD_error_and_GAE": "λ", "Exploration": "τ",
+         "KL_gradients": "p13.bars.name"}
 CASES = [pytest.param(path, name, id=path, marks=() if i == 0 else pytest.mark.exhaustive)
          for i, (path, name) in enumerate(PAGES.items())]
 MOVES = 30
@@ -38,6 +40,10 @@ TIMED_MOVE = """async (input, value) => {
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   return performance.now() - t0;
 }"""
+
+
+def input_label(lang: str, name: str) -> str:
+    return i18n.text(lang, "chart.scrub_input", name=i18n.text(lang, name) if "." in name else name)
 
 
 def open_revealed(server, pg, path: str, lang: str = "en") -> None:
@@ -62,7 +68,7 @@ def test_dragging_the_scrubber_redraws_the_chart_with_no_message_to_the_server(s
     open_revealed(server, page, path)
     slider = page.locator(RANGE).first
     label = page.locator("[data-testid='stVegaLiteChart'] .vega-bind").first.inner_text()
-    assert i18n.text("en", "chart.scrub_input", name=name) in label
+    assert input_label("en", name) in label
     lo, hi, step = (float(slider.get_attribute(a)) for a in ("min", "max", "step"))
     assert lo < hi and step > 0
     page.wait_for_timeout(500)  # the last rerun's messages are out
@@ -91,7 +97,7 @@ def test_dragging_the_scrubber_redraws_the_chart_with_no_message_to_the_server(s
 def test_on_a_phone_the_scrubber_is_wide_enough_and_the_page_fits(server, phone, path, name, lang):
     open_revealed(server, phone, path, lang)
     label = phone.locator("[data-testid='stVegaLiteChart'] .vega-bind").first.inner_text()
-    assert i18n.text(lang, "chart.scrub_input", name=name) in label
+    assert input_label(lang, name) in label
     assert phone.locator(RANGE).first.bounding_box()["width"] >= 200  # a thumb's drag, on a 390 px screen
     phone.evaluate("window.scrollTo(0, 0)")
     assert not layout_problems(phone, "phone", lang=lang)
