@@ -5,6 +5,7 @@
     python bench/workshop.py --learners 5 --seconds 20 --json out.json
     python bench/workshop.py --clients protocol --browser-learners 1   # 19 learners without a browser, 1 with one
     python bench/workshop.py --start hostile --learners 50   # 50 heavy tabs, distinct β; then a new visitor
+                                                             # (cached; bench/visitors.py: newcomers not cached)
 
 One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end), one headless Chromium,
 one browser context per learner, all opening /Training_lab at once. Once its page is up, each learner works for

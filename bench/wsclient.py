@@ -25,6 +25,7 @@ and what the frontend sends (sendRerunBackMsg in streamlit/static/static/js/inde
 from __future__ import annotations
 
 import asyncio
+import time
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -87,6 +88,7 @@ class AppClient:
     def __init__(self, ws, netloc: str, page_name: str, query: str) -> None:
         self.ws, self.netloc, self.page_name, self.query = ws, netloc, page_name, query
         self.cookies: dict[str, str] = {}  # a browser's cookies (``open(..., browser=True)``)
+        self.source: str | None = None  # the local address the websocket comes from (another visitor's machine)
         self.session_id = ""  # the server's id of this session (new_session.initialize)
         self.replies: dict[str, object] = {}  # request id → a file_urls or backend operation response
         self.blocks: dict[tuple[int, ...], object] = {}  # delta path → expandable block (keyed expanders)
@@ -102,15 +104,18 @@ class AppClient:
         self.toasts: list[str] = []
         self.alerts: list[str] = []  # every alert's text (error, warning, info, success)
         self.link_updates = 0  # page_info_changed messages: address-bar updates
+        self.first_chart_at: float | None = None  # time.perf_counter() when the first chart arrived
         self.bytes_in = 0
 
     @classmethod
-    async def open(cls, url: str, *, browser: bool = False) -> AppClient:
+    async def open(cls, url: str, *, browser: bool = False, source: str | None = None) -> AppClient:
         """Connect to the app serving ``url`` (http://host:port/Page?query), as the frontend does. ``browser``:
         first load the page over HTTP as a browser does and keep its cookies (a load balancer's affinity cookie,
-        Streamlit's XSRF cookie), then send them with the websocket, uploads and downloads."""
+        Streamlit's XSRF cookie), then send them with the websocket, uploads and downloads. ``source``: the local
+        address the websocket comes from (127.0.0.2, ...: the server sees another visitor's address)."""
         u = urlsplit(url)
         client = cls(None, u.netloc, u.path.strip("/"), u.query)
+        client.source = source
         if browser:  # the page, then the health check the frontend polls (it sets Streamlit's XSRF cookie)
             await asyncio.to_thread(client._http, "GET", f"{u.path}?{u.query}")
             await asyncio.to_thread(client._http, "GET", "/_stcore/health")
@@ -136,7 +141,8 @@ class AppClient:
         self.ws = await connect(f"ws://{self.netloc}/_stcore/stream", subprotocols=protocols,
                                 origin=f"http://{self.netloc}", additional_headers=self._cookie_header(),
                                 proxy=None, open_timeout=120, ping_interval=None,  # a browser sends no pings
-                                max_size=None)  # the server bounds its messages (server.maxMessageSize)
+                                max_size=None,  # the server bounds its messages (server.maxMessageSize)
+                                **({"local_addr": (self.source, 0)} if self.source else {}))
         self._keep_cookies(self.ws.response.headers.get_all("Set-Cookie"))  # a balancer may pick a new replica
 
     async def reconnect(self, timeout: float = 60) -> str:
@@ -315,6 +321,8 @@ class AppClient:
             return
         el = delta.new_element
         kind = el.WhichOneof("type")
+        if kind == "vega_lite_chart" and self.first_chart_at is None:
+            self.first_chart_at = time.perf_counter()
         if kind == "alert":
             self.alerts.append(el.alert.body)
         if kind == "exception":

@@ -12,26 +12,57 @@ websockets). When a replica stops, its health check fails within about three sec
 once; a busy replica that answers late, within three seconds, stays in); its visitors' browsers
 reconnect on their own, the balancer sends them to another replica (``option redispatch``) with a new cookie, and
 the link in their address bar brings their view back there.
+
+The door (SECURITY.md, "The door"): one client address holds at most ``Door.per_client`` connections; once the
+balancer holds all but ``Door.reserve`` of its ``Door.maxconn``, an address that already holds ``Door.newcomer``
+gets no more, so the last share is for new visitors; a websocket with no traffic either way for
+``Door.tunnel_s`` closes (Streamlit pings every open websocket every 30 s, so a reader's never does).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
 COOKIE = "rl_replica"  # the affinity cookie: its value is the replica's name
+VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID set on its first request): ui.turns shares per visitor
 COMPOSE_REPLICAS = [(f"app{i}", f"app{i}", 8501) for i in (1, 2, 3)]  # compose.yaml's services
 
 
 DOCKER_DNS = "127.0.0.11:53"  # the resolver inside a compose network
+STREAMLIT_PING_S = 30  # Streamlit 1.67 (uvicorn) pings every websocket this often, and drops one unanswered as long
+
+
+@dataclass(frozen=True)
+class Door:
+    """How many connections the balancer lets in, and to whom (the defaults are what ships)."""
+
+    maxconn: int = 4096     # every connection the balancer holds (the page's requests, the websockets)
+    per_client: int = 500   # one client address: a class of 60 behind one NAT, two tabs each, all loading at once
+    reserve: int = 1024     # the last connections: only for an address that holds fewer than ``newcomer``
+    newcomer: int = 16      # a visitor's browser opening the page (6 parallel requests, a few tabs)
+    tunnel_s: int = 4 * STREAMLIT_PING_S  # an open websocket with no traffic either way this long is dead
+
+    def __post_init__(self) -> None:
+        if not 0 < self.newcomer <= self.per_client < self.maxconn - self.reserve < self.maxconn:
+            raise ValueError(f"need 0 < newcomer <= per_client < maxconn - reserve < maxconn, got {self}")
+        if self.tunnel_s <= 2 * STREAMLIT_PING_S:
+            raise ValueError(f"tunnel_s must exceed two of Streamlit's pings ({2 * STREAMLIT_PING_S} s), "
+                             f"got {self.tunnel_s}")
+
+
+SHIPPED = Door()  # the limits deploy/haproxy.cfg has
 
 
 def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, dns: str | None = DOCKER_DNS,
-           stats: str | None = None) -> str:
+           stats: str | None = None, door: Door = SHIPPED) -> str:
     """haproxy.cfg for ``replicas`` (name, host, port), listening on ``bind``; ``dns``: a resolver that finds
     replicas started after the balancer (containers), None for fixed addresses; ``stats``: an address for HAProxy's
-    own status page (left out when None)."""
+    own status page (left out when None); ``door``: the connection limits."""
     resolve = " resolvers dns" if dns else ""
+    full = door.maxconn - door.reserve  # from here on, the door is for new visitors
+    set_visitor = f"{VISITOR_COOKIE}=%[var(txn.visitor)]; Path=/; HttpOnly; SameSite=Lax"
     servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 3 rise 2{resolve}"
                          for name, host, port in replicas)
     resolvers = f"""
@@ -47,7 +78,7 @@ frontend stats
 """ if stats else ""
     return f"""# Written by deploy/haproxy.py: HAProxy before {len(replicas)} replicas of the app, session affinity.
 global
-    maxconn 4096
+    maxconn {door.maxconn}
     log stdout format raw local0 notice   # start, stop, a replica down or up
 
 defaults
@@ -58,7 +89,7 @@ defaults
     timeout http-request 10s
     timeout client 60s
     timeout server 60s
-    timeout tunnel 1h       # an open websocket: a learner may read a page for a long time
+    timeout tunnel {door.tunnel_s}s     # a websocket silent both ways (Streamlit pings every {STREAMLIT_PING_S} s)
     timeout client-fin 5s
     timeout check 3s        # a replica busy with scripts answers its health check late, not never
     retries 3
@@ -66,6 +97,17 @@ defaults
 
 frontend app
     bind {bind}
+    # The door: connections per client address (a /64 for IPv6), counted while they are open.
+    stick-table type ipv6 size 100k expire 10m store conn_cur
+    tcp-request connection track-sc0 src,ipmask(32,64)
+    tcp-request connection reject if {{ sc0_conn_cur gt {door.per_client} }}
+    # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
+    tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
+    # Who a visitor is, for fair turns on the replica (ui.turns): its browser's cookie, else its address.
+    http-request del-header X-Forwarded-For   # what a client says of its address counts for nothing
+    option forwardfor
+    http-request set-var(txn.visitor) uuid if !{{ req.cook({VISITOR_COOKIE}) -m found }}
+    http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.visitor) -m found }}
     default_backend replicas
 
 backend replicas

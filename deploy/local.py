@@ -21,7 +21,7 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "deploy"))
-from haproxy import COOKIE, config  # noqa: E402,F401 (COOKIE: for who starts a Cluster)
+from haproxy import COOKIE, SHIPPED, Door, config  # noqa: E402,F401 (COOKIE, Door: for who starts a Cluster)
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
@@ -54,9 +54,9 @@ def start(cmd: list[str], log: pathlib.Path) -> subprocess.Popen:
 
 class Cluster:
     """``replicas`` app processes and a balancer on 127.0.0.1; ``url`` is the balancer's, ``names`` the replicas'
-    (the affinity cookie's values: app1, app2, ...)."""
+    (the affinity cookie's values: app1, app2, ...); ``door``: the balancer's connection limits."""
 
-    def __init__(self, replicas: int = 3, port: int | None = None) -> None:
+    def __init__(self, replicas: int = 3, port: int | None = None, door: Door = SHIPPED) -> None:
         if not 1 <= replicas <= 8:
             raise ValueError(f"replicas must be 1..8, got {replicas}")
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="rl-cluster-"))
@@ -77,7 +77,7 @@ class Cluster:
             self.url = f"http://127.0.0.1:{self.port}"
             cfg = self.dir / "haproxy.cfg"
             cfg.write_text(config([(n, "127.0.0.1", p) for n, (p, _) in self.apps.items()],
-                                  f"127.0.0.1:{self.port}", dns=None))
+                                  f"127.0.0.1:{self.port}", dns=None, door=door))
             self.balancer = start([HAPROXY, "-f", str(cfg), "-db"], self.dir / "haproxy.log")
             if not healthy(f"{self.url}/_stcore/health", 30):
                 raise RuntimeError(f"the balancer did not answer (log: {self.dir / 'haproxy.log'})")

@@ -6,7 +6,7 @@ import streamlit as st
 import rlcore
 from ui import charts, inputs, page
 from ui.colors import method_colors
-from ui.format import esc, fmt
+from ui.format import esc, fmt, pct
 from ui.i18n import t
 from ui.page import NOTHING_TO_COMPARE
 
@@ -14,6 +14,8 @@ BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link
 COMPARE_BETAS = [0.03, 0.3, 3.0]
 COMPARISONS = [50, 100, 200, 500, 1000, 2000, 5000, 20000]
 COMPARE_N = [100, 1000, 20000]
+GAO_PAIRS = {False: (100, 1000), True: (100, 10_000)}  # without, and with, the raters' bias
+GAO_BIAS = 1.0
 MAX_SEED = 999_999
 
 scenario = page.setup("p17")
@@ -64,6 +66,7 @@ def over_panel() -> None:
         draw_betas(int(n), raters)
         draw_comparisons(float(beta), raters)
         closed_form(run)
+        draw_gao()
 
 
 def ask(run, beta) -> bool:
@@ -150,6 +153,34 @@ def closed_form(run) -> None:
                    formats={k: "%.4f" for k in numeric})
 
 
+def gao_curves(biased: bool) -> tuple[pd.DataFrame, list]:
+    """Proxy and gold against √KL for two proxies (Gao et al.'s measurement), averaged over ten worlds."""
+    runs = [page.study(rlcore.goodhart_mean, k, bias=GAO_BIAS if biased else 0.0) for k in GAO_PAIRS[biased]]
+    labels = [t("p17.n_run", n=f"{k:,}") for k in GAO_PAIRS[biased]]
+    scored = (t("p17.gao_proxy"), t("p17.gao_gold"))
+    data = pd.concat([pd.DataFrame({"√KL": r.root_kl, "gain": g, "run": lab, "score": s})
+                      for r, lab in zip(runs, labels, strict=True)
+                      for s, g in zip(scored, (r.proxy, r.gold), strict=True)], ignore_index=True)
+    return data, list(zip(runs, labels, strict=True))
+
+
+def draw_gao() -> None:
+    """Over-optimisation from a proxy fitted on finite data, with no bias planted; the bias as its own lesson."""
+    st.subheader(t("p17.gao"))
+    st.markdown(t("p17.gao_text"))
+    biased = inputs.toggle(t("p17.gao_bias"), False, key="gao_bias", help=t("p17.gao_bias_help"))
+    data, runs = gao_curves(bool(biased))
+    ch = charts.layer(charts.lines(data, x="√KL", y="gain", dash="score",
+                                   key=charts.Key("run", colors=method_colors([lab for _, lab in runs]),
+                                                  title=t("p17.n_legend")),
+                                   axes=charts.Axes(t("p17.gao_x"), t("p17.gao_y"))),
+                      title=t("p17.gao_title_bias" if biased else "p17.gao_title"))
+    page.chart(ch, data, alt_text=t("p17.gao_alt"), name="gao")
+    st.markdown(t("p17.join").join(
+        [t("p17.gao_end", run=lab, peak=fmt(r.gold[r.peak]), at=fmt(r.root_kl[r.peak]), fall=pct(r.fall))
+         for r, lab in runs] + [t("p17.gao_why_bias" if biased else "p17.gao_why")]))
+
+
 over_panel()
 
-page.end(code=(rlcore.train_against, rlcore.reward_model_study,))
+page.end(code=(rlcore.train_against, rlcore.reward_model_study, rlcore.goodhart_study))

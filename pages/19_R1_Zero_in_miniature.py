@@ -11,34 +11,24 @@ import rlcore
 from rlcore import zero
 from rlcore.studies.zero import task, training, warmup
 from ui import charts, inputs, page, runs
-from ui.colors import ALGORITHM_COLORS, method_colors
+from ui.colors import ALGORITHM_COLORS, NEUTRAL, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import t
 
 page.setup("p19", scenario=False)
 
 NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo"}  # the link's value → rlcore
-D = zero.ZeroConfig()  # the defaults
-STEP_SIZES = (3e-5, 1e-4, 3e-4, 1e-3)
+D, STEP_SIZES = zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 REDRAW = 0.5          # seconds between two redraws of the live charts
 CELL = {"<end>": t("p19.end"), "<pad>": t("p19.pad")}  # a grid cell's label for the two tokens too wide for it
-PARTIAL = "zero_partial"  # session key: the steps of the run being trained (what is left when it is stopped)
-FINISHED = "zero_run"     # session key: this learner's last run
+PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a runs.Recorder), the last one
+SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
 
 
-def algorithm_name(name: str) -> str:
-    """An algorithm (a key of ``NAMES``, the link's value) as the learner reads it."""
-    return t(f"p19.algorithms.{NAMES[name]}")
-
-
-page.presets({
-    algorithm_name("GRPO"): {"algo": "GRPO"},
-    algorithm_name("Dr. GRPO"): {"algo": "Dr. GRPO"},
-    t("p19.preset_ppo"): {"algo": "PPO with a value head"},
-    t("p19.preset_kl"): {"algo": "GRPO", "beta": 0.1},
-    t("p19.preset_slow"): {"lr": 3e-5, "steps": 200},
-})
+page.presets({SHOWN["GRPO"]: {"algo": "GRPO"}, SHOWN["Dr. GRPO"]: {"algo": "Dr. GRPO"},
+              t("p19.preset_ppo"): {"algo": "PPO with a value head"}, t("p19.preset_kl"): {"algo": "GRPO", "beta": 0.1},
+              t("p19.preset_slow"): {"lr": 3e-5, "steps": 200}})
 
 
 def ask(stats) -> None:
@@ -56,7 +46,7 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
     """The algorithm, the steps and β on top, the rest under "More settings": the algorithm, the config, the seed."""
     c1, c2, c3 = st.columns([3, 2, 2])
     algo = inputs.radio(t("p19.algo"), list(NAMES), "GRPO", key="algo", horizontal=True, where=c1,
-                        help=t("p19.algo_help"), format_func=algorithm_name)
+                        help=t("p19.algo_help"), format_func=SHOWN.get)
     steps = inputs.slider(t("p19.steps"), 5, 200, D.steps, 5, key="steps", where=c2, help=t("p19.steps_help"))
     beta = inputs.slider(t("p19.beta"), 0.0, 0.5, D.beta, 0.05, key="beta", where=c3, help=t("p19.beta_help"))
     with st.expander(t("judge.more_settings")):
@@ -86,29 +76,24 @@ def draw_curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> 
         colors=dict(zip((length, share, t("p19.worked"), t("p19.at_once")), (ALGORITHM_COLORS[a] for a in (
             "ppo", "rloo", "grpo", "dr_grpo")), strict=True)),
         title=t("p19.length_title"), subtitle=t("p19.length_subtitle"), **axis)
-    with where.container():
-        for col, (ch, df), alt_text, name in zip(st.columns(2), (health, length), (
-                t("p19.health_alt"), t("p19.length_alt")), ("zero_health", "zero_length"), strict=True):
-            with col:
-                page.chart(ch, None if live else df, alt_text=alt_text, name=name, width="stretch")
+    for col, (ch, df), alt_text, name in zip(where.container().columns(2), (health, length), (
+            t("p19.health_alt"), t("p19.length_alt")), ("zero_health", "zero_length"), strict=True):
+        with col:
+            page.chart(ch, None if live else df, alt_text=alt_text, name=name, width="stretch")
 
 
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
-    """Train, redrawing the progress and the curves as the steps come in, in turns with everyone else training on
-    the server (``page.live``: about a second of steps per turn); every step is kept in the session, so that a
-    Stop (any rerun) leaves the part trained so far."""
-    record = st.session_state[PARTIAL] = training.Recorder(config, seed)
-    waiting = where.empty()  # how many runs are ahead, while this one waits for its turn
-    bar = where.progress(0.0, text=t("p19.measuring"))
-    live = where.empty()
-    last = 0.0
+    """Train, redrawing the progress and the curves as steps come in, in turns with the server's other trainings
+    (``page.live``); every step is kept in the session, so a Stop (any rerun) leaves the part trained so far."""
+    record = st.session_state[PARTIAL] = runs.Recorder(config, seed)
+    # how many runs are ahead while this one waits for its turn; the progress; the live charts
+    waiting, bar, live, last = where.empty(), where.progress(0.0, text=t("p19.measuring")), where.empty(), 0.0
     for s in page.live(zero.train_steps(config, seed), where=waiting):
         record.add(s)
         now = time.perf_counter()
         if now - last > REDRAW or s.step == config.steps:
-            bar.progress(s.step / config.steps, text=t("p19.progress", step=s.step, steps=config.steps,
-                                                         pass1=pct(s.measure.pass1, 1),
-                                                         length=fmt(s.measure.length, 1)))
+            said = dict(step=s.step, steps=config.steps, pass1=pct(s.measure.pass1, 1), length=fmt(s.measure.length, 1))
+            bar.progress(s.step / config.steps, text=t("p19.progress", **said))
             draw_curves(record.run(), live, config.steps, live=True)
             last = time.perf_counter()
     run = record.run()
@@ -120,15 +105,13 @@ def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
 
 
 def find_run(config: zero.ZeroConfig, seed: int):
-    """Train (and Stop), and the run to show: Train's (trained live unless the server holds it), else this
-    learner's last one if it has these settings, else one the server holds (``shared``). A run stopped mid-way is
-    kept as the learner's last. Returns the run (None: none yet), ``shared``, and where the charts and notes go."""
+    """Train (and Stop), and the run to show (None: none yet): Train's (live unless the server holds it), else the
+    learner's last one at these settings (a stopped one kept), else one the server holds (``shared``)."""
     left, right = st.columns([1, 4], vertical_alignment="center")
     go = left.button(t("p19.train"), type="primary", icon=":material/play_arrow:", width="stretch")
     where, key = st.container(), (repr(config), seed)
-    partial = st.session_state.pop(PARTIAL, None)
-    if partial is not None and partial.model is not None:   # the last run was stopped after step 0 was measured
-        st.session_state[FINISHED] = partial.run()
+    if (stopped := runs.stopped(PARTIAL)) is not None:   # the last run was stopped after step 0 was measured
+        st.session_state[FINISHED] = stopped
     if not go:
         mine = st.session_state.get(FINISHED)
         if mine is not None and (repr(mine.config), mine.seed) == key:
@@ -159,9 +142,27 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
         length_start=fmt(run.length[0], 1), length_end=fmt(run.length[-1], 1),
         worked_start=pct(run.worked_share[0], 1), worked_end=pct(run.worked_share[-1], 1),
         worked_pass=pct(run.worked_pass[0], 1), immediate_pass=pct(run.immediate_pass[0], 1)))
+    draw_pass_k(run)
     st.markdown(t("p19.analogy"))
     if done:
         draw_inside(run, done)
+
+
+def draw_pass_k(run: zero.ZeroRun) -> None:
+    """pass@k from 1 to 64, base against trained, and what RL changed at either end (Yue et al. 2025)."""
+    c = page.study(zero.pass_curve, run.model, run.seed, 64, entries=4, heavy=True)
+    who = [t("p19.base_model"), t("p19.trained")]
+    df = pd.DataFrame({"k": np.tile(c.k, 2), "model": np.repeat(who, c.k.size), "pass@k": np.r_[c.base, c.model]})
+    colors = {who[0]: NEUTRAL, who[1]: ALGORITHM_COLORS[run.config.algorithm]}  # the base grey, the run as trained
+    lines = charts.lines(df, x="k", y="pass@k", key=charts.Key("model", colors=colors, title=t("p19.model")),
+                         axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"))
+    page.chart(charts.titled(lines, title=t("p19.passk_title"), subtitle=wrap(t("p19.passk_subtitle")), height=200),
+               df, alt_text=t("p19.passk_alt"), name="zero_pass_k")
+    low, high = c.model[0] - c.base[0], c.model[-1] - c.base[-1]  # RL's gain at k = 1 and at k = 64
+    said = "none" if low < 0.005 else "lost" if high < -0.005 else "full" if min(c.base[-1], c.model[-1]) > 0.995 \
+        else "narrow" if low > high + 0.01 else "wide"
+    st.markdown(t(f"p19.passk_{said}", b1=pct(c.base[0], 1), m1=pct(c.model[0], 1), bn=pct(c.base[-1], 1),
+                  mn=pct(c.model[-1], 1), n=int(c.k[-1])))
 
 
 def draw_inside(run: zero.ZeroRun, done: int) -> None:
@@ -195,10 +196,9 @@ def draw_inside(run: zero.ZeroRun, done: int) -> None:
                              t("p19.col_text"): [task.answer_text([task.TOKEN[x] for x in toks]) for toks in g.tokens],
                              t("p19.col_right"): g.right, t("p19.col_well_formed"): g.well_formed,
                              t("p19.col_score"): g.score, t("p19.col_clipped"): [int(c.sum()) for c in g.clipped]}))
-    st.caption(t("p19.hover", answer=g.answer) + (
-        t("p19.one_epoch") if run.config.epochs == 1 else
-        t("p19.clipped_at", n=sum(int(c.sum()) for c in g.clipped), epochs=run.config.epochs))
-        + (t("p19.teaches_nothing") if not per_token else ""))
+    clips = t("p19.one_epoch") if run.config.epochs == 1 else t(
+        "p19.clipped_at", n=sum(int(c.sum()) for c in g.clipped), epochs=run.config.epochs)
+    st.caption(t("p19.hover", answer=g.answer) + clips + (t("p19.teaches_nothing") if not per_token else ""))
 
 
 def draw_answers(run: zero.ZeroRun | None, name: str) -> None:
@@ -233,7 +233,7 @@ def zero_panel() -> None:
     algo, config, seed = draw_settings()
     run, shared, right, where = find_run(config, seed)
     if run is None:
-        right.markdown(t("p19.press_train", algo=algorithm_name(algo), steps=config.steps))
+        right.markdown(t("p19.press_train", algo=SHOWN[algo], steps=config.steps))
         base = [page.study(zero.base_measure, seed, config.k, entries=4)]
         draw_curves(training.collect(config, seed, base, [], warmup.base_model()), where, config.steps)
     plan = warmup.WARMUP
@@ -241,8 +241,8 @@ def zero_panel() -> None:
                   choice=pct(plan.choice_share), problems=task.HELD_OUT_SIZE, worked_share=pct(stats.worked_share, 1),
                   pass1=pct(stats.pass1, 1)))
     if run is not None:
-        draw_run(run, algorithm_name(algo), shared, right, where)
-    draw_answers(run, algorithm_name(algo))
+        draw_run(run, SHOWN[algo], shared, right, where)
+    draw_answers(run, SHOWN[algo])
 
 
 zero_panel()

@@ -37,10 +37,13 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 - **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table);
   a chart whose lesson is a curve's shape under the main input is drawn with ``page.scrub`` over a study's rows for
   every step of that input (``ui.scrub``): it marks the committed value and says which value it shows.
-- **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun.
+- **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun; ``attempt`` shows it
+  and lets the rest of the page draw (a part that may fail alone, such as a problem the learner typed).
 
 And what the server shares between sessions: bounded caches keyed cheaply (``study``), panels that take turns
-(``one_at_a_time``), long trainings in turns (``live``); all three are ``ui.turns``'."""
+(``one_at_a_time``), long trainings in turns (``live``), a bounded shelf of results no cache can make (``shelf``:
+page 19's finished runs); all are ``ui.turns``'. A page that trains live with a Stop button draws its panel with
+``panel(whole_page=True)`` (a click inside a fragment cannot interrupt the fragment)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
+from rlcore.studies.zero import training
 from ui import charts, page, prep
 
 
@@ -86,3 +87,28 @@ def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: s
                         key=charts.Key("curve", colors=colors, title=legend),
                         axes=charts.Axes(x_title, "", x_domain=[0, total]))
     return charts.facets(line, field="quantity", order=list(panels), title=title, subtitle=subtitle), df
+
+
+class Recorder:
+    """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``), and the run they make so
+    far (``run``): what page 19 keeps in the session, so that a learner who stops a training keeps the part done."""
+
+    def __init__(self, config, seed: int):
+        self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
+
+    def add(self, step) -> None:
+        self.measures.append(step.measure)
+        if step.update is not None:
+            self.updates.append(step.update)
+        self.model = step.model
+
+    def run(self):
+        """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``training.collect`` says)."""
+        return training.collect(self.config, self.seed, self.measures, self.updates, self.model)
+
+
+def stopped(key: str):
+    """The run a stopped live training left in the session under ``key`` (a ``Recorder``, taken out), or None when
+    there is none or it stopped before step 0 was measured."""
+    record = st.session_state.pop(key, None)
+    return record.run() if record is not None and record.model is not None else None

@@ -1,18 +1,26 @@
-"""Turns on the server: work that runs for one session at a time, the sessions served in the order they asked.
+"""Turns on the server: work that runs for one session at a time, the least-served visitor's first.
 ``Line`` is plain threading; below it, what pages use through ``ui.page`` (``page.study(..., heavy=True)``,
-``page.panel(turns=True)``, ``page.live``): the two lines, the session's token and its notice.
+``page.panel(turns=True)``, ``page.live``): the two lines, the session's token and visitor, and its notice.
 
 Streamlit runs every session's script in a thread of one process. Heavy work side by side (the training lab's
 panels) hands the interpreter lock back and forth and costs several times the CPU of the same work done in
 turn, so such work waits in a ``Line``. A line is fair between visitors:
 
+- **visitors, not tabs.** A visitor is one browser (``visitor``: the balancer's cookie, else the address its
+  session comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in
+  seconds of turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not
+  fifty. Among a visitor's own sessions, and between visitors served alike, the first to ask goes first. A
+  visitor who joins a busy line starts level with the visitor being served, less one turn (``GRACE_S``): it goes
+  next, and cannot bank time from before it came. Heavy work comes in bounded slices where it can (``in_turns``:
+  page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the training line a
+  newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``: one such run
+  at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor its half.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
   replaces the first one.
-- **sessions in turn.** The line is first come, first served; a session that has had its turn and asks again
-  goes to the back, behind everyone who asked meanwhile, so a learner who moves a slider every second cannot
-  keep the others waiting.
+- **sessions in turn.** A session that has had its turn and asks again goes behind everyone who asked
+  meanwhile, so a learner who moves a slider every second cannot keep the others waiting.
 - **a learner sees where they stand.** While waiting, the session's notice slot says how many runs are ahead
   of theirs, and is cleared when the turn comes.
 
@@ -25,11 +33,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -40,6 +49,7 @@ import rlcore
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
+GRACE_S = 1.0         # a visitor joining a busy line starts this far below the visitor being served (one turn)
 
 
 class Replaced(Exception):
@@ -63,43 +73,88 @@ def ahead_text(ahead: int, what: str) -> str:
 class _Ticket:
     session: str
     seq: int
+    visitor: str
     replaced: bool = False
+    since: float = 0.0  # when its turn began
+    fresh: bool = False  # an uncut run of a visitor new to the busy line (it may run beside, with ``beside``)
 
 
 @dataclass
 class Line:
-    """A first-come-first-served line of sessions for one piece of work; ``what`` names it in the notice."""
+    """A line of sessions for one piece of work, the least-served visitor first; ``what`` names it in the notice;
+    ``clock`` measures what a visitor has taken (a test passes a step counter). ``beside``: a visitor new to a busy
+    line, asking for a run that cannot be cut (``uncut``), runs it beside the run in progress instead of after it
+    (one such run at a time: at most two at once), so a newcomer never waits for a long run."""
 
     what: str
+    clock: Callable[[], float] = time.monotonic
+    beside: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition)
-    _waiting: list = field(default_factory=list)   # tickets in order of seq
-    _serving: _Ticket | None = None
+    _waiting: list = field(default_factory=list)   # tickets
+    _serving: list = field(default_factory=list)   # the run in progress, and a newcomer's beside it
+    _used: dict = field(default_factory=dict)      # visitor → seconds of turns since the line was last empty
     _kept: dict = field(default_factory=dict)      # session → (seq, until): the place of a superseded wait
     _seqs: itertools.count = field(default_factory=itertools.count)
     _held: threading.local = field(default_factory=threading.local)
+    _sorted: list | None = None  # the order, until the line changes (every waiting run looks at it 4 times a second)
+
+    def _order(self) -> list:
+        """The waiting tickets in the order they will be served: least-served visitor, then first asked."""
+        if self._sorted is None:
+            self._sorted = sorted(self._waiting, key=lambda t: (self._used.get(t.visitor, 0.0), t.seq))
+        return self._sorted
+
+    def _in_line(self) -> set:
+        return {t.visitor for t in [*self._waiting, *self._serving]}
 
     def ahead(self, session: str | None = None) -> int:
-        """How many runs are ahead of ``session``'s waiting run (of a newcomer's, when it has none)."""
+        """How many runs are ahead of ``session``'s waiting run (everyone in line, when it has none)."""
         with self._cond:
-            mine = next((i for i, t in enumerate(self._waiting) if t.session == session), len(self._waiting))
-            return mine + (self._serving is not None)
+            order = self._order()
+            mine = next((i for i, t in enumerate(order) if t.session == session), len(order))
+            return mine + len(self._serving)
+
+    def used(self, visitor: str) -> float:
+        """What ``visitor`` has held the line for since the line was last empty (by ``clock``)."""
+        with self._cond:
+            return self._used.get(visitor, 0.0)
 
     def holds(self) -> bool:
         """Whether the calling thread has its turn now."""
         return getattr(self._held, "ticket", None) is not None
 
-    def _join(self, session: str) -> _Ticket:
+    def _join(self, session: str, visitor: str, uncut: bool) -> _Ticket:
         now = time.monotonic()
+        here = self._in_line()
+        if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
+            floor = self._level() - GRACE_S
+            self._used[visitor] = max(self._used[visitor], floor) if visitor in self._used else floor
         self._kept = {s: kept for s, kept in self._kept.items() if kept[1] > now}
         seq = self._kept.pop(session, (None,))[0]
         for old in [t for t in self._waiting if t.session == session]:  # a second thread of the same session
             old.replaced = True
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
-        ticket = _Ticket(session, next(self._seqs) if seq is None else seq)
+        ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
+                         fresh=uncut and bool(here) and visitor not in here)
         self._waiting.append(ticket)
-        self._waiting.sort(key=lambda t: t.seq)
+        self._sorted = None
         return ticket
+
+    def _level(self) -> float:
+        """Where the line stands: what the visitor of the run in progress has taken (not a newcomer's beside it,
+        so newcomers that come one after another start level with each other, first come first served); between
+        turns, the least any visitor in line has taken."""
+        main = [t.visitor for t in self._serving if not t.fresh] or self._in_line()
+        return min(self._used.get(v, 0.0) for v in main)
+
+    def _may_start(self, ticket: _Ticket, order: list) -> bool:
+        """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first
+        newcomer's uncut run in order and goes beside a run in progress that is not one."""
+        if not self._serving:
+            return order[0] is ticket
+        return (self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
+                and next(t for t in order if t.fresh) is ticket)
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""
@@ -108,11 +163,14 @@ class Line:
             with self._cond:
                 if ticket.replaced:
                     raise Replaced()
-                if self._serving is None and self._waiting[0] is ticket:
-                    self._waiting.pop(0)
-                    self._serving = ticket
+                order = self._order()
+                if self._may_start(ticket, order):
+                    self._waiting.remove(ticket)
+                    self._sorted = None
+                    self._serving.append(ticket)
+                    ticket.since = self.clock()
                     break
-                ahead = self._waiting.index(ticket) + (self._serving is not None)
+                ahead = order.index(ticket) + len(self._serving)
                 self._cond.wait(POLL_S)
             if notice is not None and time.monotonic() - start >= QUIET_S:
                 notice(ahead)  # a Streamlit call: where a newer input stops this run (outside the lock)
@@ -127,14 +185,27 @@ class Line:
                 self._waiting.remove(ticket)
                 if keep_place and not ticket.replaced:
                     self._kept[ticket.session] = (ticket.seq, time.monotonic() + KEEP_PLACE_S)
-            if self._serving is ticket:
-                self._serving = None
+            if ticket in self._serving:
+                self._serving.remove(ticket)
+                self._used[ticket.visitor] = self._used.get(ticket.visitor, 0.0) + self.clock() - ticket.since
+            self._forget()
+            self._sorted = None
             self._cond.notify_all()
 
-    def _take(self, session: str, notice) -> None:
+    def _forget(self) -> None:
+        """Keep only what still decides an order: nothing once the line is empty; else what visitors out of the
+        line have taken beyond the least-served one in it (below that, they would start at the floor anyway)."""
+        here = self._in_line()
+        if not here:
+            self._used.clear()
+            return
+        floor = min(self._used.get(v, 0.0) for v in here) - GRACE_S
+        self._used = {v: u for v, u in self._used.items() if v in here or u > floor}
+
+    def _take(self, session: str, notice, visitor: str | None, uncut: bool = False) -> None:
         """Join the line and wait for the turn; the calling thread holds it afterwards."""
         with self._cond:
-            ticket = self._join(session)
+            ticket = self._join(session, visitor or session, uncut)
         try:
             self._wait(ticket, notice)
         except BaseException:  # a newer input stopped this run while it waited (or the notice right after)
@@ -148,27 +219,29 @@ class Line:
         return ticket
 
     @contextmanager
-    def turn(self, notice=None, *, session: str | None = None):
+    def turn(self, notice=None, *, session: str | None = None, visitor: str | None = None, uncut: bool = False):
         """Wait for this session's turn, hold it for the block, then let the next session in.
 
         ``notice(ahead)`` is told the number of runs ahead while waiting (after ``QUIET_S``) and ``notice(None)``
         once the turn came; it may raise (Streamlit stops a superseded run there): the run then leaves the line
         and its place is kept for the session's next run. ``session``: who asks (a Streamlit session's token;
-        the calling thread by default). Raises ``Replaced`` when another run of the same session took its place."""
+        the calling thread by default); ``visitor``: whose session it is (the session itself by default); ``uncut``:
+        the block is one long run that cannot be cut into turns (see ``beside``). Raises ``Replaced`` when another
+        run of the same session took its place."""
         if self.holds():  # already this thread's turn: nothing to wait for
             yield
             return
-        self._take(session or thread_session(), notice)
+        self._take(session or thread_session(), notice, visitor, uncut)
         try:
             yield
         finally:
             if self.holds():
                 self._give_back()
 
-    def take(self, session: str, notice=None) -> None:
+    def take(self, session: str, notice=None, visitor: str | None = None, uncut: bool = False) -> None:
         """Wait for ``session``'s turn and keep it (until ``release``); nothing to wait for when already held."""
         if not self.holds():
-            self._take(session, notice)
+            self._take(session, notice, visitor, uncut)
 
     def release(self) -> None:
         """Give the calling thread's turn back, if it holds one."""
@@ -182,12 +255,15 @@ HASH_BY_REPR = {rlcore.Scenario: repr, rlcore.LabConfig: repr}
 
 
 # ---------------------------------------------------------------- the server's two lines, as pages use them
-# Two lines of sessions: the lab's panel is drawn for one session at a time, and a panel that must
-# train what the shared cache lacks moves to the training line, one session at a time there too.
+# Two lines of sessions, each serving the least-served visitor first: the lab's panel is drawn for one session at a
+# time, and a panel that must train what the shared cache lacks moves to the training line, one session at a time
+# there too (and a newcomer's lab run beside it), where page 19's trainings take their slices.
 PANELS = Line("lab panels")
-TRAININGS = Line("training runs")
+TRAININGS = Line("training runs", beside=True)  # a lab run cannot be cut: a newcomer's goes beside it
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
 TURN_KEY = "turns_session"  # the session's token in its lines
+VISITOR_COOKIE = "rl_visitor"  # a browser's id, set by the balancer (deploy/haproxy.py) on its first request
+_VISITOR_ID = re.compile(r"[0-9a-fA-F-]{36}")  # what the balancer sets (a UUID); anything else is no cookie
 
 
 def _session() -> str:
@@ -196,6 +272,24 @@ def _session() -> str:
     if not st.runtime.exists():
         return thread_session()
     return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
+
+
+def visitor_of(cookies, address: str | None) -> str:
+    """The visitor a session belongs to, from its cookies and the address it comes from: one browser. Behind the
+    balancer, its ``rl_visitor`` cookie (every tab of a browser sends the same); else its address (behind the
+    balancer, the visitor's own: the balancer passes it in X-Forwarded-For); None, as Streamlit says for this
+    machine, is one visitor: whoever sits at it."""
+    cookie = cookies.get(VISITOR_COOKIE)
+    if isinstance(cookie, str) and _VISITOR_ID.fullmatch(cookie):
+        return f"browser {cookie.lower()}"
+    return f"address {address if isinstance(address, str) else 'this machine'}"
+
+
+def _visitor() -> str:
+    """This session's visitor (``visitor_of``, from Streamlit's ``st.context``); outside a server, the thread."""
+    if not st.runtime.exists():
+        return thread_session()
+    return visitor_of(st.context.cookies, st.context.ip_address)
 
 
 def _notice(line: Line, slot=None):
@@ -230,15 +324,15 @@ def one_at_a_time(panel):
     @functools.wraps(panel)
     def in_turn(*args, **kwargs):
         _SLOT.slot = st.empty() if st.runtime.exists() else None
-        _SLOT.session = _session()
+        _SLOT.session, _SLOT.visitor = _session(), _visitor()
         try:
-            with PANELS.turn(_notice(PANELS), session=_SLOT.session):
+            with PANELS.turn(_notice(PANELS), session=_SLOT.session, visitor=_SLOT.visitor):
                 return panel(*args, **kwargs)
         except Replaced:
             st.stop()  # a newer run of this session took this one's place in line
         finally:
             TRAININGS.release()  # a panel that trained drew the rest in its training turn
-            _SLOT.slot = _SLOT.session = None
+            _SLOT.slot = _SLOT.session = _SLOT.visitor = None
     return in_turn
 
 
@@ -252,10 +346,10 @@ def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.mono
     room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
     each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
     ``clock``: what measures a turn (a test passes one that counts steps)."""
-    session, tell, it = _session(), _notice(TRAININGS, where), iter(steps)
+    session, visitor, tell, it = _session(), _visitor(), _notice(TRAININGS, where), iter(steps)
     try:
         while True:
-            TRAININGS.take(session, tell)
+            TRAININGS.take(session, tell, visitor)
             end = clock() + seconds
             while clock() < end:
                 try:
@@ -302,10 +396,10 @@ def cached(max_entries: int, *, take_turns: bool = False):
             panel_session = getattr(_SLOT, "session", None)
             try:
                 if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
-                    with TRAININGS.turn(_notice(TRAININGS), session=_session()):
+                    with TRAININGS.turn(_notice(TRAININGS), session=_session(), visitor=_visitor(), uncut=True):
                         return look(*args, **kwargs)
                 PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
-                TRAININGS.take(panel_session, _notice(TRAININGS))
+                TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor, uncut=True)
             except Replaced:
                 st.stop()
             return look(*args, **kwargs)

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_probs, as_vector, finite, log_probs, non_negative, positive, same_shape
+from .checks import as_probs, as_vector, count, finite, log_probs, non_negative, positive, same_shape
 from .policy import softmax
 
 __all__ = [
-    "KLEstimates", "RegularizedObjective", "ShareCurve", "kl_divergence", "kl_estimators", "kl_optimal_policy",
-    "kl_regularized_objective", "regularized_optimum", "share_curve", "share_curves",
+    "KLEstimates", "RegularizedObjective", "ShareCurve", "best_of_n_probs", "kl_divergence", "kl_estimators",
+    "kl_optimal_policy", "kl_regularized_objective", "regularized_optimum", "share_curve", "share_curves",
 ]
 
 
@@ -141,6 +141,41 @@ def kl_optimal_policy(p_ref, rewards, beta: float) -> np.ndarray:
     # a logit of −inf (a tiny β) is exp(·) = 0 either way; as the lowest float it is finite, as softmax asks
     out[support] = softmax(np.maximum(logits[support], -np.finfo(np.float64).max))
     return out
+
+
+def best_of_n_probs(p_ref, rewards, n: int) -> np.ndarray:
+    """The policy of best-of-n: draw n answers from π_ref and keep the one the reward ranks highest.
+
+    With F(r) the mass π_ref puts on answers scoring at most r, the answer kept scores r with probability
+    F(r)ⁿ − F(r⁻)ⁿ; among answers tied at r one of the tied draws is kept, so each gets that share in
+    proportion to π_ref. Its KL from π_ref is at most log n − (n − 1)/n, the value for answers all
+    different and each rare; fewer distinct scores, or a top answer π_ref writes often, make it smaller
+    (Beirami et al., "Theoretical guarantees on the best-of-n alignment policy", 2024).
+
+    Args:
+        p_ref: shape [K], the reference policy.
+        rewards: shape [K], finite.
+        n: draws, 1 to 10⁹.
+
+    Returns:
+        shape [K], a probability vector (π_ref itself for n = 1).
+
+    >>> best_of_n_probs([0.5, 0.5], [0.0, 1.0], 2).tolist()  # the worse answer only when both draws are it
+    [0.25, 0.75]
+    """
+    ref = as_probs("p_ref", p_ref)
+    r = as_vector("rewards", rewards)
+    if r.size != ref.size:
+        raise ValueError(f"p_ref and rewards must have the same length, got {ref.size} and {r.size}")
+    k = count("n", n, low=1, high=10**9)
+    levels, level_of = np.unique(r, return_inverse=True)
+    mass = np.bincount(level_of, ref, levels.size)
+    upto = np.minimum(np.cumsum(mass), 1.0)
+    below = np.concatenate([[0.0], upto[:-1]])
+    top = upto**k - below**k  # P(the best of the n draws scores this level)
+    share = np.divide(ref, mass[level_of], out=np.zeros_like(ref), where=mass[level_of] > 0)
+    out = top[level_of] * share
+    return out / out.sum()
 
 
 @dataclass(frozen=True)

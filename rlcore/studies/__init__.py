@@ -15,6 +15,7 @@ from . import (
                collapse,
                critic,
                exploration,
+               goodhart,
                judge,
                kl_penalty,
                kl_placement,
@@ -34,6 +35,7 @@ from .clips import *  # noqa: F403
 from .collapse import *  # noqa: F403
 from .critic import *  # noqa: F403
 from .exploration import *  # noqa: F403
+from .goodhart import *  # noqa: F403
 from .judge import *  # noqa: F403
 from .kl_penalty import *  # noqa: F403
 from .kl_placement import *  # noqa: F403
@@ -47,6 +49,6 @@ from .reward import *  # noqa: F403
 from .value import *  # noqa: F403
 from .zero import model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
 
-MODULES = (baseline, clipping, clips, collapse, critic, exploration, judge, kl_penalty, kl_placement, lab, length,
-           mismatch, overview, policy_gradient, recipes, reward, value)
+MODULES = (baseline, clipping, clips, collapse, critic, exploration, goodhart, judge, kl_penalty, kl_placement, lab,
+           length, mismatch, overview, policy_gradient, recipes, reward, value)
 __all__ = [*(name for module in MODULES for name in module.__all__), "zero"]  # zero's names stay in rlcore.zero

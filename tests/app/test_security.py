@@ -60,17 +60,15 @@ def test_the_only_html_is_a_fixed_style_sheet():
 
 @pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
 def test_every_cache_is_bounded(path):
-    """Every st.cache_data / st.cache_resource, as a decorator or called (ui.page.cached calls it), names
-    max_entries; ui.page.cached, the pages' shorthand for it, is given its bound."""
+    """Every st.cache_data / st.cache_resource, as a decorator or called (ui.turns.cached calls it, for
+    page.study), names max_entries."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for deco in node.decorator_list:
                 name = dotted(deco.func if isinstance(deco, ast.Call) else deco)
-                if name.endswith(("cache_data", "cache_resource", "page.cached")):
+                if name.endswith(("cache_data", "cache_resource")):
                     assert isinstance(deco, ast.Call), f"{path.name}:{node.name} cache without max_entries"
-                if name.endswith("page.cached"):
-                    assert deco.args or deco.keywords, f"{path.name}:{node.name}: page.cached without a bound"
         if isinstance(node, ast.Call) and dotted(node.func).endswith(("cache_data", "cache_resource")):
             assert "max_entries" in {k.arg for k in node.keywords}, f"{path.name}:{node.lineno} without max_entries"
 

@@ -56,3 +56,42 @@ def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balan
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     for part in ("dashboard.py", "pages/", "rlcore/", "ui/", ".streamlit/", "requirements.txt"):
         assert f"COPY {part}" in dockerfile, part
+
+
+def test_the_door_limits_each_client_and_keeps_a_share_for_newcomers():
+    door = haproxy.Door(maxconn=100, per_client=30, reserve=25, newcomer=5, tunnel_s=90)
+    cfg = haproxy.config([("a", "127.0.0.1", 9001)], "127.0.0.1:9000", dns=None, door=door)
+    frontend = cfg.split("frontend app", 1)[1].split("backend ", 1)[0]
+    assert "maxconn 100" in cfg and "timeout tunnel 90s" in cfg
+    assert "track-sc0 src" in frontend and "store conn_cur" in frontend  # counted by address, while open
+    assert "reject if { sc0_conn_cur gt 30 }" in frontend
+    assert "reject if { fe_conn gt 75 } { sc0_conn_cur gt 5 }" in frontend
+    for bad in ({"per_client": 80}, {"newcomer": 31}, {"reserve": 100}, {"tunnel_s": 60}):
+        with pytest.raises(ValueError):
+            haproxy.Door(**{**door.__dict__, **bad})
+
+
+def test_the_tunnel_timeout_is_above_streamlits_own_keep_alive():
+    """A websocket a learner reads is never idle for the balancer: Streamlit pings it every STREAMLIT_PING_S (its
+    default, which this app's config leaves alone), and the tunnel timeout is several of those."""
+    from streamlit import config as st_config
+    from streamlit.web.server.starlette import starlette_server_config as server_config
+
+    assert server_config.DEFAULT_WEBSOCKET_PING_INTERVAL == haproxy.STREAMLIT_PING_S
+    assert "websocketPingInterval" not in (ROOT / ".streamlit" / "config.toml").read_text()
+    assert st_config.get_option("server.websocketPingInterval") is None
+    assert haproxy.SHIPPED.tunnel_s >= 3 * (server_config.DEFAULT_WEBSOCKET_PING_INTERVAL
+                                            + server_config.DEFAULT_WEBSOCKET_PING_TIMEOUT) / 2
+
+
+def test_the_balancer_names_each_visitor_to_the_replicas():
+    """ui.turns shares per visitor: the balancer gives a browser without one a visitor cookie (a UUID), and passes
+    the client's own address on in X-Forwarded-For after dropping whatever the client claimed there."""
+    frontend = haproxy.config([("a", "127.0.0.1", 9001)], "127.0.0.1:9000", dns=None).split("frontend app")[1]
+    lines = [line.strip() for line in frontend.split("backend ")[0].splitlines()]
+    cookie = haproxy.VISITOR_COOKIE
+    assert f"http-request set-var(txn.visitor) uuid if !{{ req.cook({cookie}) -m found }}" in lines
+    assert any(line.startswith(f'http-response add-header Set-Cookie "{cookie}=%[var(txn.visitor)]; Path=/; HttpOnly')
+               and line.endswith("if { var(txn.visitor) -m found }") for line in lines)
+    drop = next(i for i, line in enumerate(lines) if line.startswith("http-request del-header X-Forwarded-For"))
+    assert lines.index("option forwardfor") > drop

@@ -67,3 +67,33 @@ def test_edited_scenario_and_one_with_nothing_to_compare():
     no_exception(bad)
     assert not bad.error and [i.value for i in bad.info] == [i18n.text("en", "judge.nothing_to_compare")]
     assert not bad.get("vega_lite_chart")
+
+
+def gao(at, title_id: str):
+    df = chart_frame(at, i18n.text("en", title_id), "gain")
+    return {(run, score): part for (run, score), part in df.groupby(["run", "score"])}
+
+
+def test_gao_measured_over_optimisation_without_a_bias_and_then_with_one():
+    """Honest raters: the proxy rises, the gold peaks inside and falls at 100 comparisons, and peaks higher and
+    later at 1,000. The bias switch names its own lesson: at 10,000 comparisons the gold still falls."""
+    at = run_page(PAGE, state=SHOWN)
+    no_exception(at)
+    curves = gao(at, "p17.gao_title")
+    few, many = "100 comparisons", "1,000 comparisons"
+    assert set(curves) == {(r, s) for r in (few, many) for s in ("reward model", "true judge")}
+    for run in (few, many):
+        proxy = curves[run, "reward model"]["gain"].to_numpy()
+        assert proxy[0] == 0 and np.all(np.diff(proxy) >= -1e-12)
+        assert np.all(np.diff(curves[run, "reward model"]["√KL"].to_numpy()) >= 0)
+    gold_few, gold_many = (curves[r, "true judge"] for r in (few, many))
+    i, j = int(gold_few["gain"].argmax()), int(gold_many["gain"].argmax())
+    assert 0 < i < len(gold_few) - 1 and gold_few["gain"].iloc[-1] < 0.9 * gold_few["gain"].iloc[i]
+    assert gold_many["gain"].iloc[j] > gold_few["gain"].iloc[i]
+    assert gold_many["√KL"].iloc[j] > gold_few["√KL"].iloc[i]
+    at.toggle(key=K("gao_bias")).set_value(True).run()
+    no_exception(at)
+    biased = gao(at, "p17.gao_title_bias")
+    gold = biased["10,000 comparisons", "true judge"]["gain"].to_numpy()
+    assert gold[-1] < gold.max() - 0.1 * (gold.max() - gold[0])
+    assert i18n.text("en", "p17.gao_why_bias") in " ".join(md.value for md in at.markdown)

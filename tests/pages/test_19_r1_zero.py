@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from rlcore import zero
-from rlcore.studies.zero import training
 from tests.apphelp import (
     chart_by_title,
     chart_fingerprint,
@@ -24,6 +23,7 @@ from tests.apphelp import (
     run_page,
     titles,
 )
+from ui import runs
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -148,7 +148,7 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
     config = zero.ZeroConfig(steps=40)
-    partial = training.Recorder(config, 3)
+    partial = runs.Recorder(config, 3)
     for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
         partial.add(s)
     at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})
@@ -157,3 +157,24 @@ def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     health = chart_frame(at, "On the held-out problems", "value")
     assert sorted(set(health["step"])) == [0, 1]
     assert " answers, step 1" in " ".join(titles(group_chart(at)["spec"]))
+
+
+def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_ends():
+    """The trained run's pass@k chart: k = 1 … 64 for the base and the trained model, each curve never falling, and
+    the sentence under it quotes the curves' two ends (what RL changed at k = 1 and at k = 64)."""
+    at = train(run_page(PAGE), **SHORT)
+    df = chart_frame(at, "pass@k on the held-out problems", "pass@k")
+    assert sorted(set(df["model"])) == ["The base model", "Trained"]
+    for _, curve in df.groupby("model"):
+        assert curve["k"].tolist() == list(range(1, 65))
+        assert np.all(np.diff(curve["pass@k"].to_numpy()) >= -1e-12)
+    ends = {m: (c["pass@k"].iloc[0], c["pass@k"].iloc[-1]) for m, c in df.groupby("model")}
+    (said,) = [p for p in page_text(at).split("\n") if p.startswith(("RL raised pass@1 from", "pass@1 went from"))]
+    one, b1, m1, n, bn, mn = numbers(said)[:6]  # "pass@1 from b1 to m1 … pass@64 from bn to mn"
+    assert (one, n) == (1, 64)
+    np.testing.assert_allclose([b1, m1, bn, mn], 100 * np.array([*ends["The base model"][:1], *ends["Trained"][:1],
+                                                                 ends["The base model"][1], ends["Trained"][1]]),
+                               atol=0.051)
+    gain_1, gain_64 = m1 - b1, mn - bn
+    if gain_1 > 0.5 and gain_64 < gain_1 - 1:  # RL helped in one try more than in 64: the sentence says so
+        assert "only from" in said or "before and" in said

@@ -2426,7 +2426,6 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
         "sample_problems", "problem_codes", "running_digits", "prompts", "answers", "problem_text", "answer_text",
         "is_worked", "judge_batch")), "token arrays the zero package makes itself (parse_problem checks typed text)"),
     "rlcore.zero.training.train_steps": "a generator: its checks run at its first step, which train (fuzzed) takes",
-    "rlcore.zero.training.Recorder": "keeps the steps train_steps yields (train, fuzzed, records its run with it)",
     **dict.fromkeys(("rlcore.zero.training." + f for f in ("answer_mask", "measure", "policy_grads")),
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in (

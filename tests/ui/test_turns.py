@@ -111,7 +111,8 @@ def test_a_second_waiting_thread_of_a_session_replaces_the_first():
     assert served == ["a left: Replaced", "a", "b"]
 
 
-def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
+def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn(monkeypatch):
+    monkeypatch.setattr(turns, "_visitor", lambda: "someone training")  # another tab of the visitor training
     calls = []
 
     @turns.cached(8, take_turns=True)
@@ -133,7 +134,8 @@ def test_a_cached_result_waits_for_nobody_and_a_new_one_waits_for_its_turn():
     assert results["miss"] == 20 and calls == [1, 2]
 
 
-def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
+def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile(monkeypatch):
+    monkeypatch.setattr(turns, "_visitor", lambda: "someone training")  # another tab of the visitor training
     @turns.cached(8, take_turns=True)
     def train(x):
         return -x
@@ -162,13 +164,16 @@ def test_a_panel_that_must_train_lets_cached_panels_be_drawn_meanwhile():
     assert turns.PANELS.ahead("newcomer") == 0 and turns.TRAININGS.ahead("newcomer") == 0, "every turn given back"
 
 
-def test_live_trainings_take_turns_of_a_bounded_length():
+def test_live_trainings_take_turns_of_a_bounded_length(monkeypatch):
     """turns.in_turns: two learners' long trainings, started together, advance in alternating chunks of the turn's
-    length each, and the line is free once both are done (or one stops early). The turn is measured by a clock
-    that counts steps (one tick a step), so a chunk is exactly ``per_turn`` steps on any machine, at any load."""
+    length each, and the line is free once both are done (or one stops early). The turn, and what each learner has
+    taken of the line, are measured by a clock that counts steps (one tick a step), so a chunk is exactly
+    ``per_turn`` steps on any machine, at any load."""
     log, per_turn, n, done = [], 10, 40, set()
     ticks = itertools.count(1)  # the clock reads 0 before the first step, k after the k-th
     clock_now = [0]
+    monkeypatch.setattr(turns.TRAININGS, "clock", lambda: clock_now[0])
+    monkeypatch.setattr(turns, "_visitor", lambda: "room")  # one visitor's tabs: nobody runs beside another
 
     def steps(who, other):
         for i in range(n):
@@ -184,7 +189,7 @@ def test_live_trainings_take_turns_of_a_bounded_length():
             log.append(item)
 
     threads = [threading.Thread(target=learner, args=pair) for pair in (("a", "b"), ("b", "a"))]
-    with turns.TRAININGS.turn(session="holder"):  # both learners are in the line before either starts
+    with turns.TRAININGS.turn(session="holder", visitor="room"):  # both learners are in line before either starts
         threads[0].start()
         wait_until(lambda: turns.TRAININGS.ahead("nobody") == 2)
         threads[1].start()
@@ -201,3 +206,159 @@ def test_live_trainings_take_turns_of_a_bounded_length():
     assert turns.TRAININGS.ahead("newcomer") == 1  # holding the turn mid-chunk
     stopped.close()  # the learner stopped (a rerun, or Stop): the generator is closed
     assert turns.TRAININGS.ahead("newcomer") == 0, "a stopped training gives its turn back"
+
+
+# ---------------------------------------------------------------- fair shares per visitor, not per tab
+# Each line below measures what a visitor took with a clock that counts steps: a turn of cost k moves it k steps
+# while the turn is held. So every order asserted is the line's, on any machine, at any load.
+
+def stepped_line():
+    now = [0]
+    return turns.Line("runs", clock=lambda: now[0]), now
+
+
+def tab(line, now, session, visitor, served, cost=1):
+    """A tab of ``visitor`` that waits its turn as ``session``, takes ``cost`` steps in it, and notes it."""
+    def work():
+        with line.turn(session=session, visitor=visitor):
+            now[0] += cost
+            served.append(session)
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    wait_until(lambda: line.ahead(session) < line.ahead("nobody"))  # in the line before the next one asks
+    return t
+
+
+def test_a_visitor_with_many_tabs_gets_one_visitors_share():
+    line, now = stepped_line()
+    served = []
+    with line.turn(session="holder"):
+        tabs = [tab(line, now, f"v{i}", "many tabs", served) for i in range(1, 6)]
+        tabs.append(tab(line, now, "n1", "newcomer", served))
+        assert line.ahead("n1") == 6  # in order of asking, the newcomer would be last
+    for t in tabs:
+        t.join(5)
+    assert served == ["v1", "n1", "v2", "v3", "v4", "v5"], "the newcomer waited for one of the five tabs, not five"
+
+
+def test_two_visitors_with_many_tabs_take_turns():
+    line, now = stepped_line()
+    served = []
+    with line.turn(session="holder"):
+        tabs = [tab(line, now, f"{v}{i}", v, served) for v in "vw" for i in range(1, 4)]
+    for t in tabs:
+        t.join(5)
+    assert served == ["v1", "w1", "v2", "w2", "v3", "w3"]
+
+
+def test_a_share_is_the_time_a_visitor_held_the_line_not_its_number_of_turns():
+    line, now = stepped_line()
+    served = []
+    with line.turn(session="holder"):
+        tabs = [tab(line, now, f"v{i}", "v", served, cost=3) for i in range(1, 4)]
+        tabs += [tab(line, now, f"w{i}", "w", served, cost=1) for i in range(1, 4)]
+    for t in tabs:
+        t.join(5)
+    # v's first turn took 3 steps: w's three turns of 1 step each come before v's second one
+    assert served == ["v1", "w1", "w2", "w3", "v2", "v3"]
+
+
+def test_a_visitor_joining_a_busy_line_goes_next_but_cannot_bank_time():
+    line, now = stepped_line()
+    served, gate = [], threading.Event()
+
+    def gate_tab():  # a tab of v that holds its turn until the newcomer is in the line
+        with line.turn(session="g", visitor="v"):
+            served.append("g")
+            gate.wait(5)
+    with line.turn(session="v0", visitor="v"):
+        tabs = [tab(line, now, f"v{i}", "v", served, cost=2) for i in (1, 2)]
+        holding = threading.Thread(target=gate_tab, daemon=True)
+        holding.start()
+        wait_until(lambda: line.ahead("g") == 3)
+        tabs += [tab(line, now, f"v{i}", "v", served, cost=2) for i in (3, 4)]
+    wait_until(lambda: served == ["v1", "v2", "g"])
+    assert line.used("v") == 4  # v's two turns of 2 steps
+    newcomer = [tab(line, now, f"n{i}", "n", served, cost=2) for i in (1, 2, 3)]
+    assert line.used("n") == line.used("v") - turns.GRACE_S, "level with the least served, less one turn"
+    gate.set()
+    for t in [*tabs, holding, *newcomer]:
+        t.join(5)
+    assert served[3:] == ["n1", "v3", "n2", "v4", "n3"], "next, then turn about: no run of n's own"
+    assert line.used("v") == 0 and line.used("n") == 0, "an empty line forgets what everyone took"
+
+
+def test_a_visitor_is_a_browser_by_the_balancers_cookie_else_an_address():
+    from deploy import haproxy
+
+    assert turns.VISITOR_COOKIE == haproxy.VISITOR_COOKIE  # the cookie the balancer sets is the one read here
+    uuid_ = "89ad76d6-d1b0-49ac-b836-555830da99ec"
+    tab1 = turns.visitor_of({turns.VISITOR_COOKIE: uuid_}, "127.0.0.1")
+    tab2 = turns.visitor_of({turns.VISITOR_COOKIE: uuid_.upper(), "other": "x"}, "10.0.0.7")
+    assert tab1 == tab2, "two tabs of one browser (the balancer's address may differ) are one visitor"
+    assert turns.visitor_of({turns.VISITOR_COOKIE: uuid_.replace("8", "9")}, None) != tab1
+    for junk in ("", "x" * 36, uuid_ + "0", "<script>", "a" * 5000):  # not what the balancer sets: no cookie
+        assert turns.visitor_of({turns.VISITOR_COOKIE: junk}, "10.0.0.7") == turns.visitor_of({}, "10.0.0.7")
+    assert turns.visitor_of({}, "10.0.0.7") != turns.visitor_of({}, "10.0.0.8")
+    assert turns.visitor_of({}, None) == turns.visitor_of({}, None), "this machine is one visitor"
+    stand_in = object()  # what AppTest's st.context hands over: neither a cookie nor an address
+    assert turns.visitor_of({turns.VISITOR_COOKIE: stand_in}, stand_in) == turns.visitor_of({}, None)
+
+
+def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
+    """What pages use (``cached(..., take_turns=True)``) asks for its turn as the session's visitor: two tabs of one
+    visitor and one of another, all waiting, are served one visitor, the other, then the first one's second tab."""
+    now, who, calls = [0], {}, []
+    monkeypatch.setattr(turns.TRAININGS, "clock", lambda: now[0])
+    monkeypatch.setattr(turns.TRAININGS, "beside", False)  # the line's order alone (the newcomer's lane: below)
+    monkeypatch.setattr(turns, "_visitor", lambda: who[threading.current_thread().name])
+
+    @turns.cached(8, take_turns=True)
+    def train_for_visitors(x):
+        now[0] += 1
+        calls.append(x)
+        return x
+
+    threads = []
+    with turns.TRAININGS.turn(session="holder"):
+        for waiting, (name, visitor, x) in enumerate((("tab a", "v", 1), ("tab b", "v", 2), ("tab c", "w", 3)), 1):
+            who[name] = visitor
+            threads.append(threading.Thread(target=train_for_visitors, args=(x,), name=name, daemon=True))
+            threads[-1].start()
+            wait_until(lambda waiting=waiting: turns.TRAININGS.ahead("nobody") == waiting + 1)
+    for t in threads:
+        t.join(5)
+    assert calls == [1, 3, 2]
+
+
+def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
+    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run at
+    once beside the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never
+    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns)."""
+    line, now = turns.Line("runs", beside=True), [0]
+    served, done = [], {s: threading.Event() for s in ("n", "m")}
+
+    def newcomer(session):  # a run that keeps its turn until it is told it is done
+        def work():
+            with line.turn(session=session, visitor=session, uncut=True):
+                served.append(session)
+                done[session].wait(5)
+        t = threading.Thread(target=work, daemon=True)
+        t.start()
+        return t
+
+    with line.turn(session="v0", visitor="v"):  # visitor v's long run, in progress
+        v1 = tab(line, now, "v1", "v", served)  # v's next tab waits for it
+        sliced = tab(line, now, "s", "s", served)  # a newcomer's sliced run: it waits its turn
+        n = newcomer("n")
+        wait_until(lambda: served == ["n"])  # started beside v's run
+        m = newcomer("m")
+        wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
+        assert line.ahead("m") == 3 and served == ["n"], "one newcomer beside at a time: m is next, after n"
+        done["n"].set()
+        wait_until(lambda: served == ["n", "m"])  # n is done: m goes beside v's run
+        assert "v1" not in served and "s" not in served, "v's own tab and the sliced run wait for v's run"
+        done["m"].set()
+        m.join(5), n.join(5)
+    v1.join(5), sliced.join(5)
+    assert served == ["n", "m", "s", "v1"]

@@ -251,3 +251,17 @@ def test_group_view_shows_one_problems_answers_with_their_verdicts():
         np.testing.assert_array_equal(view.advantage[j], update.advantage[row][update.mask[row]])
     with pytest.raises(ValueError, match="problem"):
         T.group_view(update, 3)
+
+
+def test_the_pass_curve_rises_with_k_and_agrees_with_the_runs_own_measure():
+    """pass@k for k = 1 … n: within [0, 1], never falling as k grows; at k = 1 and k = n it is what a run's measure
+    reads from the same n draws per problem (the same seeded stream), and the base against itself is one curve."""
+    from rlcore.studies.zero import warmup
+    base = warmup.base_model()
+    c = T.pass_curve(base, seed=2, n=8)
+    assert c.k.tolist() == list(range(1, 9))
+    assert np.all((c.base >= 0) & (c.base <= 1)) and np.all(np.diff(c.base) >= -1e-12)
+    np.testing.assert_array_equal(c.base, c.model)
+    m = T.measure(base, base, 2, 8)
+    np.testing.assert_allclose([c.base[0], c.base[-1]], [m.pass1, m.passk], atol=1e-12)
+    assert c.base[-1] > c.base[0]  # the base is right on some problems only some of the time: more tries help

@@ -3,7 +3,8 @@
 ``train(ZeroConfig(), seed)`` runs GRPO (or Dr. GRPO, or PPO with a value head) from the shipped base model.
 """
 
-from .training import ZeroConfig, ZeroRun, ZeroStep, base_measure, train, train_steps
+from .training import PassCurve, ZeroConfig, ZeroRun, ZeroStep, base_measure, pass_curve, train, train_steps
 from .warmup import base_stats
 
-__all__ = ["ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "train", "train_steps"]
+__all__ = ["PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "pass_curve", "train",
+           "train_steps"]

@@ -183,6 +183,48 @@ def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
                    rate(worked), rate(~worked))
 
 
+@dataclass(frozen=True)
+class PassCurve:
+    """pass@k for k = 1 … n on the held-out problems, for the shipped base model and a trained one, from the same
+    n answers per problem each (Yue et al. 2025 compare RL's gain at k = 1 with its gain at large k)."""
+
+    k: np.ndarray       # 1, 2, …, n
+    base: np.ndarray    # [n] the base model's pass@k
+    model: np.ndarray   # [n] the trained model's pass@k
+
+
+def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
+    """Each model answers every held-out problem ``n`` times at temperature 1 (the draws depend only on ``seed``);
+    pass@k is Chen et al.'s unbiased estimate from those n, averaged over the problems.
+
+    Args:
+        model: the trained model (a ``ZeroRun``'s ``model``); the base model is the shipped one.
+        seed: the draws (≥ 0).
+        n: answers per problem, 1 to 256: the largest k.
+
+    >>> c = pass_curve(warmup.base_model(), 0, 4)
+    >>> c.k.tolist(), bool(np.allclose(c.base, c.model))  # the base against itself, on the same draws
+    ([1, 2, 3, 4], True)
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a zero Model, got {type(model).__name__}")
+    count("seed", seed, low=0)
+    size = count("n", n, low=1, high=256)
+    held = task.held_out_problems()
+    ks = np.arange(1, size + 1)
+
+    def curve(m: Model) -> np.ndarray:
+        problems = np.repeat(held, size, axis=0)
+        seq = generate(m, task.prompts(problems), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
+                       end=task.END, pad=task.PAD)
+        right = task.judge_batch(seq[:, task.PROMPT_LEN:], problems)[0].reshape(len(held), size).sum(axis=1)
+        return np.array([np.mean([pass_at_k_estimate(size, int(c), int(k)) for c in right]) for k in ks])
+
+    base = warmup.base_model()
+    at_base = curve(base)
+    return PassCurve(ks, at_base, at_base if model is base else curve(model))
+
+
 def base_measure(seed: int, k: int) -> Measure:
     """The shipped base model on the held-out problems, as a run measures its step 0 (before any training).
 
@@ -379,26 +421,6 @@ def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> Z
                    curves["immediate_pass"], tuple(updates), model)
 
 
-class Recorder:
-    """The steps of a run as they come in (``add``), and the run they make so far (``run``): what a live training
-    keeps, so that a learner who stops it keeps the part trained."""
-
-    def __init__(self, config: ZeroConfig, seed: int):
-        self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
-
-    def add(self, step: ZeroStep) -> None:
-        self.measures.append(step.measure)
-        if step.update is not None:
-            self.updates.append(step.update)
-        self.model = step.model
-
-    def run(self) -> ZeroRun:
-        """The run so far (at least step 0 must be in)."""
-        if self.model is None:
-            raise ValueError("a Recorder's run needs step 0: add the first step before asking for the run")
-        return collect(self.config, self.seed, self.measures, self.updates, self.model)
-
-
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
           progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
     """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
@@ -408,14 +430,17 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     """
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a function or None, got {type(progress).__name__}")
-    record = Recorder(config, seed)
+    measures, updates, model = [], [], None
     for s in train_steps(config, seed):
-        record.add(s)
+        measures.append(s.measure)
+        if s.update is not None:
+            updates.append(s.update)
+        model = s.model
         if progress is not None:
             progress(s)
-    return record.run()
+    return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "Recorder", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
-           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "policy_grads", "train",
-           "train_steps"]
+__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
+           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "pass_curve", "policy_grads",
+           "train", "train_steps"]

@@ -1,0 +1,208 @@
+"""rlcore.goodhart_study: over-optimisation from a finite-data proxy, as Gao, Schulman & Hilton (2022) measured it.
+
+What must come out, with no bias planted (means over seeds 0–9, as Gao's curves are read): the proxy rises, the
+gold rises, peaks and falls; ten times more comparisons raise the gold's peak and move it to a larger √KL. With a
+planted rater bias the fall stays when data is plentiful. Inequalities with margins, not recorded values.
+
+Seeds 0–9, as issue #32 reads the curves. The falls are weaker in other groups of ten seeds (the module's
+docstring gives the measured ranges): the rise, and the higher, later peak with more data, hold in every group.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import rlcore
+from rlcore.formulas.kl import best_of_n_probs
+
+SEEDS = range(10)
+PATHS = ("rl", "tilt")  # the two that follow the KL-regularised objective; best_of_n is checked beside them
+
+
+@functools.cache
+def curve(n_pairs: int, method: str, bias: float = 0.0, seed: int = 0) -> rlcore.GoodhartCurve:
+    return rlcore.goodhart_study(n_pairs, seed=seed, bias=bias, method=method)
+
+
+@functools.cache
+def mean_curve(n_pairs: int, method: str, bias: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(√KL, proxy, gold) averaged point by point over seeds 0–9."""
+    runs = [curve(n_pairs, method, bias, s) for s in SEEDS]
+    return tuple(np.mean([getattr(r, f) for r in runs], axis=0) for f in ("kl", "proxy", "gold"))
+
+
+def peak(n_pairs: int, method: str, bias: float = 0.0) -> tuple[int, float, float, float]:
+    """Of the mean curve: the peak's index, its √KL, the gold's rise to it and how far it falls after."""
+    kl, _, gold = mean_curve(n_pairs, method, bias)
+    i = int(np.argmax(gold))
+    return i, math.sqrt(kl[i]), gold[i] - gold[0], gold[i] - gold[-1]
+
+
+# --- the curve's shape -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", rlcore.GOODHART_METHODS)
+def test_every_curve_starts_at_the_reference_and_its_arrays_match(method):
+    c = curve(100, method)
+    assert c.kl.shape == c.proxy.shape == c.gold.shape and c.kl.size >= 20
+    assert c.kl[0] == 0.0 and c.proxy[0] == 0.0 and c.gold[0] == 0.0
+    assert np.all(np.isfinite(c.kl)) and np.all(c.kl >= 0)
+    assert c.peak == int(np.argmax(c.gold))
+
+
+@pytest.mark.parametrize("method", ("tilt", "best_of_n"))
+def test_the_closed_form_paths_are_ascending_in_kl_and_proxy_for_every_seed(method):
+    """d KL/dβ⁻¹ = β⁻¹·Var(r̂) ≥ 0 and d E[r̂]/dβ⁻¹ = Var(r̂) ≥ 0 along the tilt; best-of-n's proxy score rises
+    with n by stochastic dominance."""
+    for s in SEEDS:
+        c = curve(100, method, seed=s)
+        assert np.all(np.diff(c.kl) >= 0), s
+        assert np.all(np.diff(c.proxy) >= -1e-12), s
+
+
+@pytest.mark.parametrize("method", rlcore.GOODHART_METHODS)
+@pytest.mark.parametrize("n_pairs", (100, 1000))
+def test_mean_kl_ascends_from_zero_and_the_proxy_keeps_rising(method, n_pairs):
+    kl, proxy, _ = mean_curve(n_pairs, method)
+    assert kl[0] == 0 and np.all(np.diff(kl) >= 0)
+    assert np.all(np.diff(proxy) >= -1e-12)
+    assert proxy[-1] > 1.0  # it rises by more than a unit: pairs that far apart go its way 3 times in 4
+
+
+@pytest.mark.parametrize("method", PATHS)
+def test_with_few_comparisons_the_gold_rises_peaks_inside_and_falls(method):
+    kl, _, gold = mean_curve(100, method)
+    i, _, rise, fall = peak(100, method)
+    assert 0 < i < gold.size - 1  # the peak is inside the curve
+    assert rise > 0.5  # a clear rise first (the proxy's own rise is larger: see the next test)
+    assert fall >= 0.1 * rise  # then it ends at least a tenth of its rise below the peak
+    assert kl[-1] > kl[i]
+
+
+@pytest.mark.parametrize("method", rlcore.GOODHART_METHODS)
+def test_at_the_end_the_proxy_promises_more_than_the_gold_delivers(method):
+    _, proxy, gold = mean_curve(100, method)
+    assert proxy[-1] > gold[-1] + 0.5
+
+
+@pytest.mark.parametrize("method", PATHS)
+def test_ten_times_more_comparisons_raise_the_peak_and_move_it_later(method):
+    _, at_100, rise_100, _ = peak(100, method)
+    _, at_1000, rise_1000, _ = peak(1000, method)
+    assert rise_1000 > 1.3 * rise_100
+    assert at_1000 > at_100 + 0.1  # in √KL, Gao's axis
+
+
+def test_best_of_n_peaks_higher_with_ten_times_more_comparisons():
+    assert peak(1000, "best_of_n")[2] > 1.3 * peak(100, "best_of_n")[2]
+
+
+@pytest.mark.parametrize("method", PATHS)
+def test_a_planted_bias_is_not_cured_by_data(method):
+    """Unbiased raters with plenty of data: the gold barely falls. Biased ones: it still falls, by a tenth of its
+    rise at least, and by clearly more than without the bias."""
+    _, _, rise, fall = peak(10_000, method, bias=1.0)
+    _, _, rise_0, fall_0 = peak(10_000, method)
+    assert fall >= 0.1 * rise
+    assert fall / rise > fall_0 / rise_0 + 0.1
+
+
+# --- the RL run and the exact paths ----------------------------------------------------------------------------
+
+def test_rl_follows_the_tilt_on_average():
+    """Natural policy-gradient steps move along π_ref·exp(c·r̂) in expectation: at the same KL the two paths
+    give the proxy and the gold nearly the same gain (interpolated on the tilt's mean curve)."""
+    kl_rl, proxy_rl, gold_rl = mean_curve(1000, "rl")
+    kl_t, proxy_t, gold_t = mean_curve(1000, "tilt")
+    inside = kl_rl <= kl_t[-1]
+    assert inside.sum() > 20
+    assert np.max(np.abs(np.interp(kl_rl[inside], kl_t, proxy_t) - proxy_rl[inside])) < 0.3 * proxy_t[-1]
+    assert np.max(np.abs(np.interp(kl_rl[inside], kl_t, gold_t) - gold_rl[inside])) < 0.3 * gold_t.max()
+
+
+def test_the_same_seed_gives_the_same_curve_and_another_seed_another():
+    a = rlcore.goodhart_study(200, seed=3, method="rl")
+    b = rlcore.goodhart_study(200, seed=3, method="rl")
+    c = rlcore.goodhart_study(200, seed=4, method="rl")
+    assert np.array_equal(a.gold, b.gold) and np.array_equal(a.kl, b.kl)
+    assert not np.array_equal(a.gold, c.gold)
+
+
+def test_a_zero_bias_is_no_bias_and_a_bias_changes_the_curve():
+    base = curve(1000, "tilt")
+    assert np.array_equal(rlcore.goodhart_study(1000, bias=0, method="tilt").gold, base.gold)
+    assert not np.array_equal(curve(1000, "tilt", 1.0).gold, base.gold)
+
+
+# --- best-of-n, exactly ----------------------------------------------------------------------------------------
+
+def best_of_n_by_enumeration(ref, rewards, n) -> np.ndarray:
+    """Every ordered draw of n answers, with its probability; the kept answer is a random one of the best draws."""
+    out = np.zeros(len(ref))
+    for draw in itertools.product(range(len(ref)), repeat=n):
+        p = math.prod(ref[i] for i in draw)
+        best = max(rewards[i] for i in draw)
+        kept = [i for i in draw if rewards[i] == best]
+        for i in kept:
+            out[i] += p / len(kept)
+    return out
+
+
+@pytest.mark.parametrize("n", (1, 2, 3, 4))
+def test_best_of_n_matches_enumerating_every_draw(n):
+    ref = np.array([0.1, 0.4, 0.2, 0.25, 0.05])
+    rewards = np.array([1.0, 0.0, 1.0, -2.0, 3.0])  # a tie at 1.0
+    np.testing.assert_allclose(best_of_n_probs(ref, rewards, n), best_of_n_by_enumeration(ref, rewards, n),
+                               rtol=0, atol=1e-12)
+
+
+def kl_from(p: np.ndarray, ref: np.ndarray) -> float:
+    """KL(p‖ref) with 0·log 0 = 0 (best-of-1000 leaves most answers at exactly 0)."""
+    on = p > 0
+    return float(np.sum(p[on] * np.log(p[on] / ref[on])))
+
+
+def test_best_of_n_kl_stays_below_log_n_minus_and_reaches_it_for_many_rare_answers():
+    """KL(best-of-n ‖ π_ref) ≤ log n − (n − 1)/n, near equality for many equally likely answers with different
+    scores; with the scores tied in four equally likely levels it can never pass log 4, however large n
+    (Beirami et al. 2024: the formula is an upper bound)."""
+    m = 20_000
+    ref = np.full(m, 1.0 / m)
+    distinct = np.arange(m, dtype=float)
+    for n in (2, 8, 64, 1000):
+        bound = math.log(n) - (n - 1) / n
+        kl = kl_from(best_of_n_probs(ref, distinct, n), ref)
+        assert bound - 0.01 < kl <= bound + 1e-12
+        kl_tied = kl_from(best_of_n_probs(ref, distinct // (m // 4), n), ref)
+        assert kl_tied <= min(bound, math.log(4)) + 1e-12
+    assert kl_tied < bound - 3  # n = 1000: the formula says 5.9, four levels allow 1.39
+
+
+# --- bad input -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"n_pairs": 2.5}, "n_pairs"), ({"n_pairs": "100"}, "n_pairs"), ({"n_pairs": True}, "n_pairs"),
+    ({"n_pairs": 0}, "n_pairs"), ({"n_pairs": -5}, "n_pairs"), ({"n_pairs": 10**9}, "n_pairs"),
+    ({"n_pairs": float("nan")}, "n_pairs"), ({"n_pairs": None}, "n_pairs"),
+    ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"), ({"seed": "0"}, "seed"),
+    ({"bias": float("nan")}, "bias"), ({"bias": float("inf")}, "bias"), ({"bias": -0.5}, "bias"),
+    ({"bias": 1e6}, "bias"), ({"bias": "1"}, "bias"), ({"bias": None}, "bias"),
+    ({"method": "ppo"}, "method"), ({"method": None}, "method"), ({"method": "RL"}, "method"),
+])
+def test_bad_input_raises_value_error_naming_the_argument(kwargs, name):
+    args = {"n_pairs": 100, **kwargs}
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        rlcore.goodhart_study(**args)
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (([0.5, 0.5], [0.0, 1.0], 0), "n"), (([0.5, 0.5], [0.0, 1.0], 1.5), "n"), (([0.5, 0.5], [0.0], 2), "rewards"),
+    (([0.5, 0.6], [0.0, 1.0], 2), "p_ref"), (([0.5, 0.5], [0.0, float("nan")], 2), "rewards"),
+])
+def test_best_of_n_checks_its_input(args, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        best_of_n_probs(*args)
