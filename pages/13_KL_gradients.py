@@ -5,14 +5,15 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.studies.kl_placement import PLACEMENTS, kl_placement_path, kl_placements
-from ui import charts, inputs, page
-from ui.charts import Axes, Key, grouped_hbars, titled
+from rlcore.studies.kl_placement import kl_placement_path, kl_placements
+from ui import charts, inputs, page, scrub
+from ui.charts import Axes, Key, grouped_hbars
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
 
 MAX_STEPS = 30
+STEPS = scrub.steps(0, MAX_STEPS, 1)  # the steps slider's values: the bars at each, dragged in the browser
 
 scenario = page.setup("p13")
 tokens = scenario.tokens
@@ -60,7 +61,7 @@ def kl_panel() -> None:
         t("p13.explanation", pi=fmt_list(pi), k3=fmt_list(res.gradients[2], 3), forward=fmt_list(res.forward, 3),
           reverse=fmt_list(res.reverse, 3)),
         key="klg_predict")
-    draw_bars(res, pi, steps, places)
+    draw_bars(res, lr, pi, steps, places)
     if not revealed:
         return
     if not explain_follows(res, path, places):
@@ -69,7 +70,7 @@ def kl_panel() -> None:
     drift_section(path, steps, places)
 
 
-def draw_bars(res, pi, steps: int, places: list[str]) -> None:
+def draw_bars(res, lr: float, pi, steps: int, places: list[str]) -> None:
     """Each placement's expected gradient per token, against the true gradient, and KL(π‖π_ref) beside it."""
     left, right = st.columns([2, 1], gap="large")
     with right:
@@ -77,17 +78,18 @@ def draw_bars(res, pi, steps: int, places: list[str]) -> None:
         st.markdown(t("p13.now", ref=fmt_list(scenario.pi), pi=fmt_list(pi),
                       tokens=t("p13.sep").join(esc(tok) for tok in tokens)))
     with left:
-        df = pd.DataFrame({
-            "placement": np.repeat(places, len(tokens)),
-            "token": np.tile(tokens, len(PLACEMENTS)),
-            "expected gradient": res.gradients.ravel(),
-            "true gradient": np.tile(res.reverse, len(PLACEMENTS)),
-        })
-        page.chart(titled(grouped_hbars(df, row="placement", row_order=places, value="expected gradient",
-                                        ref="true gradient", key=Key("token", tokens, title=t("p13.bars.token")),
-                                        axes=Axes(t("p13.bars.x_title")), ref_title=t("p13.bars.ref_title")),
-                          title=t("p13.bars.title", steps=steps), subtitle=wrap(t("p13.bars.subtitle"))),
-                   df, alt_text=t("p13.bars.alt"), name="kl_placements")
+        rows = page.study(rlcore.kl_placement_rows, scenario.pi, scenario.q, lr, MAX_STEPS)
+        df = pd.DataFrame({"steps": rows.step, "placement": [places[i] for i in rows.placement],
+                           "token": [tokens[k] for k in rows.token], "expected gradient": rows.gradient,
+                           "true gradient": rows.true})
+        shown = pd.DataFrame({"steps": STEPS, "label": [t("p13.bars.shown", steps=n) for n in STEPS]})
+        bars = grouped_hbars(df, row="placement", row_order=places, value="expected gradient", ref="true gradient",
+                             key=Key("token", tokens, title=t("p13.bars.token")), axes=Axes(t("p13.bars.x_title")),
+                             ref_title=t("p13.bars.ref_title"))
+        page.scrub(charts.layer(bars, charts.note(shown, text="label", corner="bottom right"),
+                                title=t("p13.bars.title"), subtitle=wrap(t("p13.bars.subtitle", steps=steps))),
+                   df, field="steps", grid=STEPS, value=steps, label=t("chart.scrub_input", name=t("p13.bars.name")),
+                   alt_text=t("p13.bars.alt"), name="kl_placements")
     with right:
         st.caption(t("p13.bars.caption"))
 

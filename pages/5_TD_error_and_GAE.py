@@ -5,11 +5,13 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, glossary, inputs, page, scrub
 from ui.colors import ACCENT, method_colors
 from ui.format import axis_labels, esc, fmt, fmt_list
 from ui.i18n import t
 
+LAM_LO, LAM_HI, LAM_STEP = 0.0, 1.0, 0.05  # the λ slider's range and step
+LAM_STEPS = scrub.steps(LAM_LO, LAM_HI, LAM_STEP)  # the GAE chart at each step: dragging redraws it in the browser
 LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the critic-error study
 STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise per λ
 STUDY_SEED = 0
@@ -119,7 +121,7 @@ def answer_panel() -> None:
     question = st.container()  # the question sits above the inputs it depends on
     c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
     token = inputs.selectbox(t("p5.tok"), tokens, tokens[likely], key="tok", where=c1, help=t("p5.tok_help"))
-    lam = inputs.slider(t("p5.lam"), 0.0, 1.0, 0.95, 0.05, key="lam", where=c2, help=glossary.term("λ"))
+    lam = inputs.slider(t("p5.lam"), LAM_LO, LAM_HI, 0.95, LAM_STEP, key="lam", where=c2, help=glossary.term("λ"))
     with c3.expander(t("p5.more")):
         gamma = inputs.slider(t("p5.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma", help=t("p5.gamma_help"))
 
@@ -140,7 +142,7 @@ def answer_panel() -> None:
                       answer=" · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))))
         draw_td(strip, revealed)
         if revealed:
-            explain_credit(credit, strip, tok, lam)
+            explain_credit(credit, page.study(rlcore.answer_credits, scenario, token, gamma, lam, LAM_STEPS), tok, lam)
     with right:
         st.markdown(t("p5.without_critic"))
         group_panel(token, tok, strip, words)
@@ -164,14 +166,29 @@ def draw_td(strip: pd.DataFrame, revealed: bool) -> None:
         st.caption(t("p5.v_caption"))
 
 
-def explain_credit(credit: rlcore.AnswerCredit, strip: pd.DataFrame, tok: str, lam: float) -> None:
+def gae_chart(credits: rlcore.AnswerCredits, words: tuple, a: int, lam: float):
+    """GAE's advantage at each token for every λ of the slider (the one dragged to shown), and the committed λ's as
+    a line over the bars, named with it."""
+    labels, at = axis_labels(words), credits.position
+    rows = pd.DataFrame({"lam": credits.row_lam, "position": at + 1, "label": [labels[i] for i in at],
+                         "token": [words[i] for i in at], "GAE advantage": credits.advantage,
+                         "committed advantage": credits.committed, "decision": at == a, scrub.EXACT: credits.row_exact})
+    shown = pd.DataFrame({"lam": credits.lam, scrub.EXACT: credits.exact,
+                          "label": [t("chart.scrub_shown", name="λ", value=fmt(v)) for v in credits.lam]})
+    strip = charts.answer_strip(rows, value="GAE advantage", axes=charts.Axes(y=t("p5.advantage")),
+                                highlight="decision", line="committed advantage",
+                                line_title=t("chart.scrub_yours", name="λ", value=fmt(lam)))
+    return charts.layer(strip, charts.note(shown, text="label", corner="bottom right"),
+                        title=t("p5.gae_title"), subtitle=t("p5.gae_subtitle", lam=fmt(lam))), rows
+
+
+def explain_credit(credit: rlcore.AnswerCredit, credits: rlcore.AnswerCredits, tok: str, lam: float) -> None:
     """GAE's advantage at each token, the values around the decision, and where λ spreads the one TD error."""
     trace, delta, adv, jump_at = credit.trace, credit.td_errors, credit.advantages, credit.jump_at
     a, words = trace.action_index, trace.tokens
-    page.chart(charts.titled(charts.answer_strip(strip, value="GAE advantage", axes=charts.Axes(y=t("p5.advantage")),
-                                                 highlight="decision"),
-                             title=t("p5.gae_title", lam=fmt(lam)), subtitle=t("p5.gae_subtitle")),
-               strip, alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
+    ch, rows = gae_chart(credits, words, a, lam)
+    page.scrub(ch, rows, field="lam", grid=LAM_STEPS, value=lam, label=t("chart.scrub_input", name="λ"),
+               alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
     m1, m2 = st.columns(2)
     m1.metric(t("p5.v_before", tok=tok), fmt(trace.values[a]))
     m2.metric(t("p5.v_after", tok=tok), fmt(trace.values[a + 1]))

@@ -5,11 +5,13 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, glossary, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
 
+TEMP_LO, TEMP_HI, TEMP_STEP = 0.1, 3.0, 0.1  # the τ slider's range and step
+TEMP_GRID = scrub.steps(TEMP_LO, TEMP_HI, TEMP_STEP)  # the discovery chart at each step: dragged in the browser
 scenario = page.setup("p7")
 
 page.presets({
@@ -58,7 +60,7 @@ def ask(ex: rlcore.Exploration, likely: str, best: str, temp: float, n_seeds: in
 def draw_inputs() -> tuple:
     """The temperature, and the training settings folded under "More settings"."""
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    temp = inputs.slider(t("p7.temp"), 0.1, 3.0, 1.0, 0.1, key="temp", where=c1, help=glossary.term("τ"))
+    temp = inputs.slider(t("p7.temp"), TEMP_LO, TEMP_HI, 1.0, TEMP_STEP, key="temp", where=c1, help=glossary.term("τ"))
     with c2.expander(t("p7.more")):
         lr = inputs.slider(t("p7.lr"), 0.01, 1.0, 0.1, 0.01, key="lr")
         steps = inputs.slider(t("p7.steps"), 10, 300, 100, 10, key="steps")
@@ -180,24 +182,39 @@ def draw_temperature(ex: rlcore.Exploration, v: dict, temp: float) -> None:
                                      title=title, height=220), df, alt_text=alt, name=name)
     st.markdown(t("p7.discovery_found", best=v["best"], temp=tau, p=fmt(ex.at_temp[s.best], 3), k50=fmt(ex.k50),
                   k95=fmt(ex.k95)) if np.isfinite(ex.k95) else t("p7.discovery_never", best=v["best"], temp=tau))
-    frames = [pd.DataFrame({"answers sampled": ex.ks, "series": f"τ = 1: p = {fmt(scenario.pi[s.best], 3)}",
-                            "chance": ex.chance})]
-    if temp != 1.0:
-        frames.append(pd.DataFrame({"answers sampled": ex.ks, "chance": ex.chance_at_temp,
-                                    "series": f"τ = {tau}: p = {fmt(ex.at_temp[s.best], 3)}"}))
-    df = pd.concat(frames, ignore_index=True)
-    layers = [charts.lines(df, x="answers sampled", y="chance",
-                           key=charts.Key("series", colors=method_colors(dict.fromkeys(df["series"], None)),
-                                          title=t("p7.p_legend")),
-                           axes=charts.Axes(t("p7.k_title"), t("p7.chance_y"), y_domain=[0, 1.1]))]
-    marks = pd.DataFrame({"k": [ex.k50, ex.k95], "label": ["50%", "95%"]})  # the k values are in the subtitle
-    marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= ex.ks[-1])]
-    if len(marks):
-        layers.append(charts.rules(marks, at="k", label="label", axis="x"))
-    ch = charts.layer(*layers, title=t("p7.discovery_title", best=best_raw), height=charts.HEIGHT,
+    dc = page.study(rlcore.discovery_curves, scenario, temp, TEMP_GRID, entries=32)
+    ch, df = discovery_chart(dc, ex, v, temp)
+    page.scrub(ch, df, field="temp", grid=TEMP_GRID, value=temp, label=t("chart.scrub_input", name="τ"),
+               alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
+
+
+def discovery_chart(dc: rlcore.DiscoveryCurves, ex: rlcore.Exploration, v: dict, temp: float):
+    """The chance to see the best token in k answers at τ = 1 and at the committed τ (fixed), and at every τ of the
+    slider's grid (the one dragged to shown), with its 50% and 95% marks."""
+    best, tau = ex.summary.best, v["tau"]
+    fixed = [f"τ = 1: p = {fmt(scenario.pi[best], 3)}"] + (
+        [f"{t('chart.scrub_yours', name='τ', value=tau)}: p = {fmt(ex.at_temp[best], 3)}"] if temp != 1.0 else [])
+    lines = pd.concat([pd.DataFrame({"answers sampled": dc.ks, "series": name, "chance": chance})
+                       for name, chance in zip(fixed, (dc.chance_at_one, dc.committed), strict=False)],
+                      ignore_index=True)
+    moving = pd.DataFrame({"temp": dc.row_temp, "answers sampled": dc.row_k, "series": t("p7.shown_series"),
+                           "chance": dc.chance, scrub.EXACT: dc.row_exact})
+    key = charts.Key("series", colors=method_colors(dict.fromkeys([*fixed, t("p7.shown_series")], None)),
+                     title=t("p7.p_legend"))
+    axes = charts.Axes(t("p7.k_title"), t("p7.chance_y"), y_domain=[0, 1.1])
+    marks = pd.concat([pd.DataFrame({"temp": dc.temperature, "k": k, "label": label, scrub.EXACT: dc.exact})
+                       for k, label in ((dc.k50, "50%"), (dc.k95, "95%"))], ignore_index=True)
+    marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= dc.ks[-1])]  # the k values are in the subtitle
+    shown = pd.DataFrame({"temp": dc.temperature, scrub.EXACT: dc.exact,
+                          "label": [t("chart.scrub_shown", name="τ", value=fmt(x)) for x in dc.temperature]})
+    ch = charts.layer(charts.lines(lines, x="answers sampled", y="chance", key=key, axes=axes),
+                      charts.lines(moving, x="answers sampled", y="chance", key=key, axes=axes),
+                      charts.rules(marks, at="k", label="label", axis="x"),
+                      charts.note(shown, text="label", corner="bottom right"),
+                      title=t("p7.discovery_title", best=v["best_raw"]), height=charts.HEIGHT,
                       subtitle="1 − (1 − p)^k" + "".join(t("p7.discovery_mark", share=q, k=fmt(k)) for q, k in
                                                          (("50%", ex.k50), ("95%", ex.k95)) if np.isfinite(k)))
-    page.chart(ch, df, alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
+    return ch, pd.concat([lines, moving], ignore_index=True)
 
 
 @page.panel

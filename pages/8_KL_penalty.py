@@ -4,11 +4,13 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, glossary, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 from ui.i18n import t
 
+BETA_LO, BETA_HI, BETA_STEP = 0.0, 5.0, 0.1  # the β slider's range and step
+BETA_GRID = scrub.steps(BETA_LO, BETA_HI, BETA_STEP)  # the chart at each step: dragging redraws it in the browser
 HIST_WIDTH = 260  # px per estimator panel: the three panels and their labels fit a 390 px phone
 
 fl = rlcore.FLATTERY
@@ -36,32 +38,49 @@ def ask(kc: rlcore.KLCurve, share: float, beta: float) -> bool:
         key="predict_kl")
 
 
-def share_chart(kc: rlcore.KLCurve, share: float, beta: float, revealed: bool):
-    """Judge score and KL against the share of flattery; the objective, its points and its optimum once revealed."""
-    c, pts = kc.curve, kc.points
-    objective = "R − β·KL"
+def share_chart(kc: rlcore.KLCurve, beta: float):
+    """Before the answer: the judge score and KL against the share of flattery (neither depends on β)."""
+    c = kc.curve
     shown = [(t("p8_kl.judge_series"), c.expected_reward), ("KL", c.kl)]  # short: the legend fits a phone
-    if revealed:
-        shown.append((objective, c.objective))
     df = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v}) for name, v in shown],
                    ignore_index=True)
-    colors = method_colors([name for name, _ in shown])
-    axes = charts.Axes(t("p8_kl.share_x"), t("p8_kl.value_y"))
-    lines = charts.lines(df, x="share", y="value", key=charts.Key("quantity", colors=colors, title=t("p8_kl.quantity")),
-                         axes=axes)
-    title = {"title": t("p8_kl.share_title"), "height": charts.HEIGHT,
-             "subtitle": (t("p8_kl.share_subtitle", beta=fmt(beta), best=pct(kc.best[1], 1)) if revealed
-                          else t("p8_kl.share_subtitle_locked", beta=fmt(beta)))}
-    if not revealed:
-        return charts.layer(lines, **title), df
-    marks = pd.DataFrame({"share": [kc.ref_share, share], "value": pts.objective[:2], "quantity": objective,
-                          "label": [t("p8_kl.reference_mark", share=pct(kc.ref_share)),
-                                    t("p8_kl.yours_mark", share=pct(share))]})
-    best_rule = pd.DataFrame({"at": [kc.best[1]], "label": [""]})  # its number is in the subtitle
-    return charts.layer(lines,
-                        charts.labelled_points(marks, x="share", y="value", label="label",
-                                               key=charts.Key("quantity", colors=colors), axes=axes),
-                        charts.rules(best_rule, at="at", label="label", axis="x"), **title), df
+    lines = charts.lines(df, x="share", y="value", key=charts.Key("quantity", colors=method_colors(
+        [name for name, _ in shown]), title=t("p8_kl.quantity")), axes=charts.Axes(t("p8_kl.share_x"),
+                                                                                     t("p8_kl.value_y")))
+    return charts.layer(lines, title=t("p8_kl.share_title"), height=charts.HEIGHT,
+                        subtitle=t("p8_kl.share_subtitle_locked", beta=fmt(beta))), df
+
+
+def scrubbed_chart(kc: rlcore.KLCurve, ks: rlcore.KLCurves, share: float, beta: float):
+    """After the answer: the judge score and KL, and R − β·KL with its marks and optimum at every β of the slider's
+    grid (the one dragged to shown); the committed β's optimum dashed and labelled with it."""
+    c, objective = kc.curve, "R − β·KL"
+    names = [t("p8_kl.judge_series"), "KL", objective]
+    colors, axes = method_colors(names), charts.Axes(t("p8_kl.share_x"), t("p8_kl.value_y"))
+    key = charts.Key("quantity", colors=colors, title=t("p8_kl.quantity"))
+    fixed = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v})
+                       for name, v in zip(names[:2], (c.expected_reward, c.kl), strict=True)], ignore_index=True)
+    moving = pd.DataFrame({"beta": ks.row_beta, "share": ks.share, "quantity": objective, "value": ks.objective,
+                           scrub.EXACT: ks.row_exact})
+    marks = pd.concat([pd.DataFrame({"beta": ks.beta, "share": at, "value": ks.points.objective[:, i],
+                                     "quantity": objective, "label": label, scrub.EXACT: ks.exact})
+                       for i, at, label in ((0, kc.ref_share, t("p8_kl.reference_mark", share=pct(kc.ref_share))),
+                                            (1, share, t("p8_kl.yours_mark", share=pct(share))))],
+                      ignore_index=True)
+    best = pd.DataFrame({"beta": ks.beta, "at": ks.best, "label": "", scrub.EXACT: ks.exact})
+    yours = pd.DataFrame({"at": [kc.best[1]], "label": [t("chart.scrub_yours", name="β", value=fmt(beta))]})
+    shown = pd.DataFrame({"beta": ks.beta, "label": [t("chart.scrub_shown", name="β", value=fmt(b)) for b in ks.beta],
+                          scrub.EXACT: ks.exact})
+    return charts.layer(
+        charts.lines(fixed, x="share", y="value", key=key, axes=axes),
+        charts.lines(moving, x="share", y="value", key=key, axes=axes),
+        charts.labelled_points(marks, x="share", y="value", label="label", key=charts.Key("quantity", colors=colors),
+                               axes=axes),
+        charts.rules(best, at="at", label="label", axis="x", dash=(2, 2)),
+        charts.rules(yours, at="at", label="label", axis="x", label_at=charts.HEIGHT // 2),  # clear of the curves
+        charts.note(shown, text="label", corner="bottom right"),
+        title=t("p8_kl.share_title"), height=charts.HEIGHT,
+        subtitle=t("p8_kl.share_subtitle", beta=fmt(beta), best=pct(kc.best[1], 1))), pd.concat([fixed, moving])
 
 
 def estimator_section(share: float) -> None:
@@ -112,15 +131,17 @@ def kl_panel() -> None:
     question = st.container()  # the question sits above the inputs it depends on
     c1, c2 = st.columns(2)
     share = inputs.slider(t("p8_kl.share"), 0.0, 1.0, 0.9, 0.01, key="share", where=c1, help=t("p8_kl.share_help"))
-    beta = inputs.slider(t("p8_kl.beta"), 0.0, 5.0, 1.0, 0.1, key="beta", where=c2,
+    beta = inputs.slider(t("p8_kl.beta"), BETA_LO, BETA_HI, 1.0, BETA_STEP, key="beta", where=c2,
                          help=glossary.term("β") + t("p8_kl.beta_help_more"))
     kc = page.study(rlcore.kl_curve, fl, share, beta, entries=32)
     with question:
         revealed = ask(kc, share, beta)
-    ch, df = share_chart(kc, share, beta, revealed)
-    page.chart(ch, df, alt_text=t("p8_kl.share_alt"), name="kl_share")
     pts = kc.points
     if revealed:
+        ks = page.study(rlcore.kl_curves, fl, share, beta, BETA_GRID, entries=32)
+        ch, df = scrubbed_chart(kc, ks, share, beta)
+        page.scrub(ch, df, field="beta", grid=BETA_GRID, value=beta, label=t("chart.scrub_input", name="β"),
+                   alt_text=t("p8_kl.share_alt"), name="kl_share")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric(t("p8_kl.mean_score"), f"{fmt(pts.expected_reward[0])} → {fmt(pts.expected_reward[1])}",
                   help=t("p8_kl.mean_score_help", ref_share=pct(kc.ref_share), share=pct(share)))
@@ -137,6 +158,8 @@ def kl_panel() -> None:
                                o1=fmt(pts.objective[1])),
                       third=t("p8_kl.best_at_beta", best=pct(kc.best[1], 1), o2=fmt(pts.objective[2]))))
     else:
+        ch, df = share_chart(kc, beta)
+        page.chart(ch, df, alt_text=t("p8_kl.share_alt"), name="kl_share")
         st.caption(t("p8_kl.locked"))
     estimator_section(share)
 

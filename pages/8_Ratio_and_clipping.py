@@ -5,10 +5,13 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, glossary, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, fmt_list, pct
 from ui.i18n import t
+
+EPS_LO, EPS_HI, EPS_STEP = 0.05, 0.5, 0.05  # the ε slider's range and step
+EPS_GRID = scrub.steps(EPS_LO, EPS_HI, EPS_STEP)  # the chart at each step: dragging under it redraws it in the browser
 
 scenario = page.setup("p8_ratio")
 
@@ -37,34 +40,52 @@ def ask(cc: rlcore.ClipCurve, tok: str, eps: float) -> bool:
         key="predict_clip")
 
 
-def objective_chart(cc: rlcore.ClipCurve, token: str, eps: float, revealed: bool):
-    """The clipped objective against π(token) for ±|A|; before the answer, only the side nothing clips."""
+def objective_chart(cc: rlcore.ClipCurve, token: str, eps: float):
+    """Before the answer: the clipped objective against π(token) for ±|A|, each only on the side nothing clips."""
     pos_name, neg_name = f"A = {fmt(cc.size, sign=True)}", f"A = {fmt(-cc.size, sign=True)}"
     curve = pd.concat([pd.DataFrame({"probability": cc.x, "objective": cc.pos, "advantage": pos_name}),
                        pd.DataFrame({"probability": cc.x, "objective": cc.neg, "advantage": neg_name})],
                       ignore_index=True)
-    if not revealed:  # a positive A is clipped only above π_old, a negative one only below it
-        x = curve["probability"]
-        curve = curve[np.where(curve["advantage"] == pos_name, x <= cc.p_old, x >= cc.p_old)]
-    colors = method_colors([pos_name, neg_name])
-    lines = charts.lines(curve, x="probability", y="objective",
-                         key=charts.Key("advantage", colors=colors, title=t("p8_ratio.chart.legend")),
-                         axes=charts.Axes(t("p8_ratio.chart.x_title", token=token, p_old=fmt(cc.p_old, 3)),
-                                          t("p8_ratio.chart.y_title")))
-    title = {"title": t("p8_ratio.chart.title", token=token), "height": charts.HEIGHT,
-             "subtitle": (t("p8_ratio.chart.subtitle", low=fmt(cc.low, 3), high=fmt(cc.high, 3))
-                          if revealed else t("p8_ratio.chart.subtitle_locked", eps=fmt(eps)))}
-    if not revealed:
-        start = pd.DataFrame({"at": [cc.p_old], "label": ["π_old"]})
-        return charts.layer(lines, charts.rules(start, at="at", label="label", axis="x"), **title), curve
+    x = curve["probability"]  # a positive A is clipped only above π_old, a negative one only below it
+    curve = curve[np.where(curve["advantage"] == pos_name, x <= cc.p_old, x >= cc.p_old)]
+    start = pd.DataFrame({"at": [cc.p_old], "label": ["π_old"]})
+    return charts.layer(objective_lines(curve, cc, token, [pos_name, neg_name]),
+                        charts.rules(start, at="at", label="label", axis="x"),
+                        title=t("p8_ratio.chart.title", token=token), height=charts.HEIGHT,
+                        subtitle=t("p8_ratio.chart.subtitle_locked", eps=fmt(eps))), curve
+
+
+def objective_lines(curve: pd.DataFrame, cc: rlcore.ClipCurve, token: str, names: list[str]):
+    return charts.lines(curve, x="probability", y="objective",
+                        key=charts.Key("advantage", colors=method_colors(names), title=t("p8_ratio.chart.legend")),
+                        axes=charts.Axes(t("p8_ratio.chart.x_title", token=token, p_old=fmt(cc.p_old, 3)),
+                                         t("p8_ratio.chart.y_title")))
+
+
+def scrubbed_chart(cs: rlcore.ClipCurves, cc: rlcore.ClipCurve, token: str, eps: float):
+    """After the answer: the objective at every ε of the slider's grid, the one dragged to shown (flat past its
+    bounds, shaded), and the bounds of the committed ε dashed and labelled with it."""
+    names = [f"A = {fmt(cc.size, sign=True)}", f"A = {fmt(-cc.size, sign=True)}"]
+    curve = pd.concat([pd.DataFrame({"eps": cs.row_eps, "probability": cs.x, "objective": y, "advantage": name,
+                                     scrub.EXACT: cs.row_exact})
+                       for name, y in zip(names, (cs.pos, cs.neg), strict=True)], ignore_index=True)
+    colors = method_colors(names)
     flat = [t("p8_ratio.chart.flat_pos"), t("p8_ratio.chart.flat_neg")]
-    spans = pd.DataFrame({"from": [cc.high, 0.0], "to": [1.0, cc.low], "region": flat,
-                          "color": [colors[pos_name], colors[neg_name]]})  # each span in its line's colour
-    bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["", ""]})  # numbers in the subtitle: no overlap
-    ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"), lines,
-                      charts.rules(bounds, at="at", label="label", axis="x"),
-                      **title).resolve_scale(color="independent")
-    return ch, curve
+    sides = ((cs.high, 1.0, flat[0], names[0]), (0.0, cs.low, flat[1], names[1]))  # each span in its line's colour
+    spans = pd.concat([pd.DataFrame({"eps": cs.eps, "from": start, "to": end, "region": label, "color": colors[n],
+                                     scrub.EXACT: cs.exact}) for start, end, label, n in sides], ignore_index=True)
+    yours = t("chart.scrub_yours", name="ε", value=fmt(eps))
+    up = cc.adv >= 0  # the bound in A's direction carries the label
+    bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["" if up else yours, yours if up else ""]})
+    shown = pd.DataFrame({"eps": cs.eps, "label": [t("chart.scrub_shown", name="ε", value=fmt(e)) for e in cs.eps],
+                          scrub.EXACT: cs.exact})
+    ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
+                      objective_lines(curve, cc, token, names),
+                      charts.rules(bounds, at="at", label="label", axis="x", label_at=charts.HEIGHT * 3 // 4),
+                      charts.note(shown, text="label", corner="bottom left"),
+                      title=t("p8_ratio.chart.title", token=token), height=charts.HEIGHT,
+                      subtitle=t("p8_ratio.chart.subtitle", eps=fmt(eps), low=fmt(cc.low, 3), high=fmt(cc.high, 3)))
+    return ch.resolve_scale(color="independent"), curve
 
 
 def epochs_section(eps: float) -> None:
@@ -121,7 +142,7 @@ def clipping_panel() -> None:
     c1, c2 = st.columns(2)
     token = inputs.selectbox(t("p8_ratio.token"), tokens, tokens[summary.best], key="token", where=c1,
                              help=t("p8_ratio.token_help"))
-    eps = inputs.slider(t("p8_ratio.eps"), 0.05, 0.5, 0.2, 0.05, key="eps", where=c2, help=glossary.term("ε"))
+    eps = inputs.slider(t("p8_ratio.eps"), EPS_LO, EPS_HI, 0.2, EPS_STEP, key="eps", where=c2, help=glossary.term("ε"))
     tok = esc(token)
     if scenario.pi[scenario.index(token)] <= 0:
         question.warning(t("p8_ratio.zero", token=tok), icon="ℹ️")
@@ -130,12 +151,16 @@ def clipping_panel() -> None:
     cc = page.study(rlcore.clip_curve, scenario, token, eps, entries=32)
     with question:
         revealed = ask(cc, tok, eps)
-    ch, curve = objective_chart(cc, token, eps, revealed)
-    page.chart(ch, curve, alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
     if not revealed:
+        ch, curve = objective_chart(cc, token, eps)
+        page.chart(ch, curve, alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
         st.caption(t("p8_ratio.locked"))
         inputs.later("ppo_lr", "epochs")  # the epochs section's inputs: a link's values wait for the answer
         return
+    cs = page.study(rlcore.clip_curves, scenario, token, eps, EPS_GRID, entries=32)
+    ch, curve = scrubbed_chart(cs, cc, token, eps)
+    page.scrub(ch, curve, field="eps", grid=EPS_GRID, value=eps, label=t("chart.scrub_input", name="ε"),
+               alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(f"π_old({tok})", fmt(cc.p_old, 3))
     m2.metric(t("p8_ratio.m_adv", token=tok), fmt(cc.adv, sign=True))

@@ -285,14 +285,15 @@ def answer_strip(df: pd.DataFrame, *, value: str, axes: Axes, label: str = "labe
 
 @recipe
 def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str = NEUTRAL,
-          dash=(6, 4), align: str = "left") -> alt.Chart:
-    """Labelled reference lines (e.g. V, a clip bound, the article's point) to layer on a chart."""
+          dash=(6, 4), align: str = "left", label_at: int = 8) -> alt.Chart:
+    """Labelled reference lines (e.g. V, a clip bound, the article's point) to layer on a chart; a vertical rule's
+    label stands ``label_at`` pixels below the plot's top (lower where a curve runs along the top)."""
     enc = {axis: alt.Y(f"{at}:Q") if axis == "y" else alt.X(f"{at}:Q")}
     rule = alt.Chart(df).mark_rule(color=color, strokeDash=list(dash), strokeWidth=1.5).encode(
         **enc, tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.line")), _num(at, t("charts.value"))])
     text = alt.Chart(df).mark_text(align=align, dx=4 if axis == "x" else 0, dy=-6, color=color,
                                    fontSize=12).encode(**enc, text=alt.Text(f"{label}:N"))
-    text = text.encode(x=alt.XValue(4)) if axis == "y" else text.encode(y=alt.YValue(8))
+    text = text.encode(x=alt.XValue(4)) if axis == "y" else text.encode(y=alt.YValue(label_at))
     return alt.layer(rule, text)
 
 
@@ -358,6 +359,17 @@ def labelled_points(df: pd.DataFrame, *, x: str, y: str, label: str, key: Key, a
     return alt.layer(base.mark_point(filled=True, size=size, opacity=1),
                      base.mark_text(**({"dx": 9, "dy": 9, "align": "left"} if beside else {"dy": -14}), fontSize=12,
                                     fontWeight="bold").encode(text=alt.Text(f"{label}:N")))
+
+
+@recipe
+def note(df: pd.DataFrame, *, text: str, corner: str = "top right") -> alt.Chart:
+    """A line of text (the column ``text``) in a corner of the plot ("top right", "bottom left", ...), to layer on a
+    chart: which value a scrubbed chart shows (``ui.page.scrub``)."""
+    top, right = "top" in corner, "right" in corner
+    return alt.Chart(df).mark_text(align="right" if right else "left", baseline="top" if top else "bottom",
+                                   dx=-6 if right else 6, dy=6 if top else -6, fontSize=12, fontWeight="bold",
+                                   color=LABEL).encode(x=alt.XValue("width" if right else 0),
+                                                       y=alt.YValue(0 if top else "height"), text=alt.Text(f"{text}:N"))
 
 
 @recipe

@@ -34,7 +34,9 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
   select_slider) that drives its main chart (the sharing tests move it, the browser tests drag it).
 - **The question** (``predict``) comes before what gives it away. It quotes no live value of an input it does not
   also mark (when its text or answer changes, the question starts over and says so).
-- **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table).
+- **Charts** are ``ui.charts`` recipes shown with ``page.chart`` (with a text alternative and the data as a table);
+  a chart whose lesson is a curve's shape under the main input is drawn with ``page.scrub`` over a study's rows for
+  every step of that input (``ui.scrub``): it marks the committed value and says which value it shows.
 - **Bad input** raises ValueError in rlcore; ``study`` and ``run`` show it and stop that rerun; ``attempt`` shows it
   and lets the rest of the page draw (a part that may fail alone, such as a problem the learner typed).
 

@@ -18,6 +18,10 @@ The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart
 a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
+Pages that scrub, and the study that gives each its rows: 5 (λ, ``answer_credits``), 7 (τ, ``discovery_curves``),
+8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 13 (steps, ``kl_placement_rows``). A layer that does not move
+with the input (page 8 KL's judge score and KL) comes from a dataset without the grid's column.
+
 ``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
 parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
 """
@@ -53,6 +57,17 @@ def grid_step(grid: Sequence[float]) -> float:
     if step <= 0 or any(abs(s - step) > GRID_TOL * max(1.0, step) for s in steps):
         raise ValueError(f"grid must ascend in equal steps, got steps {steps[:5]}")
     return round(step, 12)
+
+
+def steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
+    """A slider's values ``lo``, ``lo + step``, ..., ``hi``, rounded to 12 decimals (binary sums drift): the grid of a
+    scrubbed input over the widget's own steps (a tuple: a study's cache key).
+
+    >>> steps(0.05, 0.2, 0.05)
+    (0.05, 0.1, 0.15, 0.2)
+    """
+    n = round((hi - lo) / step)
+    return tuple(round(lo + i * step, 12) for i in range(n + 1))
 
 
 def filter_expr(field: str, step: float, value: float, exact: bool) -> str:
@@ -102,9 +117,12 @@ def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: 
 
 def rows_at(data, *, field: str, grid: Sequence[float], value: float):
     """The rows of a scrubbed chart's ``data`` the chart shows at rest: those at the grid point nearest the committed
-    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points."""
+    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points; and the rows
+    with no ``field`` (NaN: a layer that does not move, drawn from a dataset without the column)."""
     step = grid_step(grid)
-    if EXACT in data.columns and bool(data[EXACT].any()):
-        return data[data[EXACT].astype(bool)].drop(columns=EXACT)
-    kept = data[(data[field] - float(value)).abs() < step / 2]
+    fixed = data[field].isna()
+    if EXACT in data.columns and bool(data[EXACT].fillna(False).astype(bool).any()):
+        kept = data[fixed | data[EXACT].fillna(False).astype(bool)]
+    else:
+        kept = data[fixed | ((data[field] - float(value)).abs() < step / 2)]
     return kept.drop(columns=EXACT) if EXACT in kept.columns else kept

@@ -225,3 +225,32 @@ def eps_pair(name: str, value) -> tuple[float, float]:
         raise ValueError(f"{name} must be a pair (ε_low, ε_high), got {show(value)}")
     low, high = (positive(name, e) for e in pair)
     return low, high
+
+
+GRID_TOL = 1e-6     # a grid is uniform when its steps agree to this, relative to the step (decimals add up in binary)
+MAX_GRID = 1001     # values of a scrubbed input's grid at most: a chart's data stays within a browser's budget
+
+
+def scrub_grid(name: str, grid, value_name: str, value, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """The values a study computes a scrubbed chart at: ``grid`` (at least two values in [low, high], ascending in
+    equal steps) and, where the committed ``value`` lies between its points, ``value`` itself after them; and which
+    of those values is that exact one (a boolean array of the same length). ValueError naming ``name`` or
+    ``value_name`` otherwise.
+
+    >>> values, exact = scrub_grid("grid", [0.1, 0.2, 0.3], "eps", 0.25, 0.0, 1.0)
+    >>> values.tolist(), exact.tolist()
+    ([0.1, 0.2, 0.3, 0.25], [False, False, False, True])
+    """
+    g = as_vector(name, grid, min_len=2)
+    if g.size > MAX_GRID:
+        raise ValueError(f"{name} must hold at most {MAX_GRID} values, got {g.size}")
+    steps = np.diff(g)
+    step = (g[-1] - g[0]) / (g.size - 1)
+    if step <= 0 or np.any(np.abs(steps - step) > GRID_TOL * step):
+        raise ValueError(f"{name} must ascend in equal steps, got {show(g)}")
+    if g[0] < low or g[-1] > high:
+        raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {show(g)}")
+    v = in_range(value_name, value, low, high)
+    on_grid = bool(np.any(np.abs(g - v) <= GRID_TOL * step))
+    values = g if on_grid else np.r_[g, v]
+    return values, np.r_[np.zeros(g.size, dtype=bool), np.ones(values.size - g.size, dtype=bool)]

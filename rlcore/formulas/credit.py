@@ -13,7 +13,7 @@ from .returns import sparse_rewards
 
 __all__ = [
     "GROUP_METHODS", "GROUP_SEED", "GROUP_SIZE", "AnswerTrace", "answer_trace", "credit_positions", "gae",
-    "group_advantages", "td_errors",
+    "gae_rows", "group_advantages", "td_errors",
 ]
 
 GROUP_METHODS = ("grpo", "dr_grpo", "rloo")
@@ -92,6 +92,32 @@ def gae(rewards, values, gamma: float, lam: float, mask=None) -> np.ndarray:
                              f"got {show(mask)}")
         mask = mask.astype(bool)
     return _gae(r, v, g, decay, mask)
+
+
+def gae_rows(rewards, values, gamma: float, lams) -> np.ndarray:
+    """``gae`` of one answer for many λ at once: row l at ``lams[l]`` (what a chart dragged over λ draws).
+
+    Args:
+        rewards: shape [T], r₀…r_{T−1}.
+        values: shape [T+1], V(s₀)…V(s_T).
+        gamma: discount γ in [0, 1].
+        lams: shape [L], each λ in [0, 1].
+
+    Returns:
+        shape [L, T]: Â₀…Â_{T−1} at each λ.
+
+    >>> np.round(gae_rows([0.0, 0.0, 2.0], [4.3, 2.0, 3.0, 0.0], 1.0, [0.0, 1.0]), 10).tolist()
+    [[-2.3, 1.0, -1.0], [-2.3, 0.0, -1.0]]
+    """
+    r = finite("rewards", rewards, ndim=1)
+    v = finite("values", values, ndim=1)
+    if v.size != r.size + 1:
+        raise ValueError(f"values must have one more entry than rewards ({r.size + 1}), got {v.size}")
+    g = in_range("gamma", gamma, 0.0, 1.0)
+    lam = as_vector("lams", lams)
+    if np.any(lam < 0) or np.any(lam > 1):
+        raise ValueError(f"lams must lie in [0, 1], got {show(lam)}")
+    return _gae(np.tile(r, (lam.size, 1)), np.tile(v, (lam.size, 1)), g, g * lam, None)
 
 
 def _gae(r: np.ndarray, v: np.ndarray, g: float, decay: float, mask: np.ndarray | None) -> np.ndarray:

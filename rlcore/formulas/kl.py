@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_probs, as_vector, count, log_probs, non_negative, positive, same_shape
+from .checks import as_probs, as_vector, count, finite, log_probs, non_negative, positive, same_shape
 from .policy import softmax
 
 __all__ = [
     "KLEstimates", "RegularizedObjective", "ShareCurve", "best_of_n_probs", "kl_divergence", "kl_estimators",
-    "kl_optimal_policy", "kl_regularized_objective", "regularized_optimum", "share_curve",
+    "kl_optimal_policy", "kl_regularized_objective", "regularized_optimum", "share_curve", "share_curves",
 ]
 
 
@@ -207,21 +207,51 @@ def share_curve(shares, rewards, p_ref, beta: float) -> ShareCurve:
     ([0.0513, 2.9957], [8.9487, 6.6043])
     """
     s = as_vector("shares", shares)
+    b = non_negative("beta", beta)
+    reward, kl = _share_terms(s, rewards, p_ref)
+    return ShareCurve(s, reward, kl, reward - b * kl)
+
+
+def _share_terms(s: np.ndarray, rewards, p_ref) -> tuple[np.ndarray, np.ndarray]:
+    """The expected reward and KL(π‖π_ref) of π = (1 − s, s) for shares ``s`` of any shape (checked here)."""
     if np.any(s < 0) or np.any(s > 1):
-        raise ValueError(f"shares must lie in [0, 1], got {s.tolist()[:8]}")
+        raise ValueError(f"shares must lie in [0, 1], got {s.ravel().tolist()[:8]}")
     r = as_vector("rewards", rewards)
     ref = as_probs("p_ref", p_ref)
     if r.size != 2 or ref.size != 2:
         raise ValueError(f"rewards and p_ref must have 2 entries, got {r.size} and {ref.size}")
     if np.any(ref <= 0):
         raise ValueError(f"p_ref must be > 0 for both choices, got {ref.tolist()}")
-    b = non_negative("beta", beta)
-    pi = np.stack([1.0 - s, s], axis=1)
+    pi = np.stack([1.0 - s, s], axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(pi > 0, pi * (np.log(np.where(pi > 0, pi, 1.0)) - np.log(ref)), 0.0)
-    kl = np.maximum(terms.sum(axis=1), 0.0)
-    reward = pi @ r
-    return ShareCurve(s, reward, kl, reward - b * kl)
+    return pi @ r, np.maximum(terms.sum(axis=-1), 0.0)
+
+
+def share_curves(shares, rewards, p_ref, betas) -> ShareCurve:
+    """``share_curve`` for many β at once: row g of ``shares`` at ``betas[g]`` (what a chart dragged over β draws).
+
+    Args:
+        shares: shape [G, M], s in [0, 1].
+        rewards: shape [2], the judge's score of the two choices.
+        p_ref: shape [2], both entries > 0.
+        betas: shape [G], each β ≥ 0.
+
+    Returns:
+        ShareCurve(shares, expected_reward, kl, objective), each of shape [G, M].
+
+    >>> c = share_curves([[0.0, 1.0], [0.0, 1.0]], [9.0, 9.6], [0.95, 0.05], [0.0, 1.0])
+    >>> c.objective.round(4).tolist()
+    [[9.0, 9.6], [8.9487, 6.6043]]
+    """
+    s = finite("shares", shares, ndim=2)
+    b = as_vector("betas", betas)
+    if np.any(b < 0):
+        raise ValueError(f"betas must be >= 0, got {b.tolist()[:8]}")
+    if b.size != s.shape[0]:
+        raise ValueError(f"shares must have one row per beta, got {s.shape[0]} rows and {b.size} betas")
+    reward, kl = _share_terms(s, rewards, p_ref)
+    return ShareCurve(s, reward, kl, reward - b[:, None] * kl)
 
 
 def regularized_optimum(p_ref, rewards, beta: float) -> np.ndarray:

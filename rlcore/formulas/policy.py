@@ -10,9 +10,9 @@ from .checks import as_probs, as_samples, as_vector, count, finite, in_range, no
 from .sampling import ScoreTable, sample_tokens
 
 __all__ = [
-    "BASELINES", "PolicyPath", "TrainingRun", "discovery_chance", "log_softmax", "logits_from_probs",
-    "policy_gradient_path", "policy_gradient_step", "sampled_training", "sampled_training_many", "samples_to_discover",
-    "softmax", "temperature_probs", "turning_steps",
+    "BASELINES", "PolicyPath", "TrainingRun", "discovery_chance", "discovery_chances", "log_softmax",
+    "logits_from_probs", "policy_gradient_path", "policy_gradient_step", "sampled_training", "sampled_training_many",
+    "samples_to_discover", "softmax", "temperature_probs", "temperature_probs_rows", "turning_steps",
 ]
 
 BASELINES = ("none", "batch mean", "V")
@@ -309,6 +309,56 @@ def temperature_probs(probs, temperature: float) -> np.ndarray:
     tau = positive("temperature", temperature)
     mu = np.where(p > 0, softmax(logits_from_probs(p), tau), 0.0)  # a token with π = 0 is never drawn
     return mu / mu.sum()
+
+
+def temperature_probs_rows(probs, temperatures) -> np.ndarray:
+    """``temperature_probs`` at many temperatures at once: row v at ``temperatures[v]`` (what a chart dragged over τ
+    draws).
+
+    Args:
+        probs: shape [K], the policy π (at temperature 1).
+        temperatures: shape [V], each τ > 0.
+
+    Returns:
+        shape [V, K], μ at each τ.
+
+    >>> np.round(temperature_probs_rows([0.8, 0.2], [0.5, 1.0]), 10).tolist()
+    [[0.9411764706, 0.0588235294], [0.8, 0.2]]
+    """
+    p = as_probs("probs", probs)
+    taus = as_vector("temperatures", temperatures)
+    if np.any(taus <= 0):
+        raise ValueError(f"temperatures must be > 0, got {taus.tolist()[:8]}")
+    z = logits_from_probs(p)
+    with np.errstate(over="ignore"):  # as softmax: shifted by the maximum, then divided by each τ
+        shifted = (z - z.max()) / taus[:, None]
+    mu = np.where(p > 0, softmax(np.maximum(shifted, np.finfo(np.float64).min)), 0.0)  # never drawn: π = 0
+    return mu / mu.sum(axis=-1, keepdims=True)
+
+
+def discovery_chances(p, k) -> np.ndarray:
+    """``discovery_chance`` for many probabilities at once: row v for ``p[v]``.
+
+    Args:
+        p: shape [V], each token probability in [0, 1].
+        k: shape [M], sample counts (≥ 0).
+
+    Returns:
+        shape [V, M], 1 − (1 − p_v)^k.
+
+    >>> np.round(discovery_chances([0.2, 0.5], [1, 2]), 12).tolist()
+    [[0.2, 0.36], [0.5, 0.75]]
+    """
+    prob = as_vector("p", p)
+    if np.any(prob < 0) or np.any(prob > 1):
+        raise ValueError(f"p must lie in [0, 1], got {prob.tolist()[:8]}")
+    ks = as_vector("k", k)
+    if np.any(ks < 0):
+        raise ValueError(f"k must be >= 0, got {ks.tolist()}")
+    prob = prob[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = -np.expm1(ks * np.log1p(-prob))  # as discovery_chance: precise for tiny p
+    return np.where(ks == 0, 0.0, np.where(prob >= 1.0, 1.0, out))
 
 
 def samples_to_discover(p, target: float) -> float:

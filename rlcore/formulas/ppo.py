@@ -22,8 +22,8 @@ from .checks import (
 from .policy import logits_from_probs, softmax
 
 __all__ = [
-    "PPOBatch", "PPOEpochs", "batch_advantages", "clip_bounds", "clipped_objective", "importance_ratio", "is_clipped",
-    "ppo_epochs",
+    "PPOBatch", "PPOEpochs", "batch_advantages", "clip_bounds", "clipped_objective", "clipped_objective_rows",
+    "importance_ratio", "is_clipped", "ppo_epochs",
 ]
 
 
@@ -89,6 +89,36 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
             raise ValueError(f"dual_clip must be > 1, got {c!r}")
         out = np.where(adv < 0, np.maximum(out, c * adv), out)
     return out
+
+
+def clipped_objective_rows(ratio, advantage, eps) -> np.ndarray:
+    """``clipped_objective`` for many clip distances at once: row g of ``ratio`` clipped at ``eps[g]`` (what a chart
+    dragged over ε draws, every ε in one pass).
+
+    Args:
+        ratio: shape [G, N], ρ ≥ 0.
+        advantage: A, broadcasting against ratio (a number, or shape [G, N]).
+        eps: shape [G], each ε in (0, 1).
+
+    Returns:
+        shape [G, N]: min(ρA, clip(ρ, 1 − ε_g, 1 + ε_g)·A), row by row.
+
+    >>> clipped_objective_rows([[1.5, 0.5], [1.5, 0.5]], 1.0, [0.2, 0.4]).round(10).tolist()
+    [[1.2, 0.5], [1.4, 0.5]]
+    """
+    e = as_vector("eps", eps)
+    if np.any(e <= 0) or np.any(e >= 1):
+        raise ValueError(f"eps must lie in (0, 1), got {show(e)}")
+    rho = finite("ratio", ratio, ndim=2)
+    if rho.shape[0] != e.size:
+        raise ValueError(f"ratio must have one row per eps, got {rho.shape[0]} rows and {e.size} eps")
+    if rho.min() < 0:
+        raise ValueError(f"ratio must be >= 0, got {show(rho)}")
+    shape = rho.shape
+    rho, adv = broadcast("ratio", rho, "advantage", finite("advantage", advantage))
+    if rho.shape != shape:
+        raise ValueError(f"advantage must broadcast to ratio's shape {shape}, got shape {np.shape(advantage)}")
+    return _surrogate(rho, adv, e[:, None], e[:, None])
 
 
 def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None) -> np.ndarray:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..formulas.checks import scrub_grid
 from ..formulas.estimates import advantages
 from ..formulas.example import Scenario, check_scenario
 from ..formulas.ppo import (
@@ -14,11 +15,12 @@ from ..formulas.ppo import (
     batch_advantages,
     clip_bounds,
     clipped_objective,
+    clipped_objective_rows,
     importance_ratio,
     ppo_epochs,
 )
 
-__all__ = ["ClipCurve", "PPORun", "clip_curve", "ppo_run"]
+__all__ = ["ClipCurve", "ClipCurves", "PPORun", "clip_curve", "clip_curves", "ppo_run"]
 
 CURVE_POINTS = 201  # evenly spaced probabilities of the curve, besides π_old and its clip bounds
 
@@ -71,6 +73,61 @@ def clip_curve(scenario: Scenario, token: str, eps: float) -> ClipCurve:
     return ClipCurve(p_old=p_old, adv=adv, size=size, low=low, high=high, factor=1 + e if up else 1 - e,
                      bound=high if up else low, added=p_old + e if up else p_old - e, x=x,
                      pos=clipped_objective(ratio, size, eps), neg=clipped_objective(ratio, -size, eps))
+
+
+@dataclass(frozen=True)
+class ClipCurves:
+    """``clip_curve`` at every ε of a grid at once (and at the committed ε where it lies between grid points): the
+    rows of a chart scrubbed over ε, one row per (ε, π), the curves of one ε in increasing π."""
+
+    eps: np.ndarray     # shape [V]: the grid's ε, then the committed ε where it is off the grid
+    exact: np.ndarray   # shape [V], bool: that last, committed ε (all False when it is a grid point)
+    low: np.ndarray     # shape [V]: (1 − ε)·π_old, per ε
+    high: np.ndarray    # shape [V]: min(1, (1 + ε)·π_old), per ε
+    row_eps: np.ndarray  # shape [N]: each row's ε
+    x: np.ndarray       # shape [N]: π of the token (per ε: ``clip_curve``'s x)
+    pos: np.ndarray     # shape [N]: the clipped objective at +|A|
+    neg: np.ndarray     # shape [N]: ... at −|A|
+    row_exact: np.ndarray  # shape [N], bool: rows of the committed ε off the grid
+
+
+def clip_curves(scenario: Scenario, token: str, eps: float, grid) -> ClipCurves:
+    """``clip_curve(scenario, token, e)`` for every e of ``grid`` in one vectorised pass, and for the committed
+    ``eps`` too where it lies between grid points (``exact``): what a chart needs to redraw as ε is dragged.
+
+    Args:
+        scenario: the running example.
+        token: one of its tokens, with π_old > 0.
+        eps: the committed clip distance, in (0, 1).
+        grid: at least two ε in (0, 1), ascending in equal steps (a slider's steps).
+
+    Returns:
+        ClipCurves(eps, exact, low, high, row_eps, x, pos, neg, row_exact).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> c = clip_curves(ARTICLE_SCENARIO, "partly", 0.25, [0.1, 0.2, 0.3])   # 0.25: between grid points
+    >>> c.eps.tolist(), c.exact.tolist(), c.high.round(10).tolist()
+    ([0.1, 0.2, 0.3, 0.25], [False, False, False, True], [0.22, 0.24, 0.26, 0.25])
+    """
+    i = check_scenario(scenario).index(token)
+    values, exact = scrub_grid("grid", grid, "eps", eps, 0.0, 1.0)
+    if values.min() <= 0 or values.max() >= 1:
+        raise ValueError(f"grid and eps must lie in (0, 1), got {values.tolist()[:8]}")
+    p_old = float(scenario.pi[i])
+    adv = float(advantages(scenario.pi, scenario.q)[i])
+    if p_old <= 0:
+        raise ValueError(f"token must have π_old > 0, got π_old({token}) = {p_old}")
+    bounds = np.array([clip_bounds(p_old, e) for e in values])            # [V, 2]
+    x = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (values.size, 1)), bounds,
+                      np.full(values.size, p_old)], axis=1)               # [V, M], as np.unique sorts each
+    keep = np.c_[np.ones(values.size, dtype=bool), np.diff(x, axis=1) != 0]  # and drops repeats
+    ratio = importance_ratio(x.ravel(), np.full(x.size, p_old)).reshape(x.shape)
+    size = abs(adv) if adv != 0 else 1.0
+    return ClipCurves(eps=values, exact=exact, low=bounds[:, 0], high=bounds[:, 1],
+                      row_eps=np.broadcast_to(values[:, None], x.shape)[keep], x=x[keep],
+                      pos=clipped_objective_rows(ratio, size, values)[keep],
+                      neg=clipped_objective_rows(ratio, -size, values)[keep],
+                      row_exact=np.broadcast_to(exact[:, None], x.shape)[keep])
 
 
 @dataclass(frozen=True)

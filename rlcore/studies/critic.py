@@ -7,15 +7,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_real, as_samples, as_vector, count, in_range, non_negative, rng_from
-from ..formulas.credit import AnswerTrace, answer_trace, credit_positions, gae, group_advantages, td_errors
+from ..formulas.checks import as_real, as_samples, as_vector, count, in_range, non_negative, rng_from, scrub_grid
+from ..formulas.credit import (
+    AnswerTrace,
+    answer_trace,
+    credit_positions,
+    gae,
+    gae_rows,
+    group_advantages,
+    td_errors,
+)
 from ..formulas.estimates import (
     sample_answers,
 )
 from ..formulas.example import Scenario, check_scenario
 
-__all__ = ["AnswerCredit", "CriticErrorStudy", "GroupCredit", "answer_credit", "answer_critic_error",
-           "critic_error_study", "group_credit"]
+__all__ = ["AnswerCredit", "AnswerCredits", "CriticErrorStudy", "GroupCredit", "answer_credit", "answer_credits",
+           "answer_critic_error", "critic_error_study", "group_credit"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,52 @@ def answer_credit(scenario: Scenario, token: str, gamma: float, lam: float) -> A
     adv = gae(trace.rewards, trace.values, g, lam)
     adv0 = gae(trace.rewards, trace.values, g, 0.0)
     return AnswerCredit(trace, delta, adv, credit_positions(delta), credit_positions(adv0))
+
+
+@dataclass(frozen=True)
+class AnswerCredits:
+    """``answer_credit``'s GAE advantages at every λ of a grid at once (and at the committed λ where it lies between
+    grid points): the rows of a chart scrubbed over λ, one row per (λ, token)."""
+
+    lam: np.ndarray          # shape [V]: the grid's λ, then the committed λ where it is off the grid
+    exact: np.ndarray        # shape [V], bool: that last, committed λ
+    advantages: np.ndarray   # shape [V, T]: GAE Âₜ at (γ, λ) for each λ
+    row_lam: np.ndarray      # shape [V·T]: each row's λ
+    position: np.ndarray     # shape [V·T], int: each row's token, 0 to T − 1
+    advantage: np.ndarray    # shape [V·T]: Âₜ at the row's λ
+    committed: np.ndarray    # shape [V·T]: Âₜ at the committed λ (the same for every λ: what the text reads)
+    row_exact: np.ndarray    # shape [V·T], bool: rows of the committed λ off the grid
+
+
+def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, grid) -> AnswerCredits:
+    """``answer_credit(scenario, token, gamma, l).advantages`` for every l of ``grid`` in one vectorised pass
+    (``gae_rows``), and for the committed ``lam`` too where it lies between grid points (``exact``): what a chart
+    needs to redraw as λ is dragged.
+
+    Args:
+        scenario: the running example.
+        token: one of scenario.tokens, the answer's first (decision) token.
+        gamma: discount γ in [0, 1].
+        lam: the committed λ in [0, 1].
+        grid: at least two λ in [0, 1], ascending in equal steps (a slider's steps).
+
+    Returns:
+        AnswerCredits(lam, exact, advantages [V, T], row_lam, position, advantage, committed, row_exact).
+
+    >>> from ..formulas.example import ARTICLE_SCENARIO
+    >>> c = answer_credits(ARTICLE_SCENARIO, "open", 1.0, 1.0, [0.0, 0.5, 1.0])   # δ = −2.3 at token 2 only
+    >>> np.round(c.advantages[:, 0], 10).tolist(), c.exact.tolist()   # Â₀ = λ²·δ₂
+    ([0.0, -0.575, -2.3], [False, False, False])
+    """
+    g = in_range("gamma", gamma, 0.0, 1.0)
+    values, exact = scrub_grid("grid", grid, "lam", lam, 0.0, 1.0)
+    trace = answer_trace(scenario, token, g)
+    adv = gae_rows(trace.rewards, trace.values, g, values)                    # [V, T]
+    here = gae(trace.rewards, trace.values, g, in_range("lam", lam, 0.0, 1.0))  # [T]
+    n, m = adv.shape
+    return AnswerCredits(lam=values, exact=exact, advantages=adv, row_lam=np.repeat(values, m),
+                         position=np.tile(np.arange(m), n), advantage=adv.ravel(), committed=np.tile(here, n),
+                         row_exact=np.repeat(exact, m))
 
 
 def answer_critic_error(scenario: Scenario, token: str, *, gamma: float, lams, bias: float, noise: float,

@@ -7,19 +7,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import count, in_range
+from ..formulas.checks import count, in_range, scrub_grid
 from ..formulas.estimates import SeedBands, seed_bands
 from ..formulas.example import Scenario, check_scenario
 from ..formulas.policy import (
     TrainingRun,
     discovery_chance,
+    discovery_chances,
     sampled_training_many,
     samples_to_discover,
     temperature_probs,
+    temperature_probs_rows,
 )
 from .overview import Summary, summarize
 
-__all__ = ["Exploration", "ExplorationOutcome", "exploration_outcome", "exploration_study"]
+__all__ = ["DiscoveryCurves", "Exploration", "ExplorationOutcome", "discovery_curves", "exploration_outcome",
+           "exploration_study"]
 
 DISCOVERY_KS = np.arange(1, 101)  # the answer counts k of the discovery curve
 
@@ -132,3 +135,57 @@ def exploration_study(scenario: Scenario, temperature: float, lr: float, steps: 
         k50=samples_to_discover(best, 0.5), k95=samples_to_discover(best, 0.95),
         batch_chance=float(discovery_chance(best, [batch])[0]),  # one batch holds the best token
     )
+
+
+@dataclass(frozen=True)
+class DiscoveryCurves:
+    """The chance to see the scenario's best token in k answers sampled at every τ of a grid (and at the committed τ
+    where it lies between grid points): the rows of a chart scrubbed over τ, one row per (τ, k)."""
+
+    temperature: np.ndarray  # shape [V]: the grid's τ, then the committed τ where it is off the grid
+    exact: np.ndarray        # shape [V], bool: that last, committed τ
+    best_prob: np.ndarray    # shape [V]: μ(best) at each τ
+    k50: np.ndarray          # shape [V]: answers needed for a 50% chance at each τ (inf if never)
+    k95: np.ndarray          # shape [V]: ... for a 95% chance
+    ks: np.ndarray           # shape [M]: answer counts k (1 to 100)
+    chance_at_one: np.ndarray  # shape [M]: the chance at τ = 1
+    committed: np.ndarray    # shape [M]: the chance at the committed τ
+    row_temp: np.ndarray     # shape [V·M]: each row's τ
+    row_k: np.ndarray        # shape [V·M]: each row's k
+    chance: np.ndarray       # shape [V·M]: the chance at the row's τ and k
+    row_exact: np.ndarray    # shape [V·M], bool: rows of the committed τ off the grid
+
+
+def discovery_curves(scenario: Scenario, temperature: float, grid) -> DiscoveryCurves:
+    """``exploration_study``'s discovery curve, 1 − (1 − μ_b)^k with μ = ``temperature_probs(π, τ)``, for every τ of
+    ``grid`` in one vectorised pass (``temperature_probs_rows``, ``discovery_chances``), and for the committed
+    ``temperature`` too where it lies between grid points (``exact``): what a chart needs to redraw as τ is dragged.
+
+    Args:
+        scenario: the running example.
+        temperature: the committed τ > 0.
+        grid: at least two τ > 0, ascending in equal steps (a slider's steps).
+
+    Returns:
+        DiscoveryCurves(temperature, exact, best_prob, k50, k95, ks, chance_at_one, committed, row_temp, row_k,
+        chance, row_exact).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> c = discovery_curves(ARTICLE_SCENARIO, 1.0, [0.5, 1.0, 1.5])   # μ(partly) = 0.105, 0.2, 0.241
+    >>> c.k50.tolist(), c.k95.tolist()
+    ([7.0, 4.0, 3.0], [27.0, 14.0, 11.0])
+    """
+    s = summarize(check_scenario(scenario))
+    values, exact = scrub_grid("grid", grid, "temperature", temperature, 0.0, np.inf)
+    if values.min() <= 0:
+        raise ValueError(f"grid and temperature must be > 0, got {values.tolist()[:8]}")
+    best = temperature_probs_rows(scenario.pi, values)[:, s.best]                      # [V]
+    here = temperature_probs(scenario.pi, temperature)[s.best]
+    chance = discovery_chances(np.r_[best, scenario.pi[s.best], here], DISCOVERY_KS)   # [V + 2, M]
+    n, m = values.size, DISCOVERY_KS.size
+    return DiscoveryCurves(
+        temperature=values, exact=exact, best_prob=best,
+        k50=np.array([samples_to_discover(b, 0.5) for b in best]),
+        k95=np.array([samples_to_discover(b, 0.95) for b in best]),
+        ks=DISCOVERY_KS.copy(), chance_at_one=chance[n], committed=chance[n + 1], row_temp=np.repeat(values, m),
+        row_k=np.tile(DISCOVERY_KS, n), chance=chance[:n].ravel(), row_exact=np.repeat(exact, m))

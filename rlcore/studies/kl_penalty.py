@@ -7,13 +7,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, count, in_range, rng_from
+from ..formulas.checks import as_probs, count, in_range, rng_from, scrub_grid
 from ..formulas.estimates import Histogram, histogram_counts
 from ..formulas.example import FlatteryBranch
-from ..formulas.kl import KLEstimates, ShareCurve, kl_divergence, kl_estimators, regularized_optimum, share_curve
+from ..formulas.kl import (
+    KLEstimates,
+    ShareCurve,
+    kl_divergence,
+    kl_estimators,
+    regularized_optimum,
+    share_curve,
+    share_curves,
+)
 
-__all__ = ["KLCurve", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_estimator_histogram",
-           "kl_estimator_study"]
+__all__ = ["KLCurve", "KLCurves", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_curves",
+           "kl_estimator_histogram", "kl_estimator_study"]
 
 CURVE_POINTS = 201  # evenly spaced shares of the curve, besides the three it marks
 
@@ -123,6 +131,54 @@ def kl_curve(branch: FlatteryBranch, share: float, beta: float) -> KLCurve:
     grid = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), ref_share, s, best[1]])
     return KLCurve(ref_share=ref_share, best=best, curve=share_curve(grid, fl.rewards, fl.p_ref, beta),
                    points=share_curve([ref_share, s, best[1]], fl.rewards, fl.p_ref, beta))
+
+
+@dataclass(frozen=True)
+class KLCurves:
+    """``kl_curve`` at every β of a grid at once (and at the committed β where it lies between grid points): the rows
+    of a chart scrubbed over β, one row per (β, share), each β's shares those of ``kl_curve`` at that β."""
+
+    beta: np.ndarray       # shape [V]: the grid's β, then the committed β where it is off the grid
+    exact: np.ndarray      # shape [V], bool: that last, committed β
+    best: np.ndarray       # shape [V]: the optimum's share π*(flattery) at each β
+    points: ShareCurve     # each [V, 3]: at the reference's share, the chosen share and the optimum's, per β
+    row_beta: np.ndarray   # shape [N]: each row's β
+    share: np.ndarray      # shape [N]: the share of flattery (per β: ``kl_curve``'s curve shares)
+    objective: np.ndarray  # shape [N]: R − β·KL there
+    row_exact: np.ndarray  # shape [N], bool: rows of the committed β off the grid
+
+
+def kl_curves(branch: FlatteryBranch, share: float, beta: float, grid) -> KLCurves:
+    """``kl_curve(branch, share, b)`` for every b of ``grid`` in one vectorised pass (``share_curves``), and for the
+    committed ``beta`` too where it lies between grid points (``exact``): what a chart needs to redraw as β is
+    dragged.
+
+    Args:
+        branch: the flattery branch, e.g. ``rlcore.FLATTERY``.
+        share: the chosen share of flattery, in [0, 1].
+        beta: the committed β ≥ 0.
+        grid: at least two β ≥ 0, ascending in equal steps (a slider's steps).
+
+    Returns:
+        KLCurves(beta, exact, best, points, row_beta, share, objective, row_exact).
+
+    >>> from rlcore.example import FLATTERY
+    >>> c = kl_curves(FLATTERY, 0.05, 1.0, [0.0, 0.5, 1.0])   # at the reference's share: no KL at any β
+    >>> c.beta.tolist(), c.points.kl[:, 1].round(12).tolist(), c.points.objective[:, 1].round(12).tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.0, 0.0], [9.03, 9.03, 9.03])
+    """
+    fl = _branch(branch)
+    s = in_range("share", share, 0.0, 1.0)
+    values, exact = scrub_grid("grid", grid, "beta", beta, 0.0, np.inf)
+    ref_share = float(fl.p_ref[1])
+    best = np.array([regularized_optimum(fl.p_ref, fl.rewards, b)[1] for b in values])  # [V]
+    marks = np.c_[np.full(values.size, ref_share), np.full(values.size, s), best]     # [V, 3]
+    shares = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (values.size, 1)), marks], axis=1)
+    keep = np.c_[np.ones(values.size, dtype=bool), np.diff(shares, axis=1) != 0]  # as np.unique: no repeats
+    curve = share_curves(shares, fl.rewards, fl.p_ref, values)
+    return KLCurves(beta=values, exact=exact, best=best, points=share_curves(marks, fl.rewards, fl.p_ref, values),
+                    row_beta=np.broadcast_to(values[:, None], shares.shape)[keep], share=shares[keep],
+                    objective=curve.objective[keep], row_exact=np.broadcast_to(exact[:, None], shares.shape)[keep])
 
 
 @dataclass(frozen=True)

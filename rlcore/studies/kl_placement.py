@@ -10,7 +10,8 @@ from ..formulas.checks import count
 from ..formulas.diagnostics import kl_gradients
 from ..formulas.policy import policy_gradient_path
 
-__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "PlacementPath", "kl_placement_path", "kl_placements"]
+__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "PlacementPath", "PlacementRows", "kl_placement_path",
+           "kl_placement_rows", "kl_placements"]
 
 PLACEMENTS = ("k1 in the loss", "k2 in the loss", "k3 in the loss",
               "k1 in the reward", "k2 in the reward", "k3 in the reward")
@@ -131,3 +132,40 @@ def kl_placement_path(probs, q, lr: float, steps: int) -> PlacementPath:
     cosine = np.stack([r.cosine for r in rows])
     lowest = np.where(np.isnan(cosine), np.inf, cosine).argmin(axis=1)  # nanargmin, row by row
     return PlacementPath(ref.probs, rows, cosine, np.where(np.all(np.isnan(cosine), axis=1), -1, lowest))
+
+
+@dataclass(frozen=True)
+class PlacementRows:
+    """A placement path's expected gradients at every step as the rows of one chart, one per (step, placement,
+    token): what a chart dragged over the steps draws."""
+
+    step: np.ndarray       # shape [N], int: each row's step, 0 … T
+    placement: np.ndarray  # shape [N], int: its placement, in the order of PLACEMENTS
+    token: np.ndarray      # shape [N], int: its token, 0 … K − 1
+    gradient: np.ndarray   # shape [N]: that placement's expected gradient for that token's logit at that step
+    true: np.ndarray       # shape [N]: the true gradient of KL(π‖π_ref) there
+
+
+def kl_placement_rows(probs, q, lr: float, steps: int) -> PlacementRows:
+    """Every step of ``kl_placement_path(probs, q, lr, steps)`` at once, as rows: the placements' gradients stacked
+    over the steps (the path itself goes step by step, each from the one before).
+
+    Args:
+        probs: shape [K], π_ref, where the training starts.
+        q: shape [K], Q of each token.
+        lr: step size η ≥ 0.
+        steps: number of steps (0 to 1,000).
+
+    Returns:
+        PlacementRows(step, placement, token, gradient, true), each of shape [(T+1)·6·K].
+
+    >>> r = kl_placement_rows([0.5, 0.5], [0.0, 2.0], 1.0, 2)
+    >>> r.step.size, int(r.step.max()), float(abs(r.gradient[r.step == 0]).max())   # 3 steps · 6 · 2; 0 at π_ref
+    (36, 2, 0.0)
+    """
+    path = kl_placement_path(probs, q, lr, steps)
+    grads = np.stack([p.gradients for p in path.placements])                   # [T+1, 6, K]
+    true = np.broadcast_to(np.stack([p.reverse for p in path.placements])[:, None, :], grads.shape)
+    at_step, places, tokens = np.indices(grads.shape)
+    return PlacementRows(step=at_step.ravel(), placement=places.ravel(), token=tokens.ravel(),
+                         gradient=grads.ravel(), true=true.ravel())

@@ -10,7 +10,7 @@ from tests.apphelp import (
     FLAT,
     FOUR_SPREAD,
     catalogue,
-    chart_fingerprint,
+    chart_by_title,
     chart_frame,
     charts,
     choose_preset,
@@ -34,7 +34,9 @@ BARS = i18n.catalogue("en")["p13.bars.title"].split("{")[0]  # the title, up to 
 
 
 def bars(at):
-    return chart_frame(at, BARS, "expected gradient")
+    """The bars at the committed number of steps (the chart holds them for every step of the slider)."""
+    df = chart_frame(at, BARS, "expected gradient")
+    return df[df["steps"] == at.slider(key=K("steps")).value].drop(columns="steps")
 
 
 def rows(df, placement):
@@ -80,10 +82,11 @@ def test_predict_hides_then_reveals():
 
 def test_steps_move_the_bars_and_zero_steps_vanish():
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
+    before = bars(at).to_csv()
     at.slider(key=K("steps")).set_value(10).run()
     no_exception(at)
-    assert chart_fingerprint(at) != before
+    assert bars(at).to_csv() != before  # the chart starts at the committed step: its scrubber's value is 10
+    assert [p["value"] for c in charts(at) for p in c["spec"].get("params", []) if p.get("bind")] == [10]
     at.slider(key=K("steps")).set_value(0).run()
     np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)
     np.testing.assert_allclose(bars(at)["true gradient"], 0, atol=1e-12)
@@ -138,3 +141,27 @@ def test_a_token_the_reference_never_writes_stays_at_zero():
     df = bars(at)
     assert len(df) == 18 and (df["expected gradient"].to_numpy().reshape(6, 3)[:, 2] == 0).all()
     assert (df["expected gradient"].to_numpy().reshape(6, 3)[1:3, :2] != 0).any()  # a and b do move
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_the_steps_shows_rlcore_s_gradients_at_every_step(lang):
+    at = run_page(PAGE, query={"lang": lang})
+    no_exception(at)
+    c = chart_by_title(at, i18n.text(lang, "p13.bars.title"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"] | {"name": None} == {"input": "range", "min": 0, "max": 30, "step": 1, "name": None}
+    assert param["value"] == 3
+    df = next(d for d in c["data"].values() if "expected gradient" in d)
+    assert sorted(df["steps"].unique()) == list(range(31))
+    path = rlcore.kl_placement_path(rlcore.ARTICLE_SCENARIO.pi, rlcore.ARTICLE_SCENARIO.q, 0.3, 30)
+    places = [i18n.text(lang, f"p13.placement.{p}") for p in
+              ("k1_loss", "k2_loss", "k3_loss", "k1_reward", "k2_reward", "k3_reward")]
+    for step in range(31):  # each step's bars: rlcore's kl_placements at the π of that step
+        own = rlcore.kl_placements(path.probs[step], path.probs[0])
+        at_step = df[df["steps"] == step]
+        for j, place in enumerate(places):
+            row = at_step[at_step["placement"] == place]
+            np.testing.assert_allclose(row["expected gradient"], own.gradients[j], atol=1e-12)
+            np.testing.assert_allclose(row["true gradient"], own.reverse, atol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "p13.bars.shown", steps=7) in labels

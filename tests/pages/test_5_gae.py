@@ -5,6 +5,8 @@ catalogue writes it with the live numbers (``en``), so rewording the catalogue b
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -27,6 +29,7 @@ from tests.apphelp import (
     run_page,
     shared_out,
 )
+from ui import i18n
 from ui.format import fmt
 
 PAGE = page_file("5_")
@@ -50,11 +53,13 @@ def strip(at):
 
 
 def gae_title(at) -> str:
-    return en("gae_title", lam=fmt(at.slider(key=K("lam")).value))
+    return en("gae_title")
 
 
 def gae_column(at):
-    return largest_frame(at, gae_title(at))["GAE advantage"].round(10).tolist()
+    """The GAE chart's advantages at the committed λ (the chart holds them for every step of the λ slider)."""
+    df = largest_frame(at, gae_title(at))
+    return df[np.isclose(df["lam"], at.slider(key=K("lam")).value)]["GAE advantage"].round(10).tolist()
 
 
 def group_chart(at, size: int):
@@ -228,3 +233,25 @@ def test_group_size_accepts_a_float_from_session_state():
     at = run_page(PAGE, state=SHOWN, inputs={"G": 5.0})
     no_exception(at)
     assert len(group_chart(at, 5)) == 5
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_lambda_shows_rlcore_s_advantages_at_every_step_of_the_slider(lang):
+    at = run_page(PAGE, state=SHOWN, query={"lang": lang})
+    no_exception(at)
+    c = next(c for c in charts(at) if any(p.get("bind") for p in c["spec"].get("params", [])))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.95)
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.0, 1.0, pytest.approx(0.05))
+    rows = next(d for d in c["data"].values() if "GAE advantage" in d)
+    grid = np.unique(rows["lam"])
+    np.testing.assert_allclose(grid, np.linspace(0.0, 1.0, 21), atol=1e-12)  # the slider's 21 steps
+    own_95 = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 1.0, 0.95).advantages
+    for lam in grid:  # each λ's bars: the advantages rlcore computes for that λ alone; the line: the committed λ's
+        at_lam = rows[rows["lam"] == lam].sort_values("position")
+        own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 1.0, float(lam)).advantages
+        np.testing.assert_allclose(at_lam["GAE advantage"], own, atol=1e-12)
+        np.testing.assert_allclose(at_lam["committed advantage"], own_95, atol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "chart.scrub_shown", name="λ", value="0.5") in labels
+    assert i18n.text(lang, "chart.scrub_yours", name="λ", value="0.95") in json.dumps(c["spec"], ensure_ascii=False)

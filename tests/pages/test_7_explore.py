@@ -29,6 +29,7 @@ from tests.apphelp import (
     shared_out,
     titles,
 )
+from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 
 PAGE = page_file("7_")
@@ -47,9 +48,18 @@ def main_data(at, msgid: str, **values):
 
 
 def marks(at, best: str = "partly") -> list[float]:
-    """The k values the discovery chart marks (50% and 95%, those within its 100 answers)."""
+    """The k values the discovery chart marks at the committed τ (50% and 95%, those within its 100 answers; the
+    chart holds them for every step of the τ slider)."""
     found = [df for df in chart_by_title(at, en("discovery_title", best=best))["data"].values() if "k" in df.columns]
-    return sorted(found[0]["k"]) if found else []
+    if not found:
+        return []
+    return sorted(found[0][np.isclose(found[0]["temp"], at.slider(key=K("temp")).value)]["k"])
+
+
+def fixed_curves(at, best: str = "partly"):
+    """The discovery chart's curves that do not move as τ is dragged: τ = 1's and the committed τ's."""
+    return next(df for df in chart_by_title(at, en("discovery_title", best=best))["data"].values()
+                if "series" in df.columns and "temp" not in df.columns)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +138,7 @@ def test_each_runs_final_probability_table(default):
 
 
 def test_discovery_chart_marks_four_and_fourteen(default):
-    curve = main_data(default, "discovery_title", best="partly")
+    curve = fixed_curves(default)
     assert len(curve) == 100
     np.testing.assert_allclose(curve["chance"].iloc[[0, 1]], [0.2, 0.36])  # 1 − 0.8, 1 − 0.8²
 
@@ -143,7 +153,7 @@ def test_temperature_slider_changes_the_charts(default):
     p = np.sqrt([0.5, 0.3, 0.2])  # π^(1/τ), τ = 2
     np.testing.assert_allclose(bars["probability"], p / p.sum(), atol=1e-12)
     # the sampled distribution gets its own curve in the discovery chart
-    assert main_data(at, "discovery_title", best="partly")["series"].nunique() == 2
+    assert fixed_curves(at)["series"].nunique() == 2
 
 
 def test_no_baseline_makes_greedy_reinforce_open():
@@ -184,7 +194,8 @@ def test_a_token_that_is_never_sampled():
     never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
     at = run_page(PAGE, scenario=never)
     no_exception(at)
-    assert main_data(at, "discovery_title", best="partly")["chance"].max() == 0  # p = 0: never seen
+    assert main_data(at, "discovery_title", best="partly")["chance"].max() == 0  # p = 0: never seen, at any τ
+    assert fixed_curves(at)["chance"].max() == 0
     assert marks(at) == []
 
 
@@ -221,3 +232,34 @@ def test_predict_answer_follows_the_scenario():
     assert answer_of(run_page(PAGE), "predict_explore", OPTIONS) == en("no")
     at = run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"])
     assert answer_of(at, "predict_explore", OPTIONS) == en("already")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slider(lang):
+    at = run_page(PAGE, query={"lang": lang, "temp": "1.5"})
+    no_exception(at)
+    c = chart_by_title(at, i18n.text(lang, "p7.discovery_title", best="partly"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.5)
+    lo, hi, step = param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]
+    assert (lo, hi, step) == (pytest.approx(0.1), pytest.approx(3.0), pytest.approx(0.1))
+    moving = next(d for d in c["data"].values() if {"temp", "chance"} <= set(d.columns))
+    grid = np.unique(moving["temp"])
+    np.testing.assert_allclose(grid, np.linspace(0.1, 3.0, 30), atol=1e-12)  # the slider's 30 steps
+    for tau in grid:  # each τ's curve: 1 − (1 − μ_best)^k with rlcore's μ at that τ
+        rows = moving[moving["temp"] == tau].sort_values("answers sampled")
+        mu = rlcore.temperature_probs(rlcore.ARTICLE_SCENARIO.pi, float(tau))[2]
+        np.testing.assert_allclose(rows["chance"], rlcore.discovery_chance(mu, rows["answers sampled"]), atol=1e-12)
+        k50 = next(d for d in c["data"].values() if "k" in d.columns)
+        at_tau = k50[(k50["temp"] == tau) & (k50["label"] == "50%")]["k"]
+        k = rlcore.samples_to_discover(mu, 0.5)
+        assert at_tau.tolist() == ([k] if k <= 100 else [])  # marked where it falls within the 100 answers
+    fixed = fixed_curves_in(c)
+    yours = i18n.text(lang, "chart.scrub_yours", name="τ", value="1.5")
+    assert any(str(name).startswith(yours) for name in fixed["series"])   # the committed τ's curve, named with it
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "chart.scrub_shown", name="τ", value="2.5") in labels
+
+
+def fixed_curves_in(c: dict):
+    return next(df for df in c["data"].values() if "series" in df.columns and "temp" not in df.columns)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import rlcore
 from tests.apphelp import (
     catalogue,
     chart_by_title,
@@ -26,6 +27,7 @@ from tests.apphelp import (
     question_key,
     run_page,
 )
+from ui import i18n
 
 PAGE = page_file("8_KL")
 K = keys(PAGE)
@@ -74,10 +76,15 @@ def test_kl_curve_data(default):
     kl = df[df["quantity"] == "KL"].set_index("share")["value"]
     assert kl.loc[0.05] == pytest.approx(0.0, abs=1e-12)
     assert kl.loc[1.0] == pytest.approx(np.log(1 / 0.05))  # all flattery: KL = log(1/0.05)
-    marks = data_with(c, "label")
+    marks = next(d for d in c["data"].values() if {"label", "share"} <= set(d.columns))
+    marks = marks[np.isclose(marks["beta"], 1.0)]                   # the chart holds every β: the committed one
     assert sorted(marks["share"]) == [pytest.approx(0.05), pytest.approx(0.9)]
-    rule = next(d for d in c["data"].values() if "at" in d.columns)
-    assert rule["at"].iloc[0] == pytest.approx(0.05 * np.exp(0.6) / (0.95 + 0.05 * np.exp(0.6)))
+    best = 0.05 * np.exp(0.6) / (0.95 + 0.05 * np.exp(0.6))
+    rule = next(d for d in c["data"].values() if "at" in d.columns and "beta" in d.columns)
+    assert rule[np.isclose(rule["beta"], 1.0)]["at"].iloc[0] == pytest.approx(best)
+    yours = next(d for d in c["data"].values() if "at" in d.columns and "beta" not in d.columns)
+    assert list(yours["label"]) == [i18n.text("en", "chart.scrub_yours", name="β", value="1")]  # the committed β
+    assert yours["at"].iloc[0] == pytest.approx(best)
 
 
 def test_estimator_table(default):
@@ -131,3 +138,34 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("n")).value == 500 and at.number_input(key=K("kl_seed")).value == 3
     hist = data_with(chart_by_title(at, en("estimators.hist_title", n=500)), "estimator")
     assert hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_beta_shows_rlcore_s_objective_at_every_step_of_the_slider(lang):
+    at = run_page(PAGE, state=SHOWN, query={"lang": lang})
+    no_exception(at)
+    c = chart_by_title(at, i18n.text(lang, "p8_kl.share_title"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.0)
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.0, 5.0, pytest.approx(0.1))
+    moving = next(d for d in c["data"].values() if {"beta", "value"} <= set(d.columns) and "label" not in d)
+    grid = np.unique(moving["beta"])
+    np.testing.assert_allclose(grid, np.linspace(0.0, 5.0, 51), atol=1e-12)  # the slider's 51 steps
+    for b in grid:  # each β's rows: the objective rlcore computes for that β alone
+        own = rlcore.kl_curve(rlcore.FLATTERY, 0.9, float(b)).curve
+        rows = moving[moving["beta"] == b]
+        np.testing.assert_allclose(rows["share"], own.shares, atol=1e-12)
+        np.testing.assert_allclose(rows["value"], own.objective, atol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert {i18n.text(lang, "chart.scrub_yours", name="β", value="1"),
+            i18n.text(lang, "chart.scrub_shown", name="β", value="2.5")} <= labels
+
+
+def test_a_committed_beta_between_the_steps_is_drawn_exactly_where_it_rests():
+    at = run_page(PAGE, state=SHOWN, query={"beta": "1.25"})
+    no_exception(at)
+    c = chart_by_title(at, en("share_title"))
+    moving = next(d for d in c["data"].values() if {"beta", "value"} <= set(d.columns) and "label" not in d)
+    exact = moving[moving["exact"]]
+    assert np.allclose(exact["beta"], 1.25)
+    np.testing.assert_allclose(exact["value"], rlcore.kl_curve(rlcore.FLATTERY, 0.9, 1.25).curve.objective, atol=1e-12)

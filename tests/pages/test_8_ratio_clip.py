@@ -8,6 +8,7 @@ metrics, tables, widgets); elements are found by their catalogue text.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlcore
@@ -30,6 +31,7 @@ from tests.apphelp import (
     run_page,
     shared_out,
 )
+from ui import i18n
 
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
@@ -91,6 +93,7 @@ def test_a_negative_advantage_asks_how_low():
 def test_clipped_objective_is_flat_past_the_bounds(default):
     c = chart_by_title(default, OBJECTIVE_CHART)
     curve = data_with(c, "objective")
+    curve = curve[np.isclose(curve["eps"], 0.2)]  # the chart holds every ε of the slider: the committed one here
     pos = curve[curve["advantage"] == "A = +4.7"].set_index("probability")["objective"]
     neg = curve[curve["advantage"] == "A = −4.7"].set_index("probability")["objective"]
     # A = +4.7: ρA rises to 1.2 · 4.7 = 5.64 at π = 0.24, then stays there
@@ -102,6 +105,7 @@ def test_clipped_objective_is_flat_past_the_bounds(default):
     assert neg.loc[0.16] == pytest.approx(-3.76)
     assert neg.loc[1.0] == pytest.approx(-23.5)
     spans = data_with(c, "region")
+    spans = spans[np.isclose(spans["eps"], 0.2)]
     assert sorted(zip(spans["from"], spans["to"], strict=True)) == [(0.0, pytest.approx(0.16)),
                                                                     (pytest.approx(0.24), 1.0)]
 
@@ -183,3 +187,49 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("epochs")).value == 5 and at.slider(key=K("ppo_lr")).value == pytest.approx(0.5)
     assert numbers(metrics(at)["π_old(open)"]) == [0.5]
     assert numbers(metrics(at)[HIGH]) == [0.55]
+
+
+def objective(at, lang: str = "en") -> dict:
+    return chart_by_title(at, i18n.text(lang, "p8_ratio.chart.title", token="partly"))
+
+
+def scrubbed(at, lang: str = "en") -> tuple[dict, pd.DataFrame]:
+    """The objective chart's spec and its rows for every ε of the slider (``ui.scrub``)."""
+    c = objective(at, lang)
+    return c["spec"], data_with(c, "objective")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
+    at = run_page(PAGE, state=SHOWN, query={"lang": lang})
+    no_exception(at)
+    spec, curve = scrubbed(at, lang)
+    (param,) = [p for p in spec["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.2)
+    lo, hi, step = param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]
+    assert (lo, hi, step) == (pytest.approx(0.05), pytest.approx(0.5), pytest.approx(0.05))  # the slider's steps
+    grid = np.unique(curve["eps"])
+    np.testing.assert_allclose(grid, np.linspace(0.05, 0.5, 10), atol=1e-12)
+    for e in grid:  # each ε's rows: the clipped objective rlcore computes for that ε alone
+        own = rlcore.clip_curve(rlcore.ARTICLE_SCENARIO, "partly", float(e))
+        rows = curve[curve["eps"] == e]
+        for name, values in (("A = +4.7", own.pos), ("A = −4.7", own.neg)):
+            line = rows[rows["advantage"] == name]
+            np.testing.assert_allclose(line["probability"], own.x, atol=1e-12)
+            np.testing.assert_allclose(line["objective"], values, atol=1e-12)
+    frames = objective(at, lang)["data"].values()
+    labels = [str(v) for df in frames if "label" in df for v in df["label"]]
+    yours = i18n.text(lang, "chart.scrub_yours", name="ε", value="0.2")
+    assert yours in labels                                   # the committed ε's bounds are marked with it
+    assert i18n.text(lang, "chart.scrub_shown", name="ε", value="0.35") in labels  # and the chart says which it shows
+
+
+def test_a_committed_eps_between_the_steps_is_drawn_exactly_where_it_rests():
+    at = run_page(PAGE, state=SHOWN, query={"eps": "0.12"})  # a link may hold a value off the slider's steps
+    no_exception(at)
+    _, curve = scrubbed(at)
+    exact = curve[curve["exact"]]
+    own = rlcore.clip_curve(rlcore.ARTICLE_SCENARIO, "partly", 0.12)
+    assert np.allclose(exact["eps"], 0.12)
+    np.testing.assert_allclose(exact[exact["advantage"] == "A = +4.7"]["objective"], own.pos, atol=1e-12)
+    assert numbers(metrics(at)[HIGH]) == [0.224]                # (1 + 0.12) · 0.2: the text reads the same value

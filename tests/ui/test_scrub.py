@@ -70,3 +70,12 @@ def test_a_value_off_the_range_or_a_field_in_no_dataset_is_refused():
     ch = charts.lines(curves(), x="x", y="y", key=charts.Key("s", colors={"line": "#000"}), axes=charts.Axes("x", "y"))
     with pytest.raises(ValueError, match="field"):
         scrub.bind(spec.vega_lite(ch), field="nope", grid=GRID, value=0.5, label="g")
+
+
+def test_rows_without_the_grid_column_are_kept_at_rest_and_steps_are_the_sliders():
+    moving = curves()
+    fixed = pd.DataFrame({"x": [0.0, 2.0], "y": [1.0, 1.0], "s": "fixed"})  # a layer that does not move: no "g"
+    at_rest = scrub.rows_at(pd.concat([fixed, moving], ignore_index=True), field="g", grid=GRID, value=0.5)
+    assert sorted(at_rest["s"]) == ["fixed"] * 2 + ["line"] * 3 and (at_rest["g"].dropna() == 0.5).all()
+    assert scrub.steps(0.0, 1.0, 0.25) == tuple(GRID.tolist())
+    assert scrub.steps(0.1, 3.0, 0.1)[-1] == 3.0 and len(scrub.steps(0.1, 3.0, 0.1)) == 30  # decimals, not drift
