@@ -206,14 +206,14 @@ def draw_answers(run: zero.ZeroRun | None, name: str) -> None:
     st.subheader(t("p19.ask_heading"))
     typed = inputs.text_input(t("p19.ask"), "3 + 4 * 2 + 7 * 5", key="ask", max_chars=60, help=t("p19.ask_help"))
     draw = inputs.slider(t("p19.draw"), 0, 20, 0, 1, key="draw", help=t("p19.draw_help"))
-    models = {t("p19.base_model"): warmup.base_model()}
-    if run is not None:
-        models[t("p19.after", steps=len(run.updates), algo=name)] = run.model
+    trained = {} if run is None else {t("p19.after", steps=len(run.updates), algo=name): run.model}
+    models = {t("p19.base_model"): warmup.base_model(), **trained}
     cols = st.columns(2)
     for j, (col, (who, model)) in enumerate(zip(cols, models.items(), strict=False)):
         if (a := page.attempt(training.answer, model, typed, draw)) is None:
             return  # a problem that cannot be read: said once, and the rest of the page goes on
-        df = pd.DataFrame({"label": list(a.tokens), "position": np.arange(len(a.tokens)), "probability": a.probs})
+        df = pd.DataFrame({"label": [CELL.get(x, x) for x in a.tokens], "position": np.arange(len(a.tokens)),
+                           "probability": a.probs})  # <end> named as the grid above names it
         verdict = t(f"p19.{'right' if a.verdict.right else 'wrong'}_"
                     f"{'well' if a.verdict.well_formed else 'ill'}_formed", score=fmt(a.verdict.score, 0))
         strip = charts.answer_strip(df, value="probability", axes=charts.Axes(y=t("p19.answer_y")))
