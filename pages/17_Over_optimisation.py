@@ -110,13 +110,16 @@ def explain_peak(run) -> None:
         st.markdown(t("p17.no_turn"))
 
 
-def true_runs(runs, labels, *, legend: str, title: str, alt_text: str, name: str) -> None:
-    """The true gain of several runs against their KL, one line per run."""
+def true_runs(runs, labels, *, legend: str, title: str, alt_text: str, name: str, subtitle=None) -> None:
+    """The true gain of several runs against their KL, one line per run; with a ``subtitle``, a labelled dot where
+    each one ends (runs that follow one path, as three β do, are told apart by where they stop)."""
     data = pd.concat([curves(r, lab) for r, lab in zip(runs, labels, strict=True)], ignore_index=True)
-    page.chart(charts.layer(charts.lines(data, x="KL", y="gain",
-                                         key=charts.Key("run", colors=method_colors(labels), title=legend),
-                                         axes=charts.Axes(t("p17.x_title"), t("p17.true_gain"))), title=title),
-               data, alt_text=alt_text, name=name)
+    key, axes = charts.Key("run", colors=method_colors(labels), title=legend), charts.Axes(t("p17.x_title"),
+                                                                                            t("p17.true_gain"))
+    ends = [charts.labelled_points(data.groupby("run", sort=False).tail(1), x="KL", y="gain", label="run", key=key,
+                                   axes=axes, size=70, beside=True)] if subtitle else []
+    page.chart(charts.layer(charts.lines(data, x="KL", y="gain", key=key, axes=axes), *ends, title=title,
+                            subtitle=subtitle), data, alt_text=alt_text, name=name)
 
 
 def draw_betas(n: int, raters: dict) -> None:
@@ -124,7 +127,7 @@ def draw_betas(n: int, raters: dict) -> None:
     st.subheader(t("p17.leash"))
     runs = [train(b, n, raters) for b in COMPARE_BETAS]
     true_runs(runs, [t("p17.beta_run", beta=fmt(b)) for b in COMPARE_BETAS], legend=t("p17.beta_legend"),
-              title=t("p17.beta_title"), alt_text=t("p17.beta_alt"), name="betas")
+              title=t("p17.beta_title"), alt_text=t("p17.beta_alt"), name="betas", subtitle=t("p17.beta_subtitle"))
     st.markdown(t("p17.join").join(
         t("p17.beta_end_fall", beta=fmt(b), kl=fmt(r.kl[-1]), gain=fmt(r.true[-1], sign=True), fall=fmt(r.fall))
         if r.fall > 0 else t("p17.beta_end", beta=fmt(b), kl=fmt(r.kl[-1]), gain=fmt(r.true[-1], sign=True))
