@@ -158,10 +158,7 @@ def draw_pass_k(run: zero.ZeroRun) -> None:
                          axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"))
     page.chart(charts.titled(lines, title=t("p19.passk_title"), subtitle=wrap(t("p19.passk_subtitle")), height=200),
                df, alt_text=t("p19.passk_alt"), name="zero_pass_k")
-    low, high = c.model[0] - c.base[0], c.model[-1] - c.base[-1]  # RL's gain at k = 1 and at k = 64
-    said = "none" if low < 0.005 else "lost" if high < -0.005 else "full" if min(c.base[-1], c.model[-1]) > 0.995 \
-        else "narrow" if low > high + 0.01 else "wide"
-    st.markdown(t(f"p19.passk_{said}", b1=pct(c.base[0], 1), m1=pct(c.model[0], 1), bn=pct(c.base[-1], 1),
+    st.markdown(t(f"p19.passk_{c.change}", b1=pct(c.base[0], 1), m1=pct(c.model[0], 1), bn=pct(c.base[-1], 1),
                   mn=pct(c.model[-1], 1), n=int(c.k[-1])))
 
 

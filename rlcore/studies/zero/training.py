@@ -192,6 +192,23 @@ class PassCurve:
     base: np.ndarray    # [n] the base model's pass@k
     model: np.ndarray   # [n] the trained model's pass@k
 
+    @property
+    def change(self) -> str:
+        """What RL changed, read from the curves' ends: "none" (pass@1 did not rise by half a point), "lost" (pass@n
+        fell), "full" (pass@n is 1 before and after), "narrow" (pass@1 gained more than pass@n), else "wide".
+
+        >>> PassCurve(np.arange(1, 3), np.array([0.3, 1.0]), np.array([0.6, 1.0])).change
+        'full'
+        """
+        low, high = self.model[0] - self.base[0], self.model[-1] - self.base[-1]  # the gains at k = 1 and k = n
+        if low < 0.005:
+            return "none"
+        if high < -0.005:
+            return "lost"
+        if min(self.base[-1], self.model[-1]) > 0.995:
+            return "full"
+        return "narrow" if low > high + 0.01 else "wide"
+
 
 def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
     """Each model answers every held-out problem ``n`` times at temperature 1 (the draws depend only on ``seed``);
