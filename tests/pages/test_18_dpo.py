@@ -11,6 +11,7 @@ from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
 from tests.apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
 from ui import i18n
+from ui import page as ui_page
 from ui.format import esc, fmt, pct
 
 PAGE = page_file("18_")
@@ -97,3 +98,5 @@ def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
     behind = i18n.text("en", "p18.rl_behind", lab_beta=fmt(1.0), steps=rl.steps, answer=esc("partly + flattery"),
                        ref=pct(rl.items.ref[flat], 1), optimum=pct(rl.optimum[flat], 1), ppo=pct(rl.median[flat], 1))
     assert behind in [md.value for md in at.markdown]
+    # 5 seeds × 300 steps of PPO: computed in turns with the server's other heavy work (ui.turns), as the lab's
+    assert [heavy for fn, _, heavy in ui_page._STUDIES if fn is rlcore.lab_on_raters] == [True]
