@@ -6,15 +6,17 @@ Streamlit runs every session's script in a thread of one process. Heavy work sid
 panels) hands the interpreter lock back and forth and costs several times the CPU of the same work done in
 turn, so such work waits in a ``Line``. A line is fair between visitors:
 
-- **visitors, not tabs.** A visitor is one browser (``visitor``: the balancer's cookie, else the address its
-  session comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in
-  seconds of turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not
-  fifty. Among a visitor's own sessions, and between visitors served alike, the first to ask goes first. A
-  visitor who joins a busy line starts level with the visitor being served, less one turn (``GRACE_S``): it goes
-  next, and cannot bank time from before it came. Heavy work comes in bounded slices where it can (``in_turns``:
-  page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the training line a
-  newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``: one such run
-  at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor its half.
+- **visitors, not tabs.** A visitor is one browser (``visitor``: the balancer's cookie, else the address its session
+  comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in seconds of
+  turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not fifty. Among a
+  visitor's own sessions, and between visitors served alike, the first to ask goes first. A visitor who joins a busy
+  line starts level with the visitor being served, less three turns (``GRACE_S``): it goes next and keeps the line
+  for about three seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19) ends
+  near its time alone; it cannot bank time from before it came. Heavy work comes in bounded slices where it can
+  (``in_turns``: page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the
+  training line a newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``:
+  one such run at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor
+  its half.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
@@ -50,7 +52,7 @@ import rlcore
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
-GRACE_S = 1.0         # a visitor joining a busy line starts this far below the visitor being served (one turn)
+GRACE_S = 3.0         # a visitor joining a busy line starts this far below the visitor being served (three turns)
 
 
 class Replaced(Exception):

@@ -280,11 +280,13 @@ def test_a_visitor_joining_a_busy_line_goes_next_but_cannot_bank_time():
     wait_until(lambda: served == ["v1", "v2", "g"])
     assert line.used("v") == 4  # v's two turns of 2 steps
     newcomer = [tab(line, now, f"n{i}", "n", served, cost=2) for i in (1, 2, 3)]
-    assert line.used("n") == line.used("v") - turns.GRACE_S, "level with the least served, less one turn"
+    assert line.used("n") == line.used("v") - turns.GRACE_S, "level with the least served, less the grace"
     gate.set()
     for t in [*tabs, holding, *newcomer]:
         t.join(5)
-    assert served[3:] == ["n1", "v3", "n2", "v4", "n3"], "next, then turn about: no run of n's own"
+    # n starts at 4 − 3 = 1: its turns of 2 take it to 3, then 5 (past v's 4), then v and n in turn
+    assert turns.GRACE_S == 3
+    assert served[3:] == ["n1", "n2", "v3", "n3", "v4"], "next, for the grace's worth of turns, then turn about"
     assert line.used("v") == 0 and line.used("n") == 0, "an empty line forgets what everyone took"
 
 
