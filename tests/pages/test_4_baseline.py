@@ -24,6 +24,7 @@ from tests.apphelp import (
     page_text,
     run_page,
     shared_out,
+    spec_items,
 )
 from ui.format import pct
 
@@ -187,19 +188,13 @@ def test_the_averages_wait_for_the_prediction():
 def test_one_colour_per_baseline_on_every_chart():
     at = run_page(PAGE, state=SHOWN)
 
-    def scales(node, out):
-        if isinstance(node, dict):
-            color = node.get("encoding", {}).get("color", {})
-            if isinstance(color, dict) and color.get("field") == "baseline" and "domain" in color.get("scale", {}):
-                out.append(dict(zip(color["scale"]["domain"], color["scale"]["range"], strict=True)))
-            for v in node.values():
-                scales(v, out)
-        elif isinstance(node, list):
-            for v in node:
-                scales(v, out)
-        return out
+    def scales(spec):
+        colors = [v["encoding"]["color"] for _, v in spec_items({"": spec}, skip=())
+                  if isinstance(v, dict) and isinstance(v.get("encoding", {}).get("color"), dict)]
+        return [dict(zip(c["scale"]["domain"], c["scale"]["range"], strict=True)) for c in colors
+                if c.get("field") == "baseline" and "domain" in c.get("scale", {})]
 
-    found = [scales(c["spec"], []) for c in charts(at)[:3]]  # histograms, variance against b, running averages
+    found = [scales(c["spec"]) for c in charts(at)[:3]]  # histograms, variance against b, running averages
     assert all(found), "every baseline chart has an explicit colour scale"
     mappings = [m for f in found for m in f if "b = 0" in m]
     assert len(mappings) >= 3  # the dots, the marks on the parabola, the running averages
