@@ -2,10 +2,35 @@
 (``from tests.apphelp import run_page``, ``tests.pages.zhhelp``, ``tests.e2e.e2ehelp``, ``tests.words``), never by
 a path added to ``sys.path``; the repository's root is on the path (pyproject's ``pythonpath``)."""
 
+import pytest
 from hypothesis import settings
+from streamlit.testing.v1 import AppTest
 
 # No per-example deadline: on a shared 2-core machine a first call can take 300 ms for reasons that have
 # nothing to do with the code (hypothesis then reports a "flaky" failure). Tests that need a bound on time
 # are benchmarks, not tests (bench/).
 settings.register_profile("explorer", deadline=None)
 settings.load_profile("explorer")
+
+
+# Every AppTest run fails its test on an exception the page did not catch (a page shows st.error, never a
+# traceback), so no page test repeats that check. A test about a page that is meant to raise says so with
+# ``@pytest.mark.app_exception`` and reads ``at.exception`` itself. (Patched once per process rather than in an
+# autouse fixture: hypothesis refuses function-scoped fixtures around @given tests.)
+_allow_exception = False
+
+
+def pytest_runtest_setup(item):
+    global _allow_exception
+    _allow_exception = item.get_closest_marker("app_exception") is not None
+
+
+def _run_without_exception(self, *args, **kwargs):
+    at = _plain_run(self, *args, **kwargs)
+    if at.exception and not _allow_exception:
+        pytest.fail(f"the page raised: {[e.message for e in at.exception]}", pytrace=False)
+    return at
+
+
+_plain_run = AppTest._run
+AppTest._run = _run_without_exception

@@ -22,7 +22,13 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..formulas.aggregation import gradient_weights, informative_groups, sequence_ratio
+from ..formulas.aggregation import (
+    AGGREGATION_MODES,
+    gradient_weights,
+    informative_groups,
+    sequence_ratio,
+    token_weights,
+)
 from ..formulas.checks import count, finite, in_range, non_negative, show
 from ..formulas.credit import gae, group_advantages
 from ..formulas.diagnostics import entropy, pass_at_k
@@ -40,16 +46,10 @@ __all__ = [
     "lab_question", "lab_seed_count", "lab_tree", "train",
 ]
 
-LOSS_AGGREGATIONS = {
-    "token-mean": lambda mask, n_tokens, max_len=None: mask / mask.sum(axis=(1, 2), keepdims=True),  # all tokens
-    "seq-mean-token-mean": lambda mask, n_tokens, max_len=None: mask / (mask.shape[1] * n_tokens[..., None]),
-    "seq-mean-token-sum": lambda mask, n_tokens, max_len=None: mask / mask.shape[1],  # sum per answer, mean over G
-    "seq-mean-token-sum-norm": lambda mask, n_tokens, max_len=None: mask / (mask.shape[1] * (max_len or mask.shape[2])),
-}
-"""How the token losses of a group add up to the loss: each maps the real-token mask [S, G, P], the answers'
-lengths [S, G] and the longest possible answer L_max (default P) to the weight of every token: 1/Σ|o_j|,
-1/(G·|o_i|), 1/G and 1/(G·L_max), as in ``token_weights`` (the names are verl's ``loss_agg_mode``; Liu et
-al. 2025 discuss why the per-answer mean biases the update by length)."""
+LOSS_AGGREGATIONS = AGGREGATION_MODES
+"""How the token losses of a group add up to the loss (verl's ``loss_agg_mode`` names): ``token_weights`` of the
+real-token mask [S, G, P] (one group per seed) with L_max the longest possible answer, i.e. 1/Σ|o_j|, 1/(G·|o_i|),
+1/G and 1/(G·L_max) (Liu et al. 2025 discuss why the per-answer mean biases the update by length)."""
 
 LENGTH_REF_CONTINUE = 0.5
 """π_ref(continue) at every length decision: with ``length`` L the reference writes 1 + ½ + … + ½^(L−1) length
@@ -358,7 +358,7 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     if not 1 <= len(seeds) <= 64:
         raise ValueError(f"seeds must hold 1 to 64 seeds, got {len(seeds)}")
     c, algo, k = config, ALGORITHM_TABLE[config.algorithm], len(tree.tokens)
-    token_weights = LOSS_AGGREGATIONS[c.loss_agg or algo.loss_agg]
+    loss_agg = c.loss_agg or algo.loss_agg
     max_len = 1 + tree.flattery + c.length  # the longest possible answer (Dr. GRPO's L_max)
     table = ScoreTable.of(tree.leaf_samples)  # the judge's scores of every leaf
     ref_logits = (logits_from_probs(tree.ref_first), logits_from_probs(tree.ref_branch))
@@ -377,7 +377,7 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
             try:
                 group, drawn = _sample_group(tree, c, logps, logref, table, draws)  # 1. sample and score
                 rewards, adv, state = algo.advantages(group, state, c, algo)        # 2. advantages
-                weights = token_weights(group.mask, group.n_tokens, max_len)
+                weights = token_weights(group.mask, loss_agg, max_len)
                 z, loss, grad_norm, clip = _policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
                 logps = _log_policy(z)
             except FloatingPointError:  # a logit overflowed: the history ends before this step

@@ -17,7 +17,6 @@ from tests.apphelp import (
     choose_preset,
     has_scenario,
     input_key,
-    no_exception,
     page_text,
     preset_names,
     run_page,
@@ -57,7 +56,6 @@ def test_link_restores_a_slider_and_the_scenario(path):
     target = other_value(s)
     custom = rlcore.PRESETS["Best token is rare (2%)"]
     at = run_page(path, query={link_name(s.key): str(target), panel.URL_KEY: panel.to_json(custom, indent=None)})
-    no_exception(at)
     assert float(value_of(at, s.key)) == pytest.approx(float(target))
     if has_scenario(path):
         assert at.session_state["scenario"] == custom
@@ -80,7 +78,6 @@ def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
     key = link_name(s.key)
     for raw in garbage:
         at = run_page(path, query={key: raw, "nonsense": raw})
-        no_exception(at)
         bodies = [t.proto.body for t in at.toast]
         if link_fits(s, raw):  # "99" is a fine number of steps on a slider from 0 to 2000: taken, not reported
             assert float(value_of(at, s.key)) == float(raw) and not any(key in b for b in bodies), bodies
@@ -94,7 +91,6 @@ def test_repeated_keys_are_reported():
     path = PAGES[4]
     key = link_name(first_slider(run_page(path)).key)
     at = run_page(path, query={key: ["0.1", "0.2"]})
-    no_exception(at)
     assert any(key in t.proto.body for t in at.toast)
     assert key not in at.query_params
 
@@ -124,7 +120,6 @@ def test_every_chart_has_a_table_and_csv(path):
     for k in keys:  # the learner opens every table
         at.session_state[k] = True
     at.run()
-    no_exception(at)
     tables = [e for e in at.expander if e.label == "Data behind this chart"]
     assert [len(e.dataframe) for e in tables] == [1] * n_charts
     assert len([b for b in at.get("download_button") if b.proto.id and "csv_" in b.proto.id]) == n_charts
@@ -137,7 +132,6 @@ def test_reset_clears_the_link(path):
     at = run_page(path, query={"temp": "2.0", "seed": "5"})
     assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (2.0, 5)
     next(b for b in at.button if b.label == "Reset").click().run()
-    no_exception(at)
     assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (1.0, 0)
     assert "temp" not in at.query_params and "seed" not in at.query_params
 
@@ -222,7 +216,6 @@ def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults)
     at.switch_page(str(source.relative_to(ROOT)))
     at.query_params.update(link)
     at.run()
-    no_exception(at)
     shown = own_inputs(at)
     for n, (_, w) in shown.items():  # the page takes its own extremes from the link
         if n in link:
@@ -232,7 +225,6 @@ def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults)
         at.query_params.update(link)
         at.switch_page(str(target.relative_to(ROOT)))
         at.run()
-        no_exception(at)
         mine = defaults[target]
         waiting = set(at.session_state[inputs.LATER]) & set(link)  # inputs behind B's question: their values wait
         misfits = [n for n in link if n not in waiting and (n not in mine or not fits(*mine[n], parsed(*mine[n],
@@ -265,7 +257,6 @@ def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
     """Issue #14: every number input and slider of the page gets the same hostile value in one link."""
     numeric = {n: w for n, (kind, w) in defaults[path].items() if kind in ("slider", "number_input", "select_slider")}
     at = run_page(path, query={n: raw for n in numeric})
-    no_exception(at)
     shown = own_inputs(at)
     for n, w in numeric.items():
         assert shown[n][1].value == w.value, (n, raw)  # the default
@@ -278,7 +269,6 @@ def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
 
 def test_hundreds_of_unknown_parameters_make_one_notice():
     at = run_page(PAGES[4], query={f"junk{i}": str(i) for i in range(300)})
-    no_exception(at)
     assert len(at.toast) == 1
     body = at.toast[0].proto.body
     assert "300 parameters" in body and "junk0" in body and "junk299" not in body
@@ -290,10 +280,8 @@ def test_hundreds_of_unknown_parameters_make_one_notice():
 def test_reset_restores_every_default_and_clears_the_link(path, defaults):
     link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[path].items()}
     at = run_page(path, query=link)
-    no_exception(at)
     assert at.query_params, "the far ends are in the link"
     next(b for b in at.button if b.label == "Reset").click().run()
-    no_exception(at)
     assert {n: w.value for n, (_, w) in own_inputs(at).items()} == \
         {n: w.value for n, (_, w) in defaults[path].items()}
     assert not at.query_params
@@ -333,6 +321,5 @@ def test_a_preset_is_a_whole_view_whatever_came_before(path, every_pair):
         order = [*buttons, *buttons[-2::-1]]  # forward, then back: each preset follows both its neighbours
     for b in order:
         choose_preset(at, b)
-        no_exception(at)
         assert values(at) == alone[b], b
         assert not at.toast, [t.proto.body for t in at.toast]

@@ -80,8 +80,6 @@ class Server:
                 self.proc.kill()
 
 
-
-
 def wait_for_run(page, timeout_ms: int = 30_000, settle_ms: int = 300) -> None:
     """Wait until the app is connected and its script has finished running (as Streamlit's own e2e suite does)."""
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", timeout=timeout_ms)

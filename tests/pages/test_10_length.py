@@ -13,7 +13,6 @@ from tests.apphelp import (
     choose_preset,
     keys,
     largest_frame,
-    no_exception,
     numbers,
     page_file,
     run_page,
@@ -38,7 +37,6 @@ def weights(at, mode):
 
 def test_defaults_by_hand():
     at = run_page(PAGE)
-    no_exception(at)
     # open padded to 40 tokens; closed 14, partly 8 (their answers' tokens): Σ = 62, G = 3
     np.testing.assert_allclose(weights(at, TOKEN_MEAN), [1 / 62] * 3)
     np.testing.assert_allclose(weights(at, GRPO), [1 / 120, 1 / 42, 1 / 24])
@@ -93,7 +91,6 @@ def test_each_input_moves_the_charts(key, value):
     widget = {"tok": at.selectbox, "adv": at.selectbox, "matched": at.toggle,
               "seed": at.number_input}.get(key, at.slider)
     widget(key=K(key)).set_value(value).run()
-    no_exception(at)
     assert chart_fingerprint(at) != before
 
 
@@ -101,7 +98,6 @@ def test_budget_below_the_longest_answer_is_raised_to_it():
     """The long answer has 40 tokens by default: L_max = 10 cannot be, so 40 is used and the page says so."""
     shown = [c.value for c in run_page(PAGE, inputs={"budget": 40}).caption]
     at = run_page(PAGE, inputs={"budget": 10})
-    no_exception(at)
     assert not at.error
     (note,) = [c.value for c in at.caption if c.value not in shown]        # a note that L_max = 40 can show none
     assert numbers(note)[:2] == [10, 40]                                   # the budget asked for, the one used
@@ -118,7 +114,6 @@ def test_presets():
 
 def test_an_edited_scenario():
     at = run_page(PAGE, scenario=FOUR_ANSWERS)
-    no_exception(at)
     assert at.selectbox(key=K("tok")).value == "no"          # the worst answer is padded by default
     lengths = [len(rlcore.answer_tokens(FOUR_ANSWERS, t)) for t in FOUR_ANSWERS.tokens]
     lengths[1] = 40

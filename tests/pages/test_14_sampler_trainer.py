@@ -12,12 +12,11 @@ from rlcore.studies.mismatch import METHODS
 from tests.apphelp import (
     FOUR_SPREAD,
     catalogue,
-    chart_fingerprint,
     chart_frame,
     choose_preset,
     keys,
     metrics,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     page_text,
@@ -50,7 +49,6 @@ def ratios(at):
 
 def test_defaults_run_and_hide_the_answer():
     at = run_page(PAGE)
-    no_exception(at)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
     df = errors(at)
     assert set(df["method"]) == {en(f"methods.{m}") for m in METHODS}
@@ -63,7 +61,6 @@ def test_defaults_run_and_hide_the_answer():
 def test_engine_equal_to_trainer_all_ratios_are_one():
     at = run_page(PAGE)
     choose_preset(at, en("preset_same"))
-    no_exception(at)
     assert at.slider(key=K("noise")).value == 0.0
     h = ratios(at)
     assert h[h["share"] > 0]["from"].tolist() == [0.0]  # every log₂ ρ is 0
@@ -79,7 +76,6 @@ def test_engine_equal_to_trainer_all_ratios_are_one():
 def test_predict_reveals_the_table():
     at = run_page(PAGE)
     at.radio(key="mm_predict").set_value(choice("truncate")).run()
-    no_exception(at)
     assert at.success or at.warning
     assert len(at.dataframe) == 1 and at.metric
     table = at.dataframe[0].value
@@ -94,15 +90,11 @@ def test_predict_reveals_the_table():
                                                 ("number_input", "seed", 4)])
 def test_inputs_change_the_charts(widget, key, value):
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    getattr(at, widget)(key=K(key)).set_value(value).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: getattr(at, widget)(key=K(key)).set_value(value).run())
 
 
 def test_kind_switches_the_level_input():
     at = run_page(PAGE, query={"kind": "temperature", "temp": "0.5"})
-    no_exception(at)
     assert at.slider(key=K("temp")).value == 0.5
     # temperature: every position has the same μ, so ρ takes one value per token: 3 bins at most
     assert (ratios(at)["share"] > 0).sum() <= 3
@@ -110,14 +102,12 @@ def test_kind_switches_the_level_input():
 
 def test_part_switch_shows_bias():
     at = run_page(PAGE, inputs={"part": "bias²"})
-    no_exception(at)
     assert "bias²" in errors(at).columns
 
 
 def test_top_p_preset_explains_the_missing_token():
     at = run_page(PAGE, state={"mm_predict": choice("no correction")})
     choose_preset(at, en("preset_top_p"))
-    no_exception(at)
     assert at.info and "partly" in at.info[0].value  # top-p 0.7 keeps open and closed only
 
 
@@ -131,7 +121,6 @@ def revealed_answer_is_the_tables_minimum(at):
 
 def test_edited_four_token_scenario():
     at = run_page(PAGE, scenario=FOUR_SPREAD, state={"mm_predict": choice("no correction")})
-    no_exception(at)
     assert en("sep_tokens").join(FOUR_SPREAD.tokens) in page_text(at)    # the explanation names its tokens
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
     revealed_answer_is_the_tables_minimum(at)
@@ -142,7 +131,6 @@ def test_edited_four_token_scenario():
 def test_equal_scores_give_zero_error_without_breaking():
     flat = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
     at = run_page(PAGE, scenario=flat)
-    no_exception(at)
     np.testing.assert_allclose(errors(at)["total error"], 0, atol=1e-15)  # every advantage is 0
 
 
@@ -152,7 +140,6 @@ def test_the_feedback_gives_the_error_of_the_learners_own_choice(pick):
     radio = at.radio(key="mm_predict")
     picked = radio.options[pick]
     radio.set_value(picked).run()
-    no_exception(at)
     (mark,) = [*at.success, *at.warning]
     table = next(d.value for d in at.dataframe if TOTAL in d.value.columns).set_index(METHOD)
     said = float(re.search(re.escape(en("error_of", method=picked, error="")) + r"(\d+(?:\.\d+)?)", mark.value)[1])

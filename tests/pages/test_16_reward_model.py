@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rlcore
-from tests.apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
+from tests.apphelp import chart_frame, keys, moves_charts, page_file, run_page
 from ui import i18n
 
 PAGE = page_file("16_")
@@ -25,7 +25,6 @@ def scores(at):
 
 def test_true_and_rater_scores_are_the_examples_centred():
     at = run_page(PAGE)
-    no_exception(at)
     got = scores(at)
     assert set(got) == {"true judge", "raters"}  # the reward model waits for the answer
     # true: 2, 5, 9 and the flattering copy 9 − 0.6 = 8.4, mean 6.1; raters: 9 + 0.6 = 9.6 for it, mean 6.4
@@ -35,18 +34,13 @@ def test_true_and_rater_scores_are_the_examples_centred():
 
 def test_revealed_reward_model_is_centred_and_moves_with_the_comparisons():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
     fitted = scores(at)["reward model"]
     assert sum(fitted.values()) == pytest.approx(0.0, abs=1e-9)
-    before = chart_fingerprint(at)
-    at.select_slider(key=K("n")).set_value(5000).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.select_slider(key=K("n")).set_value(5000).run())
 
 
 def test_the_fit_error_chart_is_rlcores_and_falls_with_more_comparisons():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
     err = chart_frame(at, "How far the reward model is from the raters", "error")
     expected = rlcore.fit_errors(rlcore.ARTICLE_SCENARIO, [50, 100, 200, 500, 1000, 2000, 5000], noise=2.0,
                                  flattery=rlcore.FLATTERY_BONUS)
@@ -57,7 +51,6 @@ def test_the_fit_error_chart_is_rlcores_and_falls_with_more_comparisons():
 
 def test_raters_who_love_flattery_teach_the_model_to_overrate_it():
     at = run_page(PAGE, state=SHOWN, inputs={"flattery": 2.0, "n": 20000, "noise": 1.0})
-    no_exception(at)
     got = scores(at)
     assert got["true judge"]["partly + flattery"] < got["true judge"]["partly"]
     assert got["reward model"]["partly + flattery"] > got["reward model"]["partly"] + 1.0
@@ -65,7 +58,6 @@ def test_raters_who_love_flattery_teach_the_model_to_overrate_it():
 
 def test_an_edited_scenario_gets_its_own_answers():
     at = run_page(PAGE, scenario=FOUR, state=SHOWN)
-    no_exception(at)
     got = scores(at)
     assert set(got["reward model"]) == {"yes", "no", "maybe", "unclear", "maybe + flattery"}
     assert np.isfinite(list(got["reward model"].values())).all()
@@ -74,6 +66,5 @@ def test_an_edited_scenario_gets_its_own_answers():
 def test_a_scenario_with_nothing_to_compare_says_so():
     # one answer the model can write (its flattering copy included): a notice, not an error, and no chart
     at = run_page(PAGE, scenario=ONE_WRITER)
-    no_exception(at)
     assert not at.error and [i.value for i in at.info] == [i18n.text("en", "judge.nothing_to_compare")]
     assert not at.get("vega_lite_chart")

@@ -13,12 +13,11 @@ import rlcore
 from tests.apphelp import (
     SHOW,
     catalogue,
-    chart_fingerprint,
     charts,
     edit_scenario,
     just_shown,
     keys,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     run_page,
@@ -59,7 +58,6 @@ def picture(at) -> dict:
 
 def test_defaults_show_the_articles_numbers():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
     m = metrics(at)
     assert m[V_METRIC][0] == "4.3"
     assert [m[f"Q({t})"] for t in ("open", "closed", "partly")] == [("2", "-2.3"), ("5", "+0.7"), ("9", "+4.7")]
@@ -82,7 +80,6 @@ def test_defaults_show_the_articles_numbers():
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)
-    no_exception(at)
     assert len(charts(at)) == 2
     v = rlcore.expected_value(scenario.pi, scenario.q)
     assert metrics(at)[V_METRIC][0] == fmt(v)
@@ -91,7 +88,6 @@ def test_every_preset_runs(name):
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
-    no_exception(at)
     frames = list(picture(at)["data"].values())
     arrows = next(df for df in frames if "label" in df and "Q" in df)
     assert arrows["token"].tolist() == list(scenario.tokens)
@@ -102,10 +98,7 @@ def test_other_token_counts(scenario):
 
 def test_moving_the_sample_count_changes_the_estimates():
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    at.select_slider(key=K("n")).set_value(5000).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.select_slider(key=K("n")).set_value(5000).run())
     conv = next(df for df in charts(at)[1]["data"].values() if "answers" in df)
     assert conv["answers"].max() == 5000
     assert conv["answers"].nunique() <= 20  # aggregated to checkpoints
@@ -117,24 +110,17 @@ def test_moving_the_sample_count_changes_the_estimates():
 
 def test_seed_changes_the_draw():
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    at.number_input(key=K("seed")).set_value(11).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.number_input(key=K("seed")).set_value(11).run())
 
 
 def test_a_valid_sidebar_edit_changes_the_picture():
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    edit_scenario(at, "scores", 0, "4, 4")  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: edit_scenario(at, "scores", 0, "4, 4"))  # Q(open) 2 → 4, V = 2 + 1.5 + 1.8 = 5.3
     assert metrics(at)[V_METRIC][0] == "5.3"
 
 
 def test_plain_mean_note_when_counts_do_not_follow_pi():
     at = run_page(PAGE, scenario=UNEVEN, state=SHOWN)
-    no_exception(at)
     # one answer each: the plain mean (1 + 9) / 2 = 5 against V = 0.8 · 1 + 0.2 · 9 = 2.6
     (note,) = at.warning
     assert numbers(note.value)[:3] == [2, 5, 2.6]           # the 2 scores, their plain mean, V
@@ -148,7 +134,6 @@ def test_predict_answer_follows_the_scenario(scenario, token, answer):
     at = run_page(PAGE, scenario=scenario)
     assert f"**{token}**" in at.radio(key="predict_vqa").label     # the question asks about the runner-up
     at.radio(key="predict_vqa").set_value(en(answer)).run()
-    no_exception(at)
     assert at.success and f"**{en(answer)}**" in at.success[0].value
     assert all(w.icon == "⚖️" for w in at.warning)           # at most the plain-mean note, never "Not this time"
 
@@ -157,14 +142,12 @@ def test_another_seed_moves_on_from_the_seed_shown():
     at = run_page(PAGE)
     at.number_input(key=K("seed")).set_value(7).run()
     next(b for b in at.button if b.label == en("another_seed")).click().run()
-    no_exception(at)
     assert at.number_input(key=K("seed")).value == 8
 
 
 def test_the_advantage_stays_hidden_until_the_learner_commits():
     """Predict, then observe: A(closed) = 5 − 4.3 = +0.7 is nowhere on the page before an answer."""
     at = run_page(PAGE)
-    no_exception(at)
     assert at.radio(key="predict_vqa").value is None  # asked, not answered
     assert not shows_numbers(at, 0.7) and not shows_numbers(at, 5, 4.3)
     assert not any(m.proto.delta for m in at.metric)
@@ -178,7 +161,6 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
 def test_just_show_me_reveals_without_an_answer():
     at = run_page(PAGE)
     next(b for b in at.button if b.label == SHOW).click().run()
-    no_exception(at)
     assert at.radio(key="predict_vqa").value is None
     assert at.info and f"**{en('positive')}**" in at.info[0].value  # the answer it names
     assert shows_numbers(at, 5, 4.3, 0.7)

@@ -11,13 +11,12 @@ import pytest
 import rlcore
 from tests.apphelp import (
     catalogue,
-    chart_fingerprint,
     charts,
     choose_preset,
     just_shown,
     keys,
     largest_frame,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     page_text,
@@ -51,8 +50,6 @@ def sampled(at, runs: int):
     return largest_frame(at, en("sampled.title", runs=runs), "highest")
 
 
-
-
 SHOWN = just_shown("predict_pg")  # as after "Just show me"
 
 
@@ -62,7 +59,6 @@ def logit_bars(at):
 
 def test_defaults_show_the_article_numbers():
     at = run_page(PAGE, state=SHOWN, query={"step": "2"})
-    no_exception(at)
     text = page_text(at)
     # 0.50/0.30/0.20 → 0.15/0.36/0.49 → 0.04/0.11/0.86 (the article rounds 0.855 once more) and V 4.3 → 6.5 → 8.3.
     assert "0.5 / 0.3 / 0.2 → 0.152 / 0.356 / 0.492 → 0.039 / 0.106 / 0.855" in text
@@ -81,13 +77,11 @@ def test_defaults_show_the_article_numbers():
 
 def test_the_steps_stay_hidden_until_the_learner_commits():
     at = run_page(PAGE)
-    no_exception(at)
     text = page_text(at)
     assert at.radio(key="predict_pg").value is None and "0.356" not in text and inside_step(at) is None
     assert len(largest_frame(at, PROBS)) == 3, "only the start before the answer"
     assert at.button(key="pg_play").disabled and at.button(key="pg_step").disabled
     at.radio(key="predict_pg").set_value(en("down")).run()
-    no_exception(at)
     assert at.warning and {0.3, 0.356} <= set(numbers(at.warning[0].value))  # π(closed) before and after
     assert inside_step(at) == 1 and not at.button(key="pg_play").disabled
 
@@ -106,7 +100,6 @@ def test_step_button_moves_one_step_and_stops_at_the_end():
     at = run_page(PAGE, state=SHOWN)
     assert at.slider(key=K("step")).value == 0
     at.button(key="pg_step").click().run()
-    no_exception(at)
     assert at.slider(key=K("step")).value == 1
     assert largest_frame(at, PROBS)["step"].max() == 1
     at.button(key="pg_step").click().run()
@@ -116,7 +109,6 @@ def test_step_button_moves_one_step_and_stops_at_the_end():
 def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     at = run_page(PAGE, state=SHOWN, query={"step": "2"})
     at.button(key="pg_play").click().run()
-    no_exception(at)
     assert at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
     assert [b.label for b in at.button if b.key == "pg_pause"] == [en("pause")]
     at.session_state["pg_last_frame"] = 0.0  # as if the timer's interval had passed
@@ -125,7 +117,6 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     assert largest_frame(at, PROBS)["step"].max() == 1
     at.session_state["pg_last_frame"] = 0.0
     at.run()
-    no_exception(at)
     # the last step reached: playing stops and Play comes back
     assert at.slider(key=K("step")).value == 2 and not at.session_state["pg_playing"]
     assert any(b.key == "pg_play" for b in at.button)
@@ -135,7 +126,6 @@ def test_pause_stops_playing():
     at = run_page(PAGE, state=SHOWN, query={"steps": "30"})
     at.button(key="pg_play").click().run()
     at.button(key="pg_pause").click().run()
-    no_exception(at)
     assert not at.session_state["pg_playing"]
     step = at.slider(key=K("step")).value
     at.session_state["pg_last_frame"] = 0.0
@@ -145,10 +135,7 @@ def test_pause_stops_playing():
 
 def test_inspecting_step_two():
     at = run_page(PAGE, state=SHOWN)
-    before = chart_fingerprint(at)
-    at.slider(key=K("step")).set_value(2).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("step")).set_value(2).run())
     bars = largest_frame(at, en("inside.title", step=2))
     # Step 2 starts from π₁ = (0.152, 0.356, 0.492), V₁ = 6.512: π₁·(Q − V₁).
     np.testing.assert_allclose(bars.set_index("token")["logit change"][["open", "closed", "partly"]],
@@ -158,10 +145,7 @@ def test_inspecting_step_two():
 
 def test_step_size_and_step_count_change_the_path():
     at = run_page(PAGE, state=SHOWN)
-    before = chart_fingerprint(at)
-    at.slider(key=K("lr")).set_value(0.5).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("lr")).set_value(0.5).run())
     np.testing.assert_allclose(logit_bars(at)[["open", "closed", "partly"]], [-0.575, 0.105, 0.47])
     at.slider(key=K("steps")).set_value(30).run()
     at.slider(key=K("step")).set_value(30).run()
@@ -172,18 +156,15 @@ def test_a_step_beyond_the_last_shows_the_last():
     at = run_page(PAGE, query={"steps": "30", "step": "20"}, state=SHOWN)
     assert at.slider(key=K("step")).value == 20 and inside_step(at) == 20
     at.slider(key=K("steps")).set_value(5).run()
-    no_exception(at)
     assert inside_step(at) == 5 and largest_frame(at, PROBS)["step"].max() == 5
     assert at.button(key="pg_step").disabled
     at.slider(key=K("steps")).set_value(1).run()
-    no_exception(at)
     assert largest_frame(at, en("inside.title", step=1))["token"].tolist() == ["open", "closed", "partly"]
 
 
 def test_presets():
     at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_thirty"))
-    no_exception(at)
     assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("step")).value == 30
     probs = largest_frame(at, PROBS)
     assert len(probs) == 31 * 3 and probs["step"].max() == 30  # π at steps 0…30, three tokens
@@ -198,7 +179,6 @@ def test_sampled_runs_follow_their_widgets():
     assert (df["lowest"] <= df["median"] + 1e-12).all() and (df["median"] <= df["highest"] + 1e-12).all()
     before = df.to_csv()
     at.slider(key=K("batch")).set_value(2).run()
-    no_exception(at)
     assert sampled(at, 12).to_csv() != before
     at.slider(key=K("seeds")).set_value(30).run()
     assert len(sampled(at, 30)) == 9
@@ -217,7 +197,6 @@ def test_every_preset_sets_the_first_step(name):
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN, inputs={"step": 1})
-    no_exception(at)
     pi, q = np.array(scenario.probs), np.array([np.mean(s) for s in scenario.samples])
     np.testing.assert_allclose(logit_bars(at)[list(scenario.tokens)], pi * (q - pi @ q), atol=1e-9)
     assert largest_frame(at, VALUES, "step").set_index("step")["score"][0] == pytest.approx(pi @ q)
@@ -227,7 +206,6 @@ def test_every_preset_sets_the_first_step(name):
 @pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"}, state=SHOWN)
-    no_exception(at)
     assert set(largest_frame(at, PROBS)["token"]) == set(scenario.tokens)
     assert len(logit_bars(at)) == scenario.n
 
@@ -260,6 +238,5 @@ def test_predict_asks_about_the_second_best_token_without_closed():
 def test_whole_number_widgets_accept_floats_from_session_state():
     # Session state (or a fuzzer) may hand an integer slider 5.0 instead of 5; indexing must not break.
     at = run_page(PAGE, inputs={"steps": 5.0, "step": 3.0, "batch": 4.0, "seeds": 3.0}, state=SHOWN)
-    no_exception(at)
     assert inside_step(at) == 3
     assert len(sampled(at, 3)) == 6 * 3

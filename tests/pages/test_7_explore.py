@@ -21,7 +21,7 @@ from tests.apphelp import (
     just_shown,
     keys,
     metrics,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     question_key,
@@ -65,7 +65,6 @@ def fixed_curves(at, best: str = "partly"):
 @pytest.fixture(scope="module")
 def default():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
     return at
 
 
@@ -83,13 +82,11 @@ def test_defaults_show_the_articles_greedy_story(default):
 
 def test_greedy_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
-    no_exception(at)
     assert question_key(at) == "predict_explore" and en("converged_greedy") not in metrics(at)
     assert en("best_greedy", best="partly") not in metrics(at)
     assert set(main_data(at, "best_title", best="partly")["decoding"]) == {"sampling"}
     assert not any("greedy" in t for c in charts(at) for t in titles(c["spec"]))
     at.radio(key="predict_explore").set_value(en("yes")).run()
-    no_exception(at)
     assert at.warning and f"**{en('no')}**" in at.warning[0].value              # the answer: never
     assert set(main_data(at, "best_title", best="partly")["decoding"]) == {"sampling", "greedy"}
 
@@ -145,10 +142,7 @@ def test_discovery_chart_marks_four_and_fourteen(default):
 
 def test_temperature_slider_changes_the_charts(default):
     at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    at.slider(key=K("temp")).set_value(2.0).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("temp")).set_value(2.0).run())
     bars = main_data(at, "temp_title", temp="2")
     p = np.sqrt([0.5, 0.3, 0.2])  # π^(1/τ), τ = 2
     np.testing.assert_allclose(bars["probability"], p / p.sum(), atol=1e-12)
@@ -158,7 +152,6 @@ def test_temperature_slider_changes_the_charts(default):
 
 def test_no_baseline_makes_greedy_reinforce_open():
     at = run_page(PAGE, query={"baseline": "none"}, state=SHOWN)
-    no_exception(at)
     assert at.selectbox(key=K("baseline")).value == "none"
     df = main_data(at, "probs_greedy_title")
     last = df[(df["step"] == 100) & (df["token"] == "open")]
@@ -168,7 +161,6 @@ def test_no_baseline_makes_greedy_reinforce_open():
 @pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
 def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
-    no_exception(at)
     s = rlcore.summarize(rlcore.PRESETS[name])
     assert metrics(at)[en("greedy_writes")] == rlcore.PRESETS[name].tokens[s.likely]
 
@@ -183,7 +175,6 @@ def test_rare_best_token_needs_many_samples():
 def test_four_token_scenario():
     base = chart_fingerprint(run_page(PAGE))
     at = run_page(PAGE, scenario=FOUR, state=SHOWN)
-    no_exception(at)
     assert chart_fingerprint(at) != base
     df = main_data(at, "probs_greedy_title")
     assert list(df["token"].unique()) == ["yes", "no", "partly", "unclear"]
@@ -193,7 +184,6 @@ def test_four_token_scenario():
 def test_a_token_that_is_never_sampled():
     never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
     at = run_page(PAGE, scenario=never)
-    no_exception(at)
     assert main_data(at, "discovery_title", best="partly")["chance"].max() == 0  # p = 0: never seen, at any τ
     assert fixed_curves(at)["chance"].max() == 0
     assert marks(at) == []
@@ -202,7 +192,6 @@ def test_a_token_that_is_never_sampled():
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"},
                   state=SHOWN)
-    no_exception(at)
     assert at.slider(key=K("temp")).value == pytest.approx(0.3)
     assert at.slider(key=K("steps")).value == 50
     assert at.slider(key=K("seeds")).value == 4
@@ -213,7 +202,6 @@ def test_query_parameters_set_the_widgets():
 def test_instructor_preset_button_sets_the_temperature():
     at = run_page(PAGE)
     choose_preset(at, en("preset_hot"))
-    no_exception(at)
     assert at.slider(key=K("temp")).value == pytest.approx(2.0)
 
 
@@ -237,7 +225,6 @@ def test_predict_answer_follows_the_scenario():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang, "temp": "1.5"})
-    no_exception(at)
     c = chart_by_title(at, i18n.text(lang, "p7.discovery_title", best="partly"))
     (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
     assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.5)

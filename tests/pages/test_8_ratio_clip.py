@@ -23,7 +23,7 @@ from tests.apphelp import (
     just_shown,
     keys,
     metrics,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     page_text,
@@ -48,7 +48,6 @@ HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.t
 @pytest.fixture(scope="module")
 def default():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
     return at
 
 
@@ -61,7 +60,6 @@ def test_defaults_show_the_articles_clip_limit(default):
 
 def test_the_bound_stays_hidden_until_the_learner_commits():
     at = run_page(PAGE)
-    no_exception(at)
     assert question_key(at) == "predict_clip" and HIGH not in metrics(at)
     assert "0.24" not in page_text(at) and "0.16" not in page_text(at)
     c = chart_by_title(at, OBJECTIVE_CHART)
@@ -73,7 +71,6 @@ def test_the_bound_stays_hidden_until_the_learner_commits():
     assert not any(e.label == en("epochs.more") for e in at.expander), "no epochs before the answer"
     # the guess that ε is added (0.2 + 0.2 = 0.4) is wrong: the bound is 1.2 × 0.2
     at.radio(key="predict_clip").set_value(en("option_to", p="0.4")).run()
-    no_exception(at)
     assert at.warning and f"**{en('option_to', p='0.24')}**" in at.warning[0].value
     said = numbers(at.warning[0].value)
     assert any(said[i:i + 3] == [1.2, 0.2, 0.24] for i in range(len(said)))   # 1.2 × 0.2 = 0.24
@@ -129,17 +126,13 @@ def test_ppo_epochs_first_step_and_clipping(default):
 
 def test_eps_slider_changes_the_charts():
     at = run_page(PAGE, state=SHOWN)
-    before = chart_fingerprint(at)
-    at.slider(key=K("eps")).set_value(0.3).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("eps")).set_value(0.3).run())
     assert numbers(metrics(at)[HIGH]) == [0.26]
 
 
 def test_eps_presets():
     at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_eps", eps="0.1"))
-    no_exception(at)
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert numbers(metrics(at)[HIGH]) == [0.22]
 
@@ -148,7 +141,6 @@ def test_eps_presets():
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
-    no_exception(at)
     best = scenario.tokens[int(np.argmax(scenario.q))]
     assert at.selectbox(key=K("token")).value == best
 
@@ -156,13 +148,11 @@ def test_every_preset_runs(name):
 def test_four_token_scenario_and_token_choice():
     base = chart_fingerprint(run_page(PAGE, state=SHOWN))
     at = run_page(PAGE, scenario=FOUR_SPREAD, state=SHOWN)
-    no_exception(at)
     assert chart_fingerprint(at) != base
     assert at.selectbox(key=K("token")).value == "maybe"
     df = data_with(chart_by_title(at, PROBS_CHART), "clip band low")
     assert list(df["token"].unique()) == ["yes", "no", "maybe", "unclear"]
     at.selectbox(key=K("token")).set_value("yes").run()
-    no_exception(at)
     assert numbers(metrics(at)["π_old(yes)"]) == [0.4]
 
 
@@ -170,18 +160,15 @@ def test_a_token_with_probability_zero_gets_a_notice():
     zero = rlcore.Scenario(tokens=("open", "closed", "partly"), probs=(0.7, 0.3, 0.0),
                            samples=((2,), (5,), (9,)))
     at = run_page(PAGE, scenario=zero, state=SHOWN)
-    no_exception(at)
     # the best token, partly, is the one asked about: no question, no curve, no epochs; a notice for each
     assert at.selectbox(key=K("token")).value == "partly" and question_key(at) is None
     assert len(at.warning) == 2 and not charts(at) and not at.metric
     at.selectbox(key=K("token")).set_value("open").run()   # a token with π > 0: its curve, still no epochs
-    no_exception(at)
     assert len(charts(at)) == 1 and numbers(metrics(at)["π_old(open)"]) == [0.7] and len(at.warning) == 1
 
 
 def test_query_parameters_set_the_widgets():
     at = run_page(PAGE, query={"eps": "0.1", "token": "open", "epochs": "5", "ppo_lr": "0.5"}, state=SHOWN)
-    no_exception(at)
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert at.selectbox(key=K("token")).value == "open"
     assert at.slider(key=K("epochs")).value == 5 and at.slider(key=K("ppo_lr")).value == pytest.approx(0.5)
@@ -202,7 +189,6 @@ def scrubbed(at, lang: str = "en") -> tuple[dict, pd.DataFrame]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
-    no_exception(at)
     spec, curve = scrubbed(at, lang)
     (param,) = [p for p in spec["params"] if p.get("bind")]
     assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.2)
@@ -226,7 +212,6 @@ def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
 
 def test_a_committed_eps_between_the_steps_is_drawn_exactly_where_it_rests():
     at = run_page(PAGE, state=SHOWN, query={"eps": "0.12"})  # a link may hold a value off the slider's steps
-    no_exception(at)
     _, curve = scrubbed(at)
     exact = curve[curve["exact"]]
     own = rlcore.clip_curve(rlcore.ARTICLE_SCENARIO, "partly", 0.12)

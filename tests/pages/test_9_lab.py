@@ -19,7 +19,7 @@ from tests.apphelp import (
     choose_preset,
     keys,
     largest_frame,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     run_page,
@@ -56,7 +56,6 @@ def open_lab(*, state: dict | None = None, **kwargs):
 
 def test_defaults_show_the_article_numbers():
     at = open_lab()
-    no_exception(at)
     # the flattery branch of the article: judge 9 for the plain answer, 9.6 for flattery, reference 5%;
     # start: 0.5·2 + 0.3·5 + 0.2·(0.95·9 + 0.05·9.6) = 4.306
     start = en("start_flattery", best="partly", plain="9", flat="9.6", ref="5%", start="4.31")
@@ -78,7 +77,6 @@ def test_defaults_show_the_article_numbers():
 def test_every_chart_has_a_title_alt_text_and_few_rows():
     at = open_lab(scenario=SIX, inputs={"steps": 300, "G": 4, "seeds": 10,
                                             "algos": ["GRPO", "RLOO", "PPO"]})
-    no_exception(at)
     for c in charts(at):
         assert c["alt"] and c["spec"].get("title")
         assert sum(len(df) for df in c["data"].values()) < 2000
@@ -87,7 +85,6 @@ def test_every_chart_has_a_title_alt_text_and_few_rows():
 @pytest.mark.parametrize("algo", shared_out(list(rlcore.ALGORITHM_NAMES.values()), every=2, ids=str))  # CI: all
 def test_every_algorithm_runs_alone(algo):
     at = open_lab(inputs={**SMALL, "algos": [algo]})
-    no_exception(at)
     assert not at.error and not at.warning
     assert set(largest_frame(at, CURVES)["algorithm"]) == {algo}
     score = largest_frame(at, SCORE)
@@ -101,7 +98,6 @@ SCENARIO_NAMES = {**rlcore.PRESETS, "four": FOUR, "two": TWO, "six": SIX}
                                                 ids=lambda s: next(k for k, v in SCENARIO_NAMES.items() if v is s)))
 def test_every_scenario_runs(scenario):
     at = open_lab(scenario=scenario, inputs=SMALL)
-    no_exception(at)
     probs = largest_frame(at, FIRST)
     assert list(dict.fromkeys(probs["token"])) == list(scenario.tokens)
     best = scenario.tokens[int(scenario.q.argmax())]
@@ -122,27 +118,16 @@ MOVES = [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1), ("la
 @pytest.mark.parametrize(("key", "value"), shared_out(MOVES, every=2, ids=lambda c: c[0]))  # CI: every move
 def test_moving_a_slider_changes_the_chart_data(key, value):
     at = open_lab(inputs=SMALL if key not in SMALL else {})
-    before = chart_fingerprint(at)
-    at.slider(key=K(key)).set_value(value).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K(key)).set_value(value).run())
 
 
 def test_flattery_toggle_and_judge_change_the_charts():
     at = open_lab(inputs=SMALL)
-    before = chart_fingerprint(at)
-    at.toggle(key=K("flat")).set_value(False).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.toggle(key=K("flat")).set_value(False).run())
     assert en("panel_flattery", best="partly") not in set(largest_frame(at, CURVES)["quantity"])
-    before = chart_fingerprint(at)
-    at.radio(key=K("judge")).set_value("its mean plus noise").run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
-    before = chart_fingerprint(at)
-    at.slider(key=K("noise")).set_value(0.0).run()   # a noiseless judge: every leaf always gets its mean
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.radio(key=K("judge")).set_value("its mean plus noise").run())
+    # a noiseless judge: every leaf always gets its mean
+    moves_charts(at, lambda at: at.slider(key=K("noise")).set_value(0.0).run())
 
 
 def test_loss_is_zero_at_step_one_but_the_gradient_is_not():
@@ -167,10 +152,8 @@ def test_dead_groups_show_up_with_a_small_group():
 
 def test_no_algorithm_and_a_diverging_run_are_explained():
     at = open_lab(inputs={"algos": []})
-    no_exception(at)
     assert at.info and not charts(at)
     at = open_lab(inputs={"algos": ["Dr. GRPO", "GRPO"], "lr": 1.0, "beta": 1.0, "epochs": 8, "G": 16})
-    no_exception(at)
     # "<name> could not finish: the run diverged at step <step> …": the step as written, the step size asked for
     warned = [name for name in ("Dr. GRPO", "GRPO") for w in at.warning
               if w.value == en("diverged", name=name, step=int(numbers(w.value)[0]), lr="1")]
@@ -183,7 +166,6 @@ def test_no_algorithm_and_a_diverging_run_are_explained():
 
 def test_query_parameter_picks_the_algorithms():
     at = open_lab(query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
-    no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "RLOO"]
     assert set(largest_frame(at, CURVES)["algorithm"]) == {"GRPO", "RLOO"}
 
@@ -191,7 +173,6 @@ def test_query_parameter_picks_the_algorithms():
 def test_presets_set_the_widgets():
     at = open_lab(inputs={"seeds": 2})
     choose_preset(at, en("preset_groups"))
-    no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
     assert at.slider(key=K("G")).value == 4
     choose_preset(at, en("preset_kl"))
@@ -220,7 +201,6 @@ def test_predict_answer_follows_beta_and_the_scenario():
 @pytest.mark.parametrize("algos", [["REINFORCE + running mean", "GRPO", "PPO"], ["REINFORCE", "GRPO"]])
 def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algos):
     at = run_page(LAB, inputs={**SMALL, "algos": algos})
-    no_exception(at)
     assert at.radio(key="predict_lab").options == algos
     # before the answer: no number at the end of the runs, no empty frame and no greyed-out player, one note of
     # what the answer opens, and the start state (the reference's mean score, 4.306 as worked out above)
@@ -234,7 +214,6 @@ def test_predict_which_algorithm_ends_highest_hides_the_runs_until_answered(algo
     assert en("start_flattery", best="partly", plain="9", flat="9.6", ref="5%", start="4.31") in [
         m.value for m in at.markdown]                     # the start state, the reference's 4.306 as worked out above
     at.button(key="predict_lab_show").click().run()
-    no_exception(at)
     score = largest_frame(at, SCORE)
     end = score[score["step"] == 40].set_index("algorithm")["median"]
     assert len(end) == len(algos) and end.max() > end.min()
@@ -259,10 +238,8 @@ def after(at, steps: int, name: str = "REINFORCE + running mean") -> bool:
 
 def test_step_button_shows_one_frame_more_and_stops_at_the_end():
     at = open_lab(inputs={**SMALL, "progress": 0})     # 40 steps, 5% a frame: two steps per frame
-    no_exception(at)
     assert score_steps(at) == {0}
     at.button(key="lab_step").click().run()
-    no_exception(at)
     assert at.slider(key=K("progress")).value == 5 and score_steps(at) == {0, 1, 2}
     assert after(at, 2)
     # every chart follows the step shown
@@ -277,7 +254,6 @@ def test_step_button_shows_one_frame_more_and_stops_at_the_end():
 def test_a_frame_of_a_long_run_takes_several_steps():
     at = open_lab(inputs={"steps": 300, "seeds": 1, "algos": ["GRPO"], "progress": 0})
     at.button(key="lab_step").click().run()
-    no_exception(at)
     assert after(at, 15, "GRPO")                                       # 5% of 300 steps
     assert 15 - 6 < max(score_steps(at)) <= 15     # the charts' points thinned to about 60 (every 6th step here)
 
@@ -286,7 +262,6 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_frame():
     at = open_lab(inputs=SMALL)                        # a new run shows its end: 100%
     assert at.slider(key=K("progress")).value == 100
     at.button(key="lab_play").click().run()
-    no_exception(at)
     assert at.session_state["lab_playing"] and at.slider(key=K("progress")).value == 0
     assert [b.label for b in at.button if b.key == "lab_pause"] == ["Pause"]
     at.session_state["lab_last_frame"] = 0.0  # as if the timer's interval had passed
@@ -300,7 +275,6 @@ def test_the_share_shown_holds_when_the_number_of_steps_changes():
     at = open_lab(inputs={**SMALL, "progress": 50})
     assert max(score_steps(at)) == 20
     at.slider(key=K("steps")).set_value(80).run()
-    no_exception(at)
     assert max(score_steps(at)) == 40 and after(at, 40)
 
 
@@ -316,7 +290,6 @@ def panel(at, title: str, quantity: str):
 
 def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
     at = open_lab(scenario=FOUR, inputs={**SMALL, "algos": NEW, "len": 4})
-    no_exception(at)
     assert not at.error and not at.warning
     assert set(largest_frame(at, HEALTH)["algorithm"]) == set(NEW)
     lengths = largest_frame(at, LENGTH)
@@ -357,7 +330,6 @@ def test_k_slider_changes_only_the_pass_at_k_panel():
     at = open_lab(inputs=SMALL)
     before = largest_frame(at, HEALTH)
     at.slider(key=K("k")).set_value(32).run()
-    no_exception(at)
     moved = largest_frame(at, HEALTH)
     assert list(dict.fromkeys(moved["quantity"]))[-1] == "pass@32"
     others = [en("panel_length"), en("panel_entropy"), "pass@1"]
@@ -371,29 +343,19 @@ def test_k_slider_changes_only_the_pass_at_k_panel():
 def test_length_drift_preset_and_aggregation_picker():
     at = open_lab(inputs={"seeds": 2})
     choose_preset(at, en("preset_length"))
-    no_exception(at)
     assert at.multiselect(key=K("algos")).value == ["GRPO", "GSPO", "DAPO"]
     assert at.slider(key=K("len")).value == 8 and at.slider(key=K("beta")).value == 0.0
     lengths = largest_frame(at, LENGTH)
     end = lengths[lengths["step"] == lengths["step"].max()].set_index(["algorithm", "token"])["median"]
     # seq-mean-token-mean lengthens the wrong start (open, 2.99 tokens at the reference) more than token-mean
     assert end["GRPO", "open"] > end["DAPO", "open"]
-    before = chart_fingerprint(at)
-    at.selectbox(key=K("agg")).set_value("token-mean").run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.selectbox(key=K("agg")).set_value("token-mean").run())
 
 
 def test_eps_high_and_resample_move_dapo():
     at = open_lab(inputs={**SMALL, "algos": ["DAPO"], "G": 2})
-    before = chart_fingerprint(at)
-    at.slider(key=K("resample")).set_value(1).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
-    before = chart_fingerprint(at)
-    at.slider(key=K("eps_high")).set_value(0.5).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("resample")).set_value(1).run())
+    moves_charts(at, lambda at: at.slider(key=K("eps_high")).set_value(0.5).run())
 
 
 def test_a_run_too_large_trains_fewer_seeds_and_says_so():
@@ -401,7 +363,6 @@ def test_a_run_too_large_trains_fewer_seeds_and_says_so():
     # rlcore.lab.MAX_TOKEN_UPDATES (1,000,000), three do not
     big = {"algos": ["GRPO"], "steps": 300, "epochs": 8, "G": 32, "len": 4, "seeds": 10}
     at = open_lab(inputs=big)
-    no_exception(at)
     assert en("fewer_seeds", n=2, asked=10) in [c.value for c in at.caption]
     assert subtitle(at) == en("band_note", n=2)
     small = open_lab(inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten

@@ -8,7 +8,7 @@ import re
 import pytest
 
 import rlcore
-from tests.apphelp import ALL_PAGES, SHOW, charts, no_exception, preset_names, question_key, run_page, shared_out
+from tests.apphelp import ALL_PAGES, SHOW, charts, preset_names, question_key, run_page, shared_out
 from ui import page
 
 CHOICES = ("radio", "selectbox", "segmented_control", "multiselect", "select_slider")
@@ -19,7 +19,6 @@ METHOD_IDS = set(rlcore.GROUP_METHODS)  # grpo, dr_grpo, rloo: shown where a met
 @pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, ids=lambda p: p.stem))
 def test_before_the_reveal_no_chart_is_empty(path):
     at = run_page(path)
-    no_exception(at)
     for c in charts(at):
         sizes = {name: len(df) for name, df in c["data"].items()}
         assert sizes and all(sizes.values()), (c["spec"].get("title"), sizes)
@@ -51,7 +50,6 @@ def test_a_view_never_re_marks_a_right_answer(path, every_view):
         at.radio(key=key).set_value(answer).run()
         assert at.success and not at.warning, "the answer 'Just show me' gave is marked right"
         at.segmented_control(key=page.PRESETS_KEY).set_value(view).run()
-        no_exception(at)
         assert not at.warning, f"{view}: a view turned a right answer into 'Not this time' with no new choice"
         if at.radio(key=key).value is None:   # the question changed: asked again, and said so
             assert at.info, "asked again, and the page says why"
@@ -66,7 +64,6 @@ def test_no_choice_shows_a_raw_id(path, lang):
     never an advantage method's id (grpo, dr_grpo, rloo) or any other snake_case code name (page 12's recipe
     switches keep their recipes' own lower-case words, "cispo" among them, as the papers write them)."""
     at = run_page(path, query={"lang": lang})
-    no_exception(at)
     shown = [str(o) for kind in CHOICES for w in at.main.get(kind) for o in w.options]
     raw = [o for o in shown if o in METHOD_IDS or RAW_ID.fullmatch(o)]
     assert not raw, raw

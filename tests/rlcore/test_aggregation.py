@@ -13,19 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rlcore
+from tests.rejects import names
 
 # three answers of 2, 4 and 1 tokens (7 in all), padded to T = 4
 MASK = [[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]
 # padding holds 99: any weight it got would show
 LOSSES = [[1.0, 3.0, 99.0, 99.0], [2.0, 2.0, 2.0, 2.0], [5.0, 0.0, 0.0, 0.0]]
 M = np.array(MASK, dtype=float)
-
-
-def check(call, name):
-    """ValueError whose message opens with the argument's name ("name ..." or "other and name ...")."""
-    with pytest.raises(ValueError, match=rf"^(?:\w+ and )?(?:{name})(?!\w)") as info:
-        call()
-    return str(info.value)
 
 
 # ---------------------------------------------------------------- token_weights and aggregate_loss
@@ -45,6 +39,14 @@ def test_token_weights_by_hand(mode, per_row):
 def test_token_weights_norm_with_a_larger_max_len():
     # 1/(3·8) = 1/24 on every real token
     np.testing.assert_allclose(rlcore.token_weights(MASK, "seq-mean-token-sum-norm", max_len=8), M / 24)
+
+
+def test_token_weights_take_one_group_per_leading_index():
+    # the lab's mask is [seeds, G, P]: seed 0's answers have 1 and 2 tokens, seed 1's 2 and 2
+    mask = np.array([[[1, 0], [1, 1]], [[1, 1], [1, 1]]])
+    w = rlcore.token_weights
+    np.testing.assert_allclose(w(mask, "token-mean"), [[[1 / 3, 0], [1 / 3, 1 / 3]], [[1 / 4] * 2] * 2])
+    np.testing.assert_allclose(w(mask, "seq-mean-token-sum-norm", 4)[0], [[1 / 8, 0], [1 / 8, 1 / 8]])
 
 
 def test_token_weights_take_booleans():
@@ -229,5 +231,5 @@ def test_informative_means_some_advantage_is_not_zero(scores):
 
 
 def test_unknown_mode_lists_the_known_ones():
-    msg = check(lambda: rlcore.token_weights(MASK, "mean"), "mode")
+    msg = names(lambda: rlcore.token_weights(MASK, "mean"), "mode")
     assert all(m in msg for m in rlcore.AGGREGATION_MODES)

@@ -9,6 +9,7 @@ import pytest
 
 import rlcore
 from rlcore.studies.collapse import correct_shares, entropy_trace, pass_at_k_questions, pass_at_k_sampled, trend
+from tests.rejects import rejects
 
 
 def test_entropy_trace_first_step_by_hand():
@@ -45,8 +46,7 @@ def test_zero_steps():
 def test_correct_shares():
     assert correct_shares([(3, 9), (10,), (1, 2, 8)], 8).tolist() == pytest.approx([0.5, 1.0, 1 / 3])
     assert correct_shares([(3, 9)], 100).tolist() == [0.0]
-    with pytest.raises(ValueError, match="threshold"):
-        correct_shares([(1,)], float("nan"))
+    rejects(lambda: correct_shares([(1,)], float("nan")), "threshold")
 
 
 def test_one_question_pass_at_k_is_the_binomial_formula():
@@ -126,8 +126,7 @@ def test_trend():
     (lambda: trend(0.1, 0.2, -1), "tol"),
 ])
 def test_bad_input_names_the_argument(call, match):
-    with pytest.raises(ValueError, match=match):
-        call()
+    rejects(call, match)
 
 
 # --- collapse_study: page 15's numbers in one call -----------------------------------------------------------
@@ -178,5 +177,4 @@ def test_collapse_study_when_every_answer_or_none_is_right(threshold, value):
 ])
 def test_collapse_study_names_a_bad_argument(kwargs, name):
     args = {"scenario": rlcore.ARTICLE_SCENARIO, "steps": 2, "max_k": 4, "questions": 5, **kwargs}
-    with pytest.raises(ValueError, match=rf"\b{name}\b"):
-        rlcore.collapse_study(**args)
+    rejects(lambda: rlcore.collapse_study(**args), rf"\b{name}\b")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import rlcore
+from tests.rejects import rejects
 
 ARTICLE_P = [0.5, 0.3, 0.2]
 ARTICLE_S = [[3, 1, 2, 1, 3], [5, 4, 6], [10, 8]]
@@ -59,8 +60,7 @@ def test_value_breakdown_plain_mean_differs_when_counts_do_not_follow_pi():
     ([0.5, 0.5], [[1], []], "samples"),
 ])
 def test_value_breakdown_rejects_bad_input(probs, samples, word):
-    with pytest.raises(ValueError, match=word):
-        rlcore.value_breakdown(probs, samples)
+    rejects(lambda: rlcore.value_breakdown(probs, samples), word)
 
 
 # --- sample_checkpoints -------------------------------------------------------------------------------------------
@@ -207,5 +207,4 @@ def test_baseline_study_shares_draws_across_baselines():
     ({"n": 10, "token": -1}, "token"),
 ])
 def test_baseline_study_rejects_bad_input(kwargs, word):
-    with pytest.raises(ValueError, match=word):
-        rlcore.baseline_study(ARTICLE_P, ARTICLE_S, [0.0], rng=0, **kwargs)
+    rejects(lambda: rlcore.baseline_study(ARTICLE_P, ARTICLE_S, [0.0], rng=0, **kwargs), word)

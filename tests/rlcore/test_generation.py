@@ -11,6 +11,7 @@ import pytest
 import rlcore
 from rlcore import ARTICLE_SCENARIO as S
 from rlcore.formulas.generation import answer_matches
+from tests.rejects import rejects
 
 OPEN_ANSWER = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
 
@@ -39,8 +40,7 @@ def test_answer_text_with_own_and_borrowed_reasoning():
     assert rlcore.answer_text(S, "open") == "OpenAI is open. It's in the name."
     assert rlcore.answer_text(S, "partly") == "OpenAI is partly: some open weights."
     assert rlcore.answer_text(S, "partly", reasoning_of="open") == "OpenAI is partly. It's in the name."
-    with pytest.raises(ValueError, match="token"):
-        rlcore.answer_text(S, "maybe")
+    rejects(lambda: rlcore.answer_text(S, "maybe"), "token")
 
 
 # ---------------------------------------------------------------- temperature

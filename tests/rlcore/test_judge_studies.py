@@ -11,6 +11,7 @@ import pytest
 from rlcore import judge_studies as js
 from rlcore.formulas.example import ARTICLE_SCENARIO, Scenario
 from rlcore.formulas.kl import kl_optimal_policy
+from tests.rejects import rejects
 
 EDITED = Scenario(tokens=("yes", "no", "maybe", "never", "later"), probs=(0.4, 0.3, 0.2, 0.1, 0.0),
                   samples=((1, 3), (7,), (4, 6, 5), (0,), (10,)), prompt="Ship it?", prefix="We ship")
@@ -28,8 +29,7 @@ def test_judge_items_split_the_best_branch():
     plain = js.judge_items(ARTICLE_SCENARIO, flattery=0.0)
     assert plain.true[-1] == plain.rater[-1] == 9.0
     assert pytest.approx(0.6) == js.FLATTERY_BONUS              # the article: 9.6 for flattery, 9 plain
-    with pytest.raises(ValueError, match="flattery"):
-        js.judge_items(ARTICLE_SCENARIO, flattery=-1.0)
+    rejects(lambda: js.judge_items(ARTICLE_SCENARIO, flattery=-1.0), "flattery")
 
 
 # --- raters --------------------------------------------------------------------------------------------------------
@@ -51,10 +51,8 @@ def test_raters_see_pairs_the_reference_writes():
     expected = 0.5 * 0.3 / 0.5 + 0.3 * 0.5 / 0.7
     assert abs(pair01 - expected) < 4 * math.sqrt(expected * (1 - expected) / 20_000)
     assert not np.any(w == 2) and not np.any(lo == 2)
-    with pytest.raises(ValueError, match="at least two"):
-        js.simulate_raters([0.0, 1.0], 10, 1.0, 0, [1.0, 0.0])
-    with pytest.raises(ValueError, match="noise"):
-        js.simulate_raters([0.0, 1.0], 10, 0.0, 0)
+    rejects(lambda: js.simulate_raters([0.0, 1.0], 10, 1.0, 0, [1.0, 0.0]), "at least two")
+    rejects(lambda: js.simulate_raters([0.0, 1.0], 10, 0.0, 0), "noise")
 
 
 def test_precise_raters_always_pick_the_higher_score():
@@ -90,12 +88,9 @@ def test_raters_who_like_flattery_teach_a_model_that_overrates_it():
 
 
 def test_reward_model_rejects_bad_input():
-    with pytest.raises(ValueError, match="comparisons"):
-        js.reward_model_study(ARTICLE_SCENARIO, comparisons=0)
-    with pytest.raises(ValueError, match="noise"):
-        js.reward_model_study(ARTICLE_SCENARIO, noise=-1.0)
-    with pytest.raises(ValueError, match="scenario"):
-        js.reward_model_study("article")
+    rejects(lambda: js.reward_model_study(ARTICLE_SCENARIO, comparisons=0), "comparisons")
+    rejects(lambda: js.reward_model_study(ARTICLE_SCENARIO, noise=-1.0), "noise")
+    rejects(lambda: js.reward_model_study("article"), "scenario")
 
 
 # --- over-optimisation ---------------------------------------------------------------------------------------------
@@ -144,12 +139,9 @@ def test_a_large_beta_stops_before_the_fall_and_honest_raters_give_none():
 
 
 def test_over_optimisation_rejects_a_step_that_overshoots():
-    with pytest.raises(ValueError, match="lr"):
-        js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5)
-    with pytest.raises(ValueError, match="beta"):
-        js.over_optimisation(ARTICLE_SCENARIO, beta=0.0)
-    with pytest.raises(ValueError, match="rm"):
-        js.train_against("a reward model")
+    rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5), "lr")
+    rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=0.0), "beta")
+    rejects(lambda: js.train_against("a reward model"), "rm")
 
 
 # --- DPO and IPO ---------------------------------------------------------------------------------------------------
@@ -233,9 +225,7 @@ def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_wri
 
 
 def test_lab_on_raters_rejects_a_penalty_beyond_the_labs_range():
-    with pytest.raises(ValueError, match="beta × noise"):
-        js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0)
-
+    rejects(lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise")
 
 
 # --- what pages 16–18 read off the results -------------------------------------------------------------------------
@@ -246,8 +236,7 @@ def test_judge_items_say_whether_there_is_a_pair_and_a_better_side():
     assert js.judge_items(ARTICLE_SCENARIO).comparable and js.judge_items(ARTICLE_SCENARIO).ranked
     same = Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
     assert js.judge_items(same, 0.0).comparable and not js.judge_items(same, 0.0).ranked
-    with pytest.raises(ValueError, match="scenario"):                 # ranked is what ipo_study needs
-        js.ipo_study(same, flattery=0.0)
+    rejects(lambda: js.ipo_study(same, flattery=0.0), "scenario")  # ranked is what ipo_study needs
     # with flattery the raters score a's flattering copy (written 5% of a's 0.5) 0.6 above the rest
     assert js.judge_items(same, 0.6).ranked
     assert js.ipo_study(same, flattery=0.6, steps=2).dpo.shape == (3, 3)

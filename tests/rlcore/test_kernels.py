@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
 import rlcore
 from rlcore.formulas.sampling import ScoreTable, sample_tokens
@@ -94,11 +93,3 @@ def test_sampled_training_never_trains_on_a_token_greedy_decoding_cannot_write()
     np.testing.assert_array_equal(run.mean_score, 5.0)
     assert run.probs[-1, 0] < 1e-300               # the floor of log 0: never drawn, never trained on
     assert np.all(np.diff(run.probs[:, 1]) > 0)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_sample_answers_scores_come_from_the_drawn_tokens(seed):
-    samples = [[3.0, 1.0], [5.0], [10.0, 8.0]]
-    actions, scores = rlcore.sample_answers([0.5, 0.3, 0.2], samples, 300, seed)
-    for a, s in zip(actions, scores, strict=True):
-        assert s in samples[a]

@@ -409,16 +409,6 @@ def test_loss_aggregation_matters_only_when_answers_differ_in_length():
     assert not np.allclose(mean.probs_branch, summed.probs_branch)
 
 
-def test_token_weights_of_each_aggregation_by_hand():
-    # G = 2 answers of 1 and 2 tokens: 3 real tokens
-    mask = np.array([[[True, False], [True, True]]])
-    n_tokens = mask.sum(axis=-1)
-    agg = rlcore.lab.LOSS_AGGREGATIONS
-    np.testing.assert_allclose(agg["token-mean"](mask, n_tokens), [[[1 / 3, 0], [1 / 3, 1 / 3]]])
-    np.testing.assert_allclose(agg["seq-mean-token-mean"](mask, n_tokens), [[[1 / 2, 0], [1 / 4, 1 / 4]]])
-    np.testing.assert_allclose(agg["seq-mean-token-sum"](mask, n_tokens), [[[1 / 2, 0], [1 / 2, 1 / 2]]])
-
-
 # ---------------------------------------------------------------- DAPO, GSPO, CISPO: the first update by hand
 # COIN, flattery off, G = 2, β = 0, two epochs. In a mixed group (a scores 0, b scores 1) GRPO's advantages
 # are ±a, a = 0.5/(√0.5 + 10⁻⁶) ≈ 0.70711, and both tokens weigh 1/2 under every aggregation (1 token each).
@@ -596,12 +586,6 @@ def test_seq_mean_token_mean_lengthens_wrong_answers_and_token_mean_does_not():
     for name in ("token-mean", "dapo", "sum-norm"):
         assert abs(drift[name][0]) < 0.4, (name, drift[name])
         assert drift[name][0] < wrong - 0.8
-
-
-def test_dr_grpo_sum_norm_divides_by_the_longest_possible_answer():
-    mask = np.array([[[True, False, False], [True, True, True]]])
-    weights = rlcore.lab.LOSS_AGGREGATIONS["seq-mean-token-sum-norm"](mask, mask.sum(-1), 4)
-    np.testing.assert_allclose(weights, [[[1 / 8, 0, 0], [1 / 8, 1 / 8, 1 / 8]]])   # 1/(G·L_max) = 1/(2·4)
 
 
 # ---------------------------------------------------------------- entropy and pass@k

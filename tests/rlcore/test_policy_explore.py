@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import rlcore
+from tests.rejects import rejects
 
 
 def test_temperature_probs_hand_values():
@@ -32,8 +33,7 @@ def test_temperature_never_draws_a_token_with_probability_zero():
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan")])
 def test_temperature_must_be_positive(bad):
-    with pytest.raises(ValueError, match="temperature"):
-        rlcore.temperature_probs([0.5, 0.5], bad)
+    rejects(lambda: rlcore.temperature_probs([0.5, 0.5], bad), "temperature")
 
 
 @pytest.mark.parametrize(("p", "target", "k"), [
@@ -93,5 +93,4 @@ def test_greedy_with_batch_mean_baseline_never_converges():
 @pytest.mark.parametrize(("token", "threshold", "name"), [(2, 0.9, "token"), (-1, 0.9, "token"),
                                                           (1, 1.0, "threshold"), (1, 0.0, "threshold")])
 def test_exploration_outcome_rejects_bad_input(token, threshold, name):
-    with pytest.raises(ValueError, match=name):
-        rlcore.exploration_outcome(run_of([[0.2, 0.5]]), token, threshold)
+    rejects(lambda: rlcore.exploration_outcome(run_of([[0.2, 0.5]]), token, threshold), name)

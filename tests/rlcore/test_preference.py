@@ -20,6 +20,7 @@ from rlcore.formulas.preference import (
     implicit_reward,
     ipo_loss,
 )
+from tests.rejects import rejects
 
 LOG3 = math.log(3.0)
 finite = st.floats(-50, 50, allow_nan=False)
@@ -67,12 +68,9 @@ def test_bt_prob_properties(a, b, c):
 
 
 def test_bt_prob_rejects_bad_input():
-    with pytest.raises(ValueError, match="r_a"):
-        bt_prob(float("nan"), 0.0)
-    with pytest.raises(ValueError, match="r_b"):
-        bt_prob(0.0, "x")
-    with pytest.raises(ValueError, match="same shape"):
-        bt_prob([1.0, 2.0], [1.0, 2.0, 3.0])
+    rejects(lambda: bt_prob(float("nan"), 0.0), "r_a")
+    rejects(lambda: bt_prob(0.0, "x"), "r_b")
+    rejects(lambda: bt_prob([1.0, 2.0], [1.0, 2.0, 3.0]), "same shape")
 
 
 # --- the reward-model fit ----------------------------------------------------------------------------------------
@@ -97,26 +95,20 @@ def test_fit_with_ridge_hand_value():
 
 
 def test_fit_unbounded_without_ridge_says_so():
-    with pytest.raises(ValueError, match=r"unbounded.*items \[2\] never lose"):
-        fit_reward_model([1, 2, 2], [0, 0, 1], 3)   # item 2 beats everyone
-    with pytest.raises(ValueError, match="never lose"):  # two groups that never meet: each never loses to the other
-        fit_reward_model([1, 0, 3, 2], [0, 1, 2, 3], 4)
+    # item 2 beats everyone
+    rejects(lambda: fit_reward_model([1, 2, 2], [0, 0, 1], 3), r"unbounded.*items \[2\] never lose")
+    # two groups that never meet: each never loses to the other
+    rejects(lambda: fit_reward_model([1, 0, 3, 2], [0, 1, 2, 3], 4), "never lose")
     assert np.all(np.isfinite(fit_reward_model([1, 2, 2], [0, 0, 1], 3, l2=0.1)))
 
 
 def test_fit_rejects_bad_input():
-    with pytest.raises(ValueError, match="n_items"):
-        fit_reward_model([1], [0], 0)
-    with pytest.raises(ValueError, match="winners"):
-        fit_reward_model([3], [0], 3)
-    with pytest.raises(ValueError, match="losers"):
-        fit_reward_model([1], [0.5], 3)
-    with pytest.raises(ValueError, match="same length"):
-        fit_reward_model([1, 0], [0], 3)
-    with pytest.raises(ValueError, match="differ"):
-        fit_reward_model([1, 1], [0, 1], 3)
-    with pytest.raises(ValueError, match="l2"):
-        fit_reward_model([1, 0], [0, 1], 2, l2=-1.0)
+    rejects(lambda: fit_reward_model([1], [0], 0), "n_items")
+    rejects(lambda: fit_reward_model([3], [0], 3), "winners")
+    rejects(lambda: fit_reward_model([1], [0.5], 3), "losers")
+    rejects(lambda: fit_reward_model([1, 0], [0], 3), "same length")
+    rejects(lambda: fit_reward_model([1, 1], [0, 1], 3), "differ")
+    rejects(lambda: fit_reward_model([1, 0], [0, 1], 2, l2=-1.0), "l2")
 
 
 @st.composite
@@ -153,8 +145,7 @@ def test_kl_optimal_policy_hand_value_and_edges():
     np.testing.assert_allclose(kl_optimal_policy([0.5, 0.5], [0.0, LOG3], 1.0), [0.25, 0.75])
     out = kl_optimal_policy([0.5, 0.5, 0.0], [0.0, 1000.0, 1e6], 1e-3)   # r/β = 10⁶ and 10⁹: no overflow
     assert out.tolist() == [0.0, 1.0, 0.0]                                 # π_ref = 0 stays 0 whatever its reward
-    with pytest.raises(ValueError, match="beta"):
-        kl_optimal_policy([0.5, 0.5], [0.0, 1.0], 0.0)
+    rejects(lambda: kl_optimal_policy([0.5, 0.5], [0.0, 1.0], 0.0), "beta")
 
 
 # --- implicit reward ---------------------------------------------------------------------------------------------
@@ -163,10 +154,8 @@ def test_implicit_reward_hand_values():
     assert implicit_reward(-1.0, -3.0, 0.5) == pytest.approx(1.0)
     np.testing.assert_allclose(implicit_reward([math.log(0.75), math.log(0.25)], [math.log(0.5)] * 2, 2.0),
                                [2 * math.log(1.5), 2 * math.log(0.5)])
-    with pytest.raises(ValueError, match="beta"):
-        implicit_reward(-1.0, -1.0, 0.0)
-    with pytest.raises(ValueError, match="ref_logp"):
-        implicit_reward([-1.0], [float("-inf")], 1.0)
+    rejects(lambda: implicit_reward(-1.0, -1.0, 0.0), "beta")
+    rejects(lambda: implicit_reward([-1.0], [float("-inf")], 1.0), "ref_logp")
 
 
 @pytest.mark.parametrize("beta", [0.1, 1.0, 7.0])
@@ -199,16 +188,11 @@ def test_dpo_loss_stable_for_large_margins():
 
 
 def test_dpo_rejects_bad_input():
-    with pytest.raises(ValueError, match="beta"):
-        dpo_loss([0.0], [0.0], [0.0], [0.0], -1.0)
-    with pytest.raises(ValueError, match="same shape"):
-        dpo_loss([0.0, 1.0], [0.0], [0.0], [0.0], 1.0)
-    with pytest.raises(ValueError, match="ref_rejected"):
-        dpo_loss([0.0], [0.0], [0.0], [float("nan")], 1.0)
-    with pytest.raises(ValueError, match="logp_chosen"):
-        dpo_loss([], [], [], [], 1.0)
-    with pytest.raises(ValueError, match="tau"):
-        ipo_loss([0.0], [0.0], [0.0], [0.0], 0.0)
+    rejects(lambda: dpo_loss([0.0], [0.0], [0.0], [0.0], -1.0), "beta")
+    rejects(lambda: dpo_loss([0.0, 1.0], [0.0], [0.0], [0.0], 1.0), "same shape")
+    rejects(lambda: dpo_loss([0.0], [0.0], [0.0], [float("nan")], 1.0), "ref_rejected")
+    rejects(lambda: dpo_loss([], [], [], [], 1.0), "logp_chosen")
+    rejects(lambda: ipo_loss([0.0], [0.0], [0.0], [0.0], 0.0), "tau")
 
 
 @given(st.lists(st.tuples(finite, finite, finite, finite), min_size=1, max_size=8), finite,

@@ -145,8 +145,6 @@ def test_method_named_reads_labels_as_a_reader_would():
     assert method_named("this recipe") is None and method_named("GRPO against PPO") is None
 
 
-
-
 @pytest.fixture(scope="module")
 def every_scale():
     """(page, kind, {label: colour}) for every colour scale of every chart of every page, questions revealed."""

@@ -6,7 +6,7 @@ import pytest
 
 import rlcore
 from rlcore import clips, mismatch, recipes
-from tests.apphelp import ALL_PAGES, GLOSSARY, charts, no_exception, reveal, run_page
+from tests.apphelp import ALL_PAGES, GLOSSARY, charts, reveal, run_page, spec_items
 from ui import glossary, nav
 
 ASKED = ["logit", "softmax", "one-hot", "⊙", "ρ", "nats", "k1", "k2", "k3",
@@ -50,7 +50,6 @@ def test_no_symbol_means_two_things():
 
 def test_glossary_page_lists_every_term_with_its_anchor_and_filters():
     at = run_page(GLOSSARY)
-    no_exception(at)
     headings = {h.value for h in at.subheader}
     assert headings == {t.name for t in glossary.TERMS}
     assert at.subheader[0].proto.anchor == glossary.TERMS[0].anchor
@@ -74,16 +73,11 @@ def _titles(node, out: list) -> None:
             _titles(v, out)
 
 
-def _color_fields(node, out: set) -> None:
-    if isinstance(node, dict):
-        color = node.get("encoding", {}).get("color") if isinstance(node.get("encoding"), dict) else None
-        if isinstance(color, dict) and "field" in color:
-            out.add(color["field"])
-        for v in node.values():
-            _color_fields(v, out)
-    elif isinstance(node, list):
-        for v in node:
-            _color_fields(v, out)
+def _color_fields(spec) -> set:
+    """The fields a Vega-Lite spec colours by."""
+    return {v["encoding"]["color"]["field"] for _, v in spec_items({"": spec}, skip=())
+            if isinstance(v, dict) and isinstance(v.get("encoding"), dict)
+            and isinstance(v["encoding"].get("color"), dict) and "field" in v["encoding"]["color"]}
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +87,10 @@ def shown():
     out = {}
     for path in ALL_PAGES[1:]:  # the concept pages (home only points to them)
         at = reveal(path, None) or run_page(path)
-        no_exception(at)
         legend, labels = [m.label for m in at.metric], [h.value for h in (*at.title, *at.header, *at.subheader)]
         for c in charts(at):
             _titles(c["spec"], labels)
-            fields: set = set()
-            _color_fields(c["spec"], fields)
+            fields = _color_fields(c["spec"])
             legend += sorted({str(v) for df in c["data"].values() for f in fields if f in df.columns
                               for v in df[f].unique()})
         out[nav.path_of(str(path))] = {"legend": legend, "labels": labels + legend}

@@ -6,7 +6,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apphelp import ROOT, no_exception, page_file, run_page
+from tests.apphelp import ROOT, page_file, run_page
 from ui import nav
 
 
@@ -41,7 +41,6 @@ def links(block) -> list[tuple[str, str]]:
 
 def test_home_sidebar_and_body_link_every_page_by_title():
     at = run_page(ROOT / "dashboard.py")
-    no_exception(at)
     sidebar, body = links(at.sidebar), links(at.main)
     assert [label.strip("*") for _, label in sidebar] == [p.title for p in nav.PAGES]
     assert sidebar[0][1] == "**Home**", "the current page is marked"
@@ -58,7 +57,6 @@ def test_home_sidebar_and_body_link_every_page_by_title():
 @pytest.mark.parametrize("prefix", ["3_", "9_"])
 def test_a_page_takes_its_title_and_icon_from_the_map(prefix):
     at = run_page(page_file(prefix))
-    no_exception(at)
     entry = nav.info(page_file(prefix).relative_to(ROOT).as_posix())
     assert at.title[0].value == f"{entry.icon} {entry.title}"
 
@@ -68,6 +66,7 @@ def test_home_heading_is_its_own_and_its_link_says_home():
     assert at.title[0].value == f"{nav.HOME.icon} {nav.HOME.heading}" and nav.HOME.heading != nav.HOME.title
 
 
+@pytest.mark.app_exception
 def test_a_script_missing_from_the_map_is_an_error_that_says_where_to_add_it(caplog):
     def script():
         from ui import page

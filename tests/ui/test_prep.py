@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from rlcore import SeedBands
+from tests.rejects import rejects
 from ui.prep import band_rows, bands_at, thin_steps
 
 
@@ -17,8 +18,7 @@ def test_thin_steps():
     # 201 points into at most 51: stride ⌈201/50⌉ = 5 → 0, 5, …, 200 (41 points, last included)
     idx = thin_steps(201, 51)
     assert idx[0] == 0 and idx[-1] == 200 and len(idx) <= 51 and np.all(np.diff(idx) == 5)
-    with pytest.raises(ValueError, match="max_points"):
-        thin_steps(10, 1)
+    rejects(lambda: thin_steps(10, 1), "max_points")
 
 
 def band(median, low, high) -> SeedBands:
@@ -37,8 +37,7 @@ def test_bands_at_stacks_runs_at_the_rows_kept():
 @pytest.mark.parametrize(("runs", "rows", "word"), [([], [0], "bands"), (["a"], [0], "bands"),
                                                     ([band([1], [1], [1])], [0.5], "rows")])
 def test_bands_at_rejects_what_is_not_bands_and_rows(runs, rows, word):
-    with pytest.raises(ValueError, match=word):
-        bands_at(runs, np.array(rows))
+    rejects(lambda: bands_at(runs, np.array(rows)), word)
 
 
 def test_band_rows_lays_parts_out_one_row_per_part_series_and_step():
@@ -51,5 +50,4 @@ def test_band_rows_lays_parts_out_one_row_per_part_series_and_step():
     assert rows["algorithm"].tolist() == ["A", "A", "B", "B", "B"]
     assert rows["median"].tolist() == [1, 2, 3, 4, 7] and rows["highest"].tolist() == [2, 3, 4, 5, 8]
     assert rows["quantity"].tolist() == ["KL"] * 4 + ["clip"]
-    with pytest.raises(ValueError, match="parts"):
-        band_rows({"KL": (np.array([0]), ["A", "B"], kl)}, series="algorithm", part="quantity")
+    rejects(lambda: band_rows({"KL": (np.array([0]), ["A", "B"], kl)}, series="algorithm", part="quantity"), "parts")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.apphelp import spec_items
 from tests.ui.chartref import assert_same_as_altair
 from ui import charts, spec
 from ui import colors as palette
@@ -90,7 +91,6 @@ def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
         assert_same_as_altair(out[legend], chart)
 
 
-
 def test_a_new_scale_domain_reuses_one_conversion(conversions):
     """A page may set a scale's range from its data (the lab's score axis): like a title, never part of the shape."""
     made = [line(y_domain=domain) for domain in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))]
@@ -158,23 +158,14 @@ def test_a_conversion_leaves_altairs_global_settings_alone():
 
 def named_data(node) -> set[str]:
     """The names of the datasets a spec reads."""
-    if isinstance(node, dict):
-        data = node.get("data")
-        own = {data["name"]} if isinstance(data, dict) and "name" in data else set()
-        return own.union(*(named_data(v) for k, v in node.items() if k != "datasets"))
-    if isinstance(node, list):
-        return set().union(*(named_data(v) for v in node))
-    return set()
+    return {v["data"]["name"] for _, v in spec_items({"": node})
+            if isinstance(v, dict) and isinstance(v.get("data"), dict) and "name" in v["data"]}
 
 
 def title_texts(node) -> list[str]:
     """The text of every chart title in a spec (layers included)."""
-    if isinstance(node, dict):
-        own = [node["title"]["text"]] if isinstance(node.get("title"), dict) and "text" in node["title"] else []
-        return own + [t for k, v in node.items() if k != "datasets" for t in title_texts(v)]
-    if isinstance(node, list):
-        return [t for v in node for t in title_texts(v)]
-    return []
+    return [v["title"]["text"] for _, v in spec_items({"": node})
+            if isinstance(v, dict) and isinstance(v.get("title"), dict) and "text" in v["title"]]
 
 
 def random_chart(rng: random.Random):
