@@ -19,8 +19,9 @@ a grid point; where the committed value falls between grid points, its exact row
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
 Pages that scrub, and the study that gives each its rows: 5 (λ, ``answer_credits``), 7 (τ, ``discovery_curves``),
-8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 13 (steps, ``kl_placement_rows``). A layer that does not move
-with the input (page 8 KL's judge score and KL) comes from a dataset without the grid's column.
+8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 11 (ε_high, ``clip_weights``), 13 (steps,
+``kl_placement_rows``). A layer that does not move with the input (page 8 KL's judge score and KL) comes from a
+dataset without the grid's column.
 
 ``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
 parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
