@@ -20,8 +20,8 @@ the grid point nearest it, so the chart at rest shows what the server computed f
 
 Pages that scrub, and the study that gives each its rows: 5 (λ, ``answer_credits``), 7 (τ, ``discovery_curves``),
 8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 11 (ε_high, ``clip_weights``), 13 (steps,
-``kl_placement_rows``). A layer that does not move with the input (page 8 KL's judge score and KL) comes from a
-dataset without the grid's column.
+``kl_placement_rows``), 18 (β, ``dpo_paths``). A layer that does not move with the input (page 8 KL's judge score
+and KL) comes from a dataset without the grid's column.
 
 ``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
 parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
