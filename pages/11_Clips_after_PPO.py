@@ -6,8 +6,8 @@ import streamlit as st
 
 import rlcore
 from rlcore import clips
-from ui import charts, inputs, page
-from ui.charts import Axes, Key, answer_labels, grouped_bars, titled
+from ui import charts, inputs, page, scrub
+from ui.charts import Axes, Key, answer_labels, grouped_bars
 from ui.colors import ACCENT, method_colors
 from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
@@ -16,6 +16,8 @@ METHOD_OF = {"ppo": "ppo", "clip-higher": "dapo", "cispo": "cispo", "gspo": "gsp
 GSPO_RANGES = (0.0004, 0.004, 0.04, 0.2)  # GSPO's ε_high choices; the paper uses 4e-4 (ε_low = ¾ of it)
 RARE_OLDS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99)  # π_old choices, dense near 0
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+HIGH_LO, HIGH_HI, HIGH_STEP = 0.05, 0.6, 0.01  # the ε_high slider's range and step
+HIGH_GRID = scrub.steps(HIGH_LO, HIGH_HI, HIGH_STEP)  # the weights chart at each step: dragged in the browser
 
 METHODS = {m: rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS}  # shown, and kept in the link, by name
 scenario = page.setup("p11")
@@ -39,7 +41,7 @@ def batch_panel() -> None:
     """The step size and the clip range drive everything in this panel."""
     c1, c2 = st.columns(2)
     lr = inputs.slider(t("p11.lr"), 0.0, 1.5, 0.2, 0.01, key="lr", where=c1, help=t("p11.lr_help"))
-    eps_high = inputs.slider(t("p11.high"), 0.05, 0.6, 0.28, 0.01, key="high", where=c2,
+    eps_high = inputs.slider(t("p11.high"), HIGH_LO, HIGH_HI, 0.28, HIGH_STEP, key="high", where=c2,
                              help=t("p11.high_help"))
     with st.expander(t("p11.more")):
         m1, m2, m3 = st.columns(3)
@@ -49,14 +51,15 @@ def batch_panel() -> None:
         method = inputs.named_selectbox(t("p11.adv"), METHODS, rlcore.GROUP_METHODS[0], key="adv", where=m3,
                                   help=t("p11.adv_help"))
 
-    c = page.study(clips.clip_study, scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high,
-                   method=method)
+    settings = dict(lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method)
+    c = page.study(clips.clip_study, scenario, **settings)
+    cw = page.study(clips.clip_weights, scenario, HIGH_GRID, **settings)
     if c.dead:
         st.info(t("p11.dead"), icon="ℹ️")
         revealed = False  # no question to answer, and nothing for the explanation to say
     else:
         revealed = ask_about_the_best(c, lr, eps_low, eps_high)
-    draw_batch(c, eps_low, eps_high)
+    draw_batch(c, cw, eps_high)
     if revealed:
         explain(c, lr, eps_low, eps_high, gspo_high)
     else:
@@ -84,11 +87,12 @@ def ask_about_the_best(c, lr: float, eps_low: float, eps_high: float) -> bool:
         key="predict_clip")
 
 
-def draw_batch(c, eps_low: float, eps_high: float) -> None:
-    """Each method's gradient weight on every answer, and the answers' ratios against the clips' edges."""
+def draw_batch(c, cw, eps_high: float) -> None:
+    """Each method's gradient weight on every answer at every ε_high of the slider (the one dragged to shown), and
+    the answers' ratios against the clips' edges."""
     b, n_methods = c.batch, len(clips.CLIP_METHODS)
     answer_label = answer_labels(tokens, b.actions)
-    rows = pd.DataFrame({
+    per_answer = pd.DataFrame({
         COL["answer"]: np.repeat(answer_label, n_methods),
         COL["first"]: np.repeat([tokens[a] for a in b.actions], n_methods),
         COL["score"]: np.repeat(b.scores, n_methods),
@@ -96,17 +100,22 @@ def draw_batch(c, eps_low: float, eps_high: float) -> None:
         COL["ratio"]: np.repeat(b.ratio, n_methods),
         COL["seq_ratio"]: np.repeat(b.seq_ratio, n_methods),
         COL["method"]: np.tile([NAMES[m] for m in clips.CLIP_METHODS], b.actions.size),
-        COL["weight"]: b.weights.T.ravel(),
-        COL["clipped"]: b.clipped.T.ravel(),
     })
+    rows = per_answer.loc[np.tile(per_answer.index, cw.eps_high.size)].reset_index(drop=True).assign(**{
+        "eps_high": np.repeat(cw.eps_high, len(per_answer)), COL["weight"]: cw.weights.transpose(0, 2, 1).ravel(),
+        COL["clipped"]: cw.clipped.transpose(0, 2, 1).ravel(), scrub.EXACT: np.repeat(cw.exact, len(per_answer))})
+    shown = pd.DataFrame({"eps_high": cw.eps_high, scrub.EXACT: cw.exact,
+                          "label": [t("chart.scrub_shown", name="ε_high", value=fmt(v)) for v in cw.eps_high]})
     left, right = st.columns(2, gap="large")
     with left:
-        page.chart(titled(grouped_bars(rows, x=COL["answer"], y=COL["weight"], key=Key(COL["method"], colors=COLORS),
-                                       axes=Axes(t("p11.weights_x"), COL["weight"]),
-                                       tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"])),
-                          title=t("p11.weights_title"), subtitle=wrap(t("p11.weights_subtitle"))),
-                   rows, alt_text=t("p11.weights_alt"), name="clip_weights")
-    points = rows[rows[COL["method"]] == NAMES["ppo"]].drop(columns=[COL["method"], COL["weight"], COL["clipped"]])
+        bars = grouped_bars(rows, x=COL["answer"], y=COL["weight"], key=Key(COL["method"], colors=COLORS),
+                            axes=Axes(t("p11.weights_x"), COL["weight"]),
+                            tooltips=(COL["advantage"], COL["ratio"], COL["seq_ratio"]))
+        page.scrub(charts.layer(bars, charts.note(shown, text="label", corner="top left"),
+                                title=t("p11.weights_title"), subtitle=wrap(t("p11.weights_subtitle"))),
+                   rows, field="eps_high", grid=HIGH_GRID, value=eps_high,
+                   label=t("chart.scrub_input", name="ε_high"), alt_text=t("p11.weights_alt"), name="clip_weights")
+    points = per_answer[per_answer[COL["method"]] == NAMES["ppo"]].drop(columns=COL["method"])
     bounds = pd.DataFrame({"at": list(c.edges), "label": ["", "", ""]})  # named in the subtitle
     with right:
         page.chart(charts.layer(

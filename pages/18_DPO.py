@@ -1,10 +1,11 @@
 """DPO: the KL-regularised optimum reached straight from the preference pairs, without a reward model."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -12,6 +13,7 @@ from ui.page import NOTHING_TO_COMPARE
 from ui.prep import thin_steps
 
 BETAS = [0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
+BETA_GRID = scrub.steps(0.1, 5.0, 0.1)  # the path chart at each β from 0.1 to 5 (every one of BETAS): dragged
 COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
 TAUS = [0.1, 0.25, 0.5, 1, 2]
 MAX_SEED = 999_999
@@ -45,15 +47,16 @@ def dpo_panel() -> None:
 
     if not rlcore.judge_items(scenario).comparable:  # raters need two answers the model can write
         page.stop_with_notice(NOTHING_TO_COMPARE)
-    d = page.study(rlcore.dpo_study, scenario, beta=float(beta), comparisons=int(n), steps=int(steps),
-                   flattery=float(flattery), noise=float(noise), seed=int(seed), entries=32)
+    pairs = dict(comparisons=int(n), steps=int(steps), flattery=float(flattery), noise=float(noise), seed=int(seed))
+    d = page.study(rlcore.dpo_study, scenario, beta=float(beta), **pairs, entries=32)
+    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=float(beta), **pairs, entries=8)  # 3 MB at most each
     names = page.answer_names(d.items)  # the flattering copy, last, named in the page's language
     landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
     revealed = page.predict(
         t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,
         t("p18.explain_fit" if d.unbounded.size == 0 else "p18.explain_unbeaten"), key="predict_dpo")
     at = thin_steps(d.probs.shape[0], MAX_POINTS)
-    draw_path(d, names, at, revealed)
+    draw_path(paths, names, at, float(beta), revealed)
     if revealed:
         draw_table(d, names, int(steps))
         rl_section(d, names, int(steps), float(beta), float(noise), float(flattery))
@@ -63,20 +66,31 @@ def dpo_panel() -> None:
     ipo_section(d.items, names, float(beta), float(flattery))
 
 
-def draw_path(d, names, at, revealed: bool) -> None:
-    """Each answer's probability along DPO's steps; the closed-form optimum dashed once the question is answered."""
-    rows = [{"step": int(s), "probability": float(d.probs[s, i]), "answer": a, "curve": CURVES[0]}
-            for s in at for i, a in enumerate(names)]
+def draw_path(paths, names, at, beta: float, revealed: bool) -> None:
+    """Each answer's probability along DPO's steps at every β of the grid (the one dragged to shown); the closed-form
+    optimum dashed once the question is answered."""
+    v, m = paths.beta.size, len(names)
+    per_beta = {"beta": np.repeat(paths.beta, at.size * m), scrub.EXACT: np.repeat(paths.exact, at.size * m)}
+    path = pd.DataFrame({**per_beta, "step": np.tile(np.repeat(at, m), v), "probability": paths.probs[:, at].ravel(),
+                         "answer": np.tile(names, v * at.size), "curve": CURVES[0]})
     if revealed:
-        rows += [{"step": int(s), "probability": float(d.fitted_optimum[i]), "answer": a, "curve": CURVES[1]}
-                 for s in (at[0], at[-1]) for i, a in enumerate(names)]
-    path = pd.DataFrame(rows)
+        ends = np.array([at[0], at[-1]])
+        optimum = pd.DataFrame({"beta": np.repeat(paths.beta, 2 * m), scrub.EXACT: np.repeat(paths.exact, 2 * m),
+                                "step": np.tile(np.repeat(ends, m), v),
+                                "probability": np.repeat(paths.fitted_optimum, 2, axis=0).ravel(),
+                                "answer": np.tile(names, 2 * v), "curve": CURVES[1]})
+        path = pd.concat([path, optimum], ignore_index=True)
+    path = path.astype({"answer": "category", "curve": "category"})  # names once each: half the chart's bytes
+    shown = pd.DataFrame({"beta": paths.beta, scrub.EXACT: paths.exact,
+                          "label": [t("chart.scrub_shown", name="β", value=fmt(b)) for b in paths.beta]})
     ch = charts.layer(charts.lines(path, x="step", y="probability",
                                    key=charts.Key("answer", tokens=names, title=t("p18.answer")),
                                    axes=charts.Axes(t("p18.path_x"), t("p18.path_y")), dash="curve"),
+                      charts.note(shown, text="label", corner="top right"),
                       title=t("p18.path_title"),
                       subtitle=t("p18.path_subtitle" if revealed else "p18.path_subtitle_hidden"))
-    page.chart(ch, path, alt_text=t("p18.path_alt"), name="dpo_path")
+    page.scrub(ch, path, field="beta", grid=BETA_GRID, value=beta, label=t("chart.scrub_input", name="β"),
+               alt_text=t("p18.path_alt"), name="dpo_path")
 
 
 def draw_table(d, names, steps: int) -> None:

@@ -12,6 +12,8 @@ from ui.i18n import t
 
 LAM_LO, LAM_HI, LAM_STEP = 0.0, 1.0, 0.05  # the λ slider's range and step
 LAM_STEPS = scrub.steps(LAM_LO, LAM_HI, LAM_STEP)  # the GAE chart at each step: dragging redraws it in the browser
+GAMMA_LO, GAMMA_HI, GAMMA_STEP = 0.5, 1.0, 0.01  # the γ slider's range and step
+GAMMA_GRID = scrub.steps(GAMMA_LO, GAMMA_HI, 0.02)  # γ dragged every other step: the chart's data stays under 1 MB
 LAM_GRID = tuple(np.round(np.linspace(0.0, 1.0, 21), 2))  # λ values of the critic-error study
 STUDY_DRAWS = 4000   # seeded draws of the judge's score and the critic's noise per λ
 STUDY_SEED = 0
@@ -123,7 +125,7 @@ def answer_panel() -> None:
     token = inputs.selectbox(t("p5.tok"), tokens, tokens[likely], key="tok", where=c1, help=t("p5.tok_help"))
     lam = inputs.slider(t("p5.lam"), LAM_LO, LAM_HI, 0.95, LAM_STEP, key="lam", where=c2, help=glossary.term("λ"))
     with c3.expander(t("p5.more")):
-        gamma = inputs.slider(t("p5.gamma"), 0.5, 1.0, 1.0, 0.01, key="gamma", help=t("p5.gamma_help"))
+        gamma = inputs.slider(t("p5.gamma"), GAMMA_LO, GAMMA_HI, 1.0, GAMMA_STEP, key="gamma", help=t("p5.gamma_help"))
 
     credit = page.study(rlcore.answer_credit, scenario, token, gamma, lam)
     trace, a, tok = credit.trace, credit.trace.action_index, esc(token)
@@ -142,7 +144,8 @@ def answer_panel() -> None:
                       answer=" · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))))
         draw_td(strip, revealed)
         if revealed:
-            explain_credit(credit, page.study(rlcore.answer_credits, scenario, token, gamma, lam, LAM_STEPS), tok, lam)
+            credits = page.study(rlcore.answer_credits, scenario, token, gamma, lam, LAM_STEPS, GAMMA_GRID)
+            explain_credit(credit, credits, tok, gamma, lam)
     with right:
         st.markdown(t("p5.without_critic"))
         group_panel(token, tok, strip, words)
@@ -167,28 +170,34 @@ def draw_td(strip: pd.DataFrame, revealed: bool) -> None:
 
 
 def gae_chart(credits: rlcore.AnswerCredits, words: tuple, a: int, lam: float):
-    """GAE's advantage at each token for every λ of the slider (the one dragged to shown), and the committed λ's as
-    a line over the bars, named with it."""
+    """GAE's advantage at each token for every (γ, λ) of the grids (the pair dragged to shown), and the committed
+    pair's as a line over the bars, named with λ."""
     labels, at = axis_labels(words), credits.position
-    rows = pd.DataFrame({"lam": credits.row_lam, "position": at + 1, "label": [labels[i] for i in at],
-                         "token": [words[i] for i in at], "GAE advantage": credits.advantage,
-                         "committed advantage": credits.committed, "decision": at == a, scrub.EXACT: credits.row_exact})
-    shown = pd.DataFrame({"lam": credits.lam, scrub.EXACT: credits.exact,
-                          "label": [t("chart.scrub_shown", name="λ", value=fmt(v)) for v in credits.lam]})
+    rows = pd.DataFrame({"gamma": credits.row_gamma, "lam": credits.row_lam, "position": at + 1,
+                         "label": [labels[i] for i in at], "token": [words[i] for i in at],
+                         "GAE advantage": credits.advantage, "committed advantage": credits.committed,
+                         "decision": at == a, scrub.EXACT: credits.row_exact, scrub.EXACT2: credits.row_gamma_exact})
+    shown_lam = pd.DataFrame({"lam": credits.lam, scrub.EXACT: credits.exact,
+                              "label": [t("chart.scrub_shown", name="λ", value=fmt(v)) for v in credits.lam]})
+    shown_gamma = pd.DataFrame({"gamma": credits.gamma, scrub.EXACT2: credits.gamma_exact,
+                                "label": [t("chart.scrub_shown", name="γ", value=fmt(v)) for v in credits.gamma]})
     strip = charts.answer_strip(rows, value="GAE advantage", axes=charts.Axes(y=t("p5.advantage")),
                                 highlight="decision", line="committed advantage",
                                 line_title=t("chart.scrub_yours", name="λ", value=fmt(lam)))
-    return charts.layer(strip, charts.note(shown, text="label", corner="bottom right"),
+    return charts.layer(strip, charts.note(shown_lam, text="label", corner="bottom right"),
+                        charts.note(shown_gamma, text="label", corner="top right"),
                         title=t("p5.gae_title"), subtitle=t("p5.gae_subtitle", lam=fmt(lam))), rows
 
 
-def explain_credit(credit: rlcore.AnswerCredit, credits: rlcore.AnswerCredits, tok: str, lam: float) -> None:
+def explain_credit(credit: rlcore.AnswerCredit, credits: rlcore.AnswerCredits, tok: str, gamma: float,
+                   lam: float) -> None:
     """GAE's advantage at each token, the values around the decision, and where λ spreads the one TD error."""
     trace, delta, adv, jump_at = credit.trace, credit.td_errors, credit.advantages, credit.jump_at
     a, words = trace.action_index, trace.tokens
     ch, rows = gae_chart(credits, words, a, lam)
     page.scrub(ch, rows, field="lam", grid=LAM_STEPS, value=lam, label=t("chart.scrub_input", name="λ"),
-               alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae")
+               alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae",
+               also=scrub.Input("gamma", GAMMA_GRID, gamma, t("chart.scrub_input", name="γ")))
     m1, m2 = st.columns(2)
     m1.metric(t("p5.v_before", tok=tok), fmt(trace.values[a]))
     m2.metric(t("p5.v_after", tok=tok), fmt(trace.values[a + 1]))

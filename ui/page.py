@@ -209,15 +209,16 @@ def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> No
 
 
 def scrub(ch, data, *, field: str, grid, value: float, label: str, alt_text: str, name: str,
-          width: str | None = None) -> None:
+          width: str | None = None, also: scrub_mod.Input | None = None) -> None:
     """``chart``, for a chart drawn over a grid of its main input: ``data`` holds its rows for every value of
     ``grid`` in the column ``field`` (a study computed them at once), and a range input named ``label`` under the
     chart picks the rows it shows, starting at the committed ``value`` (the page's widget): dragging it redraws the
-    chart in the browser, with no rerun (``ui.scrub``). The table under it holds the rows at ``value``."""
+    chart in the browser, with no rerun (``ui.scrub``). The table under it holds the rows at ``value``. ``also``: a
+    second scrubbed input (``ui.scrub.Input``), its own range input beside the first."""
     st.html(scrub_mod.CSS)
-    shown = scrub_mod.bind(spec.vega_lite(ch), field=field, grid=grid, value=value, label=label)
-    _draw(shown, scrub_mod.rows_at(data, field=field, grid=grid, value=value), alt_text=alt_text, name=name,
-          width=width)
+    shown = scrub_mod.bind(spec.vega_lite(ch), field=field, grid=grid, value=value, label=label, also=also)
+    _draw(shown, scrub_mod.rows_at(data, field=field, grid=grid, value=value, also=also), alt_text=alt_text,
+          name=name, width=width)
 
 
 def _draw(shown: dict, data, *, alt_text: str, name: str, width: str | None) -> None:

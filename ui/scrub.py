@@ -18,9 +18,10 @@ The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart
 a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
-Pages that scrub, and the study that gives each its rows: 5 (λ, ``answer_credits``), 7 (τ, ``discovery_curves``),
-8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 13 (steps, ``kl_placement_rows``). A layer that does not move
-with the input (page 8 KL's judge score and KL) comes from a dataset without the grid's column.
+Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ, ``discovery_curves``),
+8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 11 (ε_high, ``clip_weights``), 13 (steps,
+``kl_placement_rows``), 18 (β, ``dpo_paths``). A layer that does not move with the input (page 8 KL's judge score
+and KL) comes from a dataset without the grid's column.
 
 ``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
 parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
@@ -32,10 +33,25 @@ import itertools
 import json
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 PARAM = "scrub"       # the Vega-Lite parameter the range input is bound to
 EXACT = "exact"       # a boolean column: rows the server computed at the committed value, between grid points
+PARAM2, EXACT2 = "scrub2", "exact2"  # the same for a second scrubbed input (``Input``), when a chart has one
 GRID_TOL = 1e-6       # a grid is uniform when its steps agree to this (relative): decimals add up in binary
+
+
+class Input(NamedTuple):
+    """A scrubbed input: the data's column ``field`` holds its values, over ``grid``; it starts at the committed
+    ``value``; its range input is named ``label``. A chart scrubbed over two inputs (page 5's λ and γ) holds its rows
+    for every pair of their grids' values, and a second input's off-grid rows are marked in ``EXACT2``."""
+
+    field: str
+    grid: Sequence[float]
+    value: float
+    label: str
+
+
 CSS = """<style>
 .vega-bindings { padding-top: 0.25rem; }
 .vega-bind { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
@@ -70,37 +86,52 @@ def steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
     return tuple(round(lo + i * step, 12) for i in range(n + 1))
 
 
-def filter_expr(field: str, step: float, value: float, exact: bool) -> str:
-    """The Vega expression that keeps a row: its ``field`` is the grid point nearest the scrubber; where the
-    committed ``value`` lies between grid points (``exact``), the rows computed at it stand in for that point."""
+def filter_expr(field: str, step: float, value: float, exact: bool, param: str = PARAM, exact_col: str = EXACT) -> str:
+    """The Vega expression that keeps a row: its ``field`` is the grid point nearest the scrubber (``param``); where
+    the committed ``value`` lies between grid points (``exact``), the rows computed at it (``exact_col``) stand in for
+    that point."""
     half = step / 2
-    near = f"abs(datum[{json.dumps(field, ensure_ascii=False)}] - {PARAM}) < {half!r}"
+    near = f"abs(datum[{json.dumps(field, ensure_ascii=False)}] - {param}) < {half!r}"
     if not exact:
         return near
-    here = f"abs({float(value)!r} - {PARAM}) < {half!r}"
-    return f"(datum[{json.dumps(EXACT, ensure_ascii=False)}] === true) ? ({here}) : ({near} && !({here}))"
+    here = f"abs({float(value)!r} - {param}) < {half!r}"
+    return f"(datum[{json.dumps(exact_col, ensure_ascii=False)}] === true) ? ({here}) : ({near} && !({here}))"
 
 
-def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: str) -> dict:
+def _inputs(field, grid, value, label, also: Input | None) -> list[tuple[Input, str, str]]:
+    """Each scrubbed input with its Vega-Lite parameter and its exact column."""
+    return [(Input(field, grid, value, label), PARAM, EXACT), *([(Input(*also), PARAM2, EXACT2)] if also else [])]
+
+
+def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: str, also: Input | None = None
+         ) -> dict:
     """A copy of ``spec`` (``ui.spec.vega_lite``'s, its DataFrames still in ``datasets``) with a range input named
     ``label`` under it, bound to ``PARAM`` over ``grid`` and starting at ``value``, and every view whose dataset has
-    the column ``field`` filtered to the rows of the value the input holds."""
-    step = grid_step(grid)
-    lo, hi = float(grid[0]), float(grid[-1])
-    if not lo - step / 2 <= float(value) <= hi + step / 2:
-        raise ValueError(f"value must lie on the grid's range [{lo}, {hi}], got {value}")
+    the column ``field`` filtered to the rows of the value the input holds; and the same for a second input
+    ``also`` (bound to ``PARAM2``, its off-grid rows in ``EXACT2``)."""
     datasets = spec.get("datasets", {})
-    scrubbed = {name for name, df in datasets.items() if field in getattr(df, "columns", ())}
-    if not scrubbed:
-        raise ValueError(f"field {field!r} is in none of the chart's datasets ({', '.join(datasets)})")
-    exact = any(EXACT in datasets[name].columns and bool(datasets[name][EXACT].any()) for name in scrubbed)
-    expr = filter_expr(field, step, value, exact)
+    filters: dict[str, list[dict]] = {}
+    params = list(spec.get("params", []))
+    for inp, param, exact_col in _inputs(field, grid, value, label, also):
+        step = grid_step(inp.grid)
+        lo, hi = float(inp.grid[0]), float(inp.grid[-1])
+        if not lo - step / 2 <= float(inp.value) <= hi + step / 2:
+            raise ValueError(f"value must lie on the grid's range [{lo}, {hi}], got {inp.value}")
+        scrubbed = [name for name, df in datasets.items() if inp.field in getattr(df, "columns", ())]
+        if not scrubbed:
+            raise ValueError(f"field {inp.field!r} is in none of the chart's datasets ({', '.join(datasets)})")
+        exact = any(exact_col in datasets[n].columns and bool(datasets[n][exact_col].any()) for n in scrubbed)
+        expr = filter_expr(inp.field, step, inp.value, exact, param, exact_col)
+        for name in scrubbed:
+            filters.setdefault(name, []).append({"filter": expr})
+        params.append({"name": param, "value": float(inp.value),
+                       "bind": {"input": "range", "min": lo, "max": hi, "step": step, "name": f"{inp.label} "}})
 
     def visit(node):
         if isinstance(node, dict):
             node = dict(node)
-            if isinstance(node.get("data"), dict) and node["data"].get("name") in scrubbed:
-                node["transform"] = [{"filter": expr}, *node.get("transform", [])]
+            if isinstance(node.get("data"), dict) and node["data"].get("name") in filters:
+                node["transform"] = [*filters[node["data"]["name"]], *node.get("transform", [])]
             for key in ("layer", "vconcat", "hconcat", "concat"):
                 if key in node:
                     node[key] = [visit(v) for v in node[key]]
@@ -109,20 +140,24 @@ def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: 
         return node
 
     out = visit({k: v for k, v in spec.items() if k != "datasets"})
-    binding = {"input": "range", "min": lo, "max": hi, "step": step, "name": f"{label} "}
-    out["params"] = [*spec.get("params", []), {"name": PARAM, "value": float(value), "bind": binding}]
+    out["params"] = params
     out["datasets"] = datasets
     return out
 
 
-def rows_at(data, *, field: str, grid: Sequence[float], value: float):
+def rows_at(data, *, field: str, grid: Sequence[float], value: float, also: Input | None = None):
     """The rows of a scrubbed chart's ``data`` the chart shows at rest: those at the grid point nearest the committed
-    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points; and the rows
-    with no ``field`` (NaN: a layer that does not move, drawn from a dataset without the column)."""
-    step = grid_step(grid)
-    fixed = data[field].isna()
-    if EXACT in data.columns and bool(data[EXACT].fillna(False).astype(bool).any()):
-        kept = data[fixed | data[EXACT].fillna(False).astype(bool)]
-    else:
-        kept = data[fixed | ((data[field] - float(value)).abs() < step / 2)]
-    return kept.drop(columns=EXACT) if EXACT in kept.columns else kept
+    ``value``, or the rows computed at ``value`` itself (``EXACT``) where it lies between grid points (and the same
+    for a second input ``also``, with ``EXACT2``); and the rows with no ``field`` (NaN: a layer that does not move,
+    drawn from a dataset without the column)."""
+    kept = data[field].isna()
+    shown = ~kept
+    for inp, _, exact_col in _inputs(field, grid, value, "", also):
+        step = grid_step(inp.grid)
+        marked = data[exact_col].fillna(False).astype(bool) if exact_col in data.columns else None
+        if marked is not None and bool(marked.any()):
+            shown &= marked
+        else:
+            shown &= (data[inp.field] - float(inp.value)).abs() < step / 2
+    out = data[kept | shown]
+    return out.drop(columns=[c for c in (EXACT, EXACT2) if c in out.columns])

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import broadcast, choice, count, finite, log_probs, positive, show, whole_numbers
-from .ppo import is_clipped
+from .checks import as_vector, broadcast, choice, count, finite, log_probs, positive, show, whole_numbers
 
 __all__ = [
-    "AGGREGATION_MODES", "GRADIENT_METHODS", "aggregate_loss", "answer_weights", "gradient_weights",
-    "informative_groups", "sequence_ratio", "token_weights",
+    "AGGREGATION_MODES", "GRADIENT_METHODS", "aggregate_loss", "answer_weights", "gradient_weight_rows",
+    "gradient_weights", "informative_groups", "sequence_ratio", "token_weights",
 ]
 
 AGGREGATION_MODES = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
@@ -202,16 +201,50 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     >>> gradient_weights([1.5, 0.9], 1.0, "cispo").round(12).tolist()
     [1.2, 0.9]
     """
+    rho, adv, method, low = _weight_inputs(ratio, advantages, method, eps_low)
+    high = low if eps_high is None else positive("eps_high", eps_high)
+    return _weights(rho, adv, method, low, high)
+
+
+def gradient_weight_rows(ratio, advantages, method: str, eps_low: float, eps_high) -> np.ndarray:
+    """``gradient_weights`` for many upper clip distances at once: row g uses ``eps_high[g]`` (what a chart dragged
+    over ε_high draws, every ε_high in one pass).
+
+    Args:
+        ratio: any shape, ρ ≥ 0 per token.
+        advantages: Â, broadcasting against ratio.
+        method: one of ``GRADIENT_METHODS``.
+        eps_low: ε_low > 0.
+        eps_high: shape [G], each ε_high > 0.
+
+    Returns:
+        shape [G, *broadcast shape of ratio and advantages]: row g is ``gradient_weights(..., eps_high[g])``.
+
+    >>> gradient_weight_rows([1.25, 0.9], 1.0, "ppo", 0.2, [0.2, 0.3]).round(12).tolist()
+    [[0.0, 0.9], [1.25, 0.9]]
+    """
+    rho, adv, method, low = _weight_inputs(ratio, advantages, method, eps_low)
+    high = as_vector("eps_high", eps_high)
+    if high.min() <= 0:
+        raise ValueError(f"eps_high must be > 0, got {show(high)}")
+    return _weights(rho, adv, method, low, high.reshape(-1, *(1,) * rho.ndim))
+
+
+def _weight_inputs(ratio, advantages, method: str, eps_low: float):
+    """``gradient_weights``' checked ρ and Â (broadcast to one shape), method and ε_low."""
     rho = finite("ratio", ratio)
     if rho.min() < 0:
         raise ValueError(f"ratio must be >= 0, got {show(rho)}")
     rho, adv = broadcast("ratio", rho, "advantages", finite("advantages", advantages))
-    method = choice("method", method, GRADIENT_METHODS)
-    low = positive("eps_low", eps_low)
-    high = low if eps_high is None else positive("eps_high", eps_high)
+    return rho, adv, choice("method", method, GRADIENT_METHODS), positive("eps_low", eps_low)
+
+
+def _weights(rho: np.ndarray, adv: np.ndarray, method: str, low: float, high) -> np.ndarray:
+    """``gradient_weights``' formula for checked arrays; ``high`` a number or an array broadcasting against ρ."""
     if method == "cispo":
         return np.clip(rho, 1.0 - low, 1.0 + high) * adv
-    return np.where(is_clipped(rho, adv, low, high).reshape(rho.shape), 0.0, rho * adv)
+    clipped = ((adv > 0) & (rho > 1.0 + high)) | ((adv < 0) & (rho < 1.0 - low))  # is_clipped's mask
+    return np.where(clipped, 0.0, rho * adv)
 
 
 def informative_groups(scores) -> np.ndarray:

@@ -13,7 +13,7 @@ from .returns import sparse_rewards
 
 __all__ = [
     "GROUP_METHODS", "GROUP_SEED", "GROUP_SIZE", "AnswerTrace", "answer_trace", "credit_positions", "gae",
-    "gae_rows", "group_advantages", "td_errors",
+    "gae_grid", "gae_rows", "group_advantages", "td_errors",
 ]
 
 GROUP_METHODS = ("grpo", "dr_grpo", "rloo")
@@ -118,6 +118,38 @@ def gae_rows(rewards, values, gamma: float, lams) -> np.ndarray:
     if np.any(lam < 0) or np.any(lam > 1):
         raise ValueError(f"lams must lie in [0, 1], got {show(lam)}")
     return _gae(np.tile(r, (lam.size, 1)), np.tile(v, (lam.size, 1)), g, g * lam, None)
+
+
+def gae_grid(rewards, values, gammas, lams) -> np.ndarray:
+    """``gae`` of one answer for every (γ, λ) of two grids at once, its values given per γ (a critic's values
+    depend on the discount): element [g, l] at ``gammas[g]``, ``lams[l]`` (what a chart dragged over γ and λ draws).
+
+    Args:
+        rewards: shape [T], r₀…r_{T−1}.
+        values: shape [G, T+1], V(s₀)…V(s_T) under each γ.
+        gammas: shape [G], each γ in [0, 1].
+        lams: shape [L], each λ in [0, 1].
+
+    Returns:
+        shape [G, L, T]: Â₀…Â_{T−1} at each (γ, λ).
+
+    >>> np.round(gae_grid([0.0, 2.0], [[1.0, 2.0, 0.0], [0.5, 1.0, 0.0]], [1.0, 0.5], [0.0, 1.0]), 10).tolist()
+    [[[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.5, 1.0]]]
+    """
+    r = finite("rewards", rewards, ndim=1)
+    v = finite("values", values, ndim=2)
+    g = as_vector("gammas", gammas)
+    if v.shape != (g.size, r.size + 1):
+        raise ValueError(f"values must have shape (len(gammas), len(rewards) + 1) = {(g.size, r.size + 1)}, "
+                         f"got {v.shape}")
+    if np.any(g < 0) or np.any(g > 1):
+        raise ValueError(f"gammas must lie in [0, 1], got {show(g)}")
+    lam = as_vector("lams", lams)
+    if np.any(lam < 0) or np.any(lam > 1):
+        raise ValueError(f"lams must lie in [0, 1], got {show(lam)}")
+    shape = (g.size, lam.size)
+    return _gae(np.broadcast_to(r, (*shape, r.size)), np.broadcast_to(v[:, None, :], (*shape, r.size + 1)),
+                g[:, None, None], g[:, None] * lam, None)
 
 
 def _gae(r: np.ndarray, v: np.ndarray, g: float, decay: float, mask: np.ndarray | None) -> np.ndarray:

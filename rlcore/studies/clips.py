@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.aggregation import gradient_weights, sequence_ratio
+from ..formulas.aggregation import gradient_weight_rows, gradient_weights, sequence_ratio
 from ..formulas.checks import (
     as_probs,
     as_samples,
@@ -17,6 +17,7 @@ from ..formulas.checks import (
     in_range,
     non_negative,
     positive,
+    scrub_grid,
     show,
 )
 from ..formulas.credit import GROUP_METHODS, group_advantages
@@ -26,8 +27,8 @@ from ..formulas.ppo import importance_ratio
 from .length import answer_lengths
 
 __all__ = [
-    "CLIP_METHODS", "GSPO_EPS", "LIKELY", "REACH_GRID", "CispoAt", "ClipBatch", "ClipStudy", "RareReach", "Reach",
-    "cispo_at", "clip_batch", "clip_study", "rare_reach", "reach",
+    "CLIP_METHODS", "GSPO_EPS", "LIKELY", "REACH_GRID", "CispoAt", "ClipBatch", "ClipStudy", "ClipWeights", "RareReach",
+    "Reach", "cispo_at", "clip_batch", "clip_study", "clip_weights", "rare_reach", "reach",
 ]
 
 CLIP_METHODS = ("ppo", "clip-higher", "cispo", "gspo")
@@ -209,6 +210,53 @@ def clip_study(scenario: Scenario, *, lr: float, eps_low: float = 0.2, eps_high:
     return ClipStudy(b, int(np.argmax(b.advantages)), bool(np.all(b.advantages == 0)),
                      b.actions.size - b.clipped.sum(axis=1), (1 - low, 1 + low, 1 + high), lens,
                      np.isin(np.arange(lens.size), b.actions), moved, rho, float(seq))
+
+
+@dataclass(frozen=True)
+class ClipWeights:
+    """``clip_study``'s gradient weights at every ε_high of a grid at once (and at the committed ε_high where it lies
+    between grid points): the rows of a chart scrubbed over ε_high."""
+
+    eps_high: np.ndarray  # shape [V]: the grid's ε_high, then the committed one where it is off the grid
+    exact: np.ndarray     # shape [V], bool: that last, committed ε_high
+    weights: np.ndarray   # shape [V, 4, n]: ``ClipBatch.weights`` at each ε_high
+    clipped: np.ndarray   # shape [V, 4, n], bool: ``ClipBatch.clipped`` at each ε_high
+    kept: np.ndarray      # shape [V, 4], int: answers each of CLIP_METHODS still pushes, at each ε_high
+
+
+def clip_weights(scenario: Scenario, grid, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
+                 gspo_high: float = GSPO_EPS[1], method: str = "grpo") -> ClipWeights:
+    """``clip_study(scenario, ..., eps_high=e).batch.weights`` for every e of ``grid`` in one vectorised pass
+    (``gradient_weight_rows``), and for the committed ``eps_high`` too where it lies between grid points
+    (``exact``). The step, and so every ratio, does not depend on ε_high: only clip-higher's and CISPO's weights
+    move with it.
+
+    Args:
+        scenario: the running example.
+        grid: at least two ε_high > 0, ascending in equal steps (a slider's steps).
+        lr, eps_low, eps_high, gspo_high, method: as in ``clip_study`` (``eps_high`` the committed one).
+
+    Returns:
+        ClipWeights(eps_high, exact, weights, clipped, kept).
+
+    At η = 0.2 partly's ratio is 1.27: clip-higher stops its two answers at ε_high = 0.2 and 0.25, not at 0.3.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> w = clip_weights(ARTICLE_SCENARIO, [0.2, 0.3], lr=0.2, eps_high=0.25)
+    >>> w.eps_high.tolist(), w.exact.tolist(), w.kept[:, 1].tolist()
+    ([0.2, 0.3, 0.25], [False, False, True], [8, 10, 8])
+    """
+    values, exact = scrub_grid("grid", grid, "eps_high", eps_high, 0.0, np.inf)
+    if values.min() <= 0:
+        raise ValueError(f"grid and eps_high must be > 0, got {show(values)}")
+    b = clip_study(scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method).batch
+    low, shape = float(eps_low), (values.size, b.actions.size)
+    weights = np.stack([np.broadcast_to(b.weights[0], shape),
+                        gradient_weight_rows(b.ratio, b.advantages, "ppo", low, values),
+                        gradient_weight_rows(b.ratio, b.advantages, "cispo", low, values),
+                        np.broadcast_to(b.weights[3], shape)], axis=1)
+    clipped = (weights == 0) & (b.advantages != 0)
+    return ClipWeights(values, exact, weights, clipped, b.actions.size - clipped.sum(axis=2))
 
 
 @dataclass(frozen=True)

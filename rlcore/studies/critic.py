@@ -13,7 +13,7 @@ from ..formulas.credit import (
     answer_trace,
     credit_positions,
     gae,
-    gae_rows,
+    gae_grid,
     group_advantages,
     td_errors,
 )
@@ -68,48 +68,65 @@ def answer_credit(scenario: Scenario, token: str, gamma: float, lam: float) -> A
 
 @dataclass(frozen=True)
 class AnswerCredits:
-    """``answer_credit``'s GAE advantages at every λ of a grid at once (and at the committed λ where it lies between
-    grid points): the rows of a chart scrubbed over λ, one row per (λ, token)."""
+    """``answer_credit``'s GAE advantages at every (γ, λ) of two grids at once (and at the committed γ or λ where it
+    lies between grid points): the rows of a chart scrubbed over λ and γ, one row per (γ, λ, token)."""
 
     lam: np.ndarray          # shape [V]: the grid's λ, then the committed λ where it is off the grid
     exact: np.ndarray        # shape [V], bool: that last, committed λ
-    advantages: np.ndarray   # shape [V, T]: GAE Âₜ at (γ, λ) for each λ
-    row_lam: np.ndarray      # shape [V·T]: each row's λ
-    position: np.ndarray     # shape [V·T], int: each row's token, 0 to T − 1
-    advantage: np.ndarray    # shape [V·T]: Âₜ at the row's λ
-    committed: np.ndarray    # shape [V·T]: Âₜ at the committed λ (the same for every λ: what the text reads)
-    row_exact: np.ndarray    # shape [V·T], bool: rows of the committed λ off the grid
+    gamma: np.ndarray        # shape [G]: the γ grid's values, then the committed γ where it is off the grid
+    gamma_exact: np.ndarray  # shape [G], bool: that last, committed γ
+    advantages: np.ndarray   # shape [G, V, T]: GAE Âₜ at each (γ, λ)
+    row_gamma: np.ndarray    # shape [G·V·T]: each row's γ
+    row_lam: np.ndarray      # shape [G·V·T]: each row's λ
+    position: np.ndarray     # shape [G·V·T], int: each row's token, 0 to T − 1
+    advantage: np.ndarray    # shape [G·V·T]: Âₜ at the row's (γ, λ)
+    committed: np.ndarray    # shape [G·V·T]: Âₜ at the committed (γ, λ) (the same for every row: what the text reads)
+    row_exact: np.ndarray    # shape [G·V·T], bool: rows of the committed λ off the grid
+    row_gamma_exact: np.ndarray  # shape [G·V·T], bool: rows of the committed γ off the γ grid
 
 
-def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, grid) -> AnswerCredits:
-    """``answer_credit(scenario, token, gamma, l).advantages`` for every l of ``grid`` in one vectorised pass
-    (``gae_rows``), and for the committed ``lam`` too where it lies between grid points (``exact``): what a chart
-    needs to redraw as λ is dragged.
+def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, grid, gamma_grid=None) -> AnswerCredits:
+    """``answer_credit(scenario, token, g, l).advantages`` for every l of ``grid`` and every g of ``gamma_grid``
+    (only the committed ``gamma`` when None) in one vectorised pass (``gae_grid``), and for the committed ``lam`` and
+    ``gamma`` too where they lie between grid points (``exact``, ``gamma_exact``): what a chart needs to redraw as λ
+    and γ are dragged.
 
     Args:
         scenario: the running example.
         token: one of scenario.tokens, the answer's first (decision) token.
-        gamma: discount γ in [0, 1].
+        gamma: the committed discount γ in [0, 1].
         lam: the committed λ in [0, 1].
         grid: at least two λ in [0, 1], ascending in equal steps (a slider's steps).
+        gamma_grid: None, or at least two γ in [0, 1], ascending in equal steps.
 
     Returns:
-        AnswerCredits(lam, exact, advantages [V, T], row_lam, position, advantage, committed, row_exact).
+        AnswerCredits(lam, exact, gamma, gamma_exact, advantages [G, V, T], row_gamma, row_lam, position, advantage,
+        committed, row_exact, row_gamma_exact).
 
     >>> from ..formulas.example import ARTICLE_SCENARIO
     >>> c = answer_credits(ARTICLE_SCENARIO, "open", 1.0, 1.0, [0.0, 0.5, 1.0])   # δ = −2.3 at token 2 only
-    >>> np.round(c.advantages[:, 0], 10).tolist(), c.exact.tolist()   # Â₀ = λ²·δ₂
+    >>> np.round(c.advantages[0, :, 0], 10).tolist(), c.exact.tolist()   # Â₀ = λ²·δ₂
     ([0.0, -0.575, -2.3], [False, False, False])
+    >>> c = answer_credits(ARTICLE_SCENARIO, "open", 0.9, 1.0, [0.0, 1.0], [0.5, 1.0])   # γ = 0.9: off the γ grid
+    >>> c.gamma.tolist(), c.gamma_exact.tolist(), c.advantages.shape[:2]
+    ([0.5, 1.0, 0.9], [False, False, True], (3, 2))
     """
     g = in_range("gamma", gamma, 0.0, 1.0)
     values, exact = scrub_grid("grid", grid, "lam", lam, 0.0, 1.0)
+    if gamma_grid is None:
+        gammas, gamma_exact = np.array([g]), np.array([False])
+    else:
+        gammas, gamma_exact = scrub_grid("gamma_grid", gamma_grid, "gamma", g, 0.0, 1.0)
     trace = answer_trace(scenario, token, g)
-    adv = gae_rows(trace.rewards, trace.values, g, values)                    # [V, T]
-    here = gae(trace.rewards, trace.values, g, in_range("lam", lam, 0.0, 1.0))  # [T]
-    n, m = adv.shape
-    return AnswerCredits(lam=values, exact=exact, advantages=adv, row_lam=np.repeat(values, m),
-                         position=np.tile(np.arange(m), n), advantage=adv.ravel(), committed=np.tile(here, n),
-                         row_exact=np.repeat(exact, m))
+    critic = np.stack([answer_trace(scenario, token, float(x)).values for x in gammas])  # [G, T+1]: V under each γ
+    adv = gae_grid(trace.rewards, critic, gammas, values)                               # [G, V, T]
+    here = gae(trace.rewards, trace.values, g, in_range("lam", lam, 0.0, 1.0))         # [T]
+    n_g, n_l, m = adv.shape
+    return AnswerCredits(lam=values, exact=exact, gamma=gammas, gamma_exact=gamma_exact, advantages=adv,
+                         row_gamma=np.repeat(gammas, n_l * m), row_lam=np.tile(np.repeat(values, m), n_g),
+                         position=np.tile(np.arange(m), n_g * n_l), advantage=adv.ravel(),
+                         committed=np.tile(here, n_g * n_l), row_exact=np.tile(np.repeat(exact, m), n_g),
+                         row_gamma_exact=np.repeat(gamma_exact, n_l * m))
 
 
 def answer_critic_error(scenario: Scenario, token: str, *, gamma: float, lams, bias: float, noise: float,

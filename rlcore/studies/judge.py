@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from
+from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from, scrub_grid
 from ..formulas.example import FLATTERY, MAX_SCORE, Scenario, check_scenario
 from ..formulas.kl import kl_optimal_policy
 from ..formulas.policy import softmax
@@ -23,9 +23,9 @@ from ..formulas.preference import bt_prob, dpo_weights, fit_reward_model, fit_wi
 from .lab import LabConfig, train
 
 __all__ = [
-    "FLATTERY_BONUS", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters", "OverOptimisation",
-    "RewardModelStudy", "dpo_study", "fit_errors", "ipo_study", "judge_items", "lab_on_raters", "over_optimisation",
-    "reward_model_study", "simulate_raters", "train_against",
+    "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
+    "OverOptimisation", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors", "ipo_study", "judge_items",
+    "lab_on_raters", "over_optimisation", "reward_model_study", "simulate_raters", "train_against",
 ]
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
@@ -348,32 +348,39 @@ def _pair_counts(winners: np.ndarray, losers: np.ndarray, m: int) -> tuple[np.nd
     return keys // m, keys % m, counts.astype(np.float64)
 
 
-def _descend(ref: np.ndarray, w: np.ndarray, lo: np.ndarray, counts: np.ndarray, steps: int, push_of):
-    """Gradient steps on the logits of a softmax policy over the answers the reference writes.
+def _descend(ref: np.ndarray, w: np.ndarray, lo: np.ndarray, counts: np.ndarray, steps: int, push_of,
+             rows: int = 1):
+    """Gradient steps on the logits of a softmax policy over the answers the reference writes, ``rows`` descents at
+    once (one per β of a scrubbed chart).
 
-    ``push_of(margins)`` gives each distinct pair's step along e_w − e_l (pairs among written answers only);
-    returns the policy [S+1, M] and the margins [S+1, P] before each step and after the last.
+    ``push_of(margins)`` gives each distinct pair's step along e_w − e_l (pairs among written answers only) from
+    the margins [rows, P]; returns the policy [rows, S+1, M] and the margins [rows, S+1, P] before each step and
+    after the last, and log π − log π_ref after the last step up to a constant, [rows, M⁺] over the answers the
+    reference writes (exact where π itself underflows to 0).
     """
     on = np.flatnonzero(ref > 0)
     where = np.full(ref.size, -1)
     where[on] = np.arange(on.size)
     wi, li = where[w], where[lo]
+    moves = np.zeros((wi.size, on.size))  # pair p moves its winner up and its loser down: e_w − e_l
+    np.add.at(moves, (np.arange(wi.size), wi), 1.0)
+    np.add.at(moves, (np.arange(li.size), li), -1.0)
     log_ref = np.log(ref[on])
     share = counts / counts.sum()
-    d = np.zeros(on.size)  # log π − log π_ref, up to a constant (z − log π_ref)
-    ds = np.empty((steps + 1, on.size))
+    d = np.zeros((rows, on.size))  # log π − log π_ref, up to a constant (z − log π_ref)
+    ds = np.empty((rows, steps + 1, on.size))
     for t in range(steps + 1):
-        ds[t] = d
+        ds[:, t] = d
         if t < steps:
-            step = share * push_of(d[wi] - d[li])
-            d = d + np.bincount(wi, step, on.size) - np.bincount(li, step, on.size)
-    probs = np.zeros((steps + 1, ref.size))
-    probs[:, on] = softmax(log_ref[None, :] + ds)
-    return probs, ds[:, wi] - ds[:, li]
+            d = d + (share * push_of(d[:, wi] - d[:, li])) @ moves
+    probs = np.zeros((rows, steps + 1, ref.size))
+    probs[..., on] = softmax(log_ref + ds)
+    return probs, ds[..., wi] - ds[..., li], d
 
 
-def _dpo_push(eta: float, beta: float):
-    return lambda m: eta / beta * np.exp(-np.logaddexp(0.0, beta * m))  # (η/β)·σ(−β·m), as dpo_weights
+def _dpo_push(eta: float, beta):
+    """(η/β)·σ(−β·m), as dpo_weights; ``beta`` a number or a column [rows, 1], one β per descent."""
+    return lambda m: eta / beta * np.exp(-np.logaddexp(0.0, beta * m))
 
 
 @dataclass(frozen=True)
@@ -416,28 +423,76 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
     Returns:
         DPOStudy.
     """
-    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed)
     b = positive("beta", beta)
+    items, w, lo, c, fitted, group, tau = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
     n = count("steps", steps, low=0, high=MAX_STEPS)
     eta = in_range("lr", lr, 0.0, 3.99)
+    m_items = items.ref.size
+    probs, margins, last = (a[0] for a in _descend(items.ref, w, lo, c, n, _dpo_push(eta, b)))
+    weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
+    loss = (c * np.logaddexp(0.0, -b * margins)).sum(axis=1) / c.sum()
+    on = items.ref > 0
+    implicit = np.zeros(m_items)
+    implicit[on] = b * (last - last.mean())  # β·log(π/π_ref), mean 0: the softmax's constant drops out
+    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
+                    kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
+                    implicit, group)
+
+
+def _dpo_pairs(scenario: Scenario, comparisons: int, noise: float, flattery: float, seed):
+    """The raters' pairs DPO steps on (``reward_model_study``'s, as distinct pairs among the answers the reference
+    writes, with their counts), their Bradley–Terry fit on the raters' logit scale, the answers that never lose,
+    and the raters' noise."""
+    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed)
     tau = positive("noise", noise)
     items = rm.items
     m_items = items.ref.size
     w, lo, c = _pair_counts(rm.winners, rm.losers, m_items)
     keep = (items.ref[w] > 0) & (items.ref[lo] > 0)  # always true for pairs drawn from π_ref
-    w, lo, c = w[keep], lo[keep], c[keep]
-    probs, margins = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
-    weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
-    loss = (c * np.logaddexp(0.0, -b * margins)).sum(axis=1) / c.sum()
     group = never_loses(rm.winners, rm.losers, m_items)
     fitted = rm.fitted / tau if group.size else fit_reward_model(rm.winners, rm.losers, m_items)
-    on = items.ref > 0
-    implicit = np.zeros(m_items)
-    implicit[on] = b * (np.log(probs[-1, on]) - np.log(items.ref[on]))
-    implicit[on] -= implicit[on].mean()
-    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
-                    kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
-                    implicit, group)
+    return items, w[keep], lo[keep], c[keep], fitted, group, tau
+
+
+@dataclass(frozen=True)
+class DPOPaths:
+    """``dpo_study``'s policy along its steps, and the optimum it approaches, at every β of a grid at once (and at
+    the committed β where it lies between grid points): the rows of a chart scrubbed over β."""
+
+    items: JudgeItems
+    beta: np.ndarray            # shape [V]: the grid's β, then the committed β where it is off the grid
+    exact: np.ndarray           # shape [V], bool: that last, committed β
+    probs: np.ndarray           # shape [V, S+1, M]: ``dpo_study(..., beta=β).probs`` for each β
+    fitted_optimum: np.ndarray  # shape [V, M]: ``dpo_study(..., beta=β).fitted_optimum`` for each β
+
+
+def dpo_paths(scenario: Scenario, grid, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
+              flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOPaths:
+    """``dpo_study``'s steps for every β of ``grid`` in one vectorised descent (one row of logits per β, on the same
+    pairs), and for the committed ``beta`` too where it lies between grid points (``exact``).
+
+    Args:
+        scenario, comparisons, noise, flattery, seed, steps, lr: as for ``dpo_study``.
+        grid: at least two β > 0, ascending in equal steps.
+        beta: the committed β > 0.
+
+    Returns:
+        DPOPaths(items, beta, exact, probs, fitted_optimum).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> p = dpo_paths(ARTICLE_SCENARIO, [0.5, 1.0], beta=0.75, steps=10)
+    >>> p.beta.tolist(), p.exact.tolist(), p.probs.shape[:2], bool(np.allclose(p.probs.sum(axis=2), 1))
+    ([0.5, 1.0, 0.75], [False, False, True], (3, 11), True)
+    """
+    values, exact = scrub_grid("grid", grid, "beta", beta, 0.0, np.inf)
+    if values.min() <= 0:
+        raise ValueError(f"grid and beta must be > 0, got {values.tolist()[:8]}")
+    items, w, lo, c, fitted, _, _ = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
+    n = count("steps", steps, low=0, high=MAX_STEPS)
+    eta = in_range("lr", lr, 0.0, 3.99)
+    probs = _descend(items.ref, w, lo, c, n, _dpo_push(eta, values[:, None]), rows=values.size)[0]
+    optimum = np.stack([kl_optimal_policy(items.ref, fitted, b) for b in values])
+    return DPOPaths(items, values, exact, probs, optimum)
 
 
 @dataclass(frozen=True)
@@ -481,8 +536,8 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
     c = np.ones(w.size)
     if w.size == 0:
         raise ValueError("scenario must give at least two answers the reference writes different scores")
-    dpo, _ = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))
-    ipo, _ = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))
+    dpo = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b))[0][0]
+    ipo = _descend(items.ref, w, lo, c, n, lambda mg: eta * (target - mg))[0][0]
     return IPOStudy(items, dpo, ipo, target, int(on[np.argmin(items.rater[on])]))
 
 

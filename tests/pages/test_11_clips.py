@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 import rlcore
+from rlcore import clips
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
     catalogue,
+    chart_by_title,
     chart_fingerprint,
     choose_preset,
     keys,
@@ -41,6 +43,12 @@ BOTH, ONLY_HIGHER, NEITHER = en("both"), en("only_higher"), en("neither")
 METHOD, WEIGHT, CLIPPED, RATIO = en("col.method"), en("col.weight"), en("col.clipped"), en("col.ratio")
 
 
+def weights_at(at, eps_high: float = 0.28):
+    """The weights chart's rows at the committed ε_high (the chart holds them for every step of its slider)."""
+    df = largest_frame(at, WEIGHTS)
+    return df[np.isclose(df["eps_high"], eps_high)]
+
+
 def stepped(probs, q, lr):
     """One policy-gradient step on the logits, written out: π ∝ π_old · exp(η·π_old·(Q − V))."""
     p, q = np.asarray(probs, float), np.asarray(q, float)
@@ -68,7 +76,7 @@ def test_defaults_and_the_prediction():
     m = metrics(at)
     assert numbers(m[PPO]) == [8, 10]                        # the two partly answers dropped
     assert numbers(m[HIGHER]) == [10, 10] and numbers(m[CISPO]) == [10, 10]
-    df = largest_frame(at, WEIGHTS)
+    df = weights_at(at)
     cispo = df[df[METHOD] == CISPO]
     assert (cispo[WEIGHT] != 0).all()                        # CISPO keeps a gradient on every answer
 
@@ -94,7 +102,7 @@ def test_each_input_moves_the_charts(key, value):
 
 def test_no_step_clips_nothing():
     at = run_page(PAGE, inputs={"lr": 0.0})
-    df = largest_frame(at, WEIGHTS)
+    df = largest_frame(at, WEIGHTS)  # at every ε_high
     assert not df[CLIPPED].any()
     np.testing.assert_allclose(df[RATIO], 1.0)
 
@@ -114,7 +122,7 @@ def test_prediction_under_an_edited_scenario(lr):
     answer = expected_answer(FOUR_ANSWERS, lr)
     at.radio(key="predict_clip").set_value(answer).run()
     assert at.success, (lr, answer)
-    assert largest_frame(at, WEIGHTS)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
+    assert len(weights_at(at)) == 7 * 4 and weights_at(at)["answer"].nunique() == 7      # 2 + 1 + 3 + 1 sampled answers
 
 
 def test_a_dead_batch_is_explained():
@@ -159,3 +167,38 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     cispo("0.5", "0.2", en("explain.cap_lower", cap="0.8"), "0.8", "0.5")
     at.number_input(key=K("cispo_rho")).set_value(1.1).run()
     cispo("1.1", "0.2", en("explain.cap_none", a="0.8", b="1.2"), "1.1", "1.1")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
+    at = run_page(PAGE, query={"lang": lang})
+    no_exception(at)
+    c = chart_by_title(at, i18n.text(lang, "p11.weights_title"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.28)
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.05, 0.6, pytest.approx(0.01))
+    method, weight = i18n.text(lang, "p11.col.method"), i18n.text(lang, "p11.col.weight")
+    rows = max((d for d in c["data"].values() if "eps_high" in d and weight in d), key=len)
+    grid = np.unique(rows["eps_high"])
+    np.testing.assert_allclose(grid, np.linspace(0.05, 0.6, 56), atol=1e-12)  # the slider's 56 steps
+    for e in grid:  # each ε_high's rows: the weights rlcore's one-ε_high study gives
+        own = clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=0.2, eps_high=float(e)).batch
+        here = rows[rows["eps_high"] == e]
+        for i, m in enumerate(clips.CLIP_METHODS):
+            np.testing.assert_allclose(here[here[method] == i18n.text(lang, f"p11.names.{m}")][weight],
+                                       own.weights[i], rtol=0, atol=1e-12)
+    higher = rows[rows[method] == i18n.text(lang, "p11.names.clip-higher")]
+    assert (higher.groupby("eps_high")[weight].apply(lambda w: (w == 0).sum()).loc[[0.2, 0.3]] == [2, 0]).all()
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "chart.scrub_shown", name="ε_high", value="0.4") in labels
+
+
+def test_a_committed_eps_high_between_the_steps_is_drawn_exactly_where_it_rests():
+    at = run_page(PAGE, query={"high": "0.265"})
+    no_exception(at)
+    rows = largest_frame(at, WEIGHTS)
+    exact = rows[rows["exact"]]
+    assert np.allclose(exact["eps_high"], 0.265) and len(exact) == 10 * 4
+    own = clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=0.2, eps_high=0.265).batch
+    np.testing.assert_allclose(exact[exact[METHOD] == HIGHER][WEIGHT], own.weights[1], atol=1e-12)
+    assert (exact[exact[METHOD] == HIGHER][WEIGHT] == 0).sum() == 2  # ρ = 1.27 is past 1.275? no: 1.27 < 1.275

@@ -9,7 +9,7 @@ import rlcore
 from rlcore import judge_studies as js
 from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
-from tests.apphelp import chart_fingerprint, chart_frame, keys, no_exception, page_file, run_page
+from tests.apphelp import chart_fingerprint, chart_frame, charts, keys, no_exception, page_file, run_page
 from ui import i18n
 from ui import page as ui_page
 from ui.format import esc, fmt, pct
@@ -22,9 +22,10 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3
 ONE_WRITER = rlcore.Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))
 
 
-def path(at, curve):
+def path(at, curve, beta=0.5):
+    """The path chart's rows of ``curve`` at the committed β (the chart holds them for every β of its grid)."""
     df = chart_frame(at, "The policy along DPO's steps", "probability")
-    return df[df["curve"] == curve]
+    return df[(df["curve"] == curve) & np.isclose(df["beta"], beta)]
 
 
 def test_dashed_optimum_is_the_fitted_models_and_dpo_gets_close():
@@ -100,3 +101,29 @@ def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
     assert behind in [md.value for md in at.markdown]
     # 5 seeds × 300 steps of PPO: computed in turns with the server's other heavy work (ui.turns), as the lab's
     assert [heavy for fn, _, heavy in ui_page._STUDIES if fn is rlcore.lab_on_raters] == [True]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_beta_shows_rlcore_s_dpo_steps_at_every_beta_of_the_grid(lang):
+    at = run_page(PAGE, state=SHOWN, query={"lang": lang})
+    no_exception(at)
+    (c,) = [c for c in charts(at) if any(p.get("bind") for p in c["spec"].get("params", []))]
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.5)
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.1, 5.0, pytest.approx(0.1))
+    rows = max((d for d in c["data"].values() if "probability" in d), key=len)
+    grid = np.unique(rows["beta"])
+    np.testing.assert_allclose(grid, np.linspace(0.1, 5.0, 50), atol=1e-12)  # every β of the slider on the grid
+    curves = [i18n.text(lang, "p18.curve_dpo"), i18n.text(lang, "p18.curve_closed")]
+    items = js.judge_items(rlcore.ARTICLE_SCENARIO)
+    names = [*items.names[:items.flattering], i18n.text(lang, "judge.flattering", answer=items.names[items.best])]
+    for b in grid:  # each β's rows: the policy rlcore's one-β DPO study gives, at the chart's steps
+        own = js.dpo_study(rlcore.ARTICLE_SCENARIO, beta=float(b))
+        here = rows[rows["beta"] == b]
+        dpo = here[here["curve"] == curves[0]].pivot(index="step", columns="answer", values="probability")[names]
+        assert len(dpo) > 2 and dpo.index[0] == 0 and dpo.index[-1] == 400
+        np.testing.assert_allclose(dpo.to_numpy(), own.probs[dpo.index], rtol=0, atol=1e-12)
+        closed = here[here["curve"] == curves[1]].groupby("answer", observed=True)["probability"].first()[names]
+        np.testing.assert_allclose(closed, own.fitted_optimum, rtol=0, atol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "chart.scrub_shown", name="β", value="2.5") in labels

@@ -57,9 +57,12 @@ def gae_title(at) -> str:
 
 
 def gae_column(at):
-    """The GAE chart's advantages at the committed λ (the chart holds them for every step of the λ slider)."""
+    """The GAE chart's advantages at the committed λ and γ (the chart holds them for every step of the λ slider and
+    every other step of the γ slider, and for the committed γ where it lies between those)."""
     df = largest_frame(at, gae_title(at))
-    return df[np.isclose(df["lam"], at.slider(key=K("lam")).value)]["GAE advantage"].round(10).tolist()
+    lam, gamma = at.slider(key=K("lam")).value, at.slider(key=K("gamma")).value
+    here = np.isclose(df["lam"], lam) & np.isclose(df["gamma"], gamma)
+    return df[here]["GAE advantage"].round(10).tolist()
 
 
 def group_chart(at, size: int):
@@ -236,22 +239,39 @@ def test_group_size_accepts_a_float_from_session_state():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_dragging_lambda_shows_rlcore_s_advantages_at_every_step_of_the_slider(lang):
+def test_dragging_lambda_and_gamma_shows_rlcore_s_advantages_at_every_point_of_the_grid(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
     no_exception(at)
     c = next(c for c in charts(at) if any(p.get("bind") for p in c["spec"].get("params", [])))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.95)
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.0, 1.0, pytest.approx(0.05))
+    lam, gamma = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert lam["bind"]["input"] == gamma["bind"]["input"] == "range"
+    assert lam["value"] == pytest.approx(0.95) and gamma["value"] == pytest.approx(1.0)
+    assert (lam["bind"]["min"], lam["bind"]["max"], lam["bind"]["step"]) == (0.0, 1.0, pytest.approx(0.05))
+    assert (gamma["bind"]["min"], gamma["bind"]["max"], gamma["bind"]["step"]) == (0.5, 1.0, pytest.approx(0.02))
+    assert i18n.text(lang, "chart.scrub_input", name="γ") in gamma["bind"]["name"]
     rows = next(d for d in c["data"].values() if "GAE advantage" in d)
-    grid = np.unique(rows["lam"])
-    np.testing.assert_allclose(grid, np.linspace(0.0, 1.0, 21), atol=1e-12)  # the slider's 21 steps
+    np.testing.assert_allclose(np.unique(rows["lam"]), np.linspace(0.0, 1.0, 21), atol=1e-12)  # the slider's steps
+    np.testing.assert_allclose(np.unique(rows["gamma"]), np.linspace(0.5, 1.0, 26), atol=1e-12)  # every other step
     own_95 = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 1.0, 0.95).advantages
-    for lam in grid:  # each λ's bars: the advantages rlcore computes for that λ alone; the line: the committed λ's
-        at_lam = rows[rows["lam"] == lam].sort_values("position")
-        own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 1.0, float(lam)).advantages
-        np.testing.assert_allclose(at_lam["GAE advantage"], own, atol=1e-12)
-        np.testing.assert_allclose(at_lam["committed advantage"], own_95, atol=1e-12)
+    for (g, lm), here in rows.groupby(["gamma", "lam"]):  # each pair's bars: rlcore's for that (γ, λ) alone
+        own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", float(g), float(lm)).advantages
+        np.testing.assert_allclose(here.sort_values("position")["GAE advantage"], own, atol=1e-12)
+        np.testing.assert_allclose(here.sort_values("position")["committed advantage"], own_95, atol=1e-12)
+    assert rows.groupby(["gamma", "lam"]).ngroups == 26 * 21
     labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
     assert i18n.text(lang, "chart.scrub_shown", name="λ", value="0.5") in labels
+    assert i18n.text(lang, "chart.scrub_shown", name="γ", value="0.8") in labels
     assert i18n.text(lang, "chart.scrub_yours", name="λ", value="0.95") in json.dumps(c["spec"], ensure_ascii=False)
+
+
+def test_a_committed_gamma_between_the_grid_points_is_drawn_exactly_where_it_rests():
+    at = run_page(PAGE, state=SHOWN, query={"gamma": "0.99"})
+    no_exception(at)
+    rows = largest_frame(at, gae_title(at))
+    exact = rows[rows["exact2"]]
+    assert np.allclose(exact["gamma"], 0.99) and np.unique(exact["lam"]).size == 21  # at every λ of its grid
+    for lm, here in exact.groupby("lam"):
+        own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 0.99, float(lm)).advantages
+        np.testing.assert_allclose(here.sort_values("position")["GAE advantage"], own, atol=1e-12)
+    assert gae_column(at) == pytest.approx(rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "open", 0.99, 0.95)
+                                           .advantages.round(10).tolist())

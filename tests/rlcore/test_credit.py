@@ -161,3 +161,30 @@ def test_credit_positions_on_the_article_answer():
     lam1 = rlcore.gae(trace.rewards, trace.values, 1.0, 1.0)
     assert credit_positions(lam0).tolist() == [2]           # only `open`
     assert credit_positions(lam1).tolist() == [0, 1, 2]     # OpenAI, is, open
+
+
+def test_gae_grid_is_gae_at_every_gamma_and_lambda():
+    rng = np.random.default_rng(5)
+    r, gammas, lams = rng.normal(size=6), np.array([0.5, 0.75, 1.0]), np.array([0.0, 0.4, 1.0])
+    v = np.c_[rng.normal(size=(3, 6)), np.zeros(3)]
+    out = rlcore.gae_grid(r, v, gammas, lams)
+    for i, g in enumerate(gammas):  # a plain loop over the one-(γ, λ) formula
+        for j, lam in enumerate(lams):
+            np.testing.assert_allclose(out[i, j], rlcore.gae(r, v[i], g, lam), rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="values"):
+        rlcore.gae_grid(r, v[:2], gammas, lams)
+    with pytest.raises(ValueError, match="gammas"):
+        rlcore.gae_grid(r, v, [0.5, 0.75, 1.5], lams)
+
+
+def test_answer_credits_over_gamma_and_lambda_match_answer_credit():
+    c = rlcore.answer_credits(rlcore.ARTICLE_SCENARIO, "closed", 0.93, 0.95, [0.0, 0.5, 1.0], [0.5, 0.75, 1.0])
+    assert c.gamma.tolist() == [0.5, 0.75, 1.0, 0.93] and c.gamma_exact.tolist() == [False] * 3 + [True]
+    assert c.lam.tolist() == [0.0, 0.5, 1.0, 0.95] and c.exact.tolist() == [False] * 3 + [True]
+    for i, g in enumerate(c.gamma):
+        for j, lam in enumerate(c.lam):
+            own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", float(g), float(lam)).advantages
+            np.testing.assert_allclose(c.advantages[i, j], own, rtol=0, atol=1e-12)
+    here = (c.row_gamma == 0.93) & (c.row_lam == 0.95)
+    np.testing.assert_allclose(c.advantage[here], c.committed[here], atol=1e-12)
+    assert c.row_gamma_exact[here].all() and c.row_exact[here].all()

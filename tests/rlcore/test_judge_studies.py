@@ -278,3 +278,22 @@ def test_lab_on_raters_names_the_answer_furthest_from_the_optimum():
     overshot = lab([0.45, 0.3, 0.24, 0.01], [0.4, 0.3, 0.25, 0.05])   # gaps 0.05, 0, 0.01, 0.04
     assert overshot.furthest == 0 and not overshot.unexplored         # π* lowers it: not an unexplored answer
     assert not behind.on_optimum and lab([0.5, 0.3, 0.19, 0.01], [0.5, 0.3, 0.2, 0.0]).on_optimum
+
+
+def test_dpo_paths_match_dpo_study_at_every_beta():
+    grid = [0.25, 0.5, 0.75, 1.0]
+    p = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=0.6, comparisons=200, steps=300, seed=3)
+    assert p.beta.tolist() == [*grid, 0.6] and p.exact.tolist() == [False] * 4 + [True]
+    for i, b in enumerate(p.beta):  # one descent per β, as the one-β study steps it
+        own = js.dpo_study(ARTICLE_SCENARIO, beta=float(b), comparisons=200, steps=300, seed=3)
+        np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="grid"):
+        js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5])
+
+
+def test_dpo_implicit_reward_stays_finite_where_the_policy_underflows():
+    # found by the fuzz: π_ref = 1e-300 and a tiny β push two answers' π to 0; β·log(π/π_ref) is still finite
+    sc = Scenario(tokens=("a", "b", "c"), probs=(1.0, 1e-300, 1e-300), samples=((0.0, 4e5, 0.0), (0.0,), (0.0,)))
+    d = js.dpo_study(sc, beta=0.01, noise=0.01, flattery=0.6, seed=2, steps=2, lr=0.83)
+    assert np.isfinite(d.implicit).all() and abs(d.implicit.sum()) < 1e-9 * np.abs(d.implicit).max()

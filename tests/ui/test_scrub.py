@@ -77,3 +77,30 @@ def test_rows_without_the_grid_column_are_kept_at_rest_and_steps_are_the_sliders
     assert sorted(at_rest["s"]) == ["fixed"] * 2 + ["line"] * 3 and (at_rest["g"].dropna() == 0.5).all()
     assert scrub.steps(0.0, 1.0, 0.25) == tuple(GRID.tolist())
     assert scrub.steps(0.1, 3.0, 0.1)[-1] == 3.0 and len(scrub.steps(0.1, 3.0, 0.1)) == 30  # decimals, not drift
+
+
+def two_inputs(h_value: float) -> pd.DataFrame:
+    """A line per (g, h) of the grids (y = g·x + h), and, where ``h_value`` is off its grid, a line per g at it."""
+    hs = [0.0, 1.0, *([h_value] if h_value not in (0.0, 1.0) else [])]
+    return pd.DataFrame([{"x": x, "y": g * x + h, "g": g, "h": h, "s": "line", scrub.EXACT: False,
+                          scrub.EXACT2: h not in (0.0, 1.0)} for g in GRID for h in hs for x in (0.0, 1.0)])
+
+
+def test_a_second_input_gets_its_own_range_input_and_filter_and_its_own_exact_rows():
+    df = two_inputs(0.4)
+    notes = pd.DataFrame({"h": [0.0, 1.0, 0.4], scrub.EXACT2: [False, False, True], "label": ["0", "1", "0.4"]})
+    key, axes = charts.Key("s", colors={"line": "#000"}), charts.Axes("x", "y")
+    ch = charts.layer(charts.lines(df, x="x", y="y", key=key, axes=axes), charts.note(notes, text="label"), title="t")
+    out = scrub.bind(spec.vega_lite(ch), field="g", grid=GRID, value=0.5, label="g",
+                     also=scrub.Input("h", [0.0, 1.0], 0.4, "h"))
+    assert [p["name"] for p in out["params"]] == [scrub.PARAM, scrub.PARAM2]
+    assert out["params"][1]["bind"] | {"name": None} == {"input": "range", "min": 0.0, "max": 1.0, "step": 1.0,
+                                                         "name": None} and out["params"][1]["value"] == 0.4
+    filters = sorted(len(v["transform"]) for v in views(out) if v.get("transform"))
+    assert filters == [1, 2]  # the notes by h alone, the lines by g and by h
+    at_rest = scrub.rows_at(df, field="g", grid=GRID, value=0.5, also=scrub.Input("h", [0.0, 1.0], 0.4, "h"))
+    assert len(at_rest) == 2 and (at_rest["g"] == 0.5).all() and (at_rest["h"] == 0.4).all()
+    assert scrub.EXACT2 not in at_rest
+    h = scrub.Input("h", [0.0, 1.0], 1.0, "h")
+    on_grid = scrub.rows_at(two_inputs(1.0), field="g", grid=GRID, value=0.25, also=h)
+    assert len(on_grid) == 2 and (on_grid["g"] == 0.25).all() and (on_grid["h"] == 1.0).all()
