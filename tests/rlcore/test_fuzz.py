@@ -1904,3 +1904,13 @@ def test_the_fuzz_catches_an_error_that_is_not_a_value_error():
     with pytest.raises(AssertionError, match="does not name lr"):
         call_checked(lambda lr: rlcore.softmax([0.0], lr), {"lr": -1.0}, "lr")
     assert call_checked(rlcore.softmax, {"logits": [0.0, 1.0], "temperature": -1.0}, "temperature") == "rejected"
+
+
+def test_fixed_samples_to_discover_beyond_float64():
+    """p = 2.2e-308 (the smallest normal float), target = 1 − 2⁻⁵³: k* = log(1 − target)/log(1 − p) ≈ 1.7e309 is
+    beyond float64, and the ratio overflowed to a FloatingPointError; inf is its float value, as documented."""
+    p, target = 2.2250738585072014e-308, 1 - 2**-53
+    assert math.log1p(-target) / math.log1p(-p) == INF  # the exact k* does not fit a float64 (oracle, not rlcore)
+    with np.errstate(all="raise"):
+        assert rlcore.samples_to_discover(p, target) == INF
+    assert math.isfinite(rlcore.samples_to_discover(1e-300, target))  # k* ≈ 3.7e301 still fits
