@@ -371,7 +371,8 @@ def samples_to_discover(p, target: float) -> float:
         target: the wanted chance, in [0, 1).
 
     Returns:
-        k* as a whole number (a float), or inf when p = 0 and target > 0.
+        k* as a whole number (a float); inf when p = 0 and target > 0, or when k* is beyond float64 (above
+        ~1.8e308: p below ~1e-307 with a target near 1).
 
     >>> samples_to_discover(0.2, 0.5), samples_to_discover(0.2, 0.95)
     (4.0, 14.0)
@@ -386,7 +387,11 @@ def samples_to_discover(p, target: float) -> float:
         return float("inf")
     if prob == 1.0:
         return 1.0
-    k = max(1.0, float(np.ceil(np.log1p(-t) / np.log1p(-prob))))
+    with np.errstate(over="ignore"):  # p below ~1e-307 with target near 1: k* is beyond float64
+        ratio = np.log1p(-t) / np.log1p(-prob)
+    if not np.isfinite(ratio):
+        return float("inf")
+    k = max(1.0, float(np.ceil(ratio)))
     # guard against rounding in the ratio of logs: step down if one sample fewer already reaches it
     if k > 1 and discovery_chance(prob, [k - 1])[0] >= t:
         k -= 1
