@@ -62,7 +62,7 @@ def decision_weights(sizes: np.ndarray, steps: np.ndarray, plan: GradedPlan = GR
     weights whose cross-entropy optimum is P(":") = start_share and P(go on | allowed) = keep_share, for
     example_steps' mix (half at once; s uniform).
 
-    >>> decision_weights(np.array([3, 3, 4]), np.array([-1, 1, 0]))[:, :5].tolist()
+    >>> decision_weights(np.array([3, 3, 4]), np.array([-1, 1, 0]))[:, :5].round(9).tolist()
     [[1.5, 1.0, 1.0, 0.0, 0.0], [0.5, 1.0, 1.0, 1.0, 1.0], [0.5, 1.5, 1.0, 1.0, 0.0]]
     """
     m, s = np.asarray(sizes), np.asarray(steps)
