@@ -21,7 +21,7 @@ def test_the_decision_weights_put_the_optimum_where_the_plan_says():
     """The weighted cross-entropy's optimum at a decision is the weighted share of the rows that take each branch:
     counted here over many example rows, against the plan's shares."""
     rng = np.random.default_rng(0)
-    sizes = rng.integers(g.MIN_SIZE, g.MAX_SIZE + 1, 200_000)
+    sizes = rng.choice(g.SIZES, 200_000, p=g.SIZE_WEIGHTS)
     steps = gw.example_steps(rng, sizes)
     w = gw.decision_weights(sizes, steps)
     worked = steps != g.AT_ONCE
@@ -32,10 +32,9 @@ def test_the_decision_weights_put_the_optimum_where_the_plan_says():
         assert go_on == pytest.approx(gw.GRADED.keep_share, abs=0.02), i
 
 
-def test_the_base_writes_little_working_in_many_lengths_and_is_often_wrong():
+def test_the_base_writes_little_working_in_many_lengths_and_is_right_on_about_a_quarter():
     s = gw.sample(gw.base_model(), g.held_out_problems(), 8, seed=2)
-    # issue #31 asks for <= 0.30; sizes uniform over 2..7 give about 0.44 (size 2 is always right): slice 2 moves it
-    assert 0.35 <= s.right.mean() <= 0.50
+    assert 0.18 <= s.right.mean() <= 0.30
     assert len(np.unique(s.length)) >= 5
     assert np.mean(s.length == 2) >= 0.6                  # mostly "= a"
 

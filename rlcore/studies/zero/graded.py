@@ -27,7 +27,10 @@ MAX_ANSWER = MAX_SIZE + 2           # ": r1 … r5 = a <end>"
 POSITIONS = PROMPT_LEN + MAX_ANSWER
 AT_ONCE = -1                        # the number of steps of an answer given at once ("= a")
 HELD_OUT_SEED = 20250122            # the held-out problems: the same every run
-HELD_OUT_PER_SIZE = 12
+HELD_OUT_PER_STEP = 4               # held-out problems of size m: 4·(m − 1)
+SIZES = np.arange(MIN_SIZE, MAX_SIZE + 1)
+SIZE_WEIGHTS = (SIZES - 1) / np.sum(SIZES - 1)   # P(m) ∝ m − 1: with s uniform over its m − 1 values, every
+                                                 # (size, steps) pair is equally common
 
 _FINAL = re.compile(r"=[ ]*([0-9])[ ]*\Z")
 _PROBLEM = re.compile(r"\s*[1-9](?:\s*[+*×x]\s*[1-9])+\s*")
@@ -41,11 +44,11 @@ def sizes_of(problems: np.ndarray) -> np.ndarray:
 def sample_problems(rng: np.random.Generator, n: int, sizes=None, exclude: np.ndarray | None = None) -> np.ndarray:
     """n random problems [n, 2·MAX_SIZE − 1], padded with <pad>, none of them in ``exclude``.
 
-    ``sizes``: one size per problem, or None for sizes drawn uniformly from MIN_SIZE … MAX_SIZE.
+    ``sizes``: one size per problem, or None for sizes drawn with SIZE_WEIGHTS (P(m) ∝ m − 1).
     """
     n = count("n", n, low=1)
     if sizes is None:
-        sizes = rng.integers(MIN_SIZE, MAX_SIZE + 1, size=n)
+        sizes = rng.choice(SIZES, size=n, p=SIZE_WEIGHTS)
     sizes = np.asarray(sizes)
     if sizes.shape != (n,) or sizes.min() < MIN_SIZE or sizes.max() > MAX_SIZE:
         raise ValueError(f"sizes must be {n} whole numbers from {MIN_SIZE} to {MAX_SIZE}, got {sizes.tolist()}")
@@ -63,10 +66,11 @@ def sample_problems(rng: np.random.Generator, n: int, sizes=None, exclude: np.nd
 
 
 def held_out_problems() -> np.ndarray:
-    """The fixed held-out problems, HELD_OUT_PER_SIZE of each size, smallest first, all different."""
+    """The fixed held-out problems, HELD_OUT_PER_STEP·(m − 1) of size m (as SIZE_WEIGHTS), smallest first, all
+    different."""
     rng = np.random.default_rng(HELD_OUT_SEED)
     out = np.empty((0, 2 * MAX_SIZE - 1), dtype=np.int64)
-    for m in np.repeat(np.arange(MIN_SIZE, MAX_SIZE + 1), HELD_OUT_PER_SIZE):
+    for m in np.repeat(SIZES, HELD_OUT_PER_STEP * (SIZES - 1)):
         out = np.concatenate([out, sample_problems(rng, 1, [m], out)])
     return out
 
@@ -183,6 +187,6 @@ def judge_batch(answer_tokens: np.ndarray, problems: np.ndarray) -> tuple[np.nda
     return (np.array([x.right for x in v]), np.array([x.well_formed for x in v]), np.array([x.score for x in v]))
 
 
-__all__ = ["AT_ONCE", "MAX_ANSWER", "MAX_SIZE", "MIN_SIZE", "POSITIONS", "PROMPT_LEN", "answer_lengths",
-           "answer_text", "answers", "final_answers", "held_out_problems", "judge", "judge_batch", "parse_problem",
-           "problem_text", "prompts", "running_results", "sample_problems", "sizes_of"]
+__all__ = ["AT_ONCE", "MAX_ANSWER", "MAX_SIZE", "MIN_SIZE", "POSITIONS", "PROMPT_LEN", "SIZES", "SIZE_WEIGHTS",
+           "answer_lengths", "answer_text", "answers", "final_answers", "held_out_problems", "judge", "judge_batch",
+           "parse_problem", "problem_text", "prompts", "running_results", "sample_problems", "sizes_of"]
