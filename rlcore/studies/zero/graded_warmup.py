@@ -1,0 +1,186 @@
+"""The graded task's base model: a deterministic supervised warm-up, and the weights it ships as.
+
+Run ``python -m rlcore.studies.zero.graded_warmup`` to rebuild ``graded_base.npz`` from fixed seeds and print what
+the base does. Half of every batch answers at once, half shows s running results, s uniform over 0 … m − 2, so each
+skill (the answer after s results, for every size m) is trained alike. Only the decision tokens are weighted:
+the first answer token (``:`` or ``=``) so that the cross-entropy optimum starts working with probability
+``start_share``, and each token after ``:`` or a running result that could still be followed by another (next
+result or ``=``) so that the optimum keeps going with probability ``keep_share``. The base can work a problem out
+step by step, but seldom writes much working.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...formulas.checks import count, in_range
+from ...formulas.policy import log_softmax
+from . import graded as g
+from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad
+from .task import END, PAD, VOCAB
+from .warmup import load_model, save_model
+
+BASE_PATH = Path(__file__).with_name("graded_base.npz")
+
+
+@dataclass(frozen=True)
+class GradedPlan:
+    seed: int = 0
+    width: int = 48
+    layers: int = 1
+    heads: int = 4
+    hidden: int | None = None   # the MLP's width (None: 4 · width); its capacity sets how much it does in one pass
+    batch: int = 128
+    lr: float = 3e-3
+    steps: int = 3000
+    start_share: float = 0.25   # the optimum's P(":" first)
+    keep_share: float = 0.5     # the optimum's P(another result | one more is allowed)
+
+    def __post_init__(self):
+        count("batch", self.batch, low=2)
+        count("steps", self.steps, low=1)
+        in_range("start_share", self.start_share, 0.01, 0.99)
+        in_range("keep_share", self.keep_share, 0.01, 0.99)
+
+
+GRADED = GradedPlan()
+
+
+def example_steps(rng: np.random.Generator, sizes: np.ndarray) -> np.ndarray:
+    """The number of running results of each example: the first half of the rows AT_ONCE, the rest uniform 0 … m − 2."""
+    s = rng.integers(0, sizes - 1)
+    s[: len(sizes) // 2] = g.AT_ONCE
+    return s
+
+
+def decision_weights(sizes: np.ndarray, steps: np.ndarray, plan: GradedPlan = GRADED) -> np.ndarray:
+    """Each answer token's weight in the loss [n, MAX_ANSWER]: 1 (0 on padding), but on the decision tokens the
+    weights whose cross-entropy optimum is P(":") = start_share and P(go on | allowed) = keep_share, for
+    example_steps' mix (half at once; s uniform).
+
+    >>> decision_weights(np.array([3, 3, 4]), np.array([-1, 1, 0]))[:, :5].round(9).tolist()
+    [[1.5, 1.0, 1.0, 0.0, 0.0], [0.5, 1.0, 1.0, 1.0, 1.0], [0.5, 1.5, 1.0, 1.0, 0.0]]
+    """
+    m, s = np.asarray(sizes), np.asarray(steps)
+    worked = s != g.AT_ONCE
+    w = (np.arange(g.MAX_ANSWER) < np.where(worked, s + 4, 3)[:, None]).astype(float)
+    w[:, 0] = np.where(worked, plan.start_share / 0.5, (1 - plan.start_share) / 0.5)
+    for i in range(g.MAX_SIZE - 2):                   # the token after i results, when one more is allowed
+        at = worked & (s >= i) & (i <= m - 3)
+        p = (m - 2 - i) / np.maximum(m - 1 - i, 1)    # the share of the rows at this point that go on
+        go_on = plan.keep_share / np.maximum(p, 1e-9)
+        stop = (1 - plan.keep_share) / np.maximum(1 - p, 1e-9)
+        w[:, 1 + i] = np.where(at, np.where(s > i, go_on, stop), w[:, 1 + i])
+    return w
+
+
+def supervised_grads(model: Model, problems: np.ndarray, steps: np.ndarray, weights: np.ndarray) -> tuple[float, dict]:
+    """Weighted mean cross-entropy of the right answer tokens, and its gradient."""
+    ans = g.answers(problems, steps)
+    seq = np.concatenate([g.prompts(problems), ans], axis=1)[:, :-1]
+    fwd = forward(model, seq)
+    start = g.PROMPT_LEN - 1
+    lp = log_softmax(fwd.logits[:, start:])
+    n = float(np.sum(ans != PAD))
+    target = np.where(ans != PAD, ans, 0)
+    loss = -float(np.sum(np.take_along_axis(lp, target[..., None], axis=-1)[..., 0] * weights) / n)
+    dlogits = np.zeros_like(fwd.logits)
+    dlogits[:, start:] = -log_prob_grad(lp, target, weights / n)
+    return loss, backward(model, fwd, dlogits)
+
+
+def warm_up(plan: GradedPlan = GRADED, progress=None) -> Model:
+    """Train a fresh model on right answers of every size and every amount of working; deterministic for the plan."""
+    model = init_model(len(VOCAB), g.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden, seed=plan.seed)
+    rng = np.random.default_rng(plan.seed + 1)
+    held = g.held_out_problems()
+    opt = adam_init(model)
+    for step in range(1, plan.steps + 1):
+        problems = g.sample_problems(rng, plan.batch, exclude=held)
+        sizes = g.sizes_of(problems)
+        steps = example_steps(rng, sizes)
+        loss, grads = supervised_grads(model, problems, steps, decision_weights(sizes, steps, plan))
+        model, opt, _ = adam_step(model, grads, opt, plan.lr)
+        if progress is not None:
+            progress(step, loss)
+    return model
+
+
+@functools.cache
+def base_model() -> Model:
+    """The shipped graded base model (the weights ``python -m rlcore.studies.zero.graded_warmup`` writes)."""
+    return load_model(BASE_PATH)
+
+
+def forced_accuracy(model: Model, problems: np.ndarray) -> np.ndarray:
+    """Teacher-forced: π(the right final digit) after the right working with s results, averaged per (size, s):
+    [MAX_SIZE + 1, MAX_SIZE], row m, column s + 1 (column 0: at once); nan where s > m − 2."""
+    m = g.sizes_of(problems)
+    out = np.full((g.MAX_SIZE + 1, g.MAX_SIZE), np.nan)
+    for s in range(g.AT_ONCE, g.MAX_SIZE - 1):
+        rows = m - 2 >= s
+        if not rows.any():
+            continue
+        p, steps = problems[rows], np.full(rows.sum(), s)
+        ans = g.answers(p, steps)
+        seq = np.concatenate([g.prompts(p), ans], axis=1)[:, :-1]
+        lp = log_softmax(forward(model, seq).logits)
+        at = g.PROMPT_LEN + (0 if s == g.AT_ONCE else s + 1)      # the slot that predicts the final digit
+        prob = np.exp(lp[np.arange(len(p)), at, g.final_answers(p)])
+        for size in np.unique(m[rows]):
+            out[size, s + 1] = prob[m[rows] == size].mean()
+    return out
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A model's own answers to problems, ``k`` each at temperature 1 (rows: problem-major)."""
+
+    sizes: np.ndarray     # [n] operands of each answer's problem
+    right: np.ndarray     # [n]
+    length: np.ndarray    # [n] visible tokens
+
+    def by_size(self, values: np.ndarray) -> dict[int, float]:
+        return {int(m): float(values[self.sizes == m].mean()) for m in np.unique(self.sizes)}
+
+
+def sample(model: Model, problems: np.ndarray, k: int, seed: int = 0) -> Samples:
+    """``k`` answers per problem, sampled with a seeded generator, judged."""
+    k = count("k", k, low=1, high=256)
+    rows = np.repeat(problems, k, axis=0)
+    seq = generate(model, g.prompts(rows), g.MAX_ANSWER, np.random.default_rng(seed), end=END, pad=PAD)
+    ans = seq[:, g.PROMPT_LEN:]
+    return Samples(g.sizes_of(rows), g.judge_batch(ans, rows)[0], g.answer_lengths(ans))
+
+
+def main() -> None:
+    import time
+
+    t0 = time.perf_counter()
+
+    def progress(step, loss):
+        if step % 250 == 0:
+            print(f"step {step:5d}  loss {loss:.4f}  {time.perf_counter() - t0:6.1f} s", flush=True)
+
+    save_model(warm_up(GRADED, progress), BASE_PATH)
+    model = load_model(BASE_PATH)
+    print(f"wrote {BASE_PATH} ({BASE_PATH.stat().st_size} bytes)")
+    held = g.held_out_problems()
+    acc = forced_accuracy(model, held)
+    print("teacher-forced π(right answer), rows m, columns at once, s = 0 … 5")
+    for m in range(g.MIN_SIZE, g.MAX_SIZE + 1):
+        print(f"  m={m}  " + "  ".join("  -  " if np.isnan(a) else f"{a:.2f}" for a in acc[m]))
+    s = sample(model, held, 16)
+    lengths, share = np.unique(s.length, return_counts=True)
+    print(f"pass@1 {s.right.mean():.3f}, mean length {s.length.mean():.2f}, {len(lengths)} lengths: "
+          + ", ".join(f"{n}: {c / len(s.length):.3f}" for n, c in zip(lengths, share, strict=True)))
+    for m, (p1, ln) in enumerate(zip(s.by_size(s.right).values(), s.by_size(s.length).values(), strict=True)):
+        print(f"  m={m + g.MIN_SIZE}  pass@1 {p1:.3f}  length {ln:.2f}")
+
+
+if __name__ == "__main__":
+    main()
