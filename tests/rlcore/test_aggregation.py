@@ -25,32 +25,28 @@ M = np.array(MASK, dtype=float)
 # ---------------------------------------------------------------- token_weights and aggregate_loss
 
 
-@pytest.mark.parametrize(("mode", "per_row"), [
-    ("token-mean", [1 / 7, 1 / 7, 1 / 7]),                     # 1/Σ|o| = 1/(2+4+1)
-    ("seq-mean-token-mean", [1 / 6, 1 / 12, 1 / 3]),          # 1/(n·|o_i|) = 1/(3·2), 1/(3·4), 1/(3·1)
-    ("seq-mean-token-sum", [1 / 3, 1 / 3, 1 / 3]),            # 1/n
-    ("seq-mean-token-sum-norm", [1 / 12, 1 / 12, 1 / 12]),    # 1/(n·L_max), L_max = T = 4
+SHORT_LONG = [[1, 0, 0, 0], [1, 1, 1, 1]]
+LEADING = np.array([[[1, 0], [1, 1]], [[1, 1], [1, 1]]])   # the lab's [seeds, G, P]: 1 and 2 tokens, then 2 and 2
+
+
+@pytest.mark.parametrize(("mask", "mode", "max_len", "expected"), [
+    (MASK, "token-mean", None, M / 7),                                   # 1/Σ|o| = 1/(2+4+1)
+    (MASK, "seq-mean-token-mean", None, M * [[1 / 6], [1 / 12], [1 / 3]]),  # 1/(n·|o_i|) = 1/(3·2), 1/(3·4), 1/(3·1)
+    (MASK, "seq-mean-token-sum", None, M / 3),                           # 1/n
+    (MASK, "seq-mean-token-sum-norm", None, M / 12),                     # 1/(n·L_max), L_max = T = 4
+    (MASK, "seq-mean-token-sum-norm", 8, M / 24),                        # 1/(3·8) with a larger max_len
+    (M.astype(bool), "token-mean", None, M / 7),                         # a boolean mask
+    # one group per leading index
+    (LEADING, "token-mean", None, [[[1 / 3, 0], [1 / 3, 1 / 3]], [[1 / 4] * 2] * 2]),
+    (LEADING, "seq-mean-token-sum-norm", 4, [[[1 / 8, 0], [1 / 8, 1 / 8]], [[1 / 8] * 2] * 2]),
+    # the length bias: two wrong answers of 1 and 4 tokens; per-answer means give each short token 1/2 and each
+    # long token 1/8 of the push, token-mean gives every token 1/5
+    (SHORT_LONG, "seq-mean-token-mean", None, [[0.5, 0, 0, 0], [0.125] * 4]),
+    (SHORT_LONG, "token-mean", None, [[0.2, 0, 0, 0], [0.2] * 4]),
 ])
-def test_token_weights_by_hand(mode, per_row):
-    expected = M * np.array(per_row)[:, None]
-    np.testing.assert_allclose(rlcore.token_weights(MASK, mode), expected, rtol=1e-15)
-
-
-def test_token_weights_norm_with_a_larger_max_len():
-    # 1/(3·8) = 1/24 on every real token
-    np.testing.assert_allclose(rlcore.token_weights(MASK, "seq-mean-token-sum-norm", max_len=8), M / 24)
-
-
-def test_token_weights_take_one_group_per_leading_index():
-    # the lab's mask is [seeds, G, P]: seed 0's answers have 1 and 2 tokens, seed 1's 2 and 2
-    mask = np.array([[[1, 0], [1, 1]], [[1, 1], [1, 1]]])
-    w = rlcore.token_weights
-    np.testing.assert_allclose(w(mask, "token-mean"), [[[1 / 3, 0], [1 / 3, 1 / 3]], [[1 / 4] * 2] * 2])
-    np.testing.assert_allclose(w(mask, "seq-mean-token-sum-norm", 4)[0], [[1 / 8, 0], [1 / 8, 1 / 8]])
-
-
-def test_token_weights_take_booleans():
-    np.testing.assert_allclose(rlcore.token_weights(M.astype(bool), "token-mean"), M / 7)
+def test_token_weights_by_hand(mask, mode, max_len, expected):
+    kw = {} if max_len is None else {"max_len": max_len}
+    np.testing.assert_allclose(rlcore.token_weights(mask, mode, **kw), expected, rtol=1e-14, atol=1e-17)
 
 
 @pytest.mark.parametrize(("mode", "expected"), [
@@ -61,15 +57,6 @@ def test_token_weights_take_booleans():
 ])
 def test_aggregate_loss_by_hand(mode, expected):
     assert rlcore.aggregate_loss(LOSSES, MASK, mode) == pytest.approx(expected, rel=1e-14)
-
-
-def test_length_bias_of_seq_mean_token_mean():
-    # Two wrong answers, every token's loss −Â·ρ = 1 (Â = −1, ρ = 1), of 1 and 4 tokens. Per-answer means
-    # give each short token 1/2 and each long token 1/8 of the push; token-mean gives every token 1/5.
-    w = rlcore.token_weights([[1, 0, 0, 0], [1, 1, 1, 1]], "seq-mean-token-mean")
-    assert w[0, 0] == pytest.approx(0.5) and w[1, 0] == pytest.approx(0.125)
-    w = rlcore.token_weights([[1, 0, 0, 0], [1, 1, 1, 1]], "token-mean")
-    assert w[0, 0] == pytest.approx(0.2) and w[1, 3] == pytest.approx(0.2)
 
 
 @st.composite
@@ -141,34 +128,24 @@ RHO = [0.7, 0.9, 1.1, 1.3, 0.7, 1.3]
 ADV = [1.0, 1.0, 1.0, 1.0, -1.0, -1.0]
 
 
-def test_ppo_gradient_weights_by_hand():
+@pytest.mark.parametrize(("rho", "adv", "mode", "eps", "expected"), [
     # ε = 0.2: Â > 0 is clipped above 1.2 (ρ = 1.3 → 0); Â < 0 below 0.8 (ρ = 0.7 → 0);
     # elsewhere ρ·Â: 0.7, 0.9, 1.1 and −1.3 (Â < 0 with ρ = 1.3: min(−1.3, −1.2) keeps the unclipped term)
-    g = rlcore.gradient_weights(RHO, ADV, "ppo")
-    np.testing.assert_allclose(g, [0.7, 0.9, 1.1, 0.0, 0.0, -1.3], rtol=1e-15)
-
-
-def test_cispo_gradient_weights_by_hand():
-    # clip(ρ, 0.8, 1.2)·Â: 0.8, 0.9, 1.1, 1.2, −0.8, −1.2
-    g = rlcore.gradient_weights(RHO, ADV, "cispo")
-    np.testing.assert_allclose(g, [0.8, 0.9, 1.1, 1.2, -0.8, -1.2], rtol=1e-15)
-
-
-def test_clip_higher():
-    # ρ = 1.25, Â = 1: above 1 + 0.2 (no gradient), below 1 + 0.28 (gradient 1.25)
-    assert rlcore.gradient_weights([1.25], [1.0], "ppo").tolist() == [0.0]
-    assert rlcore.gradient_weights([1.25], [1.0], "ppo", eps_high=0.28).tolist() == [1.25]
+    (RHO, ADV, "ppo", {}, [0.7, 0.9, 1.1, 0.0, 0.0, -1.3]),
+    (RHO, ADV, "cispo", {}, [0.8, 0.9, 1.1, 1.2, -0.8, -1.2]),            # clip(ρ, 0.8, 1.2)·Â
+    # clip higher: ρ = 1.25, Â = 1 is above 1 + 0.2 (no gradient), below 1 + 0.28 (gradient 1.25)
+    ([1.25], [1.0], "ppo", {}, [0.0]),
+    ([1.25], [1.0], "ppo", {"eps_high": 0.28}, [1.25]),
     # ε_low still governs Â < 0: ρ = 0.75 < 0.8 → 0; with ε_low = 0.3, 0.75 > 0.7 → −0.75
-    assert rlcore.gradient_weights([0.75], [-1.0], "ppo", eps_high=0.28).tolist() == [0.0]
-    assert rlcore.gradient_weights([0.75], [-1.0], "ppo", eps_low=0.3).tolist() == [-0.75]
-
-
-def test_per_answer_advantages_broadcast_over_tokens():
-    # answer 0 (Â = 2): ρ 1.3 clipped → 0, ρ 0.9 → 1.8; answer 1 (Â = −1): ρ 0.7 clipped → 0, ρ 1 → −1
-    g = rlcore.gradient_weights([[1.3, 0.9], [0.7, 1.0]], [[2.0], [-1.0]], "ppo")
-    np.testing.assert_allclose(g, [[0.0, 1.8], [0.0, -1.0]], rtol=1e-15)
-    g = rlcore.gradient_weights([[1.3, 0.9], [0.7, 1.0]], [[2.0], [-1.0]], "cispo")
-    np.testing.assert_allclose(g, [[2.4, 1.8], [-0.8, -1.0]], rtol=1e-15)  # 1.2·2, 0.9·2, 0.8·(−1), 1·(−1)
+    ([0.75], [-1.0], "ppo", {"eps_high": 0.28}, [0.0]),
+    ([0.75], [-1.0], "ppo", {"eps_low": 0.3}, [-0.75]),
+    # per-answer advantages broadcast over tokens: answer 0 (Â = 2): ρ 1.3 clipped → 0, ρ 0.9 → 1.8;
+    # answer 1 (Â = −1): ρ 0.7 clipped → 0, ρ 1 → −1; CISPO 1.2·2, 0.9·2, 0.8·(−1), 1·(−1)
+    ([[1.3, 0.9], [0.7, 1.0]], [[2.0], [-1.0]], "ppo", {}, [[0.0, 1.8], [0.0, -1.0]]),
+    ([[1.3, 0.9], [0.7, 1.0]], [[2.0], [-1.0]], "cispo", {}, [[2.4, 1.8], [-0.8, -1.0]]),
+])
+def test_gradient_weights_by_hand(rho, adv, mode, eps, expected):
+    np.testing.assert_allclose(rlcore.gradient_weights(rho, adv, mode, **eps), expected, rtol=1e-15)
 
 
 EPS = st.floats(0.05, 0.5)
@@ -209,13 +186,12 @@ def test_cispo_keeps_a_gradient_where_ppo_drops_it(rho, adv):
 # ---------------------------------------------------------------- informative_groups
 
 
-def test_informative_groups_by_hand():
-    scores = [[1, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [0.5, 0.5, 0.5, 0.25]]
-    assert rlcore.informative_groups(scores).tolist() == [True, False, False, True]
-
-
-def test_a_group_of_one_answer_never_informs():
-    assert rlcore.informative_groups([[1.0], [0.0]]).tolist() == [False, False]
+@pytest.mark.parametrize(("scores", "expected"), [
+    ([[1, 0, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [0.5, 0.5, 0.5, 0.25]], [True, False, False, True]),
+    ([[1.0], [0.0]], [False, False]),                  # a group of one answer never informs
+])
+def test_informative_groups_by_hand(scores, expected):
+    assert rlcore.informative_groups(scores).tolist() == expected
 
 
 @given(st.lists(st.lists(st.sampled_from([0.0, 1.0]), min_size=2, max_size=6), min_size=1, max_size=5)

@@ -176,27 +176,16 @@ def test_tiny_probabilities_do_not_overflow():
 # ---------------------------------------------------------------- truncated_is_weights
 
 
-def test_truncated_is_weights_by_hand():
+@pytest.mark.parametrize(("train", "rollout", "cap", "truncated", "masked"), [
     # w = π_train/π_rollout = 0.3/0.1, 0.2/0.2, 0.1/0.3, 0.5/0.25 = 3, 1, 1/3, 2; cap 2.5
-    train, rollout = np.log([0.3, 0.2, 0.1, 0.5]), np.log([0.1, 0.2, 0.3, 0.25])
-    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, 2.5), [2.5, 1, 1 / 3, 2], rtol=1e-14)
-    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, 2.5, "mask"), [0, 1, 1 / 3, 2],
-                               rtol=1e-14)
-
-
-def test_truncated_is_weights_keep_the_shape_of_a_batch():
-    train = np.log([[0.4, 0.1], [0.9, 0.5]])
-    rollout = np.log([[0.1, 0.1], [0.3, 0.5]])
-    # w = [[4, 1], [3, 1]], cap 2
-    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, 2.0), [[2, 1], [2, 1]], rtol=1e-14)
-    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, 2.0, "mask"), [[0, 1], [0, 1]],
-                               rtol=1e-14)
-
-
-def test_a_weight_beyond_float64_is_truncated_or_masked():
-    # exp(800) overflows float64; it is still above the cap
-    assert rlcore.truncated_is_weights([0.0], [-800.0], 3.0).tolist() == [3.0]
-    assert rlcore.truncated_is_weights([0.0], [-800.0], 3.0, "mask").tolist() == [0.0]
+    (np.log([0.3, 0.2, 0.1, 0.5]), np.log([0.1, 0.2, 0.3, 0.25]), 2.5, [2.5, 1, 1 / 3, 2], [0, 1, 1 / 3, 2]),
+    # a batch keeps its shape: w = [[4, 1], [3, 1]], cap 2
+    (np.log([[0.4, 0.1], [0.9, 0.5]]), np.log([[0.1, 0.1], [0.3, 0.5]]), 2.0, [[2, 1], [2, 1]], [[0, 1], [0, 1]]),
+    ([0.0], [-800.0], 3.0, [3.0], [0.0]),        # exp(800) overflows float64; it is still above the cap
+])
+def test_truncated_is_weights_by_hand(train, rollout, cap, truncated, masked):
+    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, cap), truncated, rtol=1e-14)
+    np.testing.assert_allclose(rlcore.truncated_is_weights(train, rollout, cap, "mask"), masked, rtol=1e-14)
 
 
 @given(st.lists(st.tuples(st.floats(-30, 0), st.floats(-30, 0)), min_size=1, max_size=8), st.floats(0.01, 100))
@@ -219,13 +208,10 @@ def test_truncate_and_mask_agree_below_the_cap(pairs, cap):
     ([0.25] * 4, 2 * LOG2),                # log 4
     ([0.5, 0.25, 0.25], 1.5 * LOG2),       # ½ log 2 + 2·¼ log 4
     ([1.0, 0.0, 0.0], 0.0),                # 0·log 0 = 0
+    ([[0.5, 0.5], [1.0, 0.0]], [LOG2, 0.0]),  # a batch: one entropy per row
 ])
 def test_entropy_by_hand(pi, expected):
-    assert rlcore.entropy(pi) == pytest.approx(expected, abs=1e-15)
-
-
-def test_entropy_of_a_batch():
-    np.testing.assert_allclose(rlcore.entropy([[0.5, 0.5], [1.0, 0.0]]), [LOG2, 0.0], atol=1e-15)
+    np.testing.assert_allclose(rlcore.entropy(pi), expected, atol=1e-15)
 
 
 @given(policies(low=0.0))
@@ -237,11 +223,15 @@ def test_entropy_between_0_and_log_k(pi):
 # ---------------------------------------------------------------- entropy_change
 
 
-def test_entropy_change_by_hand():
+@pytest.mark.parametrize(("pi", "dz", "expected"), [
     # π = (0.8, 0.2), Δz = (1, 0). For two tokens Cov(log π, Δz) = π₀π₁(log π₀ − log π₁)(Δz₀ − Δz₁)
     # = 0.16 · log 4 · 1, so ΔH ≈ −0.16 log 4 (raising the likelier token lowers the entropy)
-    assert rlcore.entropy_change([0.8, 0.2], [1.0, 0.0]) == pytest.approx(-0.16 * 2 * LOG2, rel=1e-13)
-    assert rlcore.entropy_change([0.8, 0.2], [0.0, 1.0]) == pytest.approx(0.16 * 2 * LOG2, rel=1e-13)
+    ([0.8, 0.2], [1.0, 0.0], -0.32 * LOG2),
+    ([0.8, 0.2], [0.0, 1.0], 0.32 * LOG2),
+    ([[0.8, 0.2], [0.5, 0.5]], [[1.0, 0.0], [1.0, 0.0]], [-0.32 * LOG2, 0.0]),   # a batch: one change per row
+])
+def test_entropy_change_by_hand(pi, dz, expected):
+    np.testing.assert_allclose(rlcore.entropy_change(pi, dz), expected, rtol=1e-13, atol=1e-15)
 
 
 @settings(max_examples=100, deadline=None)
@@ -267,24 +257,16 @@ def test_policy_gradient_on_a_likely_rewarded_token_collapses_entropy():
     assert rlcore.entropy_change(pi, pi * adv) < 0
 
 
-def test_entropy_change_of_a_batch():
-    out = rlcore.entropy_change([[0.8, 0.2], [0.5, 0.5]], [[1.0, 0.0], [1.0, 0.0]])
-    np.testing.assert_allclose(out, [-0.32 * LOG2, 0.0], atol=1e-15)
-
-
 # ---------------------------------------------------------------- pass@k
 
 
-def test_pass_at_k_by_hand():
-    # 1 − 0.8² = 0.36; 1 − 0.5³ = 0.875; p = 0 never, p = 1 always
-    np.testing.assert_allclose(rlcore.pass_at_k([0.2, 0.5, 0.0, 1.0], [2, 3, 5, 5]), [0.36, 0.875, 0.0, 1.0],
-                               rtol=1e-15)
-    assert rlcore.pass_at_k(0.2, 1) == pytest.approx(0.2)
-
-
-def test_pass_at_k_broadcasts():
-    # rows k = 1, 2; columns p = 0.1, 0.5: 1 − 0.9² = 0.19, 1 − 0.5² = 0.75
-    np.testing.assert_allclose(rlcore.pass_at_k([0.1, 0.5], [[1], [2]]), [[0.1, 0.5], [0.19, 0.75]], rtol=1e-14)
+@pytest.mark.parametrize(("p", "k", "expected"), [
+    ([0.2, 0.5, 0.0, 1.0], [2, 3, 5, 5], [0.36, 0.875, 0.0, 1.0]),   # 1 − 0.8², 1 − 0.5³; p = 0 never, 1 always
+    (0.2, 1, 0.2),
+    ([0.1, 0.5], [[1], [2]], [[0.1, 0.5], [0.19, 0.75]]),            # broadcast: rows k, columns p; 1 − 0.9²
+])
+def test_pass_at_k_by_hand(p, k, expected):
+    np.testing.assert_allclose(rlcore.pass_at_k(p, k), expected, rtol=1e-14)
 
 
 @pytest.mark.parametrize(("n", "c", "k", "expected"), [

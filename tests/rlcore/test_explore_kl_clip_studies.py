@@ -19,6 +19,7 @@ from tests.rejects import rejects
 
 TOL = 1e-12
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))  # one score: every A is 0
+NEVER = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))  # partly never written
 
 
 # ---------------------------------------------------------------- seed bands (rlcore.formulas.estimates)
@@ -85,8 +86,7 @@ def test_a_hot_temperature_flattens_what_sampling_draws_from():
 
 
 def test_a_best_token_never_drawn_is_never_discovered():
-    never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
-    ex = rlcore.exploration_study(never, 1.0, 0.1, 10, 4, "batch mean", 2)
+    ex = rlcore.exploration_study(NEVER, 1.0, 0.1, 10, 4, "batch mean", 2)
     assert ex.chance.max() == 0 and math.isinf(ex.k50) and math.isinf(ex.k95) and ex.batch_chance == 0
 
 
@@ -151,8 +151,14 @@ def test_kl_estimators_at_the_reference_are_all_zero():
     (rlcore.kl_estimator_histogram, {"branch": FL, "share": math.nan, "n": 10, "seed": 0}, "share"),
     (rlcore.kl_estimator_histogram, {"branch": FL, "share": 0.5, "n": 0, "seed": 0}, "n"),
     (rlcore.kl_estimator_histogram, {"branch": FL, "share": 0.5, "n": 10, "seed": 0, "bins": 0}, "bins"),
+    (rlcore.clip_curve, {"scenario": S, "token": "maybe", "eps": 0.2}, "token"),
+    (rlcore.clip_curve, {"scenario": S, "token": "open", "eps": 0.0}, "eps"),
+    (rlcore.clip_curve, {"scenario": None, "token": "open", "eps": 0.2}, "scenario"),
+    (rlcore.clip_curve, {"scenario": NEVER, "token": "partly", "eps": 0.2}, "p_old"),    # a token never written
+    (rlcore.ppo_run, {"scenario": NEVER, "eps": 0.2, "lr": 0.1, "epochs": 3}, "p_old"),  # ppo_run needs every token
+    (rlcore.ppo_run, {"scenario": S, "eps": 0.2, "lr": 0.1, "epochs": 0}, "epochs"),
 ])
-def test_kl_studies_reject_bad_input(fn, kwargs, word):
+def test_kl_clip_and_ppo_studies_reject_bad_input(fn, kwargs, word):
     rejects(lambda: fn(**kwargs), word)
 
 
@@ -184,17 +190,6 @@ def test_a_zero_advantage_draws_plus_and_minus_one():
     assert c.adv == 0 and c.size == 1 and c.bound == c.high and c.factor == pytest.approx(1.2)
 
 
-@pytest.mark.parametrize(("kwargs", "word"), [({"token": "maybe"}, "token"), ({"eps": 0.0}, "eps"),
-                                              ({"scenario": None}, "scenario")])
-def test_clip_curve_rejects_bad_input(kwargs, word):
-    rejects(lambda: rlcore.clip_curve(**{"scenario": S, "token": "open", "eps": 0.2, **kwargs}), word)
-
-
-def test_clip_curve_of_a_token_never_written():
-    never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
-    rejects(lambda: rlcore.clip_curve(never, "partly", 0.2), "p_old")
-
-
 def test_ppo_run_is_the_batch_and_the_epochs_of_the_formulas():
     r = rlcore.ppo_run(S, 0.2, 0.1, 5)
     # V = 4.3: the five open answers 3, 1, 2, 1, 3 get −1.3, −3.3, −2.3, −3.3, −1.3
@@ -204,9 +199,3 @@ def test_ppo_run_is_the_batch_and_the_epochs_of_the_formulas():
     np.testing.assert_allclose(r.run.probs, epochs.probs, atol=TOL)
     np.testing.assert_allclose(r.run.probs[0], [0.5, 0.3, 0.2], atol=TOL)
     np.testing.assert_allclose(np.array(r.bands), [[0.4, 0.6], [0.24, 0.36], [0.16, 0.24]], atol=TOL)  # 0.8π, 1.2π
-
-
-def test_ppo_run_needs_every_token_written():
-    never = rlcore.Scenario(tokens=("open", "partly"), probs=(1.0, 0.0), samples=((2,), (9,)))
-    rejects(lambda: rlcore.ppo_run(never, 0.2, 0.1, 3), "p_old")
-    rejects(lambda: rlcore.ppo_run(S, 0.2, 0.1, 0), "epochs")

@@ -170,6 +170,9 @@ def test_a_token_with_probability_zero_is_never_drawn():
     ("<think>r</think> partly open", True, False),             # ends with another word
     ("<think>partly</think>", True, False),                    # nothing after the tags
     ("", False, False),
+    # the judge cannot see wrong reasoning: the article's own and the borrowed reasoning both score 2
+    ("<think>OpenAI is partly: some open weights.</think> partly", True, True),
+    ("<think>OpenAI is partly. It's in the name.</think> partly", True, True),
 ])
 def test_rule_based_judge_cases(text, fmt_ok, ans_ok):
     score, checks = rlcore.rule_based_judge(text, "partly")
@@ -182,12 +185,6 @@ def test_rule_based_judge_reports_what_it_read():
     assert score == 2.0
     assert checks.reasoning == "It's in the name."
     assert checks.final_answer == "partly"
-
-
-def test_rule_based_judge_cannot_see_wrong_reasoning():
-    right = rlcore.rule_based_judge("<think>OpenAI is partly: some open weights.</think> partly", "partly")[0]
-    wrong = rlcore.rule_based_judge("<think>OpenAI is partly. It's in the name.</think> partly", "partly")[0]
-    assert right == wrong == 2.0
 
 
 def test_multi_word_and_symbol_answers():
