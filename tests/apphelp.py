@@ -246,11 +246,6 @@ def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:
     assert line.split(f"**{answer}**", 1)[1] == mark.split(f"**{answer}**", 1)[1], "the same explanation"
 
 
-def no_exception(at: AppTest) -> None:
-    """Kept for the test files not yet moved to tests/conftest.py's check of every AppTest run (it repeats it)."""
-    assert not at.exception, [e.message for e in at.exception]
-
-
 def spec_items(node, key: str = "", skip=("datasets",)):
     """(key, value) for every value in a Vega-Lite spec (or any JSON), a parent before its children; a list's
     items come with the list's key; nothing under a key in ``skip``. ``spec_items({"": spec})`` includes the

@@ -17,7 +17,6 @@ from tests.apphelp import (
     keys,
     largest_frame,
     metrics,
-    no_exception,
     numbers,
     page_file,
     question_key,
@@ -67,7 +66,6 @@ def expected_answer(scenario, lr, eps_low=0.2, eps_high=0.28):
 
 def test_defaults_and_the_prediction():
     at = run_page(PAGE)
-    no_exception(at)
     # article, η = 0.2: π(partly) = 0.2·e^(0.2·0.2·4.7) / Σ = 0.254, ρ = 1.27: past 1.2, inside 1.28
     assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == ONLY_HIGHER
     assert PPO not in metrics(at)                            # hidden before the choice
@@ -96,7 +94,6 @@ def test_each_input_moves_the_charts(key, value):
     before = chart_fingerprint(at)
     widget = {"gspo": at.select_slider, "rare": at.select_slider, "adv": at.selectbox}.get(key, at.slider)
     widget(key=K(key)).set_value(value).run()
-    no_exception(at)
     assert chart_fingerprint(at) != before
 
 
@@ -118,7 +115,6 @@ def test_preset_sets_the_step():
 @pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
 def test_prediction_under_an_edited_scenario(lr):
     at = run_page(PAGE, scenario=FOUR_ANSWERS, inputs={"lr": lr})
-    no_exception(at)
     answer = expected_answer(FOUR_ANSWERS, lr)
     at.radio(key="predict_clip").set_value(answer).run()
     assert at.success, (lr, answer)
@@ -127,7 +123,6 @@ def test_prediction_under_an_edited_scenario(lr):
 
 def test_a_dead_batch_is_explained():
     at = run_page(PAGE, scenario=FLAT)
-    no_exception(at)
     assert at.info and question_key(at) is None              # no question: nothing for a clip to stop
 
 
@@ -137,7 +132,6 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
     at.radio(key="predict_clip").set_value(expected_answer(rlcore.ARTICLE_SCENARIO, 0.2)).run()
     assert at.success
     choose_preset(at, en("preset_big"))
-    no_exception(at)
     assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
     assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
     assert numbers(metrics(at)[PPO])[1] == 10, "the page stays revealed"
@@ -145,7 +139,6 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
 
 def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     at = run_page(PAGE, state={"predict_clip_shown": True})
-    no_exception(at)
     text = next(m.value for m in at.markdown if m.value.startswith(opening("explain.gspo_worked")))
     # every token of the article's example moved in the step of η = 0.2: s is the geometric mean of their ratios
     p = rlcore.ARTICLE_SCENARIO.pi
@@ -172,7 +165,6 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang})
-    no_exception(at)
     c = chart_by_title(at, i18n.text(lang, "p11.weights_title"))
     (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
     assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.28)
@@ -195,7 +187,6 @@ def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(la
 
 def test_a_committed_eps_high_between_the_steps_is_drawn_exactly_where_it_rests():
     at = run_page(PAGE, query={"high": "0.265"})
-    no_exception(at)
     rows = largest_frame(at, WEIGHTS)
     exact = rows[rows["exact"]]
     assert np.allclose(exact["eps_high"], 0.265) and len(exact) == 10 * 4

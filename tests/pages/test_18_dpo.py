@@ -9,7 +9,7 @@ import rlcore
 from rlcore import judge_studies as js
 from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
-from tests.apphelp import chart_fingerprint, chart_frame, charts, keys, no_exception, page_file, run_page
+from tests.apphelp import chart_frame, charts, keys, moves_charts, page_file, run_page
 from ui import i18n
 from ui import page as ui_page
 from ui.format import esc, fmt, pct
@@ -30,7 +30,6 @@ def path(at, curve, beta=0.5):
 
 def test_dashed_optimum_is_the_fitted_models_and_dpo_gets_close():
     at = run_page(PAGE, state=SHOWN, inputs={"steps": 2000})
-    no_exception(at)
     rm = js.reward_model_study(rlcore.ARTICLE_SCENARIO, comparisons=1000)   # the page's default pairs
     optimum = kl_optimal_policy(rm.items.ref, fit_reward_model(rm.winners, rm.losers, 4), 0.5)
     dashed = path(at, "closed form π_ref·exp(r̂/β)")
@@ -45,11 +44,7 @@ def test_dashed_optimum_is_the_fitted_models_and_dpo_gets_close():
 
 def test_steps_change_the_chart_and_ipo_stays_off_zero():
     at = run_page(PAGE, state=SHOWN)
-    no_exception(at)
-    before = chart_fingerprint(at)
-    at.slider(key=K("steps")).set_value(100).run()
-    no_exception(at)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: at.slider(key=K("steps")).set_value(100).run())
     ipo = chart_frame(at, "π(open)", "probability")
     last = ipo[ipo["step"] == ipo["step"].max()].set_index("method")["probability"]
     assert last["DPO"] < 1e-3 < last["IPO"]
@@ -61,7 +56,6 @@ def test_steps_change_the_chart_and_ipo_stays_off_zero():
 
 def test_pairs_that_never_lose_are_named_in_the_answer():
     at = run_page(PAGE, state=SHOWN, inputs={"n": 20, "noise": 0.25})
-    no_exception(at)
     assert js.dpo_study(rlcore.ARTICLE_SCENARIO, comparisons=20, noise=0.25).unbounded.size > 0
     landing = at.radio(key="predict_dpo").options[2]                        # on the answers that never lost
     assert f"**{landing}**" in at.info[0].value
@@ -70,14 +64,12 @@ def test_pairs_that_never_lose_are_named_in_the_answer():
 @pytest.mark.parametrize("scenario", [FOUR], ids=["four"])
 def test_edited_scenario(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
-    no_exception(at)
     assert set(path(at, "DPO steps")["answer"]) == {*scenario.tokens, "maybe + flattery"}
 
 
 def test_a_scenario_with_nothing_to_compare_says_so():
     # one answer the model can write (its flattering copy included): a notice, not an error, and no chart
     at = run_page(PAGE, scenario=ONE_WRITER)
-    no_exception(at)
     assert not at.error and [i.value for i in at.info] == [i18n.text("en", "judge.nothing_to_compare")]
     assert not at.get("vega_lite_chart")
 
@@ -86,7 +78,6 @@ def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
     """Revealed: a chart of π_ref, π*, DPO and the toy lab's PPO + KL per answer, whose PPO and π* bars are
     rlcore's lab_on_raters; at β·noise = 1 the text names the rare flattering answer PPO has not found."""
     at = run_page(PAGE, state={"predict_dpo_shown": True})
-    no_exception(at)
     bars = chart_frame(at, "Where each way of training", "probability")
     rl = js.lab_on_raters(rlcore.ARTICLE_SCENARIO, beta=0.5, noise=2.0)
     ppo = bars[bars["way"].str.startswith("PPO + KL")]["probability"].to_numpy()
@@ -106,7 +97,6 @@ def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_dragging_beta_shows_rlcore_s_dpo_steps_at_every_beta_of_the_grid(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
-    no_exception(at)
     (c,) = [c for c in charts(at) if any(p.get("bind") for p in c["spec"].get("params", []))]
     (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
     assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.5)

@@ -11,12 +11,11 @@ import pandas as pd
 from rlcore import zero
 from tests.apphelp import (
     chart_by_title,
-    chart_fingerprint,
     chart_frame,
     charts,
     data_with,
     keys,
-    no_exception,
+    moves_charts,
     numbers,
     page_file,
     page_text,
@@ -36,7 +35,6 @@ def train(at, **settings):
         at.session_state[K(name)] = value
     at.run()
     next(b for b in at.button if b.label == "Train").click().run()
-    no_exception(at)
     return at
 
 
@@ -53,7 +51,6 @@ def chart_titles(at) -> list[str]:
 def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
     # a seed no other test trains, so this run is not one already shared
     at = run_page(PAGE, inputs={"steps": 5, "seed": 11})
-    no_exception(at)
     base = chart_frame(at, "On the held-out problems", "value")
     assert set(base["step"]) == {0}                                   # nothing trained: the base model alone
     at = train(at)
@@ -99,12 +96,9 @@ def test_ppo_gives_each_token_its_own_advantage():
 
 def test_a_setting_changes_the_charts_and_a_run_is_shared():
     at = train(run_page(PAGE), **SHORT)
-    before = chart_fingerprint(at)
-    at = train(at, lr=1e-3)
-    assert chart_fingerprint(at) != before
+    moves_charts(at, lambda at: train(at, lr=1e-3))
     # a second learner with the same settings sees that run at once, without pressing Train
     other = run_page(PAGE, inputs={**SHORT, "lr": 1e-3})
-    no_exception(other)
     assert sorted(set(chart_frame(other, "On the held-out problems", "value")["step"])) == [0, 1, 2, 3, 4, 5]
     mine, theirs = (chart_frame(a, "On the held-out problems", "value") for a in (at, other))
     pd.testing.assert_frame_equal(mine, theirs)
@@ -112,20 +106,17 @@ def test_a_setting_changes_the_charts_and_a_run_is_shared():
 
 def test_typed_problems_are_answered_or_refused_clearly():
     at = run_page(PAGE, inputs={"ask": "3 + 4 * 2 + 7 * 5"})
-    no_exception(at)
     # 3 + 4 = 7, 7 × 2 = 14 → 4, 4 + 7 = 11 → 1, 1 × 5 = 5
     subtitles = [c["spec"]["title"].get("subtitle", "") for c in charts(at)]  # a long one is wrapped into lines
     assert any(numbers(" ".join([s] if isinstance(s, str) else s))[-1:] == [5] for s in subtitles)  # the answer
     for bad in ["3 + 4", "3 + 0 * 2 + 7 * 5", "three plus four", "3 - 4 * 2 + 7 * 5", ""]:
         at.text_input(key=K("ask")).set_value(bad).run()
-        no_exception(at)
         assert len(at.error) == 1 and numbers(at.error[0].value)[:3] == [5, 1, 9], bad  # 5 digits from 1 to 9
         assert any(m.value.endswith(":material/menu_book: Glossary") for m in at.markdown)  # the footer is there
 
 
 def test_the_question_is_answered_from_the_base_models_numbers():
     at = run_page(PAGE, state={"predict_zero_shown": True})
-    no_exception(at)
     (info,) = [i.value for i in at.info if "Made to work" in i.value]
     worked, immediate = numbers(info.split("Made to work", 1)[1])[:2]
     assert info.split("**")[1] == ("worked answers" if worked - immediate > 10 else
@@ -150,7 +141,6 @@ def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
         partial.add(s)
     at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})
-    no_exception(at)
     assert shows_numbers(at, 1, 40)  # stopped after 1 of the 40 steps
     health = chart_frame(at, "On the held-out problems", "value")
     assert sorted(set(health["step"])) == [0, 1]

@@ -288,8 +288,7 @@ def test_dpo_paths_match_dpo_study_at_every_beta():
         own = js.dpo_study(ARTICLE_SCENARIO, beta=float(b), comparisons=200, steps=300, seed=3)
         np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
         np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
-    with pytest.raises(ValueError, match="grid"):
-        js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5])
+    rejects(lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid")
 
 
 def test_dpo_implicit_reward_stays_finite_where_the_policy_underflows():

@@ -7,6 +7,7 @@ import pytest
 
 from rlcore.studies.zero import graded as g
 from rlcore.studies.zero.task import ASK, PAD
+from tests.rejects import rejects
 
 # worked by hand, left to right, last digit kept: (problem, running results, answer)
 HAND = [("5 + 5", [0], 0),
@@ -68,5 +69,4 @@ def test_held_out_problems_cover_every_size_and_training_never_draws_one():
     (lambda: g.parse_problem("3 +"), "text"),
 ])
 def test_bad_input_raises_value_error_naming_the_argument(call, name):
-    with pytest.raises(ValueError, match=rf"^{name} must"):
-        call()
+    rejects(lambda: call(), rf"^{name} must")

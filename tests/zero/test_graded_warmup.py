@@ -8,6 +8,7 @@ import pytest
 from rlcore.studies.zero import graded as g
 from rlcore.studies.zero import graded_warmup as gw
 from rlcore.studies.zero.task import VOCAB
+from tests.rejects import rejects
 
 
 def test_the_shipped_file_is_small_and_loads_as_the_plan_says():
@@ -51,5 +52,4 @@ def test_the_warmup_is_deterministic_and_checks_its_plan():
     a, b = gw.warm_up(gw.GradedPlan(steps=2, batch=8)), gw.warm_up(gw.GradedPlan(steps=2, batch=8))
     for k, v in a.params.items():
         np.testing.assert_array_equal(b.params[k], v)
-    with pytest.raises(ValueError, match=r"^start_share must"):
-        gw.GradedPlan(start_share=1.5)
+    rejects(lambda: gw.GradedPlan(start_share=1.5), r"^start_share must")

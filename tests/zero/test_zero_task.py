@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rlcore.studies.zero import task
+from tests.rejects import rejects
 
 
 def test_running_digits_by_hand():
@@ -57,22 +58,19 @@ def test_a_huge_answer_is_judged_without_reading_it():
 
 @pytest.mark.parametrize("bad", [None, 5, b"= 5", ["= 5"]])
 def test_a_non_text_answer_is_a_value_error_naming_text(bad):
-    with pytest.raises(ValueError, match="text"):
-        task.judge(bad, 5)
+    rejects(lambda: task.judge(bad, 5), "text")
 
 
 @pytest.mark.parametrize("bad", [-1, 10, 2.5, "5"])
 def test_a_bad_expected_answer_names_answer(bad):
-    with pytest.raises(ValueError, match="answer"):
-        task.judge("= 5", bad)
+    rejects(lambda: task.judge("= 5", bad), "answer")
 
 
 @pytest.mark.parametrize("bad", ["", "3 + 4", "3 + 4 * 2 + 7 * 55", "3 - 4 * 2 + 7 * 5", "a + b * c + d * e",
                                  "3 + 4 * 2 + 7 * 5 + 1", "٣ + 4 * 2 + 7 * 5", "3 " * 500,
                                  "3 + 0 * 2 + 7 * 5"])
 def test_a_bad_typed_problem_names_problem(bad):
-    with pytest.raises(ValueError, match="problem"):
-        task.parse_problem(bad, "problem")
+    rejects(lambda: task.parse_problem(bad, "problem"), "problem")
 
 
 def test_times_may_be_typed_three_ways():
