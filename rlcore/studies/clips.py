@@ -248,7 +248,7 @@ def clip_weights(scenario: Scenario, grid, *, lr: float, eps_low: float = 0.2, e
     """
     values, exact = scrub_grid("grid", grid, "eps_high", eps_high, 0.0, np.inf)
     if values.min() <= 0:
-        raise ValueError(f"grid and eps_high must be > 0, got {show(values)}")
+        raise ValueError(f"grid and eps_high must be > 0, got {values.tolist()[:8]}")
     b = clip_study(scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method).batch
     low, shape = float(eps_low), (values.size, b.actions.size)
     weights = np.stack([np.broadcast_to(b.weights[0], shape),

@@ -1031,9 +1031,17 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
                     "token arrays the zero package makes itself (parse_problem checks typed text)"),
     **dict.fromkeys(("rlcore.zero.training." + f for f in ("answer_mask", "measure", "policy_grads")),
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
+    **dict.fromkeys(("rlcore.zero.graded." + f for f in ("sample_problems", "sizes_of", "running_results",
+                                                         "final_answers", "prompts", "answers", "answer_lengths",
+                                                         "problem_text", "answer_text", "judge_batch")),
+                    "token arrays the zero package makes itself (parse_problem checks typed text)"),
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in ("supervised_grads", "warm_up", "save_model", "load_model",
                                                          "form_stats", "main")),
                     "the offline build of the shipped base model (its __main__), no learner input"),
+    **dict.fromkeys(("rlcore.zero.graded_warmup." + f for f in ("example_steps", "decision_weights",
+                                                                "supervised_grads", "warm_up", "forced_accuracy",
+                                                                "sample", "main")),
+                    "the offline build of the shipped graded base (its __main__) and its report, no learner input"),
 }
 
 def public_functions() -> list[tuple[str, Callable]]:
