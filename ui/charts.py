@@ -56,13 +56,14 @@ def layer(*charts, title: str | None = None, subtitle=None, height: int | None =
 
 class Axes(NamedTuple):
     """A chart's axes: their titles and, where fixed, their domains (live: they change without changing the shape),
-    and which of them are logarithmic ("x", "y" or "xy")."""
+    which of them are logarithmic ("x", "y" or "xy"), and which count (``whole``: ticks at whole numbers)."""
 
     x: str | None = None
     y: str | None = None
     x_domain: list | None = None
     y_domain: list | None = None
     log: str = ""
+    whole: str = ""   # the axes ("x", "y") that count something: ticks at whole numbers only
     LIVE = ("x", "y", "x_domain", "y_domain")  # a plain class attribute: not a field
 
 
@@ -186,6 +187,11 @@ def _y_scale(y_domain, log: str) -> alt.Scale:
     return alt.Scale(domain=y_domain) if y_domain is not None else alt.Scale(zero=False)
 
 
+def _whole(axes: Axes):
+    """The x axis of a count (a step, a position): ticks at whole numbers, written without decimals."""
+    return alt.Axis(tickMinStep=1, format="d") if "x" in axes.whole else alt.Undefined
+
+
 @recipe(live=("key", "axes"))
 def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: bool = False, dash: str | None = None
           ) -> alt.LayerChart:
@@ -194,7 +200,8 @@ def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: boo
     series, log = key.field, axes.log
     legend = key.title or series
     enc = dict(
-        x=alt.X(f"{x}:Q", title=axes.x, scale=alt.Scale(type="log", base=2) if "x" in log else alt.Undefined),
+        x=alt.X(f"{x}:Q", title=axes.x, scale=alt.Scale(type="log", base=2) if "x" in log else alt.Undefined,
+                axis=_whole(axes)),
         y=alt.Y(f"{y}:Q", title=axes.y, scale=_y_scale(axes.y_domain, log)),
         color=_color(series, key.tokens, key.colors, legend),
         tooltip=[alt.Tooltip(f"{series}:N", title=legend), _num(x, axes.x), _num(y, axes.y, 4)],
@@ -216,7 +223,8 @@ def bands(df: pd.DataFrame, *, x: str, mid: str, low: str, high: str, key: Key, 
     legend = key.title or series
     xscale = alt.Scale(nice=False, domain=axes.x_domain) if axes.x_domain is not None else alt.Scale(nice=False)
     base = _by_position(alt.Chart(df), series, key.tokens).encode(
-        x=alt.X(f"{x}:Q", title=axes.x, scale=xscale), color=_color(series, key.tokens, key.colors, legend))
+        x=alt.X(f"{x}:Q", title=axes.x, scale=xscale, axis=_whole(axes)),
+        color=_color(series, key.tokens, key.colors, legend))
     yscale = _y_scale(axes.y_domain, "")
     yaxis = alt.Axis(format=".3~g")  # a panel whose values are all 0 reads "0", not "0.000000"
     band = base.mark_area(opacity=0.2).encode(y=alt.Y(f"{low}:Q", title=axes.y, scale=yscale, axis=yaxis),
@@ -263,7 +271,8 @@ def answer_strip(df: pd.DataFrame, *, value: str, axes: Axes, label: str = "labe
     """A value per token of one answer: bars over the tokens in writing order (the column ``position``), optionally
     a line on top (``line``, named ``line_title``); ``axes.y`` titles the values. ``label`` holds the token text
     shown on the axis. Bars where ``highlight`` is true are drawn in the accent colour. Its title: ``titled``."""
-    # the axis groups by the word itself: a zero-width space keeps a word like "__proto__" from being an object key
+    # the axis groups by the word itself: zero-width spaces keep a word like "__proto__" from being an object key,
+    # and as many of them as the token's position keep one word written twice (": 7 4 1 5 = 1") as two bars
     shown = f"{label}_shown"
     x = alt.X(f"{shown}:N", sort=alt.EncodingSortField(field="position", op="min"), title=None,
               axis=alt.Axis(labelAngle=0, labelFontSize=12, labelOverlap=False))
@@ -271,7 +280,9 @@ def answer_strip(df: pd.DataFrame, *, value: str, axes: Axes, label: str = "labe
     # a boolean field on a two-colour scale: as fast to build as a plain channel, unlike alt.condition
     color = (alt.Color(f"{highlight}:N", scale=alt.Scale(domain=[False, True], range=[NEUTRAL, ACCENT]), legend=None)
              if highlight else alt.ColorValue(NEUTRAL))
-    base = alt.Chart(df).transform_calculate(**{shown: f"datum[{json.dumps(label)}] + '\u200b'"}).encode(x=x)
+    word = f"datum[{json.dumps(label)}]"
+    base = alt.Chart(df).transform_calculate(
+        **{shown: f"pad({word}, length({word}) + datum.position + 1, '\u200b', 'right')"}).encode(x=x)
     bars = base.mark_bar().encode(y=alt.Y(f"{value}:Q", title=axes.y), color=color, tooltip=tooltip)
     labels = base.mark_text(fontSize=11, color=LABEL, dy=alt.expr(f"datum['{value}'] < 0 ? 9 : -7")).encode(
         y=alt.Y(f"{value}:Q"), text=alt.Text(f"{value}:Q", format=f".{digits}~f"))

@@ -29,6 +29,9 @@ OVERLAY = "#4682B4"  # a line drawn over bars that is no token's and no method's
 DIVERGING = ("#EE9A6B", "#F2F2F2", "#6FB3E3")
 CELL_TEXT = "#111111"
 
+# Problem sizes (page 19: 2 to 7 numbers), in order: teal to magenta, each 3:1 against both backgrounds.
+SIZE_RAMP = ("#008695", "#2E86C1", "#4B6BD1", "#7570B3", "#B3479B", "#CF1C90")
+
 # Methods: violet, olive, magenta, teal, brown, then slate (ColorBrewer Dark2 and Tableau hues, darkened or
 # lightened into the band that keeps 3:1 on both backgrounds).
 METHOD_PALETTE = ("#7570B3", "#6F8F00", "#CF1C90", "#008695", "#8C564B", "#64748B")

@@ -76,16 +76,19 @@ def train(configs: dict, study, *, training, diverged) -> dict:
     return results
 
 
-def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: str, legend: str, total: int):
+def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: str, legend: str, total: int,
+                 positions: bool = False):
     """One run's curves as a trainer's dashboard shows them: one panel per entry of ``panels`` (label → {curve
-    label → its values at steps 0, 1, …}), each curve a line in its colour (``colors``: curve label → colour), the
-    steps up to ``total`` on the x axis. Returns the chart and its long table (a point per row, missing ones out)."""
-    df = pd.concat([pd.DataFrame({"step": np.arange(len(y)), "curve": curve, "value": y, "quantity": label})
+    label → its values at steps 0, 1, …, or with ``positions`` at answer positions 1, 2, …}), each curve a line in
+    its colour (``colors``: curve label → colour), the steps (positions) up to ``total`` on the x axis. Returns the
+    chart and its long table (a point per row, missing ones out)."""
+    x, first = ("position", 1) if positions else ("step", 0)
+    df = pd.concat([pd.DataFrame({x: first + np.arange(len(y)), "curve": curve, "value": y, "quantity": label})
                     for label, curves in panels.items() for curve, y in curves.items()], ignore_index=True)
     df = df.dropna()
-    line = charts.bands(df, x="step", mid="value", low="value", high="value",
+    line = charts.bands(df, x=x, mid="value", low="value", high="value",
                         key=charts.Key("curve", colors=colors, title=legend),
-                        axes=charts.Axes(x_title, "", x_domain=[0, total]))
+                        axes=charts.Axes(x_title, "", x_domain=[first, total], whole="x"))
     return charts.facets(line, field="quantity", order=list(panels), title=title, subtitle=subtitle), df
 
 

@@ -10,9 +10,8 @@ import pytest
 
 from rlcore.formulas.credit import gae, group_advantages
 from rlcore.studies.zero import model as M
-from rlcore.studies.zero import task
+from rlcore.studies.zero import task, warmup
 from rlcore.studies.zero import training as T
-from rlcore.studies.zero.warmup import supervised_grads
 from tests.rejects import rejects
 
 
@@ -28,7 +27,7 @@ def _batch(model, config, seed=0):
     seq = M.generate(model, task.prompts(rows), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD)
     ans = seq[:, task.PROMPT_LEN:]
     # mix in right answers so that the groups' scores differ and every advantage is not zero
-    right = task.answers(rows, np.arange(len(rows)) % 3 == 0)
+    right = task.answers(rows, np.where(np.arange(len(rows)) % 3 == 0, task.sizes_of(rows) - 2, task.AT_ONCE))
     ans = np.where((np.arange(len(rows)) % 2 == 0)[:, None], right, ans)
     seq = np.concatenate([seq[:, :task.PROMPT_LEN], ans], axis=1)
     return rows, seq, ans
@@ -48,7 +47,8 @@ def _fd_check(loss_of, grads, model, rng, per_weight=3, h=1e-6):
     assert checked > 10          # enough non-zero gradients that the check means something
 
 
-@pytest.mark.parametrize(("algorithm", "beta"), [("grpo", 0.0), ("grpo", 0.3), ("dr_grpo", 0.1), ("ppo", 0.2)])
+@pytest.mark.parametrize(("algorithm", "beta"), [("grpo", 0.0), ("grpo", 0.3), ("dr_grpo", 0.1), ("ppo", 0.2),
+                                              ("rft", 0.0)])
 def test_policy_loss_gradient_matches_finite_differences(algorithm, beta):
     c = T.ZeroConfig(algorithm=algorithm, beta=beta, prompts=3, group_size=4, clip_eps=0.1)
     old, ref = _tiny(0), _tiny(1)
@@ -63,39 +63,20 @@ def test_policy_loss_gradient_matches_finite_differences(algorithm, beta):
     # the policy a little away from the old one, so the ratios leave 1 and some tokens are clipped
     rng = np.random.default_rng(3)
     model = M.Model({k: v + 0.05 * rng.normal(size=v.shape) for k, v in old.params.items()}, old.heads)
-    grads, ratio, clipped, _ = T.policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns)
-    assert clipped.any() and (ratio[mask] != 1).all()
-
-    def loss_of(m):
-        return T.policy_grads(m, c, seq, mask, adv, lp_old, lp_ref, returns)[3]
-
-    _fd_check(loss_of, grads, model, rng)
+    g = T.policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns)
+    assert g.clipped.any() and (g.ratio[mask] != 1).all()
+    _fd_check(lambda m: T.policy_grads(m, c, seq, mask, adv, lp_old, lp_ref, returns).loss, g.grads, model, rng)
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-def test_supervised_loss_gradient_matches_finite_differences(weighted):
+def test_supervised_loss_gradient_matches_finite_differences():
     model = _tiny(2)
     rng = np.random.default_rng(4)
     problems = task.sample_problems(rng, 6)
-    worked = np.arange(6) % 2 == 0
-    first = np.where(worked, 0.1, 1.9) if weighted else None
-    _, grads = supervised_grads(model, problems, worked, first)
-    _fd_check(lambda m: supervised_grads(m, problems, worked, first)[0], grads, model, rng)
-
-
-def test_the_first_token_weight_scales_only_the_choice_of_form():
-    # a model whose every logit is 0 gives each token log(1/V): the loss is log V whatever the weights,
-    # when the first-token weights average 1; with weights (0, 2) it is still log V (each row counts its tokens)
-    m = M.init_model(len(task.VOCAB), task.POSITIONS, width=8, layers=1, heads=2, seed=0)
-    zero = M.Model({**m.params, "wout": np.zeros_like(m.params["wout"])}, m.heads)
-    problems = task.sample_problems(np.random.default_rng(0), 4)
-    worked = np.array([True, True, False, False])
-    for first in (None, np.array([0.0, 0.0, 2.0, 2.0])):
-        loss, _ = supervised_grads(zero, problems, worked, first)
-        assert loss == pytest.approx(np.log(len(task.VOCAB)))
-    # weight 0 on the worked rows' first token: the ':' logit's bias is pushed only by the rows starting with '='
-    _, g = supervised_grads(zero, problems, worked, np.array([0.0, 0.0, 2.0, 2.0]))
-    assert g["bout"][task.WORK] > 0 and g["bout"][task.EQUALS] < g["bout"][task.WORK]
+    sizes = task.sizes_of(problems)
+    steps = warmup.example_steps(rng, sizes)
+    weights = warmup.decision_weights(sizes, steps)
+    _, grads = warmup.supervised_grads(model, problems, steps, weights)
+    _fd_check(lambda m: warmup.supervised_grads(m, problems, steps, weights)[0], grads, model, rng)
 
 
 def test_the_loss_at_ratio_one_is_minus_the_mean_advantage_per_answer():
@@ -107,8 +88,7 @@ def test_the_loss_at_ratio_one_is_minus_the_mean_advantage_per_answer():
     _, _, score = task.judge_batch(ans, rows)
     _, _, lp, values = T._answer_logits(model, seq)
     adv = T._advantages(c, score, values, mask)
-    *_, loss = T.policy_grads(model, c, seq, mask, adv, lp, None, None)
-    assert loss == pytest.approx(0.0, abs=1e-12)
+    assert T.policy_grads(model, c, seq, mask, adv, lp, None, None).loss == pytest.approx(0.0, abs=1e-12)
 
 
 def test_group_advantages_are_rlcores_per_group_on_every_token():
@@ -178,7 +158,7 @@ def test_a_short_run_has_steps_plus_one_points_and_starts_at_the_base():
     assert steps[2].measure.kl > 0                              # two Adam steps moved it
     assert 0 <= first.pass1 <= first.passk <= 1 and 0 <= first.reward <= 2
     u = steps[1].update
-    assert u.answers.shape == (16, task.MAX_ANSWER) and u.problems.shape == (4, 2 * task.DIGITS - 1)
+    assert u.answers.shape == (16, task.MAX_ANSWER) and u.problems.shape == (4, 2 * task.MAX_SIZE - 1)
     assert np.all(u.prob[~u.mask] == 0) and np.all((u.prob[u.mask] > 0) & (u.prob[u.mask] <= 1))
 
 
@@ -187,11 +167,12 @@ def test_runs_are_deterministic_per_seed():
     base = _tiny(6)
 
     def curve(seed):
-        return np.array([list(dataclasses.astuple(s.measure)) for s in T.train_steps(c, seed=seed, base=base)])
+        run = T.train_steps(c, seed=seed, base=base)
+        return [np.hstack([x for x in dataclasses.astuple(s.measure) if not isinstance(x, tuple)]) for s in run]
 
     a, b, other = curve(1), curve(1), curve(2)
     np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a[1:], other[1:])
+    assert not np.array_equal(a[1:], other[1:], equal_nan=True)
 
 
 def test_train_on_the_shipped_base_returns_the_fixed_api():
@@ -206,32 +187,69 @@ def test_train_on_the_shipped_base_returns_the_fixed_api():
 
 
 def test_a_typed_problem_is_answered_token_by_token():
-    out = T.answer(_tiny(0), "3 + 4 * 2 + 7 * 5", seed=1)
-    assert out.answer == 5
+    out = T.answer(_tiny(0), "3 + 4 * 2 + 7", seed=1)
+    assert out.answer == 1
     assert len(out.tokens) == len(out.probs) >= 1 and np.all((out.probs > 0) & (out.probs <= 1))
-    assert out.verdict == task.judge(out.text, 5)
+    assert out.verdict == task.judge(out.text, 1, 4)
     assert out.text == " ".join(t for t in out.tokens if t != "<end>")
-    again = T.answer(_tiny(0), "3 + 4 * 2 + 7 * 5", seed=1)
+    again = T.answer(_tiny(0), "3 + 4 * 2 + 7", seed=1)
     assert again.tokens == out.tokens and np.array_equal(again.probs, out.probs)
 
 
-@pytest.mark.parametrize("bad", ["", "3 + 4", "٣ + 4 * 2 + 7 * 5", "1 + 1 + 1 + 1 + 0"])
+@pytest.mark.parametrize("bad", ["", "3", "٣ + 4 * 2 + 7", "1 + 1 + 1 + 1 + 0"])
 def test_a_bad_typed_problem_is_a_value_error_naming_problem(bad):
     rejects(lambda: T.answer(_tiny(0), bad), "problem")
 
 
+def test_the_base_models_answers_are_scored_against_a_cached_prompt_as_in_one_pass():
+    """answer_log_probs runs each prompt once and the answers after it from the cache: the same log-probabilities as
+    one forward pass over prompt and answer (which the training step's gradient goes through)."""
+    model, rows = _tiny(3), task.sample_problems(np.random.default_rng(1), 5)
+    seq = M.generate(model, task.prompts(rows), task.MAX_ANSWER, np.random.default_rng(2), end=task.END,
+                     pad=task.PAD, repeat=3)
+    np.testing.assert_array_equal(seq[:, :task.PROMPT_LEN], task.prompts(np.repeat(rows, 3, axis=0)))
+    cached = T.answer_log_probs(model, task.prompts(rows), seq[:, task.PROMPT_LEN:], 3)
+    np.testing.assert_allclose(cached, T._answer_logits(model, seq)[2], rtol=0, atol=1e-12)
+
+
+def test_the_measure_by_size_and_by_position_adds_up_to_the_whole():
+    """Each per-size figure averaged with the sizes' shares of the held-out answers is the overall figure; the
+    lengths' shares sum to 1 and their mean is the mean length; the shown answers are one per size."""
+    run = T.train(T.ZeroConfig(steps=1, prompts=2, group_size=2), 0)
+    share = np.bincount(task.sizes_of(task.held_out_problems()))[run.sizes] / task.HELD_OUT_SIZE
+    for whole, parts in ((run.length, run.length_by_size), (run.pass1, run.pass1_by_size)):
+        np.testing.assert_allclose(parts @ share, whole, rtol=1e-12)
+    np.testing.assert_allclose(run.length_share.sum(axis=1), 1.0)
+    np.testing.assert_allclose(run.length_share @ np.arange(task.MAX_ANSWER + 1), run.length, rtol=1e-12)
+    assert run.kl_by_position.shape == run.entropy_by_position.shape == (2, task.MAX_ANSWER)
+    assert np.all(run.kl_by_position[0][~np.isnan(run.kl_by_position[0])] == 0)   # the base against itself
+    assert len(run.samples) == 2 and all(len(s) == len(task.SIZES) for s in run.samples)
+    assert run.push.shape == (1, task.MAX_ANSWER) and run.push.sum() == pytest.approx(1.0)
+
+
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+
+
+@pytest.fixture(scope="module")
+def default_runs():
+    return [T.train(seed=s) for s in DEFAULT_SEEDS]
+
+
 @pytest.mark.exhaustive
-def test_the_default_run_climbs_grows_its_answers_and_sharpens():
-    run = T.train()
-    n = T.ZeroConfig().steps + 1
-    assert all(getattr(run, f).shape == (n,) for f in ("pass1", "passk", "length", "entropy", "kl", "reward"))
+@pytest.mark.parametrize("i", range(len(DEFAULT_SEEDS)))
+def test_the_default_run_thinks_longer_where_it_pays(default_runs, i):
+    """Issue #31's outcomes, seed by seed: pass@1 from at most 0.30 up by 0.35 or more; the mean length up ×1.5 or
+    more and gradually (its rise from 10 % to 90 % spans a fifth of the steps or more); the base's own answers in five
+    lengths or more; at the end the largest problems' answers twice as long as the smallest's; entropy down; KL from
+    0."""
+    run, steps = default_runs[i], T.ZeroConfig().steps
     assert run.pass1[0] <= 0.30 and run.pass1[-1] - run.pass1[0] >= 0.35
-    assert run.length[-1] >= 1.3 * run.length[0]
-    assert run.entropy[-1] < run.entropy[0] and run.kl[0] == 0.0
-    half = np.argmax(run.pass1 >= (run.pass1[0] + run.pass1[-1]) / 2)
-    assert half >= 10                                   # a climb a learner can watch, not done in a few steps
-    # the answers grew because worked ones were right more often: the worked share followed
-    assert run.worked_share[-1] > 0.8 > 0.2 > run.worked_share[0]
+    rise = run.length - run.length[0]
+    assert run.length[-1] >= 1.5 * run.length[0]
+    assert np.argmax(rise >= 0.9 * rise[-1]) - np.argmax(rise >= 0.1 * rise[-1]) >= steps / 5
+    assert np.count_nonzero(run.length_share[0]) >= 5
+    assert run.length_by_size[-1, -1] >= 2 * run.length_by_size[-1, 0]
+    assert run.entropy[-1] < run.entropy[0] and run.kl[0] == 0.0 and run.kl[-1] > 0
 
 
 def test_group_view_shows_one_problems_answers_with_their_verdicts():
@@ -239,13 +257,14 @@ def test_group_view_shows_one_problems_answers_with_their_verdicts():
     update = list(T.train_steps(c, seed=0, base=_tiny(5)))[1].update
     view = T.group_view(update, 2)
     assert view.problem == task.problem_text(update.problems[2])
-    assert view.answer == task.running_digits(update.problems[2:3])[0, -1]
+    assert view.answer == task.final_answers(update.problems[2:3])[0]
+    size = task.sizes_of(update.problems[2:3])[0]
     assert len(view.tokens) == 4 and view.score.shape == (4,)
     for j in range(4):
         row = 8 + j                                                    # problem 2's answers are rows 8 to 11
         assert len(view.tokens[j]) == len(view.prob[j]) == len(view.advantage[j]) == update.mask[row].sum()
         text = " ".join(t for t in view.tokens[j] if t != "<end>")
-        assert task.judge(text, view.answer).score == view.score[j]
+        assert task.judge(text, view.answer, size).score == view.score[j]
         np.testing.assert_array_equal(view.advantage[j], update.advantage[row][update.mask[row]])
     rejects(lambda: T.group_view(update, 3), "problem")
 

@@ -1,10 +1,11 @@
 """R1-Zero in miniature: a tiny numpy transformer, a checkable task with a rule-based judge, and RL training.
 
-``train(ZeroConfig(), seed)`` runs GRPO (or Dr. GRPO, or PPO with a value head) from the shipped base model.
+``train(ZeroConfig(), seed)`` runs GRPO (or Dr. GRPO, PPO with a value head, or the RFT baseline) from the shipped
+base model on problems of 2 to 7 operands, where how much working pays depends on the problem's size.
 """
 
 from .training import PassCurve, ZeroConfig, ZeroRun, ZeroStep, base_measure, pass_curve, train, train_steps
-from .warmup import base_stats
+from .warmup import BaseStats, base_stats
 
-__all__ = ["PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "pass_curve", "train",
-           "train_steps"]
+__all__ = ["BaseStats", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "pass_curve",
+           "train", "train_steps"]

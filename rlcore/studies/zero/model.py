@@ -233,10 +233,14 @@ def prefill(model: Model, tokens: np.ndarray) -> tuple[np.ndarray, Cache]:
     return fwd.logits, Cache([blk[3] for blk in blocks], [blk[4] for blk in blocks])
 
 
-def decode_step(model: Model, token: np.ndarray, pos: int, cache: Cache) -> tuple[np.ndarray, np.ndarray, Cache]:
-    """One new token per row [B] at position ``pos``, attending to the cache: (logits [B, V], values [B], cache)."""
+def extend(model: Model, tokens: np.ndarray, pos: int, cache: Cache) -> tuple[np.ndarray, np.ndarray, Cache]:
+    """Run T more tokens per row [B, T] from position ``pos``, attending to the cache and causally to each other:
+    (logits [B, T, V], values [B, T], the cache with them). One token at a time is decoding; a whole answer at once
+    scores it after a prompt run only once."""
     p, heads = model.params, model.heads
-    x = p["tok"][token][:, None, :] + p["pos"][pos]
+    t = tokens.shape[1]
+    x = p["tok"][tokens] + p["pos"][pos:pos + t]
+    causal = np.triu(np.full((t, pos + t), -np.inf), pos + 1)
     keys, vals = [], []
     for i in range(model.layers):
         h, _ = _rms(x, p[f"g1{i}"])
@@ -246,12 +250,23 @@ def decode_step(model: Model, token: np.ndarray, pos: int, cache: Cache) -> tupl
         v = np.concatenate([cache.vals[i], v], axis=2)
         keys.append(k)
         vals.append(v)
-        att = _softmax(q @ k.transpose(0, 1, 3, 2) * q.shape[-1] ** -0.5)
+        att = _softmax(q @ k.transpose(0, 1, 3, 2) * q.shape[-1] ** -0.5 + causal)
         x = x + _merge(att @ v) @ p[f"wo{i}"]
         h2, _ = _rms(x, p[f"g2{i}"])
         x = x + np.maximum(h2 @ p[f"w1{i}"] + p[f"b1{i}"], 0.0) @ p[f"w2{i}"] + p[f"b2{i}"]
     hf, _ = _rms(x, p["gf"])
-    return (hf @ p["wout"] + p["bout"])[:, 0], (hf @ p["wv"] + p["bv"][0])[:, 0], Cache(keys, vals)
+    return hf @ p["wout"] + p["bout"], hf @ p["wv"] + p["bv"][0], Cache(keys, vals)
+
+
+def decode_step(model: Model, token: np.ndarray, pos: int, cache: Cache) -> tuple[np.ndarray, np.ndarray, Cache]:
+    """One new token per row [B] at position ``pos``, attending to the cache: (logits [B, V], values [B], cache)."""
+    logits, values, cache = extend(model, np.asarray(token)[:, None], pos, cache)
+    return logits[:, 0], values[:, 0], cache
+
+
+def repeat_cache(cache: Cache, repeat: int) -> Cache:
+    """Each row's keys and values ``repeat`` times in a row (one prompt, many answers)."""
+    return Cache([np.repeat(k, repeat, axis=0) for k in cache.keys], [np.repeat(v, repeat, axis=0) for v in cache.vals])
 
 
 def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -261,21 +276,27 @@ def sample_tokens(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Generator, *, end: int, pad: int,
-             temperature: float = 1.0, return_logits: bool = False):
+             temperature: float = 1.0, return_logits: bool = False, repeat: int = 1):
     """Sample up to ``max_new`` tokens after each prompt [B, P] with the KV cache, at a temperature.
 
     A row that writes ``end`` is finished: every later slot holds ``pad``. Returns the rows [B, P + max_new],
     and with ``return_logits`` also the logits each new token was drawn from, [B, max_new, V] (at temperature 1;
-    after a row has ended, the logits of its padding).
+    after a row has ended, the logits of its padding). ``repeat``: each prompt is answered that many times in a row
+    (B · repeat rows), its prompt run once.
     """
     temperature = positive("temperature", temperature)
     max_new = count("max_new", max_new, low=1)
+    repeat = count("repeat", repeat, low=1)
     prompts = np.asarray(prompts)
-    b, t0 = prompts.shape
+    t0 = prompts.shape[1]
     if t0 + max_new - 1 > model.positions:
         raise ValueError(f"max_new must leave the answer inside {model.positions} positions, got {max_new}")
     logits, cache = prefill(model, prompts)
     last = logits[:, -1]
+    if repeat > 1:
+        prompts, last, cache = np.repeat(prompts, repeat, axis=0), np.repeat(last, repeat, axis=0), repeat_cache(
+            cache, repeat)
+    b = len(prompts)
     out = np.full((b, t0 + max_new), pad, dtype=prompts.dtype)
     out[:, :t0] = prompts
     done = np.zeros(b, dtype=bool)

@@ -1,22 +1,23 @@
-"""The task and its rule-based judge: a chain of operations on digits, kept to the last digit.
+"""The task and its rule-based judge: problems of 2 to 7 operands, and working that may stop after any step.
 
-A problem is five digits from 1 to 9 joined by four operations, each ``+`` or ``*``, worked out from left to right and
-keeping only the last digit after each one: ``3 + 4 * 2 + 7 * 5`` → 3+4 = 7, 7·2 = 14 → 4, 4+7 = 11 → 1,
-1·5 = 5, so the answer is 5. An answer is written in one of two forms:
+A problem is m digits from 1 to 9 (m from MIN_SIZE to MAX_SIZE) joined by m − 1 operations, each ``+`` or ``*``,
+worked out from left to right keeping only the last digit: ``3 + 4 * 2 + 7`` → 3+4 = 7, 7·2 = 14 → 4, 4+7 = 11 → 1,
+so the answer is 1. The prompt is the problem, then ``?``, padded with <pad> to PROMPT_LEN, so operand j always sits
+at position 2j.
 
-- at once:      ``= 5``
-- worked:       ``: 7 4 1 = 5``   (the running digit after each of the first three operations, then the answer)
+An answer is ``= a`` (at once) or ``: r1 … rs = a`` with s from 0 to m − 2 running results (r_i is the value after
+the first i + 1 operands), then <end>. Each written result leaves one operation fewer to do in the head: the answer
+after s results needs the m − 1 − s remaining operations composed in one pass, which a one-layer model does for one,
+partly for two, and hardly at all for more. So how much working pays depends on the problem's size.
 
-The working is what makes the task possible for a small model: each written digit needs only one operation
-on two digits it can see, while the answer at once needs four operations composed in one pass.
-
-The judge has R1-Zero's two parts (DeepSeek-AI 2025, §2.2.2): the answer is right (the text ends with
-``= d`` and d is the answer) and it is well formed (one of the two forms above, nothing else); the score is
+The judge has R1-Zero's two parts (DeepSeek-AI 2025, §2.2.2): the answer is right (the text ends with ``= d`` and d
+is the answer) and it is well formed (one of the forms above for the problem's size, nothing else); the score is
 1[right] + 1[well formed]. It never reads whether the working is correct.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -24,21 +25,26 @@ import numpy as np
 
 from ...formulas.checks import count
 
-DIGITS = 5                        # operands per problem
-OPS = ("+", "*")
 VOCAB = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "+", "*", "?", ":", "=", "<end>", "<pad>")
 TOKEN = {t: i for i, t in enumerate(VOCAB)}
 PLUS, TIMES, ASK, WORK, EQUALS, END, PAD = (TOKEN[t] for t in ("+", "*", "?", ":", "=", "<end>", "<pad>"))
-PROMPT_LEN = 2 * DIGITS           # d0 o1 d1 … o4 d4 ?
-MAX_ANSWER = 8                    # tokens the model may write (the worked form needs 7 with <end>)
-POSITIONS = PROMPT_LEN + MAX_ANSWER
-MAX_ANSWER_CHARS = 200            # a longer text is judged neither right nor well formed, unread
-HELD_OUT_SEED = 20250120          # R1's release date: the fixed held-out problems
-HELD_OUT_SIZE = 64
+MAX_ANSWER_CHARS = 200              # a longer text is judged neither right nor well formed, unread
 
-_WELL_FORMED = re.compile(r"[ ]*(?::(?:[ ]*[0-9])+[ ]*)?=[ ]*[0-9][ ]*")
+MIN_SIZE, MAX_SIZE = 2, 7           # operands per problem
+PROMPT_LEN = 2 * MAX_SIZE           # d0 o1 d1 … o6 d6 ?  (shorter problems padded after the ?)
+MAX_ANSWER = MAX_SIZE + 2           # ": r1 … r5 = a <end>"
+LONGEST = MAX_ANSWER - 1            # the visible tokens of the longest answer (<end> not counted)
+POSITIONS = PROMPT_LEN + MAX_ANSWER
+AT_ONCE = -1                        # the number of steps of an answer given at once ("= a")
+HELD_OUT_SEED = 20250122            # the held-out problems: the same every run
+HELD_OUT_PER_STEP = 4               # held-out problems of size m: 4·(m − 1)
+SIZES = np.arange(MIN_SIZE, MAX_SIZE + 1)
+HELD_OUT_SIZE = int(HELD_OUT_PER_STEP * np.sum(SIZES - 1))   # 84 held-out problems in all
+SIZE_WEIGHTS = (SIZES - 1) / np.sum(SIZES - 1)   # P(m) ∝ m − 1: with s uniform over its m − 1 values, every
+                                                 # (size, steps) pair is equally common
+
 _FINAL = re.compile(r"=[ ]*([0-9])[ ]*\Z")
-_PROBLEM = re.compile(r"\s*([1-9])" + r"\s*([+*×x])\s*([1-9])" * (DIGITS - 1) + r"\s*")
+_PROBLEM = re.compile(r"\s*[1-9](?:\s*[+*×x]\s*[1-9])+\s*")
 
 
 @dataclass(frozen=True)
@@ -46,145 +52,195 @@ class Verdict:
     """The judge's two parts and its score."""
 
     right: bool          # the text ends with "= d" and d is the answer
-    well_formed: bool    # "= d" or ": d d … = d", nothing else
+    well_formed: bool    # "= d" or ": r … = d" with at most size − 2 results, nothing else
     score: float         # 1[right] + 1[well formed]
 
 
-# ---------------------------------------------------------------- problems
+def sizes_of(problems: np.ndarray) -> np.ndarray:
+    """The number of operands of each problem row [n, 2·MAX_SIZE − 1] (<pad> after the problem)."""
+    return (np.sum(np.asarray(problems) != PAD, axis=1) + 1) // 2
 
 
-def sample_problems(rng: np.random.Generator, n: int, exclude: np.ndarray | None = None) -> np.ndarray:
-    """n random problems as token rows [n, 2·DIGITS − 1] (digit, op, digit, …), none of them in ``exclude``."""
+def sample_problems(rng: np.random.Generator, n: int, sizes=None, exclude: np.ndarray | None = None) -> np.ndarray:
+    """n random problems [n, 2·MAX_SIZE − 1], padded with <pad>, none of them in ``exclude``.
+
+    ``sizes``: one size per problem, or None for sizes drawn with SIZE_WEIGHTS (P(m) ∝ m − 1).
+    """
     n = count("n", n, low=1)
-    out = np.empty((0, 2 * DIGITS - 1), dtype=np.int64)
-    banned = set() if exclude is None else set(problem_codes(exclude).tolist())
-    while len(out) < n:
-        digits = rng.integers(1, 10, size=(n, DIGITS))
-        ops = rng.integers(0, 2, size=(n, DIGITS - 1)) + PLUS
-        rows = np.empty((n, 2 * DIGITS - 1), dtype=np.int64)
-        rows[:, 0::2], rows[:, 1::2] = digits, ops
-        keep = [c not in banned for c in problem_codes(rows).tolist()]
-        out = np.concatenate([out, rows[keep]])
-    return out[:n]
+    if sizes is None:
+        sizes = rng.choice(SIZES, size=n, p=SIZE_WEIGHTS)
+    sizes = np.asarray(sizes)
+    if sizes.shape != (n,) or sizes.min() < MIN_SIZE or sizes.max() > MAX_SIZE:
+        raise ValueError(f"sizes must be {n} whole numbers from {MIN_SIZE} to {MAX_SIZE}, got {sizes.tolist()}")
+    banned = set() if exclude is None else {r.tobytes() for r in np.asarray(exclude, dtype=np.int64)}
+    out = np.empty((n, 2 * MAX_SIZE - 1), dtype=np.int64)
+    todo = np.arange(n)
+    while len(todo):
+        rows = np.empty((len(todo), 2 * MAX_SIZE - 1), dtype=np.int64)
+        rows[:, 0::2] = rng.integers(1, 10, size=(len(todo), MAX_SIZE))
+        rows[:, 1::2] = rng.integers(0, 2, size=(len(todo), MAX_SIZE - 1)) + PLUS
+        rows[np.arange(2 * MAX_SIZE - 1) >= 2 * sizes[todo, None] - 1] = PAD
+        out[todo] = rows
+        todo = todo[[r.tobytes() in banned for r in rows]]
+    return out
 
 
-def problem_codes(problems: np.ndarray) -> np.ndarray:
-    """One whole number per problem (its digits and operations read as one number)."""
-    p = np.asarray(problems)
-    code = np.zeros(len(p), dtype=np.int64)
-    for j in range(p.shape[1]):
-        code = code * (10 if j % 2 == 0 else 2) + (p[:, j] if j % 2 == 0 else p[:, j] - PLUS)
-    return code
-
-
+@functools.cache
 def held_out_problems() -> np.ndarray:
-    """The fixed held-out problems every run is measured on; no warm-up or training problem is one of them."""
-    return sample_problems(np.random.default_rng(HELD_OUT_SEED), HELD_OUT_SIZE)
+    """The fixed held-out problems, HELD_OUT_PER_STEP·(m − 1) of size m (as SIZE_WEIGHTS), smallest first, all
+    different (one read-only array, made once)."""
+    rng = np.random.default_rng(HELD_OUT_SEED)
+    out = np.empty((0, 2 * MAX_SIZE - 1), dtype=np.int64)
+    for m in np.repeat(SIZES, HELD_OUT_PER_STEP * (SIZES - 1)):
+        out = np.concatenate([out, sample_problems(rng, 1, [m], out)])
+    out.setflags(write=False)
+    return out
 
 
-def running_digits(problems: np.ndarray) -> np.ndarray:
-    """The running last digit after each operation, [n, DIGITS − 1]; the last column is the answer.
+def running_results(problems: np.ndarray) -> np.ndarray:
+    """The value after each operation, [n, MAX_SIZE − 1] (−1 past a problem's end); the answer is column m − 2.
 
-    >>> running_digits(parse_problem("3 + 4 * 2 + 7 * 5")[None]).tolist()
-    [[7, 4, 1, 5]]
+    >>> running_results(parse_problem("3 + 4 * 2 + 7")[None])[0, :3].tolist()
+    [7, 4, 1]
     """
     p = np.asarray(problems)
     v = p[:, 0].copy()
-    out = np.empty((len(p), DIGITS - 1), dtype=np.int64)
-    for j in range(DIGITS - 1):
-        d, op = p[:, 2 * j + 2], p[:, 2 * j + 1]
+    out = np.full((len(p), MAX_SIZE - 1), -1, dtype=np.int64)
+    for j in range(MAX_SIZE - 1):
+        op, d = p[:, 2 * j + 1], p[:, 2 * j + 2]
         v = np.where(op == PLUS, v + d, v * d) % 10
-        out[:, j] = v
+        out[:, j] = np.where(op == PAD, -1, v)
     return out
+
+
+def final_answers(problems: np.ndarray) -> np.ndarray:
+    """The right final digit of each problem [n]."""
+    return running_results(problems)[np.arange(len(problems)), sizes_of(problems) - 2]
 
 
 def prompts(problems: np.ndarray) -> np.ndarray:
-    """The model's input: each problem followed by ``?``, [n, PROMPT_LEN]."""
+    """The model's input [n, PROMPT_LEN]: each problem, ``?``, then <pad>."""
     p = np.asarray(problems)
-    return np.concatenate([p, np.full((len(p), 1), ASK, dtype=p.dtype)], axis=1)
-
-
-def answers(problems: np.ndarray, worked: np.ndarray) -> np.ndarray:
-    """The correct answer tokens, worked or at once per row, each ending with <end> and padded: [n, MAX_ANSWER]."""
-    run = running_digits(problems)
-    out = np.full((len(run), MAX_ANSWER), PAD, dtype=np.int64)
-    w = np.asarray(worked, dtype=bool)
-    out[w, 0] = WORK
-    out[w, 1:DIGITS - 1] = run[w, :-1]
-    out[w, DIGITS - 1:DIGITS + 2] = np.stack([np.full(w.sum(), EQUALS), run[w, -1], np.full(w.sum(), END)], axis=1)
-    out[~w, 0], out[~w, 1], out[~w, 2] = EQUALS, run[~w, -1], END
+    out = np.concatenate([p, np.full((len(p), 1), PAD, dtype=p.dtype)], axis=1)
+    out[np.arange(len(p)), 2 * sizes_of(p) - 1] = ASK
     return out
 
 
-def parse_problem(text, name: str = "text") -> np.ndarray:
-    """A problem typed by a learner, e.g. ``"3 + 4 * 2 + 7 * 5"`` (``×`` or ``x`` also mean times).
+def answers(problems: np.ndarray, steps) -> np.ndarray:
+    """The right answer tokens [n, MAX_ANSWER] with ``steps`` running results per row (AT_ONCE: ``= a``)."""
+    p = np.asarray(problems)
+    m = sizes_of(p)
+    s = np.asarray(steps)
+    if s.shape != (len(p),) or np.any((s < AT_ONCE) | (s > m - 2)):
+        raise ValueError(f"steps must be one per problem, each from {AT_ONCE} to its size − 2, got {s.tolist()}")
+    run = running_results(p)
+    out = np.full((len(p), MAX_ANSWER), PAD, dtype=np.int64)
+    for i in range(len(p)):
+        body = [] if s[i] == AT_ONCE else [WORK, *run[i, :s[i]]]
+        row = [*body, EQUALS, run[i, m[i] - 2], END]
+        out[i, :len(row)] = row
+    return out
 
-    >>> parse_problem("3+4x2 + 7*5").tolist()
-    [3, 10, 4, 11, 2, 10, 7, 11, 5]
+
+def answer_lengths(tokens: np.ndarray) -> np.ndarray:
+    """Visible tokens per answer row [n]: those before the first <end> (all of them when there is none)."""
+    t = np.asarray(tokens)
+    ended = np.cumsum((t == END) | (t == PAD), axis=1) > 0
+    return np.sum(~ended, axis=1)
+
+
+def parse_problem(text, name: str = "text") -> np.ndarray:
+    """A problem typed as text, ``"3 + 4 * 2 + 7"`` (``×`` or ``x`` also mean times), as a padded row.
+
+    >>> parse_problem("3+4x2").tolist()[:4]
+    [3, 10, 4, 11]
     """
     if not isinstance(text, str):
         raise ValueError(f"{name} must be text, got {type(text).__name__}")
-    m = _PROBLEM.fullmatch(text) if len(text) <= 100 else None
-    if m is None:
+    chars = [c for c in text if not c.isspace()] if len(text) <= 100 else []
+    if _PROBLEM.fullmatch(text) is None or not MIN_SIZE <= (len(chars) + 1) // 2 <= MAX_SIZE:
         shown = text if len(text) <= 40 else text[:37] + "..."
-        raise ValueError(f"{name} must be {DIGITS} digits from 1 to 9 joined by + or *, like 3 + 4 * 2 + 7 * 5; "
-                         f"got {shown!r}")
-    parts = m.groups()
-    return np.array([int(s) if i % 2 == 0 else (PLUS if s == "+" else TIMES) for i, s in enumerate(parts)])
+        raise ValueError(f"{name} must be {MIN_SIZE} to {MAX_SIZE} digits from 1 to 9 joined by + or *, "
+                         f"like 3 + 4 * 2 + 7; got {shown!r}")
+    row = np.full(2 * MAX_SIZE - 1, PAD, dtype=np.int64)
+    row[:len(chars)] = [int(c) if i % 2 == 0 else (PLUS if c == "+" else TIMES) for i, c in enumerate(chars)]
+    return row
 
 
 def problem_text(problem: np.ndarray) -> str:
-    """``"3 + 4 * 2 + 7 * 5"``."""
-    return " ".join(VOCAB[int(t)] for t in problem)
+    """``"3 + 4 * 2 + 7"``."""
+    return " ".join(VOCAB[int(t)] for t in problem if t != PAD)
 
 
-# ---------------------------------------------------------------- answers as text, and the judge
+def judge(text, answer: int, size: int) -> Verdict:
+    """Judge one answer's text to a problem of ``size`` operands whose right final digit is ``answer``.
 
+    Well formed: ``= d``, or ``:`` then 0 to size − 2 digits, then ``= d``; right: the text ends with ``= answer``.
 
-def answer_text(tokens) -> str:
-    """The text of an answer's tokens, up to (not including) the first <end>; anything after it dropped.
-
-    A <pad> the model wrote before any <end> is part of the text (and makes it ill formed).
-    """
-    words = []
-    for t in tokens:
-        t = int(t)
-        if t == END:
-            break
-        words.append(VOCAB[t])
-    return " ".join(words)
-
-
-def judge(text, answer: int) -> Verdict:
-    """Score one answer's text against the right final digit, R1-Zero style: right, and well formed.
-
-    Anything that is not a string raises ValueError; any string is judged (empty, huge, other scripts):
-    only ASCII digits count, and a text over MAX_ANSWER_CHARS characters is neither right nor well formed.
-
-    >>> judge(": 7 4 1 = 5", 5), judge("= 5", 5), judge("5", 5), judge("= 3", 5)
-    (Verdict(right=True, well_formed=True, score=2.0), Verdict(right=True, well_formed=True, score=2.0), \
-Verdict(right=False, well_formed=False, score=0.0), Verdict(right=False, well_formed=True, score=1.0))
+    >>> judge(": 7 4 = 1", 1, 4).score, judge(": 7 4 1 = 1", 1, 4).score, judge("= 2", 1, 4).score
+    (2.0, 1.0, 1.0)
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     answer = count("answer", answer, low=0, high=9)
+    size = count("size", size, low=MIN_SIZE, high=MAX_SIZE)
     if len(text) > MAX_ANSWER_CHARS:
         return Verdict(False, False, 0.0)
     final = _FINAL.search(text)
     right = final is not None and int(final.group(1)) == answer
-    well = _WELL_FORMED.fullmatch(text) is not None
+    well = re.fullmatch(rf"[ ]*(?::(?:[ ]*[0-9]){{0,{size - 2}}}[ ]*)?=[ ]*[0-9][ ]*", text) is not None
     return Verdict(right, well, float(right) + float(well))
 
 
-def is_worked(tokens) -> bool:
-    """Whether an answer starts by showing its working (its first token is ``:``)."""
-    return len(tokens) > 0 and int(tokens[0]) == WORK
+def answer_text(tokens) -> str:
+    """The text of an answer's tokens before the first <end>."""
+    words = []
+    for t in tokens:
+        if int(t) == END:
+            break
+        words.append(VOCAB[int(t)])
+    return " ".join(words)
 
 
 def judge_batch(answer_tokens: np.ndarray, problems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``judge`` on each row of sampled answer tokens [n, L]: (right [n] bool, well formed [n] bool, score [n])."""
-    finals = running_digits(problems)[:, -1]
-    verdicts = [judge(answer_text(row), int(a)) for row, a in zip(answer_tokens, finals, strict=True)]
-    right = np.array([v.right for v in verdicts])
-    well = np.array([v.well_formed for v in verdicts])
-    return right, well, np.array([v.score for v in verdicts])
+    """``judge`` on each sampled answer row [n, L]: (right [n], well formed [n], score [n])."""
+    finals, sizes = final_answers(problems), sizes_of(problems)
+    v = [judge(answer_text(r), int(a), int(m)) for r, a, m in zip(answer_tokens, finals, sizes, strict=True)]
+    return (np.array([x.right for x in v]), np.array([x.well_formed for x in v]), np.array([x.score for x in v]))
+
+
+__all__ = [
+    "ASK",
+    "AT_ONCE",
+    "END",
+    "EQUALS",
+    "HELD_OUT_SIZE",
+    "LONGEST",
+    "MAX_ANSWER",
+    "MAX_SIZE",
+    "MIN_SIZE",
+    "PAD",
+    "PLUS",
+    "POSITIONS",
+    "PROMPT_LEN",
+    "SIZES",
+    "SIZE_WEIGHTS",
+    "TIMES",
+    "TOKEN",
+    "VOCAB",
+    "WORK",
+    "Verdict",
+    "answer_lengths",
+    "answer_text",
+    "answers",
+    "final_answers",
+    "held_out_problems",
+    "judge",
+    "judge_batch",
+    "parse_problem",
+    "problem_text",
+    "prompts",
+    "running_results",
+    "sample_problems",
+    "sizes_of",
+]

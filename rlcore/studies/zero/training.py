@@ -6,14 +6,18 @@ Adam steps on the clipped objective (minus β·k3 when ``beta`` > 0). The formul
 uses, not copies:
 
 - advantages: ``rlcore.credit.group_advantages`` (GRPO, Dr. GRPO: one value per answer), or for PPO
-  ``rlcore.credit.gae`` on the value head's V(s_t) (one value per token, γ = 1);
+  ``rlcore.credit.gae`` on the value head's V(s_t) (one value per token, γ = 1); RFT (rejection-sampling
+  fine-tuning, as in STaR and RFT) is the baseline on the same samples: advantage 1 on the answers the judge gives
+  full marks, 0 on the rest, so its loss is supervised learning on the model's own right answers;
 - the weight of each token's ∇log π: ``rlcore.aggregation.gradient_weights`` (PPO's clip) and
   ``rlcore.aggregation.token_weights`` (GRPO: seq-mean-token-mean; Dr. GRPO: seq-mean-token-sum-norm;
   PPO: token-mean);
 - the KL to the base model: ``rlcore.kl.kl_estimators`` (k3 in the loss; its ∂k3/∂log π = 1 − π_ref/π).
 
 After every step (and once before the first) the policy answers the fixed held-out problems ``k`` times each
-at temperature 1 and the run records pass@1, pass@k, mean answer length, entropy, KL to the base and reward.
+at temperature 1 and the run records pass@1, pass@k, mean answer length, entropy, KL to the base and reward, each
+also per problem size or per answer position where the page shows it there, and the first answer to one problem of
+each size (the same problems, from the same seeded draws, at every step).
 """
 
 from __future__ import annotations
@@ -23,17 +27,29 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ...formulas.aggregation import gradient_weights, token_weights
+from ...formulas.aggregation import answer_weights, gradient_weights, token_weights
 from ...formulas.checks import count, in_range, non_negative, positive
 from ...formulas.credit import gae, group_advantages
 from ...formulas.diagnostics import entropy, pass_at_k_estimate
 from ...formulas.kl import kl_estimators
 from ...formulas.policy import log_softmax
 from . import task, warmup
-from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad
+from .model import (
+    Model,
+    adam_init,
+    adam_step,
+    backward,
+    extend,
+    forward,
+    generate,
+    log_prob_grad,
+    prefill,
+    repeat_cache,
+)
 
-ALGORITHMS = ("grpo", "dr_grpo", "ppo")
-AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean"}
+ALGORITHMS = ("grpo", "dr_grpo", "ppo", "rft")
+AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean",
+               "rft": "token-mean"}
 EVAL_STREAM = 1           # the held-out answers draw from their own seeded stream, the same draws every step
 
 
@@ -45,11 +61,11 @@ class ZeroConfig:
     8
     """
 
-    algorithm: str = "grpo"       # "grpo", "dr_grpo" or "ppo" (value head and GAE)
+    algorithm: str = "grpo"       # "grpo", "dr_grpo", "ppo" (value head and GAE) or "rft" (the baseline)
     steps: int = 100              # updates
     group_size: int = 8           # G answers per problem
     prompts: int = 16             # problems per step
-    lr: float = 1e-4              # Adam's step size
+    lr: float = 3e-4              # Adam's step size
     beta: float = 0.0             # KL-to-base coefficient in the loss (k3); 0 = no KL term
     clip_eps: float = 0.2         # PPO's ε (the ratio's clip)
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
@@ -91,13 +107,19 @@ class Measure:
     worked_share: float    # share of answers that show their working
     worked_pass: float     # pass rate of worked answers (nan when there are none)
     immediate_pass: float  # pass rate of answers given at once (nan when there are none)
+    length_by_size: np.ndarray       # [S] mean length on the problems of each size (task.SIZES)
+    pass1_by_size: np.ndarray        # [S] pass@1 on the problems of each size
+    length_share: np.ndarray         # [MAX_ANSWER + 1] the share of answers of each length in tokens (sums to 1)
+    kl_by_position: np.ndarray       # [MAX_ANSWER] mean k3 at each answer position (nan where no answer reaches)
+    entropy_by_position: np.ndarray  # [MAX_ANSWER] mean entropy of π at each answer position (nan likewise)
+    samples: tuple[str, ...]         # the first answer's text to each problem of SHOWN (one per size)
 
 
 @dataclass(frozen=True)
 class Update:
     """One training step's batch, for looking inside it (rows: prompts × group_size answers)."""
 
-    problems: np.ndarray     # [prompts, 2·DIGITS − 1]
+    problems: np.ndarray     # [prompts, 2·MAX_SIZE − 1]
     answers: np.ndarray      # [n, MAX_ANSWER] tokens (<pad> after <end>)
     mask: np.ndarray         # [n, MAX_ANSWER] the tokens the loss sees (up to and including <end>)
     prob: np.ndarray         # [n, MAX_ANSWER] π_old of each token
@@ -107,6 +129,7 @@ class Update:
     right: np.ndarray        # [n]
     well_formed: np.ndarray  # [n]
     score: np.ndarray        # [n]
+    push: np.ndarray         # [MAX_ANSWER] each answer position's share of Σ|∂loss/∂log π| (the update's push)
 
 
 @dataclass(frozen=True)
@@ -135,6 +158,18 @@ class ZeroRun:
     immediate_pass: np.ndarray
     updates: tuple[Update, ...]
     model: Model              # the trained policy
+    sizes: np.ndarray                # [S] the held-out problems' sizes, ascending (task.SIZES)
+    length_by_size: np.ndarray       # [steps + 1, S]
+    pass1_by_size: np.ndarray        # [steps + 1, S]
+    length_share: np.ndarray         # [steps + 1, MAX_ANSWER + 1] (rows sum to 1)
+    kl_by_position: np.ndarray       # [steps + 1, MAX_ANSWER]
+    entropy_by_position: np.ndarray  # [steps + 1, MAX_ANSWER]
+    samples: tuple[tuple[str, ...], ...]  # [steps + 1][S] the answers to the SHOWN problems at each step
+
+    @property
+    def push(self) -> np.ndarray:
+        """[updates, MAX_ANSWER] each update's push per answer position (rows sum to 1; empty before any)."""
+        return np.array([u.push for u in self.updates]).reshape(len(self.updates), task.MAX_ANSWER)
 
 
 # ---------------------------------------------------------------- pieces
@@ -156,31 +191,67 @@ def _answer_logits(model: Model, seq: np.ndarray):
     return fwd, lp_all, lp, fwd.values[:, start:]
 
 
+def answer_log_probs(model: Model, prompts: np.ndarray, answers: np.ndarray, repeat: int = 1) -> np.ndarray:
+    """log π(each answer token) [n, L] under ``model``, for ``repeat`` answers in a row to each prompt: the prompts run
+    once, the answers after them in one pass (no gradient: for the base model, the reference)."""
+    logits, cache = prefill(model, prompts)
+    cache, first = repeat_cache(cache, repeat), np.repeat(logits[:, -1:], repeat, axis=0)
+    rest = extend(model, answers[:, :-1], task.PROMPT_LEN, cache)[0]
+    lp_all = log_softmax(np.concatenate([first, rest], axis=1))
+    return np.take_along_axis(lp_all, answers[..., None], axis=-1)[..., 0]
+
+
+def shown_problems() -> np.ndarray:
+    """The held-out problems whose answers a run keeps as text at every step: the first of each size, smallest first
+    (indices into ``task.held_out_problems()``).
+
+    >>> task.sizes_of(task.held_out_problems()[shown_problems()]).tolist()
+    [2, 3, 4, 5, 6, 7]
+    """
+    sizes = task.sizes_of(task.held_out_problems())
+    return np.array([int(np.flatnonzero(sizes == m)[0]) for m in task.SIZES])
+
+
+def _per_position(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mean of ``values`` [n, L] over the answers that reach each position [L] (nan where none does)."""
+    n = mask.sum(axis=0)
+    total = np.where(mask, values, 0.0).sum(axis=0)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
 def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
     """Answer each held-out problem k times at temperature 1 and judge them (the draws depend only on seed)."""
     held = task.held_out_problems()
     problems = np.repeat(held, k, axis=0)
     rng = np.random.default_rng([seed, EVAL_STREAM])
-    seq, logits = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD,
-                           return_logits=True)
+    seq, logits = generate(model, task.prompts(held), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD,
+                           return_logits=True, repeat=k)
     ans = seq[:, task.PROMPT_LEN:]
     right, _, score = task.judge_batch(ans, problems)
     mask = answer_mask(ans)
     lp_all = log_softmax(logits)
     lp = np.take_along_axis(lp_all, ans[..., None], axis=-1)[..., 0]
-    lp_base = lp if model is base else _answer_logits(base, seq)[2]    # the base against itself: KL exactly 0
-    h = entropy(np.exp(lp_all[mask]))
-    kl = kl_estimators(lp[mask], lp_base[mask]).k3
+    lp_base = lp if model is base else answer_log_probs(base, task.prompts(held), ans, k)  # itself: KL exactly 0
+    h = np.zeros(mask.shape)
+    h[mask] = entropy(np.exp(lp_all[mask]))
+    kl = np.zeros(mask.shape)
+    kl[mask] = kl_estimators(lp[mask], lp_base[mask]).k3
     c = right.reshape(len(held), k).sum(axis=1)
     worked = ans[:, 0] == task.WORK
-    length = (mask.sum(axis=1) - (ans == task.END).any(axis=1)).mean()
+    lengths = mask.sum(axis=1) - (ans == task.END).any(axis=1)       # visible tokens: <end> not counted
+    sizes = task.sizes_of(problems)
 
     def rate(rows):
         return float(right[rows].mean()) if rows.any() else float("nan")
 
+    def by_size(values):
+        return np.array([values[sizes == m].mean() for m in task.SIZES], dtype=np.float64)
+
     return Measure(float(right.mean()), float(np.mean([pass_at_k_estimate(k, int(ci), k) for ci in c])),
-                   float(length), float(h.mean()), float(kl.mean()), float(score.mean()), float(worked.mean()),
-                   rate(worked), rate(~worked))
+                   float(lengths.mean()), float(h[mask].mean()), float(kl[mask].mean()), float(score.mean()),
+                   float(worked.mean()), rate(worked), rate(~worked), by_size(lengths), by_size(right),
+                   np.bincount(lengths, minlength=task.MAX_ANSWER + 1) / len(lengths), _per_position(kl, mask),
+                   _per_position(h, mask), tuple(task.answer_text(ans[i * k]) for i in shown_problems()))
 
 
 @dataclass(frozen=True)
@@ -232,8 +303,8 @@ def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
 
     def curve(m: Model) -> np.ndarray:
         problems = np.repeat(held, size, axis=0)
-        seq = generate(m, task.prompts(problems), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
-                       end=task.END, pad=task.PAD)
+        seq = generate(m, task.prompts(held), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
+                       end=task.END, pad=task.PAD, repeat=size)
         right = task.judge_batch(seq[:, task.PROMPT_LEN:], problems)[0].reshape(len(held), size).sum(axis=1)
         return np.array([np.mean([pass_at_k_estimate(size, int(c), int(k)) for c in right]) for k in ks])
 
@@ -260,7 +331,10 @@ def base_measure(seed: int, k: int) -> Measure:
 
 
 def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Â per token [n, L]: the group's advantage of each answer on all its tokens, or PPO's GAE."""
+    """Â per token [n, L]: the group's advantage of each answer on all its tokens, PPO's GAE, or RFT's 1 on the
+    answers with full marks (right and well formed) and 0 on the rest."""
+    if c.algorithm == "rft":
+        return np.where(mask, (score == 2.0)[:, None], 0.0)
     if c.algorithm == "ppo":
         last = mask & ~np.roll(mask, -1, axis=1)
         last[:, -1] = mask[:, -1]
@@ -272,11 +346,22 @@ def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.n
     return np.where(mask, adv[:, None], 0.0)
 
 
+@dataclass(frozen=True)
+class Grads:
+    """One epoch's gradient and what the page shows of it."""
+
+    grads: dict            # ∂loss/∂weights
+    ratio: np.ndarray      # [n, L] π/π_old
+    clipped: np.ndarray    # [n, L] where PPO's clip zeroed the token's gradient
+    loss: float
+    dlp: np.ndarray        # [n, L] ∂loss/∂log π of each token (0 off the mask)
+
+
 def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray, adv: np.ndarray,
-                 lp_old: np.ndarray, lp_ref: np.ndarray | None, returns: np.ndarray | None, pre=None):
+                 lp_old: np.ndarray, lp_ref: np.ndarray | None, returns: np.ndarray | None, pre=None) -> Grads:
     """The loss's gradient for one epoch: −Σ w·(clipped ρÂ − β·k3) (+ value loss for PPO).
 
-    ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed. Returns (grads, ratio, clipped, loss).
+    ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed.
     """
     fwd, lp_all, lp, values = _answer_logits(model, seq) if pre is None else pre
     ans = seq[:, task.PROMPT_LEN:]
@@ -304,7 +389,7 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
         wv = token_weights(mask, "token-mean")
         dvalues[:, start:] = c.value_coef * wv * (values - returns)
         loss += float(c.value_coef * 0.5 * np.sum(wv * (values - returns) ** 2))
-    return backward(model, fwd, dlogits, dvalues), ratio, clipped, loss
+    return Grads(backward(model, fwd, dlogits, dvalues), ratio, clipped, loss, dlp)
 
 
 @dataclass(frozen=True)
@@ -319,31 +404,32 @@ class Answer:
 
 
 def answer(model: Model, problem: str, seed: int = 0) -> Answer:
-    """The model answers a problem typed as text (``"3 + 4 * 2 + 7 * 5"``), sampled at temperature 1.
+    """The model answers a problem typed as text (``"3 + 4 * 2 + 7"``), sampled at temperature 1.
 
     >>> from rlcore.studies.zero.warmup import base_model
-    >>> answer(base_model(), "3 + 4 * 2 + 7 * 5", seed=0).answer
-    5
+    >>> answer(base_model(), "3 + 4 * 2 + 7", seed=0).answer
+    1
     """
     if not isinstance(model, Model):
         raise ValueError(f"model must be a Model, got {type(model).__name__}")
     p = task.parse_problem(problem, "problem")[None]
     seed = count("seed", seed, low=0)
+    right, size = int(task.final_answers(p)[0]), int(task.sizes_of(p)[0])
     seq, logits = generate(model, task.prompts(p), task.MAX_ANSWER, np.random.default_rng(seed), end=task.END,
                            pad=task.PAD, return_logits=True)
     ans = seq[0, task.PROMPT_LEN:]
     keep = answer_mask(ans[None])[0]
     probs = np.exp(np.take_along_axis(log_softmax(logits[0]), ans[:, None], axis=-1)[:, 0])
     text = task.answer_text(ans)
-    right = int(task.running_digits(p)[0, -1])
-    return Answer(tuple(task.VOCAB[int(t)] for t in ans[keep]), probs[keep], text, task.judge(text, right), right)
+    return Answer(tuple(task.VOCAB[int(t)] for t in ans[keep]), probs[keep], text, task.judge(text, right, size),
+                  right)
 
 
 @dataclass(frozen=True)
 class GroupView:
     """One problem's group of answers in one update, token by token (for looking inside the step)."""
 
-    problem: str                       # "3 + 4 * 2 + 7 * 5"
+    problem: str                       # "3 + 4 * 2 + 7"
     answer: int                        # the right final digit
     tokens: tuple[tuple[str, ...], ...]  # per answer, the tokens the loss saw (<end> included when written)
     prob: tuple[np.ndarray, ...]       # per answer, π_old of each token
@@ -353,6 +439,18 @@ class GroupView:
     right: np.ndarray                  # [G]
     well_formed: np.ndarray            # [G]
     score: np.ndarray                  # [G]
+
+    def token_weight(self, mode: str) -> np.ndarray:
+        """[G] the weight each token of each answer gets in this group's loss under an aggregation ``mode``
+        (``rlcore.answer_weights`` with L_max = MAX_ANSWER, times G): 1/|o_i| under GRPO's seq-mean-token-mean,
+        1/MAX_ANSWER under Dr. GRPO's seq-mean-token-sum-norm, whatever the answer's length.
+
+        >>> v = GroupView("3 + 4", 7, (("=", "7", "<end>"), (":", "7", "=", "7", "<end>")), *[()] * 4, *[None] * 3)
+        >>> v.token_weight("seq-mean-token-mean").round(3).tolist(), v.token_weight("seq-mean-token-sum-norm").tolist()
+        ([0.333, 0.2], [0.1111111111111111, 0.1111111111111111])
+        """
+        lengths = np.array([len(toks) for toks in self.tokens])
+        return answer_weights(lengths, mode, task.MAX_ANSWER) * len(lengths)
 
     def cells(self) -> dict[str, np.ndarray]:
         """The group token by token, one entry per written token: its answer (0 … G − 1), position (from 1), token,
@@ -384,7 +482,7 @@ def group_view(update: Update, problem: int) -> GroupView:
 
     tokens = tuple(tuple(task.VOCAB[int(t)] for t in update.answers[r][update.mask[r]]) for r in rows)
     sl = slice(i * g, (i + 1) * g)
-    return GroupView(task.problem_text(update.problems[i]), int(task.running_digits(update.problems[i:i + 1])[0, -1]),
+    return GroupView(task.problem_text(update.problems[i]), int(task.final_answers(update.problems[i:i + 1])[0]),
                      tokens, per_answer(update.prob), per_answer(update.advantage), per_answer(update.ratio),
                      per_answer(update.clipped), update.right[sl], update.well_formed[sl], update.score[sl])
 
@@ -409,20 +507,23 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
     for step in range(1, c.steps + 1):
         problems = task.sample_problems(rng, c.prompts, exclude=held)
         rows = np.repeat(problems, c.group_size, axis=0)
-        seq = generate(model, task.prompts(rows), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD)
+        seq = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD,
+                       repeat=c.group_size)
         ans = seq[:, task.PROMPT_LEN:]
         right, well, score = task.judge_batch(ans, rows)
         mask = answer_mask(ans)
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
-        lp_ref = _answer_logits(base, seq)[2] if c.beta > 0 else None
+        lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
         adv = _advantages(c, score, values, mask)
         returns = adv + np.where(mask, values, 0.0) if c.algorithm == "ppo" else None
         for epoch in range(c.epochs):
-            grads, ratio, clipped, _ = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns,
-                                                    pre if epoch == 0 else None)
-            model, opt, _ = adam_step(model, grads, opt, c.lr)
-        update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, ratio, clipped, right, well, score)
+            g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, pre if epoch == 0 else None)
+            if epoch == 0:
+                push = np.abs(g.dlp).sum(axis=0)
+                push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
+            model, opt, _ = adam_step(model, g.grads, opt, c.lr)
+        update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push)
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
 
 
@@ -431,11 +532,14 @@ def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> Z
     whole run once every step is in, or the part of it a learner stopped."""
     if len(measures) != len(updates) + 1:
         raise ValueError(f"measures must hold one more entry than updates, got {len(measures)} and {len(updates)}")
-    names = [f.name for f in fields(Measure)]
-    curves = {f: np.array([getattr(m, f) for m in measures], dtype=np.float64) for f in names}
-    return ZeroRun(config, seed, config.k, curves["pass1"], curves["passk"], curves["length"], curves["entropy"],
-                   curves["kl"], curves["reward"], curves["worked_share"], curves["worked_pass"],
-                   curves["immediate_pass"], tuple(updates), model)
+    curves = {f.name: np.array([getattr(m, f.name) for m in measures], dtype=np.float64) for f in fields(Measure)
+              if f.name != "samples"}
+    return ZeroRun(config, seed, config.k, **{f: curves[f] for f in (
+        "pass1", "passk", "length", "entropy", "kl", "reward", "worked_share", "worked_pass", "immediate_pass")},
+        updates=tuple(updates), model=model, sizes=task.SIZES.copy(),
+        **{f: curves[f] for f in ("length_by_size", "pass1_by_size", "length_share", "kl_by_position",
+                                  "entropy_by_position")},
+        samples=tuple(m.samples for m in measures))
 
 
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
@@ -458,6 +562,6 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun", "ZeroStep",
-           "answer", "answer_mask", "base_measure", "collect", "group_view", "measure", "pass_curve", "policy_grads",
-           "train", "train_steps"]
+__all__ = ["ALGORITHMS", "Answer", "Grads", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun",
+           "ZeroStep", "answer", "answer_log_probs", "answer_mask", "base_measure", "collect", "group_view", "measure",
+           "pass_curve", "policy_grads", "shown_problems", "train", "train_steps"]

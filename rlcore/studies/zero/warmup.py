@@ -1,16 +1,12 @@
 """The base model: a deterministic supervised warm-up, and the frozen weights it ships as.
 
-Run ``python -m rlcore.studies.zero.warmup`` to rebuild ``base.npz`` from fixed seeds and print what the base model can
-do. On the machine that wrote it, the script writes the same file again, bit for bit. On another processor numpy
-picks other SIMD kernels for exp, tanh, matmul …, whose last bits differ, so the rebuilt float32 weights equal
-the shipped ones within rounding (about one float32 step; tests/zero/test_zero_warmup.py checks a short warm-up
-across kernels to 1e-9 and the whole one against the file to rtol 1e-5), not exactly.
-
-Every example batch is half worked answers, half immediate ones, all the way through: both forms are trained
-equally long, so a weak immediate answer is the task's doing (four operations composed in one pass), not a
-starved skill. Only the first answer token — the choice of form — is weighted so that the model learns to
-start with ``:`` in ``choice_share`` of its answers: the base can work the problem out, but mostly answers at
-once, as R1-Zero's base could reason but rarely wrote long reasoning.
+Run ``python -m rlcore.studies.zero.warmup`` to rebuild ``base.npz`` from fixed seeds and print what
+the base does. Half of every batch answers at once, half shows s running results, s uniform over 0 … m − 2, so each
+skill (the answer after s results, for every size m) is trained alike. Only the decision tokens are weighted:
+the first answer token (``:`` or ``=``) so that the cross-entropy optimum starts working with probability
+``start_share``, and each token after ``:`` or a running result that could still be followed by another (next
+result or ``=``) so that the optimum keeps going with probability ``keep_share``. The base can work a problem out
+step by step, but seldom writes much working.
 """
 
 from __future__ import annotations
@@ -21,9 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...formulas.checks import count, in_range
 from ...formulas.policy import log_softmax
 from . import task
 from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad
+from .task import END, PAD, VOCAB
 
 BASE_PATH = Path(__file__).with_name("base.npz")
 
@@ -34,61 +32,82 @@ class WarmupPlan:
     width: int = 48
     layers: int = 1
     heads: int = 4
+    hidden: int | None = None   # the MLP's width (None: 4 · width); its capacity sets how much it does in one pass
     batch: int = 128
     lr: float = 3e-3
-    steps: int = 1200
-    worked_share: float = 0.5    # the share of examples that show their working
-    choice_share: float = 0.04   # the share of answers the model learns to start with ":"
+    steps: int = 3000
+    start_share: float = 0.25   # the optimum's P(":" first)
+    keep_share: float = 0.5     # the optimum's P(another result | one more is allowed)
+
+    def __post_init__(self):
+        count("batch", self.batch, low=2)
+        count("steps", self.steps, low=1)
+        in_range("start_share", self.start_share, 0.01, 0.99)
+        in_range("keep_share", self.keep_share, 0.01, 0.99)
 
     @property
     def examples(self) -> int:
+        """Right answers the warm-up trains on."""
         return self.batch * self.steps
-
-    @property
-    def worked_examples(self) -> int:
-        return round(self.batch * self.worked_share) * self.steps
 
 
 WARMUP = WarmupPlan()
 
 
-def supervised_grads(model: Model, problems: np.ndarray, worked: np.ndarray,
-                     first_weight: np.ndarray | None = None) -> tuple[float, dict]:
-    """Mean cross-entropy of the right answer tokens (worked or at once per row) and its gradient.
+def example_steps(rng: np.random.Generator, sizes: np.ndarray) -> np.ndarray:
+    """The number of running results of each example: the first half of the rows AT_ONCE, the rest uniform 0 … m − 2."""
+    s = rng.integers(0, sizes - 1)
+    s[: len(sizes) // 2] = task.AT_ONCE
+    return s
 
-    ``first_weight`` [n]: each row's weight on its first answer token (the choice of form); None: 1.
+
+def decision_weights(sizes: np.ndarray, steps: np.ndarray, plan: WarmupPlan = WARMUP) -> np.ndarray:
+    """Each answer token's weight in the loss [n, MAX_ANSWER]: 1 (0 on padding), but on the decision tokens the
+    weights whose cross-entropy optimum is P(":") = start_share and P(go on | allowed) = keep_share, for
+    example_steps' mix (half at once; s uniform).
+
+    >>> decision_weights(np.array([3, 3, 4]), np.array([-1, 1, 0]))[:, :5].round(9).tolist()
+    [[1.5, 1.0, 1.0, 0.0, 0.0], [0.5, 1.0, 1.0, 1.0, 1.0], [0.5, 1.5, 1.0, 1.0, 0.0]]
     """
-    ans = task.answers(problems, worked)
-    seq = np.concatenate([task.prompts(problems), ans], axis=1)[:, :-1]    # the last slot is never an input
+    m, s = np.asarray(sizes), np.asarray(steps)
+    worked = s != task.AT_ONCE
+    w = (np.arange(task.MAX_ANSWER) < np.where(worked, s + 4, 3)[:, None]).astype(float)
+    w[:, 0] = np.where(worked, plan.start_share / 0.5, (1 - plan.start_share) / 0.5)
+    for i in range(task.MAX_SIZE - 2):                   # the token after i results, when one more is allowed
+        at = worked & (s >= i) & (i <= m - 3)
+        p = (m - 2 - i) / np.maximum(m - 1 - i, 1)    # the share of the rows at this point that go on
+        go_on = plan.keep_share / np.maximum(p, 1e-9)
+        stop = (1 - plan.keep_share) / np.maximum(1 - p, 1e-9)
+        w[:, 1 + i] = np.where(at, np.where(s > i, go_on, stop), w[:, 1 + i])
+    return w
+
+
+def supervised_grads(model: Model, problems: np.ndarray, steps: np.ndarray, weights: np.ndarray) -> tuple[float, dict]:
+    """Weighted mean cross-entropy of the right answer tokens, and its gradient."""
+    ans = task.answers(problems, steps)
+    seq = np.concatenate([task.prompts(problems), ans], axis=1)[:, :-1]
     fwd = forward(model, seq)
-    start = task.PROMPT_LEN - 1                                             # logits here predict answer token 0
-    logits = fwd.logits[:, start:]
-    mask = (ans != task.PAD).astype(float)
-    n = mask.sum()
-    if first_weight is not None:
-        mask[:, 0] = first_weight
-    lp = log_softmax(logits)
-    target = np.where(ans != task.PAD, ans, 0)
-    loss = -float(np.sum(np.take_along_axis(lp, target[..., None], axis=-1)[..., 0] * mask) / n)
+    start = task.PROMPT_LEN - 1
+    lp = log_softmax(fwd.logits[:, start:])
+    n = float(np.sum(ans != PAD))
+    target = np.where(ans != PAD, ans, 0)
+    loss = -float(np.sum(np.take_along_axis(lp, target[..., None], axis=-1)[..., 0] * weights) / n)
     dlogits = np.zeros_like(fwd.logits)
-    dlogits[:, start:] = -log_prob_grad(lp, target, mask / n)
+    dlogits[:, start:] = -log_prob_grad(lp, target, weights / n)
     return loss, backward(model, fwd, dlogits)
 
 
 def warm_up(plan: WarmupPlan = WARMUP, progress=None) -> Model:
-    """Train a fresh model on right answers; deterministic for the plan."""
-    model = init_model(len(task.VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, seed=plan.seed)
+    """Train a fresh model on right answers of every size and every amount of working; deterministic for the plan."""
+    model = init_model(len(VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden, seed=plan.seed)
     rng = np.random.default_rng(plan.seed + 1)
     held = task.held_out_problems()
     opt = adam_init(model)
-    n_worked = round(plan.batch * plan.worked_share)
-    worked = np.arange(plan.batch) < n_worked
-    share = n_worked / plan.batch
-    # the choice of form: weights whose cross-entropy optimum is π(":") = choice_share
-    first = np.where(worked, plan.choice_share / share, (1 - plan.choice_share) / (1 - share))
     for step in range(1, plan.steps + 1):
         problems = task.sample_problems(rng, plan.batch, exclude=held)
-        loss, grads = supervised_grads(model, problems, worked, first)
+        sizes = task.sizes_of(problems)
+        steps = example_steps(rng, sizes)
+        loss, grads = supervised_grads(model, problems, steps, decision_weights(sizes, steps, plan))
         model, opt, _ = adam_step(model, grads, opt, plan.lr)
         if progress is not None:
             progress(step, loss)
@@ -110,45 +129,74 @@ def base_model() -> Model:
     return load_model(BASE_PATH)
 
 
+def forced_accuracy(model: Model, problems: np.ndarray) -> np.ndarray:
+    """Teacher-forced: π(the right final digit) after the right working with s results, averaged per (size, s):
+    [MAX_SIZE + 1, MAX_SIZE], row m, column s + 1 (column 0: at once); nan where s > m − 2."""
+    m = task.sizes_of(problems)
+    out = np.full((task.MAX_SIZE + 1, task.MAX_SIZE), np.nan)
+    for s in range(task.AT_ONCE, task.MAX_SIZE - 1):
+        rows = m - 2 >= s
+        if not rows.any():
+            continue
+        p, steps = problems[rows], np.full(rows.sum(), s)
+        ans = task.answers(p, steps)
+        seq = np.concatenate([task.prompts(p), ans], axis=1)[:, :-1]
+        lp = log_softmax(forward(model, seq).logits)
+        at = task.PROMPT_LEN + (0 if s == task.AT_ONCE else s + 1)      # the slot that predicts the final digit
+        prob = np.exp(lp[np.arange(len(p)), at, task.final_answers(p)])
+        for size in np.unique(m[rows]):
+            out[size, s + 1] = prob[m[rows] == size].mean()
+    return out
+
+
 @dataclass(frozen=True)
-class FormStats:
-    """What a model does on a set of problems, sampled at temperature 1."""
+class Samples:
+    """A model's own answers to problems, ``k`` each at temperature 1 (rows: problem-major)."""
 
-    worked_share: float      # share of its own answers that show their working
-    pass1: float             # share of its own answers that are right
-    worked_right: float      # right answers when it is made to start with ":"
-    immediate_right: float   # right answers when it is made to start with "="
+    sizes: np.ndarray     # [n] operands of each answer's problem
+    right: np.ndarray     # [n]
+    length: np.ndarray    # [n] visible tokens
+    worked: np.ndarray    # [n] whether it starts by showing working (":")
 
-
-def form_stats(model: Model, problems: np.ndarray, samples: int, seed: int = 0) -> FormStats:
-    """Sample each problem ``samples`` times freely, then forced into each form, and judge every answer."""
-    rng = np.random.default_rng(seed)
-    probs = np.repeat(problems, samples, axis=0)
-    base = task.prompts(probs)
-
-    def run(prefix):
-        prompt = base if prefix is None else np.concatenate([base, np.full((len(base), 1), prefix)], axis=1)
-        out = generate(model, prompt, task.MAX_ANSWER - (prefix is not None), rng, end=task.END, pad=task.PAD)
-        ans = out[:, task.PROMPT_LEN:]
-        right, _, _ = task.judge_batch(ans, probs)
-        return ans, right
-
-    ans, right = run(None)
-    _, w_right = run(task.WORK)
-    _, i_right = run(task.EQUALS)
-    return FormStats(float(np.mean(ans[:, 0] == task.WORK)), float(right.mean()), float(w_right.mean()),
-                     float(i_right.mean()))
+    def by_size(self, values: np.ndarray) -> dict[int, float]:
+        return {int(m): float(values[self.sizes == m].mean()) for m in np.unique(self.sizes)}
 
 
-def base_stats() -> FormStats:
-    """What the shipped base model does on the held-out problems, 16 answers each: free, then forced into each form
-    (page 19's question and its account of the base).
+def sample(model: Model, problems: np.ndarray, k: int, seed: int = 0) -> Samples:
+    """``k`` answers per problem, sampled with a seeded generator, judged."""
+    k = count("k", k, low=1, high=256)
+    rows = np.repeat(problems, k, axis=0)
+    seq = generate(model, task.prompts(rows), task.MAX_ANSWER, np.random.default_rng(seed), end=END, pad=PAD)
+    ans = seq[:, task.PROMPT_LEN:]
+    right = task.judge_batch(ans, rows)[0]
+    return Samples(task.sizes_of(rows), right, task.answer_lengths(ans), ans[:, 0] == task.WORK)
+
+
+@dataclass(frozen=True)
+class BaseStats:
+    """What the shipped base model does on the held-out problems: forced to write the right working, and freely."""
+
+    sizes: np.ndarray      # [S] problem sizes (operands), ascending
+    forced: np.ndarray     # [S, MAX_SIZE − 1] π(right answer) after j right running results written (column 0: at
+                           # once), nan where j > m − 2
+    pass1: float           # its own answers (16 per problem, temperature 1): the share right
+    length: float          # their mean length in tokens
+    worked_share: float    # the share that start by showing working (":")
+
+
+def base_stats() -> BaseStats:
+    """The shipped base model on the held-out problems (page 19's question and its account of the base).
 
     >>> s = base_stats()
-    >>> 0 <= s.immediate_right <= 1 and 0 <= s.worked_right <= 1
-    True
+    >>> s.sizes.tolist(), bool(s.forced[-1, 0] < s.forced[-1, -1])  # the largest problems: working pays
+    ([2, 3, 4, 5, 6, 7], True)
     """
-    return form_stats(base_model(), task.held_out_problems(), 16)
+    model, held = base_model(), task.held_out_problems()
+    acc = forced_accuracy(model, held)[task.SIZES]            # columns: at once, then s = 0 … MAX_SIZE − 2
+    forced = np.concatenate([acc[:, :1], acc[:, 2:]], axis=1)  # ": = a" (s = 0) is as hard as at once: left out
+    free = sample(model, held, 16)
+    return BaseStats(task.SIZES.copy(), forced, float(free.right.mean()), float(free.length.mean()),
+                     float(free.worked.mean()))
 
 
 def main() -> None:
@@ -160,13 +208,20 @@ def main() -> None:
         if step % 250 == 0:
             print(f"step {step:5d}  loss {loss:.4f}  {time.perf_counter() - t0:6.1f} s", flush=True)
 
-    model = warm_up(WARMUP, progress)
-    save_model(model, BASE_PATH)
-    s = form_stats(load_model(BASE_PATH), task.held_out_problems(), 16)
-    print(f"wrote {BASE_PATH} ({BASE_PATH.stat().st_size} bytes), {WARMUP.examples} examples, "
-          f"{WARMUP.worked_examples} worked")
-    print(f"base: worked share {s.worked_share:.3f}, pass@1 {s.pass1:.3f}, worked right {s.worked_right:.3f}, "
-          f"immediate right {s.immediate_right:.3f}, gap {s.worked_right - s.immediate_right:+.3f}")
+    save_model(warm_up(WARMUP, progress), BASE_PATH)
+    model = load_model(BASE_PATH)
+    print(f"wrote {BASE_PATH} ({BASE_PATH.stat().st_size} bytes)")
+    held = task.held_out_problems()
+    acc = forced_accuracy(model, held)
+    print("teacher-forced π(right answer), rows m, columns at once, s = 0 … 5")
+    for m in range(task.MIN_SIZE, task.MAX_SIZE + 1):
+        print(f"  m={m}  " + "  ".join("  -  " if np.isnan(a) else f"{a:.2f}" for a in acc[m]))
+    s = sample(model, held, 16)
+    lengths, share = np.unique(s.length, return_counts=True)
+    print(f"pass@1 {s.right.mean():.3f}, mean length {s.length.mean():.2f}, {len(lengths)} lengths: "
+          + ", ".join(f"{n}: {c / len(s.length):.3f}" for n, c in zip(lengths, share, strict=True)))
+    for m, (p1, ln) in enumerate(zip(s.by_size(s.right).values(), s.by_size(s.length).values(), strict=True)):
+        print(f"  m={m + task.MIN_SIZE}  pass@1 {p1:.3f}  length {ln:.2f}")
 
 
 if __name__ == "__main__":
