@@ -3,6 +3,7 @@ problems of 2 to 7 operands, from a base model that can work a problem out step 
 how much to write, and on which problems, is what RL finds. The sections are drawn by ``ui.zero_view``."""
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ page.setup("p19", scenario=False)
 NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", "RFT": "rft"}  # link → rlcore
 D, STEP_SIZES = zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
+DEFAULTS = page.shelf("zero_defaults", 2)  # the default run and its RFT baseline, trained once ahead of time
+AHEAD = (D, replace(D, algorithm="rft"))  # what the server trains for a newcomer before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts
 PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a runs.Recorder), the last one
 SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
@@ -27,6 +30,21 @@ SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the lin
 page.presets({SHOWN["GRPO"]: {"algo": "GRPO"}, SHOWN["Dr. GRPO"]: {"algo": "Dr. GRPO"},
               t("p19.preset_ppo"): {"algo": "PPO with a value head"}, t("p19.preset_kl"): {"algo": "GRPO", "beta": 0.1},
               t("p19.preset_slow"): {"lr": 3e-5, "steps": 200}})
+
+
+def train_ahead() -> None:
+    """Once per server: the default settings (and their RFT baseline) trained in the server's own turns, so a
+    newcomer sees a whole run at once and Train is for settings of their own."""
+    for config in AHEAD:
+        key = (repr(config), 0)
+        page.ahead_of_time(("zero", key), lambda c=config: zero.train_steps(c, 0),
+                           lambda steps, c=config, k=key: DEFAULTS.put(k, runs.collected(c, 0, steps)))
+
+
+def held(config: zero.ZeroConfig, seed: int):
+    """The run at these settings the server holds (trained by someone, or ahead of time), or None."""
+    key = (repr(config), seed)
+    return RUNS.get(key) or DEFAULTS.get(key)
 
 
 def ask(stats: zero.BaseStats) -> None:
@@ -55,8 +73,10 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
         group = inputs.slider(t("p19.group"), 2, 16, D.group_size, 1, key="G", where=c2, help=t("p19.group_help"))
         epochs = inputs.slider(t("p19.epochs"), 1, 4, D.epochs, 1, key="epochs", where=c3, help=t("p19.epochs_help"))
         seed = inputs.number(t("p19.seed"), 0, 99, 0, key="seed", where=c1, help=t("p19.seed_help"))
+        kl_in = inputs.radio(t("p19.kl_in"), list(training.KL_PLACES), D.kl_in, key="kl_in", horizontal=True,
+                             where=c2, help=t("p19.kl_in_help"), format_func=lambda v: t(f"p19.kl_in_{v}"))
     return algo, page.run(zero.ZeroConfig, algorithm=NAMES[algo], steps=steps, group_size=group, lr=lr, beta=beta,
-                          epochs=epochs), seed
+                          epochs=epochs, kl_in=kl_in), seed
 
 
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
@@ -93,9 +113,9 @@ def find_run(config: zero.ZeroConfig, seed: int):
         mine = st.session_state.get(FINISHED)
         if mine is not None and (repr(mine.config), mine.seed) == key:
             return mine, False, right, where
-        run = RUNS.get(key)   # someone on the server already trained these settings
+        run = held(config, seed)   # someone on the server (or the server itself) already trained these settings
         return run, run is not None, right, where
-    run = RUNS.get(key)
+    run = held(config, seed)
     if run is None:
         stop = right.empty()
         stop.button(t("p19.stop"), icon=":material/stop:", help=t("p19.stop_help"))
@@ -119,6 +139,7 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
         length_start=fmt(run.length[0], 1), length_end=fmt(run.length[-1], 1), small=run.sizes[0],
         large=run.sizes[-1], small_start=fmt(small[0], 1), small_end=fmt(small[-1], 1), large_start=fmt(large[0], 1),
         large_end=fmt(large[-1], 1)))
+    draw_baselines(run)
     if done:
         zero_view.where_it_changed(run)
     zero_view.samples(run)
@@ -126,6 +147,23 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
     st.markdown(t("p19.analogy", longest=zero_view.task.LONGEST))
     if done:
         zero_view.inside(run, done)
+
+
+def draw_baselines(run: zero.ZeroRun) -> None:
+    """RL beside its baselines on the same samples: RFT at the same settings (trained here on request, or held by
+    the server) and best-of-G on the base model."""
+    config = replace(run.config, algorithm="rft")
+    rft = run if run.config.algorithm == "rft" else held(config, run.seed)
+    slot = st.container()
+    if rft is None and slot.button(t("p19.train_rft"), icon=":material/play_arrow:", help=t("p19.train_rft_help")):
+        rft = train_live(config, run.seed, slot)
+    best = page.study(zero.best_of_n, run.config.group_size, run.seed, entries=16, heavy=True)
+    zero_view.baselines(run, None if rft is run else rft, best)
+    said = dict(g=run.config.group_size, steps=len(run.updates), algo=t(f"p19.algorithms.{run.config.algorithm}"),
+                end=pct(run.pass1[-1], 1), best=pct(best, 1), start=pct(run.pass1[0], 1))
+    if rft is not None and rft is not run:
+        said = dict(said, rft=pct(rft.pass1[-1], 1), rft_steps=len(rft.updates))
+    st.markdown(t("p19.baselines_rft" if "rft" in said else "p19.baselines_text", **said))
 
 
 def draw_answers(run: zero.ZeroRun | None, name: str) -> None:
@@ -155,12 +193,15 @@ def draw_answers(run: zero.ZeroRun | None, name: str) -> None:
 @page.panel(whole_page=True)  # Stop must interrupt a live training (page.panel says why)
 def zero_panel() -> None:
     """The question, the settings, Train, the run (or the base model before one) and the before-and-after."""
+    train_ahead()
     stats = page.study(zero.base_stats, entries=1)
     ask(stats)
     algo, config, seed = draw_settings()
     run, shared, right, where = find_run(config, seed)
     if run is None:
         right.markdown(t("p19.press_train", algo=SHOWN[algo], steps=config.steps))
+        if (config, seed) in ((c, 0) for c in AHEAD):
+            right.caption(t("p19.ahead_coming"))
         base = [page.study(zero.base_measure, seed, config.k, entries=4)]
         zero_view.curves(training.collect(config, seed, base, [], warmup.base_model()), where, config.steps)
     plan = warmup.WARMUP

@@ -2,6 +2,8 @@
 (``from tests.apphelp import run_page``, ``tests.pages.zhhelp``, ``tests.e2e.e2ehelp``, ``tests.words``), never by
 a path added to ``sys.path``; the repository's root is on the path (pyproject's ``pythonpath``)."""
 
+import os
+
 import pytest
 from hypothesis import settings
 from streamlit.testing.v1 import AppTest
@@ -12,6 +14,11 @@ from streamlit.testing.v1 import AppTest
 settings.register_profile("explorer", deadline=None)
 settings.load_profile("explorer")
 
+
+# The server trains page 19's default run ahead of time (ui.turns.in_background): about half a minute of a core in
+# every process that opens the page. The suites' processes (AppTest's, and the servers the browser tests start, which
+# inherit this) do not; tests/ui/test_turns.py and the browser test of the default run switch it back on.
+os.environ.setdefault("RL_EXPLORER_BACKGROUND", "0")
 
 # Every AppTest run fails its test on an exception the page did not catch (a page shows st.error, never a
 # traceback), so no page test repeats that check. A test about a page that is meant to raise says so with

@@ -42,8 +42,9 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 
 And what the server shares between sessions: bounded caches keyed cheaply (``study``), panels that take turns
 (``one_at_a_time``), long trainings in turns (``live``), a bounded shelf of results no cache can make (``shelf``:
-page 19's finished runs); all are ``ui.turns``'. A page that trains live with a Stop button draws its panel with
-``panel(whole_page=True)`` (a click inside a fragment cannot interrupt the fragment)."""
+page 19's finished runs), work done once ahead of time in the server's own turns (``ahead_of_time``: page 19's
+default run, ready for a newcomer); all are ``ui.turns``'. A page that trains live with a Stop button draws its
+panel with ``panel(whole_page=True)`` (a click inside a fragment cannot interrupt the fragment)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ one_at_a_time = turns.one_at_a_time  # the lab's panel: one session's at a time 
 live = turns.in_turns                # a long training, step by step, in turns with other sessions' (page 19)
 _STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
 shelf = turns.shelf                  # results shared by the server's sessions that no cache can make (page 19's runs)
+ahead_of_time = turns.in_background  # a long computation the server does once, before anyone asks (page 19's default)
 
 
 def setup(table: str, *, scenario: bool = True, why: dict | None = None):

@@ -110,6 +110,14 @@ class Recorder:
         return training.collect(self.config, self.seed, self.measures, self.updates, self.model)
 
 
+def collected(config, seed: int, steps):
+    """The ``ZeroRun`` of ``steps`` (``rlcore.zero.ZeroStep``s from step 0 on), as a Recorder would make it."""
+    record = Recorder(config, seed)
+    for step in steps:
+        record.add(step)
+    return record.run()
+
+
 def stopped(key: str):
     """The run a stopped live training left in the session under ``key`` (a ``Recorder``, taken out), or None when
     there is none or it stopped before step 0 was measured."""

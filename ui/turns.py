@@ -36,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import os
 import re
 import threading
 import time
@@ -440,6 +441,46 @@ def shelf(name: str, size: int) -> Shelf:
     """The server's shelf ``name`` (made with room for ``size`` items the first time it is asked for)."""
     with _SHELVES_LOCK:
         return _SHELVES.setdefault(name, Shelf(size))
+
+
+SERVER = "server"     # the session and visitor of the server's own work (``in_background``)
+BACKGROUND_ENV = "RL_EXPLORER_BACKGROUND"  # "0": no work ahead of time (the test suite's processes)
+_BACKGROUND: set = set()
+_BACKGROUND_LOCK = threading.Lock()
+
+
+def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], None], *,
+                  seconds: float = TURN_S) -> threading.Thread | None:
+    """Once per server process and ``key``: a daemon thread runs ``steps()`` (a long computation, step by step) a
+    turn of the training line at a time, as the server's own visitor, and hands everything it yielded to ``done``.
+    The server is served like any visitor, least-served first, so a learner's training never waits long behind it.
+    Returns the thread it started, or None (started before, or the environment's ``RL_EXPLORER_BACKGROUND`` is
+    "0")."""
+    if os.environ.get(BACKGROUND_ENV, "1") == "0":
+        return None
+    with _BACKGROUND_LOCK:
+        if key in _BACKGROUND:
+            return None
+        _BACKGROUND.add(key)
+
+    def work():
+        items, it = [], iter(steps())
+        try:
+            while True:
+                TRAININGS.take(SERVER, None, SERVER)
+                end = time.monotonic() + seconds
+                items.append(next(it))          # at least one step a turn
+                while time.monotonic() < end:
+                    items.append(next(it))
+                TRAININGS.release()
+        except StopIteration:
+            done(items)
+        finally:
+            TRAININGS.release()
+
+    thread = threading.Thread(target=work, name=f"background {key}", daemon=True)
+    thread.start()
+    return thread
 
 
 TRIM_EVERY_S = 30.0  # how often the server gives freed memory back

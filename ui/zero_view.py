@@ -3,6 +3,7 @@
 
 - ``base_chart``: the base model made to write j right running results before its answer, per problem size;
 - ``curves``: the run's held-out curves over the steps, overall and per problem size (drawn live while it trains);
+- ``baselines``: pass@1 over the steps beside RFT's at the same settings and best-of-G on the base model;
 - ``where_it_changed``: entropy, KL to the base and the update's push at each answer position;
 - ``samples``: the answers to one problem of each size at steps 0, 10, 30 and the end;
 - ``pass_k``: pass@k from 1 to 64, base against trained;
@@ -19,7 +20,7 @@ import rlcore
 from rlcore import zero
 from rlcore.studies.zero import task, training
 from ui import charts, inputs, page, runs
-from ui.colors import ALGORITHM_COLORS, NEUTRAL, SIZE_RAMP, method_colors
+from ui.colors import METHODS, NEUTRAL, SIZE_RAMP, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import t
 
@@ -61,10 +62,14 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
     score, entropy = t("p19.score"), t("p19.entropy")
     # each curve keeps its colour in either language: KL its own, the others the free ones in this order
     colors = method_colors({"pass@1": None, f"pass@{run.k}": None, score: None, entropy: None, "KL": "KL"})
-    health = runs.curve_panels({
-        t("p19.pass_held_out"): {"pass@1": run.pass1, f"pass@{run.k}": run.passk}, t("p19.mean_score"): {
-            score: run.reward}, t("p19.entropy_panel"): {entropy: run.entropy}, t("p19.kl_panel"): {"KL": run.kl}},
-        colors=colors, title=t("p19.health_title"),
+    panels = {t("p19.pass_held_out"): {"pass@1": run.pass1, f"pass@{run.k}": run.passk},
+              t("p19.mean_score"): {score: run.reward}, t("p19.entropy_panel"): {entropy: run.entropy},
+              t("p19.kl_panel"): {"KL": run.kl}}
+    if run.config.algorithm == "ppo":  # the critic: how much of the returns' spread V explains (from step 1)
+        critic = t("p19.explained")
+        panels[t("p19.explained_panel")] = {critic: np.r_[np.nan, run.explained]}
+        colors = {**colors, **method_colors({critic: "ppo"})}
+    health = runs.curve_panels(panels, colors=colors, title=t("p19.health_title"),
         subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k), **axis)
     names = [size_name(m) for m in run.sizes]
     mean = t("p19.all_sizes")
@@ -79,6 +84,23 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
             page.chart(ch, None if live else df, alt_text=alt_text, name=name, width="stretch")
 
 
+def baselines(run: zero.ZeroRun, rft: zero.ZeroRun | None, best: float) -> None:
+    """What RL adds: the run's held-out pass@1 over the steps, RFT's at the same settings when it has been trained,
+    and best-of-G on the base model (G answers, the judge's favourite kept) as a line: the same samples per problem,
+    spent on training or at answer time."""
+    name = t(f"p19.algorithms.{run.config.algorithm}")
+    curves = {name: run.pass1, **({t("p19.algorithms.rft"): rft.pass1} if rft is not None else {})}
+    df = pd.DataFrame([(name, i, y) for name, ys in curves.items() for i, y in enumerate(ys)],
+                      columns=["curve", "step", "pass@1"])
+    rule = pd.DataFrame({"pass@1": [best], "label": [t("p19.best_of", n=run.config.group_size, p=pct(best, 1))]})
+    colors = method_colors({name: run.config.algorithm, t("p19.algorithms.rft"): "rft"})
+    lines = charts.lines(df, x="step", y="pass@1", key=charts.Key("curve", colors=colors, title=t("p19.curve")),
+                         axes=charts.Axes(t("p19.x_step"), "pass@1", y_domain=[0, 1], whole="x"))
+    page.chart(charts.layer(lines, charts.rules(rule, at="pass@1", label="label"), title=t("p19.baselines_title"),
+                            subtitle=wrap(t("p19.baselines_subtitle", g=run.config.group_size)), height=220),
+               df, alt_text=t("p19.baselines_alt"), name="zero_baselines")
+
+
 def where_it_changed(run: zero.ZeroRun) -> None:
     """Entropy and KL to the base at each answer position, at step 0 and at the end, and where each update's push
     (Σ|∂loss/∂log π|) landed, first and last update: the positions RL changed."""
@@ -89,7 +111,7 @@ def where_it_changed(run: zero.ZeroRun) -> None:
         t("p19.entropy_panel"): {base: run.entropy_by_position[0], end: run.entropy_by_position[-1]},
         t("p19.kl_panel"): {end: run.kl_by_position[-1]},
         t("p19.push_panel"): {first: push[0], last: push[-1]}},
-        colors={base: NEUTRAL, end: ALGORITHM_COLORS[run.config.algorithm], **method_colors([first, last])},
+        colors={base: NEUTRAL, end: METHODS[run.config.algorithm], **method_colors([first, last])},
         title=t("p19.position_title"), subtitle=wrap(t("p19.position_subtitle")), x_title=t("p19.position"),
         legend=t("p19.curve"), total=task.MAX_ANSWER, positions=True)
     page.chart(ch, df, alt_text=t("p19.position_alt"), name="zero_positions", width="stretch")
@@ -116,7 +138,7 @@ def pass_k(run: zero.ZeroRun) -> None:
     c = page.study(zero.pass_curve, run.model, run.seed, 64, entries=4, heavy=True)
     who = [t("p19.base_model"), t("p19.trained")]
     df = pd.DataFrame({"k": np.tile(c.k, 2), "model": np.repeat(who, c.k.size), "pass@k": np.r_[c.base, c.model]})
-    colors = {who[0]: NEUTRAL, who[1]: ALGORITHM_COLORS[run.config.algorithm]}  # the base grey, the run as trained
+    colors = {who[0]: NEUTRAL, who[1]: METHODS[run.config.algorithm]}  # the base grey, the run as trained
     lines = charts.lines(df, x="k", y="pass@k", key=charts.Key("model", colors=colors, title=t("p19.model")),
                          axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"))
     page.chart(charts.titled(lines, title=t("p19.passk_title"), subtitle=wrap(t("p19.passk_subtitle")), height=200),

@@ -4,12 +4,15 @@ one group of answers; typed problems are answered or refused with a clear messag
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from rlcore import zero
 from tests.apphelp import (
+    chart_by_title,
     chart_frame,
     charts,
     data_with,
@@ -22,7 +25,7 @@ from tests.apphelp import (
     shows_numbers,
     titles,
 )
-from ui import runs
+from ui import runs, turns
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -195,3 +198,41 @@ def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_
     assert len(said) == 1, quoted
     np.testing.assert_allclose([said[0][i] for i in (1, 2, 4, 5)],
                                100 * np.array([base_1, trained_1, base_64, trained_64]), atol=0.051)
+
+
+def test_the_baselines_are_rft_at_the_same_settings_and_best_of_g_on_the_base():
+    at = train(run_page(PAGE), **SHORT, G=4)
+    df = chart_frame(at, "What RL adds", "pass@1")
+    assert set(df["curve"]) == {"GRPO"}                                    # RFT not trained yet: only this run
+    (rule,) = [d for d in chart_by_title(at, "What RL adds")["data"].values() if "label" in d.columns]
+    assert rule["pass@1"].tolist() == [zero.best_of_n(4, 0)]               # best-of-G, G = 4, on the base
+    next(b for b in at.button if b.label.startswith("Train the RFT")).click().run()
+    df = chart_frame(at, "What RL adds", "pass@1")
+    rft = zero.train(zero.ZeroConfig(algorithm="rft", steps=5, group_size=4), 0)
+    np.testing.assert_allclose(df[df["curve"] == "RFT (baseline)"].sort_values("step")["pass@1"], rft.pass1)
+
+
+def test_ppo_shows_its_critics_explained_variance_and_the_kl_can_go_in_the_reward():
+    at = train(run_page(PAGE), **SHORT, algo="PPO with a value head", beta=0.1, kl_in="reward")
+    run = zero.train(zero.ZeroConfig(algorithm="ppo", steps=5, beta=0.1, kl_in="reward"), 0)
+    health = chart_frame(at, "On the held-out problems", "value")
+    critic = health[health["curve"] == "explained variance"].sort_values("step")
+    assert critic["step"].tolist() == [1, 2, 3, 4, 5]
+    np.testing.assert_allclose(critic["value"], run.explained, rtol=1e-12)
+
+
+@pytest.mark.exhaustive
+def test_a_newcomer_sees_the_default_run_the_server_trained_ahead_of_time(monkeypatch):
+    monkeypatch.setenv("RL_EXPLORER_BACKGROUND", "1")
+    at = run_page(PAGE)                                      # the first visit starts the server's own training
+    assert set(chart_frame(at, "On the held-out problems", "value")["step"]) == {0}
+    shelf, key = turns.shelf("zero_defaults", 2), (repr(zero.ZeroConfig()), 0)
+    for _ in range(600):
+        if shelf.get(key) is not None:
+            break
+        time.sleep(0.5)
+    at.run()                                                 # nobody pressed Train: the whole default run
+    steps = zero.ZeroConfig().steps
+    assert sorted(set(chart_frame(at, "On the held-out problems", "value")["step"])) == list(range(steps + 1))
+    np.testing.assert_allclose(chart_frame(at, "What RL adds", "pass@1").query("curve == 'GRPO'")["pass@1"],
+                               zero.train(zero.ZeroConfig(), 0).pass1)

@@ -1030,7 +1030,7 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
                                                        "problem_text", "answer_text", "judge_batch")),
                     "token arrays the zero package makes itself (parse_problem checks typed text)"),
     **dict.fromkeys(("rlcore.zero.training." + f for f in ("answer_mask", "measure", "policy_grads",
-                                                           "answer_log_probs")),
+                                                           "answer_log_probs", "warm_critic", "explained_variance")),
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in ("supervised_grads", "warm_up", "save_model", "load_model",
                                                          "example_steps", "decision_weights", "forced_accuracy",

@@ -370,3 +370,26 @@ def test_one_thread_per_server_gives_freed_memory_back():
     """keep_memory_trimmed starts one malloc-trim thread however often pages ask for it (here, on glibc)."""
     assert turns.keep_memory_trimmed() and turns.keep_memory_trimmed()
     assert [t.name for t in threading.enumerate()].count("malloc-trim") == 1
+
+
+def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
+    """in_background: once per key and process, a thread computes the steps only while it holds the training line
+    (a learner holding the line holds it up), hands every item to ``done``; the suites' switch starts nothing."""
+    monkeypatch.setattr(turns, "_BACKGROUND", set())
+    monkeypatch.setenv(turns.BACKGROUND_ENV, "0")
+    assert turns.in_background("k", lambda: iter(()), lambda items: None) is None
+    monkeypatch.setenv(turns.BACKGROUND_ENV, "1")
+    held, got = [], []
+
+    def steps():
+        for i in range(5):
+            held.append(turns.TRAININGS.holds())
+            yield i
+
+    with turns.TRAININGS.turn(session="learner", visitor="learner"):
+        thread = turns.in_background("k", steps, got.append, seconds=0.0)
+        assert thread is not None and turns.in_background("k", steps, got.append) is None   # once per key
+        time.sleep(0.2)
+        assert held == [], "it waits while a learner holds the line"
+    thread.join(5)
+    assert got == [[0, 1, 2, 3, 4]] and held == [True] * 5 and turns.TRAININGS.ahead("nobody") == 0

@@ -4,8 +4,18 @@
 base model on problems of 2 to 7 operands, where how much working pays depends on the problem's size.
 """
 
-from .training import PassCurve, ZeroConfig, ZeroRun, ZeroStep, base_measure, pass_curve, train, train_steps
+from .training import (
+    PassCurve,
+    ZeroConfig,
+    ZeroRun,
+    ZeroStep,
+    base_measure,
+    best_of_n,
+    pass_curve,
+    train,
+    train_steps,
+)
 from .warmup import BaseStats, base_stats
 
-__all__ = ["BaseStats", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "pass_curve",
-           "train", "train_steps"]
+__all__ = ["BaseStats", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "best_of_n",
+           "pass_curve", "train", "train_steps"]

@@ -50,7 +50,11 @@ from .model import (
 ALGORITHMS = ("grpo", "dr_grpo", "ppo", "rft")
 AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean",
                "rft": "token-mean"}
+KL_PLACES = ("loss", "reward")
 EVAL_STREAM = 1           # the held-out answers draw from their own seeded stream, the same draws every step
+CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
+CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
+CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,8 @@ class ZeroConfig:
     group_size: int = 8           # G answers per problem
     prompts: int = 16             # problems per step
     lr: float = 3e-4              # Adam's step size
-    beta: float = 0.0             # KL-to-base coefficient in the loss (k3); 0 = no KL term
+    beta: float = 0.0             # KL-to-base coefficient; 0 = no KL term
+    kl_in: str = "loss"           # "loss": β·k3 in the loss; "reward": −β·log(π/π_ref) in each token's reward
     clip_eps: float = 0.2         # PPO's ε (the ratio's clip)
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
     gae_lambda: float = 0.95      # PPO's λ
@@ -76,6 +81,8 @@ class ZeroConfig:
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, got {self.algorithm!r}")
+        if self.kl_in not in KL_PLACES:
+            raise ValueError(f"kl_in must be one of {list(KL_PLACES)}, got {self.kl_in!r}")
         checked = {
             "steps": count("steps", self.steps, low=1, high=2000),
             "group_size": count("group_size", self.group_size, low=2, high=64),
@@ -130,6 +137,7 @@ class Update:
     well_formed: np.ndarray  # [n]
     score: np.ndarray        # [n]
     push: np.ndarray         # [MAX_ANSWER] each answer position's share of Σ|∂loss/∂log π| (the update's push)
+    explained: float = float("nan")  # PPO: the share of the returns' variance V explained before the update
 
 
 @dataclass(frozen=True)
@@ -165,6 +173,11 @@ class ZeroRun:
     kl_by_position: np.ndarray       # [steps + 1, MAX_ANSWER]
     entropy_by_position: np.ndarray  # [steps + 1, MAX_ANSWER]
     samples: tuple[tuple[str, ...], ...]  # [steps + 1][S] the answers to the SHOWN problems at each step
+
+    @property
+    def explained(self) -> np.ndarray:
+        """[updates] PPO's explained variance before each update (nan for the other algorithms)."""
+        return np.array([u.explained for u in self.updates], dtype=np.float64)
 
     @property
     def push(self) -> np.ndarray:
@@ -313,6 +326,33 @@ def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
     return PassCurve(ks, at_base, at_base if model is base else curve(model))
 
 
+def best_of_n(n: int, seed: int = 0, draws: int = 64) -> float:
+    """Best-of-n on the base model, the baseline that spends RL's samples at answer time instead: n answers to each
+    held-out problem, the one the judge scores highest kept (the first drawn among equals); the share of kept
+    answers that are right. Estimated from ``draws`` answers per problem (the same seeded draws as ``pass_curve``)
+    split into draws // n sets of n.
+
+    Args:
+        n: answers per problem, 1 to ``draws`` (page 19 uses the group size G: RL's samples per problem and step).
+        seed: the draws (≥ 0).
+        draws: answers per problem, 1 to 256.
+
+    >>> best_of_n(1, 0, 8) == base_measure(0, 8).pass1  # one answer: its pass@1, on the same draws
+    True
+    """
+    draws = count("draws", draws, low=1, high=256)
+    n = count("n", n, low=1, high=draws)
+    count("seed", seed, low=0)
+    held, base = task.held_out_problems(), warmup.base_model()
+    seq = generate(base, task.prompts(held), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
+                   end=task.END, pad=task.PAD, repeat=draws)
+    right, _, score = task.judge_batch(seq[:, task.PROMPT_LEN:], np.repeat(held, draws, axis=0))
+    sets = draws // n
+    right = right.reshape(len(held), draws)[:, :sets * n].reshape(len(held), sets, n)
+    kept = score.reshape(len(held), draws)[:, :sets * n].reshape(len(held), sets, n).argmax(axis=-1)
+    return float(np.take_along_axis(right, kept[..., None], axis=-1).mean())
+
+
 def base_measure(seed: int, k: int) -> Measure:
     """The shipped base model on the held-out problems, as a run measures its step 0 (before any training).
 
@@ -330,20 +370,59 @@ def base_measure(seed: int, k: int) -> Measure:
     return measure(base, base, seed, k)
 
 
-def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Â per token [n, L]: the group's advantage of each answer on all its tokens, PPO's GAE, or RFT's 1 on the
-    answers with full marks (right and well formed) and 0 on the rest."""
+def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray,
+                kl: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(Â per token [n, L], PPO's value targets or None): the group's advantage of each answer on all its tokens,
+    RFT's 1 on the answers with full marks (right and well formed) and 0 on the rest, or PPO's GAE on the value
+    head's V (γ = 1), whitened over the batch's tokens as PPO implementations do. ``kl`` [n, L]: log π/π_ref of each
+    token when the KL penalty is in the reward (``kl_in="reward"``): −β·kl on each token (PPO), or −β·Σ kl off the
+    answer's score (the group methods, whose credit is per answer)."""
     if c.algorithm == "rft":
-        return np.where(mask, (score == 2.0)[:, None], 0.0)
+        return np.where(mask, (score == 2.0)[:, None], 0.0), None
+    penalty = np.zeros(mask.shape) if kl is None else -c.beta * np.where(mask, kl, 0.0)
     if c.algorithm == "ppo":
         last = mask & ~np.roll(mask, -1, axis=1)
         last[:, -1] = mask[:, -1]
-        rewards = np.where(last, score[:, None], 0.0)
+        rewards = np.where(last, score[:, None], 0.0) + penalty
         v = np.concatenate([np.where(mask, values, 0.0), np.zeros((len(mask), 1))], axis=1)
-        return gae(rewards, v, 1.0, c.gae_lambda, mask)
-    groups = score.reshape(-1, c.group_size)
+        adv = gae(rewards, v, 1.0, c.gae_lambda, mask)
+        returns = adv + np.where(mask, values, 0.0)
+        spread = adv[mask].std()
+        white = (adv - adv[mask].mean()) / spread if spread > 0 else adv - adv[mask].mean()
+        return np.where(mask, white, 0.0), returns
+    groups = (score + penalty.sum(axis=1)).reshape(-1, c.group_size)
     adv = np.concatenate([group_advantages(g, c.algorithm) for g in groups])
-    return np.where(mask, adv[:, None], 0.0)
+    return np.where(mask, adv[:, None], 0.0), None
+
+
+def explained_variance(values: np.ndarray, returns: np.ndarray, mask: np.ndarray) -> float:
+    """1 − Var(return − V)/Var(return) over the answers' tokens: 1 for a perfect critic, 0 for one no better than
+    the returns' mean, below 0 for a worse one (nan when the returns do not vary).
+
+    >>> explained_variance(np.array([[1.0, 2.0]]), np.array([[1.0, 3.0]]), np.array([[True, True]]))  # 1 − 0.25/1
+    0.75
+    """
+    r, v = returns[mask], values[mask]
+    spread = r.var()
+    return float(1 - (r - v).var() / spread) if spread > 0 else float("nan")
+
+
+def warm_critic(model: Model, seed: int, prompts: int = 32) -> Model:
+    """``model`` with its value head fitted to the base's own answers before RL: ``CRITIC_ANSWERS`` answers to
+    training problems (their own seeded stream), and V(s_t) = h_t·w + b fitted by ridge least squares to the return
+    at every token (γ = 1: the answer's score). Only the value head changes, so the policy is the same model's."""
+    rng = np.random.default_rng([seed, CRITIC_STREAM])
+    group = CRITIC_ANSWERS // prompts
+    problems = task.sample_problems(rng, prompts, exclude=task.held_out_problems())
+    seq = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD, repeat=group)
+    ans = seq[:, task.PROMPT_LEN:]
+    score = task.judge_batch(ans, np.repeat(problems, group, axis=0))[2]
+    mask = answer_mask(ans)
+    hf = forward(model, seq[:, :-1]).saved[2][:, task.PROMPT_LEN - 1:]
+    x = np.concatenate([hf[mask], np.ones((int(mask.sum()), 1))], axis=1)
+    y = np.broadcast_to(score[:, None], mask.shape)[mask]
+    coef = np.linalg.solve(x.T @ x + CRITIC_RIDGE * np.eye(x.shape[1]), x.T @ y)
+    return Model({**model.params, "wv": coef[:-1].copy(), "bv": coef[-1:].copy()}, model.heads)
 
 
 @dataclass(frozen=True)
@@ -359,7 +438,8 @@ class Grads:
 
 def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray, adv: np.ndarray,
                  lp_old: np.ndarray, lp_ref: np.ndarray | None, returns: np.ndarray | None, pre=None) -> Grads:
-    """The loss's gradient for one epoch: −Σ w·(clipped ρÂ − β·k3) (+ value loss for PPO).
+    """The loss's gradient for one epoch: −Σ w·(clipped ρÂ − β·k3) (k3 when ``kl_in`` is "loss"), and for PPO
+    the value loss ½·c·(V − return)², whose gradient reaches the value head only.
 
     ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed.
     """
@@ -370,7 +450,7 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
     clipped = mask & (coeff == 0) & (adv != 0)
     w = token_weights(mask, AGGREGATION[c.algorithm], task.MAX_ANSWER)
     objective = np.minimum(ratio * adv, np.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv)
-    if c.beta > 0:
+    if c.beta > 0 and c.kl_in == "loss":
         est = kl_estimators(lp[mask], lp_ref[mask])
         k3 = np.zeros_like(lp)
         k3[mask] = est.k3
@@ -383,13 +463,14 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
     start = task.PROMPT_LEN - 1
     dlogits = np.zeros_like(fwd.logits)
     dlogits[:, start:] = log_prob_grad(lp_all, ans, dlp)
-    dvalues = None
-    if returns is not None:
-        dvalues = np.zeros_like(fwd.values)
+    grads = backward(model, fwd, dlogits)
+    if returns is not None:  # the value loss trains the value head alone: the critic reads the policy's features
         wv = token_weights(mask, "token-mean")
-        dvalues[:, start:] = c.value_coef * wv * (values - returns)
+        dv = c.value_coef * wv * (values - returns)
+        hf = fwd.saved[2][:, start:]
+        grads["wv"], grads["bv"] = np.einsum("ntd,nt->d", hf, dv), np.array([dv.sum()])
         loss += float(c.value_coef * 0.5 * np.sum(wv * (values - returns) ** 2))
-    return Grads(backward(model, fwd, dlogits, dvalues), ratio, clipped, loss, dlp)
+    return Grads(grads, ratio, clipped, loss, dlp)
 
 
 @dataclass(frozen=True)
@@ -504,6 +585,8 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
     rng = np.random.default_rng(seed)
     held = task.held_out_problems()
     yield ZeroStep(0, measure(model, base, seed, c.k), None, model)
+    if c.algorithm == "ppo":
+        model = warm_critic(base, seed)   # the same policy: step 0's measure holds
     for step in range(1, c.steps + 1):
         problems = task.sample_problems(rng, c.prompts, exclude=held)
         rows = np.repeat(problems, c.group_size, axis=0)
@@ -515,15 +598,17 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
-        adv = _advantages(c, score, values, mask)
-        returns = adv + np.where(mask, values, 0.0) if c.algorithm == "ppo" else None
+        adv, returns = _advantages(c, score, values, mask, lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0
+                                   else None)
         for epoch in range(c.epochs):
             g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, pre if epoch == 0 else None)
             if epoch == 0:
                 push = np.abs(g.dlp).sum(axis=0)
                 push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
             model, opt, _ = adam_step(model, g.grads, opt, c.lr)
-        update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push)
+        explained = explained_variance(values, returns, mask) if returns is not None else float("nan")
+        update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push,
+                        explained)
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
 
 
@@ -562,6 +647,29 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
     return collect(config, seed, measures, updates, model)
 
 
-__all__ = ["ALGORITHMS", "Answer", "Grads", "GroupView", "Measure", "PassCurve", "Update", "ZeroConfig", "ZeroRun",
-           "ZeroStep", "answer", "answer_log_probs", "answer_mask", "base_measure", "collect", "group_view", "measure",
-           "pass_curve", "policy_grads", "shown_problems", "train", "train_steps"]
+__all__ = [
+    "ALGORITHMS",
+    "Answer",
+    "Grads",
+    "GroupView",
+    "Measure",
+    "PassCurve",
+    "Update",
+    "ZeroConfig",
+    "ZeroRun",
+    "ZeroStep",
+    "answer",
+    "answer_log_probs",
+    "answer_mask",
+    "base_measure",
+    "collect",
+    "explained_variance",
+    "group_view",
+    "measure",
+    "pass_curve",
+    "policy_grads",
+    "shown_problems",
+    "train",
+    "train_steps",
+    "warm_critic",
+]
