@@ -49,7 +49,8 @@ def dpo_panel() -> None:
         page.stop_with_notice(NOTHING_TO_COMPARE)
     pairs = dict(comparisons=int(n), steps=int(steps), flattery=float(flattery), noise=float(noise), seed=int(seed))
     d = page.study(rlcore.dpo_study, scenario, beta=float(beta), **pairs, entries=32)
-    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=float(beta), **pairs, entries=8)  # 3 MB at most each
+    # every β of the slider is a grid point: the grid alone, one result for every β (3 MB at most each)
+    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=None, **pairs, entries=8)
     names = page.answer_names(d.items)  # the flattering copy, last, named in the page's language
     landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
     revealed = page.predict(

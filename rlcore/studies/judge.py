@@ -467,7 +467,7 @@ class DPOPaths:
     fitted_optimum: np.ndarray  # shape [V, M]: ``dpo_study(..., beta=β).fitted_optimum`` for each β
 
 
-def dpo_paths(scenario: Scenario, grid, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
+def dpo_paths(scenario: Scenario, grid, *, beta: float | None = 0.5, comparisons: int = 1000, noise: float = 2.0,
               flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOPaths:
     """``dpo_study``'s steps for every β of ``grid`` in one vectorised descent (one row of logits per β, on the same
     pairs), and for the committed ``beta`` too where it lies between grid points (``exact``).
@@ -475,7 +475,8 @@ def dpo_paths(scenario: Scenario, grid, *, beta: float = 0.5, comparisons: int =
     Args:
         scenario, comparisons, noise, flattery, seed, steps, lr: as for ``dpo_study``.
         grid: at least two β > 0, ascending in equal steps.
-        beta: the committed β > 0.
+        beta: the committed β > 0; None when it can only be a grid point (the grid alone: a page whose slider
+            takes grid points finds the same result at each of them).
 
     Returns:
         DPOPaths(items, beta, exact, probs, fitted_optimum).

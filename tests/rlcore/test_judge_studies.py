@@ -310,6 +310,9 @@ def test_dpo_paths_match_dpo_study_at_every_beta():
         np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
         np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
     rejects(lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid")
+    alone = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=None, comparisons=200, steps=300, seed=3)  # the grid alone
+    assert alone.beta.tolist() == grid and not alone.exact.any()
+    np.testing.assert_allclose(alone.probs, p.probs[:4], rtol=0, atol=1e-13)
 
 
 def test_dpo_implicit_reward_stays_finite_where_the_policy_underflows():
