@@ -94,6 +94,21 @@ class GoodhartCurve:
         return np.sqrt(self.kl)
 
     @property
+    def peak_gain(self) -> float:
+        """The gold gain at its peak."""
+        return float(self.gold[self.peak])
+
+    @property
+    def peak_root_kl(self) -> float:
+        """√KL where the gold gain peaks."""
+        return float(self.root_kl[self.peak])
+
+    @property
+    def turns(self) -> bool:
+        """Whether the gold peaks inside the path and ends below its peak: over-optimised."""
+        return bool(0 < self.peak < self.gold.size - 1 and self.gold[-1] < self.gold[self.peak])
+
+    @property
     def fall(self) -> float:
         """How far the gold gain ends below its peak, as a share of its rise to the peak (0 when it never rises)."""
         rise = float(self.gold[self.peak] - self.gold[0])
