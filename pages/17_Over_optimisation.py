@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, glossary, inputs, page
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 from ui.i18n import t
@@ -199,7 +199,7 @@ def draw_gao() -> None:
                   inverse=fmt(world.INVERSE_BETAS[-1]), most=f"{world.BEST_OF[-1]:,}"))
     c1, c2 = st.columns(2)
     method = inputs.segmented(t("p17.gao_how"), GAO_METHODS, GAO_METHODS[0], key="gao_how", where=c1,
-                              format_func=lambda m: t(f"p17.gao_methods.{m}"))
+                              help=glossary.term("best-of-n"), format_func=lambda m: t(f"p17.gao_methods.{m}"))
     biased = bool(inputs.toggle(t("p17.gao_bias"), False, key="gao_bias", where=c2,
                                 help=t("p17.gao_bias_help", **gao_counts(True))))
     runs = gao_runs(method, biased)
