@@ -158,6 +158,7 @@ def draw_pushes(d, names, at, steps: int) -> None:
                curve, alt_text=t("p18.loss_alt"),
                name="dpo_loss")
     st.markdown(t("p18.weights"))
+    st.markdown(t("p18.offline"))  # what whole answers and fixed pairs cannot show (the Glossary's terms)
 
 
 def ipo_section(items, names, beta: float, flattery: float) -> None:

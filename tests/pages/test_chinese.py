@@ -47,8 +47,8 @@ TERMS = {
     "16_Reward_model.py": {"Bradley", "Terry", "model", "reference"},
     "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "best", "exp", "model", "of", "overoptimization",
                                 "reference", "softmax"},  # best-of-n: its gloss
-    "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "exp", "log", "margin", "model", "preference",
-                  "reward"},
+    "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
+                  "margin", "model", "online", "preference", "reward"},
     "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "Transformer", "Yue", "base", "head", "held",
                                    "mean", "model", "norm", "numpy", "out", "problems", "seq", "sum", "token"},
 }
