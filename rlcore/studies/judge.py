@@ -545,7 +545,7 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
 
 # --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
 
-LAB_STEPS, LAB_SEEDS = 300, 5
+LAB_STEPS, LAB_SEEDS = 100, 5
 ON_OPTIMUM = 0.02  # PPO is on π* when no answer's probability is further from it than this
 LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
 

@@ -215,7 +215,7 @@ def test_rl_with_a_kl_penalty_reaches_the_raters_optimum_when_it_samples_every_a
 
 def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_writes():
     """β·noise = 0.5: π* moves the flattering answer from 1% to about 15%, but PPO, learning from its own samples,
-    has pushed it down with the other losers after 300 steps; the plain answer takes its share."""
+    has pushed it down with the other losers after LAB_STEPS steps; the plain answer takes its share."""
     s = js.lab_on_raters(ARTICLE_SCENARIO, beta=0.25, noise=2.0, flattery=0.6)
     flat = s.items.flattering
     ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])
