@@ -83,7 +83,7 @@ def test_gao_section_asks_first_and_draws_rlcore_s_means(method, biased):
     at = run_page(PAGE, state=SHOWN, inputs={"gao_how": method, "gao_bias": biased})
     few, many = GAO[biased][1]
     labels = {k: f"{k:,} comparisons" for k in (few, many)}
-    scores = {"proxy": "proxy (reward model)", "gold": "gold (true judge)"}
+    scores = {"proxy": "reward model (proxy)", "gold": "true judge (gold)"}
     assert set(gao(at, biased)) == {(labels[few], s) for s in scores.values()}  # what answers it: not yet
     radio = at.radio(key="predict_gao")
     next(b for b in at.button if b.key == "predict_gao_show").click().run()
