@@ -45,7 +45,7 @@ TERMS = {
                                   "rollout", "sampling", "temperature", "top", "train", "truncated", "vLLM"},
     "15_Entropy_and_pass_at_k.py": {"AIME", "Codex", "Cov", "Cui", "DeepSeek", "Yue", "entropy", "log"},
     "16_Reward_model.py": {"Bradley", "Terry", "model", "reference"},
-    "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "best", "exp", "model", "of", "overoptimization",
+    "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "best", "exp", "log", "model", "of", "overoptimization",
                                 "reference", "softmax"},  # best-of-n: its gloss
     "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
                   "margin", "model", "online", "preference", "reward"},
