@@ -1038,7 +1038,7 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in ("supervised_grads", "warm_up", "save_model", "load_model",
                                                          "form_stats", "main")),
                     "the offline build of the shipped base model (its __main__), no learner input"),
-    **dict.fromkeys(("rlcore.zero.graded_warmup." + f for f in ("example_steps", "decision_weights",
+    **dict.fromkeys(("rlcore.zero.graded_warmup." + f for f in ("GradedPlan", "example_steps", "decision_weights",
                                                                 "supervised_grads", "warm_up", "forced_accuracy",
                                                                 "sample", "main")),
                     "the offline build of the shipped graded base (its __main__) and its report, no learner input"),
