@@ -49,7 +49,8 @@ def dpo_panel() -> None:
         page.stop_with_notice(NOTHING_TO_COMPARE)
     pairs = dict(comparisons=int(n), steps=int(steps), flattery=float(flattery), noise=float(noise), seed=int(seed))
     d = page.study(rlcore.dpo_study, scenario, beta=float(beta), **pairs, entries=32)
-    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=float(beta), **pairs, entries=8)  # 3 MB at most each
+    # every β of the slider is a grid point: the grid alone, one result for every β (3 MB at most each)
+    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=None, **pairs, entries=8)
     names = page.answer_names(d.items)  # the flattering copy, last, named in the page's language
     landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
     revealed = page.predict(
@@ -105,7 +106,9 @@ def draw_table(d, names, steps: int) -> None:
 def rl_section(d, names, steps: int, beta: float, noise: float, flattery: float) -> None:
     """RL with a KL penalty on the raters' own scores (the toy lab's PPO), beside DPO and the optimum both aim at."""
     st.subheader(t("p18.rl_heading"))
-    rl = page.study(rlcore.lab_on_raters, scenario, beta=beta, noise=noise, flattery=flattery, entries=16, heavy=True)
+    # every β of the slider in one run of the lab, cached per noise and flattery: moving β trains nothing
+    rl = page.study(rlcore.lab_on_raters_grid, scenario, BETAS, noise=noise, flattery=flattery, entries=16,
+                    heavy=True)[BETAS.index(beta)]
     if rl.diverged_at is not None:
         st.warning(t("p18.rl_diverged", step=rl.diverged_at), icon="⚠️")
         return
@@ -155,6 +158,7 @@ def draw_pushes(d, names, at, steps: int) -> None:
                curve, alt_text=t("p18.loss_alt"),
                name="dpo_loss")
     st.markdown(t("p18.weights"))
+    st.markdown(t("p18.offline"))  # what whole answers and fixed pairs cannot show (the Glossary's terms)
 
 
 def ipo_section(items, names, beta: float, flattery: float) -> None:

@@ -205,8 +205,9 @@ def question_key(at: AppTest) -> str | None:
 
 
 def reveal(path, how: int | None, **run) -> AppTest | None:
-    """The page after "Just show me" (``how`` None) or after choosing its question's option number ``how``;
-    None if the page asks no question. ``run``: as for ``run_page``."""
+    """The page after "Just show me" (``how`` None) or after choosing its question's option number ``how``, and
+    "Just show me" on any question that answer brings out (page 17's second section); None if the page asks no
+    question. ``run``: as for ``run_page``."""
     at = run_page(path, **run)
     key = question_key(at)
     if key is None:
@@ -216,6 +217,10 @@ def reveal(path, how: int | None, **run) -> AppTest | None:
     else:
         radio = at.radio(key=key)
         radio.set_value(radio.options[how]).run()
+    for _ in range(3):  # a section the answer brings out may ask its own question: "Just show me" there, alike
+        if question_key(at) in (None, key):
+            break
+        next(b for b in at.button if b.label == SHOW).click().run()
     assert question_key(at) is None, "revealed: no more 'Just show me'"
     return at
 

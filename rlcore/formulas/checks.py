@@ -234,7 +234,8 @@ MAX_GRID = 1001     # values of a scrubbed input's grid at most: a chart's data 
 def scrub_grid(name: str, grid, value_name: str, value, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
     """The values a study computes a scrubbed chart at: ``grid`` (at least two values in [low, high], ascending in
     equal steps) and, where the committed ``value`` lies between its points, ``value`` itself after them; and which
-    of those values is that exact one (a boolean array of the same length). ValueError naming ``name`` or
+    of those values is that exact one (a boolean array of the same length). ``value`` None: the grid alone (a page
+    whose input takes only grid points, so that moving it finds the same result). ValueError naming ``name`` or
     ``value_name`` otherwise.
 
     >>> values, exact = scrub_grid("grid", [0.1, 0.2, 0.3], "eps", 0.25, 0.0, 1.0)
@@ -250,6 +251,8 @@ def scrub_grid(name: str, grid, value_name: str, value, low: float, high: float)
         raise ValueError(f"{name} must ascend in equal steps, got {show(g)}")
     if g[0] < low or g[-1] > high:
         raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {show(g)}")
+    if value is None:
+        return g, np.zeros(g.size, dtype=bool)
     v = in_range(value_name, value, low, high)
     on_grid = bool(np.any(np.abs(g - v) <= GRID_TOL * step))
     values = g if on_grid else np.r_[g, v]

@@ -1,37 +1,43 @@
 """Over-optimisation as Gao, Schulman & Hilton (2022) measured it: a proxy reward model fitted on finitely many
 comparisons, a policy optimised against it, and a gold judge scoring that policy along the way.
 
-The world, one per seed and the same for every number of comparisons and every bias: ``N_PLAIN`` answers
-written by a reference policy π_ref (a softmax of normal logits, spread ``REF_SPREAD``), each with a gold
-score (standard normal) and a flattering copy that π_ref writes ``FLATTERING`` as often (``N_ANSWERS`` in
-all). Comparisons are pairs of different answers drawn from π_ref, labelled as Bradley–Terry says on the
-raters' score. The proxy is the per-answer Bradley–Terry fit of them with a ridge (``RIDGE``): its prior
-says that an answer nobody compared is average. Answers π_ref rarely writes are rarely compared; there the
-proxy errs most, and there optimisation goes.
+The world, one per seed and the same for every number of comparisons and every bias: ``N_ANSWERS`` answers, each
+with ``N_TRAITS`` traits (standard normal; the last one is flattery). The reference policy π_ref writes moderate
+answers: its logits are −``REF_PULL``·|x|²/2 plus normal noise (spread ``REF_NOISE``), so an answer far out in
+any trait is rare. The gold judge likes each trait up to a point and no further: gold(x) = a·x − ``GOLD_BEND``·|x|²/2,
+with a a random direction of length ``GOLD_SLOPE`` that gives flattery nothing (its best amount is the reference's
+usual one, 0). Comparisons are pairs of different answers drawn from π_ref, labelled as Bradley–Terry says on the
+raters' score.
 
-Unbiased raters (``bias`` = 0) score a copy as its plain answer: their only error is noise, and the proxy's
-only error is having seen finitely many comparisons. A ``bias`` is a planted rater bias: raters add ``bias``
-to a flattering answer, and the gold judge, reading the whole answer, takes as much off (flattery stands in
-for substance). More comparisons teach the proxy that bias more precisely; they do not remove it.
+The proxy is linear in the traits, r̂(x) = w·x, fitted by Bradley–Terry on those pairs with a ridge (``RIDGE``).
+Where the reference writes, a straight line fits the gold well; far out, where nobody compared anything, the line
+keeps promising more while the gold bends down. Few comparisons also tilt the line off the gold's direction, so
+optimisation spends its KL partly on traits the gold does not value. Optimising against it, the proxy keeps
+rising; the gold rises, peaks and falls, and with more comparisons it peaks higher and later (the line points
+closer to a). Its capacity is limited on purpose: no amount of data makes a line bend, so some fall remains
+even at 10,000 comparisons, as in Gao et al., where every proxy over-optimises in the end.
 
-Three optimisers against the proxy r̂, each a path away from π_ref:
+Unbiased raters (``bias`` = 0) score the gold: their only error is noise. A ``bias`` is a planted rater bias:
+raters add ``bias``·``GOLD_SLOPE`` points per unit of flattery (at 1 they like a unit of flattery as much as the gold
+likes a unit step along its own direction), which the gold does not reward: past its best amount, flattery costs
+like any trait pushed too far. The proxy learns that taste more precisely with more data; data does not
+remove it: the gold's peak stays lower and the fall stays.
+
+Three optimisers against r̂, each a path away from π_ref:
 
 * ``"rl"``: sampled policy-gradient steps on the logits of a softmax policy over the answers, the KL penalty
   folded into the reward, r̂(a) − β·log(π(a)/π_ref(a)), with the batch mean as baseline; one point per
   checkpoint. Each answer's step is divided by its probability (the natural gradient of a softmax, Kakade
-  2001), as ``train_against`` does: in expectation the run moves along the tilt below. Plain steps (not
-  divided) settle on a common answer and never reach the rare ones (measured here: √KL stops near 1.8 and the
-  gold never falls).
+  2001), as ``train_against`` does: in expectation the run moves along the tilt below.
 * ``"tilt"``: the closed-form optimum of the KL-regularised objective, π_ref·exp(r̂/β), swept over β.
 * ``"best_of_n"``: n answers drawn from π_ref and the proxy's favourite kept, swept over n; its policy and KL
   exact for the finite answer set (``best_of_n_probs``).
 
-How firm the shapes are (means of ten seeds, measured for seeds 0–39 in groups of ten): more comparisons raise
-the gold's peak (1.25–2.2× from 100 to 1,000) and move it later in √KL in every group. The unbiased fall is
-the winner's curse at the end of the path, where the policy settles on the answer the proxy ranks first: at 100
-comparisons it is 37–49 % of the rise for seeds 0–9, but 1–16 % in the other groups, and averaged over eight
-rater panels per world only about 5 %. A bias of 1 still falls at 10,000 comparisons for seeds 0–9 (35–39 %),
-0–24 % in the other groups; it is firm from a bias of 3.
+How firm the shapes are (means of ten seeds, measured for seeds 0–199 in groups of ten along the tilt and best-of-n,
+0–79 along RL): at 100 comparisons the gold peaks inside the path and ends at least 60 % of its rise below the
+peak; at 1,000 it peaks at least 1.35× higher and (tilt, RL) at least 0.15 later in √KL; unbiased, some fall
+remains at 10,000 (at least 6 %); with a bias of 1 at 10,000 the peak is at least 0.15 lower than unbiased raters'
+and the fall at least half the rise. Tests check seeds 0–39. One call takes 30–80 ms of one core.
 """
 
 from __future__ import annotations
@@ -43,21 +49,22 @@ import numpy as np
 from ..formulas.checks import choice, count, in_range
 from ..formulas.kl import best_of_n_probs
 from ..formulas.policy import softmax
-from ..formulas.preference import fit_win_tables, win_counts
 
 __all__ = ["GOODHART_METHODS", "GoodhartCurve", "goodhart_mean", "goodhart_study"]
 
 GOODHART_METHODS = ("rl", "tilt", "best_of_n")
-N_PLAIN = 200
-N_ANSWERS = 2 * N_PLAIN  # each plain answer, then its flattering copy
-REF_SPREAD = 1.5  # the standard deviation of π_ref's logits
-FLATTERING = 0.05  # how often π_ref writes an answer's flattering copy, against the plain one
-RIDGE = 0.1  # l2 of the proxy's fit: a prior N(0, 1/(2·l2)) on each answer's score, wider than the gold's
+N_ANSWERS = 400
+N_TRAITS = 6  # the last is flattery
+REF_PULL = 0.5  # how strongly π_ref prefers moderate traits: its logits fall by REF_PULL·|x|²/2
+REF_NOISE = 0.5  # the spread of the rest of π_ref's logits (what the traits do not explain)
+GOLD_SLOPE = 0.4  # |a|: how much the gold likes a step along its direction, at the reference's usual answer
+GOLD_BEND = 0.2  # how fast the gold's liking for a trait bends down: its best is at a / GOLD_BEND
+RIDGE = 0.1  # l2 on the proxy's weights: a prior N(0, 1/(2·l2)) on each
 MAX_PAIRS = 100_000
 MAX_BIAS = 10.0
 INVERSE_BETAS = np.concatenate([[0.0], np.geomspace(0.02, 100.0, 60)])  # the tilt's 1/β
 BEST_OF = np.unique(np.round(np.geomspace(1, 100_000, 61)).astype(np.int64))  # best-of-n's n
-RL_STEPS, RL_BATCH, RL_LR, RL_BETA = 1000, 1024, 0.1, 0.01
+RL_STEPS, RL_BATCH, RL_LR, RL_BETA = 300, 1024, 0.1, 0.01
 RL_CHECKPOINTS = np.unique(np.round(np.geomspace(1, RL_STEPS + 1, 60)).astype(np.int64) - 1)
 
 
@@ -87,6 +94,21 @@ class GoodhartCurve:
         return np.sqrt(self.kl)
 
     @property
+    def peak_gain(self) -> float:
+        """The gold gain at its peak."""
+        return float(self.gold[self.peak])
+
+    @property
+    def peak_root_kl(self) -> float:
+        """√KL where the gold gain peaks."""
+        return float(self.root_kl[self.peak])
+
+    @property
+    def turns(self) -> bool:
+        """Whether the gold peaks inside the path and ends below its peak: over-optimised."""
+        return bool(0 < self.peak < self.gold.size - 1 and self.gold[-1] < self.gold[self.peak])
+
+    @property
     def fall(self) -> float:
         """How far the gold gain ends below its peak, as a share of its rise to the peak (0 when it never rises)."""
         rise = float(self.gold[self.peak] - self.gold[0])
@@ -94,37 +116,58 @@ class GoodhartCurve:
 
 
 def _world(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """π_ref, the answers' gold scores before flattery, and which answers are flattering copies."""
+    """π_ref, the answers' traits [N_ANSWERS, N_TRAITS] (flattery last) and their gold scores."""
     g = np.random.default_rng([seed, 0])
-    plain = softmax(REF_SPREAD * g.normal(size=N_PLAIN))
-    quality = g.normal(size=N_PLAIN)
-    ref = np.concatenate([plain * (1.0 - FLATTERING), plain * FLATTERING])
-    return ref, np.tile(quality, 2), np.repeat([False, True], N_PLAIN)
+    traits = g.normal(size=(N_ANSWERS, N_TRAITS))
+    size = (traits * traits).sum(axis=1)
+    ref = softmax(-REF_PULL / 2 * size + REF_NOISE * g.normal(size=N_ANSWERS))
+    slope = g.normal(size=N_TRAITS)
+    slope[-1] = 0.0  # the gold gives flattery nothing
+    slope *= GOLD_SLOPE / np.linalg.norm(slope)
+    return ref, traits, traits @ slope - GOLD_BEND / 2 * size
 
 
 def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), cum.size - 1)
 
 
-def _pairs(ref: np.ndarray, raters: np.ndarray, n: int, seed: int) -> np.ndarray:
-    """wins[i, j]: how often raters preferred answer i to answer j in n pairs of different answers from π_ref."""
+def _pairs(ref: np.ndarray, raters: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(winners, losers): n pairs of different answers from π_ref, the winner as raters with these scores pick it."""
     g = np.random.default_rng([seed, 1])
     cum = np.cumsum(ref)
     a, b = _draw(cum, g.random(n)), _draw(cum, g.random(n))
     while np.any(same := a == b):  # the second answer again until it differs
         b[same] = _draw(cum, g.random(int(same.sum())))
     a_wins = g.random(n) < np.exp(-np.logaddexp(0.0, raters[b] - raters[a]))  # σ(s_a − s_b)
-    return win_counts(np.where(a_wins, a, b), np.where(a_wins, b, a), ref.size)
+    return np.where(a_wins, a, b), np.where(a_wins, b, a)
 
 
-def _fit(wins: np.ndarray) -> np.ndarray:
-    """The proxy: the ridge Bradley–Terry fit, solved over the answers compared at least once. An answer nobody
-    compared takes no part in the likelihood, so the ridge holds it at 0, where the fit's mean is anyway (at the
-    optimum the gradients sum to 2·l2·Σ r, and the likelihood's part sums to 0)."""
-    seen = (wins.sum(axis=0) + wins.sum(axis=1)) > 0
-    proxy = np.zeros(wins.shape[0])
-    proxy[seen] = fit_win_tables(wins[np.ix_(seen, seen)], RIDGE)
-    return proxy
+def _fit(traits: np.ndarray, winners: np.ndarray, losers: np.ndarray) -> np.ndarray:
+    """The proxy's weights w: the Bradley–Terry fit of r̂(x) = w·x with a ridge, argmin Σ log(1 + e^(−w·(x_win −
+    x_lose))) + l2·|w|², by Newton's method with a backtracking line search (the objective is convex); each
+    distinct (winner, loser) pair once, weighted by how often it occurs."""
+    keys, counts = np.unique(winners * traits.shape[0] + losers, return_counts=True)
+    times = counts.astype(np.float64)
+    d = traits[keys // traits.shape[0]] - traits[keys % traits.shape[0]]
+    w = np.zeros(traits.shape[1])
+
+    def loss(v: np.ndarray) -> float:
+        m = d @ v  # log(1 + e^(−m)), written so that no exp overflows (np.logaddexp is slower)
+        return float((times * (np.maximum(-m, 0.0) + np.log1p(np.exp(-np.abs(m))))).sum() + RIDGE * (v * v).sum())
+
+    for _ in range(50):
+        lose = 0.5 - 0.5 * np.tanh(0.5 * (d @ w))  # σ(−w·d): the chance the winner would have lost
+        grad = -d.T @ (times * lose) + 2.0 * RIDGE * w
+        hess = (d * (times * lose * (1.0 - lose))[:, None]).T @ d + 2.0 * RIDGE * np.eye(w.size)
+        step = np.linalg.solve(hess, grad)
+        decrement = float(grad @ step)  # twice the fall a full step promises: 0 at the minimum
+        if decrement < 1e-20:
+            break
+        t, now = 1.0, loss(w)
+        while t > 1e-9 and loss(w - t * step) > now - 0.25 * t * decrement + 1e-13 * abs(now):
+            t /= 2
+        w = w - t * step
+    return w
 
 
 def _kl(probs: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -156,9 +199,9 @@ def goodhart_study(n_pairs: int, seed: int = 0, bias: float = 0.0, method: str =
 
     Args:
         n_pairs: comparisons the proxy is fitted on, 1 to ``MAX_PAIRS``.
-        seed: the world (π_ref, the gold scores) and every draw, a whole number ≥ 0.
-        bias: points raters add to a flattering answer and the gold judge takes off, 0 to ``MAX_BIAS``; 0: the
-            raters' only error is noise.
+        seed: the world (π_ref, the traits, the gold) and every draw, a whole number ≥ 0.
+        bias: how much raters like flattery (the last trait), which the gold does not reward: they add
+            bias·``GOLD_SLOPE`` points per unit of it; 0 to ``MAX_BIAS``; 0: the raters' only error is noise.
         method: ``"rl"``, ``"tilt"`` or ``"best_of_n"`` (the module's docstring).
 
     Returns:
@@ -174,9 +217,8 @@ def goodhart_study(n_pairs: int, seed: int = 0, bias: float = 0.0, method: str =
         raise ValueError(f"bias must be a number, got {bias!r}")
     b = in_range("bias", bias, 0.0, MAX_BIAS)
     how = choice("method", method, GOODHART_METHODS)
-    ref, quality, flattering = _world(s)
-    proxy = _fit(_pairs(ref, quality + b * flattering, n, s))
-    gold = quality - b * flattering
+    ref, traits, gold = _world(s)
+    proxy = traits @ _fit(traits, *_pairs(ref, gold + b * GOLD_SLOPE * traits[:, -1], n, s))
     if how == "rl":
         probs = _rl(ref, proxy, s)
     elif how == "tilt":

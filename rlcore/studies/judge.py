@@ -25,7 +25,8 @@ from .lab import LabConfig, train
 __all__ = [
     "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
     "OverOptimisation", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors", "ipo_study", "judge_items",
-    "lab_on_raters", "over_optimisation", "reward_model_study", "simulate_raters", "train_against",
+    "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
+    "train_against",
 ]
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
@@ -466,7 +467,7 @@ class DPOPaths:
     fitted_optimum: np.ndarray  # shape [V, M]: ``dpo_study(..., beta=β).fitted_optimum`` for each β
 
 
-def dpo_paths(scenario: Scenario, grid, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
+def dpo_paths(scenario: Scenario, grid, *, beta: float | None = 0.5, comparisons: int = 1000, noise: float = 2.0,
               flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOPaths:
     """``dpo_study``'s steps for every β of ``grid`` in one vectorised descent (one row of logits per β, on the same
     pairs), and for the committed ``beta`` too where it lies between grid points (``exact``).
@@ -474,7 +475,8 @@ def dpo_paths(scenario: Scenario, grid, *, beta: float = 0.5, comparisons: int =
     Args:
         scenario, comparisons, noise, flattery, seed, steps, lr: as for ``dpo_study``.
         grid: at least two β > 0, ascending in equal steps.
-        beta: the committed β > 0.
+        beta: the committed β > 0; None when it can only be a grid point (the grid alone: a page whose slider
+            takes grid points finds the same result at each of them).
 
     Returns:
         DPOPaths(items, beta, exact, probs, fitted_optimum).
@@ -543,7 +545,7 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
 
 # --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
 
-LAB_STEPS, LAB_SEEDS = 300, 5
+LAB_STEPS, LAB_SEEDS = 100, 5
 ON_OPTIMUM = 0.02  # PPO is on π* when no answer's probability is further from it than this
 LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
 
@@ -603,20 +605,54 @@ def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, 
     Returns:
         LabOnRaters.
     """
+    judge_items(scenario, flattery)  # the messages name this call's arguments, in the order they are read
+    in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
+    return lab_on_raters_grid(scenario, [beta], noise=noise, flattery=flattery, steps=steps)[0]
+
+
+MAX_LAB_BETAS = 12  # LAB_SEEDS runs per β, and the lab trains at most 64 runs at once
+
+
+def lab_on_raters_grid(scenario: Scenario, betas, *, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
+                       steps: int = LAB_STEPS) -> tuple[LabOnRaters, ...]:
+    """``lab_on_raters`` at every β of ``betas``, trained in one vectorised run of the lab (``LAB_SEEDS`` runs per
+    β, each with the seeds and random numbers ``lab_on_raters`` gives it, so each entry equals its result):
+    about the cost of one β, so a page can hold every β of its slider at once. When a run diverges the lab
+    stops them all: every entry then reports that step.
+
+    Args:
+        scenario, noise, flattery, steps: as for ``lab_on_raters``.
+        betas: 1 to ``MAX_LAB_BETAS`` values of DPO's β, each > 0 with β·noise at most 100.
+
+    Returns:
+        one LabOnRaters per β, in the order given.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> [r.lab_beta for r in lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 2.0], noise=2.0, steps=5)]
+    [1.0, 4.0]
+    """
     items = judge_items(scenario, flattery)
-    lab_beta = in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
+    tau = positive("noise", noise)
+    b = as_vector("betas", betas)
+    if b.size > MAX_LAB_BETAS:
+        raise ValueError(f"betas must hold at most {MAX_LAB_BETAS} values, got {b.size}")
+    lab_betas = [in_range("betas × noise", positive("betas", x) * tau, 0.0, 100.0) for x in b]
     # π* does not change when every score moves by one constant: moved so that flattery on a top score of 10⁶
     # stays a score a Scenario holds (an answer below −10⁶ then, π* ≈ 0 either way, is held at −10⁶)
     scores = np.maximum(items.rater - max(0.0, items.rater.max() - MAX_SCORE), -MAX_SCORE)
     answers = Scenario(tokens=tuple(f"answer {i + 1}" for i in range(items.ref.size)),
                        probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in scores))
     n = count("steps", steps, low=1, high=1000)
-    config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, beta=lab_beta, flattery=False).canonical()
-    h = train(answers, config, tuple(range(LAB_SEEDS)))
-    optimum = kl_optimal_policy(items.ref, items.rater, lab_beta)
-    if h.diverged_at is not None:
-        nan = np.full(items.ref.size, np.nan)
-        return LabOnRaters(items, lab_beta, n, nan, nan, nan, optimum, int(h.diverged_at))
-    last = h.probs_first[-1]  # [seeds, M]
-    return LabOnRaters(items, lab_beta, n, np.median(last, axis=0), last.min(axis=0), last.max(axis=0),
-                       optimum, None)
+    config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, flattery=False).canonical()
+    h = train(answers, config, tuple(range(LAB_SEEDS)) * b.size, betas=np.repeat(lab_betas, LAB_SEEDS))
+    out = []
+    for i, lab_beta in enumerate(lab_betas):
+        optimum = kl_optimal_policy(items.ref, items.rater, lab_beta)
+        if h.diverged_at is not None:
+            nan = np.full(items.ref.size, np.nan)
+            out.append(LabOnRaters(items, lab_beta, n, nan, nan, nan, optimum, int(h.diverged_at)))
+            continue
+        last = h.probs_first[i * LAB_SEEDS:(i + 1) * LAB_SEEDS, -1]  # [seeds, M]
+        out.append(LabOnRaters(items, lab_beta, n, np.median(last, axis=0), last.min(axis=0), last.max(axis=0),
+                               optimum, None))
+    return tuple(out)

@@ -29,7 +29,7 @@ from ..formulas.aggregation import (
     sequence_ratio,
     token_weights,
 )
-from ..formulas.checks import count, finite, in_range, non_negative, show
+from ..formulas.checks import as_vector, count, finite, in_range, non_negative, same_length, show
 from ..formulas.credit import gae, group_advantages
 from ..formulas.diagnostics import entropy, pass_at_k
 from ..formulas.estimates import SeedBands, seed_bands
@@ -300,7 +300,7 @@ class LabHistory:
     diverged_at: int | None = None  # the step (1-based) whose update overflowed; the arrays then stop before it
 
 
-def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
+def train(scenario: Scenario, config: LabConfig, seeds=(0,), betas=None) -> LabHistory:
     """Run one algorithm on the lab's tree for ``config.steps`` steps, for several seeds at once.
 
     Each step, for every seed: sample G answers from π_old = the current policy (first token a₀ ~ π₀;
@@ -347,6 +347,9 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
         config: a LabConfig (algorithm, steps, group size, η, epochs, ε, β, λ, length, ...).
         seeds: one integer seed per run (1 to 64 of them); the runs share nothing, so a seed's history does
             not depend on the other seeds.
+        betas: None, or one KL coefficient per run (each 0 to 100, as ``config.beta``) that replaces
+            ``config.beta`` for that run: several β trained in one vectorised run. Runs with the same seed draw
+            the same random numbers, so each run is the one ``config`` with its β would give.
 
     Returns:
         LabHistory with a leading seed axis (see its fields).
@@ -358,6 +361,10 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
     if not 1 <= len(seeds) <= 64:
         raise ValueError(f"seeds must hold 1 to 64 seeds, got {len(seeds)}")
     c, algo, k = config, ALGORITHM_TABLE[config.algorithm], len(tree.tokens)
+    kl = np.full(len(seeds), c.beta) if betas is None else np.array(
+        [in_range("betas", b, 0.0, 100.0) for b in as_vector("betas", betas)])
+    same_length("seeds", seeds, "betas", kl)
+    kl = kl[:, None, None]  # each run's β, against its [G, P] tokens
     loss_agg = c.loss_agg or algo.loss_agg
     max_len = 1 + tree.flattery + c.length  # the longest possible answer (Dr. GRPO's L_max)
     table = ScoreTable.of(tree.leaf_samples)  # the judge's scores of every leaf
@@ -376,9 +383,9 @@ def train(scenario: Scenario, config: LabConfig, seeds=(0,)) -> LabHistory:
         for t, draws in enumerate(_random_numbers(c, seeds, c.resample if algo.dynamic_sampling else 1)):
             try:
                 group, drawn = _sample_group(tree, c, logps, logref, table, draws)  # 1. sample and score
-                rewards, adv, state = algo.advantages(group, state, c, algo)        # 2. advantages
+                rewards, adv, state = algo.advantages(group, state, c, algo, kl)    # 2. advantages
                 weights = token_weights(group.mask, loss_agg, max_len)
-                z, loss, grad_norm, clip = _policy_update(z, logps, group, adv, weights, c, algo)  # 3. loss, update
+                z, loss, grad_norm, clip = _policy_update(z, logps, group, adv, weights, c, algo, kl)  # 3. update
                 logps = _log_policy(z)
             except FloatingPointError:  # a logit overflowed: the history ends before this step
                 return log.history(tree, logref, t, diverged_at=t + 1)
@@ -558,15 +565,15 @@ def _gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float, mask
     return out
 
 
-def _outcome_rewards(group: Group, kl_coef: float) -> np.ndarray:
+def _outcome_rewards(group: Group, kl_coef: np.ndarray) -> np.ndarray:
     """rₜ = −β·k1ₜ on every token, plus the score on the last one (k1ₜ = log π_old(aₜ) − log π_ref(aₜ))."""
     return np.where(_on_last(group.mask), group.scores[..., None], 0.0) - kl_coef * group.k1 * group.mask
 
 
-def _reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm, kl: np.ndarray):
     """REINFORCE: Âₜ = Gₜ − b, Gₜ = Σ_{t'≥t} γ^{t'−t} r_{t'}; b = 0, or with ``algo.baseline`` "running mean" the
     running mean of the groups' mean scores (b₁ = 0, b_{n+1} = b_n + α(mean sₙ − b_n))."""
-    rewards = _outcome_rewards(group, c.beta)
+    rewards = _outcome_rewards(group, kl)
     zeros = np.zeros((*group.mask.shape[:-1], group.mask.shape[-1] + 1))
     returns = _gae(rewards, zeros, c.gamma, 1.0, group.mask)  # λ = 1, V = 0
     base = state.baseline if algo.baseline == "running mean" else np.zeros_like(state.baseline)
@@ -575,7 +582,7 @@ def _reinforce_advantages(group: Group, state: LabState, c: LabConfig, algo: Alg
     return rewards, adv, replace(state, baseline=baseline)
 
 
-def _group_baseline_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _group_baseline_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm, kl: np.ndarray):
     """GRPO, Dr. GRPO, RLOO (and DAPO, GSPO, CISPO with GRPO's formula): every token of answer i gets
     group_advantages(scores, algo.baseline)ᵢ; KL is in the loss."""
     rewards = np.where(_on_last(group.mask), group.scores[..., None], 0.0)
@@ -591,11 +598,11 @@ def _decisions(group: Group) -> np.ndarray:
     return np.concatenate([fixed, np.broadcast_to((2 + group.first)[..., None], group.length_actions.shape)], -1)
 
 
-def _critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm):
+def _critic_advantages(group: Group, state: LabState, c: LabConfig, algo: Algorithm, kl: np.ndarray):
     """PPO: Â = gae(r, V, γ, λ) per answer with the critic's V; then the critic takes ``epochs`` steps
     V(d) ← V(d) + critic_lr·(mean λ-return Â + V at d − V(d)) on each decision point d the group visited
     (with length tokens, one V per length table, shared by all of its positions)."""
-    rewards = _outcome_rewards(group, c.beta)
+    rewards = _outcome_rewards(group, kl)
     if group.length_actions is None:
         v_pad = np.concatenate([state.critic[:, None, :] * group.mask, np.zeros((*group.mask.shape[:-1], 1))],
                                axis=-1)
@@ -710,7 +717,7 @@ def _logit_gradients(w: np.ndarray, group: Group, logps: tuple[np.ndarray, ...])
 
 
 def _policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], group: Group, adv: np.ndarray,
-                  weight: np.ndarray, c: LabConfig, algo: Algorithm):
+                  weight: np.ndarray, c: LabConfig, algo: Algorithm, kl: np.ndarray):
     """Epochs of gradient descent z ← z − η·∂Loss/∂z on the logits, Loss = −Σ weight·Lₜ.
 
     z and logps: the logit tables and their log-softmax (π_old). Clipped algorithms: Lₜ and ∂Lₜ/∂log π(aₜ) from
@@ -722,7 +729,7 @@ def _policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], gro
         where ρ = 1 (what a trainer logs first); the share of tokens clipped, averaged over epochs.
     """
     epochs = c.epochs if algo.clipped else 1
-    beta = c.beta if algo.kl_in_loss else 0.0
+    beta = kl if algo.kl_in_loss and np.any(kl > 0) else None  # each run's β [S, 1, 1]
     low, high = GSPO_EPS if algo.weight == "gspo" else (c.eps, c.eps_high if algo.clip_higher else c.eps)
     n_real = group.mask.sum(axis=(1, 2))
     clipped_sum = np.zeros(z[0].shape[0])
@@ -731,14 +738,14 @@ def _policy_update(z: tuple[np.ndarray, ...], logps: tuple[np.ndarray, ...], gro
         lp = group.logp_old if epoch == 0 else _token_logp(tables, group)
         if algo.clipped:
             coeff, clipped, objective = _clipped_terms(lp, group, adv, algo, low, high, epoch == 0)
-            if beta > 0:
+            if beta is not None:
                 coeff = coeff + beta * np.expm1(group.logp_ref - lp)            # −β ∂k3/∂log π
             clipped_sum += clipped.sum(axis=(1, 2)) / n_real
         else:
             coeff, objective = adv, adv * lp
         grads = _logit_gradients(weight * coeff, group, tables)
         if epoch == 0:  # what a trainer logs: the loss at π = π_old (ρ = 1), and its gradient's norm
-            loss = -(weight * (objective - beta * group.k3 if beta > 0 else objective)).sum(axis=(1, 2))
+            loss = -(weight * (objective - beta * group.k3 if beta is not None else objective)).sum(axis=(1, 2))
             grad_norm = np.sqrt(sum((g**2).reshape(len(g), -1).sum(axis=1) for g in grads))
         z = tuple(x - c.lr * g for x, g in zip(z, grads, strict=True))
     return z, loss, grad_norm, clipped_sum / epochs

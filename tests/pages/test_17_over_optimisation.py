@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import rlcore
 from tests.apphelp import chart_frame, keys, metrics, moves_charts, page_file, run_page
@@ -61,29 +62,45 @@ def test_edited_scenario_and_one_with_nothing_to_compare():
     assert not bad.get("vega_lite_chart")
 
 
-def gao(at, title_id: str):
-    df = chart_frame(at, i18n.text("en", title_id), "gain")
+GAO = {False: ("p17.gao_title", (100, 1000)), True: ("p17.gao_title_bias", (100, 10_000))}
+
+
+def gao(at, biased: bool) -> dict:
+    """The Gao chart's curves: (run, score) → its rows."""
+    df = chart_frame(at, i18n.text("en", GAO[biased][0]), "gain")
     return {(run, score): part for (run, score), part in df.groupby(["run", "score"])}
 
 
-def test_gao_measured_over_optimisation_without_a_bias_and_then_with_one():
-    """Honest raters: the proxy rises, the gold peaks inside and falls at 100 comparisons, and peaks higher and
-    later at 1,000. The bias switch names its own lesson: at 10,000 comparisons the gold still falls."""
-    at = run_page(PAGE, state=SHOWN)
-    curves = gao(at, "p17.gao_title")
-    few, many = "100 comparisons", "1,000 comparisons"
-    assert set(curves) == {(r, s) for r in (few, many) for s in ("reward model", "true judge")}
-    for run in (few, many):
-        proxy = curves[run, "reward model"]["gain"].to_numpy()
-        assert proxy[0] == 0 and np.all(np.diff(proxy) >= -1e-12)
-        assert np.all(np.diff(curves[run, "reward model"]["√KL"].to_numpy()) >= 0)
-    gold_few, gold_many = (curves[r, "true judge"] for r in (few, many))
-    i, j = int(gold_few["gain"].argmax()), int(gold_many["gain"].argmax())
-    assert 0 < i < len(gold_few) - 1 and gold_few["gain"].iloc[-1] < 0.9 * gold_few["gain"].iloc[i]
-    assert gold_many["gain"].iloc[j] > gold_few["gain"].iloc[i]
-    assert gold_many["√KL"].iloc[j] > gold_few["√KL"].iloc[i]
-    at.toggle(key=K("gao_bias")).set_value(True).run()
-    biased = gao(at, "p17.gao_title_bias")
-    gold = biased["10,000 comparisons", "true judge"]["gain"].to_numpy()
-    assert gold[-1] < gold.max() - 0.1 * (gold.max() - gold[0])
-    assert i18n.text("en", "p17.gao_why_bias") in " ".join(md.value for md in at.markdown)
+@pytest.mark.parametrize(("method", "biased"), [
+    ("tilt", False), ("best_of_n", True),
+    pytest.param("best_of_n", False, marks=pytest.mark.exhaustive), pytest.param("tilt", True,
+                                                                                marks=pytest.mark.exhaustive)])
+def test_gao_section_asks_first_and_draws_rlcore_s_means(method, biased):
+    """Gao et al.'s measurement, asked before it is shown: the chart holds the few comparisons' curves until the
+    section's own question is answered, then both; every curve is rlcore's goodhart_mean of ten worlds. Its
+    answer follows rlcore's numbers (unbiased: the peak with more data is higher and later; biased: it still
+    turns) and the sentence under it quotes the bias's cost."""
+    at = run_page(PAGE, state=SHOWN, inputs={"gao_how": method, "gao_bias": biased})
+    few, many = GAO[biased][1]
+    labels = {k: f"{k:,} comparisons" for k in (few, many)}
+    scores = {"proxy": "reward model (proxy)", "gold": "true judge (gold)"}
+    assert set(gao(at, biased)) == {(labels[few], s) for s in scores.values()}  # what answers it: not yet
+    radio = at.radio(key="predict_gao")
+    next(b for b in at.button if b.key == "predict_gao_show").click().run()
+    curves, means = gao(at, biased), {k: rlcore.goodhart_mean(k, 10, bias=1.0 if biased else 0.0, method=method)
+                                      for k in (few, many)}
+    assert set(curves) == {(labels[k], s) for k in (few, many) for s in scores.values()}
+    for k, mean in means.items():
+        rows = curves[labels[k], scores["gold"]]
+        np.testing.assert_allclose(rows["√KL"], np.sqrt(mean.kl), rtol=1e-12)
+        np.testing.assert_allclose(rows["gain"], mean.gold, rtol=1e-12)
+        np.testing.assert_allclose(curves[labels[k], scores["proxy"]]["gain"], mean.proxy, rtol=1e-12)
+    gold = {k: means[k].gold for k in (few, many)}
+    i, j = (int(np.argmax(gold[k])) for k in (few, many))
+    if biased:  # it still turns at 10,000, and the sentence quotes the unbiased raters' peak beside it
+        assert 0 < j < gold[many].size - 1 and gold[many][-1] < gold[many][j]
+        honest = rlcore.goodhart_mean(many, 10, method=method).gold.max()
+        assert fmt(honest, sign=True) in " ".join(md.value for md in at.markdown)
+    else:  # higher, and later
+        assert gold[many][j] > gold[few][i] and means[many].kl[j] > means[few].kl[i]
+    assert f"**{radio.options[0]}**" in at.info[1].value  # the first option says so, in either case

@@ -45,10 +45,10 @@ TERMS = {
                                   "rollout", "sampling", "temperature", "top", "train", "truncated", "vLLM"},
     "15_Entropy_and_pass_at_k.py": {"AIME", "Codex", "Cov", "Cui", "DeepSeek", "Yue", "entropy", "log"},
     "16_Reward_model.py": {"Bradley", "Terry", "model", "reference"},
-    "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "exp", "model", "overoptimization", "reference",
-                                "softmax"},
-    "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "exp", "log", "margin", "model", "preference",
-                  "reward"},
+    "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "best", "exp", "log", "model", "of", "overoptimization",
+                                "reference", "softmax"},  # best-of-n: its gloss
+    "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
+                  "margin", "model", "online", "preference", "reward"},
     "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "Transformer", "Yue", "base", "head", "held",
                                    "mean", "model", "norm", "numpy", "out", "problems", "RFT", "seq", "sum", "token"},
 }

@@ -36,8 +36,8 @@ def test_just_show_me_shows_what_an_answer_shows(path, how):
 
 # ---------------------------------------------------------------- inputs drawn only once the question is answered
 def own_inputs(at) -> dict:
-    """The page's own number inputs drawn on this run (sliders and number boxes): key → widget."""
-    return {w.key: w for w in [*at.slider, *at.number_input] if w.key and "." in w.key}
+    """The page's own inputs drawn on this run (sliders, number boxes and toggles): key → widget."""
+    return {w.key: w for w in [*at.slider, *at.number_input, *at.toggle] if w.key and "." in w.key}
 
 
 def hidden_inputs(path) -> dict:
@@ -46,9 +46,18 @@ def hidden_inputs(path) -> dict:
     return {} if after is None else {k: w for k, w in own_inputs(after).items() if k not in own_inputs(before)}
 
 
-def far_value(w):
-    """A value of the widget's range other than the one shown, on its step grid."""
-    return w.max if w.value != w.max else w.min
+def far_value(w) -> str:
+    """A value of the widget's range other than the one shown, as a link writes it: the far end of a range on its
+    step grid, the other side of a toggle."""
+    return str(not w.value).lower() if isinstance(w.value, bool) else str(w.max if w.value != w.max else w.min)
+
+
+def same(a, b) -> bool:
+    """Two values as a link writes them: numbers as numbers ("5" and 5.0 alike), the rest as text (True, "true")."""
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a).lower() == str(b).lower()
 
 
 LATER_PAGES = [p for p in ALL_PAGES if "inputs.later(" in p.read_text(encoding="utf-8")]
@@ -60,7 +69,7 @@ def test_a_link_to_an_input_behind_the_question_waits_for_the_answer(path):
     dropped nor reported as unknown; they stay in the address bar and the inputs take them once shown."""
     hidden = hidden_inputs(path)
     assert hidden, "the page names inputs with inputs.later, so some must appear only after the answer"
-    link = {k.rsplit(".", 1)[-1]: str(far_value(w)) for k, w in hidden.items()}
+    link = {k.rsplit(".", 1)[-1]: far_value(w) for k, w in hidden.items()}
     at = run_page(path, query=link)
     assert not at.toast, [t.proto.body for t in at.toast]
     assert {k: at.query_params.get(k) for k in link} == link
@@ -68,8 +77,8 @@ def test_a_link_to_an_input_behind_the_question_waits_for_the_answer(path):
     at.run()  # a rerun before the answer keeps them waiting
     next(b for b in at.button if b.label == SHOW).click().run()
     shown = own_inputs(at)
-    assert {k: float(shown[k].value) for k in hidden} == {k: float(link[k.rsplit(".", 1)[-1]]) for k in hidden}
-    assert {k: float(at.query_params.get(k)) for k in link} == {k: float(v) for k, v in link.items()}  # still shared
+    assert all(same(shown[k].value, link[k.rsplit(".", 1)[-1]]) for k in hidden), (hidden, link)
+    assert all(same(at.query_params.get(k), v) for k, v in link.items())  # still shared
 
 
 @pytest.mark.exhaustive

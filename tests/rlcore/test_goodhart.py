@@ -1,11 +1,11 @@
 """rlcore.goodhart_study: over-optimisation from a finite-data proxy, as Gao, Schulman & Hilton (2022) measured it.
 
-What must come out, with no bias planted (means over seeds 0–9, as Gao's curves are read): the proxy rises, the
+What must come out, with no bias planted (means over ten seeds, as Gao's curves are read): the proxy rises, the
 gold rises, peaks and falls; ten times more comparisons raise the gold's peak and move it to a larger √KL. With a
 planted rater bias the fall stays when data is plentiful. Inequalities with margins, not recorded values.
 
-Seeds 0–9, as issue #32 reads the curves. The falls are weaker in other groups of ten seeds (the module's
-docstring gives the measured ranges): the rise, and the higher, later peak with more data, hold in every group.
+Seeds 0–9 (as issue #32 reads the curves) in the quick suite; seeds 10–19, 20–29 and 30–39 in the exhaustive one:
+the shapes must not hang on one lucky group of worlds.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ import pytest
 
 import rlcore
 from rlcore.formulas.kl import best_of_n_probs
+from rlcore.studies import goodhart
 from tests.rejects import rejects
 
-SEEDS = range(10)
-PATHS = ("rl", "tilt")  # the two that follow the KL-regularised objective; best_of_n is checked beside them
+GROUPS = [pytest.param(0, id="seeds-0-9")] + [pytest.param(g, id=f"seeds-{g}-{g + 9}", marks=pytest.mark.exhaustive)
+                                              for g in (10, 20, 30)]
+BIAS = 1.0  # raters like a unit of flattery as much as the gold likes a unit step along its own direction
 
 
 @functools.cache
@@ -31,15 +33,15 @@ def curve(n_pairs: int, method: str, bias: float = 0.0, seed: int = 0) -> rlcore
 
 
 @functools.cache
-def mean_curve(n_pairs: int, method: str, bias: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(√KL, proxy, gold) averaged point by point over seeds 0–9."""
-    runs = [curve(n_pairs, method, bias, s) for s in SEEDS]
+def mean_curve(n_pairs: int, method: str, bias: float = 0.0, group: int = 0):
+    """(KL, proxy, gold) averaged point by point over the ten seeds from ``group``."""
+    runs = [curve(n_pairs, method, bias, s) for s in range(group, group + 10)]
     return tuple(np.mean([getattr(r, f) for r in runs], axis=0) for f in ("kl", "proxy", "gold"))
 
 
-def peak(n_pairs: int, method: str, bias: float = 0.0) -> tuple[int, float, float, float]:
+def peak(n_pairs: int, method: str, bias: float = 0.0, group: int = 0) -> tuple[int, float, float, float]:
     """Of the mean curve: the peak's index, its √KL, the gold's rise to it and how far it falls after."""
-    kl, _, gold = mean_curve(n_pairs, method, bias)
+    kl, _, gold = mean_curve(n_pairs, method, bias, group)
     i = int(np.argmax(gold))
     return i, math.sqrt(kl[i]), gold[i] - gold[0], gold[i] - gold[-1]
 
@@ -59,60 +61,67 @@ def test_every_curve_starts_at_the_reference_and_its_arrays_match(method):
 def test_the_closed_form_paths_are_ascending_in_kl_and_proxy_for_every_seed(method):
     """d KL/dβ⁻¹ = β⁻¹·Var(r̂) ≥ 0 and d E[r̂]/dβ⁻¹ = Var(r̂) ≥ 0 along the tilt; best-of-n's proxy score rises
     with n by stochastic dominance."""
-    for s in SEEDS:
+    for s in range(10):
         c = curve(100, method, seed=s)
         assert np.all(np.diff(c.kl) >= 0), s
         assert np.all(np.diff(c.proxy) >= -1e-12), s
 
 
-@pytest.mark.parametrize("method", rlcore.GOODHART_METHODS)
+@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("method", ("rl", "best_of_n"))
 @pytest.mark.parametrize("n_pairs", (100, 1000))
-def test_mean_kl_ascends_from_zero_and_the_proxy_keeps_rising(method, n_pairs):
-    kl, proxy, _ = mean_curve(n_pairs, method)
-    assert kl[0] == 0 and np.all(np.diff(kl) >= 0)
-    assert np.all(np.diff(proxy) >= -1e-12)
-    assert proxy[-1] > 1.0  # it rises by more than a unit: pairs that far apart go its way 3 times in 4
+def test_mean_kl_ascends_from_zero_and_the_proxy_keeps_rising(method, n_pairs, group):
+    kl, proxy, gold = mean_curve(n_pairs, method, group=group)
+    assert kl[0] == 0 and np.all(np.diff(kl) > 0 if method == "rl" else np.diff(kl) >= 0)
+    assert np.all(np.diff(proxy) >= (1e-4 if method == "rl" else 0))  # RL's sampled steps: with a margin
+    assert proxy[-1] > gold[-1] + 0.5  # at the end the proxy promises more than the gold delivers
 
 
-@pytest.mark.parametrize("method", PATHS)
-def test_with_few_comparisons_the_gold_rises_peaks_inside_and_falls(method):
-    kl, _, gold = mean_curve(100, method)
-    i, _, rise, fall = peak(100, method)
-    assert 0 < i < gold.size - 1  # the peak is inside the curve
-    assert rise > 0.5  # a clear rise first (the proxy's own rise is larger: see the next test)
-    assert fall >= 0.1 * rise  # then it ends at least a tenth of its rise below the peak
-    assert kl[-1] > kl[i]
+@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("method", ("rl", "tilt", "best_of_n"))
+def test_few_comparisons_over_optimise_and_ten_times_more_peak_higher_and_later(method, group):
+    """At 100 comparisons the gold peaks inside the path and ends well below its peak (measured: at least 62 % of
+    its rise in every group; the issue asks for a tenth); at 1,000 its peak is higher and comes later in √KL,
+    Gao's axis (best-of-n's "later" is not asked: within the n drawn its fall may be small)."""
+    kl, _, gold = mean_curve(100, method, group=group)
+    i, at_100, rise_100, fall_100 = peak(100, method, group=group)
+    _, at_1000, rise_1000, _ = peak(1000, method, group=group)
+    assert 0 < i < gold.size - 1 and kl[-1] > kl[i]
+    assert fall_100 >= 0.3 * rise_100 > 0
+    assert rise_1000 > 1.2 * rise_100
+    assert method == "best_of_n" or at_1000 > at_100 + 0.1
 
 
-@pytest.mark.parametrize("method", rlcore.GOODHART_METHODS)
-def test_at_the_end_the_proxy_promises_more_than_the_gold_delivers(method):
-    _, proxy, gold = mean_curve(100, method)
-    assert proxy[-1] > gold[-1] + 0.5
-
-
-@pytest.mark.parametrize("method", PATHS)
-def test_ten_times_more_comparisons_raise_the_peak_and_move_it_later(method):
-    _, at_100, rise_100, _ = peak(100, method)
-    _, at_1000, rise_1000, _ = peak(1000, method)
-    assert rise_1000 > 1.3 * rise_100
-    assert at_1000 > at_100 + 0.1  # in √KL, Gao's axis
-
-
-def test_best_of_n_peaks_higher_with_ten_times_more_comparisons():
-    assert peak(1000, "best_of_n")[2] > 1.3 * peak(100, "best_of_n")[2]
-
-
-@pytest.mark.parametrize("method", PATHS)
-def test_a_planted_bias_is_not_cured_by_data(method):
-    """Unbiased raters with plenty of data: the gold barely falls. Biased ones: it still falls, by a tenth of its
-    rise at least, and by clearly more than without the bias."""
-    _, _, rise, fall = peak(10_000, method, bias=1.0)
-    _, _, rise_0, fall_0 = peak(10_000, method)
-    assert fall >= 0.1 * rise
-    assert fall / rise > fall_0 / rise_0 + 0.1
+@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("method", ("rl", "tilt"))
+def test_a_planted_bias_is_not_cured_by_data(method, group):
+    """With 10,000 comparisons from biased raters the gold still peaks and falls (by a third of its rise at least),
+    and its peak stays clearly below the one the same data from unbiased raters gives."""
+    gold = mean_curve(10_000, method, BIAS, group)[2]
+    i, _, rise, fall = peak(10_000, method, BIAS, group)
+    assert 0 < i < gold.size - 1 and fall >= 0.3 * rise > 0
+    assert rise < peak(10_000, method, group=group)[2] - 0.1
 
 
 # --- the RL run and the exact paths ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("bias", "n_pairs"), [(0.0, 100), (0.0, 100_000), (BIAS, 100_000)])
+def test_the_proxy_is_the_ridge_bradley_terry_fit_in_the_traits_and_learns_the_raters_taste(bias, n_pairs):
+    """At the fit the penalised likelihood's gradient (computed here from the pairs) is 0; with 100,000 comparisons
+    the proxy's weights point where the raters' taste does: the gold's slope (recovered from the world by least
+    squares), plus the bias on flattery, the last trait."""
+    ref, traits, gold = goodhart._world(3)
+    slope = np.linalg.lstsq(traits, gold + goodhart.GOLD_BEND / 2 * (traits**2).sum(axis=1), rcond=None)[0]
+    taste = slope + bias * goodhart.GOLD_SLOPE * np.eye(traits.shape[1])[-1]
+    winners, losers = goodhart._pairs(ref, traits @ taste - goodhart.GOLD_BEND / 2 * (traits**2).sum(axis=1),
+                                      n_pairs, 3)
+    w = goodhart._fit(traits, winners, losers)
+    d = traits[winners] - traits[losers]
+    grad = -d.T @ (1.0 / (1.0 + np.exp(d @ w))) + 2 * goodhart.RIDGE * w
+    assert np.abs(grad).max() < 1e-8 * n_pairs
+    cos = w @ taste / np.linalg.norm(w) / np.linalg.norm(taste)
+    assert cos > 0.98 if n_pairs > 1000 else cos < 0.9  # 100 pairs leave this world's proxy well off (cos 0.2)
+
 
 def test_rl_follows_the_tilt_on_average():
     """Natural policy-gradient steps move along π_ref·exp(c·r̂) in expectation: at the same KL the two paths

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import rlcore
 from rlcore import judge_studies as js
 from rlcore.formulas.example import ARTICLE_SCENARIO, Scenario
 from rlcore.formulas.kl import kl_optimal_policy
@@ -214,7 +215,7 @@ def test_rl_with_a_kl_penalty_reaches_the_raters_optimum_when_it_samples_every_a
 
 def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_writes():
     """β·noise = 0.5: π* moves the flattering answer from 1% to about 15%, but PPO, learning from its own samples,
-    has pushed it down with the other losers after 300 steps; the plain answer takes its share."""
+    has pushed it down with the other losers after LAB_STEPS steps; the plain answer takes its share."""
     s = js.lab_on_raters(ARTICLE_SCENARIO, beta=0.25, noise=2.0, flattery=0.6)
     flat = s.items.flattering
     ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])
@@ -224,8 +225,28 @@ def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_wri
     assert s.median[s.items.best] > by_hand[s.items.best]
 
 
-def test_lab_on_raters_rejects_a_penalty_beyond_the_labs_range():
-    rejects(lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise")
+def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_own_run():
+    """The grid trains LAB_SEEDS runs per β in one vectorised run of the lab (``train``'s per-run betas): each
+    entry is what ``lab_on_raters`` gives at its β alone."""
+    betas = [0.1, 0.5, 2.0]
+    grid = js.lab_on_raters_grid(ARTICLE_SCENARIO, betas, noise=2.0, flattery=0.6, steps=40)
+    for b, g in zip(betas, grid, strict=True):
+        one = js.lab_on_raters(ARTICLE_SCENARIO, beta=b, noise=2.0, flattery=0.6, steps=40)
+        assert g.lab_beta == one.lab_beta == 2.0 * b and g.diverged_at is None
+        for field in ("median", "low", "high", "optimum"):
+            np.testing.assert_allclose(getattr(g, field), getattr(one, field), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise"),
+    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 50.0], noise=5.0), "betas × noise"),
+    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5] * 13), "betas"),
+    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, -1.0]), "betas"),
+    (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0, 1), betas=[0.1]), "seeds and betas"),
+    (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0,), betas=[101.0]), "betas"),
+])
+def test_lab_on_raters_and_the_labs_per_run_betas_reject_what_the_lab_cannot_train(call, name):
+    rejects(call, name)
 
 
 # --- what pages 16–18 read off the results -------------------------------------------------------------------------
@@ -289,6 +310,9 @@ def test_dpo_paths_match_dpo_study_at_every_beta():
         np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
         np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
     rejects(lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid")
+    alone = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=None, comparisons=200, steps=300, seed=3)  # the grid alone
+    assert alone.beta.tolist() == grid and not alone.exact.any()
+    np.testing.assert_allclose(alone.probs, p.probs[:4], rtol=0, atol=1e-13)
 
 
 def test_dpo_implicit_reward_stays_finite_where_the_policy_underflows():

@@ -6,7 +6,7 @@ import pytest
 
 import rlcore
 from rlcore import clips, mismatch, recipes
-from tests.apphelp import ALL_PAGES, GLOSSARY, charts, reveal, run_page, spec_items
+from tests.apphelp import ALL_PAGES, GLOSSARY, charts, page_file, reveal, run_page, spec_items
 from ui import glossary, nav
 
 ASKED = ["logit", "softmax", "one-hot", "⊙", "ρ", "nats", "k1", "k2", "k3",
@@ -156,3 +156,11 @@ def test_the_glossary_page_links_each_entry_to_its_page():
     linked = [m.value for m in at.markdown if "Explored on" in m.value]  # a link drawn as text in AppTest
     assert len(linked) == sum(1 for t in glossary.TERMS if t.page)
     assert any("Explored on “Length and aggregation”" in m for m in linked)
+
+
+@pytest.mark.parametrize(("name", "page"), [("best-of-n", "17_"), ("√KL", "17_"), ("proxy", "17_"), ("gold", "17_"),
+                                            ("online DPO", "18_"), ("likelihood displacement", "18_")])
+def test_the_terms_of_gao_and_dpo_on_sequences_link_their_pages(name, page):
+    """Issue #32's terms: over-optimisation as Gao et al. measured it (page 17), DPO beyond the toy (page 18)."""
+    entry = glossary.lookup(name)
+    assert entry.page == nav.path_of(str(page_file(page))) and 40 < len(entry.text) < 400

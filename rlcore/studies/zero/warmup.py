@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...formulas.checks import count, in_range
+from ...formulas.checks import count, in_range, positive
 from ...formulas.policy import log_softmax
 from . import task
 from .model import Model, adam_init, adam_step, backward, forward, generate, init_model, log_prob_grad
@@ -40,6 +40,14 @@ class WarmupPlan:
     keep_share: float = 0.5     # the optimum's P(another result | one more is allowed)
 
     def __post_init__(self):
+        count("seed", self.seed, low=0)
+        count("width", self.width, low=1)
+        count("layers", self.layers, low=1)
+        if count("heads", self.heads, low=1) and self.width % self.heads:
+            raise ValueError(f"heads must divide width ({self.width}), got {self.heads!r}")
+        if self.hidden is not None:
+            count("hidden", self.hidden, low=1)
+        positive("lr", self.lr)
         count("batch", self.batch, low=2)
         count("steps", self.steps, low=1)
         in_range("start_share", self.start_share, 0.01, 0.99)
