@@ -111,6 +111,10 @@ TERMS = (
          "pages/19_R1_Zero_in_miniature.py"),
     Term("base-model", ("base model", "π_base"), "pages/19_R1_Zero_in_miniature.py"),
     Term("held-out", ("held-out", "held out", "test set"), "pages/19_R1_Zero_in_miniature.py"),
+    Term("rft", ("RFT", "rejection-sampling fine-tuning", "rejection sampling fine-tuning", "STaR"),
+         "pages/19_R1_Zero_in_miniature.py"),
+    Term("explained-variance", ("explained variance",), "pages/19_R1_Zero_in_miniature.py"),
+    Term("adaptive-length", ("adaptive length",), "pages/19_R1_Zero_in_miniature.py"),
 
 )
 
