@@ -25,6 +25,8 @@ from tests.apphelp import (
     shows_numbers,
     titles,
 )
+from tests.pages.test_chinese import terms
+from tests.pages.zhhelp import english_left
 from ui import runs, turns
 
 PAGE = page_file("19_")
@@ -236,3 +238,12 @@ def test_a_newcomer_sees_the_default_run_the_server_trained_ahead_of_time(monkey
     assert sorted(set(chart_frame(at, "On the held-out problems", "value")["step"])) == list(range(steps + 1))
     np.testing.assert_allclose(chart_frame(at, "What RL adds", "pass@1").query("curve == 'GRPO'")["pass@1"],
                                zero.train(zero.ZeroConfig(), 0).pass1)
+
+
+def test_a_trained_run_and_its_baseline_read_in_chinese():
+    """In Chinese, after Train (PPO, so the critic's panel shows) and the RFT baseline, no English is left but the
+    names and terms page 19 may show."""
+    at = run_page(PAGE, query={"lang": "zh"}, inputs={**SHORT, "algo": "PPO with a value head"})
+    next(b for b in at.button if b.label == "训练").click().run()
+    next(b for b in at.button if b.label.startswith("用这组设置训练 RFT")).click().run()
+    assert len(charts(at)) >= 8 and english_left(at, terms(PAGE)) == []
