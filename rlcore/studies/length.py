@@ -61,7 +61,7 @@ def _budget(max_len, lens: np.ndarray) -> int:
 class LengthPush:
     """What one update does to each answer of a group (or of each of several groups), under each aggregation mode."""
 
-    weights: np.ndarray     # [4, n] ([..., 4, n] for groups): weight of each token of answer i (AGGREGATION_MODES order)
+    weights: np.ndarray     # [4, n] (groups: [..., 4, n]): weight of each token of answer i (AGGREGATION_MODES order)
     per_token: np.ndarray   # [4, n]: weight × Â_i, the push on each of its tokens' log-probability
     per_answer: np.ndarray  # [4, n]: |o_i| × weight × Â_i, the push on all its tokens together
 

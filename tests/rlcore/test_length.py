@@ -59,7 +59,8 @@ def test_length_push_over_groups_is_length_push_of_each_group():
             for field in ("weights", "per_token", "per_answer"):
                 np.testing.assert_allclose(getattr(groups, field)[g], getattr(one, field), rtol=1e-15)
     # by hand, the -norm mode unmatched: 1/(n·L_max) with each group's own L_max
-    np.testing.assert_allclose(L.length_push(lengths, adv, max_len=[6, 7, 12]).weights[:, 3, 0], [1 / 18, 1 / 21, 1 / 36])
+    raw = L.length_push(lengths, adv, max_len=[6, 7, 12])
+    np.testing.assert_allclose(raw.weights[:, 3, 0], [1 / 18, 1 / 21, 1 / 36])
 
 
 @pytest.mark.parametrize(("budget", "match"), [(None, False), (None, True), (30, True), (128, False)])

@@ -61,7 +61,7 @@ def vega(expr: str, datum: dict, signals: dict):
 def shown_by_vega(out: dict, df: pd.DataFrame, at: float) -> pd.DataFrame:
     """The rows of ``df`` the scrubbed view of ``out`` (``scrubbed``) keeps with its input at ``at``: its transforms
     run in order, each row's place computed once, the input's own place computed from ``at``."""
-    ((view, transforms),) = [(v, v["transform"]) for v in views(out) if v.get("transform")]
+    (transforms,) = [v["transform"] for v in views(out) if v.get("transform")]
     signals = {scrub.PARAM: at}
     signals |= {p["name"]: vega(p["expr"], {}, signals) for p in out["params"] if "expr" in p}
     rows = [dict(r) for r in df.to_dict("records")]
