@@ -114,6 +114,17 @@ def index_exprs(field: str, lo: float, step: float, value: float, exact: bool, p
             f"abs({float(value)!r} - {param}) < {half!r} ? -1 : {here}")
 
 
+def shown_value(value: float, step: float) -> float:
+    """Where the range input starts: the committed ``value`` to two decimals finer than the grid's ``step`` (the input
+    shows its number beside it; a log₁₀ β of −1.3010299956639813 ran onto a second line). Still nearer ``value`` than
+    half a step, so the rows it shows at rest are those of ``value`` (``index_exprs``).
+
+    >>> shown_value(-1.3010299956639813, 0.1), shown_value(0.12, 0.05), shown_value(40, 1)
+    (-1.301, 0.12, 40.0)
+    """
+    return round(float(value), max(0, -math.floor(math.log10(step))) + 2)
+
+
 def _inputs(field, grid, value, label, also: Input | None) -> list[tuple[Input, str, str]]:
     """Each scrubbed input with its Vega-Lite parameter and its exact column."""
     return [(Input(field, grid, value, label), PARAM, EXACT), *([(Input(*also), PARAM2, EXACT2)] if also else [])]
@@ -141,7 +152,7 @@ def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: 
         for name in scrubbed:
             filters.setdefault(name, []).extend([{"calculate": row, "as": f"{param}{AT}"},
                                                  {"filter": f"datum.{param}{AT} === {param}{AT}"}])
-        params.append({"name": param, "value": float(inp.value),
+        params.append({"name": param, "value": shown_value(inp.value, step),
                        "bind": {"input": "range", "min": lo, "max": hi, "step": step, "name": f"{inp.label} "}})
         params.append({"name": f"{param}{AT}", "expr": here})
 

@@ -90,7 +90,8 @@ def test_the_browser_keeps_the_rows_of_the_grid_point_the_input_holds(committed)
     off the grid, the committed value's exact rows stand in for the grid point nearest it (0.3 for 0.25)."""
     df = curves(committed if committed not in GRID else None)
     out = scrubbed(df, committed)
-    at_rest = shown_by_vega(out, df, committed)
+    (start,) = [p["value"] for p in out["params"] if "bind" in p]  # where the input starts
+    at_rest = shown_by_vega(out, df, start)
     pd.testing.assert_frame_equal(at_rest.drop(columns=[scrub.EXACT, f"{scrub.PARAM}{scrub.AT}"]),
                                   scrub.rows_at(df, field="g", grid=GRID, value=committed).reset_index(drop=True))
     for g in GRID:
