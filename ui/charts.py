@@ -291,7 +291,8 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     enc = {axis: alt.Y(f"{at}:Q") if axis == "y" else alt.X(f"{at}:Q")}
     rule = alt.Chart(df).mark_rule(color=color, strokeDash=list(dash), strokeWidth=1.5).encode(
         **enc, tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.line")), _num(at, t("charts.value"))])
-    text = alt.Chart(df).mark_text(align=align, dx=4 if axis == "x" else 0, dy=-6, color=color,
+    side = -4 if align == "right" else 4  # beside a vertical rule, on the side the text runs to: clear of the line
+    text = alt.Chart(df).mark_text(align=align, dx=side if axis == "x" else 0, dy=-6, color=color,
                                    fontSize=12).encode(**enc, text=alt.Text(f"{label}:N"))
     text = text.encode(x=alt.XValue(4)) if axis == "y" else text.encode(y=alt.YValue(label_at))
     return alt.layer(rule, text)
