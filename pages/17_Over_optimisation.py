@@ -1,14 +1,18 @@
 """Over-optimisation: train against the reward model while the true judge watches."""
 
+import math
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page
+from ui import charts, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct
 from ui.i18n import t
 from ui.page import NOTHING_TO_COMPARE
+from ui.prep import thin_steps
 
 BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 COMPARE_BETAS = [0.03, 0.3, 3.0]
@@ -17,6 +21,8 @@ COMPARE_N = [100, 1000, 20000]
 GAO_PAIRS = {False: (100, 1000), True: (100, 10_000)}  # without, and with, the raters' bias
 GAO_BIAS = 1.0
 MAX_SEED = 999_999
+LOG_GRID = scrub.steps(-2.0, 0.7, 0.1)  # the run at log₁₀ β = −2 … 0.7 (β 0.01 … 5, as the slider): dragged
+PATH_POINTS = 60  # steps per judge and β of the scrubbed run: a move redraws them all (bench/scrub.py)
 
 scenario = page.setup("p17")
 SERIES = (t("p17.series_rm"), t("p17.series_true"))  # the legend's names of the two judges
@@ -60,7 +66,12 @@ def over_panel() -> None:
     raters = {"flattery": float(flattery), "noise": float(noise), "steps": int(steps), "seed": int(seed)}
     run = train(float(beta), int(n), raters)
     revealed = ask(run, beta)
-    draw_run(run, revealed)
+    if revealed:
+        paths = page.study(rlcore.over_optimisation_paths, scenario, LOG_GRID, beta=float(beta), comparisons=int(n),
+                           **raters, entries=16)
+        draw_paths(paths, run, float(beta))
+    else:
+        draw_run(run)
     if revealed:
         explain_peak(run)
         draw_betas(int(n), raters)
@@ -81,16 +92,39 @@ def ask(run, beta) -> bool:
         key="predict_over")
 
 
-def draw_run(run, revealed: bool) -> None:
-    """The reward model's gain against KL; the true judge's beside it once the question is answered."""
-    df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
-    ch = charts.layer(charts.lines(df, x="KL", y="gain",
-                                   key=charts.Key("run",
-                                                  colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"),
-                                                                                strict=True))), title=t("p17.legend")),
-                                   axes=charts.Axes(t("p17.x_title"), t("p17.y_title"))),
-                      title=t("p17.title"), subtitle=t("p17.subtitle" if revealed else "p17.locked"))
+def judges() -> charts.Key:
+    """The legend of the two judges, in their fixed colours."""
+    colors = method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True)))
+    return charts.Key("run", colors=colors, title=t("p17.legend"))
+
+
+def draw_run(run) -> None:
+    """Before the answer: the reward model's gain against KL (the true judge's would give the answer away)."""
+    df = curves(run).query("run == @SERIES[0]")
+    ch = charts.layer(charts.lines(df, x="KL", y="gain", key=judges(), axes=charts.Axes(t("p17.x_title"),
+                                                                                        t("p17.y_title"))),
+                      title=t("p17.title"), subtitle=t("p17.locked"))
     page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
+
+
+def draw_paths(paths, run, beta: float) -> None:
+    """After the answer: both judges' gains against KL at every β of the grid (the one dragged to shown), and a
+    rule where the run at the committed β ends, labelled with it."""
+    at = thin_steps(paths.kl.shape[1], PATH_POINTS)
+    per_beta = {"log₁₀ β": np.repeat(paths.log_beta, at.size), scrub.EXACT: np.repeat(paths.exact, at.size)}
+    df = pd.concat([pd.DataFrame({**per_beta, "KL": paths.kl[:, at].ravel(), "gain": g[:, at].ravel(), "run": s})
+                    for s, g in zip(SERIES, (paths.proxy, paths.true), strict=True)], ignore_index=True)
+    shown = pd.DataFrame({"log₁₀ β": paths.log_beta, scrub.EXACT: paths.exact,
+                          "label": [t("chart.scrub_shown", name="β", value=fmt(b, 3)) for b in paths.beta]})
+    yours = pd.DataFrame({"at": [run.kl[-1]], "label": [t("chart.scrub_yours", name="β", value=fmt(beta))]})
+    ch = charts.layer(charts.lines(df, x="KL", y="gain", key=judges(), axes=charts.Axes(t("p17.x_title"),
+                                                                                        t("p17.y_title"))),
+                      charts.rules(yours, at="at", label="label", axis="x", align="right",  # where the run ends,
+                                   label_at=charts.HEIGHT - 24),  # clear of both curves' ends and the plot's edge
+                      charts.note(shown, text="label", corner="top left"),
+                      title=t("p17.title"), subtitle=t("p17.subtitle"))
+    page.scrub(ch, df, field="log₁₀ β", grid=LOG_GRID, value=math.log10(beta),
+               label=t("chart.scrub_input", name=t("p17.log_beta")), alt_text=t("p17.alt"), name="over_optimisation")
 
 
 def explain_peak(run) -> None:
