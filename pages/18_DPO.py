@@ -10,7 +10,7 @@ from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
 from ui.page import NOTHING_TO_COMPARE
-from ui.prep import thin_steps, thin_steps_early
+from ui.prep import thin_steps
 
 BETAS = [0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 BETA_GRID = scrub.steps(0.1, 5.0, 0.1)  # the path chart at each β from 0.1 to 5 (every one of BETAS): dragged
@@ -57,7 +57,7 @@ def dpo_panel() -> None:
         t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,
         t("p18.explain_fit" if d.unbounded.size == 0 else "p18.explain_unbeaten"), key="predict_dpo")
     at = thin_steps(d.probs.shape[0], MAX_POINTS)
-    draw_path(paths, names, thin_steps_early(d.probs.shape[0], PATH_POINTS), float(beta), revealed)
+    draw_path(paths, names, thin_steps(d.probs.shape[0], PATH_POINTS, early=True), float(beta), revealed)
     if revealed:
         draw_table(d, names, int(steps))
         rl_section(d, names, int(steps), float(beta), float(noise), float(flattery))
