@@ -1,6 +1,6 @@
 """Benchmark: dragging a scrubbed chart in headless Chromium, page by page, beside a floor measured in the same run.
 
-    python bench/scrub.py [--repeats 3]
+    python bench/scrub.py [--repeats 3] [--pages KL_penalty DPO]
 
 Starts `streamlit run dashboard.py` (tests/e2e/e2ehelp.Server), opens each page with a scrubbed chart, answers
 nothing ("Just show me"), and on its first range input (``ui.scrub``):
@@ -19,6 +19,7 @@ machine shared with other work inflates every figure; the ratio, measured in the
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import statistics
 import sys
@@ -79,19 +80,24 @@ def bench_page(server, browser, path: str) -> dict:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
-    repeats = parser.parse_args(argv).repeats
+    parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES), metavar="PAGE",
+                        help=f"the url paths of the pages to measure (default: all of {', '.join(PAGES)})")
+    args = parser.parse_args(argv)
+    repeats = args.repeats
     server = Server()
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start", flush=True)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             print(f"{'page':<22}{'fps':>7}{'floor fps':>11}{'move ms':>9}{'floor ms':>10}{'ratio':>7}  check")
-            for path in PAGES:
+            for path in args.pages:
                 runs = [bench_page(server, browser, path) for _ in range(repeats)]
                 med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
                 ratio = med["move"] / med["floor_move"]
                 print(f"{path:<22}{med['fps']:>7.1f}{med['floor_fps']:>11.1f}{med['move']:>9.1f}"
                       f"{med['floor_move']:>10.1f}{ratio:>7.2f}  {'ok' if ratio <= RATIO else 'OVER'}", flush=True)
             browser.close()
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end", flush=True)
     finally:
         server.stop()
 

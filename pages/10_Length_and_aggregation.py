@@ -6,7 +6,7 @@ import streamlit as st
 
 import rlcore
 from rlcore import length
-from ui import charts, inputs, page
+from ui import charts, inputs, page, scrub
 from ui.charts import Axes, Key, grouped_bars, titled
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
@@ -22,6 +22,7 @@ scenario = page.setup("p10")
 ADV_NAMES = {"grpo": t("p10.adv_grpo"), "dr_grpo": t("p10.adv_dr_grpo")}
 ADV_COLORS = method_colors({name: m for m, name in ADV_NAMES.items()})
 MAX_LENGTH = 80
+LEN_GRID = scrub.steps(1, MAX_LENGTH, 1)  # the weights chart at every length of the slider: dragged in the browser
 tokens = scenario.tokens
 
 
@@ -48,10 +49,11 @@ def group_panel() -> None:
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
     group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)
+    groups = page.study(length.padded_groups, scenario, token, long_length, LEN_GRID, method, budget, matched)
     if group.max_len > budget:  # a generation limit below an answer that exists cannot be: the longest is used
         st.caption(t("p10.budget_caption", budget=budget, longest=group.max_len))
     revealed = ask_which_is_harder(group, token, long_length)
-    draw_one_step(group)
+    draw_one_step(group, groups, token)
     if revealed:
         explain_one_step(group, token, long_length)
     training_section(group, token, long_length, method)
@@ -69,23 +71,47 @@ def ask_which_is_harder(group, token: str, long_length: int) -> bool:
         key="predict_agg")
 
 
-def draw_one_step(group) -> None:
-    """Each mode's weight of one token, push per token and push on the whole answer, for every answer."""
-    push, n_modes = group.push, len(rlcore.AGGREGATION_MODES)
-    names = [f"{t} ({n})" for t, n in zip(tokens, group.lengths, strict=True)]
-    rows = pd.DataFrame({
-        "answer": np.tile(names, n_modes),
-        "tokens": np.tile(group.lengths, n_modes),
-        "advantage": np.tile(group.advantages, n_modes),
-        "mode": np.repeat(list(MODE_NAMES.values()), len(tokens)),
+def push_rows(lengths, advantages, push) -> pd.DataFrame:
+    """One row per (group, mode, answer): its weight and pushes; ``lengths`` [K] for one group or [V, K] for
+    several (``push``'s fields then [4, K] or [V, 4, K]), each answer named with its length in that group."""
+    lens = np.atleast_2d(lengths)
+    v, k = lens.shape
+    shape = (v, len(MODE_NAMES), k)
+    names = np.array([f"{tok} ({n})" for row in lens for tok, n in zip(tokens, row, strict=True)]).reshape(v, 1, k)
+    return pd.DataFrame({
+        "answer": np.broadcast_to(names, shape).ravel(),
+        "tokens": np.broadcast_to(lens[:, None, :], shape).ravel(),
+        "advantage": np.broadcast_to(advantages, shape).ravel(),
+        "mode": np.broadcast_to(np.array(list(MODE_NAMES.values()))[:, None], shape).ravel(),
         "token weight": push.weights.ravel(),
         "push per token": push.per_token.ravel(),
         "push on the answer": push.per_answer.ravel(),
     })
-    page.chart(titled(grouped_bars(rows, x="answer", y="token weight", key=Key("mode", colors=MODE_COLORS),
-                                   axes=Axes(t("p10.x_answer"), t("p10.weights_y")), tooltips=("tokens", "advantage")),
-                      title=t("p10.weights_title"), subtitle=wrap(t("p10.weights_subtitle"))),
-               rows, alt_text=t("p10.weights_alt"), name="agg_weights")
+
+
+def draw_weights(groups, token: str, long_length: int) -> None:
+    """Each mode's weight of one token of every answer, at every length of the slider (the one dragged to shown)."""
+    rows = push_rows(groups.lengths, groups.advantages, groups.push)
+    per_group = len(rows) // groups.long_length.size
+    rows.insert(0, "padded length", np.repeat(groups.long_length, per_group))
+    rows[scrub.EXACT] = np.repeat(groups.exact, per_group)
+    name = t("p10.len_name")
+    shown = pd.DataFrame({"padded length": groups.long_length, scrub.EXACT: groups.exact,
+                          "label": [t("chart.scrub_shown", name=name, value=n) for n in groups.long_length]})
+    placed = rows.assign(position=np.tile(np.arange(len(tokens)), len(rows) // len(tokens)))  # answers keep places
+    bars = grouped_bars(placed, x="answer", y="token weight", key=Key("mode", colors=MODE_COLORS),
+                        axes=Axes(t("p10.x_answer"), t("p10.weights_y")), tooltips=("tokens", "advantage"),
+                        scrubbed="position")
+    page.scrub(charts.layer(bars, charts.note(shown, text="label", corner="top right"), title=t("p10.weights_title"),
+                            subtitle=wrap(t("p10.weights_subtitle", token=token, length=long_length))),
+               rows, field="padded length", grid=LEN_GRID, value=long_length,
+               label=t("chart.scrub_input", name=name), alt_text=t("p10.weights_alt"), name="agg_weights")
+
+
+def draw_one_step(group, groups, token: str) -> None:
+    """Each mode's weight of one token, push per token and push on the whole answer, for every answer."""
+    draw_weights(groups, token, int(group.lengths[group.index]))
+    rows = push_rows(group.lengths, group.advantages, group.push)
     left, right = st.columns(2, gap="large")
     with left:
         page.chart(titled(grouped_bars(rows, x="answer", y="push per token", key=Key("mode", colors=MODE_COLORS),

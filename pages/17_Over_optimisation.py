@@ -1,24 +1,26 @@
 """Over-optimisation: train against the reward model while the true judge watches."""
 
+import math
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, glossary, inputs, page
+from ui import charts, gao_view, inputs, page, scrub
 from ui.colors import method_colors
-from ui.format import esc, fmt, pct
+from ui.format import esc, fmt
 from ui.i18n import t
 from ui.page import NOTHING_TO_COMPARE
+from ui.prep import thin_steps
 
 BETAS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 COMPARE_BETAS = [0.03, 0.3, 3.0]
 COMPARISONS = [50, 100, 200, 500, 1000, 2000, 5000, 20000]
 COMPARE_N = [100, 1000, 20000]
-GAO_PAIRS = {False: (100, 1000), True: (100, 10_000)}  # without, and with, the raters' bias
-GAO_BIAS = 1.0
-GAO_METHODS = ("tilt", "best_of_n")  # where RL goes (its KL-regularised optimum), and best-of-n
-GAO_WORLDS = 10  # seeds the curves average
 MAX_SEED = 999_999
+LOG_GRID = scrub.steps(-2.0, 0.7, 0.1)  # the run at log₁₀ β = −2 … 0.7 (β 0.01 … 5, as the slider): dragged
+PATH_POINTS = 60  # steps per judge and β of the scrubbed run: a move redraws them all (bench/scrub.py)
 
 scenario = page.setup("p17")
 SERIES = (t("p17.series_rm"), t("p17.series_true"))  # the legend's names of the two judges
@@ -62,13 +64,18 @@ def over_panel() -> None:
     raters = {"flattery": float(flattery), "noise": float(noise), "steps": int(steps), "seed": int(seed)}
     run = train(float(beta), int(n), raters)
     revealed = ask(run, beta)
-    draw_run(run, revealed)
+    if revealed:
+        paths = page.study(rlcore.over_optimisation_paths, scenario, LOG_GRID, beta=float(beta), comparisons=int(n),
+                           **raters, entries=16)
+        draw_paths(paths, run, float(beta))
+    else:
+        draw_run(run)
     if revealed:
         explain_peak(run)
         draw_betas(int(n), raters)
         draw_comparisons(float(beta), raters)
         closed_form(run)
-        draw_gao()
+        gao_view.draw()
     else:
         inputs.later("gao_how", "gao_bias")  # the Gao section's inputs: a link's values wait for the answer
 
@@ -85,16 +92,39 @@ def ask(run, beta) -> bool:
         key="predict_over")
 
 
-def draw_run(run, revealed: bool) -> None:
-    """The reward model's gain against KL; the true judge's beside it once the question is answered."""
-    df = curves(run) if revealed else curves(run).query("run == @SERIES[0]")
-    ch = charts.layer(charts.lines(df, x="KL", y="gain",
-                                   key=charts.Key("run",
-                                                  colors=method_colors(dict(zip(SERIES, ("reward model", "true judge"),
-                                                                                strict=True))), title=t("p17.legend")),
-                                   axes=charts.Axes(t("p17.x_title"), t("p17.y_title"))),
-                      title=t("p17.title"), subtitle=t("p17.subtitle" if revealed else "p17.locked"))
+def judges() -> charts.Key:
+    """The legend of the two judges, in their fixed colours."""
+    colors = method_colors(dict(zip(SERIES, ("reward model", "true judge"), strict=True)))
+    return charts.Key("run", colors=colors, title=t("p17.legend"))
+
+
+def draw_run(run) -> None:
+    """Before the answer: the reward model's gain against KL (the true judge's would give the answer away)."""
+    df = curves(run).query("run == @SERIES[0]")
+    ch = charts.layer(charts.lines(df, x="KL", y="gain", key=judges(), axes=charts.Axes(t("p17.x_title"),
+                                                                                        t("p17.y_title"))),
+                      title=t("p17.title"), subtitle=t("p17.locked"))
     page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
+
+
+def draw_paths(paths, run, beta: float) -> None:
+    """After the answer: both judges' gains against KL at every β of the grid (the one dragged to shown), and a
+    rule where the run at the committed β ends, labelled with it."""
+    at = thin_steps(paths.kl.shape[1], PATH_POINTS)
+    per_beta = {"log₁₀ β": np.repeat(paths.log_beta, at.size), scrub.EXACT: np.repeat(paths.exact, at.size)}
+    df = pd.concat([pd.DataFrame({**per_beta, "KL": paths.kl[:, at].ravel(), "gain": g[:, at].ravel(), "run": s})
+                    for s, g in zip(SERIES, (paths.proxy, paths.true), strict=True)], ignore_index=True)
+    shown = pd.DataFrame({"log₁₀ β": paths.log_beta, scrub.EXACT: paths.exact,
+                          "label": [t("chart.scrub_shown", name="β", value=fmt(b, 3)) for b in paths.beta]})
+    yours = pd.DataFrame({"at": [run.kl[-1]], "label": [t("chart.scrub_yours", name="β", value=fmt(beta))]})
+    ch = charts.layer(charts.lines(df, x="KL", y="gain", key=judges(), axes=charts.Axes(t("p17.x_title"),
+                                                                                        t("p17.y_title"))),
+                      charts.rules(yours, at="at", label="label", axis="x", align="right",  # where the run ends,
+                                   label_at=charts.HEIGHT - 24),  # clear of both curves' ends and the plot's edge
+                      charts.note(shown, text="label", corner="top left"),
+                      title=t("p17.title"), subtitle=t("p17.subtitle"))
+    page.scrub(ch, df, field="log₁₀ β", grid=LOG_GRID, value=math.log10(beta),
+               label=t("chart.scrub_input", name=t("p17.log_beta")), alt_text=t("p17.alt"), name="over_optimisation")
 
 
 def explain_peak(run) -> None:
@@ -158,71 +188,6 @@ def closed_form(run) -> None:
         page.table(pd.DataFrame({t("p17.col_answer"): page.answer_names(run.items),
                                  **dict(zip(numeric, (run.items.ref, run.probs[-1], run.limit), strict=True))}),
                    formats={k: "%.4f" for k in numeric})
-
-
-def gao_counts(biased: bool) -> dict:
-    """The two numbers of comparisons, as a sentence writes them: {"few": "100", "many": "1,000"}."""
-    return {name: f"{k:,}" for name, k in zip(("few", "many"), GAO_PAIRS[biased], strict=True)}
-
-
-def gao_runs(method: str, biased: bool) -> list:
-    """Gao et al.'s measurement, averaged over ten worlds: (curve, label) for few and many comparisons; with the
-    raters' bias, the same many comparisons from unbiased raters last (what the bias costs)."""
-    pairs = GAO_PAIRS[biased]
-    runs = [(page.study(rlcore.goodhart_mean, k, GAO_WORLDS, bias=GAO_BIAS if biased else 0.0, method=method),
-             t("p17.n_run", n=f"{k:,}")) for k in pairs]
-    return [*runs, (page.study(rlcore.goodhart_mean, pairs[1], GAO_WORLDS, method=method), None)] if biased else runs
-
-
-def ask_gao(runs, biased: bool) -> bool:
-    """Unbiased: with ten times more comparisons, is the true peak higher, and later? Biased: does the true
-    score still turn with a hundred times more?"""
-    (few, _), (many, _) = runs[:2]
-    if biased:
-        options = [t("p17.gao_still_falls"), t("p17.gao_keeps_rising")]
-        answer = options[0 if many.turns else 1]
-    else:
-        options = [t(f"p17.gao_{way}") for way in ("higher_later", "higher_sooner", "lower_later", "lower_sooner")]
-        higher, later = many.peak_gain > few.peak_gain, many.peak_root_kl > few.peak_root_kl
-        answer = options[2 * (not higher) + (not later)]
-    said = t("p17.join").join(t("p17.gao_end", run=lab, peak=fmt(r.peak_gain, sign=True), at=fmt(r.peak_root_kl),
-                                fall=pct(r.fall)) for r, lab in runs[:2])
-    return page.predict(t("p17.gao_question_bias" if biased else "p17.gao_question", **gao_counts(biased)),
-                        options, answer, said, key="predict_gao")
-
-
-def draw_gao() -> None:
-    """Over-optimisation from a proxy fitted on finite data, with no bias planted; the bias as its own lesson."""
-    st.subheader(t("p17.gao"))
-    world = rlcore.goodhart
-    st.markdown(t("p17.gao_text", answers=world.N_ANSWERS, traits=world.N_TRAITS - 1, worlds=GAO_WORLDS,
-                  inverse=fmt(world.INVERSE_BETAS[-1]), most=f"{world.BEST_OF[-1]:,}"))
-    c1, c2 = st.columns(2)
-    method = inputs.segmented(t("p17.gao_how"), GAO_METHODS, GAO_METHODS[0], key="gao_how", where=c1,
-                              help=glossary.term("best-of-n"), format_func=lambda m: t(f"p17.gao_methods.{m}"))
-    biased = bool(inputs.toggle(t("p17.gao_bias"), False, key="gao_bias", where=c2,
-                                help=t("p17.gao_bias_help", **gao_counts(True))))
-    runs = gao_runs(method, biased)
-    revealed = ask_gao(runs, biased)
-    scored = (t("p17.gao_proxy"), t("p17.gao_gold"))
-    shown = runs[:2] if revealed else runs[:1]  # the many comparisons' curves answer the question
-    data = pd.concat([pd.DataFrame({"√KL": r.root_kl, "gain": g, "run": lab, "score": s})
-                      for r, lab in shown for s, g in zip(scored, (r.proxy, r.gold), strict=True)], ignore_index=True)
-    labels = [lab for _, lab in runs[:2]]
-    ch = charts.layer(charts.lines(data, x="√KL", y="gain", dash="score",
-                                   key=charts.Key("run", colors=method_colors(labels), title=t("p17.n_legend")),
-                                   axes=charts.Axes(t("p17.gao_x"), t("p17.gao_y"))),
-                      title=t("p17.gao_title_bias" if biased else "p17.gao_title"),
-                      subtitle=t(f"p17.gao_methods.{method}"))
-    page.chart(ch, data, alt_text=t("p17.gao_alt"), name="gao")
-    if revealed:
-        few, many = runs[0][0], runs[1][0]
-        if biased:
-            st.markdown(t("p17.gao_why_bias", many=gao_counts(True)["many"], peak=fmt(many.peak_gain, sign=True),
-                          honest=fmt(runs[2][0].peak_gain, sign=True), fall=pct(many.fall)))
-        else:
-            st.markdown(t("p17.gao_why", ratio=fmt(many.peak_gain / few.peak_gain, 1),
-                          later=fmt(many.peak_root_kl - few.peak_root_kl)))
 
 
 over_panel()

@@ -18,6 +18,7 @@ COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
 TAUS = [0.1, 0.25, 0.5, 1, 2]
 MAX_SEED = 999_999
 MAX_POINTS = 80
+PATH_POINTS = 25  # steps per answer and β of the scrubbed path: a move redraws them all (bench/scrub.py)
 
 scenario = page.setup("p18")
 CURVES = (t("p18.curve_dpo"), t("p18.curve_closed"))
@@ -57,7 +58,7 @@ def dpo_panel() -> None:
         t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,
         t("p18.explain_fit" if d.unbounded.size == 0 else "p18.explain_unbeaten"), key="predict_dpo")
     at = thin_steps(d.probs.shape[0], MAX_POINTS)
-    draw_path(paths, names, at, float(beta), revealed)
+    draw_path(paths, names, thin_steps(d.probs.shape[0], PATH_POINTS, early=True), float(beta), revealed)
     if revealed:
         draw_table(d, names, int(steps))
         rl_section(d, names, int(steps), float(beta), float(noise), float(flattery))

@@ -302,7 +302,8 @@ def rules(df: pd.DataFrame, *, at: str, label: str, axis: str = "y", color: str 
     enc = {axis: alt.Y(f"{at}:Q") if axis == "y" else alt.X(f"{at}:Q")}
     rule = alt.Chart(df).mark_rule(color=color, strokeDash=list(dash), strokeWidth=1.5).encode(
         **enc, tooltip=[alt.Tooltip(f"{label}:N", title=t("charts.line")), _num(at, t("charts.value"))])
-    text = alt.Chart(df).mark_text(align=align, dx=4 if axis == "x" else 0, dy=-6, color=color,
+    side = -4 if align == "right" else 4  # beside a vertical rule, on the side the text runs to: clear of the line
+    text = alt.Chart(df).mark_text(align=align, dx=side if axis == "x" else 0, dy=-6, color=color,
                                    fontSize=12).encode(**enc, text=alt.Text(f"{label}:N"))
     text = text.encode(x=alt.XValue(4)) if axis == "y" else text.encode(y=alt.YValue(label_at))
     return alt.layer(rule, text)
@@ -458,24 +459,31 @@ def answer_labels(tokens, actions) -> list[str]:
 
 
 @recipe(live=("key", "axes"))
-def grouped_bars(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, tooltips=(), digits: int = 3
-                 ) -> alt.LayerChart:
+def grouped_bars(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, tooltips=(), digits: int = 3,
+                 scrubbed: str | None = None) -> alt.LayerChart:
     """Bars side by side: one cluster per value of ``x``, one bar per value of ``key.field`` (a method, coloured by
     ``key.colors``), a zero rule; ``tooltips`` names extra numeric columns shown on hover. Clusters keep the order in
     which the rows first name them (no sort list in the spec, so a chart whose labels change with the inputs keeps
-    one cached shape). Its title: ``titled`` (default height 280)."""
+    one cached shape). ``scrubbed``, for a chart dragged in the browser (``ui.scrub``) whose labels change as it
+    moves: a numeric column whose values keep each cluster's place, smallest first (in the order of first appearance
+    a new label would go last), and the y scale reaches a quarter above the tallest bar, so the ``note`` saying which
+    value is shown stays clear of the bars in a top corner. Its title: ``titled`` (default height 280)."""
     group, colors = key.field, key.colors
     color = alt.Color(f"{group}:N", scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                       legend=alt.Legend(title=None, orient="bottom", labelLimit=260, columns=1))
     tips = [alt.Tooltip(f"{x}:N", title=axes.x), alt.Tooltip(f"{group}:N", title=t("charts.method")),
             _num(y, axes.y, digits)] + [_num(col, col, digits) for col in tooltips]
     bars = alt.Chart(df).mark_bar().encode(
-        x=alt.X(f"{x}:N", sort=None, title=axes.x,
+        x=alt.X(f"{x}:N", sort=None if scrubbed is None else alt.EncodingSortField(field=scrubbed, op="min"),
+                title=axes.x,
                 axis=alt.Axis(labelAngle=-50, labelLimit=110, labelOverlap=False, labelFontSize=10)),
         xOffset=alt.XOffset(f"{group}:N", sort=list(colors)),
         y=alt.Y(f"{y}:Q", title=axes.y), color=color, tooltip=tips)
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color=LABEL).encode(y=alt.Y("zero:Q"))
-    return alt.layer(bars, zero, height=280)
+    if scrubbed is None:
+        return alt.layer(bars, zero, height=280)
+    top = alt.Chart(df).transform_aggregate(top=f"max({y})").transform_calculate(room="datum.top * 1.25")
+    return alt.layer(bars, zero, top.mark_point(opacity=0).encode(y=alt.Y("room:Q")), height=280)  # unseen: room
 
 
 # --- KL gradients, sampler and trainer, entropy --------------------------------------------------------------

@@ -14,20 +14,29 @@ from rlcore import SeedBands
 from rlcore.formulas.checks import count
 
 
-def thin_steps(n: int, max_points: int) -> np.ndarray:
-    """At most ``max_points`` evenly spaced indices of 0…n−1, always with the first and the last.
+def thin_steps(n: int, max_points: int, *, early: bool = False) -> np.ndarray:
+    """At most ``max_points`` evenly spaced indices of 0…n−1, always with the first and the last; with ``early``,
+    evenly spaced in step / (n − 1) + log(1 + step) / log(n) instead: late in the run half as dense, near its start
+    far denser, so a descent's fast start is drawn as finely as its slow tail.
 
-    What a chart keeps of a long run so that it stays small.
+    What a chart keeps of a long run so that it stays small (``early``: when few points must do, as in a scrubbed
+    chart, which redraws them all on every move).
 
     >>> thin_steps(11, 4).tolist()
     [0, 4, 8, 10]
     >>> thin_steps(3, 10).tolist()
     [0, 1, 2]
+    >>> thin_steps(401, 10, early=True).tolist()
+    [0, 3, 11, 32, 71, 123, 185, 253, 325, 400]
     """
     size = count("n", n, low=1)
     top = count("max_points", max_points, low=2)
     if size <= top:
         return np.arange(size)
+    if early:
+        steps = np.arange(size)
+        place = steps / (size - 1) + np.log1p(steps) / np.log(size)  # 0 … 2, increasing
+        return np.unique(np.round(np.interp(np.linspace(0.0, 2.0, top), place, steps)).astype(int))
     stride = -(-size // (top - 1))
     idx = np.arange(0, size, stride)
     return idx if idx[-1] == size - 1 else np.append(idx, size - 1)

@@ -19,9 +19,17 @@ a grid point; where the committed value falls between grid points, its exact row
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
 Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ, ``discovery_curves``),
-8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 11 (ε_high, ``clip_weights``), 13 (steps,
-``kl_placement_rows``), 18 (β, ``dpo_paths``). A layer that does not move with the input (page 8 KL's judge score
-and KL) comes from a dataset without the grid's column.
+8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 10 (the padded answer's length, ``padded_groups``), 11
+(ε_high, ``clip_weights``), 13 (steps, ``kl_placement_rows``), 17 (β, ``over_optimisation_paths``: its slider's β
+run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer that does
+not move with the input (page 8 KL's judge score and KL, page 17's rule where the committed β's run ends) comes from
+a dataset without the grid's column.
+
+What a move costs (``bench/scrub.py``): Streamlit's Vega interprets its expressions (it evaluates their syntax tree,
+with no compiled function), and a move runs the filter over every row of the scrubbed data, then redraws the rows it
+keeps. So each row's place on the grid is computed once, when the data arrive, and a move compares one number per
+row with the input's place (computed once per move); and a page keeps the rows per grid value to what its chart
+needs to draw (the pages that missed a move ≤ 1.5× the floor carried 4,000–14,000 rows: BENCHMARKS.md).
 
 ``bind`` works on the Vega-Lite spec that ``ui.spec.vega_lite`` made from a ``ui.charts`` recipe: it adds the
 parameter, and a filter to every view whose dataset holds the grid's column. ``ui.page.scrub`` draws it.
@@ -38,6 +46,7 @@ from typing import NamedTuple
 PARAM = "scrub"       # the Vega-Lite parameter the range input is bound to
 EXACT = "exact"       # a boolean column: rows the server computed at the committed value, between grid points
 PARAM2, EXACT2 = "scrub2", "exact2"  # the same for a second scrubbed input (``Input``), when a chart has one
+AT = "_at"            # the suffix of a row's grid place (a column the chart computes) and of the scrubber's place
 GRID_TOL = 1e-6       # a grid is uniform when its steps agree to this (relative): decimals add up in binary
 
 
@@ -86,16 +95,36 @@ def steps(lo: float, hi: float, step: float) -> tuple[float, ...]:
     return tuple(round(lo + i * step, 12) for i in range(n + 1))
 
 
-def filter_expr(field: str, step: float, value: float, exact: bool, param: str = PARAM, exact_col: str = EXACT) -> str:
-    """The Vega expression that keeps a row: its ``field`` is the grid point nearest the scrubber (``param``); where
-    the committed ``value`` lies between grid points (``exact``), the rows computed at it (``exact_col``) stand in for
-    that point."""
-    half = step / 2
-    near = f"abs(datum[{json.dumps(field, ensure_ascii=False)}] - {param}) < {half!r}"
+def index_exprs(field: str, lo: float, step: float, value: float, exact: bool, param: str = PARAM,
+                exact_col: str = EXACT) -> tuple[str, str]:
+    """Two Vega expressions: a row's place on the grid (its ``field``'s grid index, or -1 for a row computed at the
+    committed ``value`` between grid points, marked in ``exact_col``), computed once per row when the data arrive;
+    and the place of the grid point nearest the scrubber (``param``), or -1 where the scrubber is nearer the
+    committed ``value`` than half a step and ``exact`` rows stand in for that point, computed once per move. The
+    chart keeps the rows whose place is the scrubber's: one comparison per row per move (Streamlit's Vega interprets
+    its expressions, so what a move costs grows with the nodes evaluated per row).
+
+    >>> index_exprs("b", 0.0, 0.5, 0.5, False)
+    ('round((datum["b"] - 0.0) / 0.5)', 'round((scrub - 0.0) / 0.5)')
+    """
+    row = f"round((datum[{json.dumps(field, ensure_ascii=False)}] - {float(lo)!r}) / {float(step)!r})"
+    here = f"round(({param} - {float(lo)!r}) / {float(step)!r})"
     if not exact:
-        return near
-    here = f"abs({float(value)!r} - {param}) < {half!r}"
-    return f"(datum[{json.dumps(exact_col, ensure_ascii=False)}] === true) ? ({here}) : ({near} && !({here}))"
+        return row, here
+    half = step / 2
+    return (f"datum[{json.dumps(exact_col, ensure_ascii=False)}] === true ? -1 : {row}",
+            f"abs({float(value)!r} - {param}) < {half!r} ? -1 : {here}")
+
+
+def shown_value(value: float, step: float) -> float:
+    """Where the range input starts: the committed ``value`` to two decimals finer than the grid's ``step`` (the input
+    shows its number beside it; a log₁₀ β of −1.3010299956639813 ran onto a second line). Still nearer ``value`` than
+    half a step, so the rows it shows at rest are those of ``value`` (``index_exprs``).
+
+    >>> shown_value(-1.3010299956639813, 0.1), shown_value(0.12, 0.05), shown_value(40, 1)
+    (-1.301, 0.12, 40.0)
+    """
+    return round(float(value), max(0, -math.floor(math.log10(step))) + 2)
 
 
 def _inputs(field, grid, value, label, also: Input | None) -> list[tuple[Input, str, str]]:
@@ -121,11 +150,13 @@ def bind(spec: dict, *, field: str, grid: Sequence[float], value: float, label: 
         if not scrubbed:
             raise ValueError(f"field {inp.field!r} is in none of the chart's datasets ({', '.join(datasets)})")
         exact = any(exact_col in datasets[n].columns and bool(datasets[n][exact_col].any()) for n in scrubbed)
-        expr = filter_expr(inp.field, step, inp.value, exact, param, exact_col)
+        row, here = index_exprs(inp.field, lo, step, inp.value, exact, param, exact_col)
         for name in scrubbed:
-            filters.setdefault(name, []).append({"filter": expr})
-        params.append({"name": param, "value": float(inp.value),
+            filters.setdefault(name, []).extend([{"calculate": row, "as": f"{param}{AT}"},
+                                                 {"filter": f"datum.{param}{AT} === {param}{AT}"}])
+        params.append({"name": param, "value": shown_value(inp.value, step),
                        "bind": {"input": "range", "min": lo, "max": hi, "step": step, "name": f"{inp.label} "}})
+        params.append({"name": f"{param}{AT}", "expr": here})
 
     def visit(node):
         if isinstance(node, dict):

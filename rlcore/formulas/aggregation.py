@@ -84,24 +84,45 @@ def answer_weights(lengths, mode: str, max_len: int | None = None) -> np.ndarray
     Args:
         lengths: shape [n] (or [..., n]: one group per leading index), |o_i|, whole numbers ≥ 1.
         mode: one of ``AGGREGATION_MODES``.
-        max_len: L_max ≥ the longest answer (default: the longest answer); used by seq-mean-token-sum-norm.
+        max_len: L_max ≥ the longest answer (default: the longest answer), or one L_max per group (shape [...],
+            each ≥ its group's longest answer); used by seq-mean-token-sum-norm.
 
     Returns:
         lengths' shape, c_i.
 
     >>> answer_weights([1, 3], "seq-mean-token-mean").round(4).tolist()
     [0.5, 0.1667]
+    >>> answer_weights([[1, 3], [2, 2]], "seq-mean-token-sum-norm", max_len=[4, 8]).tolist()  # 1/(2·4), 1/(2·8)
+    [[0.125, 0.125], [0.0625, 0.0625]]
     """
     lens = whole_numbers("lengths", lengths, 1)
     if lens.ndim == 0:
         raise ValueError(f"lengths must have at least one dimension (the answers), got {show(lens)}")
     mode = choice("mode", mode, AGGREGATION_MODES)
-    top = int(lens.max()) if max_len is None else _longest("max_len", max_len, lens)
+    if max_len is None:
+        top = int(lens.max())
+    elif np.ndim(max_len) == 0:
+        top = _longest("max_len", max_len, lens)
+    else:
+        top = _each_longest("max_len", max_len, lens)[..., None]
     return _answer_weights(lens, mode, top)
 
 
-def _answer_weights(lengths: np.ndarray, mode: str, top: float) -> np.ndarray:
-    """``answer_weights``' formula for checked lengths of shape [..., n]."""
+def _each_longest(name: str, value, lengths: np.ndarray) -> np.ndarray:
+    """One L_max per group of ``lengths`` [..., n]: shape [...], whole numbers, each ≥ its group's longest answer."""
+    top = whole_numbers(name, value, 1)
+    if top.shape != lengths.shape[:-1]:
+        raise ValueError(f"{name} must hold one L_max per group, shape {lengths.shape[:-1]}, got shape {top.shape}")
+    longest = lengths.max(axis=-1)
+    if np.any(top < longest):
+        at = np.argwhere(top < longest)[0]
+        raise ValueError(f"{name} must be >= the longest answer ({int(longest[tuple(at)])} tokens), "
+                         f"got {int(top[tuple(at)])}")
+    return top
+
+
+def _answer_weights(lengths: np.ndarray, mode: str, top) -> np.ndarray:
+    """``answer_weights``' formula for checked lengths of shape [..., n] (``top``: L_max, a number or [..., 1])."""
     n = lengths.shape[-1]
     if mode == "token-mean":
         return np.broadcast_to(1.0 / lengths.sum(axis=-1, keepdims=True), lengths.shape).astype(float)
@@ -109,7 +130,7 @@ def _answer_weights(lengths: np.ndarray, mode: str, top: float) -> np.ndarray:
         return 1.0 / (n * lengths)
     if mode == "seq-mean-token-sum":
         return np.full(lengths.shape, 1.0 / n)
-    return np.full(lengths.shape, 1.0 / (n * top))
+    return np.broadcast_to(1.0 / (n * top), lengths.shape).astype(float)
 
 
 def aggregate_loss(token_losses, mask, mode: str, max_len: int | None = None) -> float:

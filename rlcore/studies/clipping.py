@@ -22,7 +22,9 @@ from ..formulas.ppo import (
 
 __all__ = ["ClipCurve", "ClipCurves", "PPORun", "clip_curve", "clip_curves", "ppo_run"]
 
-CURVE_POINTS = 201  # evenly spaced probabilities of the curve, besides π_old and its clip bounds
+CURVE_POINTS = 51  # evenly spaced probabilities of the curve (every 0.02), besides π_old and its clip bounds: the
+# objective is straight but for its kinks at the bounds, so more points draw the same lines, and page 8's scrubbed
+# chart redraws them for every ε it is dragged to (bench/scrub.py)
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ def clip_curve(scenario: Scenario, token: str, eps: float) -> ClipCurve:
     """The clipped objective min(ρA, clip(ρ, 1 − ε, 1 + ε)·A) of one token as its probability π moves, ρ = π/π_old.
 
     A is the token's advantage Q − V under the scenario's policy; the curve is drawn for +|A| and −|A| (for
-    ±1 when A = 0), over 201 evenly spaced π in [0, 1] plus π_old and its clip bounds (``clip_bounds``). A batch
+    ±1 when A = 0), over 51 evenly spaced π in [0, 1] plus π_old and its clip bounds (``clip_bounds``). A batch
     moves π in A's direction (up when A = 0) at most to the bound there, π_old times 1 ± ε, not π_old ± ε.
 
     Args:

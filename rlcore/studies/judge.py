@@ -24,9 +24,9 @@ from .lab import LabConfig, train
 
 __all__ = [
     "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
-    "OverOptimisation", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors", "ipo_study", "judge_items",
-    "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
-    "train_against",
+    "OverOptimisation", "OverOptimisationPaths", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors",
+    "ipo_study", "judge_items", "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "over_optimisation_paths",
+    "reward_model_study", "simulate_raters", "train_against",
 ]
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
@@ -321,24 +321,74 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
     b = positive("beta", beta)
     n = count("steps", steps, low=0, high=MAX_STEPS)
     items, r = rm.items, rm.fitted
-    on = items.ref > 0
-    span = float(np.ptp(r[on])) or 1.0
-    eta = in_range("lr", lr, 0.0, 1.0) / max(span, b)
-    log_ref = np.log(items.ref[on])
-    # z_{t+1} − log π_ref = (1 − ηβ)(zₜ − log π_ref) + η·r̂ + a constant, so zₜ = log π_ref + cₜ·r̂ (up to a
-    # constant, which the softmax ignores): every step at once. tests/rlcore checks it against the plain loop.
-    c = (1.0 - (1.0 - eta * b) ** np.arange(n + 1)) / b
-    sub = softmax(log_ref[None, :] + c[:, None] * r[on][None, :])
-    probs = np.zeros((n + 1, items.ref.size))
-    probs[:, on] = sub
-    kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=1), 0.0)
-    proxy = probs @ r
-    true = probs @ items.true
+    probs, kl, proxy, true = (x[0] for x in _trained(rm, np.array([b]), n, lr))
     tol = 1e-9 * max(1.0, float(np.ptp(items.true)))  # rounding, not a fall
     peak = int(np.argmax(true >= true.max() - tol))
     fall = float(true[peak] - true[-1])
-    return OverOptimisation(items, r, probs, kl, proxy - proxy[0], true - true[0], peak,
-                            fall if fall > tol else 0.0, kl_optimal_policy(items.ref, r, b))
+    return OverOptimisation(items, r, probs, kl, proxy, true, peak, fall if fall > tol else 0.0,
+                            kl_optimal_policy(items.ref, r, b))
+
+
+def _trained(rm: RewardModelStudy, betas: np.ndarray, steps: int, lr: float):
+    """``train_against``'s steps at every β of ``betas`` [V] at once: the policy [V, S+1, M], its KL [V, S+1] and
+    the reward model's and the true judge's gains since the start [V, S+1]."""
+    items, r = rm.items, rm.fitted
+    on = items.ref > 0
+    span = float(np.ptp(r[on])) or 1.0
+    eta = in_range("lr", lr, 0.0, 1.0) / np.maximum(span, betas)  # [V]
+    log_ref = np.log(items.ref[on])
+    # z_{t+1} − log π_ref = (1 − ηβ)(zₜ − log π_ref) + η·r̂ + a constant, so zₜ = log π_ref + cₜ·r̂ (up to a
+    # constant, which the softmax ignores): every step at once. tests/rlcore checks it against the plain loop.
+    c = (1.0 - (1.0 - eta * betas)[:, None] ** np.arange(steps + 1)) / betas[:, None]  # [V, S+1]
+    sub = softmax(log_ref + c[..., None] * r[on])
+    probs = np.zeros((*c.shape, items.ref.size))
+    probs[..., on] = sub
+    kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=-1), 0.0)
+    proxy, true = probs @ r, probs @ items.true
+    return probs, kl, proxy - proxy[:, :1], true - true[:, :1]
+
+
+@dataclass(frozen=True)
+class OverOptimisationPaths:
+    """``over_optimisation``'s run at every β of a grid even in log₁₀ β at once (and at the committed β where its
+    log lies between grid points): the rows of a chart scrubbed over β."""
+
+    items: JudgeItems
+    log_beta: np.ndarray  # shape [V]: the grid's log₁₀ β, then the committed β's where it is off the grid
+    beta: np.ndarray      # shape [V]: 10 ** log_beta (the committed β itself, last, where it is off the grid)
+    exact: np.ndarray     # shape [V], bool: that last, committed β
+    kl: np.ndarray        # shape [V, S+1]: ``over_optimisation(..., beta=β).kl`` for each β
+    proxy: np.ndarray     # shape [V, S+1]: ... its ``proxy``
+    true: np.ndarray      # shape [V, S+1]: ... its ``true``
+
+
+def over_optimisation_paths(scenario: Scenario, log_grid, *, beta: float = 0.1, comparisons: int = 200,
+                            noise: float = 2.0, flattery: float = FLATTERY_BONUS, seed=0, steps: int = 300,
+                            lr: float = 0.5, l2: float = RIDGE) -> OverOptimisationPaths:
+    """``over_optimisation(scenario, beta=10**x, ...)`` for every x of ``log_grid``: one reward model, and
+    ``train_against``'s closed form at every β at once; and for the committed ``beta`` too where its log₁₀ lies
+    between grid points (``exact``). A β the page offers spans 0.01 to 5, so the grid is even in log₁₀ β.
+
+    Args:
+        scenario, comparisons, noise, flattery, seed, steps, lr, l2: as for ``over_optimisation``.
+        log_grid: at least two log₁₀ β, ascending in equal steps (e.g. −2, −1.9, …, 0.7).
+        beta: the committed β > 0.
+
+    Returns:
+        OverOptimisationPaths(items, log_beta, beta, exact, kl, proxy, true).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> p = over_optimisation_paths(ARTICLE_SCENARIO, [-2.0, -1.0, 0.0], beta=0.05, steps=10)
+    >>> p.beta.round(4).tolist(), p.exact.tolist(), p.kl.shape
+    ([0.01, 0.1, 1.0, 0.05], [False, False, False, True], (4, 11))
+    """
+    b = positive("beta", beta)
+    values, exact = scrub_grid("log_grid", log_grid, "beta", np.log10(b), -300.0, 300.0)  # 10 ** x: finite, > 0
+    betas = np.where(exact, b, 10.0 ** values)
+    n = count("steps", steps, low=0, high=MAX_STEPS)
+    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
+    _, kl, proxy, true = _trained(rm, betas, n, lr)
+    return OverOptimisationPaths(rm.items, values, betas, exact, kl, proxy, true)
 
 
 # --- DPO on the same pairs ---------------------------------------------------------------------------------------

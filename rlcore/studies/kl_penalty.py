@@ -23,7 +23,8 @@ from ..formulas.kl import (
 __all__ = ["KLCurve", "KLCurves", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_curves",
            "kl_estimator_histogram", "kl_estimator_study"]
 
-CURVE_POINTS = 201  # evenly spaced shares of the curve, besides the three it marks
+CURVE_POINTS = 51  # evenly spaced shares of the curve (every 0.02), besides the three it marks: page 8's scrubbed
+# chart redraws them for every β it is dragged to, and 201 made a move cost twice a still frame (bench/scrub.py)
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,14 @@ class KLCurve:
 
     ref_share: float    # π_ref(flattery)
     best: np.ndarray    # shape [2]: the policy that maximises R − β·KL (``regularized_optimum``)
-    curve: ShareCurve   # over 201 evenly spaced shares and the three below, in increasing order
+    curve: ShareCurve   # over 51 evenly spaced shares and the three below, in increasing order
     points: ShareCurve  # at the reference's share, the chosen share and the optimum's, in that order
 
 
 def kl_curve(branch: FlatteryBranch, share: float, beta: float) -> KLCurve:
     """The KL-regularised objective of the flattery branch over every share of flattery s, π = (1 − s, s).
 
-    The curve is ``share_curve`` over 201 evenly spaced shares plus the three it marks: the reference's
+    The curve is ``share_curve`` over 51 evenly spaced shares (every 0.02) plus the three it marks: the reference's
     π_ref(flattery), the chosen ``share`` and the optimum's π*(flattery), π* ∝ π_ref · exp(r/β)
     (``regularized_optimum``, which takes β = 0 too).
 

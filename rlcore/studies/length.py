@@ -17,17 +17,22 @@ from ..formulas.checks import (
     flag,
     non_negative,
     rng_from,
+    scrub_grid,
     show,
+    whole_numbers,
 )
 from ..formulas.credit import GROUP_METHODS, group_advantages
 from ..formulas.example import Scenario, answer_tokens, check_scenario
 from ..formulas.policy import logits_from_probs
 
 __all__ = [
-    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "PaddedDrift", "PaddedGroup", "PaddingChoices",
-    "answer_lengths", "difficulty_curve", "length_drifts", "length_push", "length_step", "length_training",
-    "padded_drift", "padded_group", "padding_choices", "with_long_version",
+    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "PaddedDrift", "PaddedGroup", "PaddedGroups",
+    "PaddingChoices", "answer_lengths", "difficulty_curve", "length_drifts", "length_push", "length_step",
+    "length_training", "padded_drift", "padded_group", "padded_groups", "padding_choices", "with_long_version",
 ]
+
+
+MAX_PADDED = 100_000  # the longest a padded answer may be made
 
 
 def _lengths(name: str, value) -> np.ndarray:
@@ -54,9 +59,9 @@ def _budget(max_len, lens: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class LengthPush:
-    """What one update does to each answer of a group, under each aggregation mode."""
+    """What one update does to each answer of a group (or of each of several groups), under each aggregation mode."""
 
-    weights: np.ndarray     # [4, n]: weight of each token of answer i (AGGREGATION_MODES order)
+    weights: np.ndarray     # [4, n] (groups: [..., 4, n]): weight of each token of answer i (AGGREGATION_MODES order)
     per_token: np.ndarray   # [4, n]: weight × Â_i, the push on each of its tokens' log-probability
     per_answer: np.ndarray  # [4, n]: |o_i| × weight × Â_i, the push on all its tokens together
 
@@ -71,27 +76,34 @@ def length_push(lengths, advantages, max_len: int | None = None, match_step: boo
     Source: Liu et al. (2025), Understanding R1-Zero-Like Training (Dr. GRPO), arXiv 2503.20783, §3.
 
     Args:
-        lengths: shape [n], |o_i| ≥ 1, tokens of each answer in the group.
-        advantages: shape [n], Â_i.
-        max_len: L_max ≥ the longest answer, for seq-mean-token-sum-norm (default: the longest).
+        lengths: shape [n], |o_i| ≥ 1, tokens of each answer in the group; or [..., n], one group per leading index
+            (the same answers at other lengths, say).
+        advantages: shape [n], Â_i (the same in every group).
+        max_len: L_max ≥ the longest answer, for seq-mean-token-sum-norm (default: the longest); for groups one
+            number, or one per group (shape [...]; default: each group's longest).
         match_step: rescale seq-mean-token-sum by 1/L̄ and the -norm mode by L_max/L̄ (L̄ = mean length), so
             that every mode gives the group's tokens the same total weight as token-mean (a step-size change).
 
     Returns:
-        LengthPush(weights, per_token, per_answer), each [4, n].
+        LengthPush(weights, per_token, per_answer), each [4, n] (for groups [..., 4, n]).
 
     >>> length_push([1, 3], [-1.0, 1.0]).per_token[1].round(4).tolist()  # seq-mean-token-mean: −1/2, 1/6
     [-0.5, 0.1667]
+    >>> length_push([[1, 3], [2, 3]], [-1.0, 1.0]).per_token[:, 1].round(4).tolist()  # the first answer 1, then 2 long
+    [[-0.5, 0.1667], [-0.25, 0.1667]]
     """
-    lens = _lengths("lengths", lengths)
+    lens = whole_numbers("lengths", lengths, 1)
     adv = as_vector("advantages", advantages)
-    if adv.size != lens.size:
-        raise ValueError(f"lengths and advantages must have the same length, got {lens.size} and {adv.size}")
-    top = _budget(max_len, lens)
-    w = np.stack([answer_weights(lens, mode, top) for mode in AGGREGATION_MODES])
+    if lens.ndim == 0:
+        raise ValueError(f"lengths must have at least one dimension (the answers), got {show(lens)}")
+    if adv.size != lens.shape[-1]:
+        raise ValueError(f"lengths and advantages must have the same length, got {lens.shape[-1]} and {adv.size}")
+    top = lens.max(axis=-1) if max_len is None else max_len
+    w = np.stack([answer_weights(lens, mode, top) for mode in AGGREGATION_MODES], axis=-2)  # max_len checked there
     if flag("match_step", match_step):
-        w[2:] *= np.array([[1.0 / lens.mean()], [top / lens.mean()]])
-    return LengthPush(w, w * adv, w * adv * lens)
+        mean = lens.mean(axis=-1)
+        w[..., 2:, :] *= np.stack([1.0 / mean, np.asarray(top, dtype=np.float64) / mean], axis=-1)[..., None]
+    return LengthPush(w, w * adv, w * adv * lens[..., None, :])
 
 
 def length_step(logits, actions, advantages, lengths, mode: str, lr: float, max_len: int | None = None) -> np.ndarray:
@@ -306,7 +318,7 @@ def with_long_version(probs, samples, lengths, index: int, long_length: int):
     if lens.size != p.size:
         raise ValueError(f"lengths must have one entry per candidate ({p.size}), got {lens.size}")
     i = count("index", index, low=0, high=p.size - 1)
-    long_len = count("long_length", long_length, low=1, high=100_000)
+    long_len = count("long_length", long_length, low=1, high=MAX_PADDED)
     new_p = p.copy()
     new_p[i] /= 2
     scores = tuple(tuple(g.tolist()) for g in groups)
@@ -426,7 +438,7 @@ def padded_group(scenario: Scenario, token: str, long_length: int, method: str =
     """
     s = check_scenario(scenario)
     i = s.index(token)
-    long_len = count("long_length", long_length, low=1, high=100_000)
+    long_len = count("long_length", long_length, low=1, high=MAX_PADDED)
     method = choice("method", method, GROUP_METHODS)
     match = flag("match_step", match_step)
     own = answer_lengths(s)
@@ -439,6 +451,53 @@ def padded_group(scenario: Scenario, token: str, long_length: int, method: str =
     harder = (None if np.isclose(tok, seq, rtol=1e-9, atol=1e-15)
               else AGGREGATION_MODES[0] if tok > seq else AGGREGATION_MODES[1])
     return PaddedGroup(lens, i, own[i], adv, push, top, harder)
+
+
+@dataclass(frozen=True)
+class PaddedGroups:
+    """``padded_group`` at every length of a grid at once (and at the committed length where it lies between grid
+    points): the rows of a chart scrubbed over the padded answer's length."""
+
+    long_length: np.ndarray  # [V] int: the grid's lengths, then the committed one where it is off the grid
+    exact: np.ndarray        # [V] bool: that last, committed length
+    lengths: np.ndarray      # [V, K] int: tokens of each candidate's answer, the padded one at that length
+    index: int               # the padded candidate
+    advantages: np.ndarray   # [K]: group advantages of the candidates' Q (the same at every length)
+    push: LengthPush         # each [V, 4, K]: each mode's token weight and push at each length
+    max_len: np.ndarray      # [V] int: L_max used at each length (the budget, or the longest answer when longer)
+
+
+def padded_groups(scenario: Scenario, token: str, long_length: int, grid, method: str = "grpo",
+                  budget: int | None = None, match_step: bool = False) -> PaddedGroups:
+    """``padded_group(scenario, token, n, method, budget, match_step)`` for every length n of ``grid`` in one pass
+    (``length_push`` over one group per length), and for the committed ``long_length`` too where it lies between
+    grid points (``exact``): what a chart needs to redraw as the padded answer's length is dragged.
+
+    Args:
+        scenario, token, method, budget, match_step: as for ``padded_group``.
+        long_length: the committed length, ≥ 1.
+        grid: at least two whole lengths ≥ 1, ascending in equal steps (a slider's steps).
+
+    Returns:
+        PaddedGroups(long_length, exact, lengths, index, advantages, push, max_len).
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> g = padded_groups(ARTICLE_SCENARIO, "open", 5, [2, 4, 6, 8, 10, 12, 14, 16])   # 5: between grid points
+    >>> g.long_length.tolist()[-3:], g.exact.tolist()[-2:], g.lengths[-1].tolist(), g.max_len.tolist()[-3:]
+    ([14, 16, 5], [False, True], [5, 14, 8], [14, 16, 14])
+    """
+    s = check_scenario(scenario)
+    i = s.index(token)
+    values, exact = scrub_grid("grid", grid, "long_length", count("long_length", long_length, low=1, high=MAX_PADDED),
+                               1, MAX_PADDED)
+    whole_numbers("grid", values, 1)
+    method = choice("method", method, GROUP_METHODS)
+    match = flag("match_step", match_step)
+    lens = np.tile(np.array(answer_lengths(s), dtype=np.int64), (values.size, 1))
+    lens[:, i] = values
+    top = lens.max(axis=1) if budget is None else np.maximum(count("budget", budget, low=1), lens.max(axis=1))
+    adv = group_advantages(s.q, method)
+    return PaddedGroups(lens[:, i].copy(), exact, lens, i, adv, length_push(lens, adv, top, match_step=match), top)
 
 
 @dataclass(frozen=True)

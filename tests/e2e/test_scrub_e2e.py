@@ -22,7 +22,8 @@ pytestmark = pytest.mark.e2e
 # url path → the page's scrubbed variable (its name in the range input's label, or the catalogue id of that name);
 # the first runs in the quick suite
 PAGES = {"Ratio_and_clipping": "ε", "KL_penalty": "β", "TD_error_and_GAE": "λ", "Exploration": "τ",
-         "KL_gradients": "p13.bars.name", "Clips_after_PPO": "ε_high", "DPO": "β"}
+         "KL_gradients": "p13.bars.name", "Clips_after_PPO": "ε_high", "DPO": "β",
+         "Length_and_aggregation": "p10.len_name", "Over_optimisation": "p17.log_beta"}
 CASES = [pytest.param(path, name, id=path, marks=() if i == 0 else pytest.mark.exhaustive)
          for i, (path, name) in enumerate(PAGES.items())]
 MOVES = 30

@@ -9,14 +9,18 @@ import rlcore
 from tests.apphelp import (
     FOUR_ANSWERS,
     catalogue,
+    chart_by_title,
     chart_fingerprint,
+    charts,
     choose_preset,
     keys,
     largest_frame,
     numbers,
     page_file,
     run_page,
+    titles,
 )
+from ui import i18n
 
 PAGE = page_file("10_")
 K = keys(PAGE)
@@ -30,9 +34,13 @@ TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO
 DAPO_HARDER, GRPO_HARDER, SAME = en("harder_token_mean"), en("harder_seq_mean"), en("same")
 
 
-def weights(at, mode):
+MODES = [TOKEN_MEAN, GRPO, TOKEN_SUM, "token-sum-norm · Dr. GRPO"]  # rlcore.AGGREGATION_MODES' order
+
+
+def weights(at, mode, length=40):
+    """The weights chart's weights of ``mode`` at the committed ``length`` (the chart holds every length's)."""
     df = largest_frame(at, WEIGHTS)
-    return df[df["mode"] == mode]["token weight"].to_numpy()
+    return df[(df["mode"] == mode) & (df["padded length"] == length)]["token weight"].to_numpy()
 
 
 def test_defaults_by_hand():
@@ -58,6 +66,39 @@ def test_prediction_follows_the_length(n, answer):
     at = run_page(PAGE, inputs={"len": n})
     at.radio(key="predict_agg").set_value(answer).run()
     assert at.success, (n, answer)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_the_length_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
+    # raw weights and L_max 30: the -norm mode's weight 1/(G·L_max) changes where the padded answer passes 30 tokens
+    at = run_page(PAGE, query={"lang": lang}, inputs={"budget": 30, "matched": False})
+    c = chart_by_title(at, i18n.text(lang, "p10.weights_title"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == 40
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1, 80, 1)  # the slider's steps
+    rows = max((d for d in c["data"].values() if "token weight" in d), key=len)
+    grid = np.unique(rows["padded length"])
+    np.testing.assert_array_equal(grid, np.arange(1, 81))
+    tokens = rlcore.ARTICLE_SCENARIO.tokens
+    for n in grid:  # each length's rows: what rlcore computes for that length alone
+        own = rlcore.padded_group(rlcore.ARTICLE_SCENARIO, "open", int(n), "grpo", 30, False)
+        here = rows[rows["padded length"] == n]
+        assert list(here["answer"][:3]) == [f"{tok} ({k})" for tok, k in zip(tokens, own.lengths, strict=True)]
+        for m, mode in enumerate(MODES):
+            mine = here[here["mode"] == mode]
+            np.testing.assert_allclose(mine["token weight"], own.push.weights[m], rtol=1e-12)
+            np.testing.assert_allclose(mine["push per token"], own.push.per_token[m], rtol=1e-12)
+            np.testing.assert_allclose(mine["advantage"], own.advantages, rtol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert i18n.text(lang, "chart.scrub_shown", name=i18n.text(lang, "p10.len_name"), value=11) in labels
+
+
+def test_a_link_cannot_put_the_length_between_the_grids_steps():
+    """The length is a whole number: a link's 40.5 is refused (the slider keeps 40), so every committed length is a
+    grid point and the chart needs no exact rows (padded_groups makes them for any other grid: tests/rlcore)."""
+    at = run_page(PAGE, query={"len": "40.5"})
+    assert at.slider(key=K("len")).value == 40
+    assert "exact" not in largest_frame(at, WEIGHTS) or not largest_frame(at, WEIGHTS)["exact"].any()
 
 
 def test_raw_weights_when_steps_are_not_matched():
@@ -94,6 +135,12 @@ def test_each_input_moves_the_charts(key, value):
     assert chart_fingerprint(at) != before
 
 
+def unscrubbed(at) -> list[str]:
+    """Every chart's data as text but the weights chart's (which holds every length of the slider)."""
+    return [df.to_csv(index=False) for c in charts(at) if not any(x.startswith(WEIGHTS) for x in titles(c["spec"]))
+            for df in c["data"].values()]
+
+
 def test_budget_below_the_longest_answer_is_raised_to_it():
     """The long answer has 40 tokens by default: L_max = 10 cannot be, so 40 is used and the page says so."""
     shown = [c.value for c in run_page(PAGE, inputs={"budget": 40}).caption]
@@ -101,7 +148,10 @@ def test_budget_below_the_longest_answer_is_raised_to_it():
     assert not at.error
     (note,) = [c.value for c in at.caption if c.value not in shown]        # a note that L_max = 40 can show none
     assert numbers(note)[:2] == [10, 40]                                   # the budget asked for, the one used
-    assert chart_fingerprint(run_page(PAGE, inputs={"budget": 40})) == chart_fingerprint(at)
+    asked_40 = run_page(PAGE, inputs={"budget": 40})
+    for mode in MODES:  # at the committed 40 tokens (dragged to 20, L_max is 20 for one and 40 for the other)
+        np.testing.assert_allclose(weights(at, mode), weights(asked_40, mode), rtol=1e-15)
+    assert unscrubbed(asked_40) == unscrubbed(at)
 
 
 def test_presets():

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import rlcore
-from tests.apphelp import chart_frame, keys, metrics, moves_charts, page_file, run_page
+from tests.apphelp import chart_by_title, chart_frame, keys, metrics, moves_charts, page_file, run_page
 from ui import i18n
 from ui.format import fmt
+from ui.prep import thin_steps
 
 PAGE = page_file("17_")
 K = keys(PAGE)
@@ -19,9 +20,12 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "unclear"), probs=(0.4, 0.3
 ONE_WRITER = rlcore.Scenario(tokens=("a", "b"), probs=(1.0, 0.0), samples=((1,), (5,)))
 
 
-def gains(at, run):
+def gains(at, run, beta=0.05):
+    """The main chart's rows of ``run`` (a judge) at the committed ``beta`` (after the answer the chart holds them for
+    every β of its grid)."""
     df = chart_frame(at, "Score gained since the start", "gain")
-    return df[df["run"] == run]
+    at_beta = np.isclose(df["log₁₀ β"], np.log10(beta), atol=1e-9) if "log₁₀ β" in df else True
+    return df[(df["run"] == run) & at_beta]
 
 
 def test_proxy_keeps_rising_while_the_true_score_peaks_and_falls():
@@ -52,6 +56,38 @@ def test_beta_moves_the_run_and_honest_raters_give_no_fall():
     assert true[-1] >= true.max() - 1e-9
     assert metrics(honest)[i18n.text("en", "p17.fall")] == fmt(0.0)
     assert i18n.text("en", "p17.no_turn") in [md.value for md in honest.markdown]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dragging_beta_shows_rlcore_s_run_at_every_beta_of_the_grid(lang):
+    at = run_page(PAGE, state=SHOWN, query={"lang": lang})
+    c = chart_by_title(at, i18n.text(lang, "p17.title"))
+    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
+    assert param["bind"]["input"] == "range" and param["value"] == -1.301  # log₁₀ 0.05, as the input shows it
+    assert (param["bind"]["min"], param["bind"]["max"]) == (-2, pytest.approx(0.7))
+    assert param["bind"]["step"] == pytest.approx(0.1)
+    rows = max((d for d in c["data"].values() if "gain" in d), key=len)
+    grid = np.unique(rows.loc[~rows["exact"], "log₁₀ β"])
+    np.testing.assert_allclose(grid, np.linspace(-2.0, 0.7, 28), atol=1e-12)   # β 0.01 … 5, even in log₁₀ β
+    judges = (i18n.text(lang, "p17.series_rm"), i18n.text(lang, "p17.series_true"))
+    at_steps = thin_steps(301, 60)  # the chart's steps of the default 300
+    for x, exact in [*((g, False) for g in grid), (np.log10(0.05), True)]:  # 0.05 is off the grid: its own rows
+        own = rlcore.over_optimisation(rlcore.ARTICLE_SCENARIO, beta=0.05 if exact else float(10 ** x),
+                                       comparisons=1000)
+        here = rows[np.isclose(rows["log₁₀ β"], x, atol=1e-12) & (rows["exact"] == exact)]
+        for judge, gain in zip(judges, (own.proxy, own.true), strict=True):
+            line = here[here["run"] == judge]
+            np.testing.assert_allclose(line["KL"], own.kl[at_steps], rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(line["gain"], gain[at_steps], rtol=1e-12, atol=1e-12)
+    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
+    assert {i18n.text(lang, "chart.scrub_yours", name="β", value="0.05"),
+            i18n.text(lang, "chart.scrub_shown", name="β", value="0.1")} <= labels
+
+
+def test_a_beta_on_the_grid_has_no_rows_of_its_own():
+    at = run_page(PAGE, state=SHOWN, inputs={"beta": 0.1})   # log₁₀ 0.1 = −1, a grid point
+    rows = chart_frame(at, "Score gained since the start", "gain")
+    assert not rows["exact"].any() and len(np.unique(rows["log₁₀ β"])) == 28
 
 
 def test_edited_scenario_and_one_with_nothing_to_compare():

@@ -139,10 +139,31 @@ def test_a_large_beta_stops_before_the_fall_and_honest_raters_give_none():
     np.testing.assert_allclose(strong.probs[-1], strong.limit, atol=1e-3)  # (1 − ηβ)^400 ≈ 1e-9: arrived
 
 
+@pytest.mark.parametrize("beta", [0.1, 0.05])  # on the grid (log₁₀ −1), and between two of its points
+def test_over_optimisation_paths_is_over_optimisation_at_every_beta(beta):
+    grid = np.round(np.arange(-2.0, 0.71, 0.1), 12)
+    kw = dict(comparisons=500, noise=1.0, flattery=2.0, seed=3, steps=120, lr=0.4)
+    p = js.over_optimisation_paths(EDITED, grid, beta=beta, **kw)
+    off = beta == 0.05
+    np.testing.assert_allclose(p.log_beta, [*grid, *([math.log10(0.05)] if off else [])], atol=1e-12)
+    assert p.exact.tolist() == [False] * grid.size + [True] * off and p.kl.shape == (grid.size + off, 121)
+    assert p.beta[-1] == (0.05 if off else 10 ** 0.7)                 # the committed β itself where it is off
+    for v, b in enumerate(p.beta):
+        run = js.over_optimisation(EDITED, beta=float(b), **kw)
+        np.testing.assert_allclose(p.kl[v], run.kl, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(p.proxy[v], run.proxy, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(p.true[v], run.true, rtol=1e-12, atol=1e-12)
+    assert p.kl[0, -1] > p.kl[grid.size - 1, -1]                       # a looser leash goes further
+
+
 def test_over_optimisation_rejects_a_step_that_overshoots():
     rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5), "lr")
     rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=0.0), "beta")
     rejects(lambda: js.train_against("a reward model"), "rm")
+    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, -2.0], beta=0.1), "log_grid")
+    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [500.0, 501.0], beta=0.1), "log_grid")
+    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], beta=-1.0), "beta")
+    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], steps=-1), "steps")
 
 
 # --- DPO and IPO ---------------------------------------------------------------------------------------------------

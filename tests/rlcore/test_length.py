@@ -48,6 +48,37 @@ def test_length_push_agrees_with_token_weights():
         np.testing.assert_allclose(push.per_answer[k], (w * np.array(adv)[:, None]).sum(axis=1))
 
 
+def test_length_push_over_groups_is_length_push_of_each_group():
+    # three groups of the same answers, the first at 1, 5 and 9 tokens; L_max 9 for all, or one per group
+    lengths, adv = np.array([[1, 4, 2], [5, 4, 2], [9, 4, 2]]), [1.0, -0.5, -0.5]
+    for max_len, each in ((None, (4, 5, 9)), (9, (9, 9, 9)), ([6, 7, 12], (6, 7, 12))):
+        groups = L.length_push(lengths, adv, max_len=max_len, match_step=True)
+        assert groups.weights.shape == (3, 4, 3)
+        for g, top in enumerate(each):
+            one = L.length_push(lengths[g], adv, max_len=top, match_step=True)
+            for field in ("weights", "per_token", "per_answer"):
+                np.testing.assert_allclose(getattr(groups, field)[g], getattr(one, field), rtol=1e-15)
+    # by hand, the -norm mode unmatched: 1/(n·L_max) with each group's own L_max
+    raw = L.length_push(lengths, adv, max_len=[6, 7, 12])
+    np.testing.assert_allclose(raw.weights[:, 3, 0], [1 / 18, 1 / 21, 1 / 36])
+
+
+@pytest.mark.parametrize(("budget", "match"), [(None, False), (None, True), (30, True), (128, False)])
+def test_padded_groups_is_padded_group_at_every_length(budget, match):
+    grid = list(range(2, 61, 2))
+    for committed in (40, 41):  # on the grid, and between two of its points (its rows come last, marked exact)
+        g = L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", committed, grid, "grpo", budget, match)
+        assert g.long_length.tolist() == grid + ([committed] if committed % 2 else [])
+        assert g.exact.tolist() == [False] * len(grid) + ([True] if committed % 2 else [])
+        for v, n in enumerate(g.long_length):
+            one = L.padded_group(rlcore.ARTICLE_SCENARIO, "open", int(n), "grpo", budget, match)
+            assert g.lengths[v].tolist() == one.lengths.tolist() and g.max_len[v] == one.max_len
+            np.testing.assert_allclose(g.advantages, one.advantages, rtol=1e-15)
+            for field in ("weights", "per_token", "per_answer"):
+                np.testing.assert_allclose(getattr(g.push, field)[v], getattr(one.push, field), rtol=1e-12)
+    assert g.max_len[grid.index(40)] == (40 if budget in (None, 30) else budget)  # L_max: the budget, or the longest
+
+
 def test_length_step_by_hand():
     # π = (½, ½); a short wrong answer (1 token, Â = −1) and a long right one (3 tokens, Â = +1), G = 2.
     # token-mean: c = 1/4 each → z moves by −¼(½, −½) + ¼(−½, ½) = (−¼, ¼)
@@ -133,6 +164,14 @@ def test_difficulty_curve_by_hand():
     (lambda: L.length_push([0, 2], [1, -1]), "lengths"),
     (lambda: L.length_push([1, 2], [1]), "lengths"),
     (lambda: L.length_push([1, 9], [1, -1], max_len=5), "max_len"),
+    (lambda: L.length_push([[1, 9], [1, 2]], [1, -1], max_len=[9, 1]), "max_len"),
+    (lambda: L.length_push([[1, 9], [1, 2]], [1, -1], max_len=[9, 9, 9]), "max_len"),
+    (lambda: L.length_push(3, [1]), "lengths"),
+    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 4, [1.5, 2.5, 3.5]), "grid"),
+    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 4, [1, 3, 2]), "grid"),
+    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 0, [1, 2, 3]), "long_length"),
+    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 2, [1, 2, 3], budget=0), "budget"),
+    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "maybe", 2, [1, 2, 3]), "token"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 2]], [[1.0, -1.0]], [1, 2], "token-mean", 1.0), "actions"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 1]], [[1.0, -1.0]], [1, 2], "mean", 1.0), "mode"),
     (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), group_size=1), "group_size"),

@@ -21,6 +21,18 @@ def test_thin_steps():
     rejects(lambda: thin_steps(10, 1), "max_points")
 
 
+@pytest.mark.parametrize("n", [2, 25, 26, 401, 2001])
+def test_thin_steps_early_keeps_the_ends_and_is_denser_at_the_start(n):
+    idx = thin_steps(n, 25, early=True)
+    assert idx[0] == 0 and idx[-1] == n - 1 and len(idx) <= 25 and np.all(np.diff(idx) > 0)
+    if n > 25:  # the first gaps are narrower than thin_steps' stride, the last no wider than twice it
+        stride = thin_steps(n, 25)[1]
+        assert idx[1] < stride and np.diff(idx)[-1] <= 2 * stride and len(idx) >= 20
+    else:
+        np.testing.assert_array_equal(idx, np.arange(n))
+    rejects(lambda: thin_steps(10, 1, early=True), "max_points")
+
+
 def band(median, low, high) -> SeedBands:
     return SeedBands(np.array(median, float), np.array(low, float), np.array(high, float))
 

@@ -3,6 +3,8 @@ whose data holds the grid's column; the table under it holds the rows the chart 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -39,19 +41,68 @@ def views(node, out=None):
     return out
 
 
+class Datum(dict):
+    """A row as Vega's expressions read it: ``datum["g"]`` and ``datum.g``."""
+
+    __getattr__ = dict.__getitem__
+
+
+def vega(expr: str, datum: dict, signals: dict):
+    """One of ui.scrub's Vega expressions evaluated in Python (its few forms: ``datum["f"]``, ``datum.f``, ``round``,
+    ``abs``, ``===``, ``true`` and one ``a ? b : c``); ``signals``: the parameters' values by name."""
+    py = expr.replace("===", "==").replace("true", "True")
+    cond, ternary, rest = py.partition(" ? ")
+    if ternary:
+        yes, no = rest.split(" : ", 1)
+        py = f"({yes}) if ({cond}) else ({no})"
+    return eval(py, {"round": lambda x: math.floor(x + 0.5), "abs": abs, "datum": Datum(datum), **signals})
+
+
+def shown_by_vega(out: dict, df: pd.DataFrame, at: float) -> pd.DataFrame:
+    """The rows of ``df`` the scrubbed view of ``out`` (``scrubbed``) keeps with its input at ``at``: its transforms
+    run in order, each row's place computed once, the input's own place computed from ``at``."""
+    (transforms,) = [v["transform"] for v in views(out) if v.get("transform")]
+    signals = {scrub.PARAM: at}
+    signals |= {p["name"]: vega(p["expr"], {}, signals) for p in out["params"] if "expr" in p}
+    rows = [dict(r) for r in df.to_dict("records")]
+    for step in transforms:
+        if "calculate" in step:
+            for r in rows:
+                r[step["as"]] = vega(step["calculate"], r, signals)
+        else:
+            rows = [r for r in rows if vega(step["filter"], r, signals)]
+    return pd.DataFrame(rows, columns=[*df.columns, f"{scrub.PARAM}{scrub.AT}"])
+
+
 def test_the_input_spans_the_grid_and_starts_at_the_committed_value():
     out = scrubbed(curves(), 0.5)
-    (param,) = out["params"]
+    (param,) = [p for p in out["params"] if "bind" in p]
     assert param["name"] == scrub.PARAM and param["value"] == 0.5
     assert param["bind"] | {"name": None} == {"input": "range", "min": 0.0, "max": 1.0, "step": 0.25, "name": None}
     filtered = [v for v in views(out) if v.get("transform")]
-    assert len(filtered) == 1 and "scrub" in filtered[0]["transform"][0]["filter"]  # the lines, not the fixed rule
+    assert len(filtered) == 1 and "scrub" in filtered[0]["transform"][1]["filter"]  # the lines, not the fixed rule
     assert set(out["datasets"]) == {"explorer_0", "explorer_1"}
 
 
+@pytest.mark.parametrize("committed", [0.5, 0.3])
+def test_the_browser_keeps_the_rows_of_the_grid_point_the_input_holds(committed):
+    """At rest the chart shows the rows of the table under it (``rows_at``); moved to a grid point, that point's rows;
+    off the grid, the committed value's exact rows stand in for the grid point nearest it (0.3 for 0.25)."""
+    df = curves(committed if committed not in GRID else None)
+    out = scrubbed(df, committed)
+    (start,) = [p["value"] for p in out["params"] if "bind" in p]  # where the input starts
+    at_rest = shown_by_vega(out, df, start)
+    pd.testing.assert_frame_equal(at_rest.drop(columns=[scrub.EXACT, f"{scrub.PARAM}{scrub.AT}"]),
+                                  scrub.rows_at(df, field="g", grid=GRID, value=committed).reset_index(drop=True))
+    for g in GRID:
+        shown = shown_by_vega(out, df, float(g))
+        stands_in = committed not in GRID and abs(g - committed) < 0.125
+        assert len(shown) == 3 and (shown["g"] == (committed if stands_in else g)).all(), (g, shown)
+
+
 def test_off_the_grid_the_exact_rows_stand_in_for_the_nearest_point():
-    expr = scrub.filter_expr("g", 0.25, 0.3, exact=True)
-    assert "exact" in expr and "0.3" in expr
+    row, here = scrub.index_exprs("g", 0.0, 0.25, 0.3, exact=True)
+    assert "exact" in row and "0.3" in here
     df = curves(0.3)
     at_rest = scrub.rows_at(df, field="g", grid=GRID, value=0.3)
     assert (at_rest["g"] == 0.3).all() and len(at_rest) == 3 and scrub.EXACT not in at_rest
@@ -93,11 +144,12 @@ def test_a_second_input_gets_its_own_range_input_and_filter_and_its_own_exact_ro
     ch = charts.layer(charts.lines(df, x="x", y="y", key=key, axes=axes), charts.note(notes, text="label"), title="t")
     out = scrub.bind(spec.vega_lite(ch), field="g", grid=GRID, value=0.5, label="g",
                      also=scrub.Input("h", [0.0, 1.0], 0.4, "h"))
-    assert [p["name"] for p in out["params"]] == [scrub.PARAM, scrub.PARAM2]
-    assert out["params"][1]["bind"] | {"name": None} == {"input": "range", "min": 0.0, "max": 1.0, "step": 1.0,
-                                                         "name": None} and out["params"][1]["value"] == 0.4
+    bound = [p for p in out["params"] if "bind" in p]
+    assert [p["name"] for p in bound] == [scrub.PARAM, scrub.PARAM2]
+    assert bound[1]["bind"] | {"name": None} == {"input": "range", "min": 0.0, "max": 1.0, "step": 1.0,
+                                                 "name": None} and bound[1]["value"] == 0.4
     filters = sorted(len(v["transform"]) for v in views(out) if v.get("transform"))
-    assert filters == [1, 2]  # the notes by h alone, the lines by g and by h
+    assert filters == [2, 4]  # the notes by h alone, the lines by g and by h (each a row's place, then a filter)
     at_rest = scrub.rows_at(df, field="g", grid=GRID, value=0.5, also=scrub.Input("h", [0.0, 1.0], 0.4, "h"))
     assert len(at_rest) == 2 and (at_rest["g"] == 0.5).all() and (at_rest["h"] == 0.4).all()
     assert scrub.EXACT2 not in at_rest
