@@ -61,14 +61,14 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
     axis = dict(x_title=t("p19.x_step"), legend=t("p19.curve"), total=total)
     score, entropy = t("p19.score"), t("p19.entropy")
     # each curve keeps its colour in either language: KL its own, the others the free ones in this order
-    colors = method_colors({"pass@1": None, f"pass@{run.k}": None, score: None, entropy: None, "KL": "KL"})
+    critic = t("p19.explained")
+    colors = method_colors({"pass@1": None, f"pass@{run.k}": None, score: None, entropy: None, "KL": "KL",
+                            critic: None})
     panels = {t("p19.pass_held_out"): {"pass@1": run.pass1, f"pass@{run.k}": run.passk},
               t("p19.mean_score"): {score: run.reward}, t("p19.entropy_panel"): {entropy: run.entropy},
               t("p19.kl_panel"): {"KL": run.kl}}
     if run.config.algorithm == "ppo":  # the critic: how much of the returns' spread V explains (from step 1)
-        critic = t("p19.explained")
         panels[t("p19.explained_panel")] = {critic: np.r_[np.nan, run.explained]}
-        colors = {**colors, **method_colors({critic: "ppo"})}
     health = runs.curve_panels(panels, colors=colors, title=t("p19.health_title"),
         subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k), **axis)
     names = [size_name(m) for m in run.sizes]
@@ -93,7 +93,7 @@ def baselines(run: zero.ZeroRun, rft: zero.ZeroRun | None, best: float) -> None:
     df = pd.DataFrame([(name, i, y) for name, ys in curves.items() for i, y in enumerate(ys)],
                       columns=["curve", "step", "pass@1"])
     rule = pd.DataFrame({"pass@1": [best], "label": [t("p19.best_of", n=run.config.group_size, p=pct(best, 1))]})
-    colors = method_colors({name: run.config.algorithm, t("p19.algorithms.rft"): "rft"})
+    colors = method_colors({name: run.config.algorithm} | ({t("p19.algorithms.rft"): "rft"} if rft else {}))
     lines = charts.lines(df, x="step", y="pass@1", key=charts.Key("curve", colors=colors, title=t("p19.curve")),
                          axes=charts.Axes(t("p19.x_step"), "pass@1", y_domain=[0, 1], whole="x"))
     page.chart(charts.layer(lines, charts.rules(rule, at="pass@1", label="label"), title=t("p19.baselines_title"),
@@ -111,7 +111,7 @@ def where_it_changed(run: zero.ZeroRun) -> None:
         t("p19.entropy_panel"): {base: run.entropy_by_position[0], end: run.entropy_by_position[-1]},
         t("p19.kl_panel"): {end: run.kl_by_position[-1]},
         t("p19.push_panel"): {first: push[0], last: push[-1]}},
-        colors={base: NEUTRAL, end: METHODS[run.config.algorithm], **method_colors([first, last])},
+        colors={base: NEUTRAL, **method_colors({end: run.config.algorithm, first: None, last: None})},
         title=t("p19.position_title"), subtitle=wrap(t("p19.position_subtitle")), x_title=t("p19.position"),
         legend=t("p19.curve"), total=task.MAX_ANSWER, positions=True)
     page.chart(ch, df, alt_text=t("p19.position_alt"), name="zero_positions", width="stretch")
