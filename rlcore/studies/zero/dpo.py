@@ -28,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...formulas.checks import as_vector, count, flag, in_range, positive
+from ...formulas.policy import log_softmax
 from ...formulas.preference import dpo_loss, dpo_margins, dpo_weights
 from . import task, warmup
-from .model import Model, adam_init, adam_step, backward, generate, log_prob_grad
-from .training import Measure, ZeroConfig, _answer_logits, answer_log_probs, answer_mask, measure
+from .model import Model, adam_init, adam_step, backward, forward, generate, log_prob_grad
+from .training import Measure, ZeroConfig, answer_log_probs, answer_mask, measure
 
 PROBLEM_STREAM = 3   # the training problems draw from their own stream: offline and online runs see the same ones
 ANSWER_STREAM = 4    # the answers the pairs are made of
@@ -130,8 +131,10 @@ def dpo_grads(model: Model, seq: np.ndarray, pairs: Pairs, ref: np.ndarray, beta
     ``ref``: each row's summed log π_ref. ∂L/∂log π(y_w) = −(β/N)·σ(−β·m) for each pair it is chosen in, +(β/N)·σ(−β·m)
     where rejected (``rlcore.dpo_weights``); every token of an answer shares its answer's.
     """
-    fwd, lp_all, lp, _ = _answer_logits(model, seq)
+    fwd = forward(model, seq[:, :-1])                        # the last token is never an input
     ans = seq[:, task.PROMPT_LEN:]
+    lp_all = log_softmax(fwd.logits[:, task.PROMPT_LEN - 1:])  # at the answer's slots [n, L, V]
+    lp = np.take_along_axis(lp_all, ans[..., None], axis=-1)[..., 0]
     mask = answer_mask(ans)
     seq_lp = sequence_log_probs(lp, mask)
     w, lo = pairs.chosen, pairs.rejected
