@@ -22,7 +22,7 @@ step and in every run of a seed, so the curves compare). On sequences both often
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -321,21 +321,14 @@ def dpo_collect(config: DPOConfig, seed: int, steps: list) -> DPORun:
                   curve(u.right for u in us), steps[-1].model)
 
 
-def dpo_train(config: DPOConfig = DPOConfig(), seed: int = 0,
-              progress: Callable[[DPOStep], None] | None = None) -> DPORun:
-    """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
+def dpo_train(config: DPOConfig = DPOConfig(), seed: int = 0) -> DPORun:
+    """Run ``config`` from the shipped base model, every step at once (``dpo_steps`` gives them one by one);
+    deterministic for a seed.
 
     >>> dpo_train(DPOConfig(steps=1, prompts=2, group_size=2), 0).chosen.shape
     (2,)
     """
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be a function or None, got {type(progress).__name__}")
-    steps = []
-    for s in dpo_steps(config, seed):
-        steps.append(s)
-        if progress is not None:
-            progress(s)
-    return dpo_collect(config, seed, steps)
+    return dpo_collect(config, seed, list(dpo_steps(config, seed)))
 
 
 __all__ = [
