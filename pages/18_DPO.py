@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, inputs, page, scrub
+from rlcore import zero
+from ui import charts, dpo_view, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -66,6 +67,10 @@ def dpo_panel() -> None:
     # Drawn whether or not the question is answered (it does not give the answer away), so τ in a link always has
     # its input.
     ipo_section(d.items, names, float(beta), float(flattery))
+    if revealed:  # its own question comes after this one's, as each section's on page 17
+        tiny_section()
+    else:
+        inputs.later("zbeta", "zsteps", "zseed")  # a link's values for it wait for the answer
 
 
 def draw_path(paths, names, at, beta: float, revealed: bool) -> None:
@@ -189,7 +194,27 @@ def ipo_section(items, names, beta: float, flattery: float) -> None:
                       ipo=fmt(s.ipo[-1, s.worst], 4, above_zero=True)))
 
 
+def tiny_section() -> None:
+    """DPO on the tiny transformer of page 19, offline and online pairs of its own answers, beside GRPO; drawn by
+    ``ui.dpo_view``. Trained on request: its question and the log-probabilities once the runs are there."""
+    st.subheader(t("p18.tiny.heading"))
+    d = zero.DPOConfig()
+    per_step = dict(batch=d.prompts, g=d.group_size)
+    st.markdown(t("p18.tiny.intro", **per_step))
+    c1, c2, c3 = st.columns(3)
+    beta = inputs.select_slider("β", BETAS, d.beta, key="zbeta", where=c1, help=t("p18.tiny.beta_help"))
+    steps = inputs.slider(t("p18.tiny.steps"), 5, 200, d.steps, 5, key="zsteps", where=c2,
+                          help=t("p18.tiny.steps_help", **per_step))
+    seed = inputs.number(t("p18.tiny.seed"), 0, 99, 0, key="zseed", where=c3, help=t("p18.tiny.seed_help"))
+    shown = dpo_view.find(dpo_view.configs(float(beta), int(steps)), int(seed))
+    if shown is None:
+        return
+    dpo_view.pass_chart(shown)
+    if dpo_view.ask(shown["offline"]):
+        dpo_view.log_prob_chart(shown)
+
+
 dpo_panel()
 
 page.end(code=(rlcore.dpo_loss, rlcore.dpo_margins, rlcore.dpo_weights, rlcore.implicit_reward,
-               rlcore.kl_optimal_policy, rlcore.dpo_study,))
+               rlcore.kl_optimal_policy, rlcore.dpo_study, *dpo_view.CODE))

@@ -55,6 +55,8 @@ METHODS = {
     "true judge": "#008695", "raters": "#6F8F00", "reward model": "#CF1C90", "fit error": "#7570B3",
     "KL": "#8C564B",
     "dpo": "#CF1C90", "ipo": "#8C564B", "dpo loss": "#7570B3", "pair weight": "#6F8F00",
+    # DPO on the tiny model (page 18's last section), beside GRPO's magenta: offline and online pairs
+    "offline dpo": "#7570B3", "online dpo": "#008695",
     # where each way of training goes (page 18): the reference and the raters' KL optimum (DPO and PPO: theirs)
     "reference": NEUTRAL, "kl optimum": "#6F8F00",
 }

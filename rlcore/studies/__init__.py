@@ -47,7 +47,7 @@ from .policy_gradient import *  # noqa: F403
 from .recipes import *  # noqa: F403
 from .reward import *  # noqa: F403
 from .value import *  # noqa: F403
-from .zero import model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
+from .zero import dpo, model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
 
 MODULES = (baseline, clipping, clips, collapse, critic, exploration, goodhart, judge, kl_penalty, kl_placement, lab,
            length, mismatch, overview, policy_gradient, recipes, reward, value)

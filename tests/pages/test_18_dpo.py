@@ -1,6 +1,9 @@
-"""Page 18, "DPO": DPO's steps on the raters' pairs, the closed-form optimum they approach, and IPO."""
+"""Page 18, "DPO": DPO's steps on the raters' pairs, the closed-form optimum they approach, IPO, and DPO on the tiny
+model's own answers (offline, online, beside GRPO)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -9,8 +12,9 @@ import rlcore
 from rlcore import judge_studies as js
 from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
-from tests.apphelp import chart_frame, charts, keys, moves_charts, page_file, run_page
-from ui import i18n
+from rlcore.studies.zero.dpo import DPOConfig, DPORun
+from tests.apphelp import chart_frame, charts, keys, moves_charts, page_file, run_page, shows_numbers, titles
+from ui import dpo_view, i18n
 from ui import page as ui_page
 from ui.format import esc, fmt, pct
 
@@ -117,3 +121,77 @@ def test_dragging_beta_shows_rlcore_s_dpo_steps_at_every_beta_of_the_grid(lang):
         np.testing.assert_allclose(closed, own.fitted_optimum, rtol=0, atol=1e-12)
     labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
     assert i18n.text(lang, "chart.scrub_shown", name="β", value="2.5") in labels
+
+
+# ---------------------------------------------------------------- the last section: DPO on the tiny model
+SMALL = {"zsteps": 5, "zseed": 7}   # settings no other test trains or shelves
+
+
+def _hand_made(config, pass1, chosen, rejected):
+    """A run of 5 steps as the section reads it, written by hand (no training): its margin β·(Δchosen − Δrejected)."""
+    margin = config.beta * ((chosen - chosen[0]) - (rejected - rejected[0]))
+    flat = np.zeros(6)
+    return DPORun(config, 7, pass1, pass1, flat, flat, flat, flat, chosen, rejected, margin, flat,
+                  np.full(5, 10), np.full(5, 0.5), flat[:5], None)
+
+
+@pytest.fixture
+def shelved():
+    """Hand-made offline, online and GRPO runs on the section's shelf at SMALL, taken off again after the test."""
+    s, offline = np.arange(6.0), DPOConfig(steps=5)
+    runs = {"offline": _hand_made(offline, 0.3 + 0.02 * s, -2.4 - 0.1 * s, -2.5 - 0.3 * s),
+            "online": _hand_made(replace(offline, online=True), 0.3 + 0.08 * s, -2.4 + 0.05 * s, -2.5 - 0.2 * s),
+            "grpo": 0.3 + 0.1 * s}
+    configs = {"offline": offline, "online": replace(offline, online=True), "grpo": offline.grpo()}
+    saved = dict(dpo_view.RUNS.items)
+    for kind, run in runs.items():
+        dpo_view.RUNS.put(dpo_view.key(kind, configs[kind], SMALL["zseed"]), run)
+    yield runs
+    dpo_view.RUNS.items.clear()
+    dpo_view.RUNS.items.update(saved)
+
+
+def test_the_tiny_models_section_comes_after_the_question_and_trains_on_request():
+    assert not [b for b in run_page(PAGE).button if b.label == "Train"]     # its question comes second
+    at = run_page(PAGE, state=SHOWN, inputs={"zsteps": 5, "zseed": 8})
+    assert [b for b in at.button if b.label == "Train"] and shows_numbers(at, 5, 3)   # 5 steps, 3 runs to train
+    assert not [c for c in charts(at) if "pass@1 on the held-out problems" in titles(c["spec"])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_runs_the_server_holds_are_drawn_and_the_question_is_answered_from_them(shelved, lang):
+    at = run_page(PAGE, state=SHOWN, inputs=SMALL, query={"lang": lang})
+    df = chart_frame(at, i18n.text(lang, "p18.tiny.pass_title"), "pass@1")
+    for kind, run in shelved.items():
+        ys = df[df["curve"] == i18n.text(lang, f"p18.tiny.kinds.{kind}")].sort_values("step")["pass@1"]
+        np.testing.assert_allclose(ys, run if kind == "grpo" else run.pass1)
+    assert shows_numbers(at, 40, 70, 80)   # offline, online and GRPO's last pass@1, in %
+    question = at.radio(key="predict_dpo_tiny")
+    question.set_value(question.options[2]).run()   # the chosen fell (−2.4 → −2.9) as the margin grew: the third
+    assert at.success and not at.warning
+    lp = chart_frame(at, i18n.text(lang, "p18.tiny.lp_title"), "log-probability")
+    for kind in ("offline", "online"):
+        for side in ("chosen", "rejected"):
+            rows = lp[(lp["run"] == i18n.text(lang, f"p18.tiny.kinds.{kind}"))
+                      & (lp["answer"] == i18n.text(lang, f"p18.tiny.{side}"))].sort_values("step")
+            np.testing.assert_allclose(rows["log-probability"], getattr(shelved[kind], side))
+    assert shows_numbers(at, -2.4, -2.15, -2.5, -3.5)   # online DPO's chosen rose, its rejected fell
+
+
+@pytest.mark.exhaustive
+def test_train_trains_offline_and_online_dpo_and_grpo_as_rlcore_does():
+    settings = {"zsteps": 5, "zseed": 3}
+    saved = dict(dpo_view.RUNS.items)
+    try:
+        at = run_page(PAGE, state=SHOWN, inputs=settings, timeout=600)
+        next(b for b in at.button if b.label == "Train").click().run()
+        config = DPOConfig(steps=5)
+        expected = {"offline DPO": rlcore.zero.dpo_train(config, 3), "online DPO": rlcore.zero.dpo_train(
+            replace(config, online=True), 3), "GRPO": rlcore.zero.train(config.grpo(), 3)}
+        df = chart_frame(at, "pass@1 on the held-out problems", "pass@1")
+        for name, run in expected.items():
+            np.testing.assert_array_equal(df[df["curve"] == name].sort_values("step")["pass@1"], run.pass1)
+        assert run_page(PAGE, state=SHOWN, inputs=settings).caption   # held now: shown at once, nothing trains
+    finally:
+        dpo_view.RUNS.items.clear()
+        dpo_view.RUNS.items.update(saved)

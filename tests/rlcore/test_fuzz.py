@@ -1032,6 +1032,10 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
     **dict.fromkeys(("rlcore.zero.training." + f for f in ("answer_mask", "measure", "policy_grads",
                                                            "answer_log_probs", "warm_critic", "explained_variance")),
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
+    **dict.fromkeys(("rlcore.zero.dpo." + f for f in ("dpo_grads", "sequence_log_probs", "probe", "measure_probe",
+                                                      "dpo_collect")),
+                    "DPO's loop on its own arrays and steps; its entry point dpo_train is fuzzed"),
+    "rlcore.zero.dpo.dpo_steps": "a generator: its checks run at its first step, which dpo_train (fuzzed) takes",
     **dict.fromkeys(("rlcore.zero.warmup." + f for f in ("supervised_grads", "warm_up", "save_model", "load_model",
                                                          "example_steps", "decision_weights", "forced_accuracy",
                                                          "sample", "main")),
@@ -1181,7 +1185,8 @@ def call_checked(fn, kwargs: dict, bad: str | None) -> str:
     return "returned"
 
 FUNCTIONS = public_functions()
-SLOW = {"rlcore.zero.training.group_view"}  # trains a model (7 s of the quick suite): CI's exhaustive stage only
+SLOW = {"rlcore.zero.training.group_view", "rlcore.zero.dpo.dpo_train"}  # train a model (7 s each of the quick
+# suite): CI's exhaustive stage only
 
 @pytest.mark.parametrize(("qualname", "fn"), [  # every other function in the quick suite, every one in CI's
     pytest.param(q, f, id=q.removeprefix("rlcore."),

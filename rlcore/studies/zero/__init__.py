@@ -2,8 +2,10 @@
 
 ``train(ZeroConfig(), seed)`` runs GRPO (or Dr. GRPO, PPO with a value head, or the RFT baseline) from the shipped
 base model on problems of 2 to 7 operands, where how much working pays depends on the problem's size.
+``dpo_train(DPOConfig(), seed)`` runs DPO from the same base on pairs of its own answers, offline or online.
 """
 
+from .dpo import DPOConfig, DPORun, DPOStep, displacement, dpo_collect, dpo_steps, dpo_train, who_leads
 from .training import (
     PassCurve,
     ZeroConfig,
@@ -17,5 +19,6 @@ from .training import (
 )
 from .warmup import BaseStats, base_stats
 
-__all__ = ["BaseStats", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep", "base_measure", "base_stats", "best_of_n",
-           "pass_curve", "train", "train_steps"]
+__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep",
+           "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
+           "pass_curve", "train", "train_steps", "who_leads"]
