@@ -25,7 +25,8 @@ AHEAD = (D, replace(D, algorithm="rft"))  # what the server trains for a newcome
 REDRAW = 0.5          # seconds between two redraws of the live charts
 PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a runs.Recorder), the last one
 SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
-KL_SHOWN = {v: t(f"p19.kl_in_{v}") for v in training.KL_PLACES}  # where the KL goes, as the learner reads it
+KL_NAMES = {"in the loss (k3)": "loss", "in the reward": "reward"}  # the link's value → rlcore's kl_in
+KL_SHOWN = {name: t(f"p19.kl_in_{v}") for name, v in KL_NAMES.items()}  # the link's value → as the learner reads it
 
 
 page.presets({SHOWN["GRPO"]: {"algo": "GRPO"}, SHOWN["Dr. GRPO"]: {"algo": "Dr. GRPO"},
@@ -74,10 +75,10 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
         group = inputs.slider(t("p19.group"), 2, 16, D.group_size, 1, key="G", where=c2, help=t("p19.group_help"))
         epochs = inputs.slider(t("p19.epochs"), 1, 4, D.epochs, 1, key="epochs", where=c3, help=t("p19.epochs_help"))
         seed = inputs.number(t("p19.seed"), 0, 99, 0, key="seed", where=c1, help=t("p19.seed_help"))
-        kl_in = inputs.radio(t("p19.kl_in"), list(training.KL_PLACES), D.kl_in, key="kl_in", horizontal=True,
+        kl_in = inputs.radio(t("p19.kl_in"), list(KL_NAMES), "in the loss (k3)", key="kl_in", horizontal=True,
                              where=c2, help=t("p19.kl_in_help"), format_func=KL_SHOWN.get)
     return algo, page.run(zero.ZeroConfig, algorithm=NAMES[algo], steps=steps, group_size=group, lr=lr, beta=beta,
-                          epochs=epochs, kl_in=kl_in), seed
+                          epochs=epochs, kl_in=KL_NAMES[kl_in]), seed
 
 
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:

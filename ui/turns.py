@@ -464,10 +464,10 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
         _BACKGROUND.add(key)
 
     def work():
-        items, it = [], iter(steps())
-        try:
+        items, it, session = [], iter(steps()), f"{SERVER} {key}"   # a session per job: two jobs never replace
+        try:                                                         # each other; one visitor, the server, for all
             while True:
-                TRAININGS.take(SERVER, None, SERVER)
+                TRAININGS.take(session, None, SERVER)
                 end = time.monotonic() + seconds
                 items.append(next(it))          # at least one step a turn
                 while time.monotonic() < end:
@@ -475,6 +475,10 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
                 TRAININGS.release()
         except StopIteration:
             done(items)
+        except BaseException:
+            with _BACKGROUND_LOCK:  # it failed: the next page that asks starts it again
+                _BACKGROUND.discard(key)
+            raise
         finally:
             TRAININGS.release()
 
