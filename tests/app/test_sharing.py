@@ -16,7 +16,6 @@ from tests.apphelp import (
     ROOT,
     choose_preset,
     has_scenario,
-    input_key,
     page_text,
     preset_names,
     run_page,
@@ -123,17 +122,6 @@ def test_every_chart_has_a_table_and_csv(path):
     tables = [e for e in at.expander if e.label == "Data behind this chart"]
     assert [len(e.dataframe) for e in tables] == [1] * n_charts
     assert len([b for b in at.get("download_button") if b.proto.id and "csv_" in b.proto.id]) == n_charts
-
-
-@pytest.mark.parametrize("path", PAGES[:1], ids=lambda p: p.stem)
-def test_reset_clears_the_link(path):
-    """Inputs bound to the link come back from it unless Reset sets them to their defaults (and so clears it)."""
-    temp, seed = input_key(path, "temp"), input_key(path, "seed")
-    at = run_page(path, query={"temp": "2.0", "seed": "5"})
-    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (2.0, 5)
-    next(b for b in at.button if b.label == "Reset").click().run()
-    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (1.0, 0)
-    assert "temp" not in at.query_params and "seed" not in at.query_params
 
 
 # ---------------------------------------------------------------- every input of every page
@@ -275,6 +263,11 @@ def test_hundreds_of_unknown_parameters_make_one_notice():
     assert not [k for k in at.query_params if k.startswith("junk")], "they leave the link"
 
 
+def values(at) -> dict:
+    return {n: w.value for n, (_, w) in own_inputs(at).items()}
+
+
+# the quick suite's share is the other half of test_fuzz_pages' Reset check (which takes page 1)
 @pytest.mark.parametrize("path", shared_out([p for p in PAGES if has_scenario(p)], every=2, offset=1,
                                              ids=lambda p: p.stem))  # Reset is the scenario sidebar's
 def test_reset_restores_every_default_and_clears_the_link(path, defaults):
@@ -282,13 +275,7 @@ def test_reset_restores_every_default_and_clears_the_link(path, defaults):
     at = run_page(path, query=link)
     assert at.query_params, "the far ends are in the link"
     next(b for b in at.button if b.label == "Reset").click().run()
-    assert {n: w.value for n, (_, w) in own_inputs(at).items()} == \
-        {n: w.value for n, (_, w) in defaults[path].items()}
-    assert not at.query_params
-
-
-def values(at) -> dict:
-    return {n: w.value for n, (_, w) in own_inputs(at).items()}
+    assert values(at) == {n: w.value for n, (_, w) in defaults[path].items()} and not at.query_params
 
 
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
