@@ -225,15 +225,19 @@ def reveal(path, how: int | None, **run) -> AppTest | None:
     return at
 
 
-def revealed(path, scenario=None) -> AppTest:
-    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
-    at = run_page(path, scenario=scenario)
+def show_all(at: AppTest) -> AppTest:
+    """``at`` after "Just show me" on each of its questions (an answer may bring out a section with its own)."""
     for _ in range(4):
         show = [b for b in at.button if b.label == SHOW]
         if not show:
             break
         show[0].click().run()
     return at
+
+
+def revealed(path, scenario=None) -> AppTest:
+    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
+    return show_all(run_page(path, scenario=scenario))
 
 
 def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:

@@ -227,8 +227,7 @@ def test_fuzz_page_seeded(path):
                                              ids=lambda p: p.stem))  # (a page without a scenario has no editor)
 def test_reset_restores_defaults_after_bad_input(path):
     sliders, _ = own_sliders_and_boxes(path)
-    fresh = run_page(path)
-    defaults = {s.key: s.value for s in fresh.slider if s.key in {k for k, *_ in sliders}}
+    defaults = {s.key: s.value for s in widgets(path).slider if s.key in {k for k, *_ in sliders}}
     at = run_page(path, state={panel.EDITOR: True})  # the sidebar's editor open
     for key, lo, hi, step in sliders:
         at.slider(key=key).set_value(grid_value(lo, hi, step, 1.0))
