@@ -1,8 +1,7 @@
 """Page 3, "V, Q and advantage": AppTest checks of what the learner sees.
 
 With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, +4.7, the sum
-(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0. The checks read
-numbers, formulas and state; a label or sentence only as the catalogue writes it (``en``).
+(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0.
 """
 
 from __future__ import annotations
@@ -35,15 +34,8 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
 # 1 answer each, though π is 0.8 / 0.2: the plain mean (1 + 9) / 2 = 5 is not V = 0.8 + 1.8 = 2.6.
 UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,)))
-
-
-# The learner pressed "Just show me": the advantages (arrows, deltas, sums) are drawn.
-SHOWN = just_shown("predict_vqa")  # as after "Just show me"
-
-
+SHOWN = just_shown("predict_vqa")  # as after "Just show me": the advantages (arrows, deltas, sums) are drawn
 en = catalogue("p3")
-
-
 V_METRIC = en("v_metric")
 
 
@@ -108,9 +100,11 @@ def test_moving_the_sample_count_changes_the_estimates():
     assert (est[en("col_estimate")] - est[en("from_example")]).abs().max() < 0.2
 
 
-def test_seed_changes_the_draw():
+def test_seed_changes_the_draw_and_another_seed_moves_on_from_the_one_shown():
     at = run_page(PAGE)
     moves_charts(at, lambda at: at.number_input(key=K("seed")).set_value(11).run())
+    next(b for b in at.button if b.label == en("another_seed")).click().run()
+    assert at.number_input(key=K("seed")).value == 12
 
 
 def test_a_valid_sidebar_edit_changes_the_picture():
@@ -136,13 +130,6 @@ def test_predict_answer_follows_the_scenario(scenario, token, answer):
     at.radio(key="predict_vqa").set_value(en(answer)).run()
     assert at.success and f"**{en(answer)}**" in at.success[0].value
     assert all(w.icon == "⚖️" for w in at.warning)           # at most the plain-mean note, never "Not this time"
-
-
-def test_another_seed_moves_on_from_the_seed_shown():
-    at = run_page(PAGE)
-    at.number_input(key=K("seed")).set_value(7).run()
-    next(b for b in at.button if b.label == en("another_seed")).click().run()
-    assert at.number_input(key=K("seed")).value == 8
 
 
 def test_the_advantage_stays_hidden_until_the_learner_commits():

@@ -2,7 +2,6 @@
 
 With the default example the page shows the article's 20.74 (b = 0), 3.70 (b = V), their ratio 0.179,
 the unchanged average update (−1.15, 0.21, 0.94), and R − V = −1.3, −3.3, −2.3, −3.3, −1.3 with mean −2.3.
-The checks read numbers and state; a label or sentence only as the catalogue writes it (``en``).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from tests.apphelp import (
     choose_preset,
     just_shown,
     keys,
+    metrics,
     moves_charts,
     numbers,
     page_file,
@@ -36,11 +36,7 @@ TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 
 ARTICLE = rlcore.ARTICLE_SCENARIO
 SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
-
-
 SHOWN = just_shown("predict_baseline")  # as after "Just show me"
-
-
 en = catalogue("p4")
 
 
@@ -54,10 +50,6 @@ def exact_columns(table, tokens=ARTICLE.tokens) -> list[str]:
     return [c for c in (en("col_exact", token=tok) for tok in tokens) if c in table.columns]
 
 
-def metric_values(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
 def frames_with(at, column: str):
     return [df for c in charts(at) for df in c["data"].values() if column in df]
 
@@ -66,9 +58,15 @@ def summary_table(at):
     return next(d.value for d in at.dataframe if en("col_var_exact") in d.value)
 
 
-def test_defaults_show_the_articles_numbers():
-    at = run_page(PAGE, state=SHOWN)
-    m = metric_values(at)
+@pytest.fixture(scope="module")
+def shown():
+    """The page after "Just show me" (read only)."""
+    return run_page(PAGE, state=SHOWN)
+
+
+def test_defaults_show_the_articles_numbers(shown):
+    at = shown
+    m = metrics(at)
     assert m[en("var_zero")] == "20.74"
     assert m[en("var_v", v="4.3")] == "3.70"
     assert m[en("noise_left")] == "0.179"
@@ -87,15 +85,14 @@ def test_defaults_show_the_articles_numbers():
     assert at.slider(key=K("n")).value == 2000
 
 
-def test_means_agree_and_spreads_do_not():
-    at = run_page(PAGE, state=SHOWN)
-    table = summary_table(at)
+def test_means_agree_and_spreads_do_not(shown):
+    table = summary_table(shown)
     exact = table[exact_columns(table)].to_numpy()
     np.testing.assert_allclose(exact, np.tile([-1.15, 0.21, 0.94], (4, 1)), atol=1e-9)
     var = table[en("col_var_exact")].to_numpy()
     assert var[0] == pytest.approx(20.7398) and var[1] == pytest.approx(3.7032)
     assert var.min() == var[2]  # b* has the least variance
-    hist = frames_with(at, "share")[0]
+    hist = frames_with(shown, "share")[0]
     spread = hist[hist["share"] > 0].groupby("baseline")["from"].agg(lambda s: s.max() - s.min())
     assert spread["b = 0"] > spread["b = V"]  # the histogram with b = 0 is wider
     assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", en("yours_name", b="8")]
@@ -126,10 +123,13 @@ def test_other_token_counts(scenario):
     assert running.groupby("baseline").size().max() <= 200
 
 
-def test_moving_b_changes_the_charts():
+def test_moving_b_changes_the_charts_and_a_preset_sets_it():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("b")).set_value(2.0).run())
     assert en("yours_name", b="2") in set(summary_table(at)[en("col_baseline")])
+    choose_preset(at, "b = V")
+    assert at.slider(key=K("b")).value == pytest.approx(4.3)
+    assert en("yours_name", b="4.3") in set(summary_table(at)[en("col_baseline")])
 
 
 def test_moving_n_and_token_change_the_charts():
@@ -169,13 +169,6 @@ def test_predict_answer_is_computed():
     assert at.warning and not at.success
 
 
-def test_presets_set_b():
-    at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "b = V")
-    assert at.slider(key=K("b")).value == pytest.approx(4.3)
-    assert en("yours_name", b="4.3") in set(summary_table(at)[en("col_baseline")])
-
-
 def test_the_averages_wait_for_the_prediction():
     at = run_page(PAGE)
     assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
@@ -185,16 +178,14 @@ def test_the_averages_wait_for_the_prediction():
     assert frames_with(at, "running average")
 
 
-def test_one_colour_per_baseline_on_every_chart():
-    at = run_page(PAGE, state=SHOWN)
-
+def test_one_colour_per_baseline_on_every_chart(shown):
     def scales(spec):
         colors = [v["encoding"]["color"] for _, v in spec_items({"": spec}, skip=())
                   if isinstance(v, dict) and isinstance(v.get("encoding", {}).get("color"), dict)]
         return [dict(zip(c["scale"]["domain"], c["scale"]["range"], strict=True)) for c in colors
                 if c.get("field") == "baseline" and "domain" in c.get("scale", {})]
 
-    found = [scales(c["spec"]) for c in charts(at)[:3]]  # histograms, variance against b, running averages
+    found = [scales(c["spec"]) for c in charts(shown)[:3]]  # histograms, variance against b, running averages
     assert all(found), "every baseline chart has an explicit colour scale"
     mappings = [m for f in found for m in f if "b = 0" in m]
     assert len(mappings) >= 3  # the dots, the marks on the parabola, the running averages
