@@ -1,7 +1,4 @@
-"""Page 5, TD error and GAE: AppTest checks of the article's numbers, the widgets, bad input and the URL.
-
-The checks read numbers and state; a chart is found by its title and a label or sentence looked for as the
-catalogue writes it with the live numbers (``en``), so rewording the catalogue breaks no test here."""
+"""Page 5, TD error and GAE: AppTest checks of the article's numbers, the widgets, bad input and the URL."""
 
 from __future__ import annotations
 
@@ -38,11 +35,8 @@ SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 SHOWN = just_shown("predict_gae")  # as after "Just show me"
-
-
 en = catalogue("p5")
-
-
+GAE = en("gae_title")
 
 
 def strip(at):
@@ -51,14 +45,10 @@ def strip(at):
     return next(df for c in charts(at) for df in c["data"].values() if "V before" in df)
 
 
-def gae_title(at) -> str:
-    return en("gae_title")
-
-
 def gae_column(at):
     """The GAE chart's advantages at the committed λ and γ (the chart holds them for every step of the λ slider and
     every other step of the γ slider, and for the committed γ where it lies between those)."""
-    df = largest_frame(at, gae_title(at))
+    df = largest_frame(at, GAE)
     lam, gamma = at.slider(key=K("lam")).value, at.slider(key=K("gamma")).value
     here = np.isclose(df["lam"], lam) & np.isclose(df["gamma"], gamma)
     return df[here]["GAE advantage"].round(10).tolist()
@@ -98,11 +88,12 @@ def test_lambda_moves_the_blame():
     assert gae_column(at)[:3] == [-0.575, -1.15, -2.3]       # −2.3 halved for each step back
 
 
-def test_presets_set_lambda():
-    at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, en("preset_lam0"))
-    assert at.slider(key=K("lam")).value == 0.0
-    assert gae_column(at) == [0, 0, -2.3] + [0] * 7
+@pytest.mark.parametrize("how", ["link", "preset"])
+def test_a_link_or_a_preset_sets_lambda(how):
+    at = run_page(PAGE, state=SHOWN, query={"lam": "0"} if how == "link" else None)
+    if how == "preset":
+        choose_preset(at, en("preset_lam0"))
+    assert at.slider(key=K("lam")).value == 0.0 and gae_column(at) == [0, 0, -2.3] + [0] * 7
 
 
 def test_gamma_discounts_the_values():
@@ -169,8 +160,11 @@ def test_a_dead_group_is_explained():
     assert {w.value for w in at.warning} & {en("group.dead", size=1, score=x) for x in scores}
 
 
-def test_critic_error_panel_follows_its_sliders():
+def test_critic_error_panel_shows_the_trade_off_and_follows_its_sliders():
     at = run_page(PAGE, state=SHOWN)
+    parts = {p: g.set_index("λ")["value"] for p, g in critic_chart(at).groupby("part")}
+    assert parts["bias²"][0.0] > parts["bias²"][1.0]            # small λ inherits the critic's bias
+    assert parts["variance"][1.0] > parts["variance"][0.5]      # λ near 1 carries the score's noise
     before = critic_chart(at).to_csv()
     at.slider(key=K("bias")).set_value(0.0).run()
     at.slider(key=K("noise")).set_value(0.0).run()
@@ -180,19 +174,6 @@ def test_critic_error_panel_follows_its_sliders():
     assert mse[0.0] == pytest.approx(0.0, abs=1e-12)       # an exact critic: λ = 0 has no error at all
     assert mse[1.0] == pytest.approx(0.8, rel=0.1)          # λ = 1 carries the spread of 3, 1, 2, 1, 3
     assert numbers(metrics(at)[en("critic.best")]) == [0]
-
-
-def test_default_critic_shows_the_trade_off():
-    df = critic_chart(run_page(PAGE, state=SHOWN))
-    parts = {p: g.set_index("λ")["value"] for p, g in df.groupby("part")}
-    assert parts["bias²"][0.0] > parts["bias²"][1.0]            # small λ inherits the critic's bias
-    assert parts["variance"][1.0] > parts["variance"][0.5]      # λ near 1 carries the score's noise
-
-
-def test_query_parameter_sets_lambda():
-    at = run_page(PAGE, state=SHOWN, query={"lam": "0"})
-    assert at.slider(key=K("lam")).value == 0.0
-    assert gae_column(at) == [0, 0, -2.3] + [0] * 7
 
 
 def test_predict_answer_follows_the_scenario():
@@ -211,7 +192,7 @@ def test_the_blame_stays_hidden_until_the_learner_commits():
     assert question_key(at) == "predict_gae" and "−2.3" not in page_text(at)
     shown = strip(at)
     assert "TD error" not in shown and shown["V before"].round(10).tolist() == [4.3, 4.3, 4.3] + [2.0] * 7
-    assert not any(gae_title(at) in str(c["spec"]) for c in charts(at))
+    assert not any(GAE in str(c["spec"]) for c in charts(at))
     at.radio(key="predict_gae").set_value(en("every")).run()
     assert at.warning and f"**{en('only', tok='open')}**" in at.warning[0].value  # the answer it names
     assert numbers(metrics(at)[en("td_at", tok="open")]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
@@ -250,7 +231,7 @@ def test_dragging_lambda_and_gamma_shows_rlcore_s_advantages_at_every_point_of_t
 
 def test_a_committed_gamma_between_the_grid_points_is_drawn_exactly_where_it_rests():
     at = run_page(PAGE, state=SHOWN, query={"gamma": "0.99"})
-    rows = largest_frame(at, gae_title(at))
+    rows = largest_frame(at, GAE)
     exact = rows[rows["exact2"]]
     assert np.allclose(exact["gamma"], 0.99) and np.unique(exact["lam"]).size == 21  # at every λ of its grid
     for lm, here in exact.groupby("lam"):
