@@ -1,8 +1,7 @@
 """Page 8, KL penalty: the regularised objective on the flattery branch, and the estimators k1, k2, k3.
 
 Article figures checked with defaults: flattery 5% → 90% with β = 1 gives mean judge score 9.03 → 9.54,
-KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1. The page's
-numbers and state are checked (chart data, metrics, tables, widgets); elements are found by their catalogue text.
+KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1.
 """
 
 from __future__ import annotations
@@ -31,18 +30,13 @@ from ui import i18n
 PAGE = page_file("8_KL")
 K = keys(PAGE)
 SHOWN = just_shown("predict_kl")  # as after "Just show me"
-
-
 en = catalogue("p8_kl")
-
-
 SCORE, KL, OBJECTIVE, BEST = en("mean_score"), en("kl_metric"), en("objective"), en("best_share")
 
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE, state=SHOWN)
-    return at
+    return run_page(PAGE, state=SHOWN)
 
 
 def test_defaults_show_the_articles_kl_numbers(default):
@@ -108,14 +102,10 @@ def test_predict_answers_worse_then_better_without_kl():
     assert at.warning and f"**{en('better')}**" in at.warning[0].value
 
 
-def test_share_slider_changes_the_kl_numbers():
+def test_share_slider_changes_the_kl_numbers_and_a_preset_sets_beta():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("share")).set_value(0.05).run())
     assert numbers(metrics(at)[KL]) == [0, 0]
-
-
-def test_beta_preset_button():
-    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_none"))
     assert at.slider(key=K("beta")).value == 0.0
     assert numbers(metrics(at)[BEST]) == [100]

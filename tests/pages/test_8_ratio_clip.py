@@ -1,8 +1,7 @@
 """Page 8, Ratio and clipping: PPO's clipped objective on one token, and a few PPO epochs on one batch.
 
 Article figures checked with defaults: π_old(partly) 0.2 with ε 0.2 can be pushed to at most 0.24 (and down
-to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4. The page's numbers and state are checked (chart data,
-metrics, tables, widgets); elements are found by their catalogue text.
+to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4.
 """
 
 from __future__ import annotations
@@ -36,19 +35,14 @@ from ui import i18n
 PAGE = page_file("8_Ratio")
 K = keys(PAGE)
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
-
-
 en = catalogue("p8_ratio")
-
-
 HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
     en("epochs.probs_title")
 
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE, state=SHOWN)
-    return at
+    return run_page(PAGE, state=SHOWN)
 
 
 def test_defaults_show_the_articles_clip_limit(default):
@@ -124,14 +118,10 @@ def test_ppo_epochs_first_step_and_clipping(default):
     assert any(numbers(md.value)[:2] == [10, 4.3] for md in default.markdown)
 
 
-def test_eps_slider_changes_the_charts():
+def test_eps_slider_changes_the_charts_and_a_preset_sets_it():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("eps")).set_value(0.3).run())
     assert numbers(metrics(at)[HIGH]) == [0.26]
-
-
-def test_eps_presets():
-    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_eps", eps="0.1"))
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert numbers(metrics(at)[HIGH]) == [0.22]
