@@ -66,6 +66,14 @@ def catalogue(prefix: str):
     return lambda msgid, **values: i18n.text("en", f"{prefix}.{msgid}", **values)
 
 
+def opening(msgid: str) -> str:
+    """The English catalogue text of ``msgid`` ("p11.explain.gspo_worked") up to its first placeholder: how a
+    paragraph, caption or title of the page begins whatever numbers it then gives."""
+    from ui import i18n
+
+    return i18n.catalogue("en")[msgid].split("{")[0]
+
+
 def page_file(prefix: str) -> pathlib.Path:
     """The page whose file name starts with ``prefix`` (e.g. "3_")."""
     for p in ALL_PAGES:
@@ -277,6 +285,18 @@ def titles(spec: dict) -> list[str]:
     for layer in spec.get("layer", []):
         out += titles(layer)
     return out
+
+
+def scrubbers(chart: dict) -> list[tuple]:
+    """(value, min, max, step) of each slider a chart binds in the browser (``ui.scrub``), asserted a range input."""
+    bound = [p for p in chart["spec"].get("params", []) if p.get("bind")]
+    assert all(p["bind"]["input"] == "range" for p in bound), bound
+    return [(p["value"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) for p in bound]
+
+
+def labels(chart: dict) -> set[str]:
+    """The text of every label a chart's data holds (a scrubbed chart's "showing …" and "yours" marks)."""
+    return {str(v) for d in chart["data"].values() if "label" in d for v in d["label"]}
 
 
 def chart_by_title(at: AppTest, start: str) -> dict:

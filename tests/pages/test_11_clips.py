@@ -15,12 +15,15 @@ from tests.apphelp import (
     chart_fingerprint,
     choose_preset,
     keys,
+    labels,
     largest_frame,
     metrics,
     numbers,
+    opening,
     page_file,
     question_key,
     run_page,
+    scrubbers,
 )
 from ui import i18n
 
@@ -29,11 +32,6 @@ K = keys(PAGE)
 
 
 en = catalogue("p11")
-
-
-def opening(msgid: str) -> str:
-    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
-    return i18n.catalogue("en")[f"p11.{msgid}"].split("{")[0]
 
 
 WEIGHTS = en("weights_title")
@@ -139,7 +137,7 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
 
 def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     at = run_page(PAGE, state={"predict_clip_shown": True})
-    text = next(m.value for m in at.markdown if m.value.startswith(opening("explain.gspo_worked")))
+    text = next(m.value for m in at.markdown if m.value.startswith(opening("p11.explain.gspo_worked")))
     # every token of the article's example moved in the step of η = 0.2: s is the geometric mean of their ratios
     p = rlcore.ARTICLE_SCENARIO.pi
     rho = stepped(p, rlcore.ARTICLE_SCENARIO.q, 0.2) / p
@@ -149,7 +147,7 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
 
     def cispo(rho, high, cap, w, ppo):
         """The CISPO paragraph at ρ: the cap it names (one of the catalogue's three) and the weights."""
-        shown = [m.value for m in at.markdown if m.value.startswith(opening("explain.cispo_worked"))]
+        shown = [m.value for m in at.markdown if m.value.startswith(opening("p11.explain.cispo_worked"))]
         assert shown == [en("explain.cispo_worked", rho=rho, low="0.2", high=high, cap=cap, w=w, ppo=ppo)]
 
     # ρ = 1.3 is above 1 + ε_high = 1.28: the upper cap applies, the weight is 1.28 (PPO: 0, past its clip)
@@ -166,9 +164,7 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
 def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p11.weights_title"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.28)
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.05, 0.6, pytest.approx(0.01))
+    assert scrubbers(c) == [(pytest.approx(0.28), 0.05, 0.6, pytest.approx(0.01))]
     method, weight = i18n.text(lang, "p11.col.method"), i18n.text(lang, "p11.col.weight")
     rows = max((d for d in c["data"].values() if "eps_high" in d and weight in d), key=len)
     grid = np.unique(rows["eps_high"])
@@ -181,8 +177,7 @@ def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(la
                                        own.weights[i], rtol=0, atol=1e-12)
     higher = rows[rows[method] == i18n.text(lang, "p11.names.clip-higher")]
     assert (higher.groupby("eps_high")[weight].apply(lambda w: (w == 0).sum()).loc[[0.2, 0.3]] == [2, 0]).all()
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "chart.scrub_shown", name="ε_high", value="0.4") in labels
+    assert i18n.text(lang, "chart.scrub_shown", name="ε_high", value="0.4") in labels(c)
 
 
 def test_a_committed_eps_high_between_the_steps_is_drawn_exactly_where_it_rests():

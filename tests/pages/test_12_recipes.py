@@ -16,10 +16,10 @@ from tests.apphelp import (
     largest_frame,
     moves_charts,
     numbers,
+    opening,
     page_file,
     run_page,
 )
-from ui import i18n
 
 PAGE = page_file("12_")
 K = keys(PAGE)
@@ -29,12 +29,7 @@ ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
 en = catalogue("p12")
 
 
-def opening(msgid: str) -> str:
-    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
-    return i18n.catalogue("en")[f"p12.{msgid}"].split("{")[0]
-
-
-WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("gradient_title")
+WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("p12.gradient_title")
 THIS, LARGER, SAME = en("this_recipe"), en("larger"), en("same")
 
 

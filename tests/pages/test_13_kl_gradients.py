@@ -15,8 +15,11 @@ from tests.apphelp import (
     charts,
     choose_preset,
     keys,
+    labels,
+    opening,
     page_file,
     run_page,
+    scrubbers,
 )
 from ui import i18n
 
@@ -29,7 +32,7 @@ en = catalogue("p13")
 
 FORWARD, ZERO, VANISH = en("follow.forward"), en("follow.zero"), en("follow.vanish")
 K1_LOSS, K2_LOSS, K3_LOSS, K1_REWARD = (en(f"placement.{p}") for p in ("k1_loss", "k2_loss", "k3_loss", "k1_reward"))
-BARS = i18n.catalogue("en")["p13.bars.title"].split("{")[0]  # the title, up to its step count
+BARS = opening("p13.bars.title")  # the title, up to its step count
 
 
 def bars(at):
@@ -82,7 +85,7 @@ def test_steps_move_the_bars_and_zero_steps_vanish():
     before = bars(at).to_csv()
     at.slider(key=K("steps")).set_value(10).run()
     assert bars(at).to_csv() != before  # the chart starts at the committed step: its scrubber's value is 10
-    assert [p["value"] for c in charts(at) for p in c["spec"].get("params", []) if p.get("bind")] == [10]
+    assert [s[0] for c in charts(at) for s in scrubbers(c)] == [10]
     at.slider(key=K("steps")).set_value(0).run()
     np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)
     np.testing.assert_allclose(bars(at)["true gradient"], 0, atol=1e-12)
@@ -138,9 +141,7 @@ def test_a_token_the_reference_never_writes_stays_at_zero():
 def test_dragging_the_steps_shows_rlcore_s_gradients_at_every_step(lang):
     at = run_page(PAGE, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p13.bars.title"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"] | {"name": None} == {"input": "range", "min": 0, "max": 30, "step": 1, "name": None}
-    assert param["value"] == 3
+    assert scrubbers(c) == [(3, 0, 30, 1)]
     df = next(d for d in c["data"].values() if "expected gradient" in d)
     assert sorted(df["steps"].unique()) == list(range(31))
     path = rlcore.kl_placement_path(rlcore.ARTICLE_SCENARIO.pi, rlcore.ARTICLE_SCENARIO.q, 0.3, 30)
@@ -153,5 +154,4 @@ def test_dragging_the_steps_shows_rlcore_s_gradients_at_every_step(lang):
             row = at_step[at_step["placement"] == place]
             np.testing.assert_allclose(row["expected gradient"], own.gradients[j], atol=1e-12)
             np.testing.assert_allclose(row["true gradient"], own.reverse, atol=1e-12)
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "p13.bars.shown", steps=7) in labels
+    assert i18n.text(lang, "p13.bars.shown", steps=7) in labels(c)

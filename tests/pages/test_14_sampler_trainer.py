@@ -18,11 +18,11 @@ from tests.apphelp import (
     metrics,
     moves_charts,
     numbers,
+    opening,
     page_file,
     page_text,
     run_page,
 )
-from ui import i18n
 
 PAGE = page_file("14_")
 K = keys(PAGE)
@@ -40,7 +40,7 @@ TOTAL, BIAS, VARIANCE, METHOD = en("parts.total error"), en("parts.bias²"), en(
 
 
 def errors(at):
-    return chart_frame(at, i18n.catalogue("en")["p14.error_title"].split("{")[0], "method")
+    return chart_frame(at, opening("p14.error_title"), "method")
 
 
 def ratios(at):

@@ -19,12 +19,14 @@ from tests.apphelp import (
     choose_preset,
     just_shown,
     keys,
+    labels,
     metrics,
     moves_charts,
     numbers,
     page_file,
     question_key,
     run_page,
+    scrubbers,
     shared_out,
     titles,
 )
@@ -221,10 +223,7 @@ def test_predict_answer_follows_the_scenario():
 def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang, "temp": "1.5"})
     c = chart_by_title(at, i18n.text(lang, "p7.discovery_title", best="partly"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.5)
-    lo, hi, step = param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]
-    assert (lo, hi, step) == (pytest.approx(0.1), pytest.approx(3.0), pytest.approx(0.1))
+    assert scrubbers(c) == [(pytest.approx(1.5), pytest.approx(0.1), pytest.approx(3.0), pytest.approx(0.1))]
     moving = next(d for d in c["data"].values() if {"temp", "chance"} <= set(d.columns))
     grid = np.unique(moving["temp"])
     np.testing.assert_allclose(grid, np.linspace(0.1, 3.0, 30), atol=1e-12)  # the slider's 30 steps
@@ -239,5 +238,4 @@ def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slide
     fixed = fixed_curves_in(c)
     yours = i18n.text(lang, "chart.scrub_yours", name="τ", value="1.5")
     assert any(str(name).startswith(yours) for name in fixed["series"])   # the committed τ's curve, named with it
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "chart.scrub_shown", name="τ", value="2.5") in labels
+    assert i18n.text(lang, "chart.scrub_shown", name="τ", value="2.5") in labels(c)

@@ -20,6 +20,7 @@ from tests.apphelp import (
     largest_frame,
     moves_charts,
     numbers,
+    opening,
     page_file,
     run_page,
     shared_out,
@@ -37,11 +38,6 @@ SHOWN = {"predict_lab_shown": True}  # as if the learner had pressed "Just show 
 
 
 en = catalogue("p9")
-
-
-def lead(msgid: str) -> str:
-    """A catalogue entry's text before its first placeholder."""
-    return en(msgid, **dict.fromkeys(("share", "resample", "drawn", "none", "n", "asked"), "\0")).split("\0")[0]
 
 
 SCORE, CURVES, FIRST, HEALTH, LENGTH, QUESTIONS = (en(f"{c}_title") for c in ("score", "curves", "first", "health",
@@ -140,7 +136,7 @@ def test_dead_groups_show_up_with_a_small_group():
     q = largest_frame(at, QUESTIONS)
     dead = q[q["quantity"] == en("panel_dead")]
     assert dead["median"].max() > 0.2 and (dead["lowest"] == dead["median"]).all()   # one share per step
-    share = next(c.value for c in at.caption if c.value.startswith(lead("dead_total")))
+    share = next(c.value for c in at.caption if c.value.startswith(opening("p9.dead_total")))
     assert numbers(share)[0] > 5   # two answers, two scores per leaf: many are dead
 
 
@@ -296,7 +292,7 @@ def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
     dapo = next(line for line in said.split("\n") if line.startswith("- **DAPO**"))
     # the best token, maybe, from 3.88 at the start; the wrong token the reference writes most (0.4): yes, from 2.88
     assert numbers(dapo)[0] == 3.88 and "**yes**" in dapo and numbers(dapo)[2] == 2.88
-    assert any(c.value.startswith(lead("dapo_caption")) for c in at.caption)
+    assert any(c.value.startswith(opening("p9.dapo_caption")) for c in at.caption)
 
 
 def test_entropy_pass_and_length_panels_start_at_the_reference():
@@ -368,7 +364,7 @@ def test_a_run_too_large_trains_fewer_seeds_and_says_so():
     assert en("fewer_seeds", n=2, asked=10) in [c.value for c in at.caption]
     assert subtitle(at) == en("band_note", n=2)
     small = open_lab(inputs={"algos": ["GRPO"], "steps": 300, "G": 4, "seeds": 10})  # 96,000 for all ten
-    assert not any(c.value.startswith(lead("fewer_seeds")) for c in small.caption)
+    assert not any(c.value.startswith(opening("p9.fewer_seeds")) for c in small.caption)
     assert subtitle(small) == en("band_note", n=10)
 
 
