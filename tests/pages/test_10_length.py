@@ -10,12 +10,12 @@ from tests.apphelp import (
     FOUR_ANSWERS,
     catalogue,
     chart_by_title,
-    chart_fingerprint,
     charts,
     choose_preset,
     keys,
     labels,
     largest_frame,
+    moves_charts,
     numbers,
     page_file,
     run_page,
@@ -26,16 +26,10 @@ from ui import i18n
 
 PAGE = page_file("10_")
 K = keys(PAGE)
-
-
 en = catalogue("p10")
-
-
 WEIGHTS, SHARE, DIFFICULTY = en("weights_title"), en("share_title"), en("diff_title")
 TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"  # data values
 DAPO_HARDER, GRPO_HARDER, SAME = en("harder_token_mean"), en("harder_seq_mean"), en("same")
-
-
 MODES = [TOKEN_MEAN, GRPO, TOKEN_SUM, "token-sum-norm · Dr. GRPO"]  # rlcore.AGGREGATION_MODES' order
 
 
@@ -126,12 +120,8 @@ def test_difficulty_numbers():
     ("tok", "partly"), ("len", 5), ("adv", "Dr. GRPO"), ("matched", False), ("steps", 30),
     ("lr", 1.0), ("group", 4), ("seed", 3), ("diff_g", 4)])
 def test_each_input_moves_the_charts(key, value):
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    widget = {"tok": at.selectbox, "adv": at.selectbox, "matched": at.toggle,
-              "seed": at.number_input}.get(key, at.slider)
-    widget(key=K(key)).set_value(value).run()
-    assert chart_fingerprint(at) != before
+    kind = {"tok": "selectbox", "adv": "selectbox", "matched": "toggle", "seed": "number_input"}.get(key, "slider")
+    moves_charts(run_page(PAGE), lambda at: getattr(at, kind)(key=K(key)).set_value(value).run())
 
 
 def unscrubbed(at) -> list[str]:

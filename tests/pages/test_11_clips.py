@@ -12,12 +12,12 @@ from tests.apphelp import (
     FOUR_ANSWERS,
     catalogue,
     chart_by_title,
-    chart_fingerprint,
     choose_preset,
     keys,
     labels,
     largest_frame,
     metrics,
+    moves_charts,
     numbers,
     opening,
     page_file,
@@ -29,11 +29,7 @@ from ui import i18n
 
 PAGE = page_file("11_")
 K = keys(PAGE)
-
-
 en = catalogue("p11")
-
-
 WEIGHTS = en("weights_title")
 PPO, HIGHER, CISPO = en("names.ppo"), en("names.clip-higher"), en("names.cispo")  # the kept-answers metrics
 BOTH, ONLY_HIGHER, NEITHER = en("both"), en("only_higher"), en("neither")
@@ -88,11 +84,8 @@ def test_rare_token_numbers():
 @pytest.mark.parametrize(("key", "value"), [("lr", 0.7), ("high", 0.5), ("low", 0.1), ("gspo", 0.2),
                                              ("adv", "Dr. GRPO"), ("rare", 0.5)])
 def test_each_input_moves_the_charts(key, value):
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    widget = {"gspo": at.select_slider, "rare": at.select_slider, "adv": at.selectbox}.get(key, at.slider)
-    widget(key=K(key)).set_value(value).run()
-    assert chart_fingerprint(at) != before
+    kind = {"gspo": "select_slider", "rare": "select_slider", "adv": "selectbox"}.get(key, "slider")
+    moves_charts(run_page(PAGE), lambda at: getattr(at, kind)(key=K(key)).set_value(value).run())
 
 
 def test_no_step_clips_nothing():
@@ -100,14 +93,6 @@ def test_no_step_clips_nothing():
     df = largest_frame(at, WEIGHTS)  # at every ε_high
     assert not df[CLIPPED].any()
     np.testing.assert_allclose(df[RATIO], 1.0)
-
-
-def test_preset_sets_the_step():
-    at = run_page(PAGE)
-    choose_preset(at, en("preset_big"))
-    assert at.slider(key=K("lr")).value == 0.6
-    choose_preset(at, en("preset_rare"))
-    assert at.select_slider(key=K("rare")).value == 0.01
 
 
 @pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
@@ -130,9 +115,12 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
     at.radio(key="predict_clip").set_value(expected_answer(rlcore.ARTICLE_SCENARIO, 0.2)).run()
     assert at.success
     choose_preset(at, en("preset_big"))
+    assert at.slider(key=K("lr")).value == 0.6
     assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
     assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
     assert numbers(metrics(at)[PPO])[1] == 10, "the page stays revealed"
+    choose_preset(at, en("preset_rare"))
+    assert at.select_slider(key=K("rare")).value == 0.01
 
 
 def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():

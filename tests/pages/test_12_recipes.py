@@ -24,11 +24,7 @@ from tests.apphelp import (
 PAGE = page_file("12_")
 K = keys(PAGE)
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
-
-
 en = catalogue("p12")
-
-
 WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("p12.gradient_title")
 THIS, LARGER, SAME = en("this_recipe"), en("larger"), en("same")
 

@@ -25,11 +25,7 @@ from ui import i18n
 
 PAGE = page_file("13_")
 K = keys(PAGE)
-
-
 en = catalogue("p13")
-
-
 FORWARD, ZERO, VANISH = en("follow.forward"), en("follow.zero"), en("follow.vanish")
 K1_LOSS, K2_LOSS, K3_LOSS, K1_REWARD = (en(f"placement.{p}") for p in ("k1_loss", "k2_loss", "k3_loss", "k1_reward"))
 BARS = opening("p13.bars.title")  # the title, up to its step count
@@ -80,8 +76,11 @@ def test_predict_hides_then_reveals():
     assert float(table.loc[K2_LOSS, en("table.cosine")]) == 1                  # it is the true gradient
 
 
-def test_steps_move_the_bars_and_zero_steps_vanish():
+def test_step_size_and_steps_move_the_bars_and_zero_steps_vanish():
     at = run_page(PAGE)
+    before = bars(at).to_csv()
+    at.slider(key=K("lr")).set_value(1.0).run()
+    assert bars(at).to_csv() != before
     before = bars(at).to_csv()
     at.slider(key=K("steps")).set_value(10).run()
     assert bars(at).to_csv() != before  # the chart starts at the committed step: its scrubber's value is 10
@@ -89,13 +88,6 @@ def test_steps_move_the_bars_and_zero_steps_vanish():
     at.slider(key=K("steps")).set_value(0).run()
     np.testing.assert_allclose(bars(at)["expected gradient"], 0, atol=1e-12)
     np.testing.assert_allclose(bars(at)["true gradient"], 0, atol=1e-12)
-
-
-def test_step_size_moves_the_bars():
-    at = run_page(PAGE)
-    before = bars(at).to_csv()
-    at.slider(key=K("lr")).set_value(1.0).run()
-    assert bars(at).to_csv() != before
 
 
 def test_presets_set_the_steps():

@@ -26,11 +26,7 @@ from tests.apphelp import (
 
 PAGE = page_file("14_")
 K = keys(PAGE)
-
-
 en = catalogue("p14")
-
-
 def choice(method: str, cap: str = "2") -> str:
     """The question's option for ``method`` (one of rlcore's METHODS) at the cap C."""
     return en(f"choice.{method}", cap=cap)
