@@ -53,6 +53,19 @@ def shared_out(cases, *, offset: int = 0, every: int = QUICK_SHARE, ids=None) ->
     return out
 
 
+def preset_cases(page: int) -> list:
+    """``rlcore.PRESETS`` as the params of a page's every-preset test: the quick suite runs one preset, never the
+    article's example (the page's default tests run that one), a different one from page to page; CI runs all."""
+    n = len(rlcore.PRESETS)
+    return shared_out(list(rlcore.PRESETS), every=n, offset=-(1 + page % (n - 1)))
+
+
+def languages(page: int) -> list:
+    """"en" and "zh" as the params of a test that reads a page in each language: the quick suite takes one, in turn
+    from page to page (both languages in the suite as a whole); CI both."""
+    return shared_out(["en", "zh"], every=2, offset=page % 2)
+
+
 def has_scenario(path) -> bool:
     """Whether the page draws the shared scenario sidebar (every page but those set up with ``scenario=False``)."""
     return "scenario=False" not in pathlib.Path(path).read_text(encoding="utf-8")

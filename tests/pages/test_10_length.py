@@ -14,6 +14,7 @@ from tests.apphelp import (
     choose_preset,
     keys,
     labels,
+    languages,
     largest_frame,
     moves_charts,
     numbers,
@@ -64,7 +65,7 @@ def test_prediction_follows_the_length(n, answer):
     assert at.success, (n, answer)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(10))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_the_length_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     # raw weights and L_max 30: the -norm mode's weight 1/(G·L_max) changes where the padded answer passes 30 tokens
     at = run_page(PAGE, query={"lang": lang}, inputs={"budget": 30, "matched": False})

@@ -15,6 +15,7 @@ from tests.apphelp import (
     choose_preset,
     keys,
     labels,
+    languages,
     largest_frame,
     metrics,
     moves_charts,
@@ -148,7 +149,7 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     cispo("1.1", "0.2", en("explain.cap_none", a="0.8", b="1.2"), "1.1", "1.1")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(11))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p11.weights_title"))

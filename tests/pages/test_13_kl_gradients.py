@@ -16,6 +16,7 @@ from tests.apphelp import (
     choose_preset,
     keys,
     labels,
+    languages,
     opening,
     page_file,
     run_page,
@@ -129,7 +130,7 @@ def test_a_token_the_reference_never_writes_stays_at_zero():
     assert (df["expected gradient"].to_numpy().reshape(6, 3)[1:3, :2] != 0).any()  # a and b do move
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(13))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_the_steps_shows_rlcore_s_gradients_at_every_step(lang):
     at = run_page(PAGE, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p13.bars.title"))

@@ -22,9 +22,9 @@ from tests.apphelp import (
     page_file,
     page_parts,
     page_text,
+    preset_cases,
     preset_names,
     run_page,
-    shared_out,
 )
 
 PAGE = page_file("1_")
@@ -137,7 +137,7 @@ def test_restart_a_new_seed_and_a_new_scenario_clear_the_trajectory():
     assert numbers(state_heading(at)) == [0]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(1))  # CI: every preset
 def test_every_preset_runs_to_the_end(name):
     scenario = rlcore.PRESETS[name]
     at = sample_all(run_page(PAGE, scenario=scenario))

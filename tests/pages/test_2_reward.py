@@ -22,8 +22,8 @@ from tests.apphelp import (
     numbers,
     page_file,
     page_text,
+    preset_cases,
     run_page,
-    shared_out,
 )
 from ui.format import esc
 
@@ -130,7 +130,7 @@ def test_outcome_only_judges_blind_spot():
     assert en("both_same") in [m.value for m in at.markdown]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)

@@ -19,6 +19,7 @@ from tests.apphelp import (
     moves_charts,
     numbers,
     page_file,
+    preset_cases,
     run_page,
     shared_out,
     shows_numbers,
@@ -68,7 +69,7 @@ def test_defaults_show_the_articles_numbers():
     assert dots.groupby("token")["offset"].nunique().to_dict() == {"open": 5, "closed": 3, "partly": 2}
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(3))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)
@@ -77,7 +78,7 @@ def test_every_preset_runs(name):
     assert metrics(at)[V_METRIC][0] == fmt(v)
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=0, ids=lambda s: f"{s.n}-tokens"))
 def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
     frames = list(picture(at)["data"].values())

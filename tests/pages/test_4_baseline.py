@@ -22,6 +22,7 @@ from tests.apphelp import (
     numbers,
     page_file,
     page_text,
+    preset_cases,
     run_page,
     shared_out,
     spec_items,
@@ -98,7 +99,7 @@ def test_means_agree_and_spreads_do_not(shown):
     assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", en("yours_name", b="8")]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(4))  # CI: every preset
 def test_every_preset_sets_the_exact_update(name):
     """Whatever the baseline, E[g] = π ⊙ (Q − V) with Q each token's mean score and V = Σ π·Q; the token
     picker starts on the best Q. (Most likely is already best: Q = 9, 5, 2, V = 6.95, E[g] = 1.23, −0.4875, −0.7425.)"""
@@ -112,7 +113,7 @@ def test_every_preset_sets_the_exact_update(name):
     assert len(charts(at)) == 4
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=1, ids=lambda s: f"{s.n}-tokens"))
 def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
     table = summary_table(at)

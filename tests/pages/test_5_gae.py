@@ -16,12 +16,14 @@ from tests.apphelp import (
     just_shown,
     keys,
     labels,
+    languages,
     largest_frame,
     metrics,
     moves_charts,
     numbers,
     page_file,
     page_text,
+    preset_cases,
     question_key,
     run_page,
     scrubbers,
@@ -113,7 +115,7 @@ def test_choosing_another_first_token():
     assert df["TD error"].round(10).tolist()[2] == 4.7     # 9 − 4.3: credit, not blame
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(5))  # CI: every preset
 def test_every_preset_sets_the_strip(name):
     """γ = 1: V before the first three tokens is V = Σ π·Q, the TD error at the (most likely) token is
     Q(token) − V and 0 everywhere else. (Best token is rare: V = 0.6·2 + 0.38·5 + 0.02·9 = 3.28, δ = −1.28.)"""
@@ -130,7 +132,8 @@ def test_every_preset_sets_the_strip(name):
     assert td[:2] + td[3:] == pytest.approx([0.0] * (len(td) - 1), abs=1e-12)
 
 
-@pytest.mark.parametrize("scenario", [FOUR_ANSWERS, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR_ANSWERS, TWO, SIX], every=3, offset=2,
+                                                 ids=lambda s: f"{s.n}-tokens"))
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, state=SHOWN, scenario=scenario, query={"lam": "0"})
     likely = scenario.tokens[int(np.argmax(scenario.pi))]
@@ -206,7 +209,7 @@ def test_group_size_accepts_a_float_from_session_state():
     assert len(group_chart(at, 5)) == 5
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(5))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_lambda_and_gamma_shows_rlcore_s_advantages_at_every_point_of_the_grid(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
     c = next(c for c in charts(at) if scrubbers(c))

@@ -17,6 +17,7 @@ from tests.apphelp import (
     numbers,
     page_file,
     page_text,
+    preset_cases,
     run_page,
     shared_out,
 )
@@ -176,7 +177,7 @@ def test_big_batches_hug_the_exact_path():
     assert spread(narrow) < spread(wide)
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(6))  # CI: every preset
 def test_every_preset_sets_the_first_step(name):
     """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
@@ -188,7 +189,7 @@ def test_every_preset_sets_the_first_step(name):
     assert len(charts(at)) == 4
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=3, ids=lambda s: f"{s.n}-tokens"))
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"}, state=SHOWN)
     assert set(largest_frame(at, PROBS)["token"]) == set(scenario.tokens)

@@ -20,14 +20,15 @@ from tests.apphelp import (
     just_shown,
     keys,
     labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
     page_file,
+    preset_cases,
     question_key,
     run_page,
     scrubbers,
-    shared_out,
     titles,
 )
 from ui import i18n
@@ -159,7 +160,7 @@ def test_no_baseline_makes_greedy_reinforce_open():
     assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(7))  # CI: every preset
 def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     s = rlcore.summarize(rlcore.PRESETS[name])
@@ -219,7 +220,7 @@ def test_predict_answer_follows_the_scenario():
     assert answer_of(at, "predict_explore", OPTIONS) == en("already")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(7))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang, "temp": "1.5"})
     c = chart_by_title(at, i18n.text(lang, "p7.discovery_title", best="partly"))

@@ -18,6 +18,7 @@ from tests.apphelp import (
     just_shown,
     keys,
     labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
@@ -122,7 +123,7 @@ def test_query_parameters_set_the_widgets():
     assert hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(8))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_beta_shows_rlcore_s_objective_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p8_kl.share_title"))

@@ -22,15 +22,16 @@ from tests.apphelp import (
     just_shown,
     keys,
     labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
     page_file,
     page_text,
+    preset_cases,
     question_key,
     run_page,
     scrubbers,
-    shared_out,
 )
 from ui import i18n
 
@@ -129,7 +130,7 @@ def test_eps_slider_changes_the_charts_and_a_preset_sets_it():
     assert numbers(metrics(at)[HIGH]) == [0.22]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(8))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
@@ -178,7 +179,7 @@ def scrubbed(at, lang: str = "en") -> tuple[dict, pd.DataFrame]:
     return c, data_with(c, "objective")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(9))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
     c, curve = scrubbed(at, lang)
