@@ -3,6 +3,7 @@ predict-then-reveal on every page."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -48,10 +49,14 @@ def value_of(at, key):
     return next(s.value for s in [*at.slider, *at.select_slider] if s.key == key)
 
 
+def default_slider(path):
+    """The page's first slider at its default (a select_slider counts), from the page's one cached plain run."""
+    return next(w for kind, w in defaults(path).values() if kind in ("slider", "select_slider"))
+
+
 @pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=lambda p: p.stem))
 def test_link_restores_a_slider_and_the_scenario(path):
-    default = run_page(path)
-    s = first_slider(default)
+    s = default_slider(path)
     target = other_value(s)
     custom = rlcore.PRESETS["Best token is rare (2%)"]
     at = run_page(path, query={link_name(s.key): str(target), panel.URL_KEY: panel.to_json(custom, indent=None)})
@@ -73,7 +78,7 @@ GARBAGE_CASES += [pytest.param(path, GARBAGE, id=f"{path.stem}-all", marks=pytes
 
 @pytest.mark.parametrize("path, garbage", GARBAGE_CASES)
 def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
-    s = first_slider(run_page(path))
+    s = default_slider(path)
     key = link_name(s.key)
     for raw in garbage:
         at = run_page(path, query={key: raw, "nonsense": raw})
@@ -88,7 +93,7 @@ def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
 
 def test_repeated_keys_are_reported():
     path = PAGES[4]
-    key = link_name(first_slider(run_page(path)).key)
+    key = link_name(default_slider(path).key)
     at = run_page(path, query={key: ["0.1", "0.2"]})
     assert any(key in t.proto.body for t in at.toast)
     assert key not in at.query_params
@@ -179,10 +184,11 @@ def parsed(kind, w, text):
     return text
 
 
-@pytest.fixture(scope="module")
-def defaults():
-    """Each page's inputs at their defaults: {page: {name: (kind, widget)}}, one plain run per page."""
-    return {path: own_inputs(run_page(path)) for path in PAGES}
+@functools.cache
+def defaults(path) -> dict:
+    """The page's inputs at their defaults, {name: (kind, widget)}: one plain run per page and process, read only
+    (the pages a test process never opens are never run)."""
+    return own_inputs(run_page(path))
 
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
@@ -193,13 +199,13 @@ TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-al
 
 
 @pytest.mark.parametrize("source, targets", TRAVELS)
-def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults):
+def test_a_page_at_its_extremes_then_every_other_page(source, targets):
     """Issue #14: open page A with every input at its far end, then go to other pages B in the same session.
 
     The link A wrote travels along (AppTest keeps it; a browser's page link drops it). B must run clean, show a
     carried value only where it fits B's own input, keep its default otherwise, and say so in one notice.
     """
-    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[source].items()}
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults(source).items()}
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120).run()
     at.switch_page(str(source.relative_to(ROOT)))
     at.query_params.update(link)
@@ -213,7 +219,7 @@ def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults)
         at.query_params.update(link)
         at.switch_page(str(target.relative_to(ROOT)))
         at.run()
-        mine = defaults[target]
+        mine = defaults(target)
         waiting = set(at.session_state[inputs.LATER]) & set(link)  # inputs behind B's question: their values wait
         misfits = [n for n in link if n not in waiting and (n not in mine or not fits(*mine[n], parsed(*mine[n],
                                                                                                 link[n])))]
@@ -241,9 +247,9 @@ HOSTILE_CASES = [pytest.param(path, raw, id=f"{path.stem}-{name}",
 
 
 @pytest.mark.parametrize("path, raw", HOSTILE_CASES)
-def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
+def test_hostile_link_values_on_every_numeric_input(path, raw):
     """Issue #14: every number input and slider of the page gets the same hostile value in one link."""
-    numeric = {n: w for n, (kind, w) in defaults[path].items() if kind in ("slider", "number_input", "select_slider")}
+    numeric = {n: w for n, (kind, w) in defaults(path).items() if kind in ("slider", "number_input", "select_slider")}
     at = run_page(path, query={n: raw for n in numeric})
     shown = own_inputs(at)
     for n, w in numeric.items():
@@ -270,12 +276,12 @@ def values(at) -> dict:
 # the quick suite's share is the other half of test_fuzz_pages' Reset check (which takes page 1)
 @pytest.mark.parametrize("path", shared_out([p for p in PAGES if has_scenario(p)], every=2, offset=1,
                                              ids=lambda p: p.stem))  # Reset is the scenario sidebar's
-def test_reset_restores_every_default_and_clears_the_link(path, defaults):
-    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[path].items()}
+def test_reset_restores_every_default_and_clears_the_link(path):
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults(path).items()}
     at = run_page(path, query=link)
     assert at.query_params, "the far ends are in the link"
     next(b for b in at.button if b.label == "Reset").click().run()
-    assert values(at) == {n: w.value for n, (_, w) in defaults[path].items()} and not at.query_params
+    assert values(at) == {n: w.value for n, (_, w) in defaults(path).items()} and not at.query_params
 
 
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
@@ -292,11 +298,13 @@ def test_a_preset_is_a_whole_view_whatever_came_before(path, every_pair):
     moving a slider first, or clicking another preset first, changes nothing, and no link notice appears.
     Default suite: each preset after the one before it and after the one after it (the presets in order, then
     back); exhaustive: every ordered pair."""
-    buttons = preset_names(run_page(path))
+    at = run_page(path)
+    buttons = preset_names(at)
     assert len(buttons) >= 2
     alone = {}
-    for b in buttons:
-        at = run_page(path)
+    for i, b in enumerate(buttons):
+        if i:
+            at = run_page(path)  # each preset alone on a fresh page (the first on the one that gave the names)
         choose_preset(at, b)
         alone[b] = values(at)
     at = run_page(path)
