@@ -208,7 +208,7 @@ def test_sampled_training_one_answer_step_by_hand(baseline, temperature):
         np.testing.assert_allclose(run.probs[1], expected, rtol=1e-12)
 
 
-def test_greedy_training_moves_only_without_a_baseline():
+def test_greedy_training_moves_only_without_a_baseline_and_sampling_only_with_a_step():
     fixed = [[2], [5], [9]]
     kw = dict(lr=0.5, steps=5, batch=4, greedy=True)
     for baseline in ("batch mean", "V"):  # b = 2 = the only score greedy ever sees
@@ -216,10 +216,7 @@ def test_greedy_training_moves_only_without_a_baseline():
         np.testing.assert_allclose(run.probs[-1], S.pi, atol=1e-12)
     run = rlcore.sampled_training(S.pi, fixed, baseline="none", **kw)
     assert run.probs[-1, 0] > 0.6  # R = 2 > 0 with no baseline: greedy reinforces `open`
-
-
-def test_sampled_training_with_zero_lr_never_moves():
-    run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)
+    run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)  # and no step never moves
     np.testing.assert_array_equal(run.probs, np.tile(run.probs[0], (11, 1)))
     np.testing.assert_allclose(run.probs[0], S.pi, rtol=1e-12)
 
