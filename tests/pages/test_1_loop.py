@@ -209,23 +209,19 @@ def test_typed_text_is_shown_only_as_plain_text(hostile):
     assert judge(at) == [0, 2]
 
 
-def test_predict_answer_follows_the_scenario():
-    at = run_page(PAGE)
-    at = at.radio(key="predict_temperature").set_value(en("more")).run()
-    assert at.success and "partly" in at.radio(key="predict_temperature").label
-    at = run_page(PAGE, scenario=UNIFORM)
-    at = at.radio(key="predict_temperature").set_value(en("more")).run()
-    assert at.warning and not at.success
-    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
-
-
-def test_predict_hides_the_hot_probability_until_answered():
+def test_predict_hides_the_hot_probability_until_answered_and_the_answer_follows_the_scenario():
     roots = [math.sqrt(p) for p in (0.5, 0.3, 0.2)]  # τ = 2: π^(1/2), normalised; "partly" is the rarest
     after = f"{100 * roots[2] / sum(roots):.1f}%"   # 26.3%
     at = run_page(PAGE)
     assert after not in page_text(at)
     at = at.radio(key="predict_temperature").set_value(en("less")).run()
     assert after in page_text(at) and at.warning
+    at = at.radio(key="predict_temperature").set_value(en("more")).run()
+    assert at.success and "partly" in at.radio(key="predict_temperature").label
+    at = run_page(PAGE, scenario=UNIFORM)
+    at = at.radio(key="predict_temperature").set_value(en("more")).run()
+    assert at.warning and not at.success
+    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
 
 
 def test_presets_are_one_compact_control():

@@ -149,20 +149,15 @@ def test_four_token_scenario():
     assert list(strip_data(at)["reward"]) == [0.0, 0.0, 2.0]
 
 
-def test_predict_answer_follows_the_scenario():
-    at = run_page(PAGE)
-    at = at.radio(key="predict_short").set_value(en("more")).run()
-    assert at.success
-    assert {1.312, 0.27} <= set(numbers(at.success[0].value))
-    at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
-    at = at.radio(key="predict_short").set_value(en("more")).run()
-    assert at.warning and not at.success
-    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
-
-
-def test_the_length_chart_waits_for_the_prediction():
+def test_the_length_chart_waits_for_the_prediction_and_the_answer_follows_the_scenario():
     at = run_page(PAGE)
     assert len(charts(at)) == 1 and "1.312" not in page_text(at)  # 2 · 0.9⁴ = 1.3122, the answer's figure
     at = at.radio(key="predict_short").set_value(en("less")).run()
     assert at.warning and "1.312" in page_text(at)
     assert curve_data(at)["return at the first token"].max() == 2.0
+    at = at.radio(key="predict_short").set_value(en("more")).run()
+    assert at.success and {1.312, 0.27} <= set(numbers(at.success[0].value))
+    at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
+    at = at.radio(key="predict_short").set_value(en("more")).run()
+    assert at.warning and not at.success
+    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names

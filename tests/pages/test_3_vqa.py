@@ -121,16 +121,17 @@ def test_plain_mean_note_when_counts_do_not_follow_pi():
     assert numbers(note.value)[:3] == [2, 5, 2.6]           # the 2 scores, their plain mean, V
 
 
-@pytest.mark.parametrize("scenario, token, answer", [
-    (rlcore.ARTICLE_SCENARIO, "closed", "positive"),                  # 5 − 4.3 = +0.7
-    (rlcore.PRESETS["Most likely is already best"], "closed", "negative"),  # 5 − (5.4 + 1.25 + 0.3) = −1.95
-])
-def test_predict_answer_follows_the_scenario(scenario, token, answer):
-    at = run_page(PAGE, scenario=scenario)
-    assert f"**{token}**" in at.radio(key="predict_vqa").label     # the question asks about the runner-up
+def right(at, token: str, answer: str) -> None:
+    """The question asks about the runner-up ``token``, and ``answer`` is marked right."""
+    assert f"**{token}**" in at.radio(key="predict_vqa").label
     at.radio(key="predict_vqa").set_value(en(answer)).run()
     assert at.success and f"**{en(answer)}**" in at.success[0].value
     assert all(w.icon == "⚖️" for w in at.warning)           # at most the plain-mean note, never "Not this time"
+
+
+def test_predict_answer_follows_the_scenario():
+    # 5 − (5.4 + 1.25 + 0.3) = −1.95 (the article's +0.7: test_the_advantage_stays_hidden_until_the_learner_commits)
+    right(run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"]), "closed", "negative")
 
 
 def test_the_advantage_stays_hidden_until_the_learner_commits():
@@ -141,9 +142,10 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
     assert not any(m.proto.delta for m in at.metric)
     frames = list(picture(at)["data"].values())
     assert not any("label" in df and "Q" in df for df in frames), "no arrows V → Q yet"
-    # choosing a (wrong) answer reveals it, with the explanation
+    # choosing a (wrong) answer reveals it, with the explanation; the right one, 5 − 4.3 = +0.7, is marked so
     at.radio(key="predict_vqa").set_value(en("negative")).run()
     assert shows_numbers(at, 5, 4.3, 0.7) and metrics(at)["Q(closed)"][1] == "+0.7"
+    right(at, "closed", "positive")
 
 
 def test_just_show_me_reveals_without_an_answer():

@@ -159,8 +159,13 @@ def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():
     assert at.selectbox(key=K("tok")).value == "depends"  # Q = 26/3, the best of FOUR
 
 
-def test_predict_answer_is_computed():
+def test_the_averages_wait_for_the_prediction_and_the_answer_is_computed():
     at = run_page(PAGE)
+    assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
+    assert not frames_with(at, "running average") and not at.metric
+    at.radio(key="predict_baseline").set_value(en("turns_around")).run()
+    assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
+    assert frames_with(at, "running average")
     at.radio(key="predict_baseline").set_value(en("stays")).run()
     assert at.success
     # the average update π·(Q − b) with b = 0 and b = V: 0.5·(−2.3), 0.3·0.7, 0.2·4.7 both times
@@ -168,15 +173,6 @@ def test_predict_answer_is_computed():
     assert [-1.15, 0.21, 0.94] * 2 in [said[i:i + 6] for i in range(len(said))]
     at.radio(key="predict_baseline").set_value(en("smaller")).run()
     assert at.warning and not at.success
-
-
-def test_the_averages_wait_for_the_prediction():
-    at = run_page(PAGE)
-    assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
-    assert not frames_with(at, "running average") and not at.metric
-    at.radio(key="predict_baseline").set_value(en("turns_around")).run()
-    assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
-    assert frames_with(at, "running average")
 
 
 def test_one_colour_per_baseline_on_every_chart(shown):

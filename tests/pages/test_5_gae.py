@@ -181,18 +181,7 @@ def test_critic_error_panel_shows_the_trade_off_and_follows_its_sliders():
     assert numbers(metrics(at)[en("critic.best")]) == [0]
 
 
-def test_predict_answer_follows_the_scenario():
-    at = run_page(PAGE)
-    at.radio(key="predict_gae").set_value(en("only", tok="open")).run()
-    assert at.success and not at.warning
-    # Every answer scores 5, so V never moves: no token is blamed at λ = 0.
-    at = run_page(PAGE, scenario=FLAT)
-    assert en("none") in at.radio(key="predict_gae").options
-    at.radio(key="predict_gae").set_value(en("none")).run()
-    assert at.success
-
-
-def test_the_blame_stays_hidden_until_the_learner_commits():
+def test_the_blame_stays_hidden_until_the_learner_commits_and_the_answer_follows_the_scenario():
     at = run_page(PAGE)
     assert question_key(at) == "predict_gae" and "−2.3" not in page_text(at)
     shown = strip(at)
@@ -202,6 +191,13 @@ def test_the_blame_stays_hidden_until_the_learner_commits():
     assert at.warning and f"**{en('only', tok='open')}**" in at.warning[0].value  # the answer it names
     assert numbers(metrics(at)[en("td_at", tok="open")]) == [-2.3]       # r + V(next) − V = 0 + 2 − 4.3
     assert gae_column(at)[2] == -2.3
+    at.radio(key="predict_gae").set_value(en("only", tok="open")).run()
+    assert at.success and not at.warning
+    # Every answer scores 5, so V never moves: no token is blamed at λ = 0.
+    at = run_page(PAGE, scenario=FLAT)
+    assert en("none") in at.radio(key="predict_gae").options
+    at.radio(key="predict_gae").set_value(en("none")).run()
+    assert at.success
 
 
 def test_group_size_accepts_a_float_from_session_state():
