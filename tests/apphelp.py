@@ -95,6 +95,13 @@ def page_file(prefix: str) -> pathlib.Path:
     raise FileNotFoundError(prefix)
 
 
+def page_kit(prefix: str, table: str):
+    """``PAGE, K, en = page_kit("5_", "p5")``: a page test's file (``page_file``), its inputs' keys (``keys``) and
+    its catalogue table in English (``catalogue``)."""
+    path = page_file(prefix)
+    return path, keys(path), catalogue(table)
+
+
 def input_key(path, name: str) -> str:
     """The session key of the page's input ``name`` (``ui.inputs`` scopes keys per page: "<page id>.<name>",
     the id made from the page's title in ``ui.nav``)."""

@@ -8,26 +8,22 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_ANSWERS,
-    catalogue,
     chart_by_title,
     charts,
     choose_preset,
-    keys,
     labels,
     languages,
     largest_frame,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     run_page,
     scrubbers,
     titles,
 )
 from ui import i18n
 
-PAGE = page_file("10_")
-K = keys(PAGE)
-en = catalogue("p10")
+PAGE, K, en = page_kit("10_", "p10")
 WEIGHTS, SHARE, DIFFICULTY = en("weights_title"), en("share_title"), en("diff_title")
 TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"  # data values
 DAPO_HARDER, GRPO_HARDER, SAME = en("harder_token_mean"), en("harder_seq_mean"), en("same")

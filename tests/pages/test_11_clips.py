@@ -10,10 +10,8 @@ from rlcore import clips
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
-    catalogue,
     chart_by_title,
     choose_preset,
-    keys,
     labels,
     languages,
     largest_frame,
@@ -21,16 +19,14 @@ from tests.apphelp import (
     moves_charts,
     numbers,
     opening,
-    page_file,
+    page_kit,
     question_key,
     run_page,
     scrubbers,
 )
 from ui import i18n
 
-PAGE = page_file("11_")
-K = keys(PAGE)
-en = catalogue("p11")
+PAGE, K, en = page_kit("11_", "p11")
 WEIGHTS = en("weights_title")
 PPO, HIGHER, CISPO = en("names.ppo"), en("names.clip-higher"), en("names.cispo")  # the kept-answers metrics
 BOTH, ONLY_HIGHER, NEITHER = en("both"), en("only_higher"), en("neither")

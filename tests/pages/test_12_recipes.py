@@ -9,22 +9,18 @@ from rlcore import recipes
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
-    catalogue,
     charts,
     choose_preset,
-    keys,
     largest_frame,
     moves_charts,
     numbers,
     opening,
-    page_file,
+    page_kit,
     run_page,
 )
 
-PAGE = page_file("12_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("12_", "p12")
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
-en = catalogue("p12")
 WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("p12.gradient_title")
 THIS, LARGER, SAME = en("this_recipe"), en("larger"), en("same")
 

@@ -9,24 +9,20 @@ import rlcore
 from tests.apphelp import (
     FLAT,
     FOUR_SPREAD,
-    catalogue,
     chart_by_title,
     chart_frame,
     charts,
     choose_preset,
-    keys,
     labels,
     languages,
     opening,
-    page_file,
+    page_kit,
     run_page,
     scrubbers,
 )
 from ui import i18n
 
-PAGE = page_file("13_")
-K = keys(PAGE)
-en = catalogue("p13")
+PAGE, K, en = page_kit("13_", "p13")
 FORWARD, ZERO, VANISH = en("follow.forward"), en("follow.zero"), en("follow.vanish")
 K1_LOSS, K2_LOSS, K3_LOSS, K1_REWARD = (en(f"placement.{p}") for p in ("k1_loss", "k2_loss", "k3_loss", "k1_reward"))
 BARS = opening("p13.bars.title")  # the title, up to its step count

@@ -11,22 +11,18 @@ import rlcore
 from rlcore.studies.mismatch import METHODS
 from tests.apphelp import (
     FOUR_SPREAD,
-    catalogue,
     chart_frame,
     choose_preset,
-    keys,
     metrics,
     moves_charts,
     numbers,
     opening,
-    page_file,
+    page_kit,
     page_text,
     run_page,
 )
 
-PAGE = page_file("14_")
-K = keys(PAGE)
-en = catalogue("p14")
+PAGE, K, en = page_kit("14_", "p14")
 def choice(method: str, cap: str = "2") -> str:
     """The question's option for ``method`` (one of rlcore's METHODS) at the cap C."""
     return en(f"choice.{method}", cap=cap)

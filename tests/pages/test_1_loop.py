@@ -13,13 +13,11 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     choose_preset,
-    keys,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_parts,
     page_text,
     preset_cases,
@@ -27,14 +25,12 @@ from tests.apphelp import (
     run_page,
 )
 
-PAGE = page_file("1_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("1_", "p1")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
 UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2,)))
 HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
-en = catalogue("p1")
 
 
 def judge(at) -> list[float]:

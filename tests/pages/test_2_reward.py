@@ -13,29 +13,25 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     just_shown,
-    keys,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     preset_cases,
     run_page,
 )
 from ui.format import esc
 
-PAGE = page_file("2_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("2_", "p2")
 TEN = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
 ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
 SHOWN = just_shown("predict_short")  # as after "Just show me"
-en = catalogue("p2")
 
 
 def strip_data(at):

@@ -11,14 +11,12 @@ import pytest
 import rlcore
 from tests.apphelp import (
     SHOW,
-    catalogue,
     charts,
     edit_scenario,
     just_shown,
-    keys,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     preset_cases,
     run_page,
     shared_out,
@@ -26,8 +24,7 @@ from tests.apphelp import (
 )
 from ui.format import fmt
 
-PAGE = page_file("3_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("3_", "p3")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
@@ -36,7 +33,6 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
 # 1 answer each, though π is 0.8 / 0.2: the plain mean (1 + 9) / 2 = 5 is not V = 0.8 + 1.8 = 2.6.
 UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,)))
 SHOWN = just_shown("predict_vqa")  # as after "Just show me": the advantages (arrows, deltas, sums) are drawn
-en = catalogue("p3")
 V_METRIC = en("v_metric")
 
 

@@ -11,16 +11,14 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
     just_shown,
-    keys,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     preset_cases,
     run_page,
@@ -29,8 +27,7 @@ from tests.apphelp import (
 )
 from ui.format import pct
 
-PAGE = page_file("4_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("4_", "p4")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
@@ -38,7 +35,6 @@ ARTICLE = rlcore.ARTICLE_SCENARIO
 SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
 SHOWN = just_shown("predict_baseline")  # as after "Just show me"
-en = catalogue("p4")
 
 
 def said(at) -> list[list[float]]:

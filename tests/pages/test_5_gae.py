@@ -10,18 +10,16 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_ANSWERS,
-    catalogue,
     charts,
     choose_preset,
     just_shown,
-    keys,
     labels,
     languages,
     largest_frame,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     preset_cases,
     question_key,
@@ -32,14 +30,12 @@ from tests.apphelp import (
 from ui import i18n
 from ui.format import fmt
 
-PAGE = page_file("5_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("5_", "p5")
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)), continuations=("..",) * 6)
 FLAT = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((5,), (5,)))
 SHOWN = just_shown("predict_gae")  # as after "Just show me"
-en = catalogue("p5")
 GAE = en("gae_title")
 
 

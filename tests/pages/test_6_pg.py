@@ -7,30 +7,26 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     choose_preset,
     just_shown,
-    keys,
     largest_frame,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     preset_cases,
     run_page,
     shared_out,
 )
 
-PAGE = page_file("6_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("6_", "p6")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)))
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)))
 SHOWN = just_shown("predict_pg")  # as after "Just show me"
-en = catalogue("p6")
 PROBS, VALUES = en("probs_title"), en("v_title")  # the two charts of the path
 
 

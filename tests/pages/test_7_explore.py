@@ -12,19 +12,17 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
     choose_preset,
     just_shown,
-    keys,
     labels,
     languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     preset_cases,
     question_key,
     run_page,
@@ -34,12 +32,10 @@ from tests.apphelp import (
 from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 
-PAGE = page_file("7_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("7_", "p7")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 SHOWN = just_shown("predict_explore")  # as after "Just show me"
-en = catalogue("p7")
 
 
 def main_data(at, msgid: str, **values):

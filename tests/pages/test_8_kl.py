@@ -11,18 +11,16 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_by_title,
     choose_preset,
     data_with,
     just_shown,
-    keys,
     labels,
     languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     question_key,
     run_page,
@@ -30,10 +28,8 @@ from tests.apphelp import (
 )
 from ui import i18n
 
-PAGE = page_file("8_KL")
-K = keys(PAGE)
+PAGE, K, en = page_kit("8_KL", "p8_kl")
 SHOWN = just_shown("predict_kl")  # as after "Just show me"
-en = catalogue("p8_kl")
 SCORE, KL, OBJECTIVE, BEST = en("mean_score"), en("kl_metric"), en("objective"), en("best_share")
 
 

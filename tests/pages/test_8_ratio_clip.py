@@ -13,20 +13,18 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_SPREAD,
-    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
     choose_preset,
     data_with,
     just_shown,
-    keys,
     labels,
     languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     preset_cases,
     question_key,
@@ -35,10 +33,8 @@ from tests.apphelp import (
 )
 from ui import i18n
 
-PAGE = page_file("8_Ratio")
-K = keys(PAGE)
+PAGE, K, en = page_kit("8_Ratio", "p8_ratio")
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
-en = catalogue("p8_ratio")
 HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
     en("epochs.probs_title")
 

@@ -12,22 +12,19 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_by_title,
     charts,
     choose_preset,
-    keys,
     largest_frame,
     moves_charts,
     numbers,
     opening,
-    page_file,
+    page_kit,
     run_page,
     shared_out,
 )
 
-LAB = page_file("9_")
-K = keys(LAB)
+LAB, K, en = page_kit("9_", "p9")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "later"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (2,), (8, 9, 10), (4, 5)))
 TWO = rlcore.Scenario(tokens=("left", "right"), probs=(0.7, 0.3), samples=((1, 2), (6, 8)))
@@ -35,11 +32,6 @@ SIX = rlcore.Scenario(tokens=("a", "b", "c", "d", "e", "f"), probs=(0.3, 0.2, 0.
                       samples=((1,), (2, 3), (4,), (5, 6), (7,), (9, 10)))
 SMALL = {"steps": 40, "seeds": 2}   # keeps the runs short where the test is not about the numbers
 SHOWN = {"predict_lab_shown": True}  # as if the learner had pressed "Just show me"
-
-
-en = catalogue("p9")
-
-
 SCORE, CURVES, FIRST, HEALTH, LENGTH, QUESTIONS = (en(f"{c}_title") for c in ("score", "curves", "first", "health",
                                                                                "length", "questions"))
 
