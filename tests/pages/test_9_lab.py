@@ -146,14 +146,10 @@ def test_no_algorithm_and_a_diverging_run_are_explained():
         assert set(largest_frame(at, SCORE)["algorithm"]) == {"Dr. GRPO", "GRPO"} - set(warned)
 
 
-def test_query_parameter_picks_the_algorithms():
+def test_a_link_and_the_presets_set_the_widgets():
     at = open_lab(query={"algos": ["GRPO", "RLOO"], "steps": "40", "seeds": "2"})
     assert at.multiselect(key=K("algos")).value == ["GRPO", "RLOO"]
     assert set(largest_frame(at, CURVES)["algorithm"]) == {"GRPO", "RLOO"}
-
-
-def test_presets_set_the_widgets():
-    at = open_lab(inputs={"seeds": 2})
     choose_preset(at, en("preset_groups"))
     assert at.multiselect(key=K("algos")).value == ["GRPO", "Dr. GRPO", "RLOO"]
     assert at.slider(key=K("G")).value == 4
@@ -287,7 +283,7 @@ def test_new_algorithms_with_length_tokens_on_an_edited_scenario():
     assert any(c.value.startswith(opening("p9.dapo_caption")) for c in at.caption)
 
 
-def test_entropy_pass_and_length_panels_start_at_the_reference():
+def test_entropy_pass_and_length_panels_start_at_the_reference_and_k_moves_only_pass_at_k():
     at = open_lab(inputs={**SMALL, "seeds": 3})
     # entropy of (0.5, 0.3, 0.2): −(0.5 ln 0.5 + 0.3 ln 0.3 + 0.2 ln 0.2) ≈ 1.0297 nats
     ent = panel(at, HEALTH, en("panel_entropy"))
@@ -306,11 +302,7 @@ def test_entropy_pass_and_length_panels_start_at_the_reference():
     # training sharpens the first choice: the entropy falls for every algorithm
     last = ent[ent["step"] == ent["step"].max()]
     assert (last["median"] < h0 - 0.3).all()
-
-
-def test_k_slider_changes_only_the_pass_at_k_panel():
-    at = open_lab(inputs=SMALL)
-    before = largest_frame(at, HEALTH)
+    before = largest_frame(at, HEALTH)  # the k slider changes only the pass@k panel
     at.slider(key=K("k")).set_value(32).run()
     moved = largest_frame(at, HEALTH)
     assert list(dict.fromkeys(moved["quantity"]))[-1] == "pass@32"
