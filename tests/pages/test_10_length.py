@@ -97,15 +97,13 @@ def test_raw_weights_when_steps_are_not_matched():
     np.testing.assert_allclose(weights(at, "token-sum-norm · Dr. GRPO"), [1 / 300] * 3)   # 1/(G·L_max)
 
 
-def test_padded_wrong_answer_wins_under_grpo():
-    df = largest_frame(run_page(PAGE), SHARE)
+def test_padded_wrong_answer_wins_under_grpo_and_the_difficulty_numbers():
+    at = run_page(PAGE)
+    df = largest_frame(at, SHARE)
     last = df[df["step"] == df["step"].max()].set_index("mode")["padded share"]
     assert df[df["step"] == 0]["padded share"].eq(0.5).all()
     assert last[GRPO] > 0.6 and abs(last[TOKEN_SUM] - 0.5) < 0.1
-
-
-def test_difficulty_numbers():
-    df = largest_frame(run_page(PAGE), DIFFICULTY)
+    df = largest_frame(at, DIFFICULTY)
     grpo = df[df["method"] == en("adv_grpo")].set_index("answers right")
     dr = df[df["method"] == en("adv_dr_grpo")].set_index("answers right")
     assert dr.loc[1, "advantage of a right answer"] == pytest.approx(7 / 8)   # 1 − 1/8
