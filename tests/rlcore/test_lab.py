@@ -182,15 +182,20 @@ def test_a_rare_best_token_can_be_missed_but_the_score_still_rises():
 
 
 @pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
-def test_group_advantages_are_the_ones_trained_with(method):
-    h = train(S, cfg(algorithm=method, steps=15, group_size=6), SEEDS)
-    for s in range(5):
-        for t in range(15):
-            expected = rlcore.group_advantages(h.scores[s, t], method)
-            np.testing.assert_allclose(h.advantages[s, t, :, 0], expected, atol=EXACT)
-            second = h.actions[s, t, :, 1] >= 0                     # every token of an answer shares it
-            np.testing.assert_allclose(h.advantages[s, t, second, 1], expected[second], atol=EXACT)
-            np.testing.assert_array_equal(h.advantages[s, t, ~second, 1], 0.0)
+def test_group_advantages_are_the_ones_trained_with_and_a_dead_group_gets_none(method):
+    for c in (cfg(algorithm=method, steps=15, group_size=6), cfg(algorithm=method, steps=60, group_size=2, beta=0.0)):
+        h = train(S, c, SEEDS)
+        for s in range(5):
+            for t in range(c.steps):
+                expected = rlcore.group_advantages(h.scores[s, t], method)
+                np.testing.assert_allclose(h.advantages[s, t, :, 0], expected, atol=EXACT)
+                second = h.actions[s, t, :, 1] >= 0                     # every token of an answer shares it
+                np.testing.assert_allclose(h.advantages[s, t, second, 1], expected[second], atol=EXACT)
+                np.testing.assert_array_equal(h.advantages[s, t, ~second, 1], 0.0)
+    # G = 2: a group that drew one score twice is dead, its advantage 0; the others are not
+    assert h.dead.any() and (~h.dead).any()
+    np.testing.assert_array_equal(h.advantages[h.dead], 0.0)
+    assert np.all(np.abs(h.advantages[~h.dead][..., 0]).max(axis=-1) > 0)
 
 
 def test_ppo_advantages_are_gae_with_the_critics_values():
@@ -288,14 +293,6 @@ def test_first_step_gradient_by_hand():
 
 
 # ---------------------------------------------------------------- dead groups
-
-
-@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
-def test_dead_groups_get_zero_advantage(method):
-    h = train(S, cfg(algorithm=method, steps=60, group_size=2, beta=0.0), SEEDS)
-    assert h.dead.any() and (~h.dead).any()
-    np.testing.assert_array_equal(h.advantages[h.dead], 0.0)
-    assert np.all(np.abs(h.advantages[~h.dead][..., 0]).max(axis=-1) > 0)
 
 
 def test_a_judge_that_gives_everyone_the_same_score_teaches_nothing():
