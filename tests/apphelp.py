@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import pathlib
@@ -129,6 +130,12 @@ def run_page(path, *, scenario=None, query: dict | None = None, state: dict | No
     for k, v in (query or {}).items():
         at.query_params[k] = v
     return at.run()
+
+
+@functools.cache
+def first_run(path) -> AppTest:
+    """The page as it first appears, run once per test process and shared: to read, never to change a widget."""
+    return run_page(path)
 
 
 def preset_names(at: AppTest) -> list[str]:

@@ -3,7 +3,6 @@ predict-then-reveal on every page."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
@@ -16,6 +15,7 @@ from tests.apphelp import (
     PAGES,
     ROOT,
     choose_preset,
+    first_run,
     has_scenario,
     page_text,
     preset_names,
@@ -184,11 +184,9 @@ def parsed(kind, w, text):
     return text
 
 
-@functools.cache
 def defaults(path) -> dict:
-    """The page's inputs at their defaults, {name: (kind, widget)}: one plain run per page and process, read only
-    (the pages a test process never opens are never run)."""
-    return own_inputs(run_page(path))
+    """The page's inputs at their defaults, {name: (kind, widget)}, from its shared first run."""
+    return own_inputs(first_run(path))
 
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
