@@ -74,12 +74,16 @@ def test_the_fit_tightens_with_more_comparisons():
     assert errs.error[1] < errs.error[0] / 3          # a hundred times the data: about a tenth of the error
 
 
-def test_raters_who_like_flattery_teach_a_model_that_overrates_it():
+def test_raters_who_like_flattery_teach_a_model_that_overrates_it_and_the_counts_add_up():
     rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=20_000, noise=1.0, flattery=2.0, seed=0)
     flat, best = rm.items.flattering, rm.items.best
     assert rm.true[flat] - rm.true[best] == pytest.approx(-2.0)        # the true judge: 2 points worse
     assert rm.fitted[flat] - rm.fitted[best] == pytest.approx(2.0, abs=0.3)  # the model: 2 points better
-    assert np.abs(rm.wins.sum() - 20_000) < 1e-9
+    # the counts pages 16–18 read add up
+    assert np.abs(rm.wins.sum() - 20_000) < 1e-9 and rm.compared.sum() == 2 * 20_000 and rm.won.sum() == 20_000
+    np.testing.assert_array_equal(rm.compared, np.bincount(np.r_[rm.winners, rm.losers], minlength=4))
+    assert rm.flattery_lead == pytest.approx(rm.fitted[3] - rm.fitted[2])
+    assert rm.true_flattery_lead == pytest.approx(-2.0)
 
 
 # --- over-optimisation ---------------------------------------------------------------------------------------------
@@ -285,14 +289,6 @@ def test_reward_model_counts_and_leads_by_hand():
     assert rm.flattery_lead == pytest.approx(0.0)                      # fitted: 0.25 for both
     assert rm.true_flattery_lead == pytest.approx(-js.FLATTERY_BONUS)  # 8.4 − 9
     assert rm.never_lost.tolist() == [3]                               # 3 beat 1 and was never beaten
-
-
-def test_reward_model_counts_add_up_on_simulated_raters():
-    rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=500, flattery=2.0, noise=1.0, seed=4)
-    assert rm.compared.sum() == 2 * 500 and rm.won.sum() == 500
-    np.testing.assert_array_equal(rm.compared, np.bincount(np.r_[rm.winners, rm.losers], minlength=4))
-    assert rm.flattery_lead == pytest.approx(rm.fitted[3] - rm.fitted[2])
-    assert rm.true_flattery_lead == pytest.approx(-2.0)
 
 
 def test_lab_on_raters_names_the_answer_furthest_from_the_optimum():
