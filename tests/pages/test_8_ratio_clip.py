@@ -7,7 +7,6 @@ to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlcore
@@ -165,20 +164,11 @@ def test_query_parameters_set_the_widgets():
     assert numbers(metrics(at)[HIGH]) == [0.55]
 
 
-def objective(at, lang: str = "en") -> dict:
-    return chart_by_title(at, i18n.text(lang, "p8_ratio.chart.title", token="partly"))
-
-
-def scrubbed(at, lang: str = "en") -> tuple[dict, pd.DataFrame]:
-    """The objective chart and its rows for every ε of the slider (``ui.scrub``)."""
-    c = objective(at, lang)
-    return c, data_with(c, "objective")
-
-
 @pytest.mark.parametrize("lang", languages(9))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
-    c, curve = scrubbed(at, lang)
+    c = chart_by_title(at, i18n.text(lang, "p8_ratio.chart.title", token="partly"))
+    curve = data_with(c, "objective")  # its rows for every ε of the slider (ui.scrub)
     assert scrubbers(c) == [(pytest.approx(0.2), pytest.approx(0.05), pytest.approx(0.5), pytest.approx(0.05))]
     grid = np.unique(curve["eps"])
     np.testing.assert_allclose(grid, np.linspace(0.05, 0.5, 10), atol=1e-12)
@@ -196,7 +186,7 @@ def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
 
 def test_a_committed_eps_between_the_steps_is_drawn_exactly_where_it_rests():
     at = run_page(PAGE, state=SHOWN, query={"eps": "0.12"})  # a link may hold a value off the slider's steps
-    _, curve = scrubbed(at)
+    curve = data_with(chart_by_title(at, OBJECTIVE_CHART), "objective")
     exact = curve[curve["exact"]]
     own = rlcore.clip_curve(rlcore.ARTICLE_SCENARIO, "partly", 0.12)
     assert np.allclose(exact["eps"], 0.12)

@@ -85,9 +85,12 @@ def test_every_function_names_the_argument_it_rejects(call, name):
 
 # --- the reward-model fit ----------------------------------------------------------------------------------------
 
-def test_fit_two_items_three_to_one():
+def test_fit_two_items_three_to_one_and_one_comparison_with_a_ridge():
     # ∂/∂d of −3 log σ(d) − log σ(−d) is −3σ(−d) + σ(d) = 0 at σ(d) = 3/4: d = log 3, centred ±log3 / 2
     np.testing.assert_allclose(fit_reward_model([1, 1, 1, 0], [0, 0, 0, 1], 2), [-LOG3 / 2, LOG3 / 2])
+    # one comparison 1 ≻ 0, r = (−x, x): loss −log σ(2x) + 2λx², zero slope at 2σ(−2x) = 4λx.
+    # With 2x = log 3: σ(−log 3) = 1/4, so λ = 1 / (4 log 3).
+    np.testing.assert_allclose(fit_reward_model([1], [0], 2, l2=1 / (4 * LOG3)), [-LOG3 / 2, LOG3 / 2])
 
 
 def test_fit_exact_proportions_recovers_differences():
@@ -96,12 +99,6 @@ def test_fit_exact_proportions_recovers_differences():
     # ten times the data in the same proportions: the same maximum
     w10, lo10 = pairs_from_counts([(i, j, 10 * a, 10 * b) for i, j, a, b in EXACT_COUNTS])
     np.testing.assert_allclose(fit_reward_model(w10, lo10, 3), EXACT_R - EXACT_R.mean(), atol=1e-10)
-
-
-def test_fit_with_ridge_hand_value():
-    # one comparison 1 ≻ 0, r = (−x, x): loss −log σ(2x) + 2λx², zero slope at 2σ(−2x) = 4λx.
-    # With 2x = log 3: σ(−log 3) = 1/4, so λ = 1 / (4 log 3).
-    np.testing.assert_allclose(fit_reward_model([1], [0], 2, l2=1 / (4 * LOG3)), [-LOG3 / 2, LOG3 / 2])
 
 
 def test_fit_unbounded_without_ridge_says_so():
