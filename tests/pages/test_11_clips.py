@@ -55,8 +55,13 @@ def expected_answer(scenario, lr, eps_low=0.2, eps_high=0.28):
     return NEITHER if sym and higher else ONLY_HIGHER if sym else BOTH
 
 
-def test_defaults_and_the_prediction():
+def test_defaults_the_rare_token_numbers_and_the_prediction():
     at = run_page(PAGE)
+    m = {tuple(numbers(label)): numbers(value) for label, value in metrics(at).items()}
+    # ε = 0.2: 0.01 → 0.012; ε_high = 0.28: 0.0128; a likely 0.9 → min(1, 1.08) = 1
+    assert m[(0.2,)] == [0.012, 0.002]
+    assert m[(0.28,)] == [0.0128, 0.0028]
+    assert m[(0.9,)] == [1, 0.1]
     # article, η = 0.2: π(partly) = 0.2·e^(0.2·0.2·4.7) / Σ = 0.254, ρ = 1.27: past 1.2, inside 1.28
     assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == ONLY_HIGHER
     assert PPO not in metrics(at)                            # hidden before the choice
@@ -68,14 +73,6 @@ def test_defaults_and_the_prediction():
     df = weights_at(at)
     cispo = df[df[METHOD] == CISPO]
     assert (cispo[WEIGHT] != 0).all()                        # CISPO keeps a gradient on every answer
-
-
-def test_rare_token_numbers():
-    m = {tuple(numbers(label)): numbers(value) for label, value in metrics(run_page(PAGE)).items()}
-    # ε = 0.2: 0.01 → 0.012; ε_high = 0.28: 0.0128; a likely 0.9 → min(1, 1.08) = 1
-    assert m[(0.2,)] == [0.012, 0.002]
-    assert m[(0.28,)] == [0.0128, 0.0028]
-    assert m[(0.9,)] == [1, 0.1]
 
 
 @pytest.mark.parametrize(("key", "value"), [("lr", 0.7), ("high", 0.5), ("low", 0.1), ("gspo", 0.2),

@@ -35,15 +35,6 @@ def lit(at) -> list[str]:
     return [s.value.split("**")[1] for s in at.success if s.value.startswith("**")]
 
 
-def test_defaults_are_grpo():
-    at = run_page(PAGE)
-    assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
-    df = largest_frame(at, WEIGHTS)
-    mine = df[df["recipe"] == THIS]
-    # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
-    np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
-
-
 @pytest.mark.parametrize("name", ["Dr. GRPO", "DAPO", "GSPO"])
 def test_presets_light_their_recipe(name):
     at = run_page(PAGE)
@@ -128,8 +119,13 @@ def test_an_edited_scenario_and_a_dead_group():
     assert differences(at) == [en("diff.dropped", head=head)]      # one score for all: the group is dropped
 
 
-def test_the_family_map_names_each_change_and_links_its_page():
+def test_defaults_are_grpo_and_the_family_map_names_each_change_and_links_its_page():
     at = run_page(PAGE)
+    assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
+    df = largest_frame(at, WEIGHTS)
+    mine = df[df["recipe"] == THIS]
+    # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
+    np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
     (family,) = [m.value for m in at.markdown if f"- {en('changes', name='Dr. GRPO')}" in m.value]
     lines: dict[str, list[str]] = {}
     for line in family.splitlines():

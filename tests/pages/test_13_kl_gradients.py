@@ -50,17 +50,13 @@ def check_identities(df, n_tokens):
         assert rows(df, name)["expected gradient"].sum() == pytest.approx(0, abs=1e-12)
 
 
-def test_defaults_and_the_identities():
+def test_defaults_and_the_identities_then_the_answer_reveals_the_tables():
     at = run_page(PAGE)
     df = bars(at)
     check_identities(df, 3)
     k3 = rows(df, K3_LOSS)
     assert not np.allclose(k3["expected gradient"], k3["true gradient"], atol=1e-3)  # k3 misses the tick
     assert at.slider(key=K("steps")).value == 3
-
-
-def test_predict_hides_then_reveals():
-    at = run_page(PAGE)
     assert not at.dataframe and len(charts(at)) == 1         # the bars; the tables and the cosines after
     assert not at.success and not at.warning
     at.radio(key="klg_predict").set_value(FORWARD).run()

@@ -72,6 +72,7 @@ def test_the_steps_stay_hidden_until_the_learner_commits():
     at.radio(key="predict_pg").set_value(en("down")).run()
     assert at.warning and {0.3, 0.356} <= set(numbers(at.warning[0].value))  # π(closed) before and after
     assert inside_step(at) == 1 and not at.button(key="pg_play").disabled
+    assert predicted(at) == en("up")                                # 5 > V = 4.3
 
 
 def test_turning_point_is_marked_once_the_steps_pass_it():
@@ -204,7 +205,6 @@ def predicted(at) -> str:
 
 
 def test_predict_answer_follows_the_scenario():
-    assert predicted(run_page(PAGE)) == en("up")                   # 5 > V = 4.3
     likely_best = rlcore.PRESETS["Most likely is already best"]    # V = 6.95 > 5
     at = run_page(PAGE, scenario=likely_best)
     assert at.radio(key="predict_pg").label == en("question", lr="1", token="closed")

@@ -87,6 +87,7 @@ def test_greedy_stays_hidden_until_the_learner_commits():
     at.radio(key="predict_explore").set_value(en("yes")).run()
     assert at.warning and f"**{en('no')}**" in at.warning[0].value              # the answer: never
     assert set(main_data(at, "best_title", best="partly")["decoding"]) == {"sampling", "greedy"}
+    assert answer_of(at, "predict_explore", OPTIONS) == en("no")
 
 
 def test_decoding_modes_take_method_colours_not_token_colours(default):
@@ -210,8 +211,7 @@ def answer_of(at, key: str, options: list[str]) -> str:
 OPTIONS = [en("yes"), en("no"), en("already")]
 
 
-def test_predict_answer_follows_the_scenario():
-    assert answer_of(run_page(PAGE), "predict_explore", OPTIONS) == en("no")
+def test_predict_answer_follows_the_scenario():  # (the article's answer: the test of what greedy hides)
     at = run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"])
     assert answer_of(at, "predict_explore", OPTIONS) == en("already")
 

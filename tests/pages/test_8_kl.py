@@ -49,7 +49,7 @@ def test_defaults_show_the_articles_kl_numbers(default):
     assert [x for x in numbers(explained) if x in (9.03, 9.54, 2.38, 7.16)][:5] == [9.03, 9.54, 2.38, 9.03, 7.16]
 
 
-def test_the_objective_stays_hidden_until_the_learner_commits():
+def test_the_objective_stays_hidden_until_the_learner_commits_and_the_answer_follows_beta():
     at = run_page(PAGE)
     assert question_key(at) == "predict_kl" and not at.metric and "7.16" not in page_text(at)
     c = chart_by_title(at, en("share_title"))
@@ -57,6 +57,12 @@ def test_the_objective_stays_hidden_until_the_learner_commits():
     at.radio(key="predict_kl").set_value(en("better")).run()
     assert at.warning and f"**{en('worse')}**" in at.warning[0].value          # the answer: worse
     assert numbers(metrics(at)[OBJECTIVE]) == [9.03, 7.16]
+    at.radio(key="predict_kl").set_value(en("worse")).run()
+    assert at.success and not at.warning
+    at.slider(key=K("beta")).set_value(0.0).run()
+    assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
+    at.radio(key="predict_kl").set_value(en("worse")).run()
+    assert at.warning and f"**{en('better')}**" in at.warning[0].value  # without KL: better
 
 
 def test_kl_curve_data(default):
@@ -89,16 +95,6 @@ def test_estimator_table(default):
     assert table[col["negative"]].iloc[0] > 0     # k1 is, for the plain answers
     hist = data_with(chart_by_title(default, en("estimators.hist_title", n=200)), "estimator")
     assert len(hist) == 90 and hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
-
-
-def test_predict_answers_worse_then_better_without_kl():
-    at = run_page(PAGE)
-    at.radio(key="predict_kl").set_value(en("worse")).run()
-    assert at.success and not at.warning
-    at.slider(key=K("beta")).set_value(0.0).run()
-    assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
-    at.radio(key="predict_kl").set_value(en("worse")).run()
-    assert at.warning and f"**{en('better')}**" in at.warning[0].value
 
 
 def test_share_slider_changes_the_kl_numbers_and_a_preset_sets_beta():
