@@ -33,13 +33,10 @@ def test_reward_study_of_the_articles_open_answer_by_hand():
     assert r.blind == rlcore.outcome_blind_spot(ARTICLE, 10.0)
 
 
-def test_reward_study_shows_a_compared_gamma_once():
+def test_reward_study_shows_a_compared_gamma_once_and_its_question_compares_two_lengths_at_its_own_gamma():
     r = rlcore.reward_study(ARTICLE, "closed", 0.9, gammas=(1.0, 0.9), max_length=3)
     assert r.gammas == (1.0, 0.9) and r.curves.shape == (2, 3)
     assert r.curves[1].tolist() == pytest.approx([5.0, 4.5, 4.05])  # Q(closed) = (5 + 4 + 6) / 3
-
-
-def test_reward_study_question_compares_the_two_lengths_at_its_own_gamma():
     r = rlcore.reward_study(TWO, "b", 1.0, short=2, long=3, predict_gamma=0.5)
     assert r.trace.score == 1.0  # Q(b) = (0 + 2) / 2
     assert (r.short_credit, r.long_credit) == pytest.approx((0.5, 0.25))
