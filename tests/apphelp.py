@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import pathlib
@@ -53,6 +54,19 @@ def shared_out(cases, *, offset: int = 0, every: int = QUICK_SHARE, ids=None) ->
     return out
 
 
+def preset_cases(page: int) -> list:
+    """``rlcore.PRESETS`` as the params of a page's every-preset test: the quick suite runs one preset, never the
+    article's example (the page's default tests run that one), a different one from page to page; CI runs all."""
+    n = len(rlcore.PRESETS)
+    return shared_out(list(rlcore.PRESETS), every=n, offset=-(1 + page % (n - 1)))
+
+
+def languages(page: int) -> list:
+    """"en" and "zh" as the params of a test that reads a page in each language: the quick suite takes one, in turn
+    from page to page (both languages in the suite as a whole); CI both."""
+    return shared_out(["en", "zh"], every=2, offset=page % 2)
+
+
 def has_scenario(path) -> bool:
     """Whether the page draws the shared scenario sidebar (every page but those set up with ``scenario=False``)."""
     return "scenario=False" not in pathlib.Path(path).read_text(encoding="utf-8")
@@ -66,12 +80,27 @@ def catalogue(prefix: str):
     return lambda msgid, **values: i18n.text("en", f"{prefix}.{msgid}", **values)
 
 
+def opening(msgid: str) -> str:
+    """The English catalogue text of ``msgid`` ("p11.explain.gspo_worked") up to its first placeholder: how a
+    paragraph, caption or title of the page begins whatever numbers it then gives."""
+    from ui import i18n
+
+    return i18n.catalogue("en")[msgid].split("{")[0]
+
+
 def page_file(prefix: str) -> pathlib.Path:
     """The page whose file name starts with ``prefix`` (e.g. "3_")."""
     for p in ALL_PAGES:
         if p.name.startswith(prefix):
             return p
     raise FileNotFoundError(prefix)
+
+
+def page_kit(prefix: str, table: str):
+    """``PAGE, K, en = page_kit("5_", "p5")``: a page test's file (``page_file``), its inputs' keys (``keys``) and
+    its catalogue table in English (``catalogue``)."""
+    path = page_file(prefix)
+    return path, keys(path), catalogue(table)
 
 
 def input_key(path, name: str) -> str:
@@ -101,6 +130,12 @@ def run_page(path, *, scenario=None, query: dict | None = None, state: dict | No
     for k, v in (query or {}).items():
         at.query_params[k] = v
     return at.run()
+
+
+@functools.cache
+def first_run(path) -> AppTest:
+    """The page as it first appears, run once per test process and shared: to read, never to change a widget."""
+    return run_page(path)
 
 
 def preset_names(at: AppTest) -> list[str]:
@@ -225,15 +260,19 @@ def reveal(path, how: int | None, **run) -> AppTest | None:
     return at
 
 
-def revealed(path, scenario=None) -> AppTest:
-    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
-    at = run_page(path, scenario=scenario)
+def show_all(at: AppTest) -> AppTest:
+    """``at`` after "Just show me" on each of its questions (an answer may bring out a section with its own)."""
     for _ in range(4):
         show = [b for b in at.button if b.label == SHOW]
         if not show:
             break
         show[0].click().run()
     return at
+
+
+def revealed(path, scenario=None) -> AppTest:
+    """The page after "Just show me" on each of its questions, so the charts an answer shows are drawn too."""
+    return show_all(run_page(path, scenario=scenario))
 
 
 def assert_only_the_mark_differs(shown: AppTest, answered: AppTest) -> None:
@@ -273,6 +312,18 @@ def titles(spec: dict) -> list[str]:
     for layer in spec.get("layer", []):
         out += titles(layer)
     return out
+
+
+def scrubbers(chart: dict) -> list[tuple]:
+    """(value, min, max, step) of each slider a chart binds in the browser (``ui.scrub``), asserted a range input."""
+    bound = [p for p in chart["spec"].get("params", []) if p.get("bind")]
+    assert all(p["bind"]["input"] == "range" for p in bound), bound
+    return [(p["value"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) for p in bound]
+
+
+def labels(chart: dict) -> set[str]:
+    """The text of every label a chart's data holds (a scrubbed chart's "showing …" and "yours" marks)."""
+    return {str(v) for d in chart["data"].values() if "label" in d for v in d["label"]}
 
 
 def chart_by_title(at: AppTest, start: str) -> dict:

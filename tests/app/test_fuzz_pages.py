@@ -11,14 +11,12 @@ random version (hypothesis,
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
-from tests.apphelp import ALL_PAGES, edit_scenario, has_scenario, run_page, shared_out
+from tests.apphelp import ALL_PAGES, edit_scenario, first_run, has_scenario, run_page, shared_out
 from ui import scenario as panel
 
 CASES_PER_PAGE = 110
@@ -134,18 +132,12 @@ def test_hostile_scenario_link(value):
     assert at.session_state["scenario"] == rlcore.ARTICLE_SCENARIO, path.stem
 
 
-@functools.cache
-def widgets(path):
-    """The page as it first appears (run once per page and reused: read only)."""
-    return run_page(path)
-
-
 # The seeded random fuzz (exhaustive) and the reset check, which share the helpers below.
 
 
 def own_sliders_and_boxes(path) -> tuple:
     """The page's own sliders (key, min, max, step) and select boxes (key, options)."""
-    at = widgets(path)
+    at = first_run(path)
     sliders = tuple((s.key, s.min, s.max, s.step) for s in at.slider if own(s.key) and not isinstance(s.value, tuple))
     boxes = tuple((b.key, tuple(b.options)) for b in at.selectbox if own(b.key))
     return sliders, boxes
@@ -227,8 +219,7 @@ def test_fuzz_page_seeded(path):
                                              ids=lambda p: p.stem))  # (a page without a scenario has no editor)
 def test_reset_restores_defaults_after_bad_input(path):
     sliders, _ = own_sliders_and_boxes(path)
-    fresh = run_page(path)
-    defaults = {s.key: s.value for s in fresh.slider if s.key in {k for k, *_ in sliders}}
+    defaults = {s.key: s.value for s in first_run(path).slider if s.key in {k for k, *_ in sliders}}
     at = run_page(path, state={panel.EDITOR: True})  # the sidebar's editor open
     for key, lo, hi, step in sliders:
         at.slider(key=key).set_value(grid_value(lo, hi, step, 1.0))

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import ast
+import csv
+import io
+import json
 import pathlib
+import re
 import tomllib
 
+import pandas as pd
 import pytest
 
-from tests.apphelp import shared_out
+import rlcore
+from tests.apphelp import run_page, shared_out, show_all
 from tests.rejects import rejects
-from ui import nav
+from ui import nav, page, scrub
+from ui import scenario as panel
+from ui.format import csv_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
@@ -31,8 +39,17 @@ def dotted(node: ast.AST) -> str:
     return ""
 
 
+INTERNALS = ("streamlit.runtime", "streamlit.web", "streamlit.elements", "streamlit.proto")
+
+
 @pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
-def test_nothing_unsafe_is_called(path):
+def test_a_file_of_the_app_keeps_the_rules(path):
+    """Nothing unsafe is called or imported; st.html only shows a style sheet the code holds. Every st.cache_data /
+    st.cache_resource, as a decorator or called (ui.turns.cached calls it, for page.study), names max_entries.
+    Only Streamlit's public API: nothing from its runtime, server, elements or protocol modules, no underscore name
+    (the next release may move any of them). No ``bind=``: Streamlit's own ``bind="query-params"`` converts a link
+    value before its range check (``?seed=inf`` raised OverflowError), so every input bound to the link goes
+    through ``ui.inputs``, which checks first."""
     tree = ast.parse(path.read_text(), filename=str(path))
     for call in calls(tree):
         name = dotted(call.func)
@@ -47,24 +64,6 @@ def test_nothing_unsafe_is_called(path):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
             assert not {"pickle", "subprocess", "socket", "urllib", "requests"} & set(names), path.name
-
-
-def test_the_only_html_is_a_fixed_style_sheet():
-    """What st.html is given (PAGE_CSS, ui.scrub.CSS) is a literal holding one <style> block: no markup, no
-    script, nothing filled in from a visitor."""
-    import re
-
-    from ui import page, scrub
-    for css in (page.PAGE_CSS, scrub.CSS):
-        assert re.fullmatch(r"\s*<style>[^<]*</style>\s*", css), css[:80]
-
-
-@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
-def test_every_cache_is_bounded(path):
-    """Every st.cache_data / st.cache_resource, as a decorator or called (ui.turns.cached calls it, for
-    page.study), names max_entries."""
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for deco in node.decorator_list:
                 name = dotted(deco.func if isinstance(deco, ast.Call) else deco)
@@ -72,26 +71,6 @@ def test_every_cache_is_bounded(path):
                     assert isinstance(deco, ast.Call), f"{path.name}:{node.name} cache without max_entries"
         if isinstance(node, ast.Call) and dotted(node.func).endswith(("cache_data", "cache_resource")):
             assert "max_entries" in {k.arg for k in node.keywords}, f"{path.name}:{node.lineno} without max_entries"
-
-
-def test_server_config_keeps_protections_on():
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    server = config.get("server", {})
-    assert server.get("enableXsrfProtection", True) is True
-    assert server.get("enableCORS", True) is True
-    assert server.get("maxUploadSize", 200) <= 1
-    assert config.get("client", {}).get("showErrorDetails") == "none"
-
-
-INTERNALS = ("streamlit.runtime", "streamlit.web", "streamlit.elements", "streamlit.proto")
-
-
-@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
-def test_no_streamlit_internals(path):
-    """Only Streamlit's public API, in every file of the app: nothing from its runtime, server, elements or
-    protocol modules, no underscore name (the next release may move any of them)."""
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0:
             module = node.module or ""
             assert not module.startswith(INTERNALS), f"{path.name}: {module}"
@@ -103,6 +82,23 @@ def test_no_streamlit_internals(path):
                 assert not (a.name.startswith("streamlit") and "._" in a.name), f"{path.name}: {a.name}"
         elif isinstance(node, ast.Attribute) and dotted(node).split(".")[0] in {"st", "streamlit"}:
             assert not node.attr.startswith("_"), f"{path.name}: {dotted(node)}"
+        assert not (isinstance(node, ast.keyword) and node.arg == "bind"), f"{path.name}:{node.lineno}: bind="
+
+
+def test_the_only_html_is_a_fixed_style_sheet():
+    """What st.html is given (PAGE_CSS, ui.scrub.CSS) is a literal holding one <style> block: no markup, no
+    script, nothing filled in from a visitor."""
+    for css in (page.PAGE_CSS, scrub.CSS):
+        assert re.fullmatch(r"\s*<style>[^<]*</style>\s*", css), css[:80]
+
+
+def test_server_config_keeps_protections_on():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    server = config.get("server", {})
+    assert server.get("enableXsrfProtection", True) is True
+    assert server.get("enableCORS", True) is True
+    assert server.get("maxUploadSize", 200) <= 1
+    assert config.get("client", {}).get("showErrorDetails") == "none"
 
 
 def test_visitor_json_is_parsed_only_by_the_guarded_reader():
@@ -113,19 +109,8 @@ def test_visitor_json_is_parsed_only_by_the_guarded_reader():
         for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
             found += [(path.name, fn.name) for call in calls(fn) if dotted(call.func) in {"json.loads", "json.load"}]
     assert found == [("scenario.py", "from_json")]
-    from ui import scenario as panel
-
     rejects(lambda: panel.from_json("[" * panel.MAX_JSON_BYTES), "deep")
     rejects(lambda: panel.from_json("[" * (panel.MAX_JSON_BYTES + 1)), "limit is 100,000")
-
-
-@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
-def test_inputs_reach_the_link_only_through_ui_inputs(path):
-    """Streamlit's own ``bind="query-params"`` converts a link value before its range check (``?seed=inf``
-    raised OverflowError): every input bound to the link goes through ``ui.inputs``, which checks first."""
-    tree = ast.parse(path.read_text())
-    bound = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "bind"]
-    assert bound == [], f"{path.name}: bind= at lines {bound}"
 
 
 # ---------------------------------------------------------------- files the app writes
@@ -133,8 +118,6 @@ FORMULA_NAMES = ('=HYPERLINK("//ev.il")', "+SUM(A1:A9)", "-2+3", "@cmd")
 
 
 def formula_scenario():
-    import rlcore
-
     return rlcore.Scenario(tokens=(*FORMULA_NAMES, "open"), probs=(0.2, 0.2, 0.2, 0.2, 0.2),
                            samples=((-0.0,), (1.0,), (2.0,), (3.0,), (4.0,)),
                            continuations=("=1+1", "", "-x", "@a", "plain"))
@@ -143,13 +126,6 @@ def formula_scenario():
 def test_csv_cells_that_would_start_a_formula_are_text():
     """Each text cell starting with = + - @ tab or CR gets a leading ', everything else is written as it was:
     read back with the csv module, the hostile names come out as '=..., the numbers (negative too) as numbers."""
-    import csv
-    import io
-
-    import pandas as pd
-
-    from ui.format import csv_text
-
     names = [*FORMULA_NAMES, "open", "\tTAB", "\rCR", "a=b", "'quoted"]
     df = pd.DataFrame({"token": names, "label": pd.Categorical(names), "value": [-2.5, -1, 0, 1, 2, 3, 4, 5, 6],
                        "count": range(-4, 5), "-neg header": [True] * 9})
@@ -178,10 +154,6 @@ def test_every_file_the_app_writes_goes_through_a_guarded_writer():
 
 def test_the_json_export_stays_exact_with_formula_names():
     """The JSON file is read back by this app, not by a spreadsheet: it keeps every name exactly."""
-    import json
-
-    from ui import scenario as panel
-
     scenario = formula_scenario()
     text = panel.to_json(scenario)
     assert json.loads(text)["tokens"][:4] == list(FORMULA_NAMES)
@@ -191,12 +163,6 @@ def test_the_json_export_stays_exact_with_formula_names():
 def test_a_chart_table_of_formula_names_downloads_as_text():
     """On the home page with the formula names, the policy chart's table (what its CSV writes) holds the names
     as they are, and its CSV has each of them with a leading '."""
-    import csv
-    import io
-
-    from tests.apphelp import run_page
-    from ui.format import csv_text
-
     at = run_page(ROOT / "dashboard.py", scenario=formula_scenario(), state={"table_policy": True})
     table = next(d.value for d in at.dataframe if "answer" in d.value.columns)
     assert table["token"].tolist()[:4] == list(FORMULA_NAMES)
@@ -234,8 +200,6 @@ def shown_as_markdown(at) -> list[str]:
 
 
 def markup_scenario():
-    import rlcore
-
     return rlcore.Scenario(tokens=(*MARKUP, "plain"), probs=(0.4, 0.3, 0.2, 0.1),
                            samples=((1.0,), (2.0, 3.0), (5.0,), (9.0,)), continuations=(*MARKUP, ""))
 
@@ -249,11 +213,6 @@ def assert_literal(at) -> None:
 def test_visitor_names_reach_no_page_as_markup(path):
     """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
     markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""
-    from tests.apphelp import run_page
-    from ui import scenario as panel
-
     at = run_page(path, scenario=markup_scenario(), state={panel.EDITOR: True, "scenario_files": True})
     assert_literal(at)
-    for b in [b for b in at.button if b.label == "Just show me"]:
-        at.button(key=b.key).click().run()
-    assert_literal(at)
+    assert_literal(show_all(at))

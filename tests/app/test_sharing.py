@@ -15,8 +15,8 @@ from tests.apphelp import (
     PAGES,
     ROOT,
     choose_preset,
+    first_run,
     has_scenario,
-    input_key,
     page_text,
     preset_names,
     run_page,
@@ -49,10 +49,14 @@ def value_of(at, key):
     return next(s.value for s in [*at.slider, *at.select_slider] if s.key == key)
 
 
+def default_slider(path):
+    """The page's first slider at its default (a select_slider counts), from the page's one cached plain run."""
+    return next(w for kind, w in defaults(path).values() if kind in ("slider", "select_slider"))
+
+
 @pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=lambda p: p.stem))
 def test_link_restores_a_slider_and_the_scenario(path):
-    default = run_page(path)
-    s = first_slider(default)
+    s = default_slider(path)
     target = other_value(s)
     custom = rlcore.PRESETS["Best token is rare (2%)"]
     at = run_page(path, query={link_name(s.key): str(target), panel.URL_KEY: panel.to_json(custom, indent=None)})
@@ -74,7 +78,7 @@ GARBAGE_CASES += [pytest.param(path, GARBAGE, id=f"{path.stem}-all", marks=pytes
 
 @pytest.mark.parametrize("path, garbage", GARBAGE_CASES)
 def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
-    s = first_slider(run_page(path))
+    s = default_slider(path)
     key = link_name(s.key)
     for raw in garbage:
         at = run_page(path, query={key: raw, "nonsense": raw})
@@ -87,12 +91,17 @@ def test_garbage_parameters_run_clean_with_a_notice(path, garbage):
         assert "<script>" not in " ".join(bodies) and "[a](http" not in " ".join(bodies)
 
 
-def test_repeated_keys_are_reported():
+def test_repeated_keys_are_reported_and_hundreds_of_unknown_parameters_make_one_notice():
     path = PAGES[4]
-    key = link_name(first_slider(run_page(path)).key)
+    key = link_name(default_slider(path).key)
     at = run_page(path, query={key: ["0.1", "0.2"]})
     assert any(key in t.proto.body for t in at.toast)
     assert key not in at.query_params
+    at = run_page(path, query={f"junk{i}": str(i) for i in range(300)})
+    assert len(at.toast) == 1
+    body = at.toast[0].proto.body
+    assert "300 parameters" in body and "junk0" in body and "junk299" not in body
+    assert not [k for k in at.query_params if k.startswith("junk")], "they leave the link"
 
 
 @pytest.mark.parametrize("path", shared_out(PAGES, every=2, ids=lambda p: p.stem))
@@ -123,17 +132,6 @@ def test_every_chart_has_a_table_and_csv(path):
     tables = [e for e in at.expander if e.label == "Data behind this chart"]
     assert [len(e.dataframe) for e in tables] == [1] * n_charts
     assert len([b for b in at.get("download_button") if b.proto.id and "csv_" in b.proto.id]) == n_charts
-
-
-@pytest.mark.parametrize("path", PAGES[:1], ids=lambda p: p.stem)
-def test_reset_clears_the_link(path):
-    """Inputs bound to the link come back from it unless Reset sets them to their defaults (and so clears it)."""
-    temp, seed = input_key(path, "temp"), input_key(path, "seed")
-    at = run_page(path, query={"temp": "2.0", "seed": "5"})
-    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (2.0, 5)
-    next(b for b in at.button if b.label == "Reset").click().run()
-    assert (at.slider(key=temp).value, at.number_input(key=seed).value) == (1.0, 0)
-    assert "temp" not in at.query_params and "seed" not in at.query_params
 
 
 # ---------------------------------------------------------------- every input of every page
@@ -191,10 +189,9 @@ def parsed(kind, w, text):
     return text
 
 
-@pytest.fixture(scope="module")
-def defaults():
-    """Each page's inputs at their defaults: {page: {name: (kind, widget)}}, one plain run per page."""
-    return {path: own_inputs(run_page(path)) for path in PAGES}
+def defaults(path) -> dict:
+    """The page's inputs at their defaults, {name: (kind, widget)}, from its shared first run."""
+    return own_inputs(first_run(path))
 
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
@@ -205,13 +202,13 @@ TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-al
 
 
 @pytest.mark.parametrize("source, targets", TRAVELS)
-def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults):
+def test_a_page_at_its_extremes_then_every_other_page(source, targets):
     """Issue #14: open page A with every input at its far end, then go to other pages B in the same session.
 
     The link A wrote travels along (AppTest keeps it; a browser's page link drops it). B must run clean, show a
     carried value only where it fits B's own input, keep its default otherwise, and say so in one notice.
     """
-    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[source].items()}
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults(source).items()}
     at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120).run()
     at.switch_page(str(source.relative_to(ROOT)))
     at.query_params.update(link)
@@ -225,7 +222,7 @@ def test_a_page_at_its_extremes_then_every_other_page(source, targets, defaults)
         at.query_params.update(link)
         at.switch_page(str(target.relative_to(ROOT)))
         at.run()
-        mine = defaults[target]
+        mine = defaults(target)
         waiting = set(at.session_state[inputs.LATER]) & set(link)  # inputs behind B's question: their values wait
         misfits = [n for n in link if n not in waiting and (n not in mine or not fits(*mine[n], parsed(*mine[n],
                                                                                                 link[n])))]
@@ -253,9 +250,9 @@ HOSTILE_CASES = [pytest.param(path, raw, id=f"{path.stem}-{name}",
 
 
 @pytest.mark.parametrize("path, raw", HOSTILE_CASES)
-def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
+def test_hostile_link_values_on_every_numeric_input(path, raw):
     """Issue #14: every number input and slider of the page gets the same hostile value in one link."""
-    numeric = {n: w for n, (kind, w) in defaults[path].items() if kind in ("slider", "number_input", "select_slider")}
+    numeric = {n: w for n, (kind, w) in defaults(path).items() if kind in ("slider", "number_input", "select_slider")}
     at = run_page(path, query={n: raw for n in numeric})
     shown = own_inputs(at)
     for n, w in numeric.items():
@@ -267,28 +264,19 @@ def test_hostile_link_values_on_every_numeric_input(path, raw, defaults):
     assert "9" * 100 not in body, "a long value is shortened in the notice"
 
 
-def test_hundreds_of_unknown_parameters_make_one_notice():
-    at = run_page(PAGES[4], query={f"junk{i}": str(i) for i in range(300)})
-    assert len(at.toast) == 1
-    body = at.toast[0].proto.body
-    assert "300 parameters" in body and "junk0" in body and "junk299" not in body
-    assert not [k for k in at.query_params if k.startswith("junk")], "they leave the link"
+def values(at) -> dict:
+    return {n: w.value for n, (_, w) in own_inputs(at).items()}
 
 
+# the quick suite's share is the other half of test_fuzz_pages' Reset check (which takes page 1)
 @pytest.mark.parametrize("path", shared_out([p for p in PAGES if has_scenario(p)], every=2, offset=1,
                                              ids=lambda p: p.stem))  # Reset is the scenario sidebar's
-def test_reset_restores_every_default_and_clears_the_link(path, defaults):
-    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults[path].items()}
+def test_reset_restores_every_default_and_clears_the_link(path):
+    link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults(path).items()}
     at = run_page(path, query=link)
     assert at.query_params, "the far ends are in the link"
     next(b for b in at.button if b.label == "Reset").click().run()
-    assert {n: w.value for n, (_, w) in own_inputs(at).items()} == \
-        {n: w.value for n, (_, w) in defaults[path].items()}
-    assert not at.query_params
-
-
-def values(at) -> dict:
-    return {n: w.value for n, (_, w) in own_inputs(at).items()}
+    assert values(at) == {n: w.value for n, (_, w) in defaults(path).items()} and not at.query_params
 
 
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
@@ -305,11 +293,13 @@ def test_a_preset_is_a_whole_view_whatever_came_before(path, every_pair):
     moving a slider first, or clicking another preset first, changes nothing, and no link notice appears.
     Default suite: each preset after the one before it and after the one after it (the presets in order, then
     back); exhaustive: every ordered pair."""
-    buttons = preset_names(run_page(path))
+    at = run_page(path)
+    buttons = preset_names(at)
     assert len(buttons) >= 2
     alone = {}
-    for b in buttons:
-        at = run_page(path)
+    for i, b in enumerate(buttons):
+        if i:
+            at = run_page(path)  # each preset alone on a fresh page (the first on the one that gave the names)
         choose_preset(at, b)
         alone[b] = values(at)
     at = run_page(path)

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from ui import i18n
+from ui import i18n, nav
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHROMIUM = pathlib.Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
@@ -93,11 +93,7 @@ def wait_for_run(page, timeout_ms: int = 30_000, settle_ms: int = 300) -> None:
         page.wait_for_timeout(settle_ms)
 
 
-def url_path(page_path: str) -> str:
-    """The URL path Streamlit serves a page at: "" for the home page, the file stem without its number prefix
-    otherwise ("pages/1_Loop_state_action.py" → "Loop_state_action")."""
-    stem = pathlib.PurePosixPath(page_path).stem
-    return "" if page_path == "dashboard.py" else stem.split("_", 1)[1]
+url_path = nav.url_path  # the URL path Streamlit serves a page file at ("" for home)
 
 
 # --- layout: what a page looks like at a phone's and a laptop's size -------------------------------------------
@@ -112,8 +108,6 @@ def quick_share(paths: list[str], viewport: str, ids) -> list:
     """pytest params over page paths for one screen size, marked ``exhaustive`` outside the quick suite's share:
     the quick suite opens a third of the pages in a browser, one in six on a laptop (test_pages_e2e) and another one
     in six on a phone (test_layout); CI's exhaustive run opens every page at both sizes."""
-    from ui import nav
-
     order = [nav.url_path(p.path) for p in nav.PAGES]
     return [pytest.param(p, id=ids(p), marks=() if order.index(p) % 6 == QUICK_SCREENS[viewport]
                          else pytest.mark.exhaustive) for p in paths]

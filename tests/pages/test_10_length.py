@@ -8,32 +8,25 @@ import pytest
 import rlcore
 from tests.apphelp import (
     FOUR_ANSWERS,
-    catalogue,
     chart_by_title,
-    chart_fingerprint,
     charts,
     choose_preset,
-    keys,
+    labels,
+    languages,
     largest_frame,
+    moves_charts,
     numbers,
-    page_file,
+    page_kit,
     run_page,
+    scrubbers,
     titles,
 )
 from ui import i18n
 
-PAGE = page_file("10_")
-K = keys(PAGE)
-
-
-en = catalogue("p10")
-
-
+PAGE, K, en = page_kit("10_", "p10")
 WEIGHTS, SHARE, DIFFICULTY = en("weights_title"), en("share_title"), en("diff_title")
 TOKEN_MEAN, GRPO, TOKEN_SUM = "token-mean · DAPO", "seq-mean-token-mean · GRPO", "seq-mean-token-sum"  # data values
 DAPO_HARDER, GRPO_HARDER, SAME = en("harder_token_mean"), en("harder_seq_mean"), en("same")
-
-
 MODES = [TOKEN_MEAN, GRPO, TOKEN_SUM, "token-sum-norm · Dr. GRPO"]  # rlcore.AGGREGATION_MODES' order
 
 
@@ -68,14 +61,12 @@ def test_prediction_follows_the_length(n, answer):
     assert at.success, (n, answer)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(10))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_the_length_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     # raw weights and L_max 30: the -norm mode's weight 1/(G·L_max) changes where the padded answer passes 30 tokens
     at = run_page(PAGE, query={"lang": lang}, inputs={"budget": 30, "matched": False})
     c = chart_by_title(at, i18n.text(lang, "p10.weights_title"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == 40
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1, 80, 1)  # the slider's steps
+    assert scrubbers(c) == [(40, 1, 80, 1)]  # the slider's steps
     rows = max((d for d in c["data"].values() if "token weight" in d), key=len)
     grid = np.unique(rows["padded length"])
     np.testing.assert_array_equal(grid, np.arange(1, 81))
@@ -89,8 +80,7 @@ def test_dragging_the_length_shows_rlcore_s_weights_at_every_step_of_the_slider(
             np.testing.assert_allclose(mine["token weight"], own.push.weights[m], rtol=1e-12)
             np.testing.assert_allclose(mine["push per token"], own.push.per_token[m], rtol=1e-12)
             np.testing.assert_allclose(mine["advantage"], own.advantages, rtol=1e-12)
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "chart.scrub_shown", name=i18n.text(lang, "p10.len_name"), value=11) in labels
+    assert i18n.text(lang, "chart.scrub_shown", name=i18n.text(lang, "p10.len_name"), value=11) in labels(c)
 
 
 def test_a_link_cannot_put_the_length_between_the_grids_steps():
@@ -107,15 +97,13 @@ def test_raw_weights_when_steps_are_not_matched():
     np.testing.assert_allclose(weights(at, "token-sum-norm · Dr. GRPO"), [1 / 300] * 3)   # 1/(G·L_max)
 
 
-def test_padded_wrong_answer_wins_under_grpo():
-    df = largest_frame(run_page(PAGE), SHARE)
+def test_padded_wrong_answer_wins_under_grpo_and_the_difficulty_numbers():
+    at = run_page(PAGE)
+    df = largest_frame(at, SHARE)
     last = df[df["step"] == df["step"].max()].set_index("mode")["padded share"]
     assert df[df["step"] == 0]["padded share"].eq(0.5).all()
     assert last[GRPO] > 0.6 and abs(last[TOKEN_SUM] - 0.5) < 0.1
-
-
-def test_difficulty_numbers():
-    df = largest_frame(run_page(PAGE), DIFFICULTY)
+    df = largest_frame(at, DIFFICULTY)
     grpo = df[df["method"] == en("adv_grpo")].set_index("answers right")
     dr = df[df["method"] == en("adv_dr_grpo")].set_index("answers right")
     assert dr.loc[1, "advantage of a right answer"] == pytest.approx(7 / 8)   # 1 − 1/8
@@ -127,12 +115,8 @@ def test_difficulty_numbers():
     ("tok", "partly"), ("len", 5), ("adv", "Dr. GRPO"), ("matched", False), ("steps", 30),
     ("lr", 1.0), ("group", 4), ("seed", 3), ("diff_g", 4)])
 def test_each_input_moves_the_charts(key, value):
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    widget = {"tok": at.selectbox, "adv": at.selectbox, "matched": at.toggle,
-              "seed": at.number_input}.get(key, at.slider)
-    widget(key=K(key)).set_value(value).run()
-    assert chart_fingerprint(at) != before
+    kind = {"tok": "selectbox", "adv": "selectbox", "matched": "toggle", "seed": "number_input"}.get(key, "slider")
+    moves_charts(run_page(PAGE), lambda at: getattr(at, kind)(key=K(key)).set_value(value).run())
 
 
 def unscrubbed(at) -> list[str]:

@@ -10,32 +10,23 @@ from rlcore import clips
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
-    catalogue,
     chart_by_title,
-    chart_fingerprint,
     choose_preset,
-    keys,
+    labels,
+    languages,
     largest_frame,
     metrics,
+    moves_charts,
     numbers,
-    page_file,
+    opening,
+    page_kit,
     question_key,
     run_page,
+    scrubbers,
 )
 from ui import i18n
 
-PAGE = page_file("11_")
-K = keys(PAGE)
-
-
-en = catalogue("p11")
-
-
-def opening(msgid: str) -> str:
-    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
-    return i18n.catalogue("en")[f"p11.{msgid}"].split("{")[0]
-
-
+PAGE, K, en = page_kit("11_", "p11")
 WEIGHTS = en("weights_title")
 PPO, HIGHER, CISPO = en("names.ppo"), en("names.clip-higher"), en("names.cispo")  # the kept-answers metrics
 BOTH, ONLY_HIGHER, NEITHER = en("both"), en("only_higher"), en("neither")
@@ -64,8 +55,13 @@ def expected_answer(scenario, lr, eps_low=0.2, eps_high=0.28):
     return NEITHER if sym and higher else ONLY_HIGHER if sym else BOTH
 
 
-def test_defaults_and_the_prediction():
+def test_defaults_the_rare_token_numbers_and_the_prediction():
     at = run_page(PAGE)
+    m = {tuple(numbers(label)): numbers(value) for label, value in metrics(at).items()}
+    # ε = 0.2: 0.01 → 0.012; ε_high = 0.28: 0.0128; a likely 0.9 → min(1, 1.08) = 1
+    assert m[(0.2,)] == [0.012, 0.002]
+    assert m[(0.28,)] == [0.0128, 0.0028]
+    assert m[(0.9,)] == [1, 0.1]
     # article, η = 0.2: π(partly) = 0.2·e^(0.2·0.2·4.7) / Σ = 0.254, ρ = 1.27: past 1.2, inside 1.28
     assert expected_answer(rlcore.ARTICLE_SCENARIO, 0.2) == ONLY_HIGHER
     assert PPO not in metrics(at)                            # hidden before the choice
@@ -79,22 +75,11 @@ def test_defaults_and_the_prediction():
     assert (cispo[WEIGHT] != 0).all()                        # CISPO keeps a gradient on every answer
 
 
-def test_rare_token_numbers():
-    m = {tuple(numbers(label)): numbers(value) for label, value in metrics(run_page(PAGE)).items()}
-    # ε = 0.2: 0.01 → 0.012; ε_high = 0.28: 0.0128; a likely 0.9 → min(1, 1.08) = 1
-    assert m[(0.2,)] == [0.012, 0.002]
-    assert m[(0.28,)] == [0.0128, 0.0028]
-    assert m[(0.9,)] == [1, 0.1]
-
-
 @pytest.mark.parametrize(("key", "value"), [("lr", 0.7), ("high", 0.5), ("low", 0.1), ("gspo", 0.2),
                                              ("adv", "Dr. GRPO"), ("rare", 0.5)])
 def test_each_input_moves_the_charts(key, value):
-    at = run_page(PAGE)
-    before = chart_fingerprint(at)
-    widget = {"gspo": at.select_slider, "rare": at.select_slider, "adv": at.selectbox}.get(key, at.slider)
-    widget(key=K(key)).set_value(value).run()
-    assert chart_fingerprint(at) != before
+    kind = {"gspo": "select_slider", "rare": "select_slider", "adv": "selectbox"}.get(key, "slider")
+    moves_charts(run_page(PAGE), lambda at: getattr(at, kind)(key=K(key)).set_value(value).run())
 
 
 def test_no_step_clips_nothing():
@@ -102,14 +87,6 @@ def test_no_step_clips_nothing():
     df = largest_frame(at, WEIGHTS)  # at every ε_high
     assert not df[CLIPPED].any()
     np.testing.assert_allclose(df[RATIO], 1.0)
-
-
-def test_preset_sets_the_step():
-    at = run_page(PAGE)
-    choose_preset(at, en("preset_big"))
-    assert at.slider(key=K("lr")).value == 0.6
-    choose_preset(at, en("preset_rare"))
-    assert at.select_slider(key=K("rare")).value == 0.01
 
 
 @pytest.mark.parametrize("lr", [0.1, 0.4, 1.2])
@@ -132,14 +109,17 @@ def test_a_view_that_changes_the_question_clears_the_answer_instead_of_re_markin
     at.radio(key="predict_clip").set_value(expected_answer(rlcore.ARTICLE_SCENARIO, 0.2)).run()
     assert at.success
     choose_preset(at, en("preset_big"))
+    assert at.slider(key=K("lr")).value == 0.6
     assert not at.success and not at.warning and at.radio(key="predict_clip").value is None
     assert f"**{expected_answer(rlcore.ARTICLE_SCENARIO, 0.6)}**" in at.info[0].value
     assert numbers(metrics(at)[PPO])[1] == 10, "the page stays revealed"
+    choose_preset(at, en("preset_rare"))
+    assert at.select_slider(key=K("rare")).value == 0.01
 
 
 def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     at = run_page(PAGE, state={"predict_clip_shown": True})
-    text = next(m.value for m in at.markdown if m.value.startswith(opening("explain.gspo_worked")))
+    text = next(m.value for m in at.markdown if m.value.startswith(opening("p11.explain.gspo_worked")))
     # every token of the article's example moved in the step of η = 0.2: s is the geometric mean of their ratios
     p = rlcore.ARTICLE_SCENARIO.pi
     rho = stepped(p, rlcore.ARTICLE_SCENARIO.q, 0.2) / p
@@ -149,7 +129,7 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
 
     def cispo(rho, high, cap, w, ppo):
         """The CISPO paragraph at ρ: the cap it names (one of the catalogue's three) and the weights."""
-        shown = [m.value for m in at.markdown if m.value.startswith(opening("explain.cispo_worked"))]
+        shown = [m.value for m in at.markdown if m.value.startswith(opening("p11.explain.cispo_worked"))]
         assert shown == [en("explain.cispo_worked", rho=rho, low="0.2", high=high, cap=cap, w=w, ppo=ppo)]
 
     # ρ = 1.3 is above 1 + ε_high = 1.28: the upper cap applies, the weight is 1.28 (PPO: 0, past its clip)
@@ -162,13 +142,11 @@ def test_worked_numbers_gspo_over_moved_tokens_and_cispo_at_a_chosen_ratio():
     cispo("1.1", "0.2", en("explain.cap_none", a="0.8", b="1.2"), "1.1", "1.1")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(11))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p11.weights_title"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.28)
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.05, 0.6, pytest.approx(0.01))
+    assert scrubbers(c) == [(pytest.approx(0.28), 0.05, 0.6, pytest.approx(0.01))]
     method, weight = i18n.text(lang, "p11.col.method"), i18n.text(lang, "p11.col.weight")
     rows = max((d for d in c["data"].values() if "eps_high" in d and weight in d), key=len)
     grid = np.unique(rows["eps_high"])
@@ -181,8 +159,7 @@ def test_dragging_eps_high_shows_rlcore_s_weights_at_every_step_of_the_slider(la
                                        own.weights[i], rtol=0, atol=1e-12)
     higher = rows[rows[method] == i18n.text(lang, "p11.names.clip-higher")]
     assert (higher.groupby("eps_high")[weight].apply(lambda w: (w == 0).sum()).loc[[0.2, 0.3]] == [2, 0]).all()
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "chart.scrub_shown", name="ε_high", value="0.4") in labels
+    assert i18n.text(lang, "chart.scrub_shown", name="ε_high", value="0.4") in labels(c)
 
 
 def test_a_committed_eps_high_between_the_steps_is_drawn_exactly_where_it_rests():

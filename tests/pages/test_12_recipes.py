@@ -9,32 +9,19 @@ from rlcore import recipes
 from tests.apphelp import (
     FLAT,
     FOUR_ANSWERS,
-    catalogue,
     charts,
     choose_preset,
-    keys,
     largest_frame,
     moves_charts,
     numbers,
-    page_file,
+    opening,
+    page_kit,
     run_page,
 )
-from ui import i18n
 
-PAGE = page_file("12_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("12_", "p12")
 ARTICLE_SCORES = [3, 1, 2, 1, 3, 5, 4, 6, 10, 8]
-
-
-en = catalogue("p12")
-
-
-def opening(msgid: str) -> str:
-    """The catalogue text of ``msgid`` up to its first placeholder: how a paragraph of the page begins."""
-    return i18n.catalogue("en")[f"p12.{msgid}"].split("{")[0]
-
-
-WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("gradient_title")
+WEIGHTS, ADVANTAGES, GRADIENT = en("weights_title"), en("advantages_title"), opening("p12.gradient_title")
 THIS, LARGER, SAME = en("this_recipe"), en("larger"), en("same")
 
 
@@ -46,15 +33,6 @@ def differences(at) -> list[str]:
 
 def lit(at) -> list[str]:
     return [s.value.split("**")[1] for s in at.success if s.value.startswith("**")]
-
-
-def test_defaults_are_grpo():
-    at = run_page(PAGE)
-    assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
-    df = largest_frame(at, WEIGHTS)
-    mine = df[df["recipe"] == THIS]
-    # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
-    np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
 
 
 @pytest.mark.parametrize("name", ["Dr. GRPO", "DAPO", "GSPO"])
@@ -141,8 +119,13 @@ def test_an_edited_scenario_and_a_dead_group():
     assert differences(at) == [en("diff.dropped", head=head)]      # one score for all: the group is dropped
 
 
-def test_the_family_map_names_each_change_and_links_its_page():
+def test_defaults_are_grpo_and_the_family_map_names_each_change_and_links_its_page():
     at = run_page(PAGE)
+    assert lit(at) == ["GRPO"] and "2402.03300" in at.success[0].value
+    df = largest_frame(at, WEIGHTS)
+    mine = df[df["recipe"] == THIS]
+    # seq-mean-token-mean over 10 answers: 1/(10·|o|), |o| = 10 (open), 14 (closed), 8 (partly)
+    np.testing.assert_allclose(mine["token weight"], [1 / 100] * 5 + [1 / 140] * 3 + [1 / 80] * 2)
     (family,) = [m.value for m in at.markdown if f"- {en('changes', name='Dr. GRPO')}" in m.value]
     lines: dict[str, list[str]] = {}
     for line in family.splitlines():

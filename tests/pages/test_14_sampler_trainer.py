@@ -11,26 +11,18 @@ import rlcore
 from rlcore.studies.mismatch import METHODS
 from tests.apphelp import (
     FOUR_SPREAD,
-    catalogue,
     chart_frame,
     choose_preset,
-    keys,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    opening,
+    page_kit,
     page_text,
     run_page,
 )
-from ui import i18n
 
-PAGE = page_file("14_")
-K = keys(PAGE)
-
-
-en = catalogue("p14")
-
-
+PAGE, K, en = page_kit("14_", "p14")
 def choice(method: str, cap: str = "2") -> str:
     """The question's option for ``method`` (one of rlcore's METHODS) at the cap C."""
     return en(f"choice.{method}", cap=cap)
@@ -40,14 +32,14 @@ TOTAL, BIAS, VARIANCE, METHOD = en("parts.total error"), en("parts.bias²"), en(
 
 
 def errors(at):
-    return chart_frame(at, i18n.catalogue("en")["p14.error_title"].split("{")[0], "method")
+    return chart_frame(at, opening("p14.error_title"), "method")
 
 
 def ratios(at):
     return chart_frame(at, en("ratio_title"), "share")
 
 
-def test_defaults_run_and_hide_the_answer():
+def test_defaults_run_and_hide_the_answer_until_the_learner_predicts():
     at = run_page(PAGE)
     assert ratios(at)["share"].sum() == pytest.approx(1.0)
     df = errors(at)
@@ -56,6 +48,15 @@ def test_defaults_run_and_hide_the_answer():
     for m in ("no correction", "full weights"):
         assert df[df["method"] == en(f"methods.{m}")]["total error"].nunique() == 1
     assert not at.metric and not at.dataframe and not at.success and not at.warning
+    at.radio(key="mm_predict").set_value(choice("truncate")).run()  # the answer reveals the table
+    assert at.success or at.warning
+    assert len(at.dataframe) == 1 and at.metric
+    table = at.dataframe[0].value
+    # each cell shows 12 significant digits (ui.format.tidy)
+    np.testing.assert_allclose(table[TOTAL], table[BIAS] + table[VARIANCE], rtol=1e-10)
+    (label,) = metrics(at)
+    assert numbers(label) == [2]                             # the share above the chosen cap C = 2
+    revealed_answer_is_the_tables_minimum(at)
 
 
 def test_engine_equal_to_trainer_all_ratios_are_one():
@@ -71,19 +72,6 @@ def test_engine_equal_to_trainer_all_ratios_are_one():
     assert at.radio(key="mm_predict").options[-1] == tie
     at.radio(key="mm_predict").set_value(tie).run()
     assert at.success and f"**{tie}**" in at.success[0].value
-
-
-def test_predict_reveals_the_table():
-    at = run_page(PAGE)
-    at.radio(key="mm_predict").set_value(choice("truncate")).run()
-    assert at.success or at.warning
-    assert len(at.dataframe) == 1 and at.metric
-    table = at.dataframe[0].value
-    # each cell shows 12 significant digits (ui.format.tidy)
-    np.testing.assert_allclose(table[TOTAL], table[BIAS] + table[VARIANCE], rtol=1e-10)
-    (label,) = metrics(at)
-    assert numbers(label) == [2]                             # the share above the chosen cap C = 2
-    revealed_answer_is_the_tables_minimum(at)
 
 
 @pytest.mark.parametrize("widget, key, value", [("slider", "noise", 1.5), ("select_slider", "cap", 4.0),

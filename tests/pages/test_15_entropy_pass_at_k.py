@@ -66,30 +66,24 @@ def test_article_example_points_to_the_preset():
     assert at.info and f"**{load}**" in at.info[0].value     # it names the button it points to
 
 
-def test_preset_button_loads_the_rare_scenario():
-    at = run_page(PAGE)
-    at.button(key=LOAD).click().run()
-    assert at.session_state["scenario"] == RARE
-    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
-    choose_preset(at, "Before training")
-    assert at.slider(key=K("steps")).value == 0
-    assert len(charts(at)) == 2                            # still hidden until the learner predicts
-
-
 def the_buttons(at) -> list[str]:
     return [b.key for b in at.button if b.key in (LOAD, BACK)]
 
 
-def test_the_rare_button_says_it_changes_every_page_and_gives_the_example_back():
+def test_the_rare_button_loads_its_scenario_says_it_changes_every_page_and_gives_the_example_back():
     at = run_page(PAGE, scenario=FOUR_ANSWERS)
     assert the_buttons(at) == [LOAD]
     offer = i18n.text("en", "p15.offer", name=RARE_NAME, k=64)   # said where the button is, before the click
     assert offer in [c.value for c in at.caption]
     at.button(key=LOAD).click().run()
     assert at.session_state["scenario"] == RARE
+    assert at.slider(key=K("steps")).value == 30 and at.slider(key=K("k")).value == 64
     assert the_buttons(at) == [BACK]
     loaded = i18n.text("en", "p15.loaded", name=RARE_NAME, tokens="yes, no, maybe, depends")  # names yours
     assert loaded in [c.value for c in at.caption]
+    choose_preset(at, "Before training")
+    assert at.slider(key=K("steps")).value == 0
+    assert len(charts(at)) == 2                            # still hidden until the learner predicts
     at.button(key=BACK).click().run()
     assert at.session_state["scenario"] == FOUR_ANSWERS
     assert the_buttons(at) == [LOAD]

@@ -32,21 +32,17 @@ def test_true_and_rater_scores_are_the_examples_centred():
     assert got["raters"] == pytest.approx({"open": -4.4, "closed": -1.4, "partly": 2.6, "partly + flattery": 3.2})
 
 
-def test_revealed_reward_model_is_centred_and_moves_with_the_comparisons():
+def test_revealed_reward_model_is_centred_its_fit_error_falls_and_it_moves_with_the_comparisons():
     at = run_page(PAGE, state=SHOWN)
     fitted = scores(at)["reward model"]
     assert sum(fitted.values()) == pytest.approx(0.0, abs=1e-9)
-    moves_charts(at, lambda at: at.select_slider(key=K("n")).set_value(5000).run())
-
-
-def test_the_fit_error_chart_is_rlcores_and_falls_with_more_comparisons():
-    at = run_page(PAGE, state=SHOWN)
     err = chart_frame(at, "How far the reward model is from the raters", "error")
     expected = rlcore.fit_errors(rlcore.ARTICLE_SCENARIO, [50, 100, 200, 500, 1000, 2000, 5000], noise=2.0,
                                  flattery=rlcore.FLATTERY_BONUS)
     assert err["comparisons"].tolist() == expected.comparisons.tolist()
     np.testing.assert_allclose(err["error"], expected.error, rtol=1e-9)
     assert err["error"].iloc[-1] < err["error"].iloc[0] / 3  # 100 times the pairs (1/√n alone: a tenth of the error)
+    moves_charts(at, lambda at: at.select_slider(key=K("n")).set_value(5000).run())
 
 
 def test_raters_who_love_flattery_teach_the_model_to_overrate_it():

@@ -3,8 +3,6 @@
 With the default example the page shows the state "Is OpenAI open?" / "OpenAI is", the policy
 0.5 / 0.3 / 0.2 over open / closed / partly, and at τ = 2 the sampled distribution √π / Σ√π.
 Stepping with a seed reproduces rlcore.rollout, and the typed answer is only ever shown as plain text.
-The checks read numbers and state (chart data, metrics, widgets); a sentence is looked for only as the catalogue
-writes it with the live numbers (``en``), so rewording the catalogue breaks no test here.
 """
 
 from __future__ import annotations
@@ -15,29 +13,24 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     choose_preset,
-    keys,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
+    page_parts,
     page_text,
+    preset_cases,
     preset_names,
     run_page,
-    shared_out,
 )
 
-PAGE = page_file("1_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("1_", "p1")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
 UNIFORM = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((1,), (2,)))
 HOSTILE = ["<script>alert(1)</script>", "[link](http://x)"]
-
-
-en = catalogue("p1")
 
 
 def judge(at) -> list[float]:
@@ -64,15 +57,6 @@ def sample_all(at, limit: int = 40):
             return at
         at = button.click().run()
     raise AssertionError("the answer never finished")
-
-
-def markdown_texts(at) -> list[str]:
-    """Everything rendered as markdown (where a link or HTML could come alive)."""
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
-    parts += [m.label for m in at.metric] + [str(m.value) for m in at.metric] + [m.proto.delta for m in at.metric]
-    parts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
-    parts += [t.value for t in (*at.title, *at.header, *at.subheader)]
-    return parts
 
 
 def test_defaults_show_the_state_and_the_articles_policy():
@@ -130,7 +114,7 @@ def test_stepping_reproduces_the_seeded_rollout(seed):
     assert any(numbers(m.value)[:3] == [n, 2, len(steps)] for m in at.markdown) and n == len(steps) + 2
 
 
-def test_restart_and_a_new_scenario_clear_the_trajectory():
+def test_restart_a_new_seed_and_a_new_scenario_clear_the_trajectory():
     at = run_page(PAGE)
     at = at.button(key="sample").click().run()
     at = at.button(key="sample").click().run()
@@ -140,20 +124,16 @@ def test_restart_and_a_new_scenario_clear_the_trajectory():
     assert at.session_state["loop_steps"] == []
     at = at.button(key="sample").click().run()
     assert len(at.session_state["loop_steps"]) == 1
+    at = at.number_input(key=K("seed")).set_value(3).run()  # a new seed starts a new answer
+    assert at.session_state["loop_steps"] == []
+    at = at.button(key="sample").click().run()
     at.session_state["scenario"] = FOUR
     at = at.run()
     assert at.session_state["loop_steps"] == []
     assert numbers(state_heading(at)) == [0]
 
 
-def test_a_new_seed_starts_a_new_answer():
-    at = run_page(PAGE)
-    at = at.button(key="sample").click().run()
-    at = at.number_input(key=K("seed")).set_value(3).run()
-    assert at.session_state["loop_steps"] == []
-
-
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(1))  # CI: every preset
 def test_every_preset_runs_to_the_end(name):
     scenario = rlcore.PRESETS[name]
     at = sample_all(run_page(PAGE, scenario=scenario))
@@ -208,6 +188,10 @@ def test_judge_scores_the_examples():
     assert judge(at) == [2, 2]  # the rules never read the reasoning
     at = at.text_input(key=K("expected")).set_value("closed").run()
     assert judge(at) == [1, 2]
+    typed = "<think>a</think> " + "x" * 2500  # 2,517 characters: over the cap, cut
+    at = at.text_area(key="judge_text").set_value(typed).run()
+    assert at.text_area(key="judge_text").value == typed[:2000]
+    assert judge(at) == [1, 2]  # the format point; "xxx…" is not the expected answer
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
@@ -215,37 +199,25 @@ def test_typed_text_is_shown_only_as_plain_text(hostile):
     at = run_page(PAGE)
     at = at.text_area(key="judge_text").set_value(hostile).run()
     assert hostile in [c.value for c in at.code]  # shown literally, as typed
-    for part in markdown_texts(at):
+    for _, part in page_parts(at):  # everything rendered as markdown, where a link or HTML could come alive
         assert hostile not in part
         assert "alert(1)" not in part and "http://x" not in part
     assert judge(at) == [0, 2]
 
 
-def test_typed_text_over_the_cap_is_cut():
-    typed = "<think>a</think> " + "x" * 2500  # 2,517 characters
-    at = run_page(PAGE)
-    at = at.text_area(key="judge_text").set_value(typed).run()
-    assert at.text_area(key="judge_text").value == typed[:2000]
-    assert judge(at) == [1, 2]  # the format point; "xxx…" is not the expected answer
-
-
-def test_predict_answer_follows_the_scenario():
-    at = run_page(PAGE)
-    at = at.radio(key="predict_temperature").set_value(en("more")).run()
-    assert at.success and "partly" in at.radio(key="predict_temperature").label
-    at = run_page(PAGE, scenario=UNIFORM)
-    at = at.radio(key="predict_temperature").set_value(en("more")).run()
-    assert at.warning and not at.success
-    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
-
-
-def test_predict_hides_the_hot_probability_until_answered():
+def test_predict_hides_the_hot_probability_until_answered_and_the_answer_follows_the_scenario():
     roots = [math.sqrt(p) for p in (0.5, 0.3, 0.2)]  # τ = 2: π^(1/2), normalised; "partly" is the rarest
     after = f"{100 * roots[2] / sum(roots):.1f}%"   # 26.3%
     at = run_page(PAGE)
     assert after not in page_text(at)
     at = at.radio(key="predict_temperature").set_value(en("less")).run()
     assert after in page_text(at) and at.warning
+    at = at.radio(key="predict_temperature").set_value(en("more")).run()
+    assert at.success and "partly" in at.radio(key="predict_temperature").label
+    at = run_page(PAGE, scenario=UNIFORM)
+    at = at.radio(key="predict_temperature").set_value(en("more")).run()
+    assert at.warning and not at.success
+    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
 
 
 def test_presets_are_one_compact_control():

@@ -4,8 +4,7 @@ With the default example (the answer "OpenAI is open. It's in the name.", 10 tok
 reward 0 on tokens 1–9 and 2 on the last; return 2 at every token for γ = 1; the first token's
 credit for γ = 0.9 is 2·0.9⁴ = 1.3122 in a 5-token answer and 2·0.9¹⁹ ≈ 0.27 in a 20-token one;
 the outcome-only judge gives "OpenAI is partly. It's in the name." and "OpenAI is partly: some open
-weights." the same full marks. The checks read numbers and state; a sentence only as the catalogue writes it with
-the live numbers (``en``).
+weights." the same full marks.
 """
 
 from __future__ import annotations
@@ -14,29 +13,24 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     just_shown,
-    keys,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
+    preset_cases,
     run_page,
-    shared_out,
 )
 from ui.format import esc
 
-PAGE = page_file("2_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("2_", "p2")
 TEN = ["OpenAI", "is", "open", ".", "It", "'s", "in", "the", "name", "."]
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)),
                        continuations=(", clearly.", "", ": it varies.", " on the day"))
 ZERO = rlcore.Scenario(tokens=("a", "b"), probs=(0.5, 0.5), samples=((0,), (0, 0)), continuations=(". x", ". y"))
-
-
 SHOWN = just_shown("predict_short")  # as after "Just show me"
 
 
@@ -47,9 +41,6 @@ def strip_data(at):
 
 def curve_data(at):
     return next(df for df in charts(at)[1]["data"].values() if "answer length" in df.columns)
-
-
-en = catalogue("p2")
 
 
 def captions(at) -> list[str]:
@@ -96,7 +87,7 @@ def test_gamma_slider_changes_the_returns():
     assert 0.004 in numbers(page_text(at))                     # the first token's return, said in the text
 
 
-def test_query_parameters_set_token_and_gamma():
+def test_query_parameters_set_token_and_gamma_and_an_unknown_token_is_not_taken():
     at = run_page(PAGE, query={"gamma": "0.9", "tok": "partly"})
     assert at.slider(key=K("gamma")).value == 0.9
     assert at.selectbox(key=K("tok")).value == "partly"
@@ -105,19 +96,24 @@ def test_query_parameters_set_token_and_gamma():
     assert list(strip["token"]) == ["OpenAI", "is", "partly", ":", "some", "open", "weights", "."]
     assert list(strip["reward"]) == [0.0] * 7 + [9.0]
     assert strip["return"].iloc[0] == pytest.approx(9 * 0.9**7)
-
-
-def test_an_unknown_token_in_the_url_falls_back_to_the_most_likely():
-    at = run_page(PAGE, query={"tok": "<b>nope</b>"})
+    at = run_page(PAGE, query={"tok": "<b>nope</b>"})  # an unknown token: the most likely instead
     assert at.selectbox(key=K("tok")).value == "open"
 
 
-def test_choosing_another_first_token():
+def test_choosing_closed_then_a_scenario_without_it():
     at = run_page(PAGE)
     at = at.selectbox(key=K("tok")).set_value("closed").run()
     strip = strip_data(at)
     assert strip["reward"].iloc[-1] == 5.0  # Q(closed) = (5 + 4 + 6) / 3
     assert metrics(at)[en("judge_score")] == "5"
+    # the same answer, as long, as on the Loop page, whose seed 0 writes "closed"
+    steps = rlcore.rollout(rlcore.ARTICLE_SCENARIO, 0, 1.0)
+    assert steps[0].action == "closed" and len(strip) == 14 == len(steps) + 2
+    assert en("answer_caption", n=14, before=2, token="closed") in captions(at)
+    at.session_state["scenario"] = FOUR  # closed is gone: the most likely token of FOUR
+    at = at.run()
+    assert at.selectbox(key=K("tok")).value == "yes"
+    assert list(strip_data(at)["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]
 
 
 def test_outcome_only_judges_blind_spot():
@@ -130,7 +126,7 @@ def test_outcome_only_judges_blind_spot():
     assert en("both_same") in [m.value for m in at.markdown]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(2))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)
@@ -149,37 +145,15 @@ def test_four_token_scenario():
     assert list(strip_data(at)["reward"]) == [0.0, 0.0, 2.0]
 
 
-def test_predict_answer_follows_the_scenario():
-    at = run_page(PAGE)
-    at = at.radio(key="predict_short").set_value(en("more")).run()
-    assert at.success
-    assert {1.312, 0.27} <= set(numbers(at.success[0].value))
-    at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
-    at = at.radio(key="predict_short").set_value(en("more")).run()
-    assert at.warning and not at.success
-    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names
-
-
-def test_a_scenario_without_the_chosen_token_falls_back_to_the_most_likely():
-    at = run_page(PAGE)
-    at = at.selectbox(key=K("tok")).set_value("closed").run()
-    at.session_state["scenario"] = FOUR
-    at = at.run()
-    assert at.selectbox(key=K("tok")).value == "yes"
-    assert list(strip_data(at)["token"]) == ["OpenAI", "is", "yes", ",", "clearly", "."]
-
-
-def test_the_length_chart_waits_for_the_prediction():
+def test_the_length_chart_waits_for_the_prediction_and_the_answer_follows_the_scenario():
     at = run_page(PAGE)
     assert len(charts(at)) == 1 and "1.312" not in page_text(at)  # 2 · 0.9⁴ = 1.3122, the answer's figure
     at = at.radio(key="predict_short").set_value(en("less")).run()
     assert at.warning and "1.312" in page_text(at)
     assert curve_data(at)["return at the first token"].max() == 2.0
-
-
-def test_the_closed_answer_has_the_same_length_as_on_the_loop_page():
-    at = run_page(PAGE, query={"tok": "closed"})
-    n = len(strip_data(at))
-    steps = rlcore.rollout(rlcore.ARTICLE_SCENARIO, 0, 1.0)  # seed 0 writes "closed" on the Loop page
-    assert steps[0].action == "closed" and n == 14 == len(steps) + 2
-    assert en("answer_caption", n=n, before=2, token="closed") in captions(at)
+    at = at.radio(key="predict_short").set_value(en("more")).run()
+    assert at.success and {1.312, 0.27} <= set(numbers(at.success[0].value))
+    at = run_page(PAGE, scenario=ZERO)  # a score of 0 stays 0 however it is discounted
+    at = at.radio(key="predict_short").set_value(en("more")).run()
+    assert at.warning and not at.success
+    assert f"**{en('same')}**" in at.warning[0].value  # the answer it names

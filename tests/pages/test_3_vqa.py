@@ -1,8 +1,7 @@
 """Page 3, "V, Q and advantage": AppTest checks of what the learner sees.
 
 With the default example the page shows Q = 2, 5, 9, V = 4.3, A = −2.3, +0.7, +4.7, the sum
-(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0. The checks read
-numbers, formulas and state; a label or sentence only as the catalogue writes it (``en``).
+(3 + 1 + 2 + 1 + 3) / 5 = 2, V = 0.5 · 2 + 0.3 · 5 + 0.2 · 9 = 4.3 and the check Σ π·A = 0.
 """
 
 from __future__ import annotations
@@ -12,22 +11,20 @@ import pytest
 import rlcore
 from tests.apphelp import (
     SHOW,
-    catalogue,
     charts,
     edit_scenario,
     just_shown,
-    keys,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
+    preset_cases,
     run_page,
     shared_out,
     shows_numbers,
 )
 from ui.format import fmt
 
-PAGE = page_file("3_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("3_", "p3")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
@@ -35,15 +32,7 @@ SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
 # 1 answer each, though π is 0.8 / 0.2: the plain mean (1 + 9) / 2 = 5 is not V = 0.8 + 1.8 = 2.6.
 UNEVEN = rlcore.Scenario(tokens=("a", "b"), probs=(0.8, 0.2), samples=((1,), (9,)))
-
-
-# The learner pressed "Just show me": the advantages (arrows, deltas, sums) are drawn.
-SHOWN = just_shown("predict_vqa")  # as after "Just show me"
-
-
-en = catalogue("p3")
-
-
+SHOWN = just_shown("predict_vqa")  # as after "Just show me": the advantages (arrows, deltas, sums) are drawn
 V_METRIC = en("v_metric")
 
 
@@ -76,7 +65,7 @@ def test_defaults_show_the_articles_numbers():
     assert dots.groupby("token")["offset"].nunique().to_dict() == {"open": 5, "closed": 3, "partly": 2}
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(3))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario)
@@ -85,7 +74,7 @@ def test_every_preset_runs(name):
     assert metrics(at)[V_METRIC][0] == fmt(v)
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=0, ids=lambda s: f"{s.n}-tokens"))
 def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
     frames = list(picture(at)["data"].values())
@@ -108,9 +97,11 @@ def test_moving_the_sample_count_changes_the_estimates():
     assert (est[en("col_estimate")] - est[en("from_example")]).abs().max() < 0.2
 
 
-def test_seed_changes_the_draw():
+def test_seed_changes_the_draw_and_another_seed_moves_on_from_the_one_shown():
     at = run_page(PAGE)
     moves_charts(at, lambda at: at.number_input(key=K("seed")).set_value(11).run())
+    next(b for b in at.button if b.label == en("another_seed")).click().run()
+    assert at.number_input(key=K("seed")).value == 12
 
 
 def test_a_valid_sidebar_edit_changes_the_picture():
@@ -126,23 +117,17 @@ def test_plain_mean_note_when_counts_do_not_follow_pi():
     assert numbers(note.value)[:3] == [2, 5, 2.6]           # the 2 scores, their plain mean, V
 
 
-@pytest.mark.parametrize("scenario, token, answer", [
-    (rlcore.ARTICLE_SCENARIO, "closed", "positive"),                  # 5 − 4.3 = +0.7
-    (rlcore.PRESETS["Most likely is already best"], "closed", "negative"),  # 5 − (5.4 + 1.25 + 0.3) = −1.95
-])
-def test_predict_answer_follows_the_scenario(scenario, token, answer):
-    at = run_page(PAGE, scenario=scenario)
-    assert f"**{token}**" in at.radio(key="predict_vqa").label     # the question asks about the runner-up
+def right(at, token: str, answer: str) -> None:
+    """The question asks about the runner-up ``token``, and ``answer`` is marked right."""
+    assert f"**{token}**" in at.radio(key="predict_vqa").label
     at.radio(key="predict_vqa").set_value(en(answer)).run()
     assert at.success and f"**{en(answer)}**" in at.success[0].value
     assert all(w.icon == "⚖️" for w in at.warning)           # at most the plain-mean note, never "Not this time"
 
 
-def test_another_seed_moves_on_from_the_seed_shown():
-    at = run_page(PAGE)
-    at.number_input(key=K("seed")).set_value(7).run()
-    next(b for b in at.button if b.label == en("another_seed")).click().run()
-    assert at.number_input(key=K("seed")).value == 8
+def test_predict_answer_follows_the_scenario():
+    # 5 − (5.4 + 1.25 + 0.3) = −1.95 (the article's +0.7: test_the_advantage_stays_hidden_until_the_learner_commits)
+    right(run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"]), "closed", "negative")
 
 
 def test_the_advantage_stays_hidden_until_the_learner_commits():
@@ -153,9 +138,10 @@ def test_the_advantage_stays_hidden_until_the_learner_commits():
     assert not any(m.proto.delta for m in at.metric)
     frames = list(picture(at)["data"].values())
     assert not any("label" in df and "Q" in df for df in frames), "no arrows V → Q yet"
-    # choosing a (wrong) answer reveals it, with the explanation
+    # choosing a (wrong) answer reveals it, with the explanation; the right one, 5 − 4.3 = +0.7, is marked so
     at.radio(key="predict_vqa").set_value(en("negative")).run()
     assert shows_numbers(at, 5, 4.3, 0.7) and metrics(at)["Q(closed)"][1] == "+0.7"
+    right(at, "closed", "positive")
 
 
 def test_just_show_me_reveals_without_an_answer():

@@ -2,7 +2,6 @@
 
 With the default example the page shows the article's 20.74 (b = 0), 3.70 (b = V), their ratio 0.179,
 the unchanged average update (−1.15, 0.21, 0.94), and R − V = −1.3, −3.3, −2.3, −3.3, −1.3 with mean −2.3.
-The checks read numbers and state; a label or sentence only as the catalogue writes it (``en``).
 """
 
 from __future__ import annotations
@@ -12,36 +11,30 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_fingerprint,
     charts,
     choose_preset,
     just_shown,
-    keys,
+    metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
+    preset_cases,
     run_page,
     shared_out,
     spec_items,
 )
 from ui.format import pct
 
-PAGE = page_file("4_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("4_", "p4")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((6, 7), (1, 2, 3), (5,), (9, 9, 8)))
 TWO = rlcore.Scenario(tokens=("open", "closed"), probs=(0.7, 0.3), samples=((2, 2), (6,)))
 ARTICLE = rlcore.ARTICLE_SCENARIO
 SIX = rlcore.Scenario(tokens=tuple(f"t{i}" for i in range(6)), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=tuple((float(i), float(i) + 1) for i in range(6)))
-
-
 SHOWN = just_shown("predict_baseline")  # as after "Just show me"
-
-
-en = catalogue("p4")
 
 
 def said(at) -> list[list[float]]:
@@ -54,10 +47,6 @@ def exact_columns(table, tokens=ARTICLE.tokens) -> list[str]:
     return [c for c in (en("col_exact", token=tok) for tok in tokens) if c in table.columns]
 
 
-def metric_values(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
 def frames_with(at, column: str):
     return [df for c in charts(at) for df in c["data"].values() if column in df]
 
@@ -66,9 +55,15 @@ def summary_table(at):
     return next(d.value for d in at.dataframe if en("col_var_exact") in d.value)
 
 
-def test_defaults_show_the_articles_numbers():
-    at = run_page(PAGE, state=SHOWN)
-    m = metric_values(at)
+@pytest.fixture(scope="module")
+def shown():
+    """The page after "Just show me" (read only)."""
+    return run_page(PAGE, state=SHOWN)
+
+
+def test_defaults_show_the_articles_numbers(shown):
+    at = shown
+    m = metrics(at)
     assert m[en("var_zero")] == "20.74"
     assert m[en("var_v", v="4.3")] == "3.70"
     assert m[en("noise_left")] == "0.179"
@@ -87,21 +82,20 @@ def test_defaults_show_the_articles_numbers():
     assert at.slider(key=K("n")).value == 2000
 
 
-def test_means_agree_and_spreads_do_not():
-    at = run_page(PAGE, state=SHOWN)
-    table = summary_table(at)
+def test_means_agree_and_spreads_do_not(shown):
+    table = summary_table(shown)
     exact = table[exact_columns(table)].to_numpy()
     np.testing.assert_allclose(exact, np.tile([-1.15, 0.21, 0.94], (4, 1)), atol=1e-9)
     var = table[en("col_var_exact")].to_numpy()
     assert var[0] == pytest.approx(20.7398) and var[1] == pytest.approx(3.7032)
     assert var.min() == var[2]  # b* has the least variance
-    hist = frames_with(at, "share")[0]
+    hist = frames_with(shown, "share")[0]
     spread = hist[hist["share"] > 0].groupby("baseline")["from"].agg(lambda s: s.max() - s.min())
     assert spread["b = 0"] > spread["b = V"]  # the histogram with b = 0 is wider
     assert list(dict.fromkeys(hist["row"])) == ["b = 0", "b = V = 4.3", "b = b* = 5.35", en("yours_name", b="8")]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(4))  # CI: every preset
 def test_every_preset_sets_the_exact_update(name):
     """Whatever the baseline, E[g] = π ⊙ (Q − V) with Q each token's mean score and V = Σ π·Q; the token
     picker starts on the best Q. (Most likely is already best: Q = 9, 5, 2, V = 6.95, E[g] = 1.23, −0.4875, −0.7425.)"""
@@ -115,7 +109,7 @@ def test_every_preset_sets_the_exact_update(name):
     assert len(charts(at)) == 4
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=1, ids=lambda s: f"{s.n}-tokens"))
 def test_other_token_counts(scenario):
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
     table = summary_table(at)
@@ -126,10 +120,13 @@ def test_other_token_counts(scenario):
     assert running.groupby("baseline").size().max() <= 200
 
 
-def test_moving_b_changes_the_charts():
+def test_moving_b_changes_the_charts_and_a_preset_sets_it():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("b")).set_value(2.0).run())
     assert en("yours_name", b="2") in set(summary_table(at)[en("col_baseline")])
+    choose_preset(at, "b = V")
+    assert at.slider(key=K("b")).value == pytest.approx(4.3)
+    assert en("yours_name", b="4.3") in set(summary_table(at)[en("col_baseline")])
 
 
 def test_moving_n_and_token_change_the_charts():
@@ -158,8 +155,13 @@ def test_a_token_that_disappears_from_the_scenario_falls_back_to_the_best():
     assert at.selectbox(key=K("tok")).value == "depends"  # Q = 26/3, the best of FOUR
 
 
-def test_predict_answer_is_computed():
+def test_the_averages_wait_for_the_prediction_and_the_answer_is_computed():
     at = run_page(PAGE)
+    assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
+    assert not frames_with(at, "running average") and not at.metric
+    at.radio(key="predict_baseline").set_value(en("turns_around")).run()
+    assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
+    assert frames_with(at, "running average")
     at.radio(key="predict_baseline").set_value(en("stays")).run()
     assert at.success
     # the average update π·(Q − b) with b = 0 and b = V: 0.5·(−2.3), 0.3·0.7, 0.2·4.7 both times
@@ -169,32 +171,14 @@ def test_predict_answer_is_computed():
     assert at.warning and not at.success
 
 
-def test_presets_set_b():
-    at = run_page(PAGE, state=SHOWN)
-    choose_preset(at, "b = V")
-    assert at.slider(key=K("b")).value == pytest.approx(4.3)
-    assert en("yours_name", b="4.3") in set(summary_table(at)[en("col_baseline")])
-
-
-def test_the_averages_wait_for_the_prediction():
-    at = run_page(PAGE)
-    assert "(−1.15, 0.21, 0.94)" not in page_text(at)  # π ⊙ A = 0.5·(−2.3), 0.3·0.7, 0.2·4.7
-    assert not frames_with(at, "running average") and not at.metric
-    at.radio(key="predict_baseline").set_value(en("turns_around")).run()
-    assert at.warning and "(−1.15, 0.21, 0.94)" in page_text(at)
-    assert frames_with(at, "running average")
-
-
-def test_one_colour_per_baseline_on_every_chart():
-    at = run_page(PAGE, state=SHOWN)
-
+def test_one_colour_per_baseline_on_every_chart(shown):
     def scales(spec):
         colors = [v["encoding"]["color"] for _, v in spec_items({"": spec}, skip=())
                   if isinstance(v, dict) and isinstance(v.get("encoding", {}).get("color"), dict)]
         return [dict(zip(c["scale"]["domain"], c["scale"]["range"], strict=True)) for c in colors
                 if c.get("field") == "baseline" and "domain" in c.get("scale", {})]
 
-    found = [scales(c["spec"]) for c in charts(at)[:3]]  # histograms, variance against b, running averages
+    found = [scales(c["spec"]) for c in charts(shown)[:3]]  # histograms, variance against b, running averages
     assert all(found), "every baseline chart has an explicit colour scale"
     mappings = [m for f in found for m in f if "b = 0" in m]
     assert len(mappings) >= 3  # the dots, the marks on the parabola, the running averages

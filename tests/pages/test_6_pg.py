@@ -1,7 +1,4 @@
-"""Page 6, Policy gradient: AppTest checks of the article's steps, the widgets, bad input and the URL.
-
-The checks read numbers and state; a chart is found by its title and a label looked for as the catalogue writes it
-with the live numbers (``en``), so rewording the catalogue breaks no test here."""
+"""Page 6, Policy gradient: AppTest checks of the article's steps, the widgets, bad input and the URL."""
 
 from __future__ import annotations
 
@@ -10,32 +7,26 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     charts,
     choose_preset,
     just_shown,
-    keys,
     largest_frame,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
+    preset_cases,
     run_page,
     shared_out,
 )
 
-PAGE = page_file("6_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("6_", "p6")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "depends"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((7, 9), (2,), (5, 6, 4), (8,)))
 TWO = rlcore.Scenario(tokens=("up", "down"), probs=(0.7, 0.3), samples=((1, 3), (6,)))
 SIX = rlcore.Scenario(tokens=tuple("abcdef"), probs=(0.3, 0.2, 0.2, 0.1, 0.1, 0.1),
                       samples=((1,), (2,), (3,), (4,), (5,), (6,)))
-
-
-en = catalogue("p6")
-
-
+SHOWN = just_shown("predict_pg")  # as after "Just show me"
 PROBS, VALUES = en("probs_title"), en("v_title")  # the two charts of the path
 
 
@@ -48,9 +39,6 @@ def inside_step(at) -> int | None:
 def sampled(at, runs: int):
     """The sampled runs' chart data: median, lowest and highest per step and token."""
     return largest_frame(at, en("sampled.title", runs=runs), "highest")
-
-
-SHOWN = just_shown("predict_pg")  # as after "Just show me"
 
 
 def logit_bars(at):
@@ -84,6 +72,7 @@ def test_the_steps_stay_hidden_until_the_learner_commits():
     at.radio(key="predict_pg").set_value(en("down")).run()
     assert at.warning and {0.3, 0.356} <= set(numbers(at.warning[0].value))  # π(closed) before and after
     assert inside_step(at) == 1 and not at.button(key="pg_play").disabled
+    assert predicted(at) == en("up")                                # 5 > V = 4.3
 
 
 def test_turning_point_is_marked_once_the_steps_pass_it():
@@ -106,7 +95,7 @@ def test_step_button_moves_one_step_and_stops_at_the_end():
     assert at.slider(key=K("step")).value == 2 and at.button(key="pg_step").disabled  # 2 of 2 steps
 
 
-def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
+def test_play_restarts_from_the_end_each_tick_takes_one_step_and_pause_stops_it():
     at = run_page(PAGE, state=SHOWN, query={"step": "2"})
     at.button(key="pg_play").click().run()
     assert at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
@@ -119,18 +108,12 @@ def test_play_restarts_from_the_end_and_each_tick_takes_one_step():
     at.run()
     # the last step reached: playing stops and Play comes back
     assert at.slider(key=K("step")).value == 2 and not at.session_state["pg_playing"]
-    assert any(b.key == "pg_play" for b in at.button)
-
-
-def test_pause_stops_playing():
-    at = run_page(PAGE, state=SHOWN, query={"steps": "30"})
-    at.button(key="pg_play").click().run()
+    at.button(key="pg_play").click().run()  # again, then Pause
     at.button(key="pg_pause").click().run()
-    assert not at.session_state["pg_playing"]
-    step = at.slider(key=K("step")).value
+    assert not at.session_state["pg_playing"] and at.slider(key=K("step")).value == 0
     at.session_state["pg_last_frame"] = 0.0
     at.run()
-    assert at.slider(key=K("step")).value == step, "paused: no tick moves it"
+    assert at.slider(key=K("step")).value == 0, "paused: no tick moves it"
 
 
 def test_inspecting_step_two():
@@ -191,7 +174,7 @@ def test_big_batches_hug_the_exact_path():
     assert spread(narrow) < spread(wide)
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(6))  # CI: every preset
 def test_every_preset_sets_the_first_step(name):
     """Step 1 (lr = 1) changes each logit by π·(Q − V), and the V curve starts at V = Σ π·Q.
     (Most likely is already best: V = 6.95, changes 0.6·2.05 = 1.23, 0.25·(−1.95) = −0.4875, 0.15·(−4.95) = −0.7425.)"""
@@ -203,7 +186,7 @@ def test_every_preset_sets_the_first_step(name):
     assert len(charts(at)) == 4
 
 
-@pytest.mark.parametrize("scenario", [FOUR, TWO, SIX], ids=["four", "two", "six"])
+@pytest.mark.parametrize("scenario", shared_out([FOUR, TWO, SIX], every=3, offset=3, ids=lambda s: f"{s.n}-tokens"))
 def test_other_scenarios_run(scenario):
     at = run_page(PAGE, scenario=scenario, query={"steps": "10", "step": "3"}, state=SHOWN)
     assert set(largest_frame(at, PROBS)["token"]) == set(scenario.tokens)
@@ -222,16 +205,12 @@ def predicted(at) -> str:
 
 
 def test_predict_answer_follows_the_scenario():
-    assert predicted(run_page(PAGE)) == en("up")                   # 5 > V = 4.3
     likely_best = rlcore.PRESETS["Most likely is already best"]    # V = 6.95 > 5
     at = run_page(PAGE, scenario=likely_best)
     assert at.radio(key="predict_pg").label == en("question", lr="1", token="closed")
     assert predicted(at) == en("down")
     assert predicted(run_page(PAGE, query={"lr": "0"})) == en("same")
-
-
-def test_predict_asks_about_the_second_best_token_without_closed():
-    at = run_page(PAGE, scenario=FOUR)   # Q: yes 8, no 2, maybe 5, depends 8 → second best by Q is "yes"
+    at = run_page(PAGE, scenario=FOUR)   # no closed: Q yes 8, no 2, maybe 5, depends 8 → second best by Q is "yes"
     assert at.radio(key="predict_pg").label == en("question", lr="1", token="yes")
 
 

@@ -2,8 +2,7 @@
 
 Article figures checked with defaults (the article's example): greedy always writes `open`, whose mean
 score is 2, and π(partly) never moves from 0.2 with the batch-mean baseline; sampling at temperature 1
-finds `partly`; the chance to see `partly` (p = 0.2) passes 50% at k = 4 and 95% at k = 14. The page's
-numbers and state are checked (chart data, metrics, widgets); elements are found by their catalogue text.
+finds `partly`; the chance to see `partly` (p = 0.2) passes 50% at k = 4 and 95% at k = 14.
 """
 
 from __future__ import annotations
@@ -13,33 +12,30 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
     choose_preset,
     just_shown,
-    keys,
+    labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
+    preset_cases,
     question_key,
     run_page,
-    shared_out,
+    scrubbers,
     titles,
 )
 from ui import i18n
 from ui.colors import METHOD_FIXED, PALETTE
 
-PAGE = page_file("7_")
-K = keys(PAGE)
+PAGE, K, en = page_kit("7_", "p7")
 FOUR = rlcore.Scenario(tokens=("yes", "no", "partly", "unclear"), probs=(0.4, 0.3, 0.2, 0.1),
                        samples=((1, 2), (3,), (9, 8), (4, 5, 6)))
 SHOWN = just_shown("predict_explore")  # as after "Just show me"
-
-
-en = catalogue("p7")
 
 
 def main_data(at, msgid: str, **values):
@@ -57,15 +53,17 @@ def marks(at, best: str = "partly") -> list[float]:
 
 
 def fixed_curves(at, best: str = "partly"):
+    return fixed_curves_in(chart_by_title(at, en("discovery_title", best=best)))
+
+
+def fixed_curves_in(c: dict):
     """The discovery chart's curves that do not move as τ is dragged: τ = 1's and the committed τ's."""
-    return next(df for df in chart_by_title(at, en("discovery_title", best=best))["data"].values()
-                if "series" in df.columns and "temp" not in df.columns)
+    return next(df for df in c["data"].values() if "series" in df.columns and "temp" not in df.columns)
 
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE, state=SHOWN)
-    return at
+    return run_page(PAGE, state=SHOWN)
 
 
 def test_defaults_show_the_articles_greedy_story(default):
@@ -89,6 +87,7 @@ def test_greedy_stays_hidden_until_the_learner_commits():
     at.radio(key="predict_explore").set_value(en("yes")).run()
     assert at.warning and f"**{en('no')}**" in at.warning[0].value              # the answer: never
     assert set(main_data(at, "best_title", best="partly")["decoding"]) == {"sampling", "greedy"}
+    assert answer_of(at, "predict_explore", OPTIONS) == en("no")
 
 
 def test_decoding_modes_take_method_colours_not_token_colours(default):
@@ -140,7 +139,7 @@ def test_discovery_chart_marks_four_and_fourteen(default):
     np.testing.assert_allclose(curve["chance"].iloc[[0, 1]], [0.2, 0.36])  # 1 − 0.8, 1 − 0.8²
 
 
-def test_temperature_slider_changes_the_charts(default):
+def test_temperature_slider_changes_the_charts():
     at = run_page(PAGE)
     moves_charts(at, lambda at: at.slider(key=K("temp")).set_value(2.0).run())
     bars = main_data(at, "temp_title", temp="2")
@@ -158,7 +157,7 @@ def test_no_baseline_makes_greedy_reinforce_open():
     assert float(last["lowest"].iloc[0]) > 0.5  # only ever rewarded, open can only grow
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(7))  # CI: every preset
 def test_every_preset_runs(name):
     at = run_page(PAGE, scenario=rlcore.PRESETS[name], state=SHOWN)
     s = rlcore.summarize(rlcore.PRESETS[name])
@@ -189,7 +188,7 @@ def test_a_token_that_is_never_sampled():
     assert marks(at) == []
 
 
-def test_query_parameters_set_the_widgets():
+def test_query_parameters_and_a_preset_set_the_widgets():
     at = run_page(PAGE, query={"temp": "0.3", "steps": "50", "seeds": "4", "batch": "16", "lr": "0.2"},
                   state=SHOWN)
     assert at.slider(key=K("temp")).value == pytest.approx(0.3)
@@ -197,11 +196,7 @@ def test_query_parameters_set_the_widgets():
     assert at.slider(key=K("seeds")).value == 4
     assert numbers(metrics(at)[en("converged_sampling")])[1] == 4                    # k of 4 runs
     assert main_data(at, "score_title")["step"].max() == 50
-
-
-def test_instructor_preset_button_sets_the_temperature():
-    at = run_page(PAGE)
-    choose_preset(at, en("preset_hot"))
+    choose_preset(at, en("preset_hot"))  # the instructor's preset sets the temperature
     assert at.slider(key=K("temp")).value == pytest.approx(2.0)
 
 
@@ -216,20 +211,16 @@ def answer_of(at, key: str, options: list[str]) -> str:
 OPTIONS = [en("yes"), en("no"), en("already")]
 
 
-def test_predict_answer_follows_the_scenario():
-    assert answer_of(run_page(PAGE), "predict_explore", OPTIONS) == en("no")
+def test_predict_answer_follows_the_scenario():  # (the article's answer: the test of what greedy hides)
     at = run_page(PAGE, scenario=rlcore.PRESETS["Most likely is already best"])
     assert answer_of(at, "predict_explore", OPTIONS) == en("already")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(7))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, query={"lang": lang, "temp": "1.5"})
     c = chart_by_title(at, i18n.text(lang, "p7.discovery_title", best="partly"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.5)
-    lo, hi, step = param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]
-    assert (lo, hi, step) == (pytest.approx(0.1), pytest.approx(3.0), pytest.approx(0.1))
+    assert scrubbers(c) == [(pytest.approx(1.5), pytest.approx(0.1), pytest.approx(3.0), pytest.approx(0.1))]
     moving = next(d for d in c["data"].values() if {"temp", "chance"} <= set(d.columns))
     grid = np.unique(moving["temp"])
     np.testing.assert_allclose(grid, np.linspace(0.1, 3.0, 30), atol=1e-12)  # the slider's 30 steps
@@ -244,9 +235,4 @@ def test_dragging_tau_shows_rlcore_s_discovery_chance_at_every_step_of_the_slide
     fixed = fixed_curves_in(c)
     yours = i18n.text(lang, "chart.scrub_yours", name="τ", value="1.5")
     assert any(str(name).startswith(yours) for name in fixed["series"])   # the committed τ's curve, named with it
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
-    assert i18n.text(lang, "chart.scrub_shown", name="τ", value="2.5") in labels
-
-
-def fixed_curves_in(c: dict):
-    return next(df for df in c["data"].values() if "series" in df.columns and "temp" not in df.columns)
+    assert i18n.text(lang, "chart.scrub_shown", name="τ", value="2.5") in labels(c)

@@ -1,8 +1,7 @@
 """Page 8, KL penalty: the regularised objective on the flattery branch, and the estimators k1, k2, k3.
 
 Article figures checked with defaults: flattery 5% → 90% with β = 1 gives mean judge score 9.03 → 9.54,
-KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1. The page's
-numbers and state are checked (chart data, metrics, tables, widgets); elements are found by their catalogue text.
+KL 0 → 2.38, objective 9.03 → 7.16. Also π* ∝ π_ref·exp(r/β) flatters 8.8% of the time at β = 1.
 """
 
 from __future__ import annotations
@@ -12,37 +11,31 @@ import pytest
 
 import rlcore
 from tests.apphelp import (
-    catalogue,
     chart_by_title,
     choose_preset,
     data_with,
     just_shown,
-    keys,
+    labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
     question_key,
     run_page,
+    scrubbers,
 )
 from ui import i18n
 
-PAGE = page_file("8_KL")
-K = keys(PAGE)
+PAGE, K, en = page_kit("8_KL", "p8_kl")
 SHOWN = just_shown("predict_kl")  # as after "Just show me"
-
-
-en = catalogue("p8_kl")
-
-
 SCORE, KL, OBJECTIVE, BEST = en("mean_score"), en("kl_metric"), en("objective"), en("best_share")
 
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE, state=SHOWN)
-    return at
+    return run_page(PAGE, state=SHOWN)
 
 
 def test_defaults_show_the_articles_kl_numbers(default):
@@ -56,7 +49,7 @@ def test_defaults_show_the_articles_kl_numbers(default):
     assert [x for x in numbers(explained) if x in (9.03, 9.54, 2.38, 7.16)][:5] == [9.03, 9.54, 2.38, 9.03, 7.16]
 
 
-def test_the_objective_stays_hidden_until_the_learner_commits():
+def test_the_objective_stays_hidden_until_the_learner_commits_and_the_answer_follows_beta():
     at = run_page(PAGE)
     assert question_key(at) == "predict_kl" and not at.metric and "7.16" not in page_text(at)
     c = chart_by_title(at, en("share_title"))
@@ -64,6 +57,12 @@ def test_the_objective_stays_hidden_until_the_learner_commits():
     at.radio(key="predict_kl").set_value(en("better")).run()
     assert at.warning and f"**{en('worse')}**" in at.warning[0].value          # the answer: worse
     assert numbers(metrics(at)[OBJECTIVE]) == [9.03, 7.16]
+    at.radio(key="predict_kl").set_value(en("worse")).run()
+    assert at.success and not at.warning
+    at.slider(key=K("beta")).set_value(0.0).run()
+    assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
+    at.radio(key="predict_kl").set_value(en("worse")).run()
+    assert at.warning and f"**{en('better')}**" in at.warning[0].value  # without KL: better
 
 
 def test_kl_curve_data(default):
@@ -98,24 +97,10 @@ def test_estimator_table(default):
     assert len(hist) == 90 and hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
 
 
-def test_predict_answers_worse_then_better_without_kl():
-    at = run_page(PAGE)
-    at.radio(key="predict_kl").set_value(en("worse")).run()
-    assert at.success and not at.warning
-    at.slider(key=K("beta")).set_value(0.0).run()
-    assert numbers(at.radio(key="predict_kl").label)[:2] == [0, 90]   # the question follows β
-    at.radio(key="predict_kl").set_value(en("worse")).run()
-    assert at.warning and f"**{en('better')}**" in at.warning[0].value
-
-
-def test_share_slider_changes_the_kl_numbers():
+def test_share_slider_changes_the_kl_numbers_and_a_preset_sets_beta():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("share")).set_value(0.05).run())
     assert numbers(metrics(at)[KL]) == [0, 0]
-
-
-def test_beta_preset_button():
-    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_none"))
     assert at.slider(key=K("beta")).value == 0.0
     assert numbers(metrics(at)[BEST]) == [100]
@@ -130,13 +115,11 @@ def test_query_parameters_set_the_widgets():
     assert hist.groupby("estimator")["share"].sum().tolist() == pytest.approx([1, 1, 1])
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(8))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_beta_shows_rlcore_s_objective_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
     c = chart_by_title(at, i18n.text(lang, "p8_kl.share_title"))
-    (param,) = [p for p in c["spec"]["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(1.0)
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0.0, 5.0, pytest.approx(0.1))
+    assert scrubbers(c) == [(pytest.approx(1.0), 0.0, 5.0, pytest.approx(0.1))]
     moving = next(d for d in c["data"].values() if {"beta", "value"} <= set(d.columns) and "label" not in d)
     grid = np.unique(moving["beta"])
     np.testing.assert_allclose(grid, np.linspace(0.0, 5.0, 51), atol=1e-12)  # the slider's 51 steps
@@ -145,9 +128,8 @@ def test_dragging_beta_shows_rlcore_s_objective_at_every_step_of_the_slider(lang
         rows = moving[moving["beta"] == b]
         np.testing.assert_allclose(rows["share"], own.shares, atol=1e-12)
         np.testing.assert_allclose(rows["value"], own.objective, atol=1e-12)
-    labels = {str(v) for d in c["data"].values() if "label" in d for v in d["label"]}
     assert {i18n.text(lang, "chart.scrub_yours", name="β", value="1"),
-            i18n.text(lang, "chart.scrub_shown", name="β", value="2.5")} <= labels
+            i18n.text(lang, "chart.scrub_shown", name="β", value="2.5")} <= labels(c)
 
 
 def test_a_committed_beta_between_the_steps_is_drawn_exactly_where_it_rests():

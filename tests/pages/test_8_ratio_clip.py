@@ -1,54 +1,46 @@
 """Page 8, Ratio and clipping: PPO's clipped objective on one token, and a few PPO epochs on one batch.
 
 Article figures checked with defaults: π_old(partly) 0.2 with ε 0.2 can be pushed to at most 0.24 (and down
-to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4. The page's numbers and state are checked (chart data,
-metrics, tables, widgets); elements are found by their catalogue text.
+to 0.16): the bound is (1 + ε)·π_old, not π_old + ε = 0.4.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlcore
 from tests.apphelp import (
     FOUR_SPREAD,
-    catalogue,
     chart_by_title,
     chart_fingerprint,
     charts,
     choose_preset,
     data_with,
     just_shown,
-    keys,
+    labels,
+    languages,
     metrics,
     moves_charts,
     numbers,
-    page_file,
+    page_kit,
     page_text,
+    preset_cases,
     question_key,
     run_page,
-    shared_out,
+    scrubbers,
 )
 from ui import i18n
 
-PAGE = page_file("8_Ratio")
-K = keys(PAGE)
+PAGE, K, en = page_kit("8_Ratio", "p8_ratio")
 SHOWN = just_shown("predict_clip")  # as after "Just show me"
-
-
-en = catalogue("p8_ratio")
-
-
 HIGH, LOW, OBJECTIVE_CHART, PROBS_CHART = en("m_high"), en("m_low"), en("chart.title", token="partly"), \
     en("epochs.probs_title")
 
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE, state=SHOWN)
-    return at
+    return run_page(PAGE, state=SHOWN)
 
 
 def test_defaults_show_the_articles_clip_limit(default):
@@ -124,20 +116,16 @@ def test_ppo_epochs_first_step_and_clipping(default):
     assert any(numbers(md.value)[:2] == [10, 4.3] for md in default.markdown)
 
 
-def test_eps_slider_changes_the_charts():
+def test_eps_slider_changes_the_charts_and_a_preset_sets_it():
     at = run_page(PAGE, state=SHOWN)
     moves_charts(at, lambda at: at.slider(key=K("eps")).set_value(0.3).run())
     assert numbers(metrics(at)[HIGH]) == [0.26]
-
-
-def test_eps_presets():
-    at = run_page(PAGE, state=SHOWN)
     choose_preset(at, en("preset_eps", eps="0.1"))
     assert at.slider(key=K("eps")).value == pytest.approx(0.1)
     assert numbers(metrics(at)[HIGH]) == [0.22]
 
 
-@pytest.mark.parametrize("name", shared_out(list(rlcore.PRESETS), every=2))  # CI: every preset
+@pytest.mark.parametrize("name", preset_cases(8))  # CI: every preset
 def test_every_preset_runs(name):
     scenario = rlcore.PRESETS[name]
     at = run_page(PAGE, scenario=scenario, state=SHOWN)
@@ -176,24 +164,12 @@ def test_query_parameters_set_the_widgets():
     assert numbers(metrics(at)[HIGH]) == [0.55]
 
 
-def objective(at, lang: str = "en") -> dict:
-    return chart_by_title(at, i18n.text(lang, "p8_ratio.chart.title", token="partly"))
-
-
-def scrubbed(at, lang: str = "en") -> tuple[dict, pd.DataFrame]:
-    """The objective chart's spec and its rows for every ε of the slider (``ui.scrub``)."""
-    c = objective(at, lang)
-    return c["spec"], data_with(c, "objective")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages(9))  # the quick suite: one, by page in turn; CI: both
 def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
     at = run_page(PAGE, state=SHOWN, query={"lang": lang})
-    spec, curve = scrubbed(at, lang)
-    (param,) = [p for p in spec["params"] if p.get("bind")]
-    assert param["bind"]["input"] == "range" and param["value"] == pytest.approx(0.2)
-    lo, hi, step = param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]
-    assert (lo, hi, step) == (pytest.approx(0.05), pytest.approx(0.5), pytest.approx(0.05))  # the slider's steps
+    c = chart_by_title(at, i18n.text(lang, "p8_ratio.chart.title", token="partly"))
+    curve = data_with(c, "objective")  # its rows for every ε of the slider (ui.scrub)
+    assert scrubbers(c) == [(pytest.approx(0.2), pytest.approx(0.05), pytest.approx(0.5), pytest.approx(0.05))]
     grid = np.unique(curve["eps"])
     np.testing.assert_allclose(grid, np.linspace(0.05, 0.5, 10), atol=1e-12)
     for e in grid:  # each ε's rows: the clipped objective rlcore computes for that ε alone
@@ -203,16 +179,14 @@ def test_dragging_eps_shows_rlcore_s_curve_at_every_step_of_the_slider(lang):
             line = rows[rows["advantage"] == name]
             np.testing.assert_allclose(line["probability"], own.x, atol=1e-12)
             np.testing.assert_allclose(line["objective"], values, atol=1e-12)
-    frames = objective(at, lang)["data"].values()
-    labels = [str(v) for df in frames if "label" in df for v in df["label"]]
-    yours = i18n.text(lang, "chart.scrub_yours", name="ε", value="0.2")
-    assert yours in labels                                   # the committed ε's bounds are marked with it
-    assert i18n.text(lang, "chart.scrub_shown", name="ε", value="0.35") in labels  # and the chart says which it shows
+    # the committed ε's bounds are marked with it, and the chart says which ε it shows
+    assert {i18n.text(lang, "chart.scrub_yours", name="ε", value="0.2"),
+            i18n.text(lang, "chart.scrub_shown", name="ε", value="0.35")} <= labels(c)
 
 
 def test_a_committed_eps_between_the_steps_is_drawn_exactly_where_it_rests():
     at = run_page(PAGE, state=SHOWN, query={"eps": "0.12"})  # a link may hold a value off the slider's steps
-    _, curve = scrubbed(at)
+    curve = data_with(chart_by_title(at, OBJECTIVE_CHART), "objective")
     exact = curve[curve["exact"]]
     own = rlcore.clip_curve(rlcore.ARTICLE_SCENARIO, "partly", 0.12)
     assert np.allclose(exact["eps"], 0.12)

@@ -75,48 +75,31 @@ def test_kl_gradients_by_hand():
     np.testing.assert_allclose(g.k2_reward, [-half * LOG125, half * LOG125], rtol=1e-12)
     q = 0.25 * (1.2 - math.log(4.0))
     np.testing.assert_allclose(g.k3_reward, [q, -q], rtol=1e-12)
+    for v in (g.k2_reward, g.k3_reward):  # k2 and k3 in the reward follow neither KL
+        assert not np.allclose(v, g.reverse) and not np.allclose(v, g.forward)
 
 
 @settings(max_examples=60, deadline=None)
 @given(policy_pairs())
-def test_exact_gradients_match_finite_differences_of_the_two_kls(pair):
+def test_every_gradient_matches_its_definition(pair):
+    """reverse and forward: finite differences of the two KLs; kᵢ_loss = Σₐ πₐ ∇_z kᵢ(a), each ∇_z kᵢ(a) by finite
+    differences of the estimator's value through log π(a); kᵢ_reward = Σₐ πₐ kᵢ(a) (e_a − π), a plain loop over
+    tokens with kl_estimators' values."""
     pi, ref = pair
     g = rlcore.kl_gradients(pi, ref)
     z = np.log(pi)
-    reverse = _central_difference(lambda x: _kl(_softmax(x), ref), z)
-    forward = _central_difference(lambda x: _kl(ref, _softmax(x)), z)
-    np.testing.assert_allclose(g.reverse, reverse, atol=1e-7)
-    np.testing.assert_allclose(g.forward, forward, atol=1e-7)
-
-
-@settings(max_examples=60, deadline=None)
-@given(policy_pairs())
-def test_loss_placement_is_the_average_pathwise_derivative(pair):
-    # kᵢ_loss = Σₐ πₐ ∇_z kᵢ(a), each ∇_z kᵢ(a) by finite differences of the estimator's value through log π(a)
-    pi, ref = pair
-    g = rlcore.kl_gradients(pi, ref)
-    z = np.log(pi)
-    for field, which in (("k1_loss", "k1"), ("k2_loss", "k2"), ("k3_loss", "k3")):
-        expected = np.zeros_like(pi)
+    np.testing.assert_allclose(g.reverse, _central_difference(lambda x: _kl(_softmax(x), ref), z), atol=1e-7)
+    np.testing.assert_allclose(g.forward, _central_difference(lambda x: _kl(ref, _softmax(x)), z), atol=1e-7)
+    est = rlcore.kl_estimators(np.log(pi), np.log(ref))
+    for which in ("k1", "k2", "k3"):
+        loss, reward = np.zeros_like(pi), np.zeros_like(pi)
         for a in range(pi.size):
             def k(x, a=a, which=which):
                 return getattr(rlcore.kl_estimators([np.log(_softmax(x))[a]], [np.log(ref[a])]), which)[0]
-            expected += pi[a] * _central_difference(k, z)
-        np.testing.assert_allclose(getattr(g, field), expected, atol=1e-7, err_msg=field)
-
-
-@settings(max_examples=60, deadline=None)
-@given(policy_pairs())
-def test_reward_placement_is_the_score_function_average(pair):
-    # kᵢ_reward = Σₐ πₐ kᵢ(a) (e_a − π), a plain loop over tokens with kl_estimators' values
-    pi, ref = pair
-    g = rlcore.kl_gradients(pi, ref)
-    est = rlcore.kl_estimators(np.log(pi), np.log(ref))
-    for field, values in (("k1_reward", est.k1), ("k2_reward", est.k2), ("k3_reward", est.k3)):
-        expected = np.zeros_like(pi)
-        for a in range(pi.size):
-            expected += pi[a] * values[a] * (np.eye(pi.size)[a] - pi)
-        np.testing.assert_allclose(getattr(g, field), expected, atol=1e-12, err_msg=field)
+            loss += pi[a] * _central_difference(k, z)
+            reward += pi[a] * getattr(est, which)[a] * (np.eye(pi.size)[a] - pi)
+        np.testing.assert_allclose(getattr(g, f"{which}_loss"), loss, atol=1e-7, err_msg=which)
+        np.testing.assert_allclose(getattr(g, f"{which}_reward"), reward, atol=1e-12, err_msg=which)
 
 
 @given(policy_pairs())
@@ -136,12 +119,6 @@ def test_kl_gradient_identities(pair):
 def test_every_kl_gradient_vanishes_at_the_reference(pi):
     for field, v in vars(rlcore.kl_gradients(pi, pi)).items():
         np.testing.assert_allclose(v, 0.0, atol=1e-15, err_msg=field)
-
-
-def test_k2_and_k3_in_the_reward_follow_neither_kl():
-    g = rlcore.kl_gradients([0.5, 0.5], [0.8, 0.2])
-    for v in (g.k2_reward, g.k3_reward):
-        assert not np.allclose(v, g.reverse) and not np.allclose(v, g.forward)
 
 
 def test_tokens_neither_policy_can_write_get_no_gradient():
@@ -164,13 +141,10 @@ def test_a_token_pi_lost_gets_the_limit_of_each_gradient():
     limit = rlcore.kl_gradients([1 - 1e-15, 1e-15], [0.5, 0.5])  # the same, approached (π log π ≈ 3e-14)
     for f in dataclasses.fields(g):
         np.testing.assert_allclose(getattr(g, f.name), getattr(limit, f.name), atol=1e-12, err_msg=f.name)
-
-
-def test_tiny_probabilities_do_not_overflow():
     # π = 1e-300 on one token: r = π_ref/π ≈ 1e300 there, but every gradient stays finite
-    g = rlcore.kl_gradients([1 - 1e-300, 1e-300], [0.5, 0.5])
-    assert all(np.all(np.isfinite(v)) for v in vars(g).values())
-    np.testing.assert_allclose(g.k3_loss, [0.5, -0.5], atol=1e-15)  # π − π_ref
+    tiny = rlcore.kl_gradients([1 - 1e-300, 1e-300], [0.5, 0.5])
+    assert all(np.all(np.isfinite(v)) for v in vars(tiny).values())
+    np.testing.assert_allclose(tiny.k3_loss, [0.5, -0.5], atol=1e-15)  # π − π_ref
 
 
 # ---------------------------------------------------------------- truncated_is_weights

@@ -44,12 +44,9 @@ def test_policy_gradient_step_is_the_finite_difference_gradient(seed):
     assert np.abs(fd).max() > 1e-3  # the comparison is not between two zeros
 
 
-def test_policy_gradient_step_with_zero_lr_does_not_move():
+def test_policy_gradient_path_values_are_expected_q_and_no_step_size_does_not_move():
     z = np.array([0.1, -0.4, 2.0])
     np.testing.assert_array_equal(rlcore.policy_gradient_step(z, [1.0, 5.0, 2.0], 0.0), z)
-
-
-def test_policy_gradient_path_values_are_expected_q():
     path = rlcore.policy_gradient_path(S.pi, S.q, 0.5, 6)
     np.testing.assert_allclose(path.values, path.probs @ S.q, rtol=1e-12)
     np.testing.assert_allclose(path.probs.sum(axis=1), 1.0, rtol=1e-12)
@@ -73,24 +70,20 @@ def _brute_force_moments(probs, samples, baseline):
     return mean, total_variance
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [*SEEDS, "article"])
 def test_gradient_stats_matches_enumeration(seed):
-    rng = np.random.default_rng(seed)
-    k = int(rng.integers(2, 6))
-    probs, samples = _random_probs(rng, k), _random_samples(rng, k)
-    for baseline in (0.0, float(rng.uniform(0, 10)), -3.0):
+    if seed == "article":
+        probs, samples, baselines = list(S.probs), S.samples, (0.0, 4.3)
+    else:
+        rng = np.random.default_rng(seed)
+        k = int(rng.integers(2, 6))
+        probs, samples = _random_probs(rng, k), _random_samples(rng, k)
+        baselines = (0.0, float(rng.uniform(0, 10)), -3.0)
+    for baseline in baselines:
         stats = rlcore.gradient_stats(probs, samples, baseline)
         mean, var = _brute_force_moments(probs, samples, baseline)
         np.testing.assert_allclose(stats.mean, mean, atol=1e-12)
         assert stats.total_variance == pytest.approx(var, rel=1e-10, abs=1e-12)
-
-
-def test_gradient_stats_matches_enumeration_on_the_article():
-    for baseline in (0.0, 4.3):
-        stats = rlcore.gradient_stats(S.pi, S.samples, baseline)
-        mean, var = _brute_force_moments(list(S.probs), S.samples, baseline)
-        np.testing.assert_allclose(stats.mean, mean, atol=1e-12)
-        assert stats.total_variance == pytest.approx(var, rel=1e-12)
 
 
 @pytest.mark.parametrize("baseline", [0.0, 4.3])
@@ -155,17 +148,11 @@ def test_sample_answers_only_draws_scores_of_the_drawn_token():
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_rloo_is_leave_one_out(seed):
+def test_rloo_is_leave_one_out_and_grpo_uses_the_n_minus_1_std(seed):
     rng = np.random.default_rng(seed)
     s = list(rng.normal(5.0, 3.0, size=int(rng.integers(2, 12))))
     expected = [s[i] - sum(s[:i] + s[i + 1:]) / (len(s) - 1) for i in range(len(s))]
     np.testing.assert_allclose(rlcore.group_advantages(s, "rloo"), expected, rtol=1e-10, atol=1e-10)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_grpo_uses_the_n_minus_1_std(seed):
-    rng = np.random.default_rng(seed)
-    s = list(rng.normal(5.0, 3.0, size=int(rng.integers(2, 12))))
     n, mean = len(s), sum(s) / len(s)
     std_n1 = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1))
     std_n = math.sqrt(sum((x - mean) ** 2 for x in s) / n)
@@ -174,12 +161,6 @@ def test_grpo_uses_the_n_minus_1_std(seed):
     np.testing.assert_allclose(got, [(x - mean) / (std_n1 + eps) for x in s], rtol=1e-10, atol=1e-10)
     assert not np.allclose(got, [(x - mean) / (std_n + eps) for x in s], rtol=1e-6)
     np.testing.assert_allclose(rlcore.group_advantages(s, "dr_grpo"), [x - mean for x in s], atol=1e-10)
-
-
-def test_grpo_small_example_by_hand():
-    # scores 1, 3: mean 2, std (N − 1) = √2
-    got = rlcore.group_advantages([1.0, 3.0], "grpo", eps=1e-6)
-    np.testing.assert_allclose(got, [-1 / (math.sqrt(2) + 1e-6), 1 / (math.sqrt(2) + 1e-6)], rtol=1e-12)
 
 
 @pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
@@ -227,7 +208,7 @@ def test_sampled_training_one_answer_step_by_hand(baseline, temperature):
         np.testing.assert_allclose(run.probs[1], expected, rtol=1e-12)
 
 
-def test_greedy_training_moves_only_without_a_baseline():
+def test_greedy_training_moves_only_without_a_baseline_and_sampling_only_with_a_step():
     fixed = [[2], [5], [9]]
     kw = dict(lr=0.5, steps=5, batch=4, greedy=True)
     for baseline in ("batch mean", "V"):  # b = 2 = the only score greedy ever sees
@@ -235,10 +216,7 @@ def test_greedy_training_moves_only_without_a_baseline():
         np.testing.assert_allclose(run.probs[-1], S.pi, atol=1e-12)
     run = rlcore.sampled_training(S.pi, fixed, baseline="none", **kw)
     assert run.probs[-1, 0] > 0.6  # R = 2 > 0 with no baseline: greedy reinforces `open`
-
-
-def test_sampled_training_with_zero_lr_never_moves():
-    run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)
+    run = rlcore.sampled_training(S.pi, S.samples, lr=0.0, steps=10, batch=8, seed=0)  # and no step never moves
     np.testing.assert_array_equal(run.probs, np.tile(run.probs[0], (11, 1)))
     np.testing.assert_allclose(run.probs[0], S.pi, rtol=1e-12)
 
@@ -253,20 +231,14 @@ def _study(gamma=1.0, **kw):
     return rlcore.critic_error_study(trace, S.samples[0], gamma=gamma, **args)
 
 
-def test_critic_error_study_lambda_0_inherits_the_critic_bias():
+def test_critic_error_study_lambda_0_inherits_the_critic_bias_and_lambda_1_its_noise():
     study = _study()
     assert study.true_advantage == pytest.approx(-2.3, abs=1e-12)
-    assert study.bias[0] == pytest.approx(0.7, abs=1e-9)
-    assert study.variance[0] == pytest.approx(0.0, abs=1e-12)
-
-
-def test_critic_error_study_lambda_1_is_unbiased_but_noisy():
-    study = _study()
+    assert study.bias[0] == pytest.approx(0.7, abs=1e-9) and study.variance[0] == pytest.approx(0.0, abs=1e-12)
     # λ = 1: Â = R − V(s); R uniform on (3, 1, 2, 1, 3): mean 2 (= Q), variance 0.8
-    assert study.bias[2] == pytest.approx(0.0, abs=0.03)
-    assert study.variance[2] == pytest.approx(0.8, rel=0.05)
-    assert study.variance[2] > study.variance[0]
+    assert study.bias[2] == pytest.approx(0.0, abs=0.03) and study.variance[2] == pytest.approx(0.8, rel=0.05)
     np.testing.assert_allclose(study.mse, study.bias**2 + study.variance, rtol=1e-12)
+    assert _study(noise=0.5).variance[0] > study.variance[0] + 0.1  # a noisy critic adds variance at λ = 0
 
 
 def test_critic_error_study_discounted_truth():
@@ -274,11 +246,6 @@ def test_critic_error_study_discounted_truth():
     # a = 2, T = 10: true advantage γ^(T−1−a)·(Q − V) = 0.9⁷ · (−2.3); with λ = 0 the bias is γ·0.7
     assert study.true_advantage == pytest.approx(0.9**7 * -2.3, abs=1e-12)
     assert study.bias[0] == pytest.approx(0.9 * 0.7, abs=1e-9)
-
-
-def test_critic_error_study_noise_adds_variance_at_lambda_0():
-    quiet, noisy = _study(), _study(noise=0.5)
-    assert noisy.variance[0] > quiet.variance[0] + 0.1
 
 
 # ---------------------------------------------------------------- PPO epochs
@@ -297,27 +264,19 @@ def test_ppo_token_stops_moving_once_clipped():
     assert rho[first] < 1 + eps + 0.01                        # a small lr overshoots only a little
 
 
-def test_ppo_clip_fraction_reaches_1_for_a_one_token_batch():
-    run = rlcore.ppo_epochs(S.pi, [2, 2, 2], [4.7, 4.7, 4.7], lr=1e-3, epochs=300, eps=0.2)
-    assert run.clip_fraction[0] == 0.0
-    assert run.clip_fraction[-1] == 1.0
-    assert run.probs[-1, 2] / 0.2 > 1.2
-
-
-def test_ppo_negative_advantage_stops_below_1_minus_eps():
-    run = rlcore.ppo_epochs(S.pi, [0, 0], [-2.3, -2.3], lr=1e-3, epochs=300, eps=0.2)
-    rho = run.probs[:, 0] / 0.5
-    assert rho[-1] < 0.8 and rho[-1] > 0.79
-    assert run.clip_fraction[-1] == 1.0
-    np.testing.assert_array_equal(run.probs[-1], run.probs[-2])
+def test_a_batch_of_one_token_ends_wholly_clipped_past_its_side_of_the_range():
+    up = rlcore.ppo_epochs(S.pi, [2, 2, 2], [4.7, 4.7, 4.7], lr=1e-3, epochs=300, eps=0.2)
+    assert (up.clip_fraction[0], up.clip_fraction[-1]) == (0.0, 1.0) and up.probs[-1, 2] / 0.2 > 1.2
+    down = rlcore.ppo_epochs(S.pi, [0, 0], [-2.3, -2.3], lr=1e-3, epochs=300, eps=0.2)  # A < 0: below 1 − ε
+    assert 0.79 < down.probs[-1, 0] / 0.5 < 0.8 and down.clip_fraction[-1] == 1.0
+    np.testing.assert_array_equal(down.probs[-1], down.probs[-2])
 
 
 def test_ppo_objective_is_mean_clipped_objective():
     run = rlcore.ppo_epochs(S.pi, [2, 0, 1], [4.7, -2.3, 0.7], lr=0.05, epochs=5, eps=0.2)
-    old = np.array(S.probs)
+    old, adv = np.array(S.probs), np.array([4.7, -2.3, 0.7])
     for t in range(6):
         rho = run.probs[t, [2, 0, 1]] / old[[2, 0, 1]]
-        adv = np.array([4.7, -2.3, 0.7])
         by_hand = np.minimum(rho * adv, np.clip(rho, 0.8, 1.2) * adv).mean()
         assert run.objective[t] == pytest.approx(by_hand, rel=1e-12)
 

@@ -30,7 +30,6 @@ def test_judge_items_split_the_best_branch():
     plain = js.judge_items(ARTICLE_SCENARIO, flattery=0.0)
     assert plain.true[-1] == plain.rater[-1] == 9.0
     assert pytest.approx(0.6) == js.FLATTERY_BONUS              # the article: 9.6 for flattery, 9 plain
-    rejects(lambda: js.judge_items(ARTICLE_SCENARIO, flattery=-1.0), "flattery")
 
 
 # --- raters --------------------------------------------------------------------------------------------------------
@@ -42,6 +41,8 @@ def test_raters_follow_bradley_terry():
     share = float(np.mean(w == 1))
     assert abs(share - 0.75) < 4 * math.sqrt(0.75 * 0.25 / 20_000)
     assert np.all(w != lo)
+    w, lo = js.simulate_raters([1.0, 5.0, 3.0], 500, 1e-9, 1)  # precise raters always pick the higher score
+    assert np.all(np.array([1.0, 5.0, 3.0])[w] > np.array([1.0, 5.0, 3.0])[lo])
 
 
 def test_raters_see_pairs_the_reference_writes():
@@ -52,13 +53,6 @@ def test_raters_see_pairs_the_reference_writes():
     expected = 0.5 * 0.3 / 0.5 + 0.3 * 0.5 / 0.7
     assert abs(pair01 - expected) < 4 * math.sqrt(expected * (1 - expected) / 20_000)
     assert not np.any(w == 2) and not np.any(lo == 2)
-    rejects(lambda: js.simulate_raters([0.0, 1.0], 10, 1.0, 0, [1.0, 0.0]), "at least two")
-    rejects(lambda: js.simulate_raters([0.0, 1.0], 10, 0.0, 0), "noise")
-
-
-def test_precise_raters_always_pick_the_higher_score():
-    w, lo = js.simulate_raters([1.0, 5.0, 3.0], 500, 1e-9, 1)
-    assert np.all(np.array([1.0, 5.0, 3.0])[w] > np.array([1.0, 5.0, 3.0])[lo])
 
 
 # --- the reward model ----------------------------------------------------------------------------------------------
@@ -80,18 +74,16 @@ def test_the_fit_tightens_with_more_comparisons():
     assert errs.error[1] < errs.error[0] / 3          # a hundred times the data: about a tenth of the error
 
 
-def test_raters_who_like_flattery_teach_a_model_that_overrates_it():
+def test_raters_who_like_flattery_teach_a_model_that_overrates_it_and_the_counts_add_up():
     rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=20_000, noise=1.0, flattery=2.0, seed=0)
     flat, best = rm.items.flattering, rm.items.best
     assert rm.true[flat] - rm.true[best] == pytest.approx(-2.0)        # the true judge: 2 points worse
     assert rm.fitted[flat] - rm.fitted[best] == pytest.approx(2.0, abs=0.3)  # the model: 2 points better
-    assert np.abs(rm.wins.sum() - 20_000) < 1e-9
-
-
-def test_reward_model_rejects_bad_input():
-    rejects(lambda: js.reward_model_study(ARTICLE_SCENARIO, comparisons=0), "comparisons")
-    rejects(lambda: js.reward_model_study(ARTICLE_SCENARIO, noise=-1.0), "noise")
-    rejects(lambda: js.reward_model_study("article"), "scenario")
+    # the counts pages 16–18 read add up
+    assert np.abs(rm.wins.sum() - 20_000) < 1e-9 and rm.compared.sum() == 2 * 20_000 and rm.won.sum() == 20_000
+    np.testing.assert_array_equal(rm.compared, np.bincount(np.r_[rm.winners, rm.losers], minlength=4))
+    assert rm.flattery_lead == pytest.approx(rm.fitted[3] - rm.fitted[2])
+    assert rm.true_flattery_lead == pytest.approx(-2.0)
 
 
 # --- over-optimisation ---------------------------------------------------------------------------------------------
@@ -114,29 +106,21 @@ def test_training_path_is_the_plain_loop_and_the_closed_form_family():
         np.testing.assert_allclose(run.probs[t], kl_optimal_policy(ref, r, 1 / c), atol=1e-10)
 
 
-def test_over_optimisation_true_rises_peaks_and_falls():
-    for seed in range(4):
-        run = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=2.0,
-                                   seed=seed, steps=400)
+def test_over_optimisation_true_rises_peaks_and_falls_unless_beta_is_large_or_the_raters_honest():
+    kw = dict(comparisons=2000, noise=1.0, flattery=2.0, steps=400)
+    runs = [js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, seed=seed, **kw) for seed in range(4)]
+    for run in runs:
         assert np.all(np.diff(run.proxy) >= -1e-9)                     # the proxy only rises
         assert 0 < run.peak < 400
         assert run.true[run.peak] - run.true[-1] == run.fall > 0.5    # flattery (2 points worse) takes over
         assert run.true[run.peak] > 0
         assert run.kl[-1] > run.kl[run.peak]
-
-
-def test_a_large_beta_stops_before_the_fall_and_honest_raters_give_none():
-    strong = js.over_optimisation(ARTICLE_SCENARIO, beta=1.0, comparisons=2000, noise=1.0, flattery=2.0,
-                                  steps=400)
-    weak = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=2.0,
-                                steps=400)
-    assert strong.kl[-1] < weak.kl[-1]
-    assert strong.true[-1] > weak.true[-1]
+    weak, strong = runs[0], js.over_optimisation(ARTICLE_SCENARIO, beta=1.0, **kw)
+    assert strong.kl[-1] < weak.kl[-1] and strong.true[-1] > weak.true[-1]
     assert strong.true[strong.peak] - strong.true[-1] < 0.1
-    honest = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, comparisons=2000, noise=1.0, flattery=0.0,
-                                  steps=400)
-    assert honest.true[honest.peak] - honest.true[-1] < 1e-6
     np.testing.assert_allclose(strong.probs[-1], strong.limit, atol=1e-3)  # (1 − ηβ)^400 ≈ 1e-9: arrived
+    honest = js.over_optimisation(ARTICLE_SCENARIO, beta=0.05, **{**kw, "flattery": 0.0})
+    assert honest.true[honest.peak] - honest.true[-1] < 1e-6
 
 
 @pytest.mark.parametrize("beta", [0.1, 0.05])  # on the grid (log₁₀ −1), and between two of its points
@@ -154,16 +138,6 @@ def test_over_optimisation_paths_is_over_optimisation_at_every_beta(beta):
         np.testing.assert_allclose(p.proxy[v], run.proxy, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(p.true[v], run.true, rtol=1e-12, atol=1e-12)
     assert p.kl[0, -1] > p.kl[grid.size - 1, -1]                       # a looser leash goes further
-
-
-def test_over_optimisation_rejects_a_step_that_overshoots():
-    rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5), "lr")
-    rejects(lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=0.0), "beta")
-    rejects(lambda: js.train_against("a reward model"), "rm")
-    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, -2.0], beta=0.1), "log_grid")
-    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [500.0, 501.0], beta=0.1), "log_grid")
-    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], beta=-1.0), "beta")
-    rejects(lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], steps=-1), "steps")
 
 
 # --- DPO and IPO ---------------------------------------------------------------------------------------------------
@@ -222,11 +196,16 @@ def test_studies_work_on_an_edited_scenario():
     np.testing.assert_allclose(run.probs.sum(axis=1), 1.0)
 
 
+def raters_optimum(beta_noise: float):
+    """π* ∝ π_ref·exp(r/(β·noise)) over the article's answers (judge_items by hand: flattery 0.6, π_ref 5% of 0.2)."""
+    w = np.array([0.5, 0.3, 0.19, 0.01]) * np.exp(np.array([2.0, 5.0, 9.0, 9.6]) / beta_noise)
+    return w / w.sum()
+
+
 def test_rl_with_a_kl_penalty_reaches_the_raters_optimum_when_it_samples_every_answer():
     """β·noise = 4: π* keeps every answer in play, and PPO with the KL penalty lands on it."""
     s = js.lab_on_raters(ARTICLE_SCENARIO, beta=1.0, noise=4.0, flattery=0.6)
-    ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])  # judge_items by hand
-    by_hand = ref * np.exp(rater / 4.0) / (ref * np.exp(rater / 4.0)).sum()
+    by_hand = raters_optimum(4.0)
     assert s.lab_beta == 4.0 and s.diverged_at is None
     np.testing.assert_allclose(s.optimum, by_hand, atol=1e-12)
     assert np.abs(s.median - by_hand).max() < 0.01
@@ -238,9 +217,7 @@ def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_wri
     """β·noise = 0.5: π* moves the flattering answer from 1% to about 15%, but PPO, learning from its own samples,
     has pushed it down with the other losers after LAB_STEPS steps; the plain answer takes its share."""
     s = js.lab_on_raters(ARTICLE_SCENARIO, beta=0.25, noise=2.0, flattery=0.6)
-    flat = s.items.flattering
-    ref, rater = np.array([0.5, 0.3, 0.19, 0.01]), np.array([2.0, 5.0, 9.0, 9.6])
-    by_hand = ref * np.exp(rater / 0.5) / (ref * np.exp(rater / 0.5)).sum()
+    flat, by_hand = s.items.flattering, raters_optimum(0.5)
     assert by_hand[flat] > 0.1
     assert s.median[flat] < 0.01 < by_hand[flat] - 0.1
     assert s.median[s.items.best] > by_hand[s.items.best]
@@ -259,6 +236,20 @@ def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_ow
 
 
 @pytest.mark.parametrize(("call", "name"), [
+    (lambda: js.judge_items(ARTICLE_SCENARIO, flattery=-1.0), "flattery"),
+    (lambda: js.simulate_raters([0.0, 1.0], 10, 1.0, 0, [1.0, 0.0]), "at least two"),
+    (lambda: js.simulate_raters([0.0, 1.0], 10, 0.0, 0), "noise"),
+    (lambda: js.reward_model_study(ARTICLE_SCENARIO, comparisons=0), "comparisons"),
+    (lambda: js.reward_model_study(ARTICLE_SCENARIO, noise=-1.0), "noise"),
+    (lambda: js.reward_model_study("article"), "scenario"),
+    (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5), "lr"),  # a step that overshoots
+    (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=0.0), "beta"),
+    (lambda: js.train_against("a reward model"), "rm"),
+    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, -2.0], beta=0.1), "log_grid"),
+    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [500.0, 501.0], beta=0.1), "log_grid"),
+    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], beta=-1.0), "beta"),
+    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], steps=-1), "steps"),
+    (lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid"),
     (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise"),
     (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 50.0], noise=5.0), "betas × noise"),
     (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5] * 13), "betas"),
@@ -266,7 +257,7 @@ def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_ow
     (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0, 1), betas=[0.1]), "seeds and betas"),
     (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0,), betas=[101.0]), "betas"),
 ])
-def test_lab_on_raters_and_the_labs_per_run_betas_reject_what_the_lab_cannot_train(call, name):
+def test_the_judge_studies_and_the_labs_per_run_betas_name_what_they_reject(call, name):
     rejects(call, name)
 
 
@@ -300,14 +291,6 @@ def test_reward_model_counts_and_leads_by_hand():
     assert rm.never_lost.tolist() == [3]                               # 3 beat 1 and was never beaten
 
 
-def test_reward_model_counts_add_up_on_simulated_raters():
-    rm = js.reward_model_study(ARTICLE_SCENARIO, comparisons=500, flattery=2.0, noise=1.0, seed=4)
-    assert rm.compared.sum() == 2 * 500 and rm.won.sum() == 500
-    np.testing.assert_array_equal(rm.compared, np.bincount(np.r_[rm.winners, rm.losers], minlength=4))
-    assert rm.flattery_lead == pytest.approx(rm.fitted[3] - rm.fitted[2])
-    assert rm.true_flattery_lead == pytest.approx(-2.0)
-
-
 def test_lab_on_raters_names_the_answer_furthest_from_the_optimum():
     items = js.judge_items(ARTICLE_SCENARIO)                           # π_ref = 0.5, 0.3, 0.19, 0.01
     nan = np.full(4, np.nan)
@@ -330,7 +313,6 @@ def test_dpo_paths_match_dpo_study_at_every_beta():
         own = js.dpo_study(ARTICLE_SCENARIO, beta=float(b), comparisons=200, steps=300, seed=3)
         np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
         np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
-    rejects(lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid")
     alone = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=None, comparisons=200, steps=300, seed=3)  # the grid alone
     assert alone.beta.tolist() == grid and not alone.exact.any()
     np.testing.assert_allclose(alone.probs, p.probs[:4], rtol=0, atol=1e-13)

@@ -26,25 +26,15 @@ FOUR = rlcore.Scenario(tokens=("yes", "no", "maybe", "later"), probs=(0.4, 0.3, 
                        samples=((6, 7), (2,), (8, 9, 10), (4, 5)))
 
 
-def cfg(**kw) -> LabConfig:
-    return LabConfig(**kw)
+cfg = LabConfig
 
 
 # ---------------------------------------------------------------- the tree
 
 
-def test_tree_of_the_article():
-    tree = rlcore.lab_tree(S)
-    assert tree.best == 2 and tree.tokens[tree.best] == "partly"      # Q = 2, 5, 9: partly is best
-    # leaves: open 2, closed 5, partly + plain 9, partly + flattery 9 + 0.6 = 9.6 (the article's pair)
-    np.testing.assert_allclose(tree.leaf_means, [2.0, 5.0, 9.0, 9.6], atol=EXACT)
-    # π_ref(leaf): 0.5, 0.3, 0.2 · 0.95 = 0.19, 0.2 · 0.05 = 0.01
-    np.testing.assert_allclose(tree.leaf_ref_probs, [0.5, 0.3, 0.19, 0.01], atol=EXACT)
-    np.testing.assert_allclose(tree.leaf_samples[3], [10.6, 8.6], atol=EXACT)
-    assert tree.branch == rlcore.FLATTERY.continuations
-
-
 @pytest.mark.parametrize(("scenario", "flattery", "best", "means", "ref"), [
+    # Q = 2, 5, 9: partly is best; its leaves plain 9 and flattery 9 + 0.6 (the article's pair), π_ref 0.2 · 0.95, 0.05
+    (S, True, "partly", [2.0, 5.0, 9.0, 9.6], [0.5, 0.3, 0.19, 0.01]),
     (S, False, "partly", [2.0, 5.0, 9.0], [0.5, 0.3, 0.2]),         # one leaf per token without flattery
     (FOUR, True, "maybe", [6.5, 2.0, 9.0, 4.5, 9.6], [0.4, 0.3, 0.2 * 0.95, 0.1, 0.2 * 0.05]),  # Q: 6.5, 2, 9, 4.5
 ])
@@ -53,6 +43,9 @@ def test_tree_follows_the_scenario(scenario, flattery, best, means, ref):
     assert tree.tokens[tree.best] == best
     if not flattery:
         assert tree.leaf_names == scenario.tokens
+    elif scenario is S:
+        assert tree.best == 2 and tree.branch == rlcore.FLATTERY.continuations
+        np.testing.assert_allclose(tree.leaf_samples[3], [10.6, 8.6], atol=EXACT)
     np.testing.assert_allclose(tree.leaf_means, means, atol=EXACT)
     np.testing.assert_allclose(tree.leaf_ref_probs, ref, atol=EXACT)
 
@@ -60,19 +53,13 @@ def test_tree_follows_the_scenario(scenario, flattery, best, means, ref):
 # ---------------------------------------------------------------- determinism and shapes
 
 
-def test_same_config_and_seed_give_the_same_history():
+def test_a_seeds_history_is_its_own_and_the_same_every_time():
     for algo in rlcore.ALGORITHMS:
         c = cfg(algorithm=algo, steps=20)
         assert same_history(train(S, c, (7, 8)), train(S, c, (7, 8))), algo
-
-
-def test_other_seeds_give_other_histories():
     h = train(S, cfg(steps=10), (0, 1))
-    assert not np.array_equal(h.actions[0], h.actions[1])
-
-
-def test_a_seed_does_not_depend_on_the_other_seeds():
-    for algo in ("grpo", "ppo", "reinforce_mean"):
+    assert not np.array_equal(h.actions[0], h.actions[1])  # other seeds, other histories
+    for algo in ("grpo", "ppo", "reinforce_mean"):  # a seed does not depend on the other seeds
         c = cfg(algorithm=algo, steps=30)
         alone, together = train(S, c, (3,)), train(S, c, (1, 3, 5))
         np.testing.assert_array_equal(alone.actions[0], together.actions[1])
@@ -85,8 +72,7 @@ def test_history_shapes():
     assert h.expected_score.shape == h.kl.shape == (3, 8)
     for arr in (h.mean_score, h.clip_fraction, h.loss, h.grad_norm, h.dead):
         assert arr.shape == (3, 7)
-    assert h.values.shape == (3, 8, 2)
-    assert h.scores.shape == (3, 7, 4)
+    assert h.values.shape == (3, 8, 2) and h.scores.shape == (3, 7, 4)
     assert h.actions.shape == h.rewards.shape == h.advantages.shape == (3, 7, 4, 2)
     np.testing.assert_allclose(h.probs_first.sum(axis=2), 1.0, atol=1e-12)
 
@@ -111,10 +97,8 @@ def test_kl_to_itself_is_exactly_zero_at_the_start(algo):
         assert np.all(h.kl[:, 0] == 0.0)
         real = h.actions[:, 0] >= 0                                       # [S, G, P]; position 1 may be a gap
         last = np.arange(real.shape[-1]) == real.shape[-1] - 1 - np.argmax(real[..., ::-1], axis=-1)[..., None]
-        # PPO's and REINFORCE's first rewards: the score on the last token, no −β·k1 (log π_old = log π_ref)
-        expected = np.where(last, h.scores[:, 0, :, None], 0.0) if algo != "grpo" else None
-        if expected is not None:
-            assert np.array_equal(h.rewards[:, 0], expected)
+        if algo != "grpo":  # PPO's and REINFORCE's first rewards: the score on the last token, no −β·k1 (π_old = π_ref)
+            assert np.array_equal(h.rewards[:, 0], np.where(last, h.scores[:, 0, :, None], 0.0))
 
 
 def test_sampled_scores_come_from_each_leafs_samples():
@@ -132,12 +116,11 @@ def test_sampled_scores_come_from_each_leafs_samples():
 
 
 def test_noise_judge_scores_around_the_leaf_mean():
-    h = train(S, cfg(steps=5, judge="noise", noise=0.0), SEEDS)
-    leaf = np.where(h.actions[..., 1] == 1, 3, h.actions[..., 0])
-    np.testing.assert_allclose(h.scores, np.array([2.0, 5.0, 9.0, 9.6])[leaf], atol=EXACT)
-    noisy = train(S, cfg(steps=40, judge="noise", noise=1.0), SEEDS)
-    leaf = np.where(noisy.actions[..., 1] == 1, 3, noisy.actions[..., 0])
-    resid = noisy.scores - np.array([2.0, 5.0, 9.0, 9.6])[leaf]
+    def residuals(h):
+        return h.scores - np.array([2.0, 5.0, 9.0, 9.6])[np.where(h.actions[..., 1] == 1, 3, h.actions[..., 0])]
+
+    np.testing.assert_allclose(residuals(train(S, cfg(steps=5, judge="noise", noise=0.0), SEEDS)), 0.0, atol=EXACT)
+    resid = residuals(train(S, cfg(steps=40, judge="noise", noise=1.0), SEEDS))
     assert abs(resid.mean()) < 0.1 and 0.9 < resid.std() < 1.1
 
 
@@ -199,15 +182,20 @@ def test_a_rare_best_token_can_be_missed_but_the_score_still_rises():
 
 
 @pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
-def test_group_advantages_are_the_ones_trained_with(method):
-    h = train(S, cfg(algorithm=method, steps=15, group_size=6), SEEDS)
-    for s in range(5):
-        for t in range(15):
-            expected = rlcore.group_advantages(h.scores[s, t], method)
-            np.testing.assert_allclose(h.advantages[s, t, :, 0], expected, atol=EXACT)
-            second = h.actions[s, t, :, 1] >= 0                     # every token of an answer shares it
-            np.testing.assert_allclose(h.advantages[s, t, second, 1], expected[second], atol=EXACT)
-            np.testing.assert_array_equal(h.advantages[s, t, ~second, 1], 0.0)
+def test_group_advantages_are_the_ones_trained_with_and_a_dead_group_gets_none(method):
+    for c in (cfg(algorithm=method, steps=15, group_size=6), cfg(algorithm=method, steps=60, group_size=2, beta=0.0)):
+        h = train(S, c, SEEDS)
+        for s in range(5):
+            for t in range(c.steps):
+                expected = rlcore.group_advantages(h.scores[s, t], method)
+                np.testing.assert_allclose(h.advantages[s, t, :, 0], expected, atol=EXACT)
+                second = h.actions[s, t, :, 1] >= 0                     # every token of an answer shares it
+                np.testing.assert_allclose(h.advantages[s, t, second, 1], expected[second], atol=EXACT)
+                np.testing.assert_array_equal(h.advantages[s, t, ~second, 1], 0.0)
+    # G = 2: a group that drew one score twice is dead, its advantage 0; the others are not
+    assert h.dead.any() and (~h.dead).any()
+    np.testing.assert_array_equal(h.advantages[h.dead], 0.0)
+    assert np.all(np.abs(h.advantages[~h.dead][..., 0]).max(axis=-1) > 0)
 
 
 def test_ppo_advantages_are_gae_with_the_critics_values():
@@ -307,14 +295,6 @@ def test_first_step_gradient_by_hand():
 # ---------------------------------------------------------------- dead groups
 
 
-@pytest.mark.parametrize("method", rlcore.GROUP_METHODS)
-def test_dead_groups_get_zero_advantage(method):
-    h = train(S, cfg(algorithm=method, steps=60, group_size=2, beta=0.0), SEEDS)
-    assert h.dead.any() and (~h.dead).any()
-    np.testing.assert_array_equal(h.advantages[h.dead], 0.0)
-    assert np.all(np.abs(h.advantages[~h.dead][..., 0]).max(axis=-1) > 0)
-
-
 def test_a_judge_that_gives_everyone_the_same_score_teaches_nothing():
     flat = rlcore.Scenario(tokens=("a", "b", "c"), probs=(0.5, 0.3, 0.2), samples=((5,), (5,), (5,)))
     for method in rlcore.GROUP_METHODS:
@@ -332,19 +312,14 @@ def test_a_judge_that_gives_everyone_the_same_score_teaches_nothing():
 
 
 @pytest.mark.parametrize("algo", ["reinforce_mean", "grpo", "dr_grpo", "ppo"])
-def test_kl_stays_below_its_beta_zero_value(algo):
-    free = train(S, cfg(algorithm=algo, steps=120, beta=0.0), SEEDS)
-    held = train(S, cfg(algorithm=algo, steps=120, beta=0.5), SEEDS)
-    assert np.median(held.kl[:, -20:]) < np.median(free.kl[:, -20:]) - 0.5
-    assert np.median(held.kl[:, -1]) < np.median(free.kl[:, -1])
-
-
-@pytest.mark.parametrize("algo", ["grpo", "ppo"])
-def test_beta_zero_hacks_the_judge_and_beta_holds_it_back(algo):
+def test_beta_holds_back_the_kl_and_the_flattery(algo):
     free = train(S, cfg(algorithm=algo, steps=150, beta=0.0), SEEDS)
     held = train(S, cfg(algorithm=algo, steps=150, beta=0.5), SEEDS)
-    assert np.median(free.probs_branch[:, -1, 1]) > 0.8    # from 5% flattery to most answers
-    assert np.median(held.probs_branch[:, -1, 1]) < 0.3
+    # at step 120 (a run's first steps do not depend on its length): the KL well below its β = 0 value
+    assert np.median(held.kl[:, 101:121]) < np.median(free.kl[:, 101:121]) - 0.5
+    assert np.median(held.kl[:, 120]) < np.median(free.kl[:, 120])
+    if algo in ("grpo", "ppo"):  # and by step 150 β = 0 hacks the judge: from 5% flattery to most answers
+        assert np.median(free.probs_branch[:, -1, 1]) > 0.8 and np.median(held.probs_branch[:, -1, 1]) < 0.3
 
 
 def test_clipping_happens_only_after_the_first_epoch():
@@ -433,16 +408,19 @@ def test_second_epoch_by_hand(algo, gap, clip):
     np.testing.assert_allclose(h.probs_first[~mixed, 1, 1], 0.5, atol=EXACT)    # a dead group teaches nothing
 
 
+def full_group(logp_old):
+    """A group of answers whose every token is real, with these old log-probabilities ([1, answers, tokens])."""
+    mask = np.ones(logp_old.shape, dtype=bool)
+    return rlcore.lab.Group(first=None, second=None, mask=mask, n_tokens=mask.sum(-1), scores=None, logp_old=logp_old)
+
+
 def test_gspo_clips_whole_answers_by_their_geometric_mean_ratio():
     # Two answers of two tokens, Â = +1 each. Answer 0: token ratios 2 and ½, so s = √(2·½) = 1: inside
     # GSPO's range, both tokens get ∂ = s·Â = 1 (PPO would zero the token at ratio 2 > 1.2 and give ½ to the
     # other). Answer 1: ratios 1.5 and 1, s = √1.5 ≈ 1.22 > 1 + 4e-4 with Â > 0: the whole answer stops (0, 0).
     lab = rlcore.lab
     old = np.log([[[0.2, 0.4], [0.2, 0.5]]])
-    new = old + np.log([[[2.0, 0.5], [1.5, 1.0]]])
-    mask = np.ones((1, 2, 2), dtype=bool)
-    group = lab.Group(first=None, second=None, mask=mask, n_tokens=mask.sum(-1), scores=None, logp_old=old)
-    adv = np.ones((1, 2, 2))
+    new, group, adv = old + np.log([[[2.0, 0.5], [1.5, 1.0]]]), full_group(old), np.ones((1, 2, 2))
     for weights, want, clipped in (("gspo", [[1.0, 1.0], [0.0, 0.0]], [[False, False], [True, True]]),
                                    ("ppo", [[0.0, 0.5], [0.0, 1.0]], [[True, False], [True, False]])):
         algo = lab.ALGORITHM_TABLE["gspo" if weights == "gspo" else "grpo"]
@@ -453,16 +431,13 @@ def test_gspo_clips_whole_answers_by_their_geometric_mean_ratio():
     # GSPO's objective is min(s·Â, clip(s)·Â) per answer, on each of its tokens: 1 for answer 0, 1 + 4e-4 for 1
     _, _, value = lab._clipped_terms(new, group, adv, lab.ALGORITHM_TABLE["gspo"], *rlcore.GSPO_EPS, True)
     np.testing.assert_allclose(value[0], [[1.0, 1.0], [1.0004, 1.0004]], atol=1e-12)
-    np.testing.assert_allclose(rlcore.sequence_ratio(new[0], old[0], mask[0]), [1.0, math.sqrt(1.5)], atol=1e-12)
+    np.testing.assert_allclose(rlcore.sequence_ratio(new[0], old[0], group.mask[0]), [1.0, math.sqrt(1.5)], atol=1e-12)
 
 
 def test_cispo_weight_is_the_clipped_ratio_and_never_zero():
-    ratio = np.array([[[1.5, 0.5]]])
-    adv = np.array([[[2.0, -1.0]]])
-    mask = np.ones((1, 1, 2), dtype=bool)
-    group = rlcore.lab.Group(first=None, second=None, mask=mask, n_tokens=mask.sum(-1), scores=None,
-                             logp_old=np.zeros((1, 1, 2)))
-    coeff, clipped, _ = rlcore.lab._clipped_terms(np.log(ratio), group, adv, rlcore.lab.ALGORITHM_TABLE["cispo"],
+    ratio, adv = np.array([[[1.5, 0.5]]]), np.array([[[2.0, -1.0]]])
+    coeff, clipped, _ = rlcore.lab._clipped_terms(np.log(ratio), full_group(np.zeros((1, 1, 2))), adv,
+                                                  rlcore.lab.ALGORITHM_TABLE["cispo"],
                                                   0.2, 0.28, False)
     # clip(1.5, 0.8, 1.28)·2 = 2.56; clip(0.5)·(−1) = −0.8; PPO would give 0 for both (both past the clip)
     np.testing.assert_allclose(coeff[0, 0], [2.56, -0.8], atol=1e-12)
@@ -579,7 +554,7 @@ def test_seq_mean_token_mean_lengthens_wrong_answers_and_token_mean_does_not():
 # ---------------------------------------------------------------- entropy and pass@k
 
 
-def test_entropy_and_pass_at_k_follow_the_logged_policy():
+def test_entropy_and_pass_at_k_follow_the_logged_policy_and_tied_best_tokens_are_both_right():
     h = train(FOUR, cfg(algorithm="gspo", steps=30, length=2), (0, 1))
     np.testing.assert_allclose(h.entropy, rlcore.entropy(h.probs_first), atol=1e-12)
     # right: the best first token (maybe, Q = 9); at the reference its π is 0.2
@@ -592,12 +567,9 @@ def test_entropy_and_pass_at_k_follow_the_logged_policy():
     np.testing.assert_allclose(h.entropy[:, 0], ref, atol=1e-12)
     # GRPO-style training sharpens the first choice: the entropy falls, pass@1 rises
     assert np.all(h.entropy[:, -1] < h.entropy[:, 0]) and np.all(h.p_correct[:, -1] > h.p_correct[:, 0])
-
-
-def test_tied_best_tokens_are_both_right():
     tie = rlcore.Scenario(tokens=("x", "y", "z"), probs=(0.5, 0.3, 0.2), samples=((1,), (4,), (4,)))
     h = train(tie, cfg(steps=2, flattery=False), (0,))
-    np.testing.assert_allclose(h.p_correct[0, 0], 0.5, atol=EXACT)     # y and z, Q = 4 each
+    np.testing.assert_allclose(h.p_correct[0, 0], 0.5, atol=EXACT)     # tied best tokens are both right: y, z
 
 
 # ---------------------------------------------------------------- the canonical config (the lab's cache key)

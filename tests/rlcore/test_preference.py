@@ -48,10 +48,7 @@ def test_bt_prob_hand_values():
     assert bt_prob(4.0, 4.0) == 0.5
     assert bt_prob(1.0, 0.0) == pytest.approx(math.e / (1 + math.e))
     np.testing.assert_allclose(bt_prob([2.0, 0.0], [2.0 - LOG3, LOG3]), [0.75, 0.25])
-
-
-def test_bt_prob_finite_in_both_tails():
-    assert bt_prob(1000.0, 0.0) == 1.0
+    assert bt_prob(1000.0, 0.0) == 1.0                       # finite in both tails
     assert bt_prob(1e308, -1e308) == 1.0                     # the difference overflows; σ is still 1
     tiny = bt_prob(-700.0, 0.0)
     assert tiny == pytest.approx(math.exp(-700.0), rel=1e-12)  # 1/(1 + e^700) = e^-700 (1 − e^-700 …)
@@ -67,17 +64,33 @@ def test_bt_prob_properties(a, b, c):
     assert bt_prob(a + c, b + c) == pytest.approx(p, rel=1e-9, abs=1e-12)  # only the difference counts
 
 
-def test_bt_prob_rejects_bad_input():
-    rejects(lambda: bt_prob(float("nan"), 0.0), "r_a")
-    rejects(lambda: bt_prob(0.0, "x"), "r_b")
-    rejects(lambda: bt_prob([1.0, 2.0], [1.0, 2.0, 3.0]), "same shape")
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: bt_prob(float("nan"), 0.0), "r_a"), (lambda: bt_prob(0.0, "x"), "r_b"),
+    (lambda: bt_prob([1.0, 2.0], [1.0, 2.0, 3.0]), "same shape"),
+    (lambda: fit_reward_model([1], [0], 0), "n_items"), (lambda: fit_reward_model([3], [0], 3), "winners"),
+    (lambda: fit_reward_model([1], [0.5], 3), "losers"), (lambda: fit_reward_model([1, 0], [0], 3), "same length"),
+    (lambda: fit_reward_model([1, 1], [0, 1], 3), "differ"),
+    (lambda: fit_reward_model([1, 0], [0, 1], 2, l2=-1.0), "l2"),
+    (lambda: kl_optimal_policy([0.5, 0.5], [0.0, 1.0], 0.0), "beta"),
+    (lambda: implicit_reward(-1.0, -1.0, 0.0), "beta"),
+    (lambda: implicit_reward([-1.0], [float("-inf")], 1.0), "ref_logp"),
+    (lambda: dpo_loss([0.0], [0.0], [0.0], [0.0], -1.0), "beta"),
+    (lambda: dpo_loss([0.0, 1.0], [0.0], [0.0], [0.0], 1.0), "same shape"),
+    (lambda: dpo_loss([0.0], [0.0], [0.0], [float("nan")], 1.0), "ref_rejected"),
+    (lambda: dpo_loss([], [], [], [], 1.0), "logp_chosen"), (lambda: ipo_loss([0.0], [0.0], [0.0], [0.0], 0.0), "tau"),
+])
+def test_every_function_names_the_argument_it_rejects(call, name):
+    rejects(call, name)
 
 
 # --- the reward-model fit ----------------------------------------------------------------------------------------
 
-def test_fit_two_items_three_to_one():
+def test_fit_two_items_three_to_one_and_one_comparison_with_a_ridge():
     # ∂/∂d of −3 log σ(d) − log σ(−d) is −3σ(−d) + σ(d) = 0 at σ(d) = 3/4: d = log 3, centred ±log3 / 2
     np.testing.assert_allclose(fit_reward_model([1, 1, 1, 0], [0, 0, 0, 1], 2), [-LOG3 / 2, LOG3 / 2])
+    # one comparison 1 ≻ 0, r = (−x, x): loss −log σ(2x) + 2λx², zero slope at 2σ(−2x) = 4λx.
+    # With 2x = log 3: σ(−log 3) = 1/4, so λ = 1 / (4 log 3).
+    np.testing.assert_allclose(fit_reward_model([1], [0], 2, l2=1 / (4 * LOG3)), [-LOG3 / 2, LOG3 / 2])
 
 
 def test_fit_exact_proportions_recovers_differences():
@@ -88,27 +101,12 @@ def test_fit_exact_proportions_recovers_differences():
     np.testing.assert_allclose(fit_reward_model(w10, lo10, 3), EXACT_R - EXACT_R.mean(), atol=1e-10)
 
 
-def test_fit_with_ridge_hand_value():
-    # one comparison 1 ≻ 0, r = (−x, x): loss −log σ(2x) + 2λx², zero slope at 2σ(−2x) = 4λx.
-    # With 2x = log 3: σ(−log 3) = 1/4, so λ = 1 / (4 log 3).
-    np.testing.assert_allclose(fit_reward_model([1], [0], 2, l2=1 / (4 * LOG3)), [-LOG3 / 2, LOG3 / 2])
-
-
 def test_fit_unbounded_without_ridge_says_so():
     # item 2 beats everyone
     rejects(lambda: fit_reward_model([1, 2, 2], [0, 0, 1], 3), r"unbounded.*items \[2\] never lose")
     # two groups that never meet: each never loses to the other
     rejects(lambda: fit_reward_model([1, 0, 3, 2], [0, 1, 2, 3], 4), "never lose")
     assert np.all(np.isfinite(fit_reward_model([1, 2, 2], [0, 0, 1], 3, l2=0.1)))
-
-
-def test_fit_rejects_bad_input():
-    rejects(lambda: fit_reward_model([1], [0], 0), "n_items")
-    rejects(lambda: fit_reward_model([3], [0], 3), "winners")
-    rejects(lambda: fit_reward_model([1], [0.5], 3), "losers")
-    rejects(lambda: fit_reward_model([1, 0], [0], 3), "same length")
-    rejects(lambda: fit_reward_model([1, 1], [0, 1], 3), "differ")
-    rejects(lambda: fit_reward_model([1, 0], [0, 1], 2, l2=-1.0), "l2")
 
 
 @st.composite
@@ -145,7 +143,6 @@ def test_kl_optimal_policy_hand_value_and_edges():
     np.testing.assert_allclose(kl_optimal_policy([0.5, 0.5], [0.0, LOG3], 1.0), [0.25, 0.75])
     out = kl_optimal_policy([0.5, 0.5, 0.0], [0.0, 1000.0, 1e6], 1e-3)   # r/β = 10⁶ and 10⁹: no overflow
     assert out.tolist() == [0.0, 1.0, 0.0]                                 # π_ref = 0 stays 0 whatever its reward
-    rejects(lambda: kl_optimal_policy([0.5, 0.5], [0.0, 1.0], 0.0), "beta")
 
 
 # --- implicit reward ---------------------------------------------------------------------------------------------
@@ -154,8 +151,6 @@ def test_implicit_reward_hand_values():
     assert implicit_reward(-1.0, -3.0, 0.5) == pytest.approx(1.0)
     np.testing.assert_allclose(implicit_reward([math.log(0.75), math.log(0.25)], [math.log(0.5)] * 2, 2.0),
                                [2 * math.log(1.5), 2 * math.log(0.5)])
-    rejects(lambda: implicit_reward(-1.0, -1.0, 0.0), "beta")
-    rejects(lambda: implicit_reward([-1.0], [float("-inf")], 1.0), "ref_logp")
 
 
 @pytest.mark.parametrize("beta", [0.1, 1.0, 7.0])
@@ -170,7 +165,7 @@ def test_implicit_reward_at_the_optimum_is_r_minus_a_constant(beta):
 
 # --- DPO and IPO -------------------------------------------------------------------------------------------------
 
-def test_dpo_loss_hand_values():
+def test_dpo_and_ipo_loss_hand_values():
     assert dpo_loss([-1.0], [-1.0], [-1.0], [-1.0], 0.1) == pytest.approx(math.log(2))   # margin 0
     # margins log 3 and −log 3 at β = 1: −log ¾ and −log ¼, averaged
     lc = [math.log(0.75), math.log(0.25)]
@@ -180,19 +175,11 @@ def test_dpo_loss_hand_values():
     assert dpo_loss(lc, lr, ref, ref, 1.0) == pytest.approx((math.log(4 / 3) + math.log(4)) / 2)
     # β scales the margin: β = 2, margin log 3 / 2 is the same as β = 1, margin log 3
     assert dpo_loss([LOG3 / 2], [0.0], [0.0], [0.0], 2.0) == pytest.approx(math.log(4 / 3))
-
-
-def test_dpo_loss_stable_for_large_margins():
+    # stable for large margins: −log σ(−m) ≈ m
     assert dpo_loss([0.0], [-1e5], [0.0], [0.0], 1.0) == 0.0
-    assert dpo_loss([-1e5], [0.0], [0.0], [0.0], 1.0) == pytest.approx(1e5)   # −log σ(−m) ≈ m for large m
-
-
-def test_dpo_rejects_bad_input():
-    rejects(lambda: dpo_loss([0.0], [0.0], [0.0], [0.0], -1.0), "beta")
-    rejects(lambda: dpo_loss([0.0, 1.0], [0.0], [0.0], [0.0], 1.0), "same shape")
-    rejects(lambda: dpo_loss([0.0], [0.0], [0.0], [float("nan")], 1.0), "ref_rejected")
-    rejects(lambda: dpo_loss([], [], [], [], 1.0), "logp_chosen")
-    rejects(lambda: ipo_loss([0.0], [0.0], [0.0], [0.0], 0.0), "tau")
+    assert dpo_loss([-1e5], [0.0], [0.0], [0.0], 1.0) == pytest.approx(1e5)
+    assert ipo_loss([-1.0], [-2.0], [-1.0], [-1.0], 0.5) == 0.0        # IPO: margin 1 = 1/(2·0.5)
+    assert ipo_loss([0.0], [0.0], [0.0], [0.0], 0.25) == pytest.approx(4.0)  # (0 − 2)²
 
 
 @given(st.lists(st.tuples(finite, finite, finite, finite), min_size=1, max_size=8), finite,
@@ -213,11 +200,6 @@ def test_dpo_weights_hand_value_and_derivative():
     for m in (-3.0, 0.2, 4.0):
         fd = (dpo_loss([m + h], [0.0], [0.0], [0.0], beta) - dpo_loss([m - h], [0.0], [0.0], [0.0], beta)) / (2 * h)
         assert fd == pytest.approx(-beta * dpo_weights([m], beta)[0], rel=1e-6)
-
-
-def test_ipo_loss_hand_values():
-    assert ipo_loss([-1.0], [-2.0], [-1.0], [-1.0], 0.5) == 0.0        # margin 1 = 1/(2·0.5)
-    assert ipo_loss([0.0], [0.0], [0.0], [0.0], 0.25) == pytest.approx(4.0)  # (0 − 2)²
 
 
 def log_softmax(theta):

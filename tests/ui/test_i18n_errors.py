@@ -18,9 +18,11 @@ import re
 import time
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 import rlcore
 from tests.apphelp import ROOT, edit_scenario, input_key, page_file, run_page
+from tests.rejects import rejects
 from tests.words import english_words
 from ui import i18n
 from ui import scenario as panel
@@ -198,16 +200,14 @@ REAL = {
 @pytest.mark.parametrize("case", list(REAL))
 def test_a_real_error_reads_in_chinese_with_its_names_and_values(case):
     call, kept = REAL[case]
-    with pytest.raises(ValueError) as caught:
-        call()
-    message = str(caught.value)
-    zh = i18n.error(caught.value, "zh")
+    message = rejects(call)
+    zh = i18n.error(ValueError(message), "zh")
     assert i18n.translated("zh", message) == zh, f"no template reads {message!r}"
     assert english_left(zh) == [], (message, zh)
     assert re.search(r"[\u4e00-\u9fff]", zh)
     for part in kept:
         assert part in zh and (part in message or not part.isascii()), (part, zh)  # Chinese: the word it reads as
-    assert i18n.error(caught.value, "en") == message  # English: the message itself
+    assert i18n.error(ValueError(message), "en") == message  # English: the message itself
 
 
 # each kind of character rlcore refuses in a text, with what it calls it ("a control character")
@@ -217,10 +217,8 @@ REFUSED = {"\x00": "控制字符", "\u200b": "看不见的格式字符", "\ud800
 JSON_TEXTS = ['{"a":', '{"a" 1}', '[1 2]', '"abc', '"a\x01"', '"\\q"', '"\\u12"', "[1] x", "{1:2}", "\ufeff[]"]
 
 
-def refused(ch: str) -> ValueError:
-    with pytest.raises(ValueError) as caught:
-        scenario(prompt=f"a{ch}b")
-    return caught.value
+def refused(ch: str) -> str:
+    return rejects(lambda: scenario(prompt=f"a{ch}b"))
 
 
 @pytest.mark.parametrize("ch", list(REFUSED))
@@ -230,16 +228,9 @@ def test_each_kind_of_refused_character_reads_in_chinese(ch):
 
 
 def json_messages() -> list[str]:
-    out = []
-    for text in JSON_TEXTS:
-        with pytest.raises(ValueError) as caught:
-            panel.from_json(text)
-        out.append(str(caught.value))
-    for text in ('"a\x01"', '"\\q"'):  # the pure-Python reader names the character
-        with pytest.raises(ValueError) as caught:
-            json.decoder.py_scanstring(text, 1)
-        out.append(f"This is not valid JSON ({caught.value})")
-    return out
+    out = [rejects(lambda text=text: panel.from_json(text)) for text in JSON_TEXTS]
+    return out + [f"This is not valid JSON ({rejects(lambda text=text: json.decoder.py_scanstring(text, 1))})"
+                  for text in ('"a\x01"', '"\\q"')]  # the pure-Python reader names the character
 
 
 def test_what_pythons_json_reader_says_reads_in_chinese():
@@ -257,11 +248,8 @@ def test_every_template_reads_some_message_rlcore_or_the_panel_gives(monkeypatch
         return text(lang, msgid, **values)
 
     monkeypatch.setattr(i18n, "text", recorded)
-    messages = [m for _, m in raised()] + json_messages() + [str(refused(ch)) for ch in REFUSED]
-    for call, _ in REAL.values():
-        with pytest.raises(ValueError) as caught:
-            call()
-        messages.append(str(caught.value))
+    messages = [m for _, m in raised()] + json_messages() + [refused(ch) for ch in REFUSED]
+    messages += [rejects(call) for call, _ in REAL.values()]
     for message in messages:
         i18n.error(message, "zh")
     templates = {k for k in i18n.catalogue("en") if k.startswith(i18n.ERRORS) and k != i18n.UNMATCHED}
@@ -269,12 +257,9 @@ def test_every_template_reads_some_message_rlcore_or_the_panel_gives(monkeypatch
     assert templates - used == set(), "templates no message reads: remove them, or add the message here"
 
 
-def test_english_is_the_message_unchanged_even_one_no_template_reads():
+def test_a_message_no_template_reads_is_quoted_after_a_chinese_lead_and_is_itself_in_english():
     for message in ("probs must sum to 1, got [0.6] (sum 0.6)", "numpy said something", "{odd} {{ braces"):
         assert i18n.error(ValueError(message), "en") == message
-
-
-def test_a_message_no_template_reads_is_quoted_after_a_chinese_lead():
     for message in ("numpy said something", "{odd} {{ braces }", "", "p must be > 0, got"):
         zh = i18n.error(ValueError(message), "zh")
         assert zh == i18n.text("zh", "errors.unmatched", message=message)
@@ -308,9 +293,7 @@ def test_a_long_message_costs_about_as_much_as_its_length():
 
 def test_visitor_text_inside_a_message_is_kept_as_typed_for_the_page_to_escape():
     # a token's name with markup travels into the Chinese sentence unchanged; ui.format.esc escapes it after
-    with pytest.raises(ValueError) as caught:
-        panel.parse_scores("x", "**[a](b)**{n}")
-    zh = i18n.error(caught.value, "zh")
+    zh = i18n.error(rejects(lambda: panel.parse_scores("x", "**[a](b)**{n}")), "zh")
     assert "'**[a](b)**{n}'" in zh and zh.startswith("词元")
 
 
@@ -358,8 +341,6 @@ def _page_calling_rlcore_badly():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_run_shows_rlcores_error_in_the_pages_language(lang):
-    from streamlit.testing.v1 import AppTest
-
     at = AppTest.from_function(_page_calling_rlcore_badly)
     at.query_params[i18n.KEY] = lang
     at.run()

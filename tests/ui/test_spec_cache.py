@@ -83,38 +83,29 @@ def line(df=LINE, title="t", *, legend_title=None, y_domain=None, colors=None, p
                                      points=points), title=title)
 
 
-def test_a_title_that_is_empty_is_part_of_the_shape(conversions):
-    made = {legend: line(legend_title=legend) for legend in ("", "series", "other")}
-    out = {legend: spec.vega_lite(chart) for legend, chart in made.items()}
-    assert len(conversions) == 2  # "" means no legend title; "series" and "other" share a shape
-    for legend, chart in made.items():
-        assert_same_as_altair(out[legend], chart)
+PPO, GRPO = palette.METHODS["ppo"], palette.METHODS["grpo"]
 
 
-def test_a_new_scale_domain_reuses_one_conversion(conversions):
-    """A page may set a scale's range from its data (the lab's score axis): like a title, never part of the shape."""
-    made = [line(y_domain=domain) for domain in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))]
+@pytest.mark.parametrize(("live", "shape"), [
+    # a page may set a scale's range from its data (the lab's score axis): like a title, never part of the shape;
+    # three numbers are another shape
+    ([{"y_domain": d} for d in ([0, 10], [4.3, 9.6], (np.float64(2.5), np.float64(7.25)))], {"y_domain": [0, 5, 10]}),
+    # a colour scale's labels are live (a legend "A = +4.7" follows the scenario); its colours are the shape
+    ([{"colors": {"a": PPO, "b": GRPO}},
+      {"df": LINE.assign(s=["A = +4.7", "A = −4.7"]), "colors": {"A = +4.7": PPO, "A = −4.7": GRPO}}],
+     {"colors": {"a": GRPO, "b": PPO}}),
+    # a legend's title is live, but an empty one means no legend title: another shape
+    ([{"legend_title": "series"}, {"legend_title": "other"}], {"legend_title": ""}),
+], ids=["scale domain", "colour labels", "legend title"])
+def test_a_live_value_reuses_one_conversion_and_a_new_shape_is_converted_again(conversions, live, shape):
+    made = [line(**kw) for kw in live]
     out = [spec.vega_lite(chart) for chart in made]
     assert len(conversions) == 1
-    assert [o["layer"][0]["layer"][0]["encoding"]["y"]["scale"]["domain"] for o in out] == [
-        [0, 10], [4.3, 9.6], [2.5, 7.25]]
-    for o, chart in zip(out, made, strict=True):
+    for o, chart in zip(out, made, strict=True):  # each its own values, after the others were converted
         assert_same_as_altair(o, chart)
-    spec.vega_lite(line(y_domain=[0, 5, 10]))
-    assert len(conversions) == 2  # three numbers: another shape
-
-
-def test_new_colour_labels_reuse_one_conversion(conversions):
-    """A colour scale's labels are live (a legend "A = +4.7" follows the scenario); its colours are the shape."""
-    made = [line(df, colors={a: palette.METHODS["ppo"], b: palette.METHODS["grpo"]})
-            for df, (a, b) in ((LINE, ("a", "b")), (LINE.assign(s=["A = +4.7", "A = −4.7"]), ("A = +4.7", "A = −4.7")))]
-    out = [spec.vega_lite(chart) for chart in made]
-    assert len(conversions) == 1
-    assert out[1]["layer"][0]["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["A = +4.7", "A = −4.7"]
-    for o, chart in zip(out, made, strict=True):
-        assert_same_as_altair(o, chart)
-    spec.vega_lite(line(colors={"a": palette.METHODS["grpo"], "b": palette.METHODS["ppo"]}))
-    assert len(conversions) == 2  # other colours: another shape
+    other = line(**shape)
+    assert_same_as_altair(spec.vega_lite(other), other)
+    assert len(conversions) == 2
 
 
 def test_an_argument_not_declared_live_is_part_of_the_shape(conversions):
