@@ -3,6 +3,7 @@ first come first served, a superseded waiting run's place kept for the session's
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import threading
 import time
@@ -370,6 +371,24 @@ def test_one_thread_per_server_gives_freed_memory_back():
     """keep_memory_trimmed starts one malloc-trim thread however often pages ask for it (here, on glibc)."""
     assert turns.keep_memory_trimmed() and turns.keep_memory_trimmed()
     assert [t.name for t in threading.enumerate()].count("malloc-trim") == 1
+
+
+def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed():
+    """The server's malloc tuning (``_tune_malloc``, at this module's import): a block of ``OWN_PAGES_FROM`` bytes is
+    mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB block, which raises glibc's
+    own threshold to 16 MB (the block would then come from an arena). Read from the chunk's header: glibc marks an
+    mmapped chunk with bit 2 of its size field, the word before the block."""
+    libc = turns._glibc()
+    if libc is None:
+        pytest.skip("not glibc")
+    libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+    libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
+    libc.free(libc.malloc(16 << 20))
+    block = libc.malloc(turns.OWN_PAGES_FROM)
+    try:
+        assert ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2, "not mmapped"
+    finally:
+        libc.free(block)
 
 
 def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
