@@ -10,13 +10,14 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in seconds of
   turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not fifty. Among a
   visitor's own sessions, and between visitors served alike, the first to ask goes first. A visitor who joins a busy
-  line starts level with the visitor being served, less three turns (``GRACE_S``): it goes next and keeps the line
-  for about three seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19) ends
-  near its time alone; it cannot bank time from before it came. Heavy work comes in bounded slices where it can
-  (``in_turns``: page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the
-  training line a newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``:
-  one such run at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor
-  its half.
+  line starts level with the visitor being served, less six turns (``GRACE_S``): it goes next and keeps the line
+  for about six seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19: 3 s on
+  a loaded machine) ends before the other visitor's next step, near its time alone; it cannot bank time from before
+  it came. It waits for the step in progress only: a turn in slices ends early for a newcomer (``Line.wanted``).
+  Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
+  is one call that cannot be cut, so on the training line a newcomer's such run goes beside the run in progress
+  (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once). A sliced run never
+  goes beside: slices in turn give each visitor its half.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
@@ -53,7 +54,7 @@ import rlcore
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
-GRACE_S = 3.0         # a visitor joining a busy line starts this far below the visitor being served (three turns)
+GRACE_S = 6.0         # a visitor joining a busy line starts this far below the visitor being served (six turns)
 
 
 class Replaced(Exception):
@@ -81,6 +82,7 @@ class _Ticket:
     replaced: bool = False
     since: float = 0.0  # when its turn began
     fresh: bool = False  # an uncut run of a visitor new to the busy line (it may run beside, with ``beside``)
+    new: bool = False    # its visitor came to the busy line unserved since it was last empty (``wanted``)
 
 
 @dataclass
@@ -127,9 +129,18 @@ class Line:
         """Whether the calling thread has its turn now."""
         return getattr(self._held, "ticket", None) is not None
 
+    def wanted(self) -> bool:
+        """Whether a visitor new to the line (unserved since it was last empty) waits for it while another visitor
+        holds it: a turn that comes in slices (``in_turns``) then ends after its current step rather than its full
+        length, so a newcomer's short run waits for one step of the run in progress, not a whole turn."""
+        ticket = getattr(self._held, "ticket", None)
+        with self._cond:
+            return any(t.new and t.visitor != getattr(ticket, "visitor", None) for t in self._waiting)
+
     def _join(self, session: str, visitor: str, uncut: bool) -> _Ticket:
         now = time.monotonic()
         here = self._in_line()
+        new = bool(here) and visitor not in here and visitor not in self._used
         if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
             floor = self._level() - GRACE_S
             self._used[visitor] = max(self._used[visitor], floor) if visitor in self._used else floor
@@ -140,7 +151,7 @@ class Line:
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
         ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
-                         fresh=uncut and bool(here) and visitor not in here)
+                         fresh=uncut and bool(here) and visitor not in here, new=new)
         self._waiting.append(ticket)
         self._sorted = None
         return ticket
@@ -347,25 +358,47 @@ def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.mono
     """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
     trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
     then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
-    room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
+    room; a visitor new to the line cuts the turn in progress short, after its current step (``Line.wanted``). While
+    waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
     each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
     ``clock``: what measures a turn (a test passes one that counts steps)."""
     session, visitor, tell, it = _session(), _visitor(), _notice(TRAININGS, where), iter(steps)
+    finished = False
     try:
         while True:
             TRAININGS.take(session, tell, visitor)
-            end = clock() + seconds
-            while clock() < end:
+            end, stepped = clock() + seconds, False
+            while clock() < end and not (stepped and TRAININGS.wanted()):  # a newcomer waits for one step at most
                 try:
                     item = next(it)
                 except StopIteration:
+                    finished = True
                     return
+                stepped = True
                 yield item
             TRAININGS.release()  # the next learner in line goes first; this one rejoins at the back
     except Replaced:
         st.stop()  # a newer run of this session took this one's place in line
     finally:
-        TRAININGS.release()
+        if not (finished and getattr(_SLOT, "keep", False)):  # ``drawn_in_turn`` gives the last turn back itself
+            TRAININGS.release()
+
+
+def drawn_in_turn(panel):
+    """``panel``, which trains live (``in_turns``), draws what its training made in the training's last turn: that
+    turn is kept after the last step until the panel returns (or stops), as the lab's panel draws in its training
+    turn. So a finished run's charts and what it is compared with (``cached(..., take_turns=True)`` computes in a turn
+    its caller holds: page 19's best-of-G) are drawn without another visitor's training beside them, which halved
+    their pace (the room's threads share one interpreter lock); the time counts as the visitor's share."""
+    @functools.wraps(panel)
+    def in_turn(*args, **kwargs):
+        _SLOT.keep = True
+        try:
+            return panel(*args, **kwargs)
+        finally:
+            _SLOT.keep = False
+            TRAININGS.release()
+    return in_turn
 
 
 class _NotCached(Exception):
@@ -470,7 +503,7 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
                 TRAININGS.take(SERVER, None, SERVER)
                 end = time.monotonic() + seconds
                 items.append(next(it))          # at least one step a turn
-                while time.monotonic() < end:
+                while time.monotonic() < end and not TRAININGS.wanted():
                     items.append(next(it))
                 TRAININGS.release()
         except StopIteration:
