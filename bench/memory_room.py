@@ -4,11 +4,13 @@
     python bench/memory_room.py --arenas 2            # the same with glibc's malloc held to two arenas
 
 One ``streamlit run dashboard.py`` on 127.0.0.1 with a short ``server.disconnectedSessionTTL`` (10 s), so closed
-sessions are dropped soon. The room: two thirds open the training lab at a β nobody has computed (heavy, cached
-for the server), one sixth train page 19 for 5 steps (each its own seed), the rest read other pages. All stay
-open until every one has drawn, then close. Reports the server's resident memory before the room, at its peak,
-and ``--wait`` seconds after the last session closed (streamlit's expiry passed, its caches still full); "before"
-is the server after it has served every page once (``warm``).
+sessions are dropped soon, and nothing else set (no ``MALLOC_ARENA_MAX`` unless ``--arenas`` asks: what a plain
+``streamlit run`` on Community Cloud gets). The room: two thirds open the training lab at a β nobody has computed
+(heavy, cached for the server), one sixth train page 19 for 5 steps (each its own seed), the rest read other
+pages. All stay open until every one has drawn, then close. Reports the server's resident memory before the room,
+at its peak, and ``--wait`` seconds after the last session closed (streamlit's expiry passed, its caches still
+full). "Before" is the server after it has served every page once and finished the work it does ahead of time
+(page 19's default runs), idle (``warm``); "fresh" is the server before its first page (nothing imported yet).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.workshop import rss_mb  # noqa: E402
+from bench.workshop import cpu_seconds, load_average, rss_mb  # noqa: E402
 from bench.wsclient import AppClient  # noqa: E402
 from tests.e2e.e2ehelp import free_port  # noqa: E402
 
@@ -69,35 +71,55 @@ def main() -> None:
          "--server.fileWatcherType", "none", "--server.disconnectedSessionTTL", "10"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
+    load = load_average()
     try:
-        asyncio.run(warm(url))
+        fresh = asyncio.run(healthy(url, server.pid))
+        first = asyncio.run(warm(url, server.pid))
         before = rss_mb(server.pid)
         peak = asyncio.run(room(url, args.sessions, server.pid))
         time.sleep(args.wait)
         after = rss_mb(server.pid)
-        print(f"arenas {args.arenas or 'default'}: {args.sessions} sessions; resident memory {before:.0f} MB before, "
-              f"{peak:.0f} MB at the peak, {after:.0f} MB {args.wait:.0f} s after they closed "
-              f"({after - before:+.0f} MB)", flush=True)
+        print(f"arenas {args.arenas or 'default'}: {args.sessions} sessions; resident memory {fresh:.0f} MB fresh, "
+              f"{first:.0f} MB after the first page, {before:.0f} MB before, {peak:.0f} MB at the peak, "
+              f"{after:.0f} MB {args.wait:.0f} s after they closed ({after - before:+.0f} MB); "
+              f"load average {load} -> {load_average()}", flush=True)
     finally:
         server.terminate()
         server.wait(timeout=30)
 
 
-async def warm(url: str) -> None:
-    """Wait for the server, then open every page once, one after another: "before" is a server that has served each
-    page (its modules imported, the base model loaded, the default views cached), so the room's own mark shows."""
-    from ui import nav
-    for _ in range(120):
+async def healthy(url: str, pid: int) -> float:
+    """Wait until the server answers its health check; its resident memory then (no page served yet), in MB."""
+    import urllib.request
+    for _ in range(240):
         try:
-            await (await AppClient.open(f"{url}/")).close()
-            break
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return rss_mb(pid)
         except OSError:
             await asyncio.sleep(0.5)
+    raise RuntimeError("the server did not start")
+
+
+async def warm(url: str, pid: int) -> float:
+    """Open every page once, one after another, then wait until the server is idle (page 19's default runs, trained
+    ahead of time, are done): "before" is a server that has served each page (its modules imported, the base model
+    loaded, the default views cached and trained), so the room's own mark shows. Returns the resident memory after
+    the first page (the home page), in MB."""
+    from ui import nav
+    first = None
     for entry in nav.PAGES:
         c = await AppClient.open(f"{url}/{nav.url_path(entry.path)}")
         await c.rerun(timeout=600)
         await c.close()
+        first = rss_mb(pid) if first is None else first
     await asyncio.sleep(15)  # past the 10 s session expiry
+    for _ in range(120):  # idle: under a tenth of a core over 3 s
+        cpu = cpu_seconds(pid)
+        await asyncio.sleep(3)
+        if cpu_seconds(pid) - cpu < 0.3:
+            break
+    await asyncio.sleep(35)  # and one round of the server's malloc trimmer, as after the room
+    return first
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end);
 visitor by the address its session comes from (ui.turns), so each visitor here connects from its own loopback
 address (Linux routes all of 127/8 to this machine):
 
-- an earlier visitor opens the lab at its defaults (the shared cache holds that view);
+- an earlier visitor opens the lab at its defaults (the shared cache holds that view), and the room waits until the
+  server is idle (page 19's default runs, trained ahead of time, are done);
 - **one visitor** (127.0.0.2) opens ``--tabs`` tabs of the lab at once, at its heaviest settings, each with its own
   β (no two share a cached run), and keeps them open for ``--seconds``;
 - a **reader** (127.0.0.3) of another page (Reward_and_return) reruns it every second throughout;
@@ -78,11 +79,25 @@ async def visit(url: str, source: str, timeout: float) -> dict:
         await client.close()
 
 
-async def room(base: str, tabs: int, newcomers: int, seconds: float, zero: bool = False) -> dict:
+async def idle(pid: int) -> None:
+    """Until the server is idle (under a tenth of a core over 3 s): page 19's default runs, which the server trains
+    ahead of time once its page is first opened, are done, and take no turns from the room."""
+    from bench.workshop import cpu_seconds
+
+    for _ in range(100):
+        cpu = cpu_seconds(pid)
+        await asyncio.sleep(3)
+        if cpu_seconds(pid) - cpu < 0.3:
+            return
+
+
+async def room(base: str, tabs: int, newcomers: int, seconds: float, zero: bool = False, pid: int = 0) -> dict:
     from bench.wsclient import AppClient
 
     stats = {"errors": [], "heavy_done": [], "notices": [], "reader": [], "newcomers": []}
     await visit(f"{base}/{ZERO if zero else LAB}", "127.0.0.1", 120)  # the earlier visitor: the defaults cached
+    if pid:
+        await idle(pid)
     over = asyncio.Event()
 
     async def heavy_tab(i: int) -> None:
@@ -145,8 +160,8 @@ def run(tabs: int = 50, newcomers: int = 10, seconds: float = 60, page: str = "l
     load_before = load_average()
     server = Server()
     try:
-        stats = asyncio.run(asyncio.wait_for(room(server.url, tabs, newcomers, seconds, page == "zero"),
-                                             timeout=seconds + 60 * newcomers + 180))
+        stats = asyncio.run(asyncio.wait_for(room(server.url, tabs, newcomers, seconds, page == "zero",
+                                                  server.proc.pid), timeout=seconds + 60 * newcomers + 480))
     finally:
         server.stop()
     uncached = [n for n in stats["newcomers"] if not n["cached"]]

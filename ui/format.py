@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from rlcore.formulas.example import INVISIBLE
+from rlcore.formulas.example import INVISIBLE, browser_length
 
 MINUS = "\u2212"
 
@@ -172,6 +172,54 @@ def _joined(before: str, ch: str) -> bool:
     flags = 0x1F1E6 <= a <= 0x1F1FF and 0x1F1E6 <= b <= 0x1F1FF
     return (unicodedata.category(ch).startswith("M") or 0x1F3FB <= b <= 0x1F3FF or flags
             or 0x1160 <= b <= 0x11FF or 0xD7B0 <= b <= 0xD7FF)
+
+
+def cut_to(text: str, most: int) -> str:
+    """``text`` cut to at most ``most`` UTF-16 units, as a browser's field counts (an emoji counts as two), between
+    two characters as a reader sees them: never inside a surrogate pair, before a combining mark, an emoji's
+    selector, skin tone or tag, next to a zero-width joiner, or inside a pair of flag letters. Only when the first of
+    those characters alone is longer than ``most`` is it cut between its code points, so the result is empty only
+    when ``text`` is (a pasted name that is too long keeps what fits, not nothing).
+
+    >>> cut_to("😀" * 24, 24) == "😀" * 12, cut_to("abc", 24), cut_to("ab👍🏽", 4), cut_to("🇫🇷🇩🇪", 6) == "🇫🇷"
+    (True, 'abc', 'ab', True)
+    """
+    if browser_length(text) <= most:
+        return text
+    kept, used, last = [], 0, ""
+    for cluster in _clusters(text):
+        size = browser_length(cluster)
+        if used + size > most:
+            break
+        kept.append(cluster)
+        used += size
+    if kept or not text:
+        return "".join(kept)
+    for ch in text:  # one cluster longer than the whole field: keep its first code points that fit
+        if browser_length(last + ch) > most:
+            break
+        last += ch
+    return last
+
+
+def _clusters(text: str):
+    """``text``'s characters as a reader sees them (near enough to Unicode's grapheme clusters for cutting a name)."""
+    cluster, flags = "", 0
+    for ch in text:
+        b = ord(ch)
+        flag = 0x1F1E6 <= b <= 0x1F1FF
+        glued = cluster and (
+            unicodedata.category(ch).startswith("M") or 0x1F3FB <= b <= 0x1F3FF or b == 0x200D
+            or 0xFE00 <= b <= 0xFE0F or 0xE0100 <= b <= 0xE01EF or 0xE0020 <= b <= 0xE007F
+            or cluster[-1] == "\u200d" or (flag and flags % 2 == 1) or 0x1160 <= b <= 0x11FF or 0xD7B0 <= b <= 0xD7FF)
+        if not glued:
+            if cluster:
+                yield cluster
+            cluster, flags = "", 0
+        cluster += ch
+        flags += flag
+    if cluster:
+        yield cluster
 
 
 def pct(x: float, digits: int = 0) -> str:

@@ -24,7 +24,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from .format import esc
+from rlcore.formulas.example import browser_length
+
+from .format import cut_to, esc
 from .i18n import t
 
 PAGE = "inputs_page"          # the id of the page that ran last
@@ -296,11 +298,13 @@ def toggle(label: str, default: bool, *, key: str, help: str | None = None, wher
 
 
 def text_input(label: str, default: str, *, key: str, max_chars: int, help: str | None = None, where=None):
-    """``st.text_input`` bound to the link (at most ``max_chars`` characters)."""
-    return _declare(key, default, read=_one, fits=lambda x: isinstance(x, str) and len(x) <= max_chars,
-                    text=lambda x: [x],
-                    draw=lambda k: _where(where).text_input(label, key=k, max_chars=max_chars, help=help,
-                                                            persist_state="session"))
+    """``st.text_input`` bound to the link, holding at most ``max_chars`` characters as the browser counts them (an
+    emoji counts as two). Longer text, typed or pasted, is cut to what fits (``ui.format.cut_to``) when it arrives:
+    Streamlit's own ``max_chars`` is checked in the browser, which drops a change that is too long whole (a pasted
+    answer one character too long left the field as it was), so the input has none."""
+    return _declare(key, default, read=_one, fits=lambda x: isinstance(x, str) and browser_length(x) <= max_chars,
+                    text=lambda x: [x], fix=lambda x: cut_to(x, max_chars) if isinstance(x, str) else default,
+                    draw=lambda k: _where(where).text_input(label, key=k, help=help, persist_state="session"))
 
 
 # ---------------------------------------------------------------- the end of the page: what the link did

@@ -148,10 +148,11 @@ def panel(fn=None, *, whole_page: bool = False):
 
     ``@page.panel(whole_page=True)``: a panel whose inputs rerun the whole page, for one that trains live and has a
     Stop button: a click inside a fragment does not interrupt the fragment's run (Streamlit issue #11030), so
-    only a whole-page rerun can stop a training in the middle (page 19)."""
+    only a whole-page rerun can stop a training in the middle (page 19); what it draws after its live training is
+    drawn in that training's last turn (``turns.drawn_in_turn``)."""
     if fn is None:
         return lambda f: panel(f, whole_page=whole_page)
-    return fn if whole_page else st.fragment(fn)
+    return turns.drawn_in_turn(fn) if whole_page else st.fragment(fn)
 
 
 NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16–18's notice

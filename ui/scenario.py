@@ -18,7 +18,7 @@ import rlcore
 from rlcore.formulas.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
 from . import i18n, inputs
-from .format import breakable, esc
+from .format import breakable, cut_to, esc
 from .i18n import t
 
 # The editor's own range, narrower than what rlcore computes with (rlcore.MAX_TOKENS = 12): six rows, one colour
@@ -31,6 +31,7 @@ SYNCED = "scenario_synced"  # the scenario the draft last agreed with
 PRESET = "scenario_preset"
 EDITOR = "scenario_editor"  # the expander holding the inputs (open or closed)
 REPLACED = "scenario_replaced"  # the example a page's ``load`` replaced, kept for ``restore``
+CUT = "scenario_cut"     # the most units of a field whose text was cut to fit in this run (for its notice)
 URL_KEY = "scn"          # query parameter that carries a custom scenario in a shared link
 MAX_JSON_BYTES = 100_000
 MAX_DEPTH = 3            # {"samples": [[1, 2], [3]]} is the deepest a scenario nests
@@ -464,25 +465,44 @@ def _editor(draft: list[dict]) -> list[dict]:
     for i, row in enumerate(draft):
         vis = "visible" if i == 0 else "collapsed"
         c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
-        tok = c1.text_input(t("scenario.token"), value=_shown(row["token"]), key=key("token", i),
-                            max_chars=MAX_TOKEN_CHARS, label_visibility=vis, help=t("scenario.token_help"))
+        tok = _text_field(c1, t("scenario.token"), row["token"], key("token", i), MAX_TOKEN_CHARS,
+                          label_visibility=vis, help=t("scenario.token_help", most=MAX_TOKEN_CHARS))
         prob = c2.number_input(t("scenario.prob"), value=float(row["prob"]), min_value=0.0, max_value=1.0,
                                step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
                                help=t("scenario.prob_help"))
-        scores = c3.text_input(t("scenario.scores"), value=_shown(row["scores"]), key=key("scores", i),
-                               max_chars=SCORES_MAX_CHARS, label_visibility=vis,
-                               help=t("scenario.scores_help", most=MAX_SAMPLES, top=f"{MAX_SCORE:,.0f}"))
+        scores = _text_field(c3, t("scenario.scores"), row["scores"], key("scores", i), SCORES_MAX_CHARS,
+                             items=True, label_visibility=vis,
+                             help=t("scenario.scores_help", most=MAX_SAMPLES, top=f"{MAX_SCORE:,.0f}"))
         rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
     st.caption(t("scenario.continuations"))
     for i, row in enumerate(rows):
-        row["cont"] = st.text_input(t("scenario.after", token=esc(_shown(row["token"]))),
-                                    value=_shown(draft[i]["cont"]), key=key("cont", i), max_chars=MAX_CONT_CHARS)
+        row["cont"] = _text_field(st, t("scenario.after", token=esc(_shown(row["token"]))), draft[i]["cont"],
+                                  key("cont", i), MAX_CONT_CHARS)
+    if (most := st.session_state.pop(CUT, None)) is not None:
+        st.info(t("scenario.cut", most=most), icon=":material/content_cut:")
     c1, c2 = st.columns(2)
     c1.button(t("scenario.add"), key=key("add", "new"), on_click=_add_token,
               disabled=len(draft) >= EDITOR_MAX_TOKENS, width="stretch", help=t("scenario.add_help"))
     c2.button(t("scenario.remove"), key=key("remove", "last"), on_click=_remove_token, args=(len(draft) - 1,),
               disabled=len(draft) <= EDITOR_MIN_TOKENS, width="stretch", help=t("scenario.remove_help"))
     return rows
+
+
+def _text_field(where, label: str, default, k: str, most: int, *, items: bool = False, **kwargs) -> str:
+    """A text input of the editor holding at most ``most`` UTF-16 units (as the browser counts): longer text, typed or
+    pasted, is cut to what fits (``ui.format.cut_to``; a list, ``items``, at its last whole item) and the editor says
+    so. Streamlit's own ``max_chars`` is checked in the browser, which drops a change that is too long whole: 24 😀
+    pasted into an empty name left it empty. So the field has none, and the server cuts."""
+    held = st.session_state.get(k)
+    cut = isinstance(held, str) and browser_length(held) > most
+    if cut:
+        fitted = cut_to(held, most)
+        if items and "," in fitted and held[len(fitted):][:1] not in (",", " "):
+            fitted = fitted[:fitted.rindex(",")]  # a score cut in two would be another number
+        st.session_state[k] = fitted  # before the input is drawn: it shows the cut text
+        st.session_state[CUT] = max(most, st.session_state.get(CUT, 0))
+    # no default beside a value just set (Streamlit logs a warning for both); the input keeps its key's value
+    return where.text_input(label, value=None if cut else _shown(default), key=k, **kwargs)
 
 
 def _shown(text) -> str:

@@ -10,13 +10,14 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in seconds of
   turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not fifty. Among a
   visitor's own sessions, and between visitors served alike, the first to ask goes first. A visitor who joins a busy
-  line starts level with the visitor being served, less three turns (``GRACE_S``): it goes next and keeps the line
-  for about three seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19) ends
-  near its time alone; it cannot bank time from before it came. Heavy work comes in bounded slices where it can
-  (``in_turns``: page 19's training, a second at a time); a lab run is one call that cannot be cut, so on the
-  training line a newcomer's such run goes beside the run in progress (``Line.beside``, ``turn(..., uncut=True)``:
-  one such run at a time, so at most two at once). A sliced run never goes beside: slices in turn give each visitor
-  its half.
+  line starts level with the visitor being served, less six turns (``GRACE_S``): it goes next and keeps the line
+  for about six seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19: 3 s on
+  a loaded machine) ends before the other visitor's next step, near its time alone; it cannot bank time from before
+  it came. It waits for the step in progress only: a turn in slices ends early for a newcomer (``Line.wanted``).
+  Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
+  is one call that cannot be cut, so on the training line a newcomer's such run goes beside the run in progress
+  (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once). A sliced run never
+  goes beside: slices in turn give each visitor its half.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
   that is waiting, the waiting run leaves the line at its next Streamlit call (the position notice below) and
   the newer run takes its place in the line, not the back of it. A second waiting thread of the same session
@@ -53,7 +54,7 @@ import rlcore
 POLL_S = 0.25         # how often a waiting run looks at the line (and lets a newer input stop it)
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
-GRACE_S = 3.0         # a visitor joining a busy line starts this far below the visitor being served (three turns)
+GRACE_S = 6.0         # a visitor joining a busy line starts this far below the visitor being served (six turns)
 
 
 class Replaced(Exception):
@@ -81,6 +82,7 @@ class _Ticket:
     replaced: bool = False
     since: float = 0.0  # when its turn began
     fresh: bool = False  # an uncut run of a visitor new to the busy line (it may run beside, with ``beside``)
+    new: bool = False    # its visitor came to the busy line unserved since it was last empty (``wanted``)
 
 
 @dataclass
@@ -127,9 +129,18 @@ class Line:
         """Whether the calling thread has its turn now."""
         return getattr(self._held, "ticket", None) is not None
 
+    def wanted(self) -> bool:
+        """Whether a visitor new to the line (unserved since it was last empty) waits for it while another visitor
+        holds it: a turn that comes in slices (``in_turns``) then ends after its current step rather than its full
+        length, so a newcomer's short run waits for one step of the run in progress, not a whole turn."""
+        ticket = getattr(self._held, "ticket", None)
+        with self._cond:
+            return any(t.new and t.visitor != getattr(ticket, "visitor", None) for t in self._waiting)
+
     def _join(self, session: str, visitor: str, uncut: bool) -> _Ticket:
         now = time.monotonic()
         here = self._in_line()
+        new = bool(here) and visitor not in here and visitor not in self._used
         if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
             floor = self._level() - GRACE_S
             self._used[visitor] = max(self._used[visitor], floor) if visitor in self._used else floor
@@ -140,7 +151,7 @@ class Line:
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
         ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
-                         fresh=uncut and bool(here) and visitor not in here)
+                         fresh=uncut and bool(here) and visitor not in here, new=new)
         self._waiting.append(ticket)
         self._sorted = None
         return ticket
@@ -347,25 +358,47 @@ def in_turns(steps: Iterable, *, where, seconds: float = TURN_S, clock=time.mono
     """The items of ``steps`` (a long computation, step by step), computed in turns with the other sessions'
     trainings: this session holds the training line (``TRAININGS``) for at most ``seconds`` of steps at a time,
     then goes to the back of it, so twenty learners training at once all advance, and nobody's run holds up the
-    room. While waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
+    room; a visitor new to the line cuts the turn in progress short, after its current step (``Line.wanted``). While
+    waiting, ``where`` (an ``st.empty()``) says how many runs are ahead. What the caller does with
     each item (a redraw) happens in the turn. A newer input stops the run at the notice, as anywhere else.
     ``clock``: what measures a turn (a test passes one that counts steps)."""
     session, visitor, tell, it = _session(), _visitor(), _notice(TRAININGS, where), iter(steps)
+    finished = False
     try:
         while True:
             TRAININGS.take(session, tell, visitor)
-            end = clock() + seconds
-            while clock() < end:
+            end, stepped = clock() + seconds, False
+            while clock() < end and not (stepped and TRAININGS.wanted()):  # a newcomer waits for one step at most
                 try:
                     item = next(it)
                 except StopIteration:
+                    finished = True
                     return
+                stepped = True
                 yield item
             TRAININGS.release()  # the next learner in line goes first; this one rejoins at the back
     except Replaced:
         st.stop()  # a newer run of this session took this one's place in line
     finally:
-        TRAININGS.release()
+        if not (finished and getattr(_SLOT, "keep", False)):  # ``drawn_in_turn`` gives the last turn back itself
+            TRAININGS.release()
+
+
+def drawn_in_turn(panel):
+    """``panel``, which trains live (``in_turns``), draws what its training made in the training's last turn: that
+    turn is kept after the last step until the panel returns (or stops), as the lab's panel draws in its training
+    turn. So a finished run's charts and what it is compared with (``cached(..., take_turns=True)`` computes in a turn
+    its caller holds: page 19's best-of-G) are drawn without another visitor's training beside them, which halved
+    their pace (the room's threads share one interpreter lock); the time counts as the visitor's share."""
+    @functools.wraps(panel)
+    def in_turn(*args, **kwargs):
+        _SLOT.keep = True
+        try:
+            return panel(*args, **kwargs)
+        finally:
+            _SLOT.keep = False
+            TRAININGS.release()
+    return in_turn
 
 
 class _NotCached(Exception):
@@ -470,7 +503,7 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
                 TRAININGS.take(session, None, SERVER)
                 end = time.monotonic() + seconds
                 items.append(next(it))          # at least one step a turn
-                while time.monotonic() < end:
+                while time.monotonic() < end and not TRAININGS.wanted():
                     items.append(next(it))
                 TRAININGS.release()
         except StopIteration:
@@ -491,23 +524,52 @@ TRIM_EVERY_S = 30.0  # how often the server gives freed memory back
 _TRIMMER: list[threading.Thread] = []
 _TRIMMER_LOCK = threading.Lock()
 
+# glibc's mallopt parameters (malloc.h) and what the server asks of them
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
+ARENAS = 2                # malloc arenas the server's threads share (as MALLOC_ARENA_MAX=2 would)
+OWN_PAGES_FROM = 1 << 20  # a block of 1 MB or more gets pages of its own, given back to the system when freed
+KEEP_TOP = 32 << 20       # free memory an arena may keep at its top between two trims (the trimmer takes the rest)
 
-M_ARENA_MAX = -8   # glibc's mallopt parameter (malloc.h)
-ARENAS = 2         # malloc arenas the server's threads share from the first page on
 
-
-def _libc_trim():
-    """glibc's ``malloc_trim``, or None where there is none (not Linux, or another C library). Asks glibc first to
-    keep to ``ARENAS`` arenas (as MALLOC_ARENA_MAX=2 would): it counts its limit only once it holds eight, so,
-    asked at the first page, the threads Streamlit starts later share the arenas there are."""
+def _glibc():
+    """glibc (``libc.so.6``) with ``mallopt`` and ``malloc_trim``, or None (not Linux, or another C library)."""
     try:
         libc = ctypes.CDLL("libc.so.6")
-        trim, mallopt = libc.malloc_trim, libc.mallopt
+        libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+        libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
     except (OSError, AttributeError):
         return None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    mallopt(M_ARENA_MAX, ARENAS)
-    return trim
+    return libc
+
+
+def _tune_malloc():
+    """Ask glibc, once, when this module is imported (by the first page's first lines, before Streamlit's later
+    session threads allocate), for what the environment would set where it cannot be set (Community Cloud, a plain
+    ``streamlit run``); returns glibc's ``malloc_trim``, or None without glibc.
+
+    - **Two arenas.** glibc gives each thread that allocates an arena of its own (up to eight per core), and an arena
+      keeps what is freed in it. A limit asked for late counts from the arenas already made, so the threads Streamlit
+      starts afterwards share those (about five) instead of making more.
+    - **Large blocks on pages of their own** (``OWN_PAGES_FROM``). glibc mmaps a block of 128 kB or more, and gives
+      its pages back when it is freed, but every such free raises that threshold to the block's size, up to 32 MB:
+      once a training has freed its arrays, the next arrays of a few MB are cut from the arenas among long-lived
+      small objects, and the holes they leave cannot be given back. A fixed threshold stays where it is set. At
+      1 MB a room of 30 sessions left +43 MB behind instead of +106 MB (128 kB: about 0; 2 MB: +71 MB), while a
+      training step of page 19 took about the same time (128 kB: 1.4–2× the time, every array's fresh pages faulted
+      in; bench/memory_room.py, BENCHMARKS.md).
+    - **Free memory at an arena's top is kept up to** ``KEEP_TOP``: a fixed mmap threshold also fixes the trim
+      threshold at 128 kB, and giving back and taking again every few arrays cost a training step 1.7× its time;
+      the trimmer (``keep_memory_trimmed``) gives back what stays."""
+    libc = _glibc()
+    if libc is None:
+        return None
+    libc.mallopt(M_ARENA_MAX, ARENAS)
+    libc.mallopt(M_MMAP_THRESHOLD, OWN_PAGES_FROM)
+    libc.mallopt(M_TRIM_THRESHOLD, KEEP_TOP)
+    return libc.malloc_trim
+
+
+_TRIM = _tune_malloc()
 
 
 def keep_memory_trimmed(every: float = TRIM_EVERY_S) -> bool:
@@ -518,14 +580,13 @@ def keep_memory_trimmed(every: float = TRIM_EVERY_S) -> bool:
     arena. Without glibc nothing starts."""
     with _TRIMMER_LOCK:
         if not _TRIMMER:
-            trim = _libc_trim()
-            if trim is None:
+            if _TRIM is None:
                 return False
 
             def loop() -> None:
                 while True:
                     time.sleep(every)
-                    trim(0)
+                    _TRIM(0)
             _TRIMMER.append(threading.Thread(target=loop, name="malloc-trim", daemon=True))
             _TRIMMER[0].start()
         return True

@@ -154,14 +154,30 @@ def test_a_right_to_left_override_in_a_file_name_shows_as_its_code_point():
 
 # ---------------------------------------------------------------- lengths as the browser counts them
 def test_names_are_counted_as_the_browsers_field_counts_them():
-    """The editor's field stops at 24 UTF-16 units (12 emoji); the scenario counts the same way, so every name
-    it accepts can be edited in the field, and a name the field could not hold is refused, saying why."""
+    """The editor's field holds 24 UTF-16 units (12 emoji); the scenario counts the same way, so every name it
+    accepts can be edited in the field, and a name the field could not hold is refused, saying why."""
     twelve, thirteen = "😀" * 12, "😀" * 13
     assert panel.from_json(doc([twelve, "b"])).tokens[0] == twelve
     rejects(lambda: panel.from_json(doc([thirteen, "b"])), "at most 24 characters, got 26 as a browser counts them")
     at = run_page(HOME, query={panel.URL_KEY: doc([twelve, "b"])}, state={panel.EDITOR: True})
-    field = at.text_input(key=panel.key("token", 0))
-    assert field.value == twelve and field.proto.max_chars == 24
+    assert at.text_input(key=panel.key("token", 0)).value == twelve
+
+
+def test_text_too_long_for_its_field_is_cut_to_what_fits_never_emptied():
+    """24 😀 pasted into a name: the browser checks Streamlit's ``max_chars`` and drops an over-long change whole (the
+    field stayed empty), so the fields have none and the server cuts: the name keeps the 12 emoji that fit, a list
+    of scores ends at its last whole score, and the editor says what happened."""
+    at = edit_scenario(run_page(HOME), "token", 0, "😀" * 24)
+    assert all(w.proto.max_chars == 0 for w in at.text_input), "no limit the browser would enforce by dropping"
+    assert at.text_input(key=panel.key("token", 0)).value == "😀" * 12
+    assert at.session_state[panel.STATE].tokens[0] == "😀" * 12, "the cut name is the example's"
+    assert any("cut to what fits: at most 24" in i.value for i in at.info), [i.value for i in at.info]
+    at = edit_scenario(at, "scores", 0, ", ".join(["123.25"] * 400))  # 3,198 characters; the field holds 2,500
+    kept = at.text_input(key=panel.key("scores", 0)).value
+    assert len(kept) <= panel.SCORES_MAX_CHARS and kept.endswith("123.25"), kept[-20:]
+    at = edit_scenario(at, "cont", 1, "z" * 200)
+    assert at.text_input(key=panel.key("cont", 1)).value == "z" * 80
+    assert not at.exception
 
 
 # ---------------------------------------------------------------- the sum of the probabilities

@@ -3,6 +3,7 @@ first come first served, a superseded waiting run's place kept for the session's
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import threading
 import time
@@ -279,15 +280,85 @@ def test_a_visitor_joining_a_busy_line_goes_next_but_cannot_bank_time():
         tabs += [tab(line, now, f"v{i}", "v", served, cost=2) for i in (3, 4)]
     wait_until(lambda: served == ["v1", "v2", "g"])
     assert line.used("v") == 4  # v's two turns of 2 steps
-    newcomer = [tab(line, now, f"n{i}", "n", served, cost=2) for i in (1, 2, 3)]
+    newcomer = [tab(line, now, f"n{i}", "n", served, cost=2) for i in (1, 2, 3, 4)]
     assert line.used("n") == line.used("v") - turns.GRACE_S, "level with the least served, less the grace"
     gate.set()
     for t in [*tabs, holding, *newcomer]:
         t.join(5)
-    # n starts at 4 − 3 = 1: its turns of 2 take it to 3, then 5 (past v's 4), then v and n in turn
-    assert turns.GRACE_S == 3
-    assert served[3:] == ["n1", "n2", "v3", "n3", "v4"], "next, for the grace's worth of turns, then turn about"
+    # n starts at 4 − 6 = −2: its turns of 2 take it to 0, 2, then 4 (level with v: v asked first), then turn about
+    assert turns.GRACE_S == 6
+    assert served[3:] == ["n1", "n2", "n3", "v3", "n4", "v4"], "next, for the grace's worth of turns, then turn about"
     assert line.used("v") == 0 and line.used("n") == 0, "an empty line forgets what everyone took"
+
+
+def test_a_newcomer_cuts_a_sliced_turn_short_after_its_current_step(monkeypatch):
+    """in_turns: a visitor's training holds the line for turns of ``per_turn`` steps; a visitor new to the line who
+    asks during step 3 waits for that step only (the turn ends there, not at its 10th step), runs its own steps, and
+    then the first visitor goes on. A visitor already served in this busy stretch does not cut anyone's turn short."""
+    log, per_turn, now = [], 10, [0]
+    monkeypatch.setattr(turns.TRAININGS, "clock", lambda: now[0])
+    who = {}
+    monkeypatch.setattr(turns, "_visitor", lambda: who[threading.current_thread().name])
+
+    def training(name, visitor, n, at=None, then=None):
+        def steps():
+            for i in range(n):
+                if i == at:  # while this step runs, the other visitor asks for the line
+                    then.start()
+                    wait_until(lambda: turns.TRAININGS.ahead("nobody") == 2)
+                now[0] += 1
+                yield name, i
+        who[name] = visitor
+        return threading.Thread(target=lambda: log.extend(turns.in_turns(steps(), where=None, seconds=per_turn,
+                                                                           clock=lambda: now[0])), name=name)
+
+    newcomer = training("n", "newcomer", 2)
+    visitor = training("v", "visitor", 14, at=3, then=newcomer)
+    visitor.start()
+    visitor.join(10), newcomer.join(10)
+    assert [w for w, _ in log] == ["v"] * 4 + ["n"] * 2 + ["v"] * 10, "the newcomer waited for v's step 3 only"
+    assert turns.TRAININGS.ahead("nobody") == 0
+
+    log.clear()  # the same visitor asking again, once served: turns run their full length
+    with turns.TRAININGS.turn(session="holder", visitor="visitor"):
+        first = training("v2", "visitor", 12, at=2, then=training("w", "visitor", 1))
+        first.start()
+        wait_until(lambda: turns.TRAININGS.ahead("nobody") >= 2)
+    first.join(10)
+    assert [w for w, _ in log][:per_turn] == ["v2"] * per_turn
+
+
+def test_what_a_live_training_draws_after_its_last_step_is_drawn_in_that_turn(monkeypatch):
+    """drawn_in_turn (page 19's panel): the turn of a training's last step is kept while the panel draws what it made,
+    so a session waiting for the line starts only once the panel returns; a panel that stops gives it back too."""
+    monkeypatch.setattr(turns, "_visitor", lambda: "visitor")
+    order, asked = [], threading.Event()
+
+    def other():
+        asked.set()
+        with turns.TRAININGS.turn(session="other", visitor="other"):
+            order.append("other's turn")
+
+    @turns.drawn_in_turn
+    def panel(fail=False):
+        for _ in turns.in_turns(iter(range(3)), where=None, seconds=60):
+            order.append("step")
+        waiting = threading.Thread(target=other, daemon=True)
+        waiting.start()
+        wait_until(lambda: asked.is_set() and turns.TRAININGS.ahead("nobody") == 2)  # held, and other waits
+        order.append("drawn")
+        if fail:
+            raise RuntimeError("stopped")
+        return waiting
+
+    panel().join(5)
+    assert order == ["step"] * 3 + ["drawn", "other's turn"]
+    assert turns.TRAININGS.ahead("nobody") == 0
+    order.clear(), asked.clear()
+    with pytest.raises(RuntimeError):
+        panel(fail=True)
+    wait_until(lambda: order[-1:] == ["other's turn"])
+    assert turns.TRAININGS.ahead("nobody") == 0, "a stopped panel gives its turn back"
 
 
 def test_a_visitor_is_a_browser_by_the_balancers_cookie_else_an_address():
@@ -370,6 +441,24 @@ def test_one_thread_per_server_gives_freed_memory_back():
     """keep_memory_trimmed starts one malloc-trim thread however often pages ask for it (here, on glibc)."""
     assert turns.keep_memory_trimmed() and turns.keep_memory_trimmed()
     assert [t.name for t in threading.enumerate()].count("malloc-trim") == 1
+
+
+def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed():
+    """The server's malloc tuning (``_tune_malloc``, at this module's import): a block of ``OWN_PAGES_FROM`` bytes is
+    mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB block, which raises glibc's
+    own threshold to 16 MB (the block would then come from an arena). Read from the chunk's header: glibc marks an
+    mmapped chunk with bit 2 of its size field, the word before the block."""
+    libc = turns._glibc()
+    if libc is None:
+        pytest.skip("not glibc")
+    libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+    libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
+    libc.free(libc.malloc(16 << 20))
+    block = libc.malloc(turns.OWN_PAGES_FROM)
+    try:
+        assert ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2, "not mmapped"
+    finally:
+        libc.free(block)
 
 
 def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
