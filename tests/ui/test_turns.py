@@ -444,17 +444,21 @@ def test_one_thread_per_server_gives_freed_memory_back():
 
 
 def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed():
-    """The server's malloc tuning (``_tune_malloc``, at this module's import): a block of ``OWN_PAGES_FROM`` bytes is
-    mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB block, which raises glibc's
-    own threshold to 16 MB (the block would then come from an arena). Read from the chunk's header: glibc marks an
-    mmapped chunk with bit 2 of its size field, the word before the block."""
+    """The server's malloc tuning (``_tune_malloc``, at this module's import): a block of 8 MB (above
+    ``OWN_PAGES_FROM``) is mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB block,
+    which raises glibc's own threshold to 16 MB (the block would then come from an arena). Read from the chunk's
+    header: glibc marks an mmapped chunk with bit 2 of its size field, the word before the block. glibc serves a block
+    from an arena's free top before it maps one, so the arenas' tops are given back first (``malloc_trim(0)``), and
+    the block is large enough that no hole between this process's small objects holds it."""
     libc = turns._glibc()
     if libc is None:
         pytest.skip("not glibc")
     libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
     libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
+    assert turns.OWN_PAGES_FROM < 8 << 20
+    libc.malloc_trim(0)
     libc.free(libc.malloc(16 << 20))
-    block = libc.malloc(turns.OWN_PAGES_FROM)
+    block = libc.malloc(8 << 20)
     try:
         assert ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2, "not mmapped"
     finally:
