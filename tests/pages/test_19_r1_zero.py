@@ -71,9 +71,10 @@ def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
     assert kl[0] == 0                                                 # the base against itself
 
 
-def test_the_length_and_pass_rate_per_problem_size_are_the_runs():
+def test_the_length_pass_rate_per_size_where_it_changed_and_what_it_wrote_are_the_runs():
     """The second chart draws, at every step, the run's mean length overall and per problem size, and pass@1 per
-    size: the same numbers ``rlcore.zero.train`` returns for these settings."""
+    size; the third the push and KL per answer position; the table the samples: the same numbers
+    ``rlcore.zero.train`` returns for these settings."""
     at = train(run_page(PAGE), **SHORT)
     run = zero.train(zero.ZeroConfig(steps=5), 0)
     df = chart_frame(at, "How much it writes", "value")
@@ -84,11 +85,6 @@ def test_the_length_and_pass_rate_per_problem_size_are_the_runs():
         for name, values in curves.items():
             drawn = df[(df["quantity"] == panel) & (df["curve"] == name)].sort_values("step")["value"]
             np.testing.assert_allclose(drawn, values, rtol=1e-12, err_msg=f"{panel}: {name}")
-
-
-def test_where_it_changed_and_what_it_wrote_are_the_runs():
-    at = train(run_page(PAGE), **SHORT)
-    run = zero.train(zero.ZeroConfig(steps=5), 0)
     df = chart_frame(at, "Where in the answer", "value")
     push = df[df["quantity"] == "share of the update's push"]
     for curve, values in (("first update", run.push[0]), ("last update", run.push[-1])):
@@ -120,6 +116,7 @@ def test_the_inspector_shows_one_group_with_its_advantages():
     assert grid["probability"].between(0, 1).all()
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_ppo_gives_each_token_its_own_advantage():
     at = train(run_page(PAGE), **SHORT, algo="PPO with a value head")
     grid = data_with(group_chart(at), "advantage")
@@ -162,6 +159,7 @@ def test_the_question_is_answered_from_the_base_models_numbers():
         np.testing.assert_allclose(drawn, row[np.isfinite(row)], rtol=1e-12)
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
     at = train(run_page(PAGE), **SHORT, epochs=4, lr=1e-3)
     grid = data_with(group_chart(at), "ratio")
@@ -171,6 +169,7 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
     assert ((clipped["ratio"] < 0.8) | (clipped["ratio"] > 1.2)).all()
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
     config = zero.ZeroConfig(steps=40)
@@ -202,6 +201,7 @@ def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_
                                100 * np.array([base_1, trained_1, base_64, trained_64]), atol=0.051)
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_the_baselines_are_rft_at_the_same_settings_and_best_of_g_on_the_base():
     at = train(run_page(PAGE), **SHORT, G=4)
     df = chart_frame(at, "What RL adds", "pass@1")
@@ -214,6 +214,7 @@ def test_the_baselines_are_rft_at_the_same_settings_and_best_of_g_on_the_base():
     np.testing.assert_allclose(df[df["curve"] == "RFT"].sort_values("step")["pass@1"], rft.pass1)
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_ppo_shows_its_critics_explained_variance_and_the_kl_can_go_in_the_reward():
     at = train(run_page(PAGE), **SHORT, algo="PPO with a value head", beta=0.1, kl_in="in the reward")
     run = zero.train(zero.ZeroConfig(algorithm="ppo", steps=5, beta=0.1, kl_in="reward"), 0)
@@ -240,6 +241,7 @@ def test_a_newcomer_sees_the_default_run_the_server_trained_ahead_of_time(monkey
                                zero.train(zero.ZeroConfig(), 0).pass1)
 
 
+@pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_a_trained_run_and_its_baseline_read_in_chinese():
     """In Chinese, after Train (PPO, so the critic's panel shows) and the RFT baseline, no English is left but the
     names and terms page 19 may show."""

@@ -69,7 +69,7 @@ def test_every_chart_has_a_title_alt_text_and_few_rows():
         assert sum(len(df) for df in c["data"].values()) < 2000
 
 
-@pytest.mark.parametrize("algo", shared_out(list(rlcore.ALGORITHM_NAMES.values()), every=2, ids=str))  # CI: all
+@pytest.mark.parametrize("algo", shared_out(list(rlcore.ALGORITHM_NAMES.values()), every=3, ids=str))  # CI: all
 def test_every_algorithm_runs_alone(algo):
     at = open_lab(inputs={**SMALL, "algos": [algo]})
     assert not at.error and not at.warning
@@ -97,7 +97,7 @@ MOVES = [("beta", 0.5), ("lr", 0.1), ("G", 4), ("epochs", 1), ("eps", 0.1), ("la
          ("len", 4), ("k", 32)]
 
 
-@pytest.mark.parametrize(("key", "value"), shared_out(MOVES, every=2, ids=lambda c: c[0]))  # CI: every move
+@pytest.mark.parametrize(("key", "value"), shared_out(MOVES, every=3, ids=lambda c: c[0]))  # CI: every move
 def test_moving_a_slider_changes_the_chart_data(key, value):
     at = open_lab(inputs=SMALL if key not in SMALL else {})
     moves_charts(at, lambda at: at.slider(key=K(key)).set_value(value).run())

@@ -111,7 +111,7 @@ def assert_same_numbers(en, zh) -> None:
             np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("path", shared_out(PAGES, every=3, offset=1, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(PAGES, every=4, offset=1, ids=lambda p: p.stem))
 def test_the_chinese_page_shows_the_english_pages_numbers(path):
     """The same numbers in the prose, the metrics and the charts, before and after "Just show me"."""
     en, zh = run_page(path), run_page(path, query=ZH)
