@@ -186,11 +186,12 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: f"{m.value} {m.proto.delta}".strip() for m in at.metric}
 
 
-NUMBER = re.compile(r"[−-]?\d+(?:,\d{3})*(?:\.\d+)?")
+NUMBER = re.compile(r"(?:−|(?<![^\W\d_])-)?\d+(?:,\d{3})*(?:\.\d+)?")  # "best-of-8": a word's hyphen, no minus
 
 
 def numbers(text: str) -> list[float]:
-    """The numbers written in ``text``, in order (a true minus sign reads as minus, "1,000" as 1000)."""
+    """The numbers written in ``text``, in order (a true minus sign reads as minus, "1,000" as 1000; the hyphen of
+    "best-of-8" is a word's, so that reads 8)."""
     return [float(n.replace("−", "-").replace(",", "")) for n in NUMBER.findall(text)]
 
 
