@@ -3,10 +3,12 @@ first come first served, a superseded waiting run's place kept for the session's
 
 from __future__ import annotations
 
-import ctypes
 import itertools
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -443,26 +445,33 @@ def test_one_thread_per_server_gives_freed_memory_back():
     assert [t.name for t in threading.enumerate()].count("malloc-trim") == 1
 
 
-def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed():
-    """The server's malloc tuning (``_tune_malloc``, at this module's import): a block of 8 MB (above
-    ``OWN_PAGES_FROM``) is mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB block,
-    which raises glibc's own threshold to 16 MB (the block would then come from an arena). Read from the chunk's
-    header: glibc marks an mmapped chunk with bit 2 of its size field, the word before the block. glibc serves a block
-    from an arena's free top before it maps one, so the arenas' tops are given back first (``malloc_trim(0)``), and
-    the block is large enough that no hole between this process's small objects holds it."""
-    libc = turns._glibc()
-    if libc is None:
+_BLOCK_AFTER_A_FREED_LARGER_ONE = """
+import ctypes, sys
+if sys.argv[1] == "tuned":
+    from ui import turns  # tunes malloc at import
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
+libc.free(libc.malloc(16 << 20))
+block = libc.malloc(8 << 20)
+print(ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2 == 2)
+"""
+
+
+@pytest.mark.parametrize("malloc, mmapped", [("tuned", True), ("untuned", False)])
+def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed(malloc, mmapped):
+    """The server's malloc tuning (``_tune_malloc``, at ``ui.turns``' import): a block of 8 MB (above
+    ``OWN_PAGES_FROM``) is mmapped, so its pages go back to the system when it is freed, even after a freed 16 MB
+    block; untuned, that free raises glibc's own threshold to 16 MB and the block comes from the arena. Read from the
+    chunk's header: glibc marks an mmapped chunk with bit 2 of its size field, the word before the block. Each case
+    runs in a fresh process: in a long test process an arena can hold a free hole of 8 MB, which glibc serves before
+    it maps (it did, once, in CI)."""
+    if turns._glibc() is None:
         pytest.skip("not glibc")
-    libc.malloc.argtypes, libc.malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
-    libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None
     assert turns.OWN_PAGES_FROM < 8 << 20
-    libc.malloc_trim(0)
-    libc.free(libc.malloc(16 << 20))
-    block = libc.malloc(8 << 20)
-    try:
-        assert ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2, "not mmapped"
-    finally:
-        libc.free(block)
+    run = subprocess.run([sys.executable, "-c", _BLOCK_AFTER_A_FREED_LARGER_ONE, malloc], capture_output=True,
+                         text=True, timeout=60, cwd=Path(__file__).resolve().parents[2], check=True)
+    assert run.stdout.split() == [str(mmapped)]
 
 
 def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
