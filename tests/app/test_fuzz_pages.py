@@ -76,7 +76,7 @@ def bounds(at, end: int) -> dict:
     return state
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=3, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, offset=3, ids=lambda p: p.stem))
 def test_every_input_at_min_max_and_default(path):
     at = run_page(path)
     grid = inputs(at)

@@ -54,7 +54,7 @@ def default_slider(path):
     return next(w for kind, w in defaults(path).values() if kind in ("slider", "select_slider"))
 
 
-@pytest.mark.parametrize("path", shared_out(PAGES, every=3, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(PAGES, ids=lambda p: p.stem))
 def test_link_restores_a_slider_and_the_scenario(path):
     s = default_slider(path)
     target = other_value(s)
@@ -104,7 +104,7 @@ def test_repeated_keys_are_reported_and_hundreds_of_unknown_parameters_make_one_
     assert not [k for k in at.query_params if k.startswith("junk")], "they leave the link"
 
 
-@pytest.mark.parametrize("path", shared_out(PAGES, every=3, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(PAGES, offset=2, ids=lambda p: p.stem))
 def test_every_page_shows_its_code_and_asks_first(path):
     at = run_page(path)
     assert any(e.label == "Show the code behind this page" for e in at.expander)
@@ -117,7 +117,7 @@ def test_every_page_shows_its_code_and_asks_first(path):
     assert at.radio, "the predict question is a radio choice"
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=3, offset=1, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, offset=1, ids=lambda p: p.stem))
 def test_every_chart_has_a_table_and_csv(path):
     at = run_page(path)
     n_charts = len(at.get("vega_lite_chart"))
@@ -196,7 +196,7 @@ def defaults(path) -> dict:
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
 TRAVELS = shared_out([(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)]) for i, src in enumerate(PAGES)],
-                     every=4, ids=lambda c: c[0].stem)
+                     offset=3, ids=lambda c: c[0].stem)
 TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-all", marks=pytest.mark.exhaustive)
             for src in PAGES]
 

@@ -42,6 +42,12 @@ def train(at, **settings):
     return at
 
 
+@pytest.fixture(scope="module")
+def trained():
+    """The page after Train at the short settings, shared by the tests that only read it (one training each)."""
+    return train(run_page(PAGE), **SHORT)
+
+
 def group_chart(at) -> dict:
     """The inspector's chart: one problem's group of answers, token by token."""
     (chart,) = [c for c in charts(at) if any(" answers, step " in t for t in titles(c["spec"]))]
@@ -71,11 +77,11 @@ def test_opening_the_page_trains_nothing_and_train_grows_the_curves():
     assert kl[0] == 0                                                 # the base against itself
 
 
-def test_the_length_pass_rate_per_size_where_it_changed_and_what_it_wrote_are_the_runs():
+def test_the_length_pass_rate_per_size_where_it_changed_and_what_it_wrote_are_the_runs(trained):
     """The second chart draws, at every step, the run's mean length overall and per problem size, and pass@1 per
     size; the third the push and KL per answer position; the table the samples: the same numbers
     ``rlcore.zero.train`` returns for these settings."""
-    at = train(run_page(PAGE), **SHORT)
+    at = trained
     run = zero.train(zero.ZeroConfig(steps=5), 0)
     df = chart_frame(at, "How much it writes", "value")
     sizes = [f"{m} numbers" for m in run.sizes]
@@ -98,11 +104,11 @@ def test_the_length_pass_rate_per_size_where_it_changed_and_what_it_wrote_are_th
     assert table["step 0"].tolist() == list(run.samples[0]) and table["step 5"].tolist() == list(run.samples[5])
 
 
-def test_the_inspector_shows_one_group_with_its_advantages():
-    at = train(run_page(PAGE), **SHORT, G=6)
+def test_the_inspector_shows_one_group_with_its_advantages(trained):
+    at, G = trained, zero.ZeroConfig().group_size
     grid = data_with(group_chart(at), "advantage")
     (table,) = [d.value for d in at.dataframe if "well formed" in d.value.columns]
-    assert len(table) == 6 and grid["answer"].nunique() == 6            # G = 6 answers, one row each
+    assert len(table) == G and grid["answer"].nunique() == G            # G answers, one row each
     # GRPO: one advantage per answer, on each of its tokens, above 0 exactly where the score beats the group's mean
     per_answer = grid.groupby("answer", sort=False)["advantage"]
     assert (per_answer.nunique() == 1).all()
@@ -183,10 +189,10 @@ def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     assert " answers, step 1" in " ".join(titles(group_chart(at)["spec"]))
 
 
-def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_ends():
+def test_pass_at_k_runs_from_1_to_64_for_both_models_and_the_sentence_reads_its_ends(trained):
     """The trained run's pass@k chart: k = 1 … 64 for the base and the trained model, each curve never falling, and
     the sentence under it quotes the curves' two ends (what RL changed at k = 1 and at k = 64)."""
-    at = train(run_page(PAGE), **SHORT)
+    at = trained
     df = chart_frame(at, "pass@k on the held-out problems", "pass@k")
     assert sorted(set(df["model"])) == ["The base model", "Trained"]
     for _, curve in df.groupby("model"):
