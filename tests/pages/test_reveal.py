@@ -21,9 +21,8 @@ from tests.apphelp import (
 
 # the first option on every third page in the quick suite; both options on every page in the exhaustive suite
 ASKING = [p for p in ALL_PAGES if "page.predict(" in p.read_text(encoding="utf-8")]  # the home page asks nothing
-REVEALS = [pytest.param(path, how, id=f"{path.stem}-{name}",
-                        marks=() if how == 0 and i % 3 == 0 else pytest.mark.exhaustive)
-           for i, path in enumerate(ASKING) for how, name in ((0, "first-option"), (-1, "last-option"))]
+REVEALS = (shared_out([(path, 0) for path in ASKING], every=3, ids=lambda c: f"{c[0].stem}-first-option")
+           + [pytest.param(path, -1, id=f"{path.stem}-last-option", marks=pytest.mark.exhaustive) for path in ASKING])
 
 
 @pytest.mark.parametrize("path, how", REVEALS)
