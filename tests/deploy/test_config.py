@@ -9,6 +9,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml  # no compose CLI or Docker daemon on the test machine: the file is read
 
 from deploy import haproxy
 
@@ -45,7 +46,6 @@ def test_haproxy_accepts_the_configuration(tmp_path):
 
 
 def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balancer():
-    yaml = pytest.importorskip("yaml")  # no compose CLI or Docker daemon on the test machine: read the file
     services = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())["services"]
     names = [name for name, _, _ in haproxy.COMPOSE_REPLICAS]
     for name in names:
