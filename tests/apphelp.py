@@ -7,6 +7,7 @@ import io
 import json
 import pathlib
 import re
+import zlib
 from collections import Counter
 
 import pandas as pd
@@ -40,16 +41,24 @@ def scenario_json(**fields) -> str:
 QUICK_SHARE = 4  # the quick suite runs one case in four of a per-page browser or sweep test; CI runs them all
 
 
+def slot(name: str) -> int:
+    """A case's stable number, from its id alone: adding a page or a case moves no other case's share."""
+    return zlib.crc32(name.encode("utf-8"))
+
+
 def shared_out(cases, *, offset: int = 0, every: int = QUICK_SHARE, ids=None) -> list:
     """pytest params of a test repeated over many cases (pages, names, scenarios): one case in ``every`` runs in
     the quick suite (the README's command), the others are marked ``exhaustive`` (CI's second command runs them).
-    Tests over the same pages pass different ``offset`` values, so that the quick suite still opens every page
-    in some test of the kind. ``cases``: values, or tuples of values for several arguments."""
+    With ``ids`` a case's share is keyed on its id (``slot``), so a new page moves no other page's cases; a list
+    without ids (presets, languages) is fixed and keyed on its order. Tests over the same pages pass different
+    ``offset`` values, so that the quick suite still opens every page in some test of the kind (a page's slot
+    plus the offsets 0 … every − 1 meets every residue). ``cases``: values, or tuples of values."""
     out = []
     for i, case in enumerate(cases):
         values = case if isinstance(case, tuple) else (case,)
         name = ids(case) if ids else None
-        marks = () if (i + offset) % every == 0 else (pytest.mark.exhaustive,)
+        key = slot(name) if ids else i
+        marks = () if (key + offset) % every == 0 else (pytest.mark.exhaustive,)
         out.append(pytest.param(*values, id=name, marks=marks))
     return out
 

@@ -21,6 +21,7 @@ from tests.apphelp import (
     preset_names,
     run_page,
     shared_out,
+    slot,
 )
 from ui import inputs
 from ui import scenario as panel
@@ -71,7 +72,7 @@ GARBAGE = ["abc", "99", "-1e308", "nan", "x" * 5000, "ünï☃", "<script>alert(
 
 # check_link is shared: in the default suite each page gets one of the values in turn (every value reaches
 # two pages or more); the exhaustive suite gives every page all of them.
-GARBAGE_CASES = shared_out([(path, (GARBAGE[i % len(GARBAGE)],)) for i, path in enumerate(PAGES)], every=2,
+GARBAGE_CASES = shared_out([(path, (GARBAGE[slot(path.stem) // 2 % len(GARBAGE)],)) for path in PAGES], every=2,
                            ids=lambda c: c[0].stem)  # every other page one value; CI: every page every value
 GARBAGE_CASES += [pytest.param(path, GARBAGE, id=f"{path.stem}-all", marks=pytest.mark.exhaustive) for path in PAGES]
 
@@ -195,7 +196,8 @@ def defaults(path) -> dict:
 
 
 # Default suite: from each page to the next three (every page is a target three times); exhaustive: to all.
-TRAVELS = shared_out([(src, [PAGES[(i + k) % len(PAGES)] for k in (1, 2, 3)]) for i, src in enumerate(PAGES)],
+RING = sorted(PAGES, key=lambda p: slot(p.stem))  # a page's neighbours by id: a new page moves at most three
+TRAVELS = shared_out([(src, [RING[(i + k) % len(RING)] for k in (1, 2, 3)]) for i, src in enumerate(RING)],
                      offset=3, ids=lambda c: c[0].stem)
 TRAVELS += [pytest.param(src, [p for p in PAGES if p != src], id=f"{src.stem}-all", marks=pytest.mark.exhaustive)
             for src in PAGES]
