@@ -7,7 +7,7 @@ import streamlit as st
 import rlcore
 from ui import charts, nav, page
 from ui.format import breakable, esc, fmt, fmt_list, pct
-from ui.i18n import t
+from ui.i18n import listed, t
 
 scenario = page.setup("home")
 s = page.study(rlcore.summarize, scenario)
@@ -56,12 +56,12 @@ digraph loop {{
 """)
 
 st.subheader(t("home.credit"))
-adv_text = ", ".join(f"{esc(tok)} {fmt(a, sign=True)}" for tok, a in zip(tokens, s.advantage, strict=True))
+adv_text = listed(f"{esc(tok)} {fmt(a, sign=True)}" for tok, a in zip(tokens, s.advantage, strict=True))
 st.markdown(t("home.credit_text", likely=likely, prefix=prefix, score=fmt(s.answer_score), v=fmt(s.v),
               q=fmt(s.q[s.likely]), td=fmt(s.td_at_action, sign=True), advantages=adv_text,
               before=fmt_list(scenario.probs), after=fmt_list(s.probs_after_step), v_after=fmt(s.v_after_step)))
 
-group_text = (t("home.group_some", scores=fmt_list(s.group_likely, sep=", "), n=s.group_likely.size, token=likely,
+group_text = (t("home.group_some", scores=listed(fmt(x) for x in s.group_likely), n=s.group_likely.size, token=likely,
                 size=rlcore.GROUP_SIZE) if s.group_likely.size else
               t("home.group_none", token=likely, size=rlcore.GROUP_SIZE))
 values = {

@@ -170,8 +170,8 @@ def explain(switches, c, step) -> None:
     for key, this, theirs in diffs:
         head = t("p12.diff.head", switch=LABELS[key], this=value_name(key, this), theirs=value_name(key, theirs))
         if key in ("baseline", "scale"):
-            lines.append(t("p12.diff.advantages", head=head, mine=fmt_list(mine.advantages, sep=", "),
-                           grpo=fmt_list(grpo.advantages, sep=", ")))
+            lines.append(t("p12.diff.advantages", head=head, mine=fmt_list(mine.advantages, sep=t("page.list_sep")),
+                           grpo=fmt_list(grpo.advantages, sep=t("page.list_sep"))))
         elif key == "aggregation":
             lines.append(t("p12.diff.aggregation", head=head, length=int(c.batch.lengths[longest]),
                            mine=fmt(mine.weights[longest], 4), grpo=fmt(grpo.weights[longest], 4)))

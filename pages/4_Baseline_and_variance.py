@@ -183,7 +183,7 @@ def draw_centered() -> None:
                           title=t("p4.centered_title", token=tokens[likely]),
                           subtitle=t("p4.centered_subtitle", v=fmt(float(bd.v)), adv=fmt(float(bd.advantage[likely]))))
     page.chart(chart, bars, alt_text=t("p4.centered_alt", token=tokens[likely]), name="r_minus_v")
-    st.markdown(t("p4.centered_text", n=len(centered), token=tl, values=fmt_list(centered, sep=", "),
+    st.markdown(t("p4.centered_text", n=len(centered), token=tl, values=fmt_list(centered, sep=t("page.list_sep")),
                   mean=fmt(bd.advantage[likely]), q=fmt(bd.q[likely]), v=fmt(bd.v)))
 
 

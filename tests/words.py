@@ -28,6 +28,27 @@ def english_words(texts, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list
     return left
 
 
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SLIP = re.compile(r".{0,8}(?:, |[（）] (?!\|)).{0,8}")  # an ASCII list comma; a space after （ or ） (not a cell's)
+
+
+def punctuation_slips(texts, scn: rlcore.Scenario = rlcore.ARTICLE_SCENARIO) -> list[str]:
+    """Where a Chinese text lists with an ASCII ", " (Chinese joins items with 、; code, the scenario's text and
+    what ASCII brackets hold, a formula's arguments or a tuple, are left out) or puts a space after （ or ）. The
+    sidebar's scores are the learner's input, written as they type it: "10, 8"."""
+    scores = {", ".join(f"{x:g}" for x in s) for s in scn.samples}
+    data = sorted({scn.prompt, scn.prefix, *scn.tokens, *scores} - {""}, key=len, reverse=True)
+    out = []
+    for text in filter(CJK.search, texts):
+        text = re.sub(r"`[^`]*`", "x", text)
+        for d in data:
+            text = text.replace(esc(d), "x").replace(d, "x")
+        while (bare := re.sub(r"[(\[][^()\[\]]*[)\]]", "x", text)) != text:
+            text = bare
+        out += SLIP.findall(text)
+    return out
+
+
 def chrome(block) -> list[str]:
     """Every label a block shows that the shared helpers write: headings, alerts, expanders, buttons, links,
     and each widget's label and help."""

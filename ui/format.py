@@ -250,7 +250,14 @@ CJK_EXTRA = 10       # Chinese subtitles take 10 cells more: a CJK glyph is narr
 
 
 _PIECE = re.compile(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+|.")  # a word, a space or one CJK character
-_NO_LINE_START = set("，。；：、）》」』！？,.;:)")  # punctuation that stays with what it follows
+_NO_LINE_START = set("，。；：、）》」』！？”’,.;:)")  # punctuation that stays with what it follows
+_NO_LINE_END = set("（《「『“‘(")  # and what stays with what follows it
+_CLAUSE_END = set("，。；：、！？）》」』")  # a break after these ends a clause: the best place for one
+_CJK = re.compile(r"[\u2e80-\u9fff]")
+_NUMBER = re.compile(r"[\d{}.,%+−\-×/=]+")  # a number (or a placeholder's), written with its unit: "第 0 步"
+# what a line costs, and a break by where it falls: Chinese has no spaces between words, so a break between two
+# characters may split one (留 / 出题目, 词 / 元): it comes last, after an extra line and after any other break
+_LINE, _AT_SPACE, _BY_NUMBER, _AFTER_DE, _IN_WORD, _RAGGED = 5.0, 2.0, 12.0, 8.0, 20.0, 3.0
 
 
 def _cells(text: str) -> int:
@@ -262,32 +269,75 @@ def wrap(text: str, width: int = SUBTITLE_CHARS) -> list[str]:
     """A chart subtitle as lines short enough to fit: Vega-Lite cuts a long title off instead of wrapping it. The
     lines are balanced (as few as fit ``width``, each as long as the others), so no word is left alone on the last.
     Chinese counts two cells a character (and may use ``CJK_EXTRA`` more: its glyphs are narrower than two Latin
-    ones) and breaks between characters (not before a comma or full stop).
+    ones) and breaks where a reader pauses: after a clause's punctuation, else at a space (not inside "第 0 步"),
+    else after 的; between two characters, which may be inside a word, only where a clause is wider than a line.
 
     >>> wrap("dashed: 0.8, 1.2 and 1.28; PPO drops a point right of 1 + ε above 0")
     ['dashed: 0.8, 1.2 and 1.28; PPO drops', 'a point right of 1 + ε above 0']
     >>> wrap("虚线：PPO 在 1 + ε 右边丢掉一个点，其余不变。", 20)
-    ['虚线：PPO 在 1', '+ ε 右边丢掉一', '个点，其余不变。']
+    ['虚线：PPO 在 1 + ε', '右边丢掉一个点，', '其余不变。']
+    >>> wrap("每种训练每一步 16 道题 × 8 个回答；64 道留出题目，每题 8 个回答；第 0 步是基座模型")
+    ['每种训练每一步 16 道题 × 8 个回答；', '64 道留出题目，每题 8 个回答；第 0 步是基座模型']
     """
     cjk = _cells(text) != len(text)
-    widest = width + (CJK_EXTRA if cjk and width == SUBTITLE_CHARS else 0)
-    lines = _wrap_at(text, widest, cjk)
-    for narrower in range(widest - 1, 0, -1):  # the narrowest width that still needs no more lines
-        tighter = _wrap_at(text, narrower, cjk)
+    if cjk:
+        return _wrap_cjk(text, width + (CJK_EXTRA if width == SUBTITLE_CHARS else 0))
+    lines = _wrap_at(text, width)
+    for narrower in range(width - 1, 0, -1):  # the narrowest width that still needs no more lines
+        tighter = _wrap_at(text, narrower)
         if len(tighter) > len(lines):
             break
         lines = tighter
     return lines
 
 
-def _wrap_at(text: str, width: int, cjk: bool) -> list[str]:
-    if not cjk:
-        return textwrap.wrap(text, width) or [""]
-    lines, line = [], ""
-    for piece in _PIECE.findall(text):
-        if line and _cells(line + piece.rstrip()) > width and piece[0] not in _NO_LINE_START:
-            lines.append(line.rstrip())
-            line = piece.lstrip()
+def _wrap_at(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width) or [""]
+
+
+def _break_cost(before: str, after: str) -> float:
+    """What a line break between the pieces ``before`` (with the space after it) and ``after`` costs (inf: never)."""
+    last, spaced = before.rstrip()[-1:], before != before.rstrip()
+    if after[0] in _NO_LINE_START or last in _NO_LINE_END:
+        return math.inf
+    if last in _CLAUSE_END or (spaced and last in {",", ";", ":"}):
+        return 0.0
+    if after[0] in _NO_LINE_END:
+        return 1.0
+    if last in {"”", "’"}:  # a quoted word is part of its phrase: 计入“结束”之前
+        return _AFTER_DE
+    if spaced:  # a number stays with its unit or counter, and 第 with its number
+        return _BY_NUMBER if _NUMBER.fullmatch(before.strip()) or (last == "第" and _NUMBER.match(after)) else _AT_SPACE
+    if last == "的":
+        return _AFTER_DE
+    return _IN_WORD if _CJK.match(last) or _CJK.match(after[0]) else math.inf  # inside a Latin word: never
+
+
+def _wrap_cjk(text: str, width: int) -> list[str]:
+    """The cheapest lines of ``text`` within ``width`` cells: each line costs ``_LINE``, each break its place
+    (``_break_cost``) and each line's slack ``_RAGGED`` × its squared share of the width (which balances them)."""
+    pieces: list[str] = []
+    for piece in _PIECE.findall(text.strip()):  # a space goes with the piece before it
+        if piece.isspace():
+            pieces[-1] += piece
         else:
-            line += piece
-    return [*lines, line.rstrip()] if line.strip() else lines or [""]
+            pieces.append(piece)
+    if not pieces:
+        return [""]
+    n = len(pieces)
+    best, start = [0.0] + [math.inf] * n, [0] * (n + 1)  # best[j]: the cheapest lines of pieces[:j]
+    for j in range(1, n + 1):
+        for i in range(j - 1, -1, -1):
+            line = "".join(pieces[i:j]).strip()
+            cells = _cells(line)
+            if cells > width and j - i > 1:
+                break  # longer lines only get wider
+            at = 0.0 if i == 0 else _break_cost(pieces[i - 1], pieces[i])
+            cost = best[i] + at + _LINE + _RAGGED * (max(width - cells, 0) / width) ** 2
+            if cost < best[j]:
+                best[j], start[j] = cost, i
+    lines, j = [], n
+    while j > 0:
+        lines.append("".join(pieces[start[j]:j]).strip())
+        j = start[j]
+    return lines[::-1]

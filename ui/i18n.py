@@ -67,7 +67,17 @@ def text(lang: str, msgid: str, **values) -> str:
     entry = catalogue(lang)[msgid]
     if is_plural(entry):
         entry = entry["one" if values["n"] == 1 else "other"]
-    return entry.format(**values)
+    text = entry.format(**values)
+    # a full-width bracket carries its own space: "{algo} 训练" with algo "PPO（带价值头）" reads "PPO（带价值头）训练"
+    return _AFTER_WIDE_BRACKET.sub(r"\1", text) if lang == "zh" else text
+
+
+_AFTER_WIDE_BRACKET = re.compile(r"([（）]) +")
+
+
+def listed(items) -> str:
+    """Items joined as the current language lists them: "open, closed" in English, "open、closed" in Chinese."""
+    return t("page.list_sep").join(items)
 
 
 def current() -> str:

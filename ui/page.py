@@ -60,11 +60,17 @@ from .i18n import t
 
 SIDEBAR_WIDTH = 430  # pixels: wide enough for the scenario table
 # Headings break into lines of even length (a Chinese title left one character alone on a phone's last line); a link
-# to a place on the page (the Glossary's index) moves to the next line whole, never broken inside a term; on a
-# phone a chart keeps room above it for its toolbar, which Streamlit draws 44 px above the chart, over the text there
+# to a place on the page (the Glossary's index) moves to the next line whole, never broken inside a term; a chart
+# keeps room above it for its toolbar, which Streamlit draws 44 px above the chart while the pointer is on it, over
+# what is there (a slider's end, a table's last row, a line of text); on a laptop the page starts 40 px higher
+# (Streamlit's 6rem above the title), so that room costs no chart its place on the first screen; a metric's label
+# wraps in a narrow column (page 19's six to a row on a laptop) instead of being cut off
 PAGE_CSS = """<style>
 h1, h2, h3 { text-wrap: balance; }
 [data-testid="stMarkdownContainer"] a[href^="#"] { display: inline-block; }
+[data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) { margin-top: 2.5rem; }
+@media (min-width: 641px) { [data-testid="stMainBlockContainer"] { padding-top: 3.5rem; } }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
 @media (max-width: 640px) {
   [data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) { margin-top: 2.75rem; }
 }

@@ -22,7 +22,7 @@ from rlcore.studies.zero import task, training
 from ui import charts, inputs, page, runs
 from ui.colors import METHODS, NEUTRAL, SIZE_RAMP, method_colors
 from ui.format import fmt, pct, wrap
-from ui.i18n import t
+from ui.i18n import listed, t
 
 CELL = {"<end>": "p19.end", "<pad>": "p19.pad"}  # a grid cell's label for the two tokens too wide for it
 SHOWN_STEPS = (0, 10, 30)                        # the steps whose answers are shown as text, then the last
@@ -130,7 +130,7 @@ def samples(run: zero.ZeroRun) -> None:
                        **{t("p19.at_step", t=s): list(run.samples[s]) for s in steps}})
     st.markdown(t("p19.samples_heading"))
     page.table(df)
-    st.caption(t("p19.samples_caption", answers=", ".join(str(int(a)) for a in task.final_answers(problems))))
+    st.caption(t("p19.samples_caption", answers=listed(str(int(a)) for a in task.final_answers(problems))))
 
 
 def pass_k(run: zero.ZeroRun) -> None:

@@ -179,31 +179,42 @@ def clipping_problems(pg) -> list[str]:
     return pg.evaluate(CLIPPING)
 
 
-TOOLBAR_OVER_TEXT = """() => {
-  const tb = document.querySelector('[data-testid=stElementToolbar]');
+TOOLBAR_OVER_TEXT = """(i) => {  // the toolbar of the i-th chart (a table has one of its own)
+  const chart = document.querySelectorAll('[data-testid=stVegaLiteChart]')[i];
+  const tb = chart.closest('[data-testid=stElementContainer]').querySelector('[data-testid=stElementToolbar]');
   if (!tb) return [];
   const r = tb.getBoundingClientRect(), hits = [];
-  for (const el of document.querySelectorAll('h1,h2,h3,h4,h5,p,label,li,[data-testid=stCaptionContainer]')) {
-    if (!el.innerText || !el.innerText.trim() || tb.contains(el)) continue;
-    const e = el.getBoundingClientRect();
-    const w = Math.min(r.right, e.right) - Math.max(r.left, e.left);
-    const h = Math.min(r.bottom, e.bottom) - Math.max(r.top, e.top);
-    if (w > 2 && h > 2) hits.push(el.innerText.trim().slice(0, 40));
+  // text (its lines as drawn, not its box's margins), a slider (its track and the values at its ends), a metric, a
+  // table (drawn on a canvas: named, not read); not what a closed expander holds
+  const covered = 'h1,h2,h3,h4,h5,p,label,li,[data-testid=stCaptionContainer],[data-testid=stSlider],'
+    + '[data-testid=stSliderTickBar],[data-testid=stMetricValue],[data-testid=stDataFrame]';
+  for (const el of document.querySelectorAll(covered)) {
+    if (tb.contains(el) || el.closest('details:not([open])')) continue;
+    const whole = el.matches('[data-testid=stSlider],[data-testid=stDataFrame]');
+    const what = el.matches('[data-testid=stDataFrame]') ? 'a table' : (el.innerText || '').trim();
+    if (!what) continue;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    for (const e of whole ? [el.getBoundingClientRect()] : range.getClientRects()) {
+      const w = Math.min(r.right, e.right) - Math.max(r.left, e.left);
+      const h = Math.min(r.bottom, e.bottom) - Math.max(r.top, e.top);
+      if (w > 2 && h > 2) { hits.push(what.slice(0, 40)); break; }
+    }
   }
   return hits;
 }"""
 
 
 def toolbar_problems(pg, charts: int = 3) -> list[str]:
-    """A chart's toolbar (Streamlit draws it above the chart while the pointer is on it) over text: the first
-    ``charts`` charts hovered in turn; the page is scrolled back to the top after."""
+    """A chart's toolbar (Streamlit draws it above the chart while the pointer is on it) over text, a slider, a
+    metric or a table: the first ``charts`` charts hovered in turn; the page is scrolled back to the top after."""
     out, found = [], pg.locator("[data-testid='stVegaLiteChart']")
     for i in range(min(charts, found.count())):
         chart = found.nth(i)
         chart.scroll_into_view_if_needed()
         chart.hover()
         pg.wait_for_timeout(200)
-        out += [f"chart {i}'s toolbar covers {text!r}" for text in pg.evaluate(TOOLBAR_OVER_TEXT)]
+        out += [f"chart {i}'s toolbar covers {text!r}" for text in pg.evaluate(TOOLBAR_OVER_TEXT, i)]
     pg.mouse.move(0, 0)
     pg.evaluate("window.scrollTo(0, 0)")
     return out

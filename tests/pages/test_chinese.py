@@ -17,6 +17,7 @@ import pytest
 
 from tests.apphelp import ROOT, charts, numbers, page_parts, run_page, shared_out
 from tests.pages.zhhelp import english_left, shown_text
+from tests.words import punctuation_slips
 from ui import i18n, nav
 
 # Latin words a page may show in Chinese besides the app-wide ones (tests/ui/test_i18n.py ALLOWED): the English
@@ -45,10 +46,11 @@ TERMS = {
                                   "rollout", "sampling", "temperature", "top", "train", "truncated", "vLLM"},
     "15_Entropy_and_pass_at_k.py": {"AIME", "Codex", "Cov", "Cui", "DeepSeek", "Yue", "entropy", "log"},
     "16_Reward_model.py": {"Bradley", "Terry", "model", "reference"},
-    "17_Over_optimisation.py": {"Gao", "Hilton", "Schulman", "best", "exp", "log", "model", "of", "overoptimization",
-                                "reference", "softmax"},  # best-of-n: its gloss
+    "17_Over_optimisation.py": {"Bradley", "Gao", "Hilton", "Schulman", "Terry", "best", "exp", "log", "model", "of",
+                                "overoptimization", "reference", "softmax"},  # best-of-n: its gloss
     "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
-                  "margin", "model", "online", "preference", "reward"},
+                  "margin", "model", "online", "pair", "preference", "reward",
+                  "Transformer"},
     "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "RFT", "Transformer", "Yue", "base",
                                    "head", "held", "log", "mean", "model", "norm", "numpy", "out", "problems", "seq",
                                    "sum", "token"},
@@ -68,6 +70,7 @@ def assert_chinese(at, path, view: str) -> None:
     assert len(shown_text(at)) > 10, f"{view}: the page shows almost nothing"
     left = english_left(at, terms(path))
     assert left == [], f"{path.name}, {view}: English left: {left}"
+    assert punctuation_slips(shown_text(at)) == [], f"{view}: a list joined with ', ', or a space after a bracket"
 
 
 def show(at):

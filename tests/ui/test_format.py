@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
+import string
+from collections import defaultdict
 
 import pytest
 
-from ui.format import fmt, fmt_list, pct
+from ui import i18n
+from ui.format import CJK_EXTRA, SUBTITLE_CHARS, fmt, fmt_list, pct, wrap
 
 
 @pytest.mark.parametrize(("x", "kw", "text"), [
@@ -42,3 +47,26 @@ def test_pct_and_lists():
     assert pct(math.nan) == "not defined"
     assert pct(10**400) == "1 × 10⁴⁰²%"
     assert fmt_list([0.5, math.nan, 3e7]) == "0.5 / not defined / 3 × 10⁷"
+
+
+def cells(text: str) -> int:
+    return sum(2 if re.match(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]", c) else 1 for c in text)
+
+
+def test_chinese_subtitles_wrap_between_phrases_never_inside_a_word():
+    """Every Chinese subtitle, its placeholders filled: lines within the width, breaking after punctuation, at a
+    space or after 的, never between two other characters (留 / 出题目), after a number or 第 (第 / 0 步)."""
+    subtitles = {k: string.Formatter().vformat(v, (), defaultdict(lambda: "16"))
+                 for k, v in i18n.catalogue("zh").items() if "subtitle" in k and isinstance(v, str)}
+    assert len(subtitles) > 30
+    for key, text in subtitles.items():
+        lines = wrap(text)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", ""), key
+        assert all(cells(line) <= SUBTITLE_CHARS + CJK_EXTRA for line in lines), (key, lines)
+        for a, b in itertools.pairwise(lines):
+            assert not re.search(r"[\u4e00-\u9fff]$", a) or not re.match(r"[\u4e00-\u9fff]", b) or a[-1] == "的", (
+                key, a, b)
+            assert not re.search(r"(?:第|\d)$", a), (key, a, b)
+    # where a clause is wider than a line, it still breaks, between characters
+    assert len(wrap("留出题目" * 20)) == 3 and all(cells(line) <= 56 for line in wrap("留出题目" * 20))
+    assert wrap("the held-out problems of step 0, written", 20) == ["the held-out", "problems of", "step 0, written"]

@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+from tests.words import punctuation_slips
 from ui import i18n
 
 EN, ZH = i18n.catalogue("en"), i18n.catalogue("zh")
@@ -50,6 +51,17 @@ CONCEPTS = {
     "clip range": (glossary_word("clip"), [r"裁剪带", r"裁剪区间"], r"\bclip (?:band|range)\b"),
     "first token": ("第一个词元", [r"首词元", r"首个词元"], r"\bfirst tokens?\b"),
     "plain (unflattering) answer": ("朴实", [r"(?<!最)朴素的"], None),
+    # issue 47: words agreed for the sections of pages 16-19 and their Glossary entries (a word may be a pattern)
+    # preference pair: not <think>'s "pair" nor a pair (ε_low, ε_high)
+    "preference pair": (glossary_word("preference-pair"), [r"比较对", r"回答对(?!不对|了)", r"成对回答", r"成对比较",
+                        r"偏好（preference）对", r"偏好对数(?!量)"], r"(?<!` )\bpairs?\b(?! \()"),
+    "gain (of score)": ("提升", [r"增益", r"收益"], r"(?<!a )\bgain(?:ed)?\b(?! probability)"),
+    "KL relative to a model": (r"相对(?:参考|基座)模型的 KL", [r"[到离](?:参考|基座)(?:模型)?的 ?KL"],
+                               r"\bKL (?:to|from) (?:the )?(?:base|reference)\b"),
+    "held-out problems": (glossary_word("held-out"), [r"留出题(?!目)"], r"\bheld-out\b"),
+    "comparison run (not the baseline b)": ("对照", [r"RFT ?（[^）]*基线", r"RFT 基线", r"比较的基线"],
+                                            r"\bRFT baseline\b|\bthe baseline\b(?=[: ]+(?:RL|supervised))"),
+    "explained variance": ("可解释方差", [r"(?<!可)解释方差"], r"\bexplained variance\b"),
 }
 # where a rival is itself right: the margin's word only matters where the English says margin
 MARGIN_RIVAL = "差值"
@@ -75,7 +87,7 @@ def unfollowed(cat: dict) -> list[tuple[str, str]]:
         for msgid, entry in EN.items():
             if msgid in cat and any(re.search(english, text) for text in forms(entry)):
                 texts = forms(cat[msgid])
-                if not all(word in text for text in texts) or (concept == "DPO margin" and
+                if not all(re.search(word, text) for text in texts) or (concept == "DPO margin" and
                                                                any(MARGIN_RIVAL in text for text in texts)):
                     out.append((concept, msgid))
     return out
@@ -84,6 +96,7 @@ def unfollowed(cat: dict) -> list[tuple[str, str]]:
 def test_the_words_read_from_the_glossary_are_the_ones_the_pages_use():
     assert [CONCEPTS[c][0] for c in ("critic", "forward KL", "reference model", "clip range")] == [
         "评论家", "前向 KL", "参考模型", "裁剪范围"]
+    assert [CONCEPTS[c][0] for c in ("preference pair", "held-out problems")] == ["偏好对", "留出题目"]
     assert "例子" in ZH["scenario.heading"], "the sidebar names the running example"
 
 
@@ -211,6 +224,17 @@ def test_no_phrase_once_written_wrong_is_back():
     assert wrong_phrases(ZH) == []
 
 
+def test_chinese_lists_join_with_the_enumeration_comma_and_no_bracket_is_followed_by_a_space():
+    """In the catalogue, and where the code fills it: a list, a full-width bracket before a placeholder's text."""
+    assert [(k, s) for k, e in ZH.items() for s in punctuation_slips(forms(e))] == []
+    ppo = ZH["p19.algorithms.ppo"]
+    assert "（" in ppo and "） " not in i18n.text("zh", "p19.after", algo=ppo, steps=3)
+    assert i18n.text("en", "page.list_sep") == ", " and i18n.text("zh", "page.list_sep") == "、"
+    slips = ["优势（open +0.30, closed −0.20）", "PPO（带价值头） 训练", "答案：7, 4, 1", "（ 见下）"]
+    assert [len(punctuation_slips([text])) for text in slips] == [1, 1, 1, 1]
+    assert punctuation_slips(["(ε_low, ε_high) 必须是一对数", "KL(π, π_ref) 与 `a, b`", "open, closed"]) == []
+
+
 # --------------------------------------------------------------------------------------------- the checks can fail
 BREAKS = [
     ("p7.why", "每个提示的回答数", rivals),
@@ -228,6 +252,17 @@ BREAKS = [
     ("p2.intro", "每隔一步就乘一次 γ", wrong_phrases),
     ("p8_kl.why", "有 {ref_share} 的时间写奉承的那个", wrong_phrases),
     ("glossary.terms.ppo.text", "近端策略优化（proximal policy optimisation）", wrong_phrases),
+    ("p18.pairs", "偏好比较对数", rivals),
+    ("p17.n_help", "标注者看过的回答对数", rivals),
+    ("p17.gao_y", "相对参考模型的增益（对数几率）", rivals),
+    ("p19.kl_panel", "到基座模型的 KL（每个词元的奈特数）", rivals),
+    ("p19.passk_title", "留出题上的 pass@k", rivals),
+    ("p19.algorithms.rft", "RFT（基线）", rivals),
+    ("p19.explained", "解释方差", rivals),
+    ("p18.push_heading", "哪些比较还在用力推", unfollowed),
+    ("p17.true_gain", "真实分数（评审分）", unfollowed),
+    ("p17.title", "相对起点的分数提升与离参考模型的距离", unfollowed),
+    ("p19.train_rft", "用这组设置训练 RFT", unfollowed),
 ]
 
 
