@@ -447,11 +447,11 @@ __all__ = [
     "dpo_train",
     "kl_matched",
     "leader_at_kl",
-    "pass_at_kl",
-    "split_change",
     "measure_probe",
     "pairs_within_groups",
+    "pass_at_kl",
     "probe",
     "sequence_log_probs",
+    "split_change",
     "who_leads",
 ]
