@@ -70,7 +70,7 @@ def draw() -> None:
                   inverse=fmt(world.INVERSE_BETAS[-1]), most=f"{world.BEST_OF[-1]:,}"))
     c1, c2 = st.columns(2)
     method = inputs.segmented(t("p17.gao_how"), GAO_METHODS, GAO_METHODS[0], key="gao_how", where=c1,
-                              help=glossary.term("natural-gradient"), format_func=lambda m: t(f"p17.gao_methods.{m}"))
+                              help=glossary.term("best-of-n"), format_func=lambda m: t(f"p17.gao_methods.{m}"))
     biased = bool(inputs.toggle(t("p17.gao_bias"), False, key="gao_bias", where=c2,
                                 help=t("p17.gao_bias_help", **gao_counts(True))))
     runs = gao_runs(method, biased)
@@ -119,8 +119,8 @@ def three_ways(biased: bool) -> None:
     ch = charts.layer(charts.lines(data, x="√KL", y="gain", dash="pairs",
                                    dash_order=[t("p17.n_run", n=f"{k:,}") for k in GAO_PAIRS[biased]],
                                    key=charts.Key("run", colors=method_colors(list(names.values())),
-                                                  title=t("p17.gao_how")),
-                                   axes=charts.Axes(t("p17.gao_x"), t("p17.true_gain"))),
+                                                  title=t("p17.col_how")),
+                                   axes=charts.Axes(t("p17.gao_x"), t("p17.gao_y"))),
                       title=t("p17.gao_three_title"), subtitle=t("p17.gao_three_subtitle"))
     page.chart(ch, data, alt_text=t("p17.gao_three_alt"), name="gao_three")
     fits = {key: page.study(rlcore.goodhart_fit, r) for key, r in runs.items()}
