@@ -21,7 +21,9 @@ scenario = page.setup("p16")
 page.presets({
     t("p16.preset_few"): {"n": 50},
     t("p16.preset_many"): {"n": 5000},
-    t("judge.love_flattery"): {"flattery": 2.0},
+    # with the default 1,000 the rare flattering answer meets its close rival a handful of times, so the fit steps
+    # (0.6 and 2 gave the same +0.89): enough comparisons that the raters' taste shows in the reward model
+    t("judge.love_flattery"): {"flattery": 2.0, "n": 20000},
     t("judge.ignore_flattery"): {"flattery": 0.0},
 })
 

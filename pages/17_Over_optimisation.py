@@ -177,7 +177,17 @@ def draw_comparisons(beta: float, raters: dict) -> None:
               name="comparisons")
     st.markdown(t("p17.join").join(
         [t("p17.n_end", run=lab, peak=fmt(r.true[r.peak], sign=True), kl=fmt(r.kl[r.peak]), fall=fmt(r.fall))
-         for r, lab in zip(nruns, nlabels, strict=True)] + [t("p17.n_why")]))
+         for r, lab in zip(nruns, nlabels, strict=True)] + [why_comparisons(nruns, raters["flattery"])]))
+
+
+def why_comparisons(nruns, flattery: float) -> str:
+    """Why the fall changes with the comparisons: a bias all raters share, sharper with more data (or not), or no
+    bias at all (then Gao et al.'s cause is the last section's)."""
+    few, many = nruns[0].fall, nruns[-1].fall
+    if flattery > 0:
+        return t("p17.n_why" if many > few else "p17.n_why_flat", flattery=fmt(flattery), few_fall=fmt(few),
+                 many_fall=fmt(many))
+    return t("p17.n_why_none_falls" if any(r.fall > 0 for r in nruns) else "p17.n_why_none")
 
 
 def closed_form(run) -> None:

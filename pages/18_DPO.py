@@ -17,6 +17,7 @@ BETAS = [0.1, 0.2, 0.5, 1, 2, 5]  # whole ones as ints: a link spells them "1"
 BETA_GRID = scrub.steps(0.1, 5.0, 0.1)  # the path chart at each β from 0.1 to 5 (every one of BETAS): dragged
 COMPARISONS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 20000]
 TAUS = [0.1, 0.25, 0.5, 1, 2]
+GRPO_BETAS = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]  # GRPO's KL penalty in the last section: 0 as R1-Zero trained
 MAX_SEED = 999_999
 MAX_POINTS = 80
 PATH_POINTS = 25  # steps per answer and β of the scrubbed path: a move redraws them all (bench/scrub.py)
@@ -70,7 +71,7 @@ def dpo_panel() -> None:
     if revealed:  # its own question comes after this one's, as each section's on page 17
         tiny_section()
     else:
-        inputs.later("zbeta", "zsteps", "zseed")  # a link's values for it wait for the answer
+        inputs.later("zbeta", "zgrpo_beta", "zsteps", "zseed")  # a link's values for it wait for the answer
 
 
 def draw_path(paths, names, at, beta: float, revealed: bool) -> None:
@@ -92,7 +93,8 @@ def draw_path(paths, names, at, beta: float, revealed: bool) -> None:
                           "label": [t("chart.scrub_shown", name="β", value=fmt(b)) for b in paths.beta]})
     ch = charts.layer(charts.lines(path, x="step", y="probability",
                                    key=charts.Key("answer", tokens=names, title=t("p18.answer")),
-                                   axes=charts.Axes(t("p18.path_x"), t("p18.path_y")), dash="curve"),
+                                   axes=charts.Axes(t("p18.path_x"), t("p18.path_y")), dash="curve",
+                                   dash_order=CURVES),
                       charts.note(shown, text="label", corner="top right"),
                       title=t("p18.path_title"),
                       subtitle=t("p18.path_subtitle" if revealed else "p18.path_subtitle_hidden"))
@@ -201,15 +203,18 @@ def tiny_section() -> None:
     d = zero.DPOConfig()
     per_step = dict(batch=d.prompts, g=d.group_size)
     st.markdown(t("p18.tiny.intro", **per_step))
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     beta = inputs.select_slider("β", BETAS, d.beta, key="zbeta", where=c1, help=t("p18.tiny.beta_help"))
-    steps = inputs.slider(t("p18.tiny.steps"), 5, 200, d.steps, 5, key="zsteps", where=c2,
+    grpo_beta = inputs.select_slider(t("p18.tiny.grpo_beta"), GRPO_BETAS, 0, key="zgrpo_beta", where=c2,
+                                     help=t("p18.tiny.grpo_beta_help"))
+    steps = inputs.slider(t("p18.tiny.steps"), 5, 200, d.steps, 5, key="zsteps", where=c3,
                           help=t("p18.tiny.steps_help", **per_step))
-    seed = inputs.number(t("p18.tiny.seed"), 0, 99, 0, key="zseed", where=c3, help=t("p18.tiny.seed_help"))
-    shown = dpo_view.find(dpo_view.configs(float(beta), int(steps)), int(seed))
+    seed = inputs.number(t("p18.tiny.seed"), 0, 99, 0, key="zseed", where=c4, help=t("p18.tiny.seed_help"))
+    shown = dpo_view.find(dpo_view.configs(float(beta), int(steps), float(grpo_beta)), int(seed))
     if shown is None:
         return
     dpo_view.pass_chart(shown)
+    dpo_view.at_kl(shown)
     if dpo_view.ask(shown["offline"]):
         dpo_view.log_prob_chart(shown)
 

@@ -192,11 +192,13 @@ def _whole(axes: Axes):
     return alt.Axis(tickMinStep=1, format="d") if "x" in axes.whole else alt.Undefined
 
 
-@recipe(live=("key", "axes"))
-def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: bool = False, dash: str | None = None
-          ) -> alt.LayerChart:
+@recipe(live=("key", "axes", "dash_order"))
+def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: bool = False, dash: str | None = None,
+          dash_order=None) -> alt.LayerChart:
     """One line per series (``key``) over a common quantitative x (``points``: a dot at each value; ``axes.log``: "x",
-    "y" or "xy" for log scales; ``dash``: a column whose values dash the lines). No title: ``layer`` gives it."""
+    "y" or "xy" for log scales; ``dash``: a column whose values dash the lines, ``dash_order`` those values in the
+    order that takes the solid line, then the dashes: one style per role in every language, whatever the labels'
+    alphabet). No title: ``layer`` gives it."""
     series, log = key.field, axes.log
     legend = key.title or series
     enc = dict(
@@ -209,6 +211,7 @@ def lines(df: pd.DataFrame, *, x: str, y: str, key: Key, axes: Axes, points: boo
     if dash:
         # above the plot, one entry a line: beside the colour legend at the bottom it ran off a phone's chart
         enc["strokeDash"] = alt.StrokeDash(f"{dash}:N", title=None,
+                                           sort=list(dash_order) if dash_order else alt.Undefined,
                                            legend=alt.Legend(orient="top", columns=1, labelLimit=320))
     base = _by_position(alt.Chart(df), series, key.tokens).encode(**enc)
     marks = [base.mark_line(strokeWidth=2.5)] + ([base.mark_point(filled=True, size=45)] if points else [])

@@ -25,19 +25,26 @@ remove it: the gold's peak stays lower and the fall stays.
 
 Three optimisers against r̂, each a path away from π_ref:
 
-* ``"rl"``: sampled policy-gradient steps on the logits of a softmax policy over the answers, the KL penalty
-  folded into the reward, r̂(a) − β·log(π(a)/π_ref(a)), with the batch mean as baseline; one point per
-  checkpoint. Each answer's step is divided by its probability (the natural gradient of a softmax, Kakade
-  2001), as ``train_against`` does: in expectation the run moves along the tilt below.
-* ``"tilt"``: the closed-form optimum of the KL-regularised objective, π_ref·exp(r̂/β), swept over β.
+* ``"rl"``: RL as it is run: sampled, on-policy policy-gradient steps (REINFORCE with the batch mean as baseline)
+  on the logits of a softmax policy over the answers, the KL penalty folded into the reward,
+  r̂(a) − β·log(π(a)/π_ref(a)), and Adam on the logits, as page 9 trains; one point per checkpoint along training.
+  No step is divided by π: that would be the natural gradient (Kakade 2001), which in expectation follows the
+  tilt below. Plain gradient steps with Adam take another path towards the same optimum.
+* ``"tilt"``: the closed-form optimum of the KL-regularised objective, π_ref·exp(r̂/β), swept over β: where RL
+  converges for each β, not the path it takes.
 * ``"best_of_n"``: n answers drawn from π_ref and the proxy's favourite kept, swept over n; its policy and KL
   exact for the finite answer set (``best_of_n_probs``).
 
+``goodhart_fit`` fits a curve's gold to Gao et al.'s two forms, d(α − βd) (their best-of-n) and d(α − β·log d)
+(their RL), d = √KL, by least squares through the origin, with R² for each.
+
 How firm the shapes are (means of ten seeds, measured for seeds 0–199 in groups of ten along the tilt and best-of-n,
-0–79 along RL): at 100 comparisons the gold peaks inside the path and ends at least 60 % of its rise below the
-peak; at 1,000 it peaks at least 1.35× higher and (tilt, RL) at least 0.15 later in √KL; unbiased, some fall
-remains at 10,000 (at least 6 %); with a bias of 1 at 10,000 the peak is at least 0.15 lower than unbiased raters'
-and the fall at least half the rise. Tests check seeds 0–39. One call takes 30–80 ms of one core.
+0–39 along RL): at 100 comparisons the gold peaks inside the path and ends well below the peak (along the tilt
+and best-of-n at least 60 % of its rise, along RL at least 36 %); at 1,000 it peaks at least 1.35× higher and
+(tilt, RL) at least 0.15 later in √KL; unbiased, some fall remains at 10,000 (at least 6 %); with a bias of 1 at
+10,000 the peak is at least 0.15 lower than unbiased raters' (RL 0.14) and the fall at least half the rise (RL,
+whose checkpoints stop sooner, a sixth). Tests check
+seeds 0–39. One call takes 30–80 ms of one core; ``goodhart_mean`` runs RL's worlds side by side.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ from ..formulas.checks import choice, count, in_range
 from ..formulas.kl import best_of_n_probs
 from ..formulas.policy import softmax
 
-__all__ = ["GOODHART_METHODS", "GoodhartCurve", "goodhart_mean", "goodhart_study"]
+__all__ = ["GOODHART_FORMS", "GOODHART_METHODS", "GoodhartCurve", "goodhart_fit", "goodhart_mean",
+           "goodhart_study"]
 
 GOODHART_METHODS = ("rl", "tilt", "best_of_n")
 N_ANSWERS = 400
@@ -64,7 +72,9 @@ MAX_PAIRS = 100_000
 MAX_BIAS = 10.0
 INVERSE_BETAS = np.concatenate([[0.0], np.geomspace(0.02, 100.0, 60)])  # the tilt's 1/β
 BEST_OF = np.unique(np.round(np.geomspace(1, 100_000, 61)).astype(np.int64))  # best-of-n's n
-RL_STEPS, RL_BATCH, RL_LR, RL_BETA = 300, 1024, 0.1, 0.01
+RL_STEPS, RL_BATCH, RL_LR, RL_BETA = 300, 2048, 0.05, 0.01  # RL_LR: Adam's step on the logits; RL_BETA: β
+ADAM_B1, ADAM_B2, ADAM_EPS = 0.9, 0.999, 1e-8
+GOODHART_FORMS = ("bon", "rl")  # Gao et al.'s d(α − βd) and d(α − β·log d)
 RL_CHECKPOINTS = np.unique(np.round(np.geomspace(1, RL_STEPS + 1, 60)).astype(np.int64) - 1)
 
 
@@ -177,21 +187,53 @@ def _kl(probs: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.maximum((probs * logs).sum(axis=1), 0.0)
 
 
-def _rl(ref: np.ndarray, proxy: np.ndarray, seed: int) -> np.ndarray:
-    """The policy at each checkpoint of sampled natural policy-gradient steps with a KL penalty."""
-    g = np.random.default_rng([seed, 2])
-    log_ref = np.log(ref)
-    z = log_ref.copy()
-    out = np.empty((RL_CHECKPOINTS.size, ref.size))
+def _rl(refs: np.ndarray, proxies: np.ndarray, seeds: list[int]) -> np.ndarray:
+    """The policies [worlds, checkpoints, answers] along sampled REINFORCE with a KL penalty and Adam, one world per
+    row, side by side: each world draws from its own generator, so a row is the same run alone or beside others."""
+    gens = [np.random.default_rng([s, 2]) for s in seeds]
+    log_ref = np.log(refs)
+    z, m, v = log_ref.copy(), np.zeros_like(refs), np.zeros_like(refs)
+    out = np.empty((refs.shape[0], RL_CHECKPOINTS.size, refs.shape[1]))
     for t in range(RL_STEPS + 1):
-        e = np.exp(z - z.max())
-        pi = e / e.sum()
-        out[t == RL_CHECKPOINTS] = pi
-        a = _draw(np.cumsum(pi), g.random(RL_BATCH))
-        reward = proxy[a] - RL_BETA * (np.log(pi[a]) - log_ref[a])
-        adv = reward - reward.mean()
-        z = z + RL_LR * np.bincount(a, adv, ref.size) / (RL_BATCH * np.maximum(pi, 1e-300))
+        top = z.max(axis=1, keepdims=True)
+        log_pi = z - top - np.log(np.exp(z - top).sum(axis=1, keepdims=True))
+        pi = np.exp(log_pi)
+        out[:, t == RL_CHECKPOINTS] = pi[:, None, :]
+        if t == RL_STEPS:
+            break
+        # the batch as counts: RL_BATCH answers drawn from π (the reward depends on the answer alone)
+        k = np.stack([g.multinomial(RL_BATCH, p) for p, g in zip(pi, gens, strict=True)])
+        reward = proxies - RL_BETA * (log_pi - log_ref)  # the KL penalty folded in, per answer
+        adv = reward - (k * reward).sum(axis=1, keepdims=True) / RL_BATCH  # the batch mean as baseline
+        # the batch's estimate of ∇_z E_π[reward]: the mean of adv·(e_a − π); the π term is 0 with a mean baseline
+        grad = k * adv / RL_BATCH
+        m = ADAM_B1 * m + (1 - ADAM_B1) * grad
+        v = ADAM_B2 * v + (1 - ADAM_B2) * grad * grad
+        z = z + RL_LR * (m / (1 - ADAM_B1 ** (t + 1))) / (np.sqrt(v / (1 - ADAM_B2 ** (t + 1))) + ADAM_EPS)
     return out
+
+
+def _checked(n_pairs, seed, bias, method) -> tuple[int, int, float, str]:
+    n = count("n_pairs", n_pairs, low=1, high=MAX_PAIRS)
+    s = count("seed", seed, low=0, high=2**32 - 1)
+    if isinstance(bias, str):  # a number, not text that reads as one
+        raise ValueError(f"bias must be a number, got {bias!r}")
+    return n, s, in_range("bias", bias, 0.0, MAX_BIAS), choice("method", method, GOODHART_METHODS)
+
+
+def _proxy(n: int, s: int, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """World s's π_ref, gold scores and the proxy's scores from n comparisons by raters with bias b."""
+    ref, traits, gold = _world(s)
+    return ref, gold, traits @ _fit(traits, *_pairs(ref, gold + b * GOLD_SLOPE * traits[:, -1], n, s))
+
+
+def _curve(probs: np.ndarray, ref: np.ndarray, proxy: np.ndarray, gold: np.ndarray, how: str) -> GoodhartCurve:
+    probs[0] = ref  # each path starts at π_ref itself (β⁻¹ = 0, n = 1, step 0), to the last bit
+    kl = _kl(probs, ref)
+    if how != "rl":
+        kl = np.maximum.accumulate(kl)  # ascending in β⁻¹ and in n: this only undoes rounding
+    gain = probs - ref  # E_π[x] − E_π_ref[x] = (π − π_ref)·x: exactly 0 at π_ref
+    return GoodhartCurve(kl, gain @ proxy, gain @ gold)
 
 
 def goodhart_study(n_pairs: int, seed: int = 0, bias: float = 0.0, method: str = "rl") -> GoodhartCurve:
@@ -211,26 +253,15 @@ def goodhart_study(n_pairs: int, seed: int = 0, bias: float = 0.0, method: str =
     >>> float(curve.kl[0]), float(curve.gold[0]), bool(curve.proxy[-1] > 0)
     (0.0, 0.0, True)
     """
-    n = count("n_pairs", n_pairs, low=1, high=MAX_PAIRS)
-    s = count("seed", seed, low=0, high=2**32 - 1)
-    if isinstance(bias, str):  # a number, not text that reads as one
-        raise ValueError(f"bias must be a number, got {bias!r}")
-    b = in_range("bias", bias, 0.0, MAX_BIAS)
-    how = choice("method", method, GOODHART_METHODS)
-    ref, traits, gold = _world(s)
-    proxy = traits @ _fit(traits, *_pairs(ref, gold + b * GOLD_SLOPE * traits[:, -1], n, s))
+    n, s, b, how = _checked(n_pairs, seed, bias, method)
+    ref, gold, proxy = _proxy(n, s, b)
     if how == "rl":
-        probs = _rl(ref, proxy, s)
+        probs = _rl(ref[None], proxy[None], [s])[0]
     elif how == "tilt":
         probs = softmax(np.log(ref)[None, :] + INVERSE_BETAS[:, None] * proxy[None, :])
     else:
         probs = np.stack([best_of_n_probs(ref, proxy, int(k)) for k in BEST_OF])
-    probs[0] = ref  # each path starts at π_ref itself (β⁻¹ = 0, n = 1, step 0), to the last bit
-    kl = _kl(probs, ref)
-    if how != "rl":
-        kl = np.maximum.accumulate(kl)  # ascending in β⁻¹ and in n: this only undoes rounding
-    gain = probs - ref  # E_π[x] − E_π_ref[x] = (π − π_ref)·x: exactly 0 at π_ref
-    return GoodhartCurve(kl, gain @ proxy, gain @ gold)
+    return _curve(probs, ref, proxy, gold, how)
 
 
 def goodhart_mean(n_pairs: int, seeds: int = 10, bias: float = 0.0, method: str = "tilt") -> GoodhartCurve:
@@ -250,5 +281,38 @@ def goodhart_mean(n_pairs: int, seeds: int = 10, bias: float = 0.0, method: str 
     np.float64(0.0)
     """
     k = count("seeds", seeds, low=1, high=40)
-    runs = [goodhart_study(n_pairs, s, bias, method) for s in range(k)]
+    if method != "rl":
+        runs = [goodhart_study(n_pairs, s, bias, method) for s in range(k)]
+    else:  # the worlds' RL runs side by side: one loop of steps for all
+        n, _, b, how = _checked(n_pairs, 0, bias, method)
+        refs, golds, proxies = (np.stack(x) for x in zip(*(_proxy(n, s, b) for s in range(k)), strict=True))
+        runs = [_curve(p, r, x, g, how) for p, r, x, g in zip(_rl(refs, proxies, list(range(k))), refs, proxies,
+                                                               golds, strict=True)]
     return GoodhartCurve(*(np.mean([getattr(r, f) for r in runs], axis=0) for f in ("kl", "proxy", "gold")))
+
+
+def goodhart_fit(curve: GoodhartCurve) -> dict[str, tuple[float, float, float]]:
+    """The curve's gold gain fitted to Gao et al.'s two forms, with d = √KL: ``"bon"`` d(α − β·d), their best-of-n
+    form, and ``"rl"`` d(α − β·log d), their RL form (0·log 0 = 0), each by least squares through the origin.
+
+    Args:
+        curve: a GoodhartCurve (from ``goodhart_study`` or ``goodhart_mean``).
+
+    Returns:
+        {form: (α, β, R²)}, R² = 1 − Σ residual² / Σ (gold − its mean)² (nan for a flat gold).
+
+    >>> fit = goodhart_fit(goodhart_study(100, seed=0, method="tilt"))
+    >>> sorted(fit), all(r2 <= 1 for _, _, r2 in fit.values())
+    (['bon', 'rl'], True)
+    """
+    if not isinstance(curve, GoodhartCurve):
+        raise ValueError(f"curve must be a GoodhartCurve, got {type(curve).__name__}")
+    d, y = np.sqrt(np.asarray(curve.kl, dtype=np.float64)), np.asarray(curve.gold, dtype=np.float64)
+    spread = float(((y - y.mean()) ** 2).sum())
+    out = {}
+    for form, bend in zip(GOODHART_FORMS, (d * d, d * np.log(np.where(d > 0, d, 1.0))), strict=True):
+        x = np.stack([d, -bend], axis=1)
+        coef = np.linalg.lstsq(x, y, rcond=None)[0]
+        r2 = 1.0 - float(((y - x @ coef) ** 2).sum()) / spread if spread > 0 else float("nan")
+        out[form] = (float(coef[0]), float(coef[1]), r2)
+    return out

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rlcore
-from tests.apphelp import chart_frame, keys, moves_charts, page_file, run_page
+from tests.apphelp import chart_frame, choose_preset, keys, moves_charts, page_file, run_page
 from ui import i18n
 
 PAGE = page_file("16_")
@@ -50,6 +50,20 @@ def test_raters_who_love_flattery_teach_the_model_to_overrate_it():
     got = scores(at)
     assert got["true judge"]["partly + flattery"] < got["true judge"]["partly"]
     assert got["reward model"]["partly + flattery"] > got["reward model"]["partly"] + 1.0
+
+
+def test_the_love_flattery_view_moves_the_reward_model_s_flattery_lead():
+    """The view's reward model rates the flattering answer clearly further above the plain one than the default's
+    does (at the default 1,000 comparisons liking 0.6 and 2 once gave the same lead, +0.89)."""
+    at = run_page(PAGE, state=SHOWN)
+
+    def lead() -> float:
+        rm = scores(at)["reward model"]
+        return rm["partly + flattery"] - rm["partly"]
+
+    before = lead()
+    choose_preset(at, i18n.text("en", "judge.love_flattery"))
+    assert lead() > before + 0.5
 
 
 def test_an_edited_scenario_gets_its_own_answers():

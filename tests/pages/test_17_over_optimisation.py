@@ -140,3 +140,45 @@ def test_gao_section_asks_first_and_draws_rlcore_s_means(method, biased):
     else:  # higher, and later
         assert gold[many][j] > gold[few][i] and means[many].kl[j] > means[few].kl[i]
     assert f"**{radio.options[0]}**" in at.info[1].value  # the first option says so, in either case
+
+
+@pytest.mark.parametrize(("lang", "biased"), [("en", False), pytest.param("zh", True, marks=pytest.mark.exhaustive)])
+def test_rl_is_drawn_beside_the_tilt_and_best_of_n_with_gao_s_two_fits(lang, biased):
+    """After the section's answer: the three optimisers' gold curves are rlcore's means, the table's R² are
+    goodhart_fit's, and the sentences say which of Gao's forms each follows, chosen from those R²."""
+    at = run_page(PAGE, state={**SHOWN, "predict_gao_shown": True}, inputs={"gao_bias": biased},
+                  query={"lang": lang})
+    pairs = GAO[biased][1]
+    df = chart_frame(at, i18n.text(lang, "p17.gao_three_title"), "gain")
+    table = next(d.value for d in at.dataframe if i18n.text(lang, "p17.col_r2_rl") in d.value.columns)
+    said = " ".join(md.value for md in at.markdown)
+    for method in ("rl", "tilt", "best_of_n"):
+        name = i18n.text(lang, f"p17.gao_short.{method}")
+        for k in pairs:
+            mean = rlcore.goodhart_mean(k, 10, bias=1.0 if biased else 0.0, method=method)
+            line = df[(df["run"] == name) & (df["pairs"] == i18n.text(lang, "p17.n_run", n=f"{k:,}"))]
+            np.testing.assert_allclose(line["gain"], mean.gold, rtol=1e-12)
+            fit = rlcore.goodhart_fit(mean)
+            row = table[(table.iloc[:, 0] == name) & (table.iloc[:, 1] == f"{k:,}")]
+            np.testing.assert_allclose(row.iloc[0, 4:].to_numpy(float), [fit["bon"][2], fit["rl"][2]], rtol=1e-9)
+        if method != "tilt":  # its own form fits better, or the sentence says it does not follow it
+            fit = rlcore.goodhart_fit(rlcore.goodhart_mean(pairs[1], 10, bias=1.0 if biased else 0.0, method=method))
+            own, other = ("rl", "bon") if method == "rl" else ("bon", "rl")
+            way = "follows" if fit[own][2] >= fit[other][2] else "not"
+            assert i18n.text(lang, f"p17.gao_fit_{method}_{way}", many=f"{pairs[1]:,}", own=fmt(fit[own][2], 3),
+                             other=fmt(fit[other][2], 3)) in said
+    rl, tilt = (rlcore.goodhart_mean(pairs[1], 10, bias=1.0 if biased else 0.0, method=m) for m in ("rl", "tilt"))
+    assert not np.allclose(rl.gold[:20], tilt.gold[:20])  # two different paths, not one under two names
+    assert i18n.text(lang, "p17.gao_word.higher" if rl.peak_gain > tilt.peak_gain else "p17.gao_word.lower") in said
+
+
+@pytest.mark.parametrize(("flattery", "why"), [(2.0, "p17.n_why"), (0.0, "p17.n_why_none")])
+def test_the_comparisons_section_names_its_cause_from_its_numbers(flattery, why):
+    """A bias all raters share: the fall grows with the comparisons and the sentence says data sharpens it; no bias:
+    no fall at any number of comparisons, and the sentence sends the reader to Gao's section for the other cause."""
+    at = run_page(PAGE, state=SHOWN, inputs={"flattery": flattery})
+    falls = [rlcore.over_optimisation(rlcore.ARTICLE_SCENARIO, beta=0.05, comparisons=k, flattery=flattery).fall
+             for k in (100, 20_000)]
+    assert falls[1] > falls[0] if flattery else max(falls) == 0
+    text = i18n.text("en", why, flattery=fmt(flattery), few_fall=fmt(falls[0]), many_fall=fmt(falls[1]))
+    assert text in " ".join(md.value for md in at.markdown)

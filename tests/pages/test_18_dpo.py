@@ -3,6 +3,7 @@ model's own answers (offline, online, beside GRPO)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -176,6 +177,41 @@ def test_runs_the_server_holds_are_drawn_and_the_question_is_answered_from_them(
                       & (lp["answer"] == i18n.text(lang, f"p18.tiny.{side}"))].sort_values("step")
             np.testing.assert_allclose(rows["log-probability"], getattr(shelved[kind], side))
     assert shows_numbers(at, -2.4, -2.15, -2.5, -3.5)   # online DPO's chosen rose, its rejected fell
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_runs_are_read_at_equal_kl_and_the_chosen_answers_split_by_kind(lang):
+    """Hand-made runs with KL curves and the chosen split: the table puts each run's final KL beside its pass@1 and
+    its pass@1 at the smallest final KL; the ranking sentence names the leader there (GRPO ends highest, online DPO
+    leads at equal KL); the log-probability chart draws three roles, one dash each in the same order in every
+    language; the sentence under it reads the split (the guesses fell, the worked rose: away from guessing)."""
+    s, offline = np.arange(6.0), DPOConfig(steps=5)
+    split = {"chosen_worked": -3.0 + 0.1 * s, "chosen_guessed": -2.0 - 0.2 * s, "guessed_share": 0.6}
+    runs = {"offline": replace(_hand_made(offline, 0.3 + 0.02 * s, -2.4 - 0.1 * s, -2.5 - 0.3 * s), kl=0.05 * s,
+                               **split),
+            "online": replace(_hand_made(replace(offline, online=True), 0.3 + 0.08 * s, -2.4 + 0.05 * s,
+                                         -2.5 - 0.2 * s), kl=0.04 * s, **split),
+            "grpo": np.stack([0.3 + 0.1 * s, 0.1 * s], axis=1)}
+    configs = {"offline": offline, "online": replace(offline, online=True), "grpo": offline.grpo()}
+    saved = dict(dpo_view.RUNS.items)
+    try:
+        for kind, run in runs.items():
+            dpo_view.RUNS.put(dpo_view.key(kind, configs[kind], SMALL["zseed"]), run)
+        at = run_page(PAGE, state={**SHOWN, "predict_dpo_tiny_shown": True}, inputs=SMALL, query={"lang": lang})
+    finally:
+        dpo_view.RUNS.items.clear()
+        dpo_view.RUNS.items.update(saved)
+    table = next(d.value for d in at.dataframe if i18n.text(lang, "p18.tiny.col_kl") in d.value.columns)
+    np.testing.assert_allclose(table.iloc[:, 1], [0.25, 0.2, 0.5])      # each run's last KL
+    np.testing.assert_allclose(table.iloc[:, 3], [0.38, 0.7, 0.5])      # pass@1 where each first reaches KL 0.2
+    said = " ".join(md.value for md in at.markdown)
+    assert i18n.text(lang, "p18.tiny.kinds.online") + (" " if lang == "zh" else "") in said
+    assert fmt(0.2) in said and pct(0.38, 1) in said
+    lp = next(c for c in charts(at) if i18n.text(lang, "p18.tiny.lp_title") in titles(c["spec"]))
+    roles = [i18n.text(lang, f"p18.tiny.{r}") for r in ("chosen_worked", "chosen_guessed", "rejected")]
+    assert json.dumps({"sort": roles}, ensure_ascii=False)[1:-1] in json.dumps(lp["spec"], ensure_ascii=False)
+    assert said.count(i18n.text(lang, "p18.tiny.split_away", run="X", share="", w0="", w1="", g0="", g1="", r0="",
+                                 r1="")[-20:]) == 2     # the sentence of the split, once per run
 
 
 @pytest.mark.exhaustive

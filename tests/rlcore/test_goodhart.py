@@ -71,8 +71,8 @@ def test_the_closed_form_paths_are_ascending_in_kl_and_proxy_for_every_seed(meth
 @pytest.mark.parametrize("method", ("rl", "best_of_n"))
 @pytest.mark.parametrize("n_pairs", (100, 1000))
 def test_mean_kl_ascends_from_zero_and_the_proxy_keeps_rising(method, n_pairs, group):
-    kl, proxy, gold = mean_curve(n_pairs, method, group=group)
-    assert kl[0] == 0 and np.all(np.diff(kl) > 0 if method == "rl" else np.diff(kl) >= 0)
+    kl, proxy, gold = mean_curve(n_pairs, method, group=group)  # RL's sampled steps may set the KL back a little
+    assert kl[0] == 0 and np.all(np.diff(kl) > -0.02 * kl[-1] if method == "rl" else np.diff(kl) >= 0)
     assert np.all(np.diff(proxy) >= (1e-4 if method == "rl" else 0))  # RL's sampled steps: with a margin
     assert proxy[-1] > gold[-1] + 0.5  # at the end the proxy promises more than the gold delivers
 
@@ -95,11 +95,12 @@ def test_few_comparisons_over_optimise_and_ten_times_more_peak_higher_and_later(
 @pytest.mark.parametrize("group", GROUPS)
 @pytest.mark.parametrize("method", ("rl", "tilt"))
 def test_a_planted_bias_is_not_cured_by_data(method, group):
-    """With 10,000 comparisons from biased raters the gold still peaks and falls (by a third of its rise at least),
-    and its peak stays clearly below the one the same data from unbiased raters gives."""
+    """With 10,000 comparisons from biased raters the gold still peaks and falls (by a third of its rise at least
+    along the tilt; RL's checkpoints stop sooner: a sixth, measured at least 0.2), and its peak stays clearly below
+    the one the same data from unbiased raters gives."""
     gold = mean_curve(10_000, method, BIAS, group)[2]
     i, _, rise, fall = peak(10_000, method, BIAS, group)
-    assert 0 < i < gold.size - 1 and fall >= 0.3 * rise > 0
+    assert 0 < i < gold.size - 1 and fall >= (0.15 if method == "rl" else 0.3) * rise > 0
     assert rise < peak(10_000, method, group=group)[2] - 0.1
 
 
@@ -123,15 +124,39 @@ def test_the_proxy_is_the_ridge_bradley_terry_fit_in_the_traits_and_learns_the_r
     assert cos > 0.98 if n_pairs > 1000 else cos < 0.9  # 100 pairs leave this world's proxy well off (cos 0.2)
 
 
-def test_rl_follows_the_tilt_on_average():
-    """Natural policy-gradient steps move along π_ref·exp(c·r̂) in expectation: at the same KL the two paths
-    give the proxy and the gold nearly the same gain (interpolated on the tilt's mean curve)."""
-    kl_rl, proxy_rl, gold_rl = mean_curve(1000, "rl")
-    kl_t, proxy_t, gold_t = mean_curve(1000, "tilt")
+def test_rl_is_sampled_policy_gradient_not_the_tilt_in_disguise():
+    """Plain policy-gradient steps with Adam (no 1/π) leave the tilt's path: at the same KL the gold gains differ
+    by a clear margin somewhere; the proxy rises with training in every world; the worlds run side by side in
+    goodhart_mean give the same curves as each alone."""
+    kl_rl, _, gold_rl = mean_curve(1000, "rl")
+    kl_t, _, gold_t = mean_curve(1000, "tilt")
     inside = kl_rl <= kl_t[-1]
-    assert inside.sum() > 20
-    assert np.max(np.abs(np.interp(kl_rl[inside], kl_t, proxy_t) - proxy_rl[inside])) < 0.3 * proxy_t[-1]
-    assert np.max(np.abs(np.interp(kl_rl[inside], kl_t, gold_t) - gold_rl[inside])) < 0.3 * gold_t.max()
+    assert inside.sum() > 20 and np.max(np.abs(np.interp(kl_rl[inside], kl_t, gold_t) - gold_rl[inside])) > 0.05
+    for s in range(10):
+        proxy = curve(1000, "rl", seed=s).proxy
+        assert proxy[-1] > proxy[proxy.size // 2] > proxy[proxy.size // 4] > 0, s
+    side = rlcore.goodhart_mean(1000, 10, method="rl")
+    np.testing.assert_allclose(side.gold, mean_curve(1000, "rl")[2], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(("form", "alpha", "beta"), [("bon", 0.4, 0.1), ("rl", 0.3, 0.15)])
+def test_goodhart_fit_recovers_a_curve_of_either_form_and_agrees_with_the_normal_equations(form, alpha, beta):
+    """A gold made exactly of one form is fitted with R² 1 and its α, β; on a real curve each form's α, β and R²
+    are the 2×2 normal equations' solution, written out here."""
+    d = np.linspace(0, 2.5, 40)
+    bend = d * d if form == "bon" else d * np.log(np.where(d > 0, d, 1.0))
+    made = rlcore.GoodhartCurve(d * d, np.zeros_like(d), d * (alpha - beta * bend / np.where(d > 0, d, 1.0)))
+    a, b, r2 = rlcore.goodhart_fit(made)[form]
+    assert abs(a - alpha) < 1e-9 and abs(b - beta) < 1e-9 and abs(r2 - 1) < 1e-12
+    real = curve(100, "best_of_n")
+    root, y = np.sqrt(real.kl), real.gold
+    for name, f in (("bon", root**2), ("rl", root * np.log(np.where(root > 0, root, 1.0)))):
+        sdd, sdf, sff, sdy, sfy = root @ root, root @ f, f @ f, root @ y, f @ y
+        det = sdd * sff - sdf**2
+        alpha, minus_beta = (sff * sdy - sdf * sfy) / det, (sdd * sfy - sdf * sdy) / det
+        r2 = 1 - np.sum((y - alpha * root - minus_beta * f) ** 2) / np.sum((y - y.mean()) ** 2)
+        np.testing.assert_allclose(rlcore.goodhart_fit(real)[name], (alpha, -minus_beta, r2), rtol=1e-8)
+    rejects(lambda: rlcore.goodhart_fit({"kl": [0, 1]}), r"\bcurve\b")
 
 
 def test_the_same_seed_gives_the_same_curve_and_another_seed_another():

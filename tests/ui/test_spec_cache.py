@@ -113,7 +113,7 @@ def test_an_argument_not_declared_live_is_part_of_the_shape(conversions):
     spec.vega_lite(line(points=True))
     spec.vega_lite(line(points=True, title="another title"))
     assert len(conversions) == 2
-    assert charts.lines.live == {"key", "axes"}  # titles, domains, colour labels: inside the groups; points: shape
+    assert charts.lines.live == {"key", "axes", "dash_order"}  # titles, domains, colour and dash labels; points: shape
 
 def test_an_option_that_cannot_be_a_key_is_converted_without_the_cache(conversions):
     df = pd.DataFrame({"token": ["a", "b"], "p": [0.4, 0.6]})

@@ -102,6 +102,39 @@ def test_a_run_starts_at_the_base_and_its_fixed_pairs_margin_is_beta_times_the_t
     assert run.loss[0] == pytest.approx(np.log(2))                # the first step: π = π_ref, every margin 0
 
 
+def test_the_chosen_answers_split_by_kind_and_the_run_carries_its_final_kl(short_runs):
+    """The fixed pairs' chosen answers are the worked ones and the at-once ones, in the share the run reports: the
+    mean over all is the two kinds' means weighted by it (nan stands for a kind the set lacks, on any task)."""
+    for run in short_runs.values():
+        share = run.guessed_share
+        assert 0.0 <= share <= 1.0 and run.final_kl == run.kl[-1] > 0
+        assert run.chosen_worked.shape == run.chosen_guessed.shape == run.chosen.shape
+        parts = [(1 - share, run.chosen_worked), (share, run.chosen_guessed)]
+        mixed = sum(w * c for w, c in parts if w > 0)
+        np.testing.assert_allclose(mixed, run.chosen, rtol=1e-9, atol=1e-9)
+        assert run.split in {"away", "both_fell", "both_rose", "worked_fell", "none"}
+
+
+@pytest.mark.parametrize(("worked", "guessed", "said"), [
+    ([-3.0, -1.0], [-2.0, -3.5], "away"), ([-3.0, -3.5], [-2.0, -3.5], "both_fell"),
+    ([-3.0, -2.98], [-2.0, -1.0], "both_rose"), ([-3.0, -3.5], [-2.0, -2.0], "worked_fell"),
+    ([-3.0, -2.0], [float("nan")] * 2, "none"),
+])
+def test_what_dpo_did_to_each_kind_of_chosen_answer_is_read_from_the_ends(worked, guessed, said):
+    assert D.split_change(worked, guessed) == said
+
+
+def test_a_kl_matched_comparison_reads_each_run_where_its_kl_first_reaches_the_smallest_end():
+    """Linear between the two steps around the target; the run that moved least is read at its end; a KL never
+    reached is nan; the leader is the highest pass@1 unless the best two are within LEVEL."""
+    target, at = D.kl_matched({"far": ([0.0, 0.1, 0.5, 0.4], [0.2, 0.3, 0.7, 0.8]), "near": ([0.0, 0.3], [0.2, 0.5])})
+    assert target == 0.3 and at["near"] == 0.5 and at["far"] == pytest.approx(0.3 + 0.4 * 0.2 / 0.4)
+    assert np.isnan(D.pass_at_kl([0.0, 0.1], [0.2, 0.3], 0.2)) and D.pass_at_kl([0.0, 0.1], [0.2, 0.3], 0.0) == 0.2
+    assert D.leader_at_kl({"a": 0.6, "b": 0.5}) == "a" and D.leader_at_kl({"a": 0.5, "b": 0.5 + D.LEVEL / 2}) == "level"
+    rejects(lambda: D.kl_matched({}), "curves")
+    rejects(lambda: D.pass_at_kl([0.0, 0.1], [0.2], 0.1), "kl")
+
+
 @pytest.mark.exhaustive
 def test_offline_pairs_do_not_depend_on_the_policy_and_runs_are_deterministic(short_runs):
     slow = D.dpo_train(D.DPOConfig(steps=2, prompts=3, group_size=4, lr=1e-4), 1)

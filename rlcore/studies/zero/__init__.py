@@ -5,20 +5,34 @@ base model on problems of 2 to 7 operands, where how much working pays depends o
 ``dpo_train(DPOConfig(), seed)`` runs DPO from the same base on pairs of its own answers, offline or online.
 """
 
-from .dpo import DPOConfig, DPORun, DPOStep, displacement, dpo_collect, dpo_steps, dpo_train, who_leads
+from .dpo import (
+                  DPOConfig,
+                  DPORun,
+                  DPOStep,
+                  displacement,
+                  dpo_collect,
+                  dpo_steps,
+                  dpo_train,
+                  kl_matched,
+                  leader_at_kl,
+                  pass_at_kl,
+                  split_change,
+                  who_leads,
+)
 from .training import (
-    PassCurve,
-    ZeroConfig,
-    ZeroRun,
-    ZeroStep,
-    base_measure,
-    best_of_n,
-    pass_curve,
-    train,
-    train_steps,
+                  PassCurve,
+                  ZeroConfig,
+                  ZeroRun,
+                  ZeroStep,
+                  base_measure,
+                  best_of_n,
+                  pass_curve,
+                  train,
+                  train_steps,
 )
 from .warmup import BaseStats, base_stats
 
 __all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep",
            "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
-           "pass_curve", "train", "train_steps", "who_leads"]
+           "kl_matched", "leader_at_kl", "pass_at_kl", "pass_curve", "split_change", "train", "train_steps",
+           "who_leads"]

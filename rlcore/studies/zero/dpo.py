@@ -17,7 +17,14 @@ After every step (and once before the first) the run measures the policy as ``tr
 held-out pass@1, length, entropy, KL to the base …) and the mean summed log-probability of the chosen and of the
 rejected answers of one fixed set of pairs: the base's answers to the held-out problems (the same pairs at every
 step and in every run of a seed, so the curves compare). On sequences both often fall while their margin grows
-(likelihood displacement: Razin et al. 2024, arXiv 2410.08847; Pal et al. 2024).
+(likelihood displacement: Razin et al. 2024, arXiv 2410.08847; Pal et al. 2024). The chosen answers are split by
+kind: those that show their working and those given at once (on a problem of several numbers mostly a lucky
+guess), since a fall of the guesses is the move DPO is asked for, and only a fall of the worked ones is
+displacement.
+
+Runs that move different distances from the base do not rank fairly by their last pass@1: ``kl_matched`` reads
+each run's pass@1 where its KL to the base first reaches the smallest KL any of them ended at (a KL-matched
+comparison, as Gao et al. and the DPO paper's reward-against-KL plots compare methods).
 """
 
 from __future__ import annotations
@@ -157,6 +164,7 @@ class Probe:
     mask: np.ndarray       # [n, MAX_ANSWER] their tokens (up to and including <end>)
     pairs: Pairs           # indices into the answers
     ref: np.ndarray        # [n] each answer's summed log π_base
+    worked: np.ndarray     # [n] whether each answer shows its working (the rest are given at once)
 
 
 def probe(seed: int, base: Model) -> Probe:
@@ -168,7 +176,7 @@ def probe(seed: int, base: Model) -> Probe:
     score = task.judge_batch(ans, np.repeat(held, PROBE_GROUP, axis=0))[2]
     mask = answer_mask(ans)
     ref = sequence_log_probs(answer_log_probs(base, task.prompts(held), ans, PROBE_GROUP), mask)
-    return Probe(ans, mask, pairs_within_groups(score, PROBE_GROUP), ref)
+    return Probe(ans, mask, pairs_within_groups(score, PROBE_GROUP), ref, ans[:, 0] == task.WORK)
 
 
 @dataclass(frozen=True)
@@ -179,6 +187,9 @@ class ProbeMeasure:
     rejected: float    # mean summed log π(y_l)
     margin: float      # mean implicit-reward margin β·m (0 for the base)
     won: float         # share of pairs with m > 0
+    chosen_worked: float = float("nan")   # mean summed log π(y_w) over the pairs whose chosen shows its working
+    chosen_guessed: float = float("nan")  # … whose chosen is given at once (nan: no such pair)
+    guessed_share: float = float("nan")   # share of the pairs whose chosen is given at once
 
 
 def measure_probe(model: Model, p: Probe, beta: float) -> ProbeMeasure:
@@ -187,7 +198,13 @@ def measure_probe(model: Model, p: Probe, beta: float) -> ProbeMeasure:
                             p.mask)
     w, lo = p.pairs.chosen, p.pairs.rejected
     m = dpo_margins(lp[w], lp[lo], p.ref[w], p.ref[lo])
-    return ProbeMeasure(float(lp[w].mean()), float(lp[lo].mean()), float(beta * m.mean()), float(np.mean(m > 0)))
+    worked = p.worked[w]
+
+    def mean(on: np.ndarray) -> float:
+        return float(lp[w][on].mean()) if on.any() else float("nan")
+
+    return ProbeMeasure(float(lp[w].mean()), float(lp[lo].mean()), float(beta * m.mean()), float(np.mean(m > 0)),
+                        mean(worked), mean(~worked), float(np.mean(~worked)) if worked.size else float("nan"))
 
 
 @dataclass(frozen=True)
@@ -261,11 +278,97 @@ class DPORun:
     loss: np.ndarray        # [updates] the DPO loss on them (nan without pairs)
     writer_right: np.ndarray  # [updates] share of the step's answers that were right
     model: Model
+    chosen_worked: np.ndarray | None = None   # mean summed log π(y_w) over the fixed pairs whose chosen shows its
+    #                                           working (nan throughout when there is none)
+    chosen_guessed: np.ndarray | None = None  # … whose chosen is given at once
+    guessed_share: float = float("nan")       # share of the fixed pairs whose chosen is given at once
 
     @property
     def change(self) -> str:
         """What DPO did to the fixed pairs' log-probabilities: ``displacement`` of the run's curves."""
         return displacement(self.chosen, self.rejected, self.margin)
+
+    @property
+    def final_kl(self) -> float:
+        """The KL to the base per written token at the last step (``kl`` is its curve), nats."""
+        return float(self.kl[-1])
+
+    @property
+    def split(self) -> str:
+        """What the run did to the chosen answers by kind: ``split_change`` of its curves ("none" without them)."""
+        if self.chosen_worked is None or self.chosen_guessed is None:
+            return "none"
+        return split_change(self.chosen_worked, self.chosen_guessed)
+
+
+def _curve_or_nan(name: str, value) -> np.ndarray:
+    """A 1-D float curve of at least one entry, nan allowed (a kind the fixed pairs lack)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a sequence of numbers, got {value!r}") from None
+    if arr.ndim != 1 or not arr.size:
+        raise ValueError(f"{name} must be a sequence of numbers, got {value!r}")
+    return arr
+
+
+def split_change(worked, guessed) -> str:
+    """What a DPO run did to the chosen answers of its fixed pairs, by kind, from the curves' ends: "away" (those given
+    at once fell by more than DISPLACED nats while those with their working held or rose: the intended move away from
+    guessing), "both_fell" (both fell: displacement of right, worked answers too), "both_rose" (neither fell), or
+    "worked_fell" (the worked ones fell, the guesses did not); "none" when either kind is missing (nan).
+
+    >>> split_change([-3.0, -1.0], [-2.0, -3.5]), split_change([-3.0, -3.5], [-2.0, -3.5])
+    ('away', 'both_fell')
+    """
+    w, g = _curve_or_nan("worked", worked), _curve_or_nan("guessed", guessed)
+    if not (np.isfinite(w[[0, -1]]).all() and np.isfinite(g[[0, -1]]).all()):
+        return "none"
+    w_fell, g_fell = w[-1] - w[0] < -DISPLACED, g[-1] - g[0] < -DISPLACED
+    return ("both_fell" if w_fell else "away") if g_fell else ("worked_fell" if w_fell else "both_rose")
+
+
+def pass_at_kl(kl, pass1, target: float) -> float:
+    """pass@1 where a run's KL to the base first reaches ``target``, by linear interpolation between the two steps
+    around it (its first pass@1 when it starts there; nan when it never gets there).
+
+    >>> pass_at_kl([0.0, 0.2, 0.4], [0.3, 0.5, 0.6], 0.3)
+    0.55
+    """
+    k, p = as_vector("kl", kl), as_vector("pass1", pass1)
+    if k.size != p.size:
+        raise ValueError(f"kl and pass1 must have the same length, got {k.size} and {p.size}")
+    x = in_range("target", target, 0.0, float("inf"))
+    hit = np.flatnonzero(k >= x)
+    if not hit.size:
+        return float("nan")
+    i = int(hit[0])
+    if i == 0 or k[i] == k[i - 1]:
+        return float(p[i])
+    return round(float(p[i - 1] + (p[i] - p[i - 1]) * (x - k[i - 1]) / (k[i] - k[i - 1])), 12)
+
+
+def kl_matched(curves: dict) -> tuple[float, dict]:
+    """A KL-matched comparison of runs: {name: (kl curve, pass@1 curve)} → (the smallest KL any run ended at,
+    {name: its pass@1 where its KL first reaches that}). Every run reaches it: each started at 0.
+
+    >>> kl_matched({"a": ([0.0, 0.5], [0.2, 0.6]), "b": ([0.0, 0.25], [0.2, 0.3])})
+    (0.25, {'a': 0.4, 'b': 0.3})
+    """
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict of (kl, pass1) curves, got {curves!r}")
+    target = min(float(as_vector("kl", k)[-1]) for k, _ in curves.values())
+    return target, {name: pass_at_kl(k, p, max(target, 0.0)) for name, (k, p) in curves.items()}
+
+
+def leader_at_kl(passes: dict) -> str:
+    """The name with the highest pass@1, or "level" when the best two are within LEVEL of each other.
+
+    >>> leader_at_kl({"a": 0.4, "b": 0.3}), leader_at_kl({"a": 0.4, "b": 0.39})
+    ('a', 'level')
+    """
+    ranked = sorted(passes.items(), key=lambda kv: -kv[1])
+    return "level" if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= LEVEL else ranked[0][0]
 
 
 def displacement(chosen, rejected, margin) -> str:
@@ -318,7 +421,9 @@ def dpo_collect(config: DPOConfig, seed: int, steps: list) -> DPORun:
                                                                               "kl", "reward")),
                   *(curve(getattr(p, f) for p in ps) for f in ("chosen", "rejected", "margin", "won")),
                   np.array([u.pairs for u in us], dtype=np.int64), curve(u.loss for u in us),
-                  curve(u.right for u in us), steps[-1].model)
+                  curve(u.right for u in us), steps[-1].model,
+                  *(curve(getattr(p, f) for p in ps) for f in ("chosen_worked", "chosen_guessed")),
+                  ps[0].guessed_share)
 
 
 def dpo_train(config: DPOConfig = DPOConfig(), seed: int = 0) -> DPORun:
@@ -340,9 +445,13 @@ __all__ = [
     "dpo_grads",
     "dpo_steps",
     "dpo_train",
+    "kl_matched",
+    "leader_at_kl",
     "measure_probe",
     "pairs_within_groups",
+    "pass_at_kl",
     "probe",
     "sequence_log_probs",
+    "split_change",
     "who_leads",
 ]
