@@ -104,8 +104,9 @@ class Line:
     ``what`` names it in the notice; ``clock`` measures what a share has taken (a test passes a step counter).
     ``beside``: a share new to a busy line, asking for a run that cannot be cut (``uncut``), runs it beside the run in
     progress instead of after it (one such run at a time: at most two at once), so a newcomer never waits for a long
-    run. Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's, the newest
-    and the oldest newcomer in turn, so a crowd of new identities cannot put a newcomer behind all of them; the
+    run. Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
+    newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
+    all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
     server's own work (``SERVER``) comes after every visitor's."""
 
     what: str
@@ -182,8 +183,9 @@ class Line:
         here = self._in_line()
         if share != SERVER and share not in here and here:  # joins a busy line: level with the run in progress, less
             floor = self._level() - GRACE_S                   # the grace; a share unserved since it was last empty
-            if share not in self._used:                       # is on its first turns until it is level again
-                self._first[share] = (next(self._came), floor + GRACE_S)
+            if share not in self._used:                       # is on its first turns until it is level again,
+                self._first[share] = (next(self._came), floor + GRACE_S)  # the first of them next
+                self._newest_next = True
             self._used[share] = max(self._used.get(share, floor), floor)
         mine = [v for (s, v) in self._inner if s == share]
         if (share, browser) not in self._inner and mine:  # a browser new to its share: level with its least-served
@@ -554,27 +556,42 @@ SERVER = "server"     # the session and visitor of the server's own work (``in_b
 BACKGROUND_ENV = "RL_EXPLORER_BACKGROUND"  # "0": no work ahead of time (the test suite's processes)
 _BACKGROUND: set = set()
 _BACKGROUND_LOCK = threading.Lock()
+_JOBS: dict = {}  # key → _Job: the work ahead of time in progress
+
+
+@dataclass
+class _Job:
+    """Work ahead of time in progress: ``done`` is set when it has handed its items over (or failed); ``for_whom``
+    lists the visitors who wait for it, whose turns it takes (the first one's)."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    for_whom: list = field(default_factory=list)
+
+    def visitor(self):
+        return self.for_whom[0] if self.for_whom else SERVER
 
 
 def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], None], *,
                   seconds: float = TURN_S) -> threading.Thread | None:
     """Once per server process and ``key``: a daemon thread runs ``steps()`` (a long computation, step by step) a
     turn of the training line at a time, as the server's own visitor, and hands everything it yielded to ``done``.
-    The server is served like any visitor, least-served first, so a learner's training never waits long behind it.
-    Returns the thread it started, or None (started before, or the environment's ``RL_EXPLORER_BACKGROUND`` is
-    "0")."""
+    The server's turns come after every visitor's (it gives the line back after a step when anyone waits), so a
+    learner never waits behind it; a learner who asks for this very work waits for it instead (``wait_for``), and it
+    then takes that learner's turns. Returns the thread it started, or None (started before, or the environment's
+    ``RL_EXPLORER_BACKGROUND`` is "0")."""
     if os.environ.get(BACKGROUND_ENV, "1") == "0":
         return None
     with _BACKGROUND_LOCK:
         if key in _BACKGROUND:
             return None
         _BACKGROUND.add(key)
+        job = _JOBS[key] = _Job()
 
     def work():
         items, it, session = [], iter(steps()), f"{SERVER} {key}"   # a session per job: two jobs never replace
         try:                                                         # each other; one visitor, the server, for all
             while True:
-                TRAININGS.take(session, None, SERVER)
+                TRAININGS.take(session, None, job.visitor())
                 end = time.monotonic() + seconds
                 items.append(next(it))          # at least one step a turn
                 while time.monotonic() < end and not TRAININGS.wanted():
@@ -588,10 +605,37 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
             raise
         finally:
             TRAININGS.release()
+            with _BACKGROUND_LOCK:
+                _JOBS.pop(key, None)
+            job.done.set()
 
     thread = threading.Thread(target=work, name=f"background {key}", daemon=True)
     thread.start()
     return thread
+
+
+def wait_for(key, where=None) -> bool:
+    """If the server's work ahead of time ``key`` (``in_background``) is in progress, wait until it is done, saying
+    so in ``where`` (an ``st.empty()``), and say True: what it made is then where its ``done`` put it. Meanwhile it
+    takes this session's visitor's turns, so it is served as this visitor's run would be (a run asked for twice is
+    trained once). A newer input stops the wait at the notice, as anywhere else. False when no such work runs."""
+    with _BACKGROUND_LOCK:
+        job = _JOBS.get(key)
+        if job is None:
+            return False
+        me = _visitor()
+        job.for_whom.append(me)
+    try:
+        while not job.done.wait(POLL_S):
+            if where is not None and st.runtime.exists():
+                from .i18n import t
+                where.info(t("turns.ahead of time"), icon=":material/hourglass_top:")  # a newer input stops here
+    finally:
+        with _BACKGROUND_LOCK:
+            job.for_whom.remove(me)
+        if where is not None and st.runtime.exists():
+            where.empty()
+    return True
 
 
 TRIM_EVERY_S = 30.0  # how often the server gives freed memory back

@@ -421,6 +421,7 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     """What pages use (``cached(..., take_turns=True)``) asks for its turn as the session's visitor: two tabs of one
     visitor and one of another, all waiting, are served one visitor, the other, then the first one's second tab."""
     now, who, calls = [0], {}, []
+    monkeypatch.setattr(turns, "GRACE_S", 0.0)  # the shares alone: nobody is on first turns
     monkeypatch.setattr(turns.TRAININGS, "clock", lambda: now[0])
     monkeypatch.setattr(turns.TRAININGS, "beside", False)  # the line's order alone (the newcomer's lane: below)
     monkeypatch.setattr(turns, "_visitor", lambda: who[threading.current_thread().name])
@@ -466,7 +467,7 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
         wait_until(lambda: served == ["n"])  # started beside v's run
         m = newcomer("m")
         wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
-        assert line.ahead("m") == 3 and served == ["n"], "one newcomer beside at a time: m is next, after n"
+        assert line.ahead("m") == 2 and served == ["n"], "one newcomer beside at a time: m is next, after n"
         done["n"].set()
         wait_until(lambda: served == ["n", "m"])  # n is done: m goes beside v's run
         assert "v1" not in served and "s" not in served, "v's own tab and the sliced run wait for v's run"
@@ -513,16 +514,22 @@ def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed(m
 
 def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
     """in_background: once per key and process, a thread computes the steps only while it holds the training line
-    (a learner holding the line holds it up), hands every item to ``done``; the suites' switch starts nothing."""
+    (a learner holding the line holds it up), hands every item to ``done``; the suites' switch starts nothing. A
+    learner who asks for the same work meanwhile (``wait_for``) waits for it, and the rest of it takes that learner's
+    turns; once it is done, or for work nobody does, ``wait_for`` says False at once."""
     monkeypatch.setattr(turns, "_BACKGROUND", set())
     monkeypatch.setenv(turns.BACKGROUND_ENV, "0")
     assert turns.in_background("k", lambda: iter(()), lambda items: None) is None
     monkeypatch.setenv(turns.BACKGROUND_ENV, "1")
-    held, got = [], []
+    monkeypatch.setattr(turns, "_visitor", lambda: ("w", "w"))
+    held, got, whose, asked = [], [], [], threading.Event()
 
     def steps():
         for i in range(5):
             held.append(turns.TRAININGS.holds())
+            whose.append(turns.TRAININGS._held.ticket.share)
+            if i == 1:
+                asked.wait(5)
             yield i
 
     with turns.TRAININGS.turn(session="learner", visitor="learner"):
@@ -530,5 +537,14 @@ def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypat
         assert thread is not None and turns.in_background("k", steps, got.append) is None   # once per key
         time.sleep(0.2)
         assert held == [], "it waits while a learner holds the line"
-    thread.join(5)
-    assert got == [[0, 1, 2, 3, 4]] and held == [True] * 5 and turns.TRAININGS.ahead("nobody") == 0
+    wait_until(lambda: len(held) == 2)
+    waited = []
+    waiter_thread = threading.Thread(target=lambda: waited.append(turns.wait_for("k")))
+    waiter_thread.start()
+    wait_until(lambda: turns._JOBS["k"].for_whom == [("w", "w")])
+    asked.set()
+    waiter_thread.join(5), thread.join(5)
+    assert waited == [True] and got == [[0, 1, 2, 3, 4]] and held == [True] * 5
+    assert whose[:2] == [turns.SERVER] * 2 and whose[-1] == "w", "the rest in the waiting learner's turns"
+    assert turns.wait_for("k") is False and turns.wait_for("nothing") is False
+    assert turns.TRAININGS.ahead("nobody") == 0
