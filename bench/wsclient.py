@@ -41,7 +41,7 @@ from websockets.asyncio.client import connect
 
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY: "app", ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment",
             ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error"}  # FINISHED_EARLY_FOR_RERUN: another run follows
-WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button", "download_button",
+WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button", "download_button", "number_input",
            "file_uploader"}  # the inputs the learners use
 XSRF_COOKIE = "_streamlit_xsrf"
 
