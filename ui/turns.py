@@ -62,6 +62,17 @@ POLL_S = 0.25         # how often a waiting run looks at the line (and lets a ne
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
 GRACE_S = 6.0         # a visitor joining a busy line starts this far below the visitor being served (six turns)
+BESIDE_BELOW_MB = 560.0  # above this much resident memory, a run goes beside no other (two heavy runs' arrays at once
+                         # took a burst past Community Cloud's 690 MB: their memory counts in the line, not only time)
+
+
+def resident_mb() -> float:
+    """The server's resident memory now, in MB (Linux's /proc; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class Replaced(Exception):
@@ -104,7 +115,7 @@ class Line:
     ``what`` names it in the notice; ``clock`` measures what a share has taken (a test passes a step counter).
     ``beside``: a share new to a busy line, asking for a run that cannot be cut (``uncut``), runs it beside the run in
     progress instead of after it (one such run at a time: at most two at once), so a newcomer never waits for a long
-    run. Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
+    run; not while the server holds more than ``BESIDE_BELOW_MB`` (then one run at a time keeps the peak down). Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
     newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
     all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
     server's own work (``SERVER``) comes after every visitor's."""
@@ -215,7 +226,7 @@ class Line:
         if not self._serving:
             return order[0] is ticket
         return (self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
-                and next(t for t in order if t.fresh) is ticket)
+                and next(t for t in order if t.fresh) is ticket and resident_mb() < BESIDE_BELOW_MB)
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""

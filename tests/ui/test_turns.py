@@ -444,10 +444,28 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     assert calls == [1, 3, 2]
 
 
-def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
+@pytest.mark.parametrize("memory", ["low", "high"])
+def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(memory, monkeypatch):
     """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run at
     once beside the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never
-    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns)."""
+    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns). With the server's memory
+    above ``BESIDE_BELOW_MB``, nothing goes beside: the newcomers go first, one run at a time."""
+    if memory == "high":
+        monkeypatch.setattr(turns, "BESIDE_BELOW_MB", turns.resident_mb() / 2)
+        line, served = turns.Line("runs", beside=True), []
+
+        def uncut():
+            with line.turn(session="n", visitor="n", uncut=True):
+                served.append("n")
+        with line.turn(session="v0", visitor="v"):
+            n = threading.Thread(target=uncut, daemon=True)
+            n.start()
+            wait_until(lambda: line.ahead("n") == 1)
+            time.sleep(0.2)
+            assert served == [] and turns.resident_mb() > 0, "no run beside another"
+        n.join(5)
+        assert served == ["n"]
+        return
     line, now = turns.Line("runs", beside=True), [0]
     served, done = [], {s: threading.Event() for s in ("n", "m")}
 
