@@ -4,6 +4,7 @@
     python bench/visitors.py --tabs 20 --newcomers 5 --json out.json
     python bench/visitors.py --tabs 0 --seconds 10             # the newcomers alone: what they cost on their own
     python bench/visitors.py --page zero --tabs 8 --newcomers 5   # page 19: eight trainings, newcomers' 5-step runs
+    python bench/visitors.py --crowd forged --balancer            # made-up cookies, through HAProxy
 
 One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end); protocol clients only
 (bench/wsclient.py), no browser, so the machine's cores go to the server. ``--crowd`` says who is who:
@@ -43,6 +44,7 @@ import pathlib
 import statistics
 import sys
 import time
+import uuid
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -56,12 +58,14 @@ ZERO_HEAVY = "steps=200&G=16&epochs=4"  # one of the visitor's trainings (its se
 
 
 def forged() -> dict:
-    """A made-up identity: a fresh XSRF cookie of Streamlit's form (2|mask|token|time), or, one time in five, none."""
+    """A made-up identity: a fresh XSRF cookie of Streamlit's form (2|mask|token|time) and a visitor cookie of the
+    balancer's form, or, one time in five, none."""
     import secrets
 
     if secrets.randbelow(5) == 0:
         return {}
-    return {"_streamlit_xsrf": f"2|{secrets.token_hex(4)}|{secrets.token_hex(16)}|{int(time.time())}"}
+    return {"_streamlit_xsrf": f"2|{secrets.token_hex(4)}|{secrets.token_hex(16)}|{int(time.time())}",
+            "rl_visitor": f"{uuid.uuid4()}.{secrets.token_urlsafe(24)}"}  # the balancer's, with a made-up signature
 
 
 def who(crowd: str, address: str, jar: dict | None = None) -> dict:
@@ -182,16 +186,24 @@ async def room(base: str, tabs: int, newcomers: int, seconds: float, zero: bool 
     return stats
 
 
-def run(tabs: int = 50, newcomers: int = 10, seconds: float = 60, page: str = "lab", crowd: str = "browser") -> dict:
+def run(tabs: int = 50, newcomers: int = 10, seconds: float = 60, page: str = "lab", crowd: str = "browser",
+        balancer: bool = False) -> dict:
     """Start a server, run the room, stop the server; the report as a dict."""
     if not 0 <= tabs <= 100 or not 1 <= newcomers <= 50 or not 10 <= seconds <= 300:
         raise ValueError(f"tabs must be 0..100 (0: newcomers alone), newcomers 1..50 and seconds 10..300, "
                          f"got {tabs}, {newcomers}, {seconds}")
     load_before = load_average()
-    server = Server()
+    if balancer:  # one replica behind HAProxy (deploy/local.py): the visitor is its signed rl_visitor cookie
+        from deploy.local import Cluster
+
+        server = Cluster(1)
+        url, pid = server.url, server.pid("app1")
+    else:
+        server = Server()
+        url, pid = server.url, server.proc.pid
     try:
-        stats = asyncio.run(asyncio.wait_for(room(server.url, tabs, newcomers, seconds, page == "zero",
-                                                  server.proc.pid, crowd), timeout=seconds + 60 * newcomers + 480))
+        stats = asyncio.run(asyncio.wait_for(room(url, tabs, newcomers, seconds, page == "zero", pid, crowd),
+                                             timeout=seconds + 60 * newcomers + 480))
     finally:
         server.stop()
     uncached = [n for n in stats["newcomers"] if not n["cached"]]
@@ -201,7 +213,7 @@ def run(tabs: int = 50, newcomers: int = 10, seconds: float = 60, page: str = "l
 
     def rounded(xs, q):
         return round(percentile(xs, q), 2) if xs else None
-    report = {"page": page, "crowd": crowd, "tabs": tabs, "newcomers": len(uncached), "seconds": seconds,
+    report = {"page": page, "crowd": crowd, "balancer": balancer, "tabs": tabs, "newcomers": len(uncached), "seconds": seconds,
               "cached_newcomer_s": round(cached[0], 2) if cached else None,
               "uncached_first_chart_p50_s": rounded(charts, 0.5), "uncached_first_chart_p95_s": rounded(charts, 0.95),
               "uncached_done_p50_s": rounded(done, 0.5), "uncached_done_p95_s": rounded(done, 0.95),
@@ -225,9 +237,10 @@ def main() -> int:
     ap.add_argument("--crowd", choices=["browser", "forged", "addresses"], default="browser",
                     help="everyone on 127.0.0.1: the visitor's tabs one browser (one cookie jar), or each tab a "
                          "made-up identity; or each visitor from its own loopback address")
+    ap.add_argument("--balancer", action="store_true", help="one replica behind HAProxy (deploy/local.py)")
     ap.add_argument("--json", type=pathlib.Path)
     args = ap.parse_args()
-    return print_report(run(args.tabs, args.newcomers, args.seconds, args.page, args.crowd), args.json)
+    return print_report(run(args.tabs, args.newcomers, args.seconds, args.page, args.crowd, args.balancer), args.json)
 
 
 if __name__ == "__main__":
