@@ -119,7 +119,7 @@ async def idle(pid: int) -> None:
 
 
 async def room(base: str, tabs: int, newcomers: int, seconds: float, zero: bool = False, pid: int = 0,
-               crowd: str = "browser") -> dict:
+               crowd: str = "browser", patience: float = 60) -> dict:
     from bench.wsclient import AppClient
 
     stats = {"errors": [], "heavy_done": [], "notices": [], "reader": [], "newcomers": []}
@@ -172,14 +172,14 @@ async def room(base: str, tabs: int, newcomers: int, seconds: float, zero: bool 
         query = "" if i == 0 else f"?steps=5&seed={50 + i}" if zero else f"?beta={0.60 + i / 100:.2f}"
         try:  # the first newcomer: the cached defaults
             if zero and i:
-                seen = await train(f"{base}/{ZERO}{query}", who(crowd, f"127.0.1.{i + 1}"), 60)
+                seen = await train(f"{base}/{ZERO}{query}", who(crowd, f"127.0.1.{i + 1}"), patience)
             else:
-                seen = await visit(f"{base}/{ZERO if zero else LAB}{query}", who(crowd, f"127.0.1.{i + 1}"), 60)
+                seen = await visit(f"{base}/{ZERO if zero else LAB}{query}", who(crowd, f"127.0.1.{i + 1}"), patience)
             seen["cached"] = i == 0
             stats["newcomers"].append(seen)
             stats["errors"].extend(f"newcomer {i}: {p}" for p in seen["problems"])
         except TimeoutError:
-            stats["errors"].append(f"newcomer {i}: no script_finished within 60 s")
+            stats["errors"].append(f"newcomer {i}: no script_finished within {patience:.0f} s")
     await asyncio.sleep(max(0.0, start + seconds - time.perf_counter()))  # the tabs stay open their time
     over.set()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -213,7 +213,8 @@ def run(tabs: int = 50, newcomers: int = 10, seconds: float = 60, page: str = "l
 
     def rounded(xs, q):
         return round(percentile(xs, q), 2) if xs else None
-    report = {"page": page, "crowd": crowd, "balancer": balancer, "tabs": tabs, "newcomers": len(uncached), "seconds": seconds,
+    report = {"page": page, "crowd": crowd, "balancer": balancer, "tabs": tabs, "newcomers": len(uncached),
+              "seconds": seconds,
               "cached_newcomer_s": round(cached[0], 2) if cached else None,
               "uncached_first_chart_p50_s": rounded(charts, 0.5), "uncached_first_chart_p95_s": rounded(charts, 0.95),
               "uncached_done_p50_s": rounded(done, 0.5), "uncached_done_p95_s": rounded(done, 0.95),

@@ -64,7 +64,8 @@ def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, 
     own status page (left out when None); ``door``: the connection limits."""
     resolve = " resolvers dns" if dns else ""
     full = door.maxconn - door.reserve  # from here on, the door is for new visitors
-    signed = f"%[var(txn.visitor)].%[var(txn.signature)]"
+    signed = "%[var(txn.visitor)].%[var(txn.signature)]"
+    cookies = "%[req.fhdr(cookie)]; "  # what else the request's Cookie header holds
     set_visitor = f"{VISITOR_COOKIE}={signed}; Path=/; HttpOnly; SameSite=Lax"
     sign = f'hmac(sha256,"${{{KEY_ENV}}}"),ub64enc,bytes(0,{SIGNATURE_CHARS})'
     servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 3 rise 2{resolve}"
@@ -111,7 +112,7 @@ frontend app
     # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
     tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
     # Who a visitor is, for fair turns on the replica (ui.turns): its address, and its browser's cookie (a UUID the
-    # balancer signed with the key in {KEY_ENV}); a cookie without a valid signature is replaced, so no client chooses its own.
+    # balancer signed with the key in {KEY_ENV}); one without a valid signature is replaced: no client chooses its own.
     http-request del-header X-Forwarded-For   # what a client says of its address counts for nothing
     option forwardfor
     http-request set-var(txn.visitor) req.cook({VISITOR_COOKIE}),field(1,.)
@@ -122,7 +123,7 @@ frontend app
     http-request set-var(txn.visitor) uuid,lower if !signed
     http-request set-var(txn.signature) var(txn.visitor),{sign} if !signed
     http-request replace-header Cookie (^|.*;\\s*){VISITOR_COOKIE}=[^;]*(.*) \\1x-old=\\2 if !signed
-    http-request set-header Cookie "%[req.fhdr(cookie)]; {VISITOR_COOKIE}={signed}" if !signed {{ req.fhdr(cookie) -m found }}
+    http-request set-header Cookie "{cookies}{VISITOR_COOKIE}={signed}" if !signed {{ req.fhdr(cookie) -m found }}
     http-request set-header Cookie "{VISITOR_COOKIE}={signed}" if !signed !{{ req.fhdr(cookie) -m found }}
     http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.new) -m found }}
     default_backend replicas

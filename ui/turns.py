@@ -115,7 +115,8 @@ class Line:
     ``what`` names it in the notice; ``clock`` measures what a share has taken (a test passes a step counter).
     ``beside``: a share new to a busy line, asking for a run that cannot be cut (``uncut``), runs it beside the run in
     progress instead of after it (one such run at a time: at most two at once), so a newcomer never waits for a long
-    run; not while the server holds more than ``BESIDE_BELOW_MB`` (then one run at a time keeps the peak down). Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
+    run; not while the server holds more than ``BESIDE_BELOW_MB`` (then one run at a time keeps the peak down).
+    Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
     newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
     all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
     server's own work (``SERVER``) comes after every visitor's."""
@@ -238,7 +239,7 @@ class Line:
                 order = self._order()
                 if self._may_start(ticket, order):
                     if self._firsts(ticket.share):  # a newcomer's first turn: the other end of them next
-                        newest = max((self._first[t.share][0] for t in order if self._firsts(t.share)))
+                        newest = max(self._first[t.share][0] for t in order if self._firsts(t.share))
                         self._newest_next = self._first[ticket.share][0] != newest
                     self._waiting.remove(ticket)
                     self._sorted = None

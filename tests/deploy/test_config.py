@@ -53,7 +53,7 @@ def test_haproxy_accepts_the_configuration(tmp_path):
 class _Echo(http.server.BaseHTTPRequestHandler):
     """A replica that answers every request with the Cookie header it got."""
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):  # http.server's name
         body = (self.headers.get("Cookie") or "").encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -80,8 +80,9 @@ def test_the_balancer_signs_the_visitor_cookie_and_replaces_one_it_did_not_sign(
         def balancer(key, port):
             cfg = tmp_path / f"{port}.cfg"
             cfg.write_text(haproxy.config([("app1", "127.0.0.1", echo.server_port)], f"127.0.0.1:{port}", dns=None))
-            balancers.append(subprocess.Popen([shutil.which("haproxy"), "-f", str(cfg), "-db"], env={haproxy.KEY_ENV: key},
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            balancers.append(subprocess.Popen([shutil.which("haproxy"), "-f", str(cfg), "-db"],
+                                              env={haproxy.KEY_ENV: key}, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL))
             assert healthy(f"http://127.0.0.1:{port}/", 20)
         balancer(new_key(), port)
         other = free_port()
