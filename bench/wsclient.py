@@ -41,7 +41,7 @@ from websockets.asyncio.client import connect
 
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY: "app", ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment",
             ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile error"}  # FINISHED_EARLY_FOR_RERUN: another run follows
-WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button", "download_button",
+WIDGETS = {"slider", "checkbox", "multiselect", "selectbox", "radio", "button", "download_button", "number_input",
            "file_uploader"}  # the inputs the learners use
 XSRF_COOKIE = "_streamlit_xsrf"
 
@@ -108,14 +108,17 @@ class AppClient:
         self.bytes_in = 0
 
     @classmethod
-    async def open(cls, url: str, *, browser: bool = False, source: str | None = None) -> AppClient:
+    async def open(cls, url: str, *, browser: bool = False, source: str | None = None,
+                   cookies: dict | None = None) -> AppClient:
         """Connect to the app serving ``url`` (http://host:port/Page?query), as the frontend does. ``browser``:
         first load the page over HTTP as a browser does and keep its cookies (a load balancer's affinity cookie,
         Streamlit's XSRF cookie), then send them with the websocket, uploads and downloads. ``source``: the local
-        address the websocket comes from (127.0.0.2, ...: the server sees another visitor's address)."""
+        address the websocket comes from (127.0.0.2, ...: the server sees another visitor's address). ``cookies``: the
+        cookie jar it starts with (another tab of a browser: its cookies; a forger: made-up ones)."""
         u = urlsplit(url)
         client = cls(None, u.netloc, u.path.strip("/"), u.query)
         client.source = source
+        client.cookies.update(cookies or {})
         if browser:  # the page, then the health check the frontend polls (it sets Streamlit's XSRF cookie)
             await asyncio.to_thread(client._http, "GET", f"{u.path}?{u.query}")
             await asyncio.to_thread(client._http, "GET", "/_stcore/health")

@@ -26,7 +26,9 @@ import sys
 from dataclasses import dataclass
 
 COOKIE = "rl_replica"  # the affinity cookie: its value is the replica's name
-VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID set on its first request): ui.turns shares per visitor
+VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID and its signature, set on its first request): ui.turns' visitor
+KEY_ENV = "RL_VISITOR_KEY"  # the balancer's key for signing visitor cookies (base64), from its environment
+SIGNATURE_CHARS = 32  # of the HMAC-SHA256's URL-safe base64 (192 bits)
 COMPOSE_REPLICAS = [(f"app{i}", f"app{i}", 8501) for i in (1, 2, 3)]  # compose.yaml's services
 
 
@@ -62,7 +64,10 @@ def config(replicas: list[tuple[str, str, int]], bind: str = "0.0.0.0:8080", *, 
     own status page (left out when None); ``door``: the connection limits."""
     resolve = " resolvers dns" if dns else ""
     full = door.maxconn - door.reserve  # from here on, the door is for new visitors
-    set_visitor = f"{VISITOR_COOKIE}=%[var(txn.visitor)]; Path=/; HttpOnly; SameSite=Lax"
+    signed = "%[var(txn.visitor)].%[var(txn.signature)]"
+    cookies = "%[req.fhdr(cookie)]; "  # what else the request's Cookie header holds
+    set_visitor = f"{VISITOR_COOKIE}={signed}; Path=/; HttpOnly; SameSite=Lax"
+    sign = f'hmac(sha256,"${{{KEY_ENV}}}"),ub64enc,bytes(0,{SIGNATURE_CHARS})'
     servers = "\n".join(f"    server {name} {host}:{port} cookie {name} check inter 1s fall 3 rise 2{resolve}"
                          for name, host, port in replicas)
     resolvers = f"""
@@ -77,6 +82,9 @@ frontend stats
     stats uri /
 """ if stats else ""
     return f"""# Written by deploy/haproxy.py: HAProxy before {len(replicas)} replicas of the app, session affinity.
+.if !defined({KEY_ENV}) || streq("${{{KEY_ENV}}}","")
+    .alert "{KEY_ENV} is not set: the key that signs visitor cookies (e.g. head -c 32 /dev/urandom | base64)"
+.endif
 global
     maxconn {door.maxconn}
     log stdout format raw local0 notice   # start, stop, a replica down or up
@@ -103,11 +111,21 @@ frontend app
     tcp-request connection reject if {{ sc0_conn_cur gt {door.per_client} }}
     # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
     tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
-    # Who a visitor is, for fair turns on the replica (ui.turns): its browser's cookie, else its address.
+    # Who a visitor is, for fair turns on the replica (ui.turns): its address, and its browser's cookie (a UUID the
+    # balancer signed with the key in {KEY_ENV}); one without a valid signature is replaced: no client chooses its own.
     http-request del-header X-Forwarded-For   # what a client says of its address counts for nothing
     option forwardfor
-    http-request set-var(txn.visitor) uuid if !{{ req.cook({VISITOR_COOKIE}) -m found }}
-    http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.visitor) -m found }}
+    http-request set-var(txn.visitor) req.cook({VISITOR_COOKIE}),field(1,.)
+    http-request set-var(txn.given) req.cook({VISITOR_COOKIE}),field(2,.)
+    http-request set-var(txn.signature) var(txn.visitor),{sign} if {{ var(txn.visitor) -m found }}
+    acl signed var(txn.given),secure_memcmp(txn.signature) {{ req.cook_cnt({VISITOR_COOKIE}) eq 1 }}
+    http-request set-var(txn.new) bool(true) if !signed
+    http-request set-var(txn.visitor) uuid,lower if !signed
+    http-request set-var(txn.signature) var(txn.visitor),{sign} if !signed
+    http-request replace-header Cookie (^|.*;\\s*){VISITOR_COOKIE}=[^;]*(.*) \\1x-old=\\2 if !signed
+    http-request set-header Cookie "{cookies}{VISITOR_COOKIE}={signed}" if !signed {{ req.fhdr(cookie) -m found }}
+    http-request set-header Cookie "{VISITOR_COOKIE}={signed}" if !signed !{{ req.fhdr(cookie) -m found }}
+    http-response add-header Set-Cookie "{set_visitor}" if {{ var(txn.new) -m found }}
     default_backend replicas
 
 backend replicas

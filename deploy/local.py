@@ -10,8 +10,10 @@ configuration of ``deploy/haproxy.py``. Every process is started here and stoppe
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import pathlib
+import secrets
 import shutil
 import socket
 import subprocess
@@ -22,7 +24,7 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "deploy"))
-from haproxy import COOKIE, SHIPPED, Door, config  # noqa: E402,F401 (COOKIE, Door: for who starts a Cluster)
+from haproxy import COOKIE, KEY_ENV, SHIPPED, Door, config  # noqa: E402,F401 (COOKIE, Door: for who starts a Cluster)
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
@@ -47,12 +49,18 @@ def healthy(url: str, timeout: float) -> bool:
     return False
 
 
-def start(cmd: list[str], log: pathlib.Path) -> subprocess.Popen:
-    """A process with its output in ``log`` (the child keeps the file open; this process does not)."""
+def start(cmd: list[str], log: pathlib.Path, env: dict | None = None) -> subprocess.Popen:
+    """A process with its output in ``log`` (the child keeps the file open; this process does not); ``env``: more
+    of its environment."""
     with open(log, "w") as out:
         # two malloc arenas, as deploy/Dockerfile sets: a room's freed memory goes back to the system
         return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "MALLOC_ARENA_MAX": "2"})
+                                env={**os.environ, "MALLOC_ARENA_MAX": "2", **(env or {})})
+
+
+def new_key() -> str:
+    """A key for the balancer to sign visitor cookies with (``KEY_ENV``): 32 random bytes, base64."""
+    return base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 class Cluster:
@@ -81,7 +89,8 @@ class Cluster:
             cfg = self.dir / "haproxy.cfg"
             cfg.write_text(config([(n, "127.0.0.1", p) for n, (p, _) in self.apps.items()],
                                   f"127.0.0.1:{self.port}", dns=None, door=door))
-            self.balancer = start([HAPROXY, "-f", str(cfg), "-db"], self.dir / "haproxy.log")
+            self.key = os.environ.get(KEY_ENV) or new_key()  # the balancer's, for signing visitor cookies
+            self.balancer = start([HAPROXY, "-f", str(cfg), "-db"], self.dir / "haproxy.log", {KEY_ENV: self.key})
             if not healthy(f"{self.url}/_stcore/health", 30):
                 raise RuntimeError(f"the balancer did not answer (log: {self.dir / 'haproxy.log'})")
         except BaseException:

@@ -118,6 +118,8 @@ def find_run(config: zero.ZeroConfig, seed: int):
         run = held(config, seed)   # someone on the server (or the server itself) already trained these settings
         return run, run is not None, right, where
     run = held(config, seed)
+    if run is None and page.wait_ahead(("zero", key), where.empty()):  # the server trains it now: shared, not twice
+        run = held(config, seed)
     if run is None:
         stop = right.empty()
         stop.button(t("p19.stop"), icon=":material/stop:", help=t("p19.stop_help"))

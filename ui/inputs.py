@@ -110,6 +110,8 @@ def _declare(name: str, default, *, read: Callable[[list[str]], object], fits: C
     st.session_state.setdefault(DEFAULTS, {}).setdefault(st.session_state.get(PAGE, ""), {})[name] = default
     st.session_state.setdefault(DRAWN, set()).add(name)
     raw = st.session_state.get(LINK, {}).pop(name, None)
+    if raw is None:  # a value that waited for this input (``later``): a panel's own rerun (a fragment) draws it
+        raw = st.session_state.get(WAITING, {}).pop(name, None)  # without the page's ``enter``
     if raw is not None:
         try:
             parsed = read(raw)

@@ -83,6 +83,7 @@ live = turns.in_turns                # a long training, step by step, in turns w
 _STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
 shelf = turns.shelf                  # results shared by the server's sessions that no cache can make (page 19's runs)
 ahead_of_time = turns.in_background  # a long computation the server does once, before anyone asks (page 19's default)
+wait_ahead = turns.wait_for          # the server is doing that computation now: wait for it rather than do it again
 
 
 def setup(table: str, *, scenario: bool = True, why: dict | None = None):

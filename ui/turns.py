@@ -6,14 +6,21 @@ Streamlit runs every session's script in a thread of one process. Heavy work sid
 panels) hands the interpreter lock back and forth and costs several times the CPU of the same work done in
 turn, so such work waits in a ``Line``. A line is fair between visitors:
 
-- **visitors, not tabs.** A visitor is one browser (``visitor``: the balancer's cookie, else the address its session
-  comes from); its tabs are sessions. The line serves the visitor that has held it least, counted in seconds of
-  turns since the line was last empty, so a visitor with fifty tabs gets one visitor's share, not fifty. Among a
-  visitor's own sessions, and between visitors served alike, the first to ask goes first. A visitor who joins a busy
-  line starts level with the visitor being served, less six turns (``GRACE_S``): it goes next and keeps the line
-  for about six seconds of turns before the two alternate, so a newcomer's short run (five steps of page 19: 3 s on
-  a loaded machine) ends before the other visitor's next step, near its time alone; it cannot bank time from before
-  it came. It waits for the step in progress only: a turn in slices ends early for a newcomer (``Line.wanted``).
+- **visitors, not tabs.** A visitor is one browser (``visitor_of``: the balancer's signed cookie, else the token of
+  Streamlit's XSRF cookie, which every tab of a browser sends; with neither, the session alone); its tabs are
+  sessions. Where the server knows the address a session comes from (a plain server's peer, the balancer's
+  X-Forwarded-For), the browsers of one address draw on one share: the line is fair between addresses first, then
+  between the browsers of each; where it does not (this machine, Community Cloud's proxy: ``st.context.ip_address``
+  is None), each browser is a share. The line serves the share that has held it least, counted in seconds of turns
+  since the line was last empty, so fifty tabs, or fifty made-up cookies from one address, get one share. Among a
+  share's own sessions, and between shares served alike, the first to ask goes first. A share that joins a busy
+  line starts level with the share being served, less six turns (``GRACE_S``): those are its first turns, and they
+  come before anyone else's, so a newcomer's short run (five steps of page 19: 3 s on a loaded machine) ends before
+  the other visitor's next step; it cannot bank time from before it came. Newcomers' first turns go to the newest
+  and the oldest newcomer in turn, so a client that makes up a new identity for every tab (where no address tells
+  them apart) cannot put a newcomer behind all of them: the newcomer's first turns come before the forger's next
+  ones but one. The server's own work (``in_background``) goes after every visitor's. A newcomer waits for the step
+  in progress only: a turn in slices ends early for it (``Line.wanted``).
   Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
   is one call that cannot be cut, so on the training line a newcomer's such run goes beside the run in progress
   (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once). A sliced run never
@@ -55,6 +62,17 @@ POLL_S = 0.25         # how often a waiting run looks at the line (and lets a ne
 QUIET_S = 0.5         # a wait shorter than this shows no notice (no flash for a short turn)
 KEEP_PLACE_S = 30.0   # a superseded waiting run's place is kept this long for the session's next run
 GRACE_S = 6.0         # a visitor joining a busy line starts this far below the visitor being served (six turns)
+BESIDE_BELOW_MB = 560.0  # above this much resident memory, a run goes beside no other (two heavy runs' arrays at once
+                         # took a burst past Community Cloud's 690 MB: their memory counts in the line, not only time)
+
+
+def resident_mb() -> float:
+    """The server's resident memory now, in MB (Linux's /proc; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class Replaced(Exception):
@@ -74,23 +92,34 @@ def ahead_text(ahead: int, what: str) -> str:
     return t(f"turns.{what}", n=ahead)
 
 
+def _who(visitor) -> tuple[str, str]:
+    """A visitor as the line counts it: (its share, its browser). ``visitor_of`` gives the pair (the share is the
+    address where one is known, else the browser itself); a plain string is one browser with a share of its own."""
+    return tuple(visitor) if isinstance(visitor, tuple) else (visitor, visitor)
+
+
 @dataclass(eq=False)
 class _Ticket:
     session: str
     seq: int
-    visitor: str
+    share: str    # whose share it draws on: an address where the server knows it, else the browser
+    visitor: str  # the browser (within its share)
     replaced: bool = False
     since: float = 0.0  # when its turn began
-    fresh: bool = False  # an uncut run of a visitor new to the busy line (it may run beside, with ``beside``)
-    new: bool = False    # its visitor came to the busy line unserved since it was last empty (``wanted``)
+    fresh: bool = False  # an uncut run of a share new to the busy line (it may run beside, with ``beside``)
 
 
 @dataclass
 class Line:
-    """A line of sessions for one piece of work, the least-served visitor first; ``what`` names it in the notice;
-    ``clock`` measures what a visitor has taken (a test passes a step counter). ``beside``: a visitor new to a busy
-    line, asking for a run that cannot be cut (``uncut``), runs it beside the run in progress instead of after it
-    (one such run at a time: at most two at once), so a newcomer never waits for a long run."""
+    """A line of sessions for one piece of work, the least-served share first, then its least-served browser;
+    ``what`` names it in the notice; ``clock`` measures what a share has taken (a test passes a step counter).
+    ``beside``: a share new to a busy line, asking for a run that cannot be cut (``uncut``), runs it beside the run in
+    progress instead of after it (one such run at a time: at most two at once), so a newcomer never waits for a long
+    run; not while the server holds more than ``BESIDE_BELOW_MB`` (then one run at a time keeps the peak down).
+    Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
+    newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
+    all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
+    server's own work (``SERVER``) comes after every visitor's."""
 
     what: str
     clock: Callable[[], float] = time.monotonic
@@ -98,20 +127,39 @@ class Line:
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _waiting: list = field(default_factory=list)   # tickets
     _serving: list = field(default_factory=list)   # the run in progress, and a newcomer's beside it
-    _used: dict = field(default_factory=dict)      # visitor → seconds of turns since the line was last empty
+    _used: dict = field(default_factory=dict)      # share → seconds of turns since the line was last empty
+    _inner: dict = field(default_factory=dict)     # (share, browser) → the same, of one browser within its share
+    _first: dict = field(default_factory=dict)     # share → (when it came, the use that ends its first turns)
+    _newest_next: bool = True                      # which newcomer's first turn comes next: the newest, or the oldest
     _kept: dict = field(default_factory=dict)      # session → (seq, until): the place of a superseded wait
     _seqs: itertools.count = field(default_factory=itertools.count)
+    _came: itertools.count = field(default_factory=itertools.count)
     _held: threading.local = field(default_factory=threading.local)
     _sorted: list | None = None  # the order, until the line changes (every waiting run looks at it 4 times a second)
 
+    def _firsts(self, share: str) -> bool:
+        """Whether ``share`` is on its first turns: new to the busy line, and it has not yet taken its grace."""
+        return share in self._first and self._used.get(share, 0.0) < self._first[share][1]
+
     def _order(self) -> list:
-        """The waiting tickets in the order they will be served: least-served visitor, then first asked."""
+        """The waiting tickets in the order they will be served: newcomers' first turns (the newest and the oldest
+        newcomer in turn), then the least-served share, its least-served browser, the first asked; the server last."""
         if self._sorted is None:
-            self._sorted = sorted(self._waiting, key=lambda t: (self._used.get(t.visitor, 0.0), t.seq))
+            def rank(t):
+                return self._inner.get((t.share, t.visitor), 0.0), t.seq
+            firsts = sorted({t.share for t in self._waiting if self._firsts(t.share)}, key=lambda s: self._first[s][0])
+            picked, newest = [], self._newest_next
+            while firsts:
+                picked.append(firsts.pop(-1 if newest else 0))
+                newest = not newest
+            first = [t for s in picked for t in sorted((t for t in self._waiting if t.share == s), key=rank)]
+            rest = sorted((t for t in self._waiting if not self._firsts(t.share)),
+                          key=lambda t: (t.share == SERVER, self._used.get(t.share, 0.0), *rank(t)))
+            self._sorted = first + rest
         return self._sorted
 
     def _in_line(self) -> set:
-        return {t.visitor for t in [*self._waiting, *self._serving]}
+        return {t.share for t in [*self._waiting, *self._serving]}
 
     def ahead(self, session: str | None = None) -> int:
         """How many runs are ahead of ``session``'s waiting run (everyone in line, when it has none)."""
@@ -120,48 +168,58 @@ class Line:
             mine = next((i for i, t in enumerate(order) if t.session == session), len(order))
             return mine + len(self._serving)
 
-    def used(self, visitor: str) -> float:
-        """What ``visitor`` has held the line for since the line was last empty (by ``clock``)."""
+    def used(self, visitor) -> float:
+        """What ``visitor``'s share has held the line for since the line was last empty (by ``clock``)."""
         with self._cond:
-            return self._used.get(visitor, 0.0)
+            return self._used.get(_who(visitor)[0], 0.0)
 
     def holds(self) -> bool:
         """Whether the calling thread has its turn now."""
         return getattr(self._held, "ticket", None) is not None
 
     def wanted(self) -> bool:
-        """Whether a visitor new to the line (unserved since it was last empty) waits for it while another visitor
-        holds it: a turn that comes in slices (``in_turns``) then ends after its current step rather than its full
-        length, so a newcomer's short run waits for one step of the run in progress, not a whole turn."""
+        """Whether a newcomer (a share on its first turns) waits for the line while a share past its own holds it (or
+        anyone waits while the server holds it): a turn that comes in slices (``in_turns``) then ends after its
+        current step rather than its full length, so a newcomer's short run waits for one step, not a whole turn."""
         ticket = getattr(self._held, "ticket", None)
         with self._cond:
-            return any(t.new and t.visitor != getattr(ticket, "visitor", None) for t in self._waiting)
+            if ticket is not None and ticket.share == SERVER:
+                return any(t.share != SERVER for t in self._waiting)
+            if ticket is not None and self._firsts(ticket.share):
+                return False
+            return any(self._firsts(t.share) and t.share != getattr(ticket, "share", None) for t in self._waiting)
 
-    def _join(self, session: str, visitor: str, uncut: bool) -> _Ticket:
+    def _join(self, session: str, visitor, uncut: bool) -> _Ticket:
         now = time.monotonic()
+        share, browser = _who(visitor)
         here = self._in_line()
-        new = bool(here) and visitor not in here and visitor not in self._used
-        if visitor not in here and here:  # joins a busy line: level with the run in progress, less a turn
-            floor = self._level() - GRACE_S
-            self._used[visitor] = max(self._used[visitor], floor) if visitor in self._used else floor
+        if share != SERVER and share not in here and here:  # joins a busy line: level with the run in progress, less
+            floor = self._level() - GRACE_S                   # the grace; a share unserved since it was last empty
+            if share not in self._used:                       # is on its first turns until it is level again,
+                self._first[share] = (next(self._came), floor + GRACE_S)  # the first of them next
+                self._newest_next = True
+            self._used[share] = max(self._used.get(share, floor), floor)
+        mine = [v for (s, v) in self._inner if s == share]
+        if (share, browser) not in self._inner and mine:  # a browser new to its share: level with its least-served
+            self._inner[share, browser] = min(self._inner[share, v] for v in mine) - GRACE_S
         self._kept = {s: kept for s, kept in self._kept.items() if kept[1] > now}
         seq = self._kept.pop(session, (None,))[0]
         for old in [t for t in self._waiting if t.session == session]:  # a second thread of the same session
             old.replaced = True
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
-        ticket = _Ticket(session, next(self._seqs) if seq is None else seq, visitor,
-                         fresh=uncut and bool(here) and visitor not in here, new=new)
+        ticket = _Ticket(session, next(self._seqs) if seq is None else seq, share, browser,
+                         fresh=uncut and bool(here) and share not in here and share != SERVER)
         self._waiting.append(ticket)
         self._sorted = None
         return ticket
 
     def _level(self) -> float:
-        """Where the line stands: what the visitor of the run in progress has taken (not a newcomer's beside it,
-        so newcomers that come one after another start level with each other, first come first served); between
-        turns, the least any visitor in line has taken."""
-        main = [t.visitor for t in self._serving if not t.fresh] or self._in_line()
-        return min(self._used.get(v, 0.0) for v in main)
+        """Where the line stands: what the share of the run in progress has taken (not a newcomer's beside it, so
+        newcomers that come one after another start level with each other); between turns, the least any share in
+        line has taken (the server's work counts for nothing here)."""
+        main = [t.share for t in self._serving if not t.fresh] or self._in_line()
+        return min((self._used.get(s, 0.0) for s in main if s != SERVER), default=0.0)
 
     def _may_start(self, ticket: _Ticket, order: list) -> bool:
         """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first
@@ -169,7 +227,7 @@ class Line:
         if not self._serving:
             return order[0] is ticket
         return (self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
-                and next(t for t in order if t.fresh) is ticket)
+                and next(t for t in order if t.fresh) is ticket and resident_mb() < BESIDE_BELOW_MB)
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""
@@ -180,6 +238,9 @@ class Line:
                     raise Replaced()
                 order = self._order()
                 if self._may_start(ticket, order):
+                    if self._firsts(ticket.share):  # a newcomer's first turn: the other end of them next
+                        newest = max(self._first[t.share][0] for t in order if self._firsts(t.share))
+                        self._newest_next = self._first[ticket.share][0] != newest
                     self._waiting.remove(ticket)
                     self._sorted = None
                     self._serving.append(ticket)
@@ -202,22 +263,27 @@ class Line:
                     self._kept[ticket.session] = (ticket.seq, time.monotonic() + KEEP_PLACE_S)
             if ticket in self._serving:
                 self._serving.remove(ticket)
-                self._used[ticket.visitor] = self._used.get(ticket.visitor, 0.0) + self.clock() - ticket.since
+                took = self.clock() - ticket.since
+                self._used[ticket.share] = self._used.get(ticket.share, 0.0) + took
+                key = (ticket.share, ticket.visitor)
+                self._inner[key] = self._inner.get(key, 0.0) + took
             self._forget()
             self._sorted = None
             self._cond.notify_all()
 
     def _forget(self) -> None:
-        """Keep only what still decides an order: nothing once the line is empty; else what visitors out of the
-        line have taken beyond the least-served one in it (below that, they would start at the floor anyway)."""
+        """Keep only what still decides an order: nothing once the line is empty; else what shares out of the line
+        have taken beyond the least-served one in it (below that, they would start at the floor anyway)."""
         here = self._in_line()
         if not here:
-            self._used.clear()
+            self._used.clear(), self._inner.clear(), self._first.clear()
             return
-        floor = min(self._used.get(v, 0.0) for v in here) - GRACE_S
-        self._used = {v: u for v, u in self._used.items() if v in here or u > floor}
+        floor = min((self._used.get(s, 0.0) for s in here if s != SERVER), default=0.0) - GRACE_S
+        self._used = {s: u for s, u in self._used.items() if s in here or u > floor}
+        self._inner = {k: u for k, u in self._inner.items() if k[0] in self._used}
+        self._first = {s: f for s, f in self._first.items() if s in self._used}
 
-    def _take(self, session: str, notice, visitor: str | None, uncut: bool = False) -> None:
+    def _take(self, session: str, notice, visitor=None, uncut: bool = False) -> None:
         """Join the line and wait for the turn; the calling thread holds it afterwards."""
         with self._cond:
             ticket = self._join(session, visitor or session, uncut)
@@ -234,7 +300,7 @@ class Line:
         return ticket
 
     @contextmanager
-    def turn(self, notice=None, *, session: str | None = None, visitor: str | None = None, uncut: bool = False):
+    def turn(self, notice=None, *, session: str | None = None, visitor=None, uncut: bool = False):
         """Wait for this session's turn, hold it for the block, then let the next session in.
 
         ``notice(ahead)`` is told the number of runs ahead while waiting (after ``QUIET_S``) and ``notice(None)``
@@ -253,7 +319,7 @@ class Line:
             if self.holds():
                 self._give_back()
 
-    def take(self, session: str, notice=None, visitor: str | None = None, uncut: bool = False) -> None:
+    def take(self, session: str, notice=None, visitor=None, uncut: bool = False) -> None:
         """Wait for ``session``'s turn and keep it (until ``release``); nothing to wait for when already held."""
         if not self.holds():
             self._take(session, notice, visitor, uncut)
@@ -277,8 +343,10 @@ PANELS = Line("lab panels")
 TRAININGS = Line("training runs", beside=True)  # a lab run cannot be cut: a newcomer's goes beside it
 _SLOT = threading.local()  # the calling thread's notice slot (drawn by one_at_a_time)
 TURN_KEY = "turns_session"  # the session's token in its lines
-VISITOR_COOKIE = "rl_visitor"  # a browser's id, set by the balancer (deploy/haproxy.py) on its first request
-_VISITOR_ID = re.compile(r"[0-9a-fA-F-]{36}")  # what the balancer sets (a UUID); anything else is no cookie
+VISITOR_COOKIE = "rl_visitor"  # a browser's id, set (and signed) by the balancer (deploy/haproxy.py)
+_VISITOR_ID = re.compile(r"([0-9a-fA-F-]{36})\.[0-9a-zA-Z_-]{20,64}")  # what the balancer sets: a UUID, its signature
+XSRF_COOKIE = "_streamlit_xsrf"  # Streamlit's XSRF cookie: one random token per browser, every tab sends it
+_XSRF = re.compile(r"2\|([0-9a-f]{8})\|([0-9a-f]{32})\|[0-9]{1,12}")  # Streamlit's version 2: 2|mask|masked token|time
 
 
 def _session() -> str:
@@ -289,22 +357,42 @@ def _session() -> str:
     return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)
 
 
-def visitor_of(cookies, address: str | None) -> str:
-    """The visitor a session belongs to, from its cookies and the address it comes from: one browser. Behind the
-    balancer, its ``rl_visitor`` cookie (every tab of a browser sends the same); else its address (behind the
-    balancer, the visitor's own: the balancer passes it in X-Forwarded-For); None, as Streamlit says for this
-    machine, is one visitor: whoever sits at it."""
+def xsrf_token(cookie) -> str | None:
+    """The browser's own token in Streamlit's XSRF cookie, or None. Streamlit sends the token masked afresh on every
+    page it serves (``2|mask|token XOR mask|time``, the mask 4 random bytes repeated), so two tabs of a browser
+    carry different cookie values for one token: unmasked, they are the same."""
+    found = _XSRF.fullmatch(cookie) if isinstance(cookie, str) else None
+    if found is None:
+        return None
+    mask, masked = bytes.fromhex(found[1]), bytes.fromhex(found[2])
+    return bytes(b ^ mask[i % 4] for i, b in enumerate(masked)).hex()
+
+
+def visitor_of(cookies, address, session: str = "") -> tuple[str, str]:
+    """The visitor a session belongs to, as the lines count it: (its share, its browser).
+
+    The browser: behind the balancer, its ``rl_visitor`` cookie (signed by the balancer, which passes no other);
+    else the token of Streamlit's XSRF cookie (every tab of a browser sends one token, two browsers never share one);
+    a session with neither is a browser of its own (``session``). The share: where the server knows the address
+    (``st.context.ip_address``: a plain server's peer, the balancer's X-Forwarded-For), that address, so the
+    browsers of one address, forged or not, share one; where it does not (None: this machine, Community Cloud's
+    proxy), the browser itself."""
     cookie = cookies.get(VISITOR_COOKIE)
-    if isinstance(cookie, str) and _VISITOR_ID.fullmatch(cookie):
-        return f"browser {cookie.lower()}"
-    return f"address {address if isinstance(address, str) else 'this machine'}"
+    signed = _VISITOR_ID.fullmatch(cookie) if isinstance(cookie, str) else None
+    token = xsrf_token(cookies.get(XSRF_COOKIE))
+    browser = (f"browser {signed[1].lower()}" if signed else f"browser xsrf {token}" if token
+               else f"session {session}")
+    if isinstance(address, str) and address:
+        share = f"address {address}"
+        return share, f"{share} {browser}"
+    return browser, browser
 
 
-def _visitor() -> str:
+def _visitor() -> tuple[str, str]:
     """This session's visitor (``visitor_of``, from Streamlit's ``st.context``); outside a server, the thread."""
     if not st.runtime.exists():
-        return thread_session()
-    return visitor_of(st.context.cookies, st.context.ip_address)
+        return _who(thread_session())
+    return visitor_of(st.context.cookies, st.context.ip_address, _session())
 
 
 def _notice(line: Line, slot=None):
@@ -480,27 +568,42 @@ SERVER = "server"     # the session and visitor of the server's own work (``in_b
 BACKGROUND_ENV = "RL_EXPLORER_BACKGROUND"  # "0": no work ahead of time (the test suite's processes)
 _BACKGROUND: set = set()
 _BACKGROUND_LOCK = threading.Lock()
+_JOBS: dict = {}  # key → _Job: the work ahead of time in progress
+
+
+@dataclass
+class _Job:
+    """Work ahead of time in progress: ``done`` is set when it has handed its items over (or failed); ``for_whom``
+    lists the visitors who wait for it, whose turns it takes (the first one's)."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    for_whom: list = field(default_factory=list)
+
+    def visitor(self):
+        return self.for_whom[0] if self.for_whom else SERVER
 
 
 def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], None], *,
                   seconds: float = TURN_S) -> threading.Thread | None:
     """Once per server process and ``key``: a daemon thread runs ``steps()`` (a long computation, step by step) a
     turn of the training line at a time, as the server's own visitor, and hands everything it yielded to ``done``.
-    The server is served like any visitor, least-served first, so a learner's training never waits long behind it.
-    Returns the thread it started, or None (started before, or the environment's ``RL_EXPLORER_BACKGROUND`` is
-    "0")."""
+    The server's turns come after every visitor's (it gives the line back after a step when anyone waits), so a
+    learner never waits behind it; a learner who asks for this very work waits for it instead (``wait_for``), and it
+    then takes that learner's turns. Returns the thread it started, or None (started before, or the environment's
+    ``RL_EXPLORER_BACKGROUND`` is "0")."""
     if os.environ.get(BACKGROUND_ENV, "1") == "0":
         return None
     with _BACKGROUND_LOCK:
         if key in _BACKGROUND:
             return None
         _BACKGROUND.add(key)
+        job = _JOBS[key] = _Job()
 
     def work():
         items, it, session = [], iter(steps()), f"{SERVER} {key}"   # a session per job: two jobs never replace
         try:                                                         # each other; one visitor, the server, for all
             while True:
-                TRAININGS.take(session, None, SERVER)
+                TRAININGS.take(session, None, job.visitor())
                 end = time.monotonic() + seconds
                 items.append(next(it))          # at least one step a turn
                 while time.monotonic() < end and not TRAININGS.wanted():
@@ -514,10 +617,37 @@ def in_background(key, steps: Callable[[], Iterable], done: Callable[[list], Non
             raise
         finally:
             TRAININGS.release()
+            with _BACKGROUND_LOCK:
+                _JOBS.pop(key, None)
+            job.done.set()
 
     thread = threading.Thread(target=work, name=f"background {key}", daemon=True)
     thread.start()
     return thread
+
+
+def wait_for(key, where=None) -> bool:
+    """If the server's work ahead of time ``key`` (``in_background``) is in progress, wait until it is done, saying
+    so in ``where`` (an ``st.empty()``), and say True: what it made is then where its ``done`` put it. Meanwhile it
+    takes this session's visitor's turns, so it is served as this visitor's run would be (a run asked for twice is
+    trained once). A newer input stops the wait at the notice, as anywhere else. False when no such work runs."""
+    with _BACKGROUND_LOCK:
+        job = _JOBS.get(key)
+        if job is None:
+            return False
+        me = _visitor()
+        job.for_whom.append(me)
+    try:
+        while not job.done.wait(POLL_S):
+            if where is not None and st.runtime.exists():
+                from .i18n import t
+                where.info(t("turns.ahead of time"), icon=":material/hourglass_top:")  # a newer input stops here
+    finally:
+        with _BACKGROUND_LOCK:
+            job.for_whom.remove(me)
+        if where is not None and st.runtime.exists():
+            where.empty()
+    return True
 
 
 TRIM_EVERY_S = 30.0  # how often the server gives freed memory back

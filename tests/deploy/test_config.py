@@ -3,10 +3,14 @@ it keeps a visitor on one replica (the affinity cookie on every server line)."""
 
 from __future__ import annotations
 
+import http.cookies
+import http.server
 import pathlib
 import re
 import shutil
 import subprocess
+import threading
+import urllib.request
 
 import pytest
 import yaml  # no compose CLI or Docker daemon on the test machine: the file is read
@@ -41,8 +45,74 @@ def test_haproxy_accepts_the_configuration(tmp_path):
     cfg = tmp_path / "haproxy.cfg"
     cfg.write_text(haproxy.config([("app1", "127.0.0.1", 9001), ("app2", "127.0.0.1", 9002)], "127.0.0.1:9000",
                                   dns=None))
-    out = subprocess.run(["haproxy", "-c", "-f", str(cfg)], capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0, out.stdout + out.stderr
+    for key, valid in (("", False), ("c2VjcmV0", True)):  # no key to sign visitor cookies with: it will not start
+        out = subprocess.run([shutil.which("haproxy"), "-c", "-f", str(cfg)], capture_output=True, text=True,
+                             timeout=30, env={haproxy.KEY_ENV: key})
+        assert (out.returncode == 0) == valid, out.stdout + out.stderr
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    """A replica that answers every request with the Cookie header it got."""
+
+    def do_GET(self):  # http.server's name
+        body = (self.headers.get("Cookie") or "").encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy is not installed (apt-get install -y haproxy)")
+def test_the_balancer_signs_the_visitor_cookie_and_replaces_one_it_did_not_sign(tmp_path):
+    """A real HAProxy with the shipped rules before a replica that echoes the cookies it is sent: a browser without
+    the cookie gets a signed one, and the replica sees it; sent back, it is kept; a made-up value, a signed id with
+    another's signature, a second copy of the cookie, and one signed with another key are replaced by a new signed
+    one, which is the value the replica reads (ui.turns: a browser)."""
+    from deploy.local import free_port, healthy, new_key
+    from ui import turns
+
+    echo = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=echo.serve_forever, daemon=True).start()
+    port, balancers = free_port(), []
+    try:
+        def balancer(key, port):
+            cfg = tmp_path / f"{port}.cfg"
+            cfg.write_text(haproxy.config([("app1", "127.0.0.1", echo.server_port)], f"127.0.0.1:{port}", dns=None))
+            balancers.append(subprocess.Popen([shutil.which("haproxy"), "-f", str(cfg), "-db"],
+                                              env={haproxy.KEY_ENV: key}, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL))
+            assert healthy(f"http://127.0.0.1:{port}/", 20)
+        balancer(new_key(), port)
+        other = free_port()
+        balancer(new_key(), other)
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+        def get(cookie, at=port):
+            req = urllib.request.Request(f"http://127.0.0.1:{at}/", headers={"Cookie": cookie} if cookie else {})
+            with opener.open(req, timeout=10) as r:
+                sent = [h.split(";")[0].split("=", 1)[1] for h in r.headers.get_all("Set-Cookie") or []
+                        if h.startswith(haproxy.VISITOR_COOKIE + "=")]
+                seen = http.cookies.SimpleCookie(r.read().decode())  # the last of a name wins, as in Starlette
+                return sent, seen[haproxy.VISITOR_COOKIE].value if haproxy.VISITOR_COOKIE in seen else None
+        (mine,), seen = get(None)
+        assert seen == mine and turns.visitor_of({turns.VISITOR_COOKIE: mine}, None)[1].startswith("browser ")
+        assert get(f"a=1; {haproxy.VISITOR_COOKIE}={mine}") == ([], mine), "a signed cookie is kept"
+        uuid_ = mine.split(".")[0]
+        forged = [f"{uuid_}.{'A' * haproxy.SIGNATURE_CHARS}", "89ad76d6-d1b0-49ac-b836-555830da99ec", "<x>", uuid_]
+        for cookie in [f"{haproxy.VISITOR_COOKIE}={f}" for f in forged] + [
+                f"{haproxy.VISITOR_COOKIE}={mine}; {haproxy.VISITOR_COOKIE}={forged[0]}"]:
+            (new,), seen = get(cookie)
+            assert seen == new != mine and new not in forged, cookie
+        (new,), seen = get(f"{haproxy.VISITOR_COOKIE}={mine}", at=other)
+        assert seen == new != mine, "another key's signature counts for nothing"
+    finally:
+        for b in balancers:
+            b.terminate()
+            b.wait(10)
+        echo.shutdown()
 
 
 def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balancer():
@@ -85,13 +155,9 @@ def test_the_tunnel_timeout_is_above_streamlits_own_keep_alive():
 
 
 def test_the_balancer_names_each_visitor_to_the_replicas():
-    """ui.turns shares per visitor: the balancer gives a browser without one a visitor cookie (a UUID), and passes
-    the client's own address on in X-Forwarded-For after dropping whatever the client claimed there."""
+    """ui.turns shares per address and browser: the balancer passes the client's own address on in X-Forwarded-For
+    after dropping whatever the client claimed there (its visitor cookie: the test above, against HAProxy)."""
     frontend = haproxy.config([("a", "127.0.0.1", 9001)], "127.0.0.1:9000", dns=None).split("frontend app")[1]
     lines = [line.strip() for line in frontend.split("backend ")[0].splitlines()]
-    cookie = haproxy.VISITOR_COOKIE
-    assert f"http-request set-var(txn.visitor) uuid if !{{ req.cook({cookie}) -m found }}" in lines
-    assert any(line.startswith(f'http-response add-header Set-Cookie "{cookie}=%[var(txn.visitor)]; Path=/; HttpOnly')
-               and line.endswith("if { var(txn.visitor) -m found }") for line in lines)
     drop = next(i for i, line in enumerate(lines) if line.startswith("http-request del-header X-Forwarded-For"))
     assert lines.index("option forwardfor") > drop

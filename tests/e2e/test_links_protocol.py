@@ -73,3 +73,30 @@ def test_a_forged_notice_parameter_is_an_unknown_parameter(server):
 def gamma(client: AppClient) -> list[float]:
     slider = next(w for w in client.widgets.values() if w.kind == "slider" and "γ" in w.element.label)
     return list(slider.state.double_array_value.data)
+
+
+def test_a_sections_link_values_wait_for_the_answer_that_draws_them(server):
+    """Page 18's tiny-model section is drawn once its question is answered (``inputs.later``): with
+    ``DPO?zsteps=55&zseed=7``, "Just show me" (a rerun of the page's panel alone, a fragment, which AppTest does not
+    make) draws the section with the link's 55 steps and seed 7, and the address bar keeps them."""
+    from ui.i18n import text
+
+    async def go():
+        client = await AppClient.open(f"{server.url}/DPO?zsteps=55&zseed=7")
+        try:
+            await client.rerun(timeout=60)
+            await client.press("Just show me", timeout=120)
+        finally:
+            await client.close()
+        return client
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("client", asyncio.run(go())))
+    worker.start()
+    worker.join()
+    client = out["client"]
+    assert not client.problems, client.problems
+    steps = client.labelled("slider", text("en", "p18.tiny.steps"))
+    seed = client.labelled("number_input", text("en", "p18.tiny.seed"))
+    shown = [w.element.value if w.element.set_value else w.element.default for w in (steps, seed)]
+    assert list(shown[0]) == [55.0] and shown[1] == 7, shown
+    assert "zsteps=55" in client.query and "zseed=7" in client.query, client.query

@@ -247,6 +247,22 @@ def test_a_newcomer_sees_the_default_run_the_server_trained_ahead_of_time(monkey
                                zero.train(zero.ZeroConfig(), 0).pass1)
 
 
+@pytest.mark.exhaustive
+def test_train_at_the_settings_the_server_trains_ahead_of_time_waits_for_that_run(monkeypatch):
+    """Train pressed while the server trains the default run ahead of time waits for that run (#44: it trained it a
+    second time): the page then shows the whole default run, and no run of the learner's own went on the shelf."""
+    monkeypatch.setenv("RL_EXPLORER_BACKGROUND", "1")
+    monkeypatch.setattr(turns, "_BACKGROUND", set())
+    monkeypatch.setattr(turns, "_SHELVES", {})
+    at = run_page(PAGE)                                      # the first visit starts the server's own training
+    key = (repr(zero.ZeroConfig()), 0)
+    assert ("zero", key) in turns._JOBS, "the server trains the default run now"
+    next(b for b in at.button if b.label == "Train").click().run(timeout=900)
+    steps = zero.ZeroConfig().steps
+    assert sorted(set(chart_frame(at, "On the held-out problems", "value")["step"])) == list(range(steps + 1))
+    assert turns.shelf("zero_runs", 3).get(key) is None and turns.shelf("zero_defaults", 2).get(key) is not None
+
+
 @pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_a_trained_run_and_its_baseline_read_in_chinese():
     """In Chinese, after Train (PPO, so the critic's panel shows) and the RFT baseline, no English is left but the

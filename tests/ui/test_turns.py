@@ -29,10 +29,10 @@ def wait_until(cond, timeout=5.0):
 
 
 def waiter(line, session, served, notice=None):
-    """A thread that waits its turn as ``session`` and notes when it was served."""
+    """A thread that waits its turn as ``session`` (a tab of the room's one browser) and notes when it was served."""
     def work():
         try:
-            with line.turn(notice, session=session):
+            with line.turn(notice, session=session, visitor="room"):
                 served.append(session)
         except (turns.Replaced, RuntimeError) as err:
             served.append(f"{session} left: {type(err).__name__}")
@@ -43,7 +43,7 @@ def waiter(line, session, served, notice=None):
 
 def test_sessions_are_served_in_the_order_they_asked_and_see_their_place():
     line, served, told = turns.Line("runs"), [], {}
-    with line.turn(session="holder"):
+    with line.turn(session="holder", visitor="room"):
         threads = []
         for s in "abc":
             threads.append(waiter(line, s, served, notice=lambda ahead, s=s: told.setdefault(s, []).append(ahead)))
@@ -235,16 +235,17 @@ def tab(line, now, session, visitor, served, cost=1):
 def test_a_visitor_with_many_tabs_gets_one_visitors_share():
     line, now = stepped_line()
     served = []
-    with line.turn(session="holder"):
+    with line.turn(session="v0", visitor="many tabs"):  # the visitor's first tab holds the line
         tabs = [tab(line, now, f"v{i}", "many tabs", served) for i in range(1, 6)]
         tabs.append(tab(line, now, "n1", "newcomer", served))
-        assert line.ahead("n1") == 6  # in order of asking, the newcomer would be last
+        assert line.ahead("n1") == 1  # in order of asking, the newcomer would be last
     for t in tabs:
         t.join(5)
-    assert served == ["v1", "n1", "v2", "v3", "v4", "v5"], "the newcomer waited for one of the five tabs, not five"
+    assert served == ["n1", "v1", "v2", "v3", "v4", "v5"], "the newcomer waited for none of the five tabs"
 
 
-def test_two_visitors_with_many_tabs_take_turns():
+def test_two_visitors_with_many_tabs_take_turns(monkeypatch):
+    monkeypatch.setattr(turns, "GRACE_S", 0.0)  # the shares alone: nobody is on first turns
     line, now = stepped_line()
     served = []
     with line.turn(session="holder"):
@@ -254,7 +255,8 @@ def test_two_visitors_with_many_tabs_take_turns():
     assert served == ["v1", "w1", "v2", "w2", "v3", "w3"]
 
 
-def test_a_share_is_the_time_a_visitor_held_the_line_not_its_number_of_turns():
+def test_a_share_is_the_time_a_visitor_held_the_line_not_its_number_of_turns(monkeypatch):
+    monkeypatch.setattr(turns, "GRACE_S", 0.0)  # the shares alone: nobody is on first turns
     line, now = stepped_line()
     served = []
     with line.turn(session="holder"):
@@ -291,6 +293,31 @@ def test_a_visitor_joining_a_busy_line_goes_next_but_cannot_bank_time():
     assert turns.GRACE_S == 6
     assert served[3:] == ["n1", "n2", "n3", "v3", "n4", "v4"], "next, for the grace's worth of turns, then turn about"
     assert line.used("v") == 0 and line.used("n") == 0, "an empty line forgets what everyone took"
+
+
+def test_new_identities_cannot_put_a_newcomer_behind_them_and_one_address_is_one_share(monkeypatch):
+    """Where no address is known, six identities made up before a newcomer came (each new to the busy line) do not
+    go first: newcomers' first turns alternate the newest and the oldest, so the newcomer's two turns are the first
+    and the third. Where it is known, forged browsers of address A take turns with address B's one browser, as one
+    share. The server's own work goes after every visitor's, whatever it has taken."""
+    line, now = stepped_line()
+    served = []
+    with line.turn(session="v0", visitor="v"):
+        tabs = [tab(line, now, f"f{i}", f"forged {i}", served) for i in range(1, 7)]
+        tabs += [tab(line, now, f"n{i}", "newcomer", served) for i in (1, 2)]
+    for t in tabs:
+        t.join(5)
+    assert served[:3] == ["n1", "f1", "n2"] and sorted(served[3:]) == [f"f{i}" for i in range(2, 7)]
+
+    monkeypatch.setattr(turns, "GRACE_S", 0.0)  # the shares alone
+    served.clear()
+    with line.turn(session="holder"):
+        tabs = [tab(line, now, f"a{i}", ("address A", f"forged {i}"), served) for i in range(1, 5)]
+        tabs += [tab(line, now, f"b{i}", ("address B", "browser"), served) for i in (1, 2)]
+        tabs += [tab(line, now, "server", turns.SERVER, served), tab(line, now, "c1", "c", served)]
+    for t in tabs:
+        t.join(5)
+    assert served == ["a1", "b1", "c1", "a2", "b2", "a3", "a4", "server"], "four forged browsers: one share of A"
 
 
 def test_a_newcomer_cuts_a_sliced_turn_short_after_its_current_step(monkeypatch):
@@ -363,27 +390,38 @@ def test_what_a_live_training_draws_after_its_last_step_is_drawn_in_that_turn(mo
     assert turns.TRAININGS.ahead("nobody") == 0, "a stopped panel gives its turn back"
 
 
-def test_a_visitor_is_a_browser_by_the_balancers_cookie_else_an_address():
+def test_a_visitor_is_a_browser_by_its_cookie_within_its_address_where_one_is_known():
+    """visitor_of → (share, browser). Streamlit's XSRF cookie (made by Streamlit's own code here) carries one token
+    per browser, masked afresh on each page: two tabs are one browser; the balancer's signed cookie goes first; a
+    session with no usable cookie is a browser of its own; browsers share their address's share where it is known."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string as xsrf
+
     from deploy import haproxy
 
-    assert turns.VISITOR_COOKIE == haproxy.VISITOR_COOKIE  # the cookie the balancer sets is the one read here
-    uuid_ = "89ad76d6-d1b0-49ac-b836-555830da99ec"
-    tab1 = turns.visitor_of({turns.VISITOR_COOKIE: uuid_}, "127.0.0.1")
-    tab2 = turns.visitor_of({turns.VISITOR_COOKIE: uuid_.upper(), "other": "x"}, "10.0.0.7")
-    assert tab1 == tab2, "two tabs of one browser (the balancer's address may differ) are one visitor"
-    assert turns.visitor_of({turns.VISITOR_COOKIE: uuid_.replace("8", "9")}, None) != tab1
-    for junk in ("", "x" * 36, uuid_ + "0", "<script>", "a" * 5000):  # not what the balancer sets: no cookie
-        assert turns.visitor_of({turns.VISITOR_COOKIE: junk}, "10.0.0.7") == turns.visitor_of({}, "10.0.0.7")
-    assert turns.visitor_of({}, "10.0.0.7") != turns.visitor_of({}, "10.0.0.8")
-    assert turns.visitor_of({}, None) == turns.visitor_of({}, None), "this machine is one visitor"
+    assert turns.VISITOR_COOKIE == haproxy.VISITOR_COOKIE and turns.XSRF_COOKIE == "_streamlit_xsrf"
+    token, other = bytes(range(16)), bytes(range(1, 17))
+    tab1, tab2, browser2 = ({turns.XSRF_COOKIE: xsrf(t)} for t in (token, token, other))
+    assert tab1 != tab2, "Streamlit masks the token afresh"
+    signed = {turns.VISITOR_COOKIE: "89ad76d6-d1b0-49ac-b836-555830da99ec." + "A_b-9" * 8, **tab1}
+    v = turns.visitor_of
+    assert v(tab1, None, "s1") == v(tab2, None, "s2") != v(browser2, None, "s1"), "tabs of one browser, not two"
+    assert v(tab1, None)[0] == v(tab1, None)[1], "no known address: each browser has a share of its own"
+    assert v(signed, None) != v(tab1, None) and v(signed, None) == v({**signed, turns.XSRF_COOKIE: "x"}, None)
+    assert v(tab1, "10.0.0.7")[0] == v(browser2, "10.0.0.7")[0] == v({}, "10.0.0.7", "s")[0], "one address's share"
+    assert v(tab1, "10.0.0.7")[1] != v(browser2, "10.0.0.7")[1] and v(tab1, "10.0.0.7")[0] != v(tab1, "10.0.0.8")[0]
+    junk = ("", "x" * 36, "2|zz|00|1", "2|00000000|" + "0" * 31 + "|1", "<script>", "a" * 5000, None, object())
+    for bad in junk:  # neither cookie as Streamlit or the balancer writes it: a browser of its own, per session
+        cookies = {turns.VISITOR_COOKIE: bad, turns.XSRF_COOKIE: bad}
+        assert v(cookies, None, "s1") == v({}, None, "s1") != v(cookies, None, "s2")
     stand_in = object()  # what AppTest's st.context hands over: neither a cookie nor an address
-    assert turns.visitor_of({turns.VISITOR_COOKIE: stand_in}, stand_in) == turns.visitor_of({}, None)
+    assert v({turns.VISITOR_COOKIE: stand_in}, stand_in, "s") == v({}, None, "s")
 
 
 def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     """What pages use (``cached(..., take_turns=True)``) asks for its turn as the session's visitor: two tabs of one
     visitor and one of another, all waiting, are served one visitor, the other, then the first one's second tab."""
     now, who, calls = [0], {}, []
+    monkeypatch.setattr(turns, "GRACE_S", 0.0)  # the shares alone: nobody is on first turns
     monkeypatch.setattr(turns.TRAININGS, "clock", lambda: now[0])
     monkeypatch.setattr(turns.TRAININGS, "beside", False)  # the line's order alone (the newcomer's lane: below)
     monkeypatch.setattr(turns, "_visitor", lambda: who[threading.current_thread().name])
@@ -406,10 +444,28 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
     assert calls == [1, 3, 2]
 
 
-def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
+@pytest.mark.parametrize("memory", ["low", "high"])
+def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(memory, monkeypatch):
     """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run at
     once beside the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never
-    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns)."""
+    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns). With the server's memory
+    above ``BESIDE_BELOW_MB``, nothing goes beside: the newcomers go first, one run at a time."""
+    if memory == "high":
+        monkeypatch.setattr(turns, "BESIDE_BELOW_MB", turns.resident_mb() / 2)
+        line, served = turns.Line("runs", beside=True), []
+
+        def uncut():
+            with line.turn(session="n", visitor="n", uncut=True):
+                served.append("n")
+        with line.turn(session="v0", visitor="v"):
+            n = threading.Thread(target=uncut, daemon=True)
+            n.start()
+            wait_until(lambda: line.ahead("n") == 1)
+            time.sleep(0.2)
+            assert served == [] and turns.resident_mb() > 0, "no run beside another"
+        n.join(5)
+        assert served == ["n"]
+        return
     line, now = turns.Line("runs", beside=True), [0]
     served, done = [], {s: threading.Event() for s in ("n", "m")}
 
@@ -429,7 +485,7 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time():
         wait_until(lambda: served == ["n"])  # started beside v's run
         m = newcomer("m")
         wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
-        assert line.ahead("m") == 3 and served == ["n"], "one newcomer beside at a time: m is next, after n"
+        assert line.ahead("m") == 2 and served == ["n"], "one newcomer beside at a time: m is next, after n"
         done["n"].set()
         wait_until(lambda: served == ["n", "m"])  # n is done: m goes beside v's run
         assert "v1" not in served and "s" not in served, "v's own tab and the sliced run wait for v's run"
@@ -476,16 +532,22 @@ def test_a_large_block_gets_pages_of_its_own_even_after_a_larger_one_was_freed(m
 
 def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypatch):
     """in_background: once per key and process, a thread computes the steps only while it holds the training line
-    (a learner holding the line holds it up), hands every item to ``done``; the suites' switch starts nothing."""
+    (a learner holding the line holds it up), hands every item to ``done``; the suites' switch starts nothing. A
+    learner who asks for the same work meanwhile (``wait_for``) waits for it, and the rest of it takes that learner's
+    turns; once it is done, or for work nobody does, ``wait_for`` says False at once."""
     monkeypatch.setattr(turns, "_BACKGROUND", set())
     monkeypatch.setenv(turns.BACKGROUND_ENV, "0")
     assert turns.in_background("k", lambda: iter(()), lambda items: None) is None
     monkeypatch.setenv(turns.BACKGROUND_ENV, "1")
-    held, got = [], []
+    monkeypatch.setattr(turns, "_visitor", lambda: ("w", "w"))
+    held, got, whose, asked = [], [], [], threading.Event()
 
     def steps():
         for i in range(5):
             held.append(turns.TRAININGS.holds())
+            whose.append(turns.TRAININGS._held.ticket.share)
+            if i == 1:
+                asked.wait(5)
             yield i
 
     with turns.TRAININGS.turn(session="learner", visitor="learner"):
@@ -493,5 +555,14 @@ def test_work_ahead_of_time_runs_once_per_key_in_the_servers_own_turns(monkeypat
         assert thread is not None and turns.in_background("k", steps, got.append) is None   # once per key
         time.sleep(0.2)
         assert held == [], "it waits while a learner holds the line"
-    thread.join(5)
-    assert got == [[0, 1, 2, 3, 4]] and held == [True] * 5 and turns.TRAININGS.ahead("nobody") == 0
+    wait_until(lambda: len(held) == 2)
+    waited = []
+    waiter_thread = threading.Thread(target=lambda: waited.append(turns.wait_for("k")))
+    waiter_thread.start()
+    wait_until(lambda: turns._JOBS["k"].for_whom == [("w", "w")])
+    asked.set()
+    waiter_thread.join(5), thread.join(5)
+    assert waited == [True] and got == [[0, 1, 2, 3, 4]] and held == [True] * 5
+    assert whose[:2] == [turns.SERVER] * 2 and whose[-1] == "w", "the rest in the waiting learner's turns"
+    assert turns.wait_for("k") is False and turns.wait_for("nothing") is False
+    assert turns.TRAININGS.ahead("nobody") == 0
