@@ -27,6 +27,7 @@ from . import (
                recipes,
                reward,
                rundiag,
+               runexport,
                runlog,
                value,
                zero,
@@ -49,10 +50,12 @@ from .policy_gradient import *  # noqa: F403
 from .recipes import *  # noqa: F403
 from .reward import *  # noqa: F403
 from .rundiag import *  # noqa: F403
+from .runexport import *  # noqa: F403
 from .runlog import *  # noqa: F403
 from .value import *  # noqa: F403
 from .zero import dpo, model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
 
 MODULES = (baseline, clipping, clips, collapse, critic, exploration, goodhart, judge, kl_penalty, kl_placement, lab,
-           length, mismatch, overview, policy_gradient, recipes, reward, rundiag, runlog, value)
+           length, mismatch, overview, policy_gradient, recipes, reward, rundiag, runexport, runlog,
+           value)
 __all__ = [*(name for module in MODULES for name in module.__all__), "zero"]  # zero's names stay in rlcore.zero

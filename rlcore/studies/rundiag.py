@@ -18,11 +18,12 @@ __all__ = ["THRESHOLDS", "Finding", "YourRun", "diagnose_run", "your_run"]
 
 THRESHOLDS = {
     "entropy_kept": 0.3,       # entropy collapse: late entropy at most this share of the early one
-    "kl_growth": 10.0,         # KL running away: late KL at least this many times the early one …
+    "kl_growth": 3.0,          # KL running away: late KL at least this many times the KL halfway through …
     "kl_high": 0.05,           # … and at least this many nats (also the least a spike must reach)
     "kl_spike": 10.0,          # a KL spike: one step at least this many times the run's median KL
     "clipped_share": 0.1,      # answers at the length limit: late share cut at the limit at least this
-    "dead_share": 0.5,         # dead groups: mean share of groups with zero reward spread at least this
+    "dead_share": 0.5,         # dead groups: mean share of groups with zero reward spread at least this,
+    "all_dead_steps": 0.05,    # or this share of the steps (at least one) with every group's spread zero
     "loss_zero": 0.01,         # "loss ≈ 0": median |loss| at most this
     "clip_zero": 1e-9,         # "clip ratio 0": every logged clip fraction at most this
     "logp_drop": 0.1,          # displacement: chosen log-prob fell by at least this many nats …
@@ -96,20 +97,20 @@ def _kl(log):
     s, v = _points(log, "kl")
     if v.size < MIN_POINTS:
         return []
+    k = max(1, v.size // 10)
+    mid_at = max(0, v.size // 2 - k // 2)
     early, late = _ends(v)
-    floor = max(early, 1e-6)
+    mid = float(np.median(v[mid_at:mid_at + k]))
     median = float(np.median(v))
     peak_at = int(np.argmax(v))
-    out = []
-    if late >= THRESHOLDS["kl_growth"] * floor and late >= THRESHOLDS["kl_high"]:
-        first = s[np.argmax(v >= THRESHOLDS["kl_growth"] * floor)]
-        out.append(_finding("kl_runaway", s, first, "kl", {"early": early, "late": late, "peak": v[peak_at]},
-                            ["kl_growth", "kl_high"], "growth"))
-    elif v[peak_at] >= THRESHOLDS["kl_spike"] * max(median, 1e-6) and v[peak_at] >= THRESHOLDS["kl_high"]:
-        out.append(_finding("kl_runaway", s[peak_at:peak_at + 1], s[peak_at], "kl",
-                            {"median": median, "peak": v[peak_at], "times": v[peak_at] / max(median, 1e-6)},
-                            ["kl_spike", "kl_high"], "spike"))
-    return out
+    if late >= THRESHOLDS["kl_growth"] * max(mid, 1e-6) and late >= THRESHOLDS["kl_high"]:
+        return [_finding("kl_runaway", s, s[mid_at], "kl", {"early": early, "middle": mid, "late": late,
+                         "peak": v[peak_at]}, ["kl_growth", "kl_high"], "growth")]
+    if v[peak_at] >= THRESHOLDS["kl_spike"] * max(median, 1e-6) and v[peak_at] >= THRESHOLDS["kl_high"]:
+        return [_finding("kl_runaway", s[peak_at:peak_at + 1], s[peak_at], "kl",
+                         {"median": median, "peak": v[peak_at], "times": v[peak_at] / max(median, 1e-6)},
+                         ["kl_spike", "kl_high"], "spike")]
+    return []
 
 
 def _negative_kl(log):
@@ -144,16 +145,17 @@ def _dead(log):
     s, v = _points(log, "zero_std_groups")
     if v.size:
         all_dead = v >= 1 - 1e-9
-        if v.mean() >= THRESHOLDS["dead_share"] or all_dead.any():
+        if v.mean() >= THRESHOLDS["dead_share"] or all_dead.mean() >= THRESHOLDS["all_dead_steps"]:
             first = s[np.argmax((v >= THRESHOLDS["dead_share"]) | all_dead)]
             return [_finding("dead_groups", s, first, "zero_std_groups",
-                             {"mean": v.mean(), "peak": v.max(), "all_dead_steps": all_dead.sum()}, ["dead_share"])]
+                             {"mean": v.mean(), "peak": v.max(), "all_dead_steps": all_dead.sum()},
+                             ["dead_share", "all_dead_steps"])]
         return []
     s, v = _points(log, "reward_std")
     flat = v <= 1e-9
-    if flat.any():
+    if flat.size and flat.mean() >= THRESHOLDS["all_dead_steps"]:
         return [_finding("dead_groups", s[flat], s[flat][0], "reward_std", {"all_dead_steps": flat.sum(),
-                         "share": flat.mean()}, [], "reward_std")]
+                         "share": flat.mean()}, ["all_dead_steps"], "reward_std")]
     return []
 
 

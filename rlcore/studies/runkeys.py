@@ -42,7 +42,8 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "chosen_logp": ("p18", ("logps/chosen",)),
     "rejected_logp": ("p18", ("logps/rejected",)),
     "accuracy": ("p18", ("rewards/accuracies", "train/acc")),
-    "val_score": ("p17", ("eval_reward", r"^val-core/.+/(?:reward|acc|score)/mean@\d+$", r"^val/test_score/.+$",
+    "val_score": ("p17", (r"^eval_rewards/[^/]*(?:accura|correct)[^/]*(?:/mean)?$", "eval_reward",
+                          r"^val-core/.+/(?:reward|acc|score)/mean@\d+$", r"^val/test_score/.+$",
                           r"^eval/.*pass@?1$", r"^eval/.*pass@?\d+$", "eval_rewards/accuracies")),
     "eval_loss": ("p17", ("eval_loss",)),
 }

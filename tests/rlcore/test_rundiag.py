@@ -29,7 +29,9 @@ CASES_FOUND = {
     "entropy collapse": (log(entropy=FALL), ("entropy_collapse", "entropy", 140,  # 0.9^14 < 0.3·0.77
                                                                   {"early": np.median(FALL[:4]),
                                                                                   "late": np.median(FALL[-4:])})),
-    "KL running away": (log(kl=jump(21, 0.001, 0.5)), ("kl_runaway", "kl", 210, {"early": 0.001, "late": 0.5})),
+    "KL running away": (log(kl=0.001 * 1.2 ** T), ("kl_runaway", "kl", 190,  # the middle tenth: steps 19 to 22
+                                                   {"middle": 0.001 * np.median(1.2 ** T[18:22]),
+                                                    "late": 0.001 * np.median(1.2 ** T[-4:])})),
     "a KL spike": (log(kl=np.where(T == 17, 2.0, 0.01)), ("kl_runaway", "kl", 170, {"peak": 2.0, "median": 0.01})),
     "answers at the length limit": (log(length_clipped=jump(30, 0.0, 0.4), length=jump(30, 500, 300)),
                                     ("length_limit", "length_clipped", 300, {"late": 0.4, "length_late": 300})),
@@ -66,6 +68,8 @@ def test_a_log_showing_a_finding_gives_it_with_its_steps_numbers_and_page(case):
 
 
 QUIET = {
+    "KL that levels off": log(kl=0.3 * (1 - 0.8 ** T)),
+    "one step whose groups all tied": log(zero_std_groups=np.where(T == 7, 1.0, 0.1)),
     "calm entropy, KL and clips": log("grpo", entropy=CALM, kl=0.01 * CALM, clip_fraction=0.05 * CALM,
                                       loss=0.3 * CALM, length_clipped=0.01 * CALM, zero_std_groups=0.1 * CALM),
     "DPO with chosen rising": log("dpo", chosen_logp=-100 + T, margin=0.1 * T, loss=0.0 * T),
