@@ -23,7 +23,7 @@ from .zero import task
 from .zero.training import ZeroConfig, ZeroRun
 from .zero.training import train as zero_train
 
-__all__ = ["EXAMPLE_LOGS", "example_log", "run_log_trl", "run_log_verl", "run_metrics"]
+__all__ = ["EXAMPLE_LOGS", "example_file", "example_log", "make_example", "run_log_trl", "run_log_verl", "run_metrics"]
 
 # canonical name → (TRL GRPOTrainer's key, verl's key); None where that trainer logs no such number
 KEYS = {
