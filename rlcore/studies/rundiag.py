@@ -105,7 +105,7 @@ def _kl(log):
     peak_at = int(np.argmax(v))
     if late >= THRESHOLDS["kl_growth"] * max(mid, 1e-6) and late >= THRESHOLDS["kl_high"]:
         return [_finding("kl_runaway", s, s[mid_at], "kl", {"early": early, "middle": mid, "late": late,
-                         "peak": v[peak_at]}, ["kl_growth", "kl_high"], "growth")]
+                         "times": late / max(mid, 1e-6), "peak": v[peak_at]}, ["kl_growth", "kl_high"], "growth")]
     if v[peak_at] >= THRESHOLDS["kl_spike"] * max(median, 1e-6) and v[peak_at] >= THRESHOLDS["kl_high"]:
         return [_finding("kl_runaway", s[peak_at:peak_at + 1], s[peak_at], "kl",
                          {"median": median, "peak": v[peak_at], "times": v[peak_at] / max(median, 1e-6)},
@@ -245,6 +245,12 @@ def diagnose_run(log: RunLog) -> list[Finding]:
     reward_without_accuracy, critic_blind, non_finite. Each names its first and last step, the numbers it rests
     on (``evidence``), the thresholds (``THRESHOLDS``) and the page that teaches it.
 
+    Args:
+        log: a RunLog from ``read_run``.
+
+    Returns:
+        list of Finding(kind, first_step, last_step, evidence, page, series, thresholds, detail).
+
     >>> log = read_run(b"step,entropy\\n" + b"".join(b"%d,%g\\n" % (s, 2 * 0.7 ** s) for s in range(20)), "x")
     >>> [(f.kind, f.first_step, round(f.evidence["ratio"], 3)) for f in diagnose_run(log)]
     [('entropy_collapse', 4, 0.002)]
@@ -255,7 +261,12 @@ def diagnose_run(log: RunLog) -> list[Finding]:
 
 
 def your_run(data: bytes, name: str, most: int = 400) -> YourRun:
-    """Read a log, bucket it for drawing (at most ``most`` buckets) and diagnose it: all the "Your run" page shows."""
+    """Read a log, bucket it for drawing (at most ``most`` buckets) and diagnose it: all the "Your run" page shows.
+
+    >>> run = your_run(b"step,kl\\n1,0.1\\n2,-0.2\\n", "log.csv", 1)
+    >>> run.buckets.high["kl"].tolist(), [f.kind for f in run.findings]
+    ([0.1], ['negative_kl'])
+    """
     most = count("most", most)
     log = read_run(data, name)
     return YourRun(log, run_buckets(log, most), tuple(diagnose_run(log)))

@@ -19,11 +19,13 @@ from ..formulas.checks import choice
 from ..formulas.example import ARTICLE_SCENARIO
 from .lab import LabConfig, LabHistory
 from .lab import train as lab_train
+from .rundiag import YourRun, your_run
 from .zero import task
 from .zero.training import ZeroConfig, ZeroRun
 from .zero.training import train as zero_train
 
-__all__ = ["EXAMPLE_LOGS", "example_file", "example_log", "make_example", "run_log_trl", "run_log_verl", "run_metrics"]
+__all__ = ["EXAMPLE_LOGS", "example_file", "example_log", "example_run", "make_example", "run_log_trl", "run_log_verl",
+           "run_metrics"]
 
 # canonical name → (TRL GRPOTrainer's key, verl's key); None where that trainer logs no such number
 KEYS = {
@@ -95,6 +97,15 @@ def run_metrics(run, seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     Args:
         run: a ``ZeroRun`` (``rlcore.zero.train``) or a ``LabHistory`` (``rlcore.lab.train``).
         seed: which of a LabHistory's seeds (its row), 0 to S − 1; a ZeroRun has one.
+
+    Returns:
+        (steps [T], {canonical name: [T]}).
+
+    >>> import rlcore
+    >>> h = rlcore.lab.train(rlcore.ARTICLE_SCENARIO, rlcore.LabConfig(steps=4), seeds=(0, 1))
+    >>> steps, m = run_metrics(h, seed=1)
+    >>> steps.tolist(), m["reward"].shape
+    ([1, 2, 3, 4], (4,))
     """
     if isinstance(run, ZeroRun):
         metrics = _zero_metrics(run)
@@ -123,7 +134,8 @@ def _rows(run, seed: int, which: int):
 
 def run_log_trl(run, seed: int = 0) -> bytes:
     """``run`` as TRL's GRPOTrainer writes ``trainer_state.json``: one log_history row per step with its metrics
-    (TRL's key names), an eval row per step with the held-out pass@1, and the summary row TRL ends with.
+    (GRPOTrainer's key names, whatever the run's algorithm: a reader takes it for GRPO), an eval row per step with
+    the held-out pass@1, and the summary row TRL ends with.
 
     >>> import rlcore
     >>> h = rlcore.lab.train(rlcore.ARTICLE_SCENARIO, rlcore.LabConfig(steps=3), seeds=(0,))
@@ -160,19 +172,28 @@ def run_log_verl(run, seed: int = 0) -> bytes:
 EXAMPLES = {
     "healthy": ("zero", dict(beta=0.3, steps=60), "trl"),
     "entropy_collapse": ("zero", dict(lr=3e-3, steps=100), "verl"),
-    "length_limit": ("lab", dict(algorithm="ppo", flattery=False, length=6, lr=0.1, steps=300, beta=0.0), "trl"),
+    "length_limit": ("lab", dict(algorithm="ppo", flattery=False, length=6, lr=0.1, steps=300, beta=0.0), "verl"),
 }
 EXAMPLE_LOGS = tuple(EXAMPLES)
 RUNS_DIR = pathlib.Path(__file__).resolve().parent / "runs"
 
 
 def example_file(name: str) -> pathlib.Path:
-    """Where a stored example lives (``runs/<name>.<trainer's file>``)."""
+    """Where a stored example lives (``runs/<name>.<trainer's file>``).
+
+    >>> example_file("healthy").name
+    'healthy.trainer_state.json'
+    """
+    name = choice("name", name, tuple(EXAMPLES))
     return RUNS_DIR / (f"{name}.trainer_state.json" if EXAMPLES[name][2] == "trl" else f"{name}.verl.jsonl")
 
 
 def make_example(name: str) -> bytes:
-    """Train the example's run from scratch and write its log (what the script stores for the miniature's)."""
+    """Train the example's run from scratch and write its log (what the script stores for the miniature's).
+
+    >>> make_example("length_limit")[:12]
+    b'{"step": 1, '
+    """
     source, config, trainer = EXAMPLES[choice("name", name, tuple(EXAMPLES))]
     if source == "zero":
         run = zero_train(ZeroConfig(**config), 0)
@@ -189,3 +210,12 @@ def example_log(name: str) -> bytes:
     """
     source = EXAMPLES[choice("name", name, tuple(EXAMPLES))][0]
     return make_example(name) if source == "lab" else example_file(name).read_bytes()
+
+
+def example_run(name: str, most: int = 400) -> YourRun:
+    """One of the page's examples read, bucketed (at most ``most`` buckets) and diagnosed, as ``your_run`` does.
+
+    >>> [f.kind for f in example_run("entropy_collapse", 50).findings]
+    ['entropy_collapse', 'clip_zero_expected']
+    """
+    return your_run(example_log(name), name, most)

@@ -9,8 +9,6 @@ to v0.11); a reader of this file checks them there.
 
 from __future__ import annotations
 
-import re
-
 __all__: list[str] = []  # tables: imported by module
 
 # canonical name → (page table that teaches it, keys in order of preference)
@@ -61,10 +59,6 @@ EXTRAS = {
     "openrlhf": (r"^(?:train|eval)/.+$",),
     "tracker": (r"^_(?:step|runtime|timestamp|wandb)$", r"^(?:global_step|step|Step|train/global_step)$"),
 }
-_EXTRAS = re.compile("|".join(f"(?:{p})" for ps in EXTRAS.values() for p in ps))
-
-# who writes a key: the first family whose pattern matches it (to name a CSV's or JSON list's trainer)
-_FAMILY = {name: re.compile("|".join(f"(?:{p})" for p in ps)) for name, ps in EXTRAS.items() if name != "tracker"}
 
 # sign conventions (an id the page explains): the log's own key → what its number is
 CONVENTIONS = {
@@ -93,57 +87,3 @@ CONVENTIONS = {
 TRL_SINCE = (("cispo_clip_ratio", "0.26"), (r"^sampling/.+$", "0.23"), ("entropy", "0.20"),
              ("frac_reward_zero_std", "0.18"), ("completions/mean_length", "0.17"), ("clip_ratio/region_mean", "0.17"),
              ("clip_ratio", "0.16"), ("completion_length", "0.14"))
-
-_PATTERNS = {name: tuple(re.compile(k) if k.startswith("^") else k for k in keys)
-             for name, (_, keys) in CONCEPTS.items()}
-
-
-def assign(keys) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """The canonical name of each concept the keys hold (canonical → the log's key, the first by preference),
-    then the keys known as a trainer's own but mapped to no concept, then the keys nobody knows."""
-    keys = sorted(keys)
-    source: dict[str, str] = {}
-    for name, patterns in _PATTERNS.items():
-        for p in patterns:
-            hit = (p if p in keys else None) if isinstance(p, str) else next((k for k in keys if p.match(k)), None)
-            if hit is not None and hit not in source.values():
-                source[name] = hit
-                break
-    used = set(source.values())
-    rest = [k for k in keys if k not in used]
-    return source, tuple(k for k in rest if _EXTRAS.match(k)), tuple(k for k in rest if not _EXTRAS.match(k))
-
-
-def family(keys) -> str | None:
-    """Whose key names these are ("trl", "verl", "openrlhf"), by the most keys matched, or None."""
-    counts = {name: sum(1 for k in keys if p.match(k)) for name, p in _FAMILY.items()}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else None
-
-
-def trl_version(keys) -> str | None:
-    """The TRL GRPO version a log's keys date it to (the newest key's), e.g. "0.20", or None."""
-    for key, version in TRL_SINCE:
-        found = any(re.match(key, k) for k in keys) if key.startswith("^") else key in keys
-        if found:
-            return version
-    return None
-
-
-def algorithm(trainer: str, keys) -> str | None:
-    """The algorithm the keys tell, or None when they do not."""
-    ks = set(keys)
-
-    def has(*prefixes):
-        return any(k.startswith(prefixes) for k in ks)
-    if has("rewards/chosen", "logps/chosen", "train/chosen_reward"):
-        if "odds_ratio_loss" in ks:
-            return "orpo"
-        return "online_dpo" if has("objective/") else "dpo"
-    if has("objective/", "policy/approxkl_avg"):
-        return "ppo" if has("loss/value_avg", "val/clipfrac_avg") else "rloo"
-    if has("critic/vf_loss", "train/critic_loss"):
-        return "ppo"
-    if trainer == "trl" or has("frac_reward_zero_std", "completions/", "completion_length", "reward_std"):
-        return "grpo" if has("reward", "completion", "frac_reward_zero_std") else None
-    return None

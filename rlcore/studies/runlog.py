@@ -91,7 +91,7 @@ class _Rows:
             col = self.cols.get(key)
             if col is None:
                 if len(self.cols) >= MAX_KEYS:
-                    raise ValueError(f"The log has more than {MAX_KEYS:,} different metric names; this reader "
+                    raise ValueError(f"data holds more than {MAX_KEYS:,} different metric names; this reader "
                                      "reads at most that many")
                 col = self.cols[key] = ([], [])
             col[0].append(row)
@@ -139,7 +139,7 @@ def _loads(text: str):
     try:
         return json.loads(text)
     except RecursionError:
-        raise ValueError("The JSON nests lists or objects deeper than this reader follows") from None
+        raise ValueError("data nests lists or objects deeper than this reader follows") from None
 
 
 def _json_document(text: str, rows: _Rows) -> str:
@@ -151,12 +151,12 @@ def _json_document(text: str, rows: _Rows) -> str:
             _json_lines(text, rows)
             return "jsonl"
         if err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string"):
-            raise ValueError(f"The log ends before its JSON does ({err}): the file may be cut off") from None
-        raise ValueError(f"The log is not valid JSON ({err})") from None
+            raise ValueError(f"data ends before its JSON does ({err}): the file may be cut off") from None
+        raise ValueError(f"data is not valid JSON ({err})") from None
     if isinstance(doc, dict) and "log_history" in doc:
         history = doc["log_history"]
         if not isinstance(history, list):
-            raise ValueError(f"log_history must be a list of rows, got {type(history).__name__}")
+            raise ValueError(f"data's log_history must be a list of rows, got {type(history).__name__}")
         for entry in history:
             if isinstance(entry, dict):
                 rows.counts["eval_rows"] += any(str(k).startswith("eval_") for k in entry)
@@ -167,8 +167,8 @@ def _json_document(text: str, rows: _Rows) -> str:
     if isinstance(doc, dict):
         doc = [doc]
     if not isinstance(doc, list):
-        raise ValueError("The JSON is neither a trainer_state.json (an object with log_history) nor a list of "
-                         "rows with a step")
+        raise ValueError("data is JSON but neither a trainer_state.json (an object with log_history) nor a "
+                         "list of rows with a step")
     for entry in doc:
         _json_row(entry, rows)
     return "rows"
@@ -203,7 +203,7 @@ def _json_lines(text: str, rows: _Rows) -> None:
         read += 1
         _json_row(entry, rows)
     if not read:
-        raise ValueError("The log is not valid JSON lines: no line holds a JSON row")
+        raise ValueError("data is not valid JSON lines: no line holds a JSON row")
 
 
 def _console(text: str, rows: _Rows) -> int:
@@ -235,12 +235,13 @@ def _csv(text: str, rows: _Rows) -> None:
     try:
         header = [h.strip() for h in next(reader)]
     except (StopIteration, csv.Error):
-        raise ValueError("The CSV has no header row") from None
+        raise ValueError("data is a CSV without a header row") from None
     names = [h.split(" - ", 1)[1] if " - " in h else h for h in header]
     step_col = next((names.index(k) for k in STEP_KEYS if k in names), None)
     if step_col is None:
         shown = ", ".join(names[:8])[:160]
-        raise ValueError(f"The CSV has no step column (one of {', '.join(STEP_KEYS)}); its columns are {shown}")
+        raise ValueError(f"data is a CSV without a step column (one of {', '.join(STEP_KEYS)}); its columns are "
+                         f"{shown}")
     keep = [(i, n) for i, n in enumerate(names) if i != step_col and n and not _WANDB_BAND.search(n)]
     rows.counts["bands"] = sum(1 for n in names if _WANDB_BAND.search(n))
     try:
@@ -252,20 +253,20 @@ def _csv(text: str, rows: _Rows) -> None:
                 continue
             rows.add(record[step_col], {n: record[i] for i, n in keep if i < len(record)})
     except csv.Error as err:
-        raise ValueError(f"The CSV cannot be read ({err})") from None
+        raise ValueError(f"data is a CSV that cannot be read ({err})") from None
 
 
 def _decode(data) -> str:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError(f"data must be bytes, got {type(data).__name__}")
     if len(data) > MAX_LOG_BYTES:
-        raise ValueError(f"The log is {len(data):,} bytes long; the limit is {MAX_LOG_BYTES:,} (20 MB)")
+        raise ValueError(f"data is {len(data):,} bytes long; the limit is {MAX_LOG_BYTES:,} (20 MB)")
     try:
         text = bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise ValueError(f"The log is not UTF-8 text (byte {err.start:,} cannot be read)") from None
+        raise ValueError(f"data is not UTF-8 text (byte {err.start:,} cannot be read)") from None
     if not text.strip():
-        raise ValueError("The log is empty")
+        raise ValueError("data is empty")
     return text
 
 
@@ -281,7 +282,7 @@ def _parse(text: str) -> tuple[str, _Rows]:
     if "," in first:
         _csv(text, rows)
         return "csv", rows
-    raise ValueError("The log is none of the formats this reader knows: trainer_state.json, JSON lines, verl's "
+    raise ValueError("data is none of the formats this reader knows: trainer_state.json, JSON lines, verl's "
                      "console lines (step:N - key:value) or a CSV with a step column")
 
 
@@ -312,6 +313,67 @@ def _arrays(rows: _Rows) -> tuple[np.ndarray, dict[str, np.ndarray], list[tuple[
     return steps, out, notes
 
 
+# ---------------------------------------------------------------- the keys
+
+_PATTERNS = {name: tuple(re.compile(k) if k.startswith("^") else k for k in keys)
+             for name, (_, keys) in runkeys.CONCEPTS.items()}
+_EXTRAS = re.compile("|".join(f"(?:{p})" for ps in runkeys.EXTRAS.values() for p in ps))
+# who writes a key: the family whose patterns match most of a log's keys (to name a CSV's or JSON list's trainer)
+_FAMILY = {name: re.compile("|".join(f"(?:{p})" for p in ps)) for name, ps in runkeys.EXTRAS.items()
+           if name != "tracker"}
+
+
+def _assign(keys) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    """The canonical name of each concept the keys hold (canonical → the log's key, the first by preference),
+    then the keys known as a trainer's own but mapped to no concept, then the keys nobody knows."""
+    keys = sorted(keys)
+    source: dict[str, str] = {}
+    for name, patterns in _PATTERNS.items():
+        for p in patterns:
+            hit = (p if p in keys else None) if isinstance(p, str) else next((k for k in keys if p.match(k)), None)
+            if hit is not None and hit not in source.values():
+                source[name] = hit
+                break
+    used = set(source.values())
+    rest = [k for k in keys if k not in used]
+    return source, tuple(k for k in rest if _EXTRAS.match(k)), tuple(k for k in rest if not _EXTRAS.match(k))
+
+
+def _family(keys) -> str | None:
+    """Whose key names these are ("trl", "verl", "openrlhf"), by the most keys matched, or None."""
+    counts = {name: sum(1 for k in keys if p.match(k)) for name, p in _FAMILY.items()}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else None
+
+
+def _trl_version(keys) -> str | None:
+    """The TRL GRPO version a log's keys date it to (the newest key's), e.g. "0.20", or None."""
+    for key, version in runkeys.TRL_SINCE:
+        found = any(re.match(key, k) for k in keys) if key.startswith("^") else key in keys
+        if found:
+            return version
+    return None
+
+
+def _algorithm(trainer: str, keys) -> str | None:
+    """The algorithm the keys tell, or None when they do not."""
+    ks = set(keys)
+
+    def has(*prefixes):
+        return any(k.startswith(prefixes) for k in ks)
+    if has("rewards/chosen", "logps/chosen", "train/chosen_reward"):
+        if "odds_ratio_loss" in ks:
+            return "orpo"
+        return "online_dpo" if has("objective/") else "dpo"
+    if has("objective/", "policy/approxkl_avg"):
+        return "ppo" if has("loss/value_avg", "val/clipfrac_avg") else "rloo"
+    if has("critic/vf_loss", "train/critic_loss"):
+        return "ppo"
+    if trainer == "trl" or has("frac_reward_zero_std", "completions/", "completion_length", "reward_std"):
+        return "grpo" if has("reward", "completion", "frac_reward_zero_std") else None
+    return None
+
+
 def read_run(data: bytes, name: str) -> RunLog:
     """Read a training log (bytes of a file) into a ``RunLog``; ``name`` is its file name.
 
@@ -321,6 +383,14 @@ def read_run(data: bytes, name: str) -> RunLog:
     ``train/…`` and ``eval/…`` rows, and a CSV with a step column. JSON's NaN and Infinity are read as values
     (and listed in ``nonfinite``); a numeric text is read as its number; rows out of order are sorted, and of
     two rows of one step the later one's values win (``notes`` says so).
+
+    Args:
+        data: the file's bytes, at most ``MAX_LOG_BYTES`` (20 MB), UTF-8 text.
+        name: its file name, kept (cut to 200 characters) to show.
+
+    Returns:
+        RunLog(trainer, algorithm, steps [T], series {canonical: [T]}, source, unknown, extras, keys, version,
+        conventions, nonfinite, not_numbers, notes).
 
     Raises ValueError for more than 20 MB, text that is not UTF-8, JSON that is broken or cut off, a CSV
     without a step column, or a log with no step that holds a number.
@@ -333,18 +403,18 @@ def read_run(data: bytes, name: str) -> RunLog:
     shown = str(name)[:MAX_NAME_CHARS]
     container, rows = _parse(text)
     if not rows.steps:
-        raise ValueError("The log has no row with a step number (a whole number >= 0), so nothing can be drawn "
+        raise ValueError("data has no row with a step number (a whole number >= 0), so nothing can be drawn "
                          "against the steps")
     steps, cols, notes = _arrays(rows)
-    keys = runkeys.family(cols)
+    keys = _family(cols)
     trainer = {"hf": "trl", "console": "verl", "csv": "csv"}.get(container) or keys or "csv"
     if rows.verl_rows:
         trainer = "verl"
-    source, known, unknown = runkeys.assign(cols)
-    algorithm = runkeys.algorithm(trainer, cols)
+    source, known, unknown = _assign(cols)
+    algorithm = _algorithm(trainer, cols)
     version = None
-    if trainer == "trl" and algorithm == "grpo" and runkeys.trl_version(cols):
-        version = ("since", runkeys.trl_version(cols))
+    if trainer == "trl" and algorithm == "grpo" and _trl_version(cols):
+        version = ("since", _trl_version(cols))
     elif keys == "verl" or trainer == "verl":
         old = any(k in cols for k in ("actor/entropy_loss", "critic/kl")) or any(k.startswith("timing/") for k in cols)
         version = ("before", "0.4.1") if old else None
@@ -367,6 +437,8 @@ def run_buckets(log: RunLog, most: int = 400) -> RunBuckets:
     >>> b.first.tolist(), b.high["kl"].tolist(), b.mean["kl"].tolist()
     ([0, 2], [9.0, 1.0], [4.5, 1.0])
     """
+    if not isinstance(log, RunLog):
+        raise ValueError(f"log must be a RunLog (from read_run), got {type(log).__name__}")
     most = count("most", most)
     n = log.steps.size
     starts = np.unique(np.linspace(0, n, min(n, most) + 1).astype(np.int64)[:-1]) if n else np.zeros(0, int)

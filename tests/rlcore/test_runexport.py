@@ -65,7 +65,7 @@ def test_the_trl_log_has_trainer_state_shape_and_bad_runs_are_refused(mini, lab_
 
 # example → (trainer, steps, the findings it was made to show; the others it may show are its own truth)
 EXAMPLES = {"healthy": ("trl", 60, set()), "entropy_collapse": ("verl", 100, {"entropy_collapse"}),
-            "length_limit": ("trl", 300, {"length_limit"})}
+            "length_limit": ("verl", 300, {"length_limit"})}
 NOTES = {"clip_zero_expected", "loss_zero_expected"}
 
 

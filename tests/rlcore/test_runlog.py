@@ -156,7 +156,7 @@ BAD = {
     "too large": (b" " * (rlcore.MAX_LOG_BYTES + 1), "20 MB"),
     "not bytes": ("step:1 - a:1", "data must be bytes"),
     "no step in any row": (hf([{"loss": 1.0}, {"step": "x", "loss": 2.0}, {"step": -1}]), "no row with a step"),
-    "CSV without a step column": (b"epoch,loss\n1,0.5\n", "no step column"),
+    "CSV without a step column": (b"epoch,loss\n1,0.5\n", "without a step column"),
     "deep nesting": (b"[" * 100_000 + b"]" * 100_000, "nests"),
     "a JSON number": (b"3", "none of the formats"),
     "log_history not a list": (b'{"log_history": 3}', "log_history must be a list"),
