@@ -3,6 +3,7 @@ after the question with their pages, pasted lines read for this session, and bad
 
 from __future__ import annotations
 
+import ast
 import json
 
 import numpy as np
@@ -78,3 +79,36 @@ def test_bad_input_shows_an_error_not_a_traceback(bad):
     assert not at.exception
     assert len(at.error) == 1 and "<script>" not in at.error[0].value
     assert not [c for c in charts(at) if c["spec"].get("vconcat")]
+
+
+def test_page_19_offers_its_run_as_the_logs_this_page_reads_back():
+    """Page 19 after a short training: two download buttons, the TRL and the verl log of the run it holds, which
+    read_run reads back to the page's own held-out curves."""
+    page19 = ROOT / "pages" / "19_R1_Zero_in_miniature.py"
+    at = run_page(page19, inputs={"steps": 5})
+    next(b for b in at.button if b.label == "Train").click().run()
+    labels = {b.proto.label for b in at.get("download_button") if "csv_" not in b.proto.id}
+    assert labels == {"This run as TRL's trainer_state.json", "This run as verl's JSON lines"}
+    run = at.session_state["zero_run"]
+    for write in (rlcore.run_log_trl, rlcore.run_log_verl):
+        log = rlcore.read_run(write(run), "run")
+        assert log.steps.tolist() == [1, 2, 3, 4, 5] and len(run.updates) == 5
+        np.testing.assert_allclose(log.series["entropy"], run.entropy[1:], atol=1e-9)
+        np.testing.assert_allclose(log.series["val_score"], run.pass1[1:], atol=1e-9)
+
+
+def test_a_visitors_log_stays_in_their_session():
+    """Another session never sees a log one visitor opened: the page reads it with page.run (no cache the server's
+    sessions share) and rlcore's reader writes nothing anywhere."""
+    mine = run_page(PAGE)
+    mine.text_area(key="paste").set_value(VERL).run()
+    assert "read as a **verl** log" in page_text(mine)
+    other = run_page(PAGE)
+    assert "read as a **verl** log" not in page_text(other) and "Healthy (miniature" in page_text(other)
+    source = PAGE.read_text(encoding="utf-8")
+    assert "page.run(rlcore.your_run, upload" in source and "page.run(rlcore.your_run, pasted" in source
+    assert "page.study(rlcore.your_run" not in source
+    for module in ("runlog", "rundiag", "runkeys"):
+        tree = ast.parse((ROOT / "rlcore" / "studies" / f"{module}.py").read_text(encoding="utf-8"))
+        called = {getattr(n.func, "attr", getattr(n.func, "id", "")) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        assert not called & {"open", "write", "write_bytes", "write_text", "dump", "mkstemp"}, module
