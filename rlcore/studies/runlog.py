@@ -109,17 +109,29 @@ def _step(value) -> int | None:
 
 def _number(value) -> float | None:
     """A float from a log's value: a number, a numeric text ("0.5", "NaN", "np.float64(0.5)"), else None."""
+    kind = type(value)
+    if kind is float:
+        return value
+    if kind is str:
+        if len(value) > 60:
+            return None
+        try:
+            return float(value)   # the common case, fast
+        except ValueError:
+            if value.endswith(")") and value.startswith(("np.", "tensor(", "float(")):  # numpy's repr, a tensor's
+                try:
+                    return float(value[value.index("(") + 1:-1].split(",")[0])
+                except ValueError:
+                    pass
+            found = _NUMBER_TEXT.match(value)
+            try:
+                return float(found.group(1)) if found else None
+            except ValueError:
+                return None
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
         return float(value) if abs(value) < 1e308 or not isinstance(value, int) else float("inf")
-    if isinstance(value, str) and len(value) <= 60:
-        found = _NUMBER_TEXT.match(value)
-        if found:
-            try:
-                return float(found.group(1))
-            except ValueError:
-                return None
     return None
 
 
