@@ -29,6 +29,8 @@ WORDS = {
     "clip_zero_expected": {"steps": ("steps", "int"), "most": ("max", "num")},
     "negative_kl": {"steps": ("steps", "int"), "share": ("share", "pct"), "lowest": ("lowest", "num"),
                     "at": ("lowest_step", "int")},
+    "displacement_reward": {"c0": ("chosen_early", "num"), "c1": ("chosen_late", "num"),
+                            "m0": ("margin_early", "num"), "m1": ("margin_late", "num")},
     "displacement": {"c0": ("chosen_early", "num"), "c1": ("chosen_late", "num"), "m0": ("margin_early", "num"),
                      "m1": ("margin_late", "num")},
     "reward_without_accuracy": {"r0": ("reward_early", "num"), "r1": ("reward_late", "num"),
@@ -160,7 +162,7 @@ def findings(run) -> None:
 def finding_text(f) -> str:
     """A finding's sentence, its numbers filled in (and what explains it, for a negative KL)."""
     kind = {"growth": "kl_growth", "spike": "kl_spike"}.get(f.detail, f.kind) if f.kind == "kl_runaway" else f.kind
-    kind = "dead_std" if f.kind == "dead_groups" and f.detail == "reward_std" else kind
+    kind = {"reward_std": "dead_std", "implicit_reward": "displacement_reward"}.get(f.detail, kind)
     values = {name: SHOW[how](f.evidence[key]) for name, (key, how) in WORDS[kind].items()}
     text = t(f"p21.findings.{kind}", first=f"{f.first_step:,}", last=f"{f.last_step:,}", key=esc(f.series),
              concept=t(f"p21.concepts.{f.series}") if f.kind == "negative_kl" else "", **values)

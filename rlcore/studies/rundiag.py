@@ -178,25 +178,28 @@ def _loss_and_clip(log):
 
 
 def _displacement(log):
-    c = _points(log, "chosen_logp")[1]
+    """The chosen answers' log-probability (or, where only it is logged, their implicit reward β·log π/π_ref)
+    falling while the margin grows."""
+    name = "chosen_logp" if "chosen_logp" in log.series else "chosen_reward"
     margin = log.series.get("margin")
     if margin is None and {"chosen_reward", "rejected_reward"} <= set(log.series):
         margin = log.series["chosen_reward"] - log.series["rejected_reward"]
-    if c.size < 3 or margin is None:
+    if name not in log.series or margin is None:
         return []
-    ok = np.isfinite(log.series["chosen_logp"]) & np.isfinite(margin)
+    chosen = log.series[name]
+    ok = np.isfinite(chosen) & np.isfinite(margin)
     if ok.sum() < 3:
         return []
-    c0, c1 = _ends(log.series["chosen_logp"][ok])
+    c0, c1 = _ends(chosen[ok])
     m0, m1 = _ends(margin[ok])
     if c0 - c1 < THRESHOLDS["logp_drop"] or m1 - m0 < THRESHOLDS["margin_rise"]:
         return []
     evidence = {"chosen_early": c0, "chosen_late": c1, "margin_early": m0, "margin_late": m1}
-    r = log.series.get("rejected_logp")
+    r = log.series.get("rejected_logp" if name == "chosen_logp" else "rejected_reward")
     if r is not None and np.isfinite(r[ok]).all():
         evidence["rejected_early"], evidence["rejected_late"] = _ends(r[ok])
-    return [_finding("displacement", log.steps[ok], log.steps[ok][0], "chosen_logp", evidence,
-                     ["logp_drop", "margin_rise"])]
+    return [_finding("displacement", log.steps[ok], log.steps[ok][0], name, evidence, ["logp_drop", "margin_rise"],
+                     None if name == "chosen_logp" else "implicit_reward")]
 
 
 def _reward_vs_val(log):

@@ -348,7 +348,13 @@ def _assign(keys) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
                 break
     used = set(source.values())
     rest = [k for k in keys if k not in used]
-    return source, tuple(k for k in rest if _EXTRAS.match(k)), tuple(k for k in rest if not _EXTRAS.match(k))
+    # a concept's second key (Unsloth's duplicate completion_length beside completions/mean_length) is known too
+    named = {p for ps in _PATTERNS.values() for p in ps if isinstance(p, str)}
+    regexes = [p for ps in _PATTERNS.values() for p in ps if not isinstance(p, str)]
+
+    def known(k):
+        return k in named or _EXTRAS.match(k) or any(p.match(k) for p in regexes)
+    return source, tuple(k for k in rest if known(k)), tuple(k for k in rest if not known(k))
 
 
 def _family(keys) -> str | None:

@@ -46,6 +46,8 @@ CASES_FOUND = {
                     ("negative_kl", "ppo_kl", 40, {"lowest": -0.002, "share": 0.25})),
     "likelihood displacement": (log("dpo", chosen_logp=-100 - T, margin=0.1 * T, loss=0.5 + 0 * T),
                                 ("displacement", "chosen_logp", 10, {"chosen_early": -102.5, "chosen_late": -138.5})),
+    "displacement from the implicit rewards": (log("dpo", chosen_reward=-0.01 * T, rejected_reward=-0.05 * T),
+                                               ("displacement", "chosen_reward", 10, {"margin_late": 0.04 * 38.5})),
     "reward up, validation flat": (log(reward=0.02 * T, val_score=np.where(T % 10 == 0, 0.3, np.nan)),
                                    ("reward_without_accuracy", "val_score", 10, {"val_first": .3, "val_last": .3})),
     "a critic that explains nothing": (log("ppo", explained_variance=0.02 + 0 * T),

@@ -145,6 +145,8 @@ def test_markup_in_key_names_is_kept_as_text_and_listed():
     key = '<script>alert(1)</script>**x**'
     log = rlcore.read_run(hf([{"step": 1, key: 1.0, "loss": 0.1}]), "<b>name</b>")
     assert log.unknown == (key,) and log.name == "<b>name</b>"
+    unsloth = rlcore.read_run(hf([{"step": 1, "completion_length": 9.0, "completions/mean_length": 9.0}]), "x")
+    assert unsloth.source["length"] == "completions/mean_length" and "completion_length" in unsloth.extras
 
 
 # bad input → a part of the message that names the problem
