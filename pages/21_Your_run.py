@@ -98,7 +98,7 @@ def describe(log, shown_name: str) -> None:
     elif log.trainer == "csv" and log.keys:
         lines.append(t("p21.keys_of", trainer=t(f"p21.trainers.{log.keys}")))
     lines += [t(f"p21.notes.{kind}", n=f"{n:,}") for kind, n in log.notes]
-    st.markdown(" ".join(lines))
+    st.markdown(t("p21.sentence_sep").join(lines))
 
 
 def key_table(log) -> None:
@@ -167,12 +167,12 @@ def finding_text(f) -> str:
     text = t(f"p21.findings.{kind}", first=f"{f.first_step:,}", last=f"{f.last_step:,}", key=esc(f.series),
              concept=t(f"p21.concepts.{f.series}") if f.kind == "negative_kl" else "", **values)
     if f.kind == "negative_kl":
-        text += " " + t(f"p21.negative.{f.detail if f.detail in NEGATIVE else 'other'}")
+        text += t("p21.sentence_sep") + t(f"p21.negative.{f.detail if f.detail in NEGATIVE else 'other'}")
     if f.kind == "length_limit" and "length_early" in f.evidence:
-        text += " " + t("p21.findings.length_change", early=fmt(f.evidence["length_early"], 1),
+        text += t("p21.sentence_sep") + t("p21.findings.length_change", early=fmt(f.evidence["length_early"], 1),
                         late=fmt(f.evidence["length_late"], 1))
     if f.kind == "loss_zero_expected" and "grad_norm_median" in f.evidence:
-        text += " " + t("p21.findings.grad_norm", norm=fmt(f.evidence["grad_norm_median"], 4))
+        text += t("p21.sentence_sep") + t("p21.findings.grad_norm", norm=fmt(f.evidence["grad_norm_median"], 4))
     return text
 
 

@@ -104,7 +104,7 @@ def test_a_visitors_log_stays_in_their_session():
     mine.text_area(key="paste").set_value(VERL).run()
     assert "read as a **verl** log" in page_text(mine)
     other = run_page(PAGE)
-    assert "read as a **verl** log" not in page_text(other) and "Healthy (miniature" in page_text(other)
+    assert "read as a **verl** log" not in page_text(other) and "Healthy: read as" in page_text(other)
     source = PAGE.read_text(encoding="utf-8")
     assert "page.run(rlcore.your_run, upload" in source and "page.run(rlcore.your_run, pasted" in source
     assert "page.study(rlcore.your_run" not in source
