@@ -57,7 +57,8 @@ EXTRAS = {
     "verl": (r"^(?:actor|critic|response_length|prompt_length|timing_s|timing|perf|val-core|val-aux|training|"
              r"global_seqlen|response|rollout|mismatch|tool_call)/.+$",),
     "openrlhf": (r"^(?:train|eval)/.+$",),
-    "tracker": (r"^_(?:step|runtime|timestamp|wandb)$", r"^(?:global_step|step|Step|train/global_step)$"),
+    "tracker": (r"^_(?:step|runtime|timestamp|wandb)$", r"^(?:global_step|step|Step|train/global_step)$",
+                r"^Wall time$"),
 }
 
 # sign conventions (an id the page explains): the log's own key → what its number is

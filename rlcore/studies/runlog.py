@@ -241,14 +241,28 @@ def _console(text: str, rows: _Rows) -> int:
     return found
 
 
-def _csv(text: str, rows: _Rows) -> None:
-    """A tracker's table: a header with a step column, one column per metric (W&B's "run - key" headers too)."""
+def _tensorboard_tag(name: str) -> str:
+    """The metric of TensorBoard's one-metric CSV, from its file name ("run-x-tag-actor_entropy.csv"): the tag with
+    its first "_" read as the "/" the download replaced, when that is a key this reader knows (actor/entropy)."""
+    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    tag = stem.split("-tag-", 1)[1] if "-tag-" in stem else stem
+    slashed = tag.replace("_", "/", 1)
+    known = any(slashed == k or (k.startswith("^") and re.match(k, slashed))
+                for _, keys in runkeys.CONCEPTS.values() for k in keys)
+    return slashed if known else tag
+
+
+def _csv(text: str, rows: _Rows, name: str = "") -> None:
+    """A tracker's table: a header with a step column, one column per metric (W&B's "run - key" headers too;
+    TensorBoard's "Wall time, Step, Value", its metric named by the file)."""
     reader = csv.reader(text.splitlines())
     try:
         header = [h.strip() for h in next(reader)]
     except (StopIteration, csv.Error):
         raise ValueError("data is a CSV without a header row") from None
     names = [h.split(" - ", 1)[1] if " - " in h else h for h in header]
+    if sorted(names) == ["Step", "Value", "Wall time"]:
+        names = [_tensorboard_tag(name) if n == "Value" else n for n in names]
     step_col = next((names.index(k) for k in STEP_KEYS if k in names), None)
     if step_col is None:
         shown = ", ".join(names[:8])[:160]
@@ -282,7 +296,7 @@ def _decode(data) -> str:
     return text
 
 
-def _parse(text: str) -> tuple[str, _Rows]:
+def _parse(text: str, name: str = "") -> tuple[str, _Rows]:
     """The rows of a log and its container: "hf", "rows" (JSON), "jsonl", "console" or "csv"."""
     rows = _Rows()
     head = text.lstrip()[:1]
@@ -292,7 +306,7 @@ def _parse(text: str) -> tuple[str, _Rows]:
     if _console(text, rows):
         return "console", rows
     if "," in first:
-        _csv(text, rows)
+        _csv(text, rows, name)
         return "csv", rows
     raise ValueError("data is none of the formats this reader knows: trainer_state.json, JSON lines, verl's "
                      "console lines (step:N - key:value) or a CSV with a step column")
@@ -419,7 +433,7 @@ def read_run(data: bytes, name: str) -> RunLog:
     """
     text = _decode(data)
     shown = str(name)[:MAX_NAME_CHARS]
-    container, rows = _parse(text)
+    container, rows = _parse(text, shown)
     if not rows.steps:
         raise ValueError("data has no row with a step number (a whole number >= 0), so nothing can be drawn "
                          "against the steps")

@@ -141,6 +141,14 @@ def test_what_the_reader_did_is_said():
     assert old.conventions["entropy"] == "is_entropy" and "timing/gen" in old.extras
 
 
+def test_tensorboards_one_metric_csv_takes_its_metric_from_the_file_name():
+    data = b"Wall time,Step,Value\n1700000000.5,1,0.9\n1700000010.5,2,0.8\n"
+    log = rlcore.read_run(data, "run-exp1-tag-actor_entropy.csv")
+    assert log.source == {"entropy": "actor/entropy"} and log.series["entropy"].tolist() == [0.9, 0.8]
+    assert "Wall time" in log.extras and log.unknown == ()
+    assert rlcore.read_run(data, "run-tag-my_metric.csv").unknown == ("my_metric",)
+
+
 def test_markup_in_key_names_is_kept_as_text_and_listed():
     key = '<script>alert(1)</script>**x**'
     log = rlcore.read_run(hf([{"step": 1, key: 1.0, "loss": 0.1}]), "<b>name</b>")
