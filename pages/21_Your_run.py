@@ -12,6 +12,7 @@ from ui.i18n import t
 page.setup("p21", scenario=False)
 DETAIL = [100, 200, 400, 800]  # buckets per curve
 MAX_PASTE = 200_000           # characters of pasted lines
+OWN_LOG = "your_run_log"      # session key: the visitor's last log read, with what it was read from
 DRAWN = ("reward", "reward_std", "val_score", "kl", "ppo_kl", "entropy", "clip_fraction", "length", "length_clipped",
          "zero_std_groups", "explained_variance", "value_loss", "grad_norm", "loss", "margin", "chosen_logp",
          "rejected_logp", "accuracy", "eval_loss")
@@ -53,6 +54,14 @@ def page_link(table: str) -> str:
     return f"[{nav.title(where)}]({nav.url_path(where.path)})"
 
 
+def own_log(key: tuple, read):
+    """The visitor's log as read last in this session (``st.session_state``, theirs alone), or read now."""
+    kept = st.session_state.get(OWN_LOG)
+    if kept is None or kept[0] != key:
+        kept = st.session_state[OWN_LOG] = (key, read())
+    return kept[1]
+
+
 @page.panel
 def run_panel() -> None:
     c1, c2 = st.columns([3, 2])
@@ -65,12 +74,15 @@ def run_panel() -> None:
     with st.expander(t("p21.paste")):
         pasted = st.text_area(t("p21.paste"), key="paste", max_chars=MAX_PASTE, help=t("p21.paste_help"),
                               label_visibility="collapsed")
-    # a visitor's log is read for this session only: no shared cache, nothing written anywhere
+    # a visitor's log is read for this session only: no shared cache, nothing written anywhere; the session keeps
+    # its last reading, so answering the question does not read 20 MB again
     if upload is not None:
-        run = page.run(rlcore.your_run, upload.getvalue(), upload.name, int(most))
+        run = own_log(("upload", upload.file_id, most), lambda: page.run(rlcore.your_run, upload.getvalue(),
+                                                                         upload.name, int(most)))
         shown_name = esc(run.log.name)
     elif pasted.strip():
-        run = page.run(rlcore.your_run, pasted.encode("utf-8", "surrogatepass"), "pasted", int(most))
+        data = pasted.encode("utf-8", "surrogatepass")
+        run = own_log(("paste", pasted, most), lambda: page.run(rlcore.your_run, data, "pasted", int(most)))
         shown_name = t("p21.pasted")
     else:
         run = page.study(rlcore.example_run, example, int(most), entries=len(DETAIL) * len(names))

@@ -106,7 +106,7 @@ def test_a_visitors_log_stays_in_their_session():
     other = run_page(PAGE)
     assert "read as a **verl** log" not in page_text(other) and "Healthy: read as" in page_text(other)
     source = PAGE.read_text(encoding="utf-8")
-    assert "page.run(rlcore.your_run, upload" in source and "page.run(rlcore.your_run, pasted" in source
+    assert "page.run(rlcore.your_run, upload" in source and "page.run(rlcore.your_run, data" in source
     assert "page.study(rlcore.your_run" not in source
     for module in ("runlog", "rundiag", "runkeys"):
         tree = ast.parse((ROOT / "rlcore" / "studies" / f"{module}.py").read_text(encoding="utf-8"))
