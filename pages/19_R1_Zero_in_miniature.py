@@ -137,6 +137,7 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
     elif shared:
         right.caption(t("p19.trained_already", steps=run.config.steps))
     zero_view.curves(run, where, run.config.steps)
+    zero_view.log_downloads(run)  # the run as a real training log, for page 21
     small, large = (run.length_by_size[:, i] for i in (0, -1))
     st.markdown(t(
         "p19.compare", steps=done, algo=name, pass1_start=pct(run.pass1[0], 1), pass1_end=pct(run.pass1[-1], 1),

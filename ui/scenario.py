@@ -518,7 +518,7 @@ def _files(scenario: rlcore.Scenario) -> None:
     """Download the example as JSON, or load one; drawn only while its expander is open."""
     st.download_button(t("scenario.download"), to_json(scenario).encode(), file_name="scenario.json",
                        mime="application/json", on_click="ignore", width="stretch")
-    st.file_uploader(t("scenario.upload"), type=["json"],
+    st.file_uploader(t("scenario.upload"), type=["json"], max_upload_size=1,  # MB: a scenario is 100 kB at most
                      key="scenario_upload", on_change=_load_file)
     kind, text = st.session_state.pop("scenario_file_notice", (None, None))
     if kind == "error":

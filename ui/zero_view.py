@@ -7,7 +7,8 @@
 - ``where_it_changed``: entropy, KL to the base and the update's push at each answer position;
 - ``samples``: the answers to one problem of each size at steps 0, 10, 30 and the end;
 - ``pass_k``: pass@k from 1 to 64, base against trained;
-- ``inside``: one problem's group of answers in one update, token by token, and how GRPO and Dr. GRPO weigh it.
+- ``inside``: one problem's group of answers in one update, token by token, and how GRPO and Dr. GRPO weigh it;
+- ``log_downloads``: the run as the training logs TRL and verl write, for page 21 (or any reader of such logs).
 """
 
 from __future__ import annotations
@@ -202,3 +203,15 @@ def weights(g: training.GroupView, rows: list[str]) -> None:
 
 CODE = (zero.train_steps, training.policy_grads, training._advantages, rlcore.group_advantages, rlcore.gae,
         rlcore.token_weights, rlcore.gradient_weights, rlcore.kl_estimators, training.measure, task.judge)
+
+
+def log_downloads(run: zero.ZeroRun) -> None:
+    """The run as TRL's trainer_state.json (GRPOTrainer's keys, so not for a PPO run) and verl's JSON lines."""
+    if not run.updates:
+        return
+    logs = {"verl": (rlcore.run_log_verl, "verl_metrics.jsonl")}
+    if run.config.algorithm != "ppo":
+        logs = {"trl": (rlcore.run_log_trl, "trainer_state.json"), **logs}
+    for col, (trainer, (write, file_name)) in zip(st.columns(len(logs)), logs.items(), strict=True):
+        col.download_button(t(f"p19.log_{trainer}"), write(run), file_name=file_name, mime="application/json",
+                            on_click="ignore", help=t("p19.log_help"), icon=":material/download:", width="stretch")

@@ -26,6 +26,9 @@ from . import (
                policy_gradient,
                recipes,
                reward,
+               rundiag,
+               runexport,
+               runlog,
                value,
                zero,
 )
@@ -46,9 +49,13 @@ from .overview import *  # noqa: F403
 from .policy_gradient import *  # noqa: F403
 from .recipes import *  # noqa: F403
 from .reward import *  # noqa: F403
+from .rundiag import *  # noqa: F403
+from .runexport import *  # noqa: F403
+from .runlog import *  # noqa: F403
 from .value import *  # noqa: F403
 from .zero import dpo, model, task, training, warmup  # noqa: F401  (every module of zero loaded, for rlcore's aliases)
 
 MODULES = (baseline, clipping, clips, collapse, critic, exploration, goodhart, judge, kl_penalty, kl_placement, lab,
-           length, mismatch, overview, policy_gradient, recipes, reward, value)
+           length, mismatch, overview, policy_gradient, recipes, reward, rundiag, runexport, runlog,
+           value)
 __all__ = [*(name for module in MODULES for name in module.__all__), "zero"]  # zero's names stay in rlcore.zero

@@ -97,18 +97,21 @@ def test_server_config_keeps_protections_on():
     server = config.get("server", {})
     assert server.get("enableXsrfProtection", True) is True
     assert server.get("enableCORS", True) is True
-    assert server.get("maxUploadSize", 200) <= 1
+    assert server.get("maxUploadSize", 200) <= rlcore.MAX_LOG_BYTES // 1_000_000  # page 21's logs, 20 MB
     assert config.get("client", {}).get("showErrorDetails") == "none"
 
 
 def test_visitor_json_is_parsed_only_by_the_guarded_reader():
-    """Only ``ui.scenario.from_json`` parses JSON, after its size and nesting checks (json.loads recurses)."""
+    """Only ``ui.scenario.from_json`` and the log reader (``rlcore.read_run``'s ``_loads``) parse JSON, after their
+    size and nesting checks (json.loads recurses)."""
     found = []
     for path in APP_FILES:
         tree = ast.parse(path.read_text())
         for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
             found += [(path.name, fn.name) for call in calls(fn) if dotted(call.func) in {"json.loads", "json.load"}]
-    assert found == [("scenario.py", "from_json")]
+    assert sorted(found) == [("runlog.py", "_loads"), ("scenario.py", "from_json")]
+    rejects(lambda: rlcore.read_run(b"[" * 10**6, "deep.json"), "deeper")
+    rejects(lambda: rlcore.read_run(b" " * (rlcore.MAX_LOG_BYTES + 1), "big.json"), "limit is 20,000,000")
     rejects(lambda: panel.from_json("[" * panel.MAX_JSON_BYTES), "deep")
     rejects(lambda: panel.from_json("[" * (panel.MAX_JSON_BYTES + 1)), "limit is 100,000")
 

@@ -53,7 +53,8 @@ TERMS = {
                   "Transformer"},
     "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "RFT", "Transformer", "Yue", "base",
                                    "head", "held", "log", "mean", "model", "norm", "numpy", "out", "problems", "seq",
-                                   "sum", "token"},
+                                   "sum", "token", "TRL", "verl"},  # TRL, verl: the logs it downloads
+    "21_Your_run.py": {"OpenRLHF", "TRL", "verl"},  # the trainers whose logs it reads
 }
 PAGES = [ROOT / p.path for p in nav.PAGES if p.path != "pages/20_Glossary.py"]  # its own: test_zh_glossary.py
 ZH = {"lang": "zh"}
