@@ -355,7 +355,8 @@ def kl_matched(curves: dict) -> tuple[float, dict]:
     >>> kl_matched({"a": ([0.0, 0.5], [0.2, 0.6]), "b": ([0.0, 0.25], [0.2, 0.3])})
     (0.25, {'a': 0.4, 'b': 0.3})
     """
-    if not isinstance(curves, dict) or not curves:
+    if (not isinstance(curves, dict) or not curves
+            or not all(isinstance(c, tuple | list) and len(c) == 2 for c in curves.values())):
         raise ValueError(f"curves must be a non-empty dict of (kl, pass1) curves, got {curves!r}")
     target = min(float(as_vector("kl", k)[-1]) for k, _ in curves.values())
     return target, {name: pass_at_kl(k, p, max(target, 0.0)) for name, (k, p) in curves.items()}
@@ -367,6 +368,9 @@ def leader_at_kl(passes: dict) -> str:
     >>> leader_at_kl({"a": 0.4, "b": 0.3}), leader_at_kl({"a": 0.4, "b": 0.39})
     ('a', 'level')
     """
+    if (not isinstance(passes, dict) or not passes or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in passes.values())):
+        raise ValueError(f"passes must be a non-empty dict of names to finite pass@1 values, got {passes!r}")
     ranked = sorted(passes.items(), key=lambda kv: -kv[1])
     return "level" if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= LEVEL else ranked[0][0]
 
