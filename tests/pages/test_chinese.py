@@ -49,9 +49,9 @@ TERMS = {
                                 "reference", "softmax"},  # best-of-n: its gloss
     "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
                   "margin", "model", "online", "preference", "reward"},
-    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "RFT", "Transformer", "Yue", "base",
-                                   "head", "held", "log", "mean", "model", "norm", "numpy", "out", "problems", "seq",
-                                   "sum", "token"},
+    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "REINFORCE", "RFT", "STaR",
+                                   "Transformer", "Yue", "base", "head", "held", "log", "mean", "model", "norm",
+                                   "numpy", "out", "problems", "seq", "sum", "token"},
 }
 PAGES = [ROOT / p.path for p in nav.PAGES if p.path != "pages/20_Glossary.py"]  # its own: test_zh_glossary.py
 ZH = {"lang": "zh"}

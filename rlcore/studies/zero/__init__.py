@@ -6,8 +6,10 @@ base model on problems of 2 to 7 operands, where how much working pays depends o
 """
 
 from .dpo import DPOConfig, DPORun, DPOStep, displacement, dpo_collect, dpo_steps, dpo_train, who_leads
+from .task import guess_rate
 from .training import (
     PassCurve,
+    PassK,
     ZeroConfig,
     ZeroRun,
     ZeroStep,
@@ -19,6 +21,6 @@ from .training import (
 )
 from .warmup import BaseStats, base_stats
 
-__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep",
+__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "PassK", "ZeroConfig", "ZeroRun", "ZeroStep",
            "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
-           "pass_curve", "train", "train_steps", "who_leads"]
+           "guess_rate", "pass_curve", "train", "train_steps", "who_leads"]
