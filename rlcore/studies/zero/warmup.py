@@ -35,8 +35,8 @@ class WarmupPlan:
     hidden: int | None = None   # the MLP's width (None: 4 · width); its capacity sets how much it does in one pass
     batch: int = 128
     lr: float = 3e-3
-    lr_end: float = 3e-4        # the step size decays geometrically from lr to lr_end over the steps
-    steps: int = 3000
+    lr_end: float = 1e-4        # the step size decays geometrically from lr to lr_end over the steps
+    steps: int = 6000
     start_share: float = 0.25   # the optimum's P(":" first)
     keep_share: float = 0.5     # the optimum's P(another result | one more is allowed)
 
