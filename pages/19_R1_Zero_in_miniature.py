@@ -22,7 +22,7 @@ NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", 
 D, STEP_SIZES = zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 DEFAULTS = page.shelf("zero_defaults", 2)  # the default run and its RFT baseline, trained once ahead of time
-LENGTH_COST = 0.02  # the length-cost preset: a per-token penalty in score units
+LENGTH_COST = 0.1  # the length-cost preset: a per-token penalty on right answers, in score units
 QUICK_PASSK = 64  # a learner's run measures pass@k up to 64; the default run's go to D.passk_max, ahead of time
 AHEAD = (D, replace(D, algorithm="rft_offline", passk_max=QUICK_PASSK))  # trained before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts

@@ -20,7 +20,7 @@ import rlcore
 from rlcore import zero
 from rlcore.studies.zero import task, training, warmup
 from ui import charts, inputs, page, runs
-from ui.colors import ACCENT, METHODS, NEUTRAL, SIZE_RAMP, method_colors
+from ui.colors import METHODS, NEUTRAL, OVERLAY, SIZE_RAMP, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import t
 
@@ -150,7 +150,7 @@ def pass_k(run: zero.ZeroRun) -> None:
     ks = run.passk_ks
     df = pd.DataFrame({"k": np.tile(ks, 3), "model": np.repeat(who, ks.size),
                        "pass@k": np.r_[run.passk_base, run.passk_trained, run.passk_guess]})
-    colors = {who[0]: NEUTRAL, who[1]: METHODS[run.config.algorithm], who[2]: ACCENT}  # the base grey, the run as
+    colors = {who[0]: NEUTRAL, who[1]: METHODS[run.config.algorithm], who[2]: OVERLAY}  # the base grey, the run as
     lines = charts.lines(df, x="k", y="pass@k", key=charts.Key("model", colors=colors, title=t("p19.model")),
                          axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"), points=True)
     n = int(ks[-1])

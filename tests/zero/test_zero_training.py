@@ -363,6 +363,6 @@ def test_offline_rft_samples_only_the_base_and_star_refreshes_its_sampler_each_r
     np.testing.assert_array_equal(answers(algorithm="star", rounds=2, lr=0.05), online[1])
     c = T.ZeroConfig(steps=1, prompts=2, group_size=4, length_cost=0.1)
     u = list(T.train_steps(c, seed=0))[1].update
-    reward = u.score - 0.1 * task.answer_lengths(u.answers)
+    reward = u.score - 0.1 * task.answer_lengths(u.answers) * u.right      # the cost falls on right answers only
     np.testing.assert_allclose(u.advantage[:, 0], np.concatenate([group_advantages(g, "grpo") for g in
                                                                   reward.reshape(-1, 4)]), atol=1e-12)

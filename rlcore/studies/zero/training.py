@@ -72,8 +72,8 @@ class ZeroConfig:
                                   # (online: REINFORCE with a 0/1 reward), "rft_offline" (only the base's samples),
                                   # "star" (expert iteration: the sampler refreshed every steps / rounds steps)
     rounds: int = 4               # "star": rounds of sample → filter → SFT
-    length_cost: float = 0.0      # a per-token length penalty in score units: the reward is the judge's score minus
-                                  # length_cost × the answer's visible tokens (0 = none)
+    length_cost: float = 0.0      # a per-token length penalty in score units on right answers: the reward is the
+                                  # judge's score minus length_cost × the visible tokens of a right answer (0 = none)
     steps: int = 100              # updates
     group_size: int = 8           # G answers per problem
     prompts: int = 16             # problems per step
@@ -751,7 +751,10 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         ans = seq[:, task.PROMPT_LEN:]
         right, well, score = task.judge_batch(ans, rows)
         mask = answer_mask(ans)
-        reward = score - c.length_cost * task.answer_lengths(ans) if c.algorithm not in FILTERED else score
+        # the length cost falls on right answers only (as Kimi k1.5 spares wrong ones): a cost on every answer would
+        # break the tie in each group whose answers are all wrong, and push every size to "= a" before working pays
+        cost = c.length_cost * task.answer_lengths(ans) * right if c.algorithm not in FILTERED else 0.0
+        reward = score - cost
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
