@@ -12,6 +12,7 @@ from ui.format import fmt
 from ui.i18n import t
 
 PARTNER = {"grpo": "dr_grpo", "dr_grpo": "grpo"}  # the aggregations Liu et al. (2025) compare
+CRITIC_HELPS = 0.2  # the explained variance (mean of the last 10 updates) from which the page calls the critic useful
 
 
 def claims(run: zero.ZeroRun) -> None:
@@ -20,7 +21,8 @@ def claims(run: zero.ZeroRun) -> None:
     critic helped (explained variance at the end below 0: it does not)."""
     if run.config.algorithm == "ppo" and run.updates:
         ev = run.explained_end
-        st.markdown(t("p19.critic_helps" if ev >= 0 else "p19.critic_useless", ev=fmt(ev, 2),
+        case = "useless" if ev < 0 else "weak" if ev < CRITIC_HELPS else "helps"
+        st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2),
                       n=min(10, len(run.updates))))
     small, large = run.length_by_size[:, 0], run.length_by_size[:, -1]
     case = "adaptive" if run.adaptive_length else "overthinking" if small[-1] > small[0] + 0.5 else "neither"

@@ -49,7 +49,7 @@ TERMS = {
                                 "reference", "softmax"},  # best-of-n: its gloss
     "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
                   "margin", "model", "online", "preference", "reward"},
-    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "REINFORCE", "RFT", "STaR",
+    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "Chen", "DeepSeek", "Dr", "InstructGPT", "REINFORCE", "RFT", "STaR",
                                    "Transformer", "Yue", "base", "head", "held", "log", "mean", "model", "norm",
                                    "numpy", "out", "problems", "seq", "sum", "token"},
 }

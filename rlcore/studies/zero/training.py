@@ -56,6 +56,7 @@ EVAL_STREAM = 1           # the held-out answers draw from their own seeded stre
 CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
 CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
 CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
+CRITIC_BATCHES = 4        # PPO's value head is refit after each update on the last this many batches
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
 PASSK_CHUNK = 8192        # answers the pass@k curves generate at once (the KV cache of more would not fit well)
 
@@ -84,8 +85,9 @@ class ZeroConfig:
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
     gae_lambda: float = 0.95      # PPO's λ
     value_coef: float = 0.5       # PPO: weight of the value loss ½(V − return)²
-    critic_refit: bool = True     # PPO: after each update the value head is refit by least squares to that batch's
-                                  # returns on the updated model's features (False: Adam on the value loss alone)
+    critic_refit: bool = True     # PPO: after each update the value head is refit by least squares to the last
+                                  # CRITIC_BATCHES batches' returns on the updated model's features (False: Adam on
+                                  # the value loss alone)
     k: int = 8                    # answers per held-out problem; the k of pass@k
     passk_max: int = 1024         # the largest k of the run's pass@k curves, from that many answers per problem
 
@@ -740,7 +742,7 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
     yield ZeroStep(0, measure(model, base, seed, c.k), None, model)
     if c.algorithm == "ppo":
         model = warm_critic(base, seed)   # the same policy: step 0's measure holds
-    sampler, per_round = base, -(-c.steps // c.rounds)
+    sampler, per_round, replay = base, -(-c.steps // c.rounds), []
     for step in range(1, c.steps + 1):
         problems = task.sample_problems(rng, c.prompts, exclude=held)
         rows = np.repeat(problems, c.group_size, axis=0)
@@ -767,8 +769,9 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
                 push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
             model, opt, _ = adam_step(model, g.grads, opt, c.lr)
         explained = explained_variance(values, returns, mask) if returns is not None else float("nan")
-        if returns is not None and c.critic_refit:   # the next batch's V, fitted on this one's (so measured unseen)
-            model = _fit_value_head(model, seq, mask, returns)
+        if returns is not None and c.critic_refit:   # the next batch's V, fitted on the last few (so measured unseen)
+            replay = [*replay[1 - CRITIC_BATCHES:], (seq, mask, returns)]
+            model = _fit_value_head(model, *(np.concatenate(part) for part in zip(*replay, strict=True)))
         update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push,
                         explained)
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
