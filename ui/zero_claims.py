@@ -16,16 +16,18 @@ CRITIC_HELPS = 0.2  # the explained variance (mean of the last 10 updates) from 
 
 
 def claims(run: zero.ZeroRun) -> None:
-    """What the lengths did, said from the numbers: adaptive length only where the run shows it (``adaptive_length``),
-    overthinking where the smallest problems' answers grew too, else that neither happened; and for PPO whether its
-    critic helped (explained variance at the end below 0: it does not)."""
+    """What the lengths did, said from the numbers: adaptive length only with a length cost and where the run shows
+    it (``adaptive_length``), overthinking where the smallest problems' answers grew, else what happened; and for PPO
+    how much its critic helped (explained variance at the end below 0: not at all; below CRITIC_HELPS: hardly)."""
     if run.config.algorithm == "ppo" and run.updates:
         ev = run.explained_end
         case = "useless" if ev < 0 else "weak" if ev < CRITIC_HELPS else "helps"
         st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2),
                       n=min(10, len(run.updates))))
     small, large = run.length_by_size[:, 0], run.length_by_size[:, -1]
-    case = "adaptive" if run.adaptive_length else "overthinking" if small[-1] > small[0] + 0.5 else "neither"
+    free = run.config.length_cost == 0   # no cost: the page says what happened and claims no adaptive length
+    case = ("overthinking" if small[-1] > small[0] + 0.5 else "free" if free else
+            "adaptive" if run.adaptive_length else "neither")
     st.markdown(t(f"p19.length_{case}", small=run.sizes[0], large=run.sizes[-1], small_start=fmt(small[0], 1),
                   small_end=fmt(small[-1], 1), large_start=fmt(large[0], 1), large_end=fmt(large[-1], 1),
                   cost=fmt(run.config.length_cost, 2))
