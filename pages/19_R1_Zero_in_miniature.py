@@ -11,17 +11,20 @@ import streamlit as st
 
 from rlcore import zero
 from rlcore.studies.zero import training, warmup
-from ui import charts, inputs, page, runs, zero_view
+from ui import charts, inputs, page, runs, zero_claims, zero_view
 from ui.format import fmt, pct
 from ui.i18n import t
 
 page.setup("p19", scenario=False)
 
-NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", "RFT": "rft"}  # link → rlcore
+NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", "RFT": "rft",  # link → rlcore
+         "offline RFT": "rft_offline", "STaR": "star"}
 D, STEP_SIZES = zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 DEFAULTS = page.shelf("zero_defaults", 2)  # the default run and its RFT baseline, trained once ahead of time
-AHEAD = (D, replace(D, algorithm="rft"))  # what the server trains for a newcomer before anyone presses Train
+LENGTH_COST = 0.1  # the length-cost preset: a per-token penalty on right answers, in score units
+QUICK_PASSK = 64  # a learner's run measures pass@k up to 64; the default run's go to D.passk_max, ahead of time
+AHEAD = (D, replace(D, algorithm="rft_offline", passk_max=QUICK_PASSK))  # trained before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts
 PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a runs.Recorder), the last one
 SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
@@ -31,22 +34,27 @@ KL_SHOWN = {name: t(f"p19.kl_in_{v}") for name, v in KL_NAMES.items()}  # the li
 
 page.presets({SHOWN["GRPO"]: {"algo": "GRPO"}, SHOWN["Dr. GRPO"]: {"algo": "Dr. GRPO"},
               t("p19.preset_ppo"): {"algo": "PPO with a value head"}, t("p19.preset_kl"): {"algo": "GRPO", "beta": 0.1},
-              t("p19.preset_slow"): {"lr": 3e-5, "steps": 200}})
+              t("p19.preset_slow"): {"lr": 3e-5, "steps": 200}, t("p19.preset_length_off"): {"length_cost": 0.0},
+              t("p19.preset_length_on"): {"length_cost": LENGTH_COST}})
 
 
 def train_ahead() -> None:
-    """Once per server: the default settings (and their RFT baseline) trained in the server's own turns, so a
+    """Once per server: the default settings (and their offline RFT baseline) trained in the server's own turns, so a
     newcomer sees a whole run at once and Train is for settings of their own."""
     for config in AHEAD:
         key = (repr(config), 0)
-        page.ahead_of_time(("zero", key), lambda c=config: zero.train_steps(c, 0),
+        page.ahead_of_time(("zero", key), lambda c=config: runs.with_passk(c, 0),
                            lambda steps, c=config, k=key: DEFAULTS.put(k, runs.collected(c, 0, steps)))
 
 
 def held(config: zero.ZeroConfig, seed: int):
-    """The run at these settings the server holds (trained by someone, or ahead of time), or None."""
-    key = (repr(config), seed)
-    return RUNS.get(key) or DEFAULTS.get(key)
+    """The run at these settings the server holds (trained by someone, or ahead of time), or None; the same settings
+    with pass@k measured further count as the same run."""
+    for n in dict.fromkeys((config.passk_max, D.passk_max, QUICK_PASSK)):
+        key = (repr(replace(config, passk_max=n)), seed)
+        if (run := RUNS.get(key) or DEFAULTS.get(key)) is not None:
+            return run
+    return None
 
 
 def ask(stats: zero.BaseStats) -> None:
@@ -77,8 +85,10 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
         seed = inputs.number(t("p19.seed"), 0, 99, 0, key="seed", where=c1, help=t("p19.seed_help"))
         kl_in = inputs.radio(t("p19.kl_in"), list(KL_NAMES), "in the loss (k3)", key="kl_in", horizontal=True,
                              where=c2, help=t("p19.kl_in_help"), format_func=KL_SHOWN.get)
+        cost = inputs.slider(t("p19.length_cost"), 0.0, 0.1, D.length_cost, 0.01, key="length_cost", where=c3,
+                             help=t("p19.length_cost_help"))
     return algo, page.run(zero.ZeroConfig, algorithm=NAMES[algo], steps=steps, group_size=group, lr=lr, beta=beta,
-                          epochs=epochs, kl_in=KL_NAMES[kl_in]), seed
+                          epochs=epochs, kl_in=KL_NAMES[kl_in], length_cost=cost, passk_max=QUICK_PASSK), seed
 
 
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
@@ -87,8 +97,11 @@ def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     record = st.session_state[PARTIAL] = runs.Recorder(config, seed)
     # how many runs are ahead while this one waits for its turn; the progress; the live charts
     waiting, bar, live, last = where.empty(), where.progress(0.0, text=t("p19.measuring")), where.empty(), 0.0
-    for s in page.live(zero.train_steps(config, seed), where=waiting):
+    for s in page.live(runs.with_passk(config, seed), where=waiting):
         record.add(s)
+        if not isinstance(s, zero.ZeroStep):   # the pass@k curves, measured after the last step
+            bar.progress(1.0, text=t("p19.measuring_passk", n=config.passk_max))
+            continue
         now = time.perf_counter()
         if now - last > REDRAW or s.step == config.steps:
             said = dict(step=s.step, steps=config.steps, pass1=pct(s.measure.pass1, 1), length=fmt(s.measure.length, 1))
@@ -144,6 +157,9 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
         length_start=fmt(run.length[0], 1), length_end=fmt(run.length[-1], 1), small=run.sizes[0],
         large=run.sizes[-1], small_start=fmt(small[0], 1), small_end=fmt(small[-1], 1), large_start=fmt(large[0], 1),
         large_end=fmt(large[-1], 1)))
+    zero_claims.claims(run)
+    if (partner := zero_claims.PARTNER.get(run.config.algorithm)) is not None and done == run.config.steps:
+        zero_claims.aggregation(run, held(replace(run.config, algorithm=partner), run.seed))
     draw_baselines(run)
     if done:
         zero_view.where_it_changed(run)
@@ -155,10 +171,10 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
 
 
 def draw_baselines(run: zero.ZeroRun) -> None:
-    """RL beside its baselines on the same samples: RFT at the same settings (trained here on request, or held by
-    the server) and best-of-G on the base model."""
-    config = replace(run.config, algorithm="rft")
-    rft = run if run.config.algorithm == "rft" else held(config, run.seed)
+    """RL beside its baselines on the same samples: offline RFT at the same settings (trained here on request, or
+    held by the server) and oracle best-of-G on the base model (the judge picks: pass@G)."""
+    config = replace(run.config, algorithm="rft_offline", passk_max=QUICK_PASSK)
+    rft = run if run.config.algorithm == "rft_offline" else held(config, run.seed)
     slot = st.container()
     if rft is None and slot.button(t("p19.train_rft"), icon=":material/play_arrow:", help=t("p19.train_rft_help")):
         rft = train_live(config, run.seed, slot)
@@ -203,16 +219,18 @@ def zero_panel() -> None:
     ask(stats)
     algo, config, seed = draw_settings()
     run, shared, right, where = find_run(config, seed)
+    base = [page.study(zero.base_measure, seed, config.k, entries=4)]   # step 0 of every run with this seed
     if run is None:
         right.markdown(t("p19.press_train", algo=SHOWN[algo], steps=config.steps))
         if (config, seed) in ((c, 0) for c in AHEAD):
             right.caption(t("p19.ahead_coming"))
-        base = [page.study(zero.base_measure, seed, config.k, entries=4)]
         zero_view.curves(training.collect(config, seed, base, [], warmup.base_model()), where, config.steps)
     plan = warmup.WARMUP
     st.markdown(t("p19.task", examples=f"{plan.examples:,}", start=pct(plan.start_share), keep=pct(plan.keep_share),
-                  problems=zero_view.task.HELD_OUT_SIZE, worked_share=pct(stats.worked_share, 1),
-                  pass1=pct(stats.pass1, 1), length=fmt(stats.length, 1)))
+                  problems=zero_view.task.HELD_OUT_SIZE, worked_share=pct(base[0].worked_share, 1), k_held=config.k,
+                  pass1=pct(base[0].pass1, 1), length=fmt(base[0].length, 1), answers=zero_view.task.MODULUS,
+                  guess=pct(zero.guess_rate(zero_view.task.MIN_SIZE), 0), k=QUICK_PASSK,
+                  guess_k=pct(training.guess_curve(np.array([QUICK_PASSK]))[0], 0)))
     if run is not None:
         draw_run(run, SHOWN[algo], shared, right, where)
     draw_answers(run, SHOWN[algo])

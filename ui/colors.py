@@ -41,7 +41,8 @@ METHODS = {
     # training algorithms (rlcore.ALGORITHMS)
     "reinforce": "#64748B", "reinforce_mean": "#6F8F00", "grpo": "#CF1C90", "dr_grpo": "#8C564B",
     "rloo": "#008695", "ppo": "#7570B3", "dapo": "#8A6D00", "gspo": "#9C6ADE", "cispo": "#3B82F6",
-    "rft": "#B35C00",  # page 19's baseline: supervised learning on the model's own right answers
+    "rft": "#B35C00",  # page 19's online RFT: supervised learning on the model's own right answers (RL, 0/1 reward)
+    "rft_offline": "#2F8F9F", "star": "#6F8F00",  # page 19's baselines: the base's samples once; a few rounds
     # decoding modes
     "greedy": "#8C564B", "sampling": "#7570B3",
     # KL estimators (Schulman's k1, k2, k3)

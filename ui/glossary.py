@@ -118,6 +118,10 @@ TERMS = (
          "pages/19_R1_Zero_in_miniature.py"),
     Term("explained-variance", ("explained variance",), "pages/19_R1_Zero_in_miniature.py"),
     Term("adaptive-length", ("adaptive length",), "pages/19_R1_Zero_in_miniature.py"),
+    Term("overthinking", ("overthinking",), "pages/19_R1_Zero_in_miniature.py"),
+    Term("length-penalty", ("length penalty", "length cost"), "pages/19_R1_Zero_in_miniature.py"),
+    Term("expert-iteration", ("expert iteration", "ExIt"), "pages/19_R1_Zero_in_miniature.py"),
+    Term("oracle-best-of-n", ("oracle best-of-n",), "pages/19_R1_Zero_in_miniature.py"),
 
 )
 

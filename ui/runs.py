@@ -92,14 +92,28 @@ def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: s
     return charts.facets(line, field="quantity", order=list(panels), title=title, subtitle=subtitle), df
 
 
+def with_passk(config, seed: int):
+    """A run step by step as ``rlcore.zero.train_steps`` yields it, then its pass@k curves' parts (None after each)
+    and the curves (a ``PassK``): the whole run's work in turns, the curves last."""
+    last = None
+    for last in rlcore.zero.train_steps(config, seed):
+        yield last
+    yield from training.passk_steps(last.model, seed, config.passk_max)
+
+
 class Recorder:
-    """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``), and the run they make so
-    far (``run``): what page 19 keeps in the session, so that a learner who stops a training keeps the part done."""
+    """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``, then what
+    ``with_passk`` yields after them), and the run they make so far (``run``): what page 19 keeps in the session, so
+    that a learner who stops a training keeps the part done."""
 
     def __init__(self, config, seed: int):
         self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
+        self.passk = None
 
     def add(self, step) -> None:
+        if step is None or isinstance(step, training.PassK):   # the pass@k curves: a part of them, or all
+            self.passk = step if step is not None else self.passk
+            return
         self.measures.append(step.measure)
         if step.update is not None:
             self.updates.append(step.update)
@@ -107,11 +121,12 @@ class Recorder:
 
     def run(self):
         """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``training.collect`` says)."""
-        return training.collect(self.config, self.seed, self.measures, self.updates, self.model)
+        return training.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
 
 
 def collected(config, seed: int, steps):
-    """The ``ZeroRun`` of ``steps`` (``rlcore.zero.ZeroStep``s from step 0 on), as a Recorder would make it."""
+    """The ``ZeroRun`` of ``steps`` (``rlcore.zero.ZeroStep``s from step 0 on, then ``with_passk``'s curves), as a
+    Recorder would make it."""
     record = Recorder(config, seed)
     for step in steps:
         record.add(step)

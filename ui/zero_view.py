@@ -3,10 +3,10 @@
 
 - ``base_chart``: the base model made to write j right running results before its answer, per problem size;
 - ``curves``: the run's held-out curves over the steps, overall and per problem size (drawn live while it trains);
-- ``baselines``: pass@1 over the steps beside RFT's at the same settings and best-of-G on the base model;
+- ``baselines``: pass@1 over the steps beside offline RFT's at the same settings and oracle best-of-G on the base;
 - ``where_it_changed``: entropy, KL to the base and the update's push at each answer position;
 - ``samples``: the answers to one problem of each size at steps 0, 10, 30 and the end;
-- ``pass_k``: pass@k from 1 to 64, base against trained;
+- ``pass_k``: pass@k from 1 to the run's passk_max, base against trained, a uniform guesser's as the floor;
 - ``inside``: one problem's group of answers in one update, token by token, and how GRPO and Dr. GRPO weigh it;
 - ``log_downloads``: the run as the training logs TRL and verl write, for page 21 (or any reader of such logs).
 """
@@ -19,9 +19,9 @@ import streamlit as st
 
 import rlcore
 from rlcore import zero
-from rlcore.studies.zero import task, training
+from rlcore.studies.zero import task, training, warmup
 from ui import charts, inputs, page, runs
-from ui.colors import METHODS, NEUTRAL, SIZE_RAMP, method_colors
+from ui.colors import METHODS, NEUTRAL, OVERLAY, SIZE_RAMP, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import listed, t
 
@@ -42,8 +42,8 @@ def cell(token: str) -> str:
 
 
 def base_chart(stats: zero.BaseStats) -> None:
-    """π(the right answer) after j right running results written for it, one line per problem size: each step of
-    working pays, and the larger the problem, the more steps it takes."""
+    """π(the right answer) after j right running results written for it, one line per problem size (the base's
+    value of working), titled and said from the largest problems' line: whether only the last results pay."""
     rows = [(size_name(m), j, p) for m, row in zip(stats.sizes, stats.forced, strict=True)
             for j, p in enumerate(row) if np.isfinite(p)]
     df = pd.DataFrame(rows, columns=["problem size", "results written", "probability"])
@@ -53,8 +53,13 @@ def base_chart(stats: zero.BaseStats) -> None:
                          axes=charts.Axes(t("p19.steps_written"), t("p19.right_answer_y"), y_domain=[0, 1],
                                           whole="x"),
                          points=True)
-    page.chart(charts.titled(lines, title=t("p19.base_title"), subtitle=wrap(t("p19.base_subtitle")), height=220),
-               df, alt_text=t("p19.base_alt"), name="zero_base")
+    row = stats.forced[-1][np.isfinite(stats.forced[-1])]   # the largest problems: pass@1 after 0 … all results
+    n = warmup.paying_steps(row)
+    case = "none" if n == 0 else "last" if 2 * n <= row.size - 1 else "each"
+    page.chart(charts.titled(lines, title=t(f"p19.base_title_{case}"), subtitle=wrap(t("p19.base_subtitle")),
+                             height=220), df, alt_text=t("p19.base_alt"), name="zero_base")
+    st.markdown(t(f"p19.base_text_{case}", m=stats.sizes[-1], none=pct(row[0], 0), before=pct(row[-1 - n], 0),
+                  all=pct(row[-1], 0), n=n, results=row.size - 1))
 
 
 def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
@@ -86,18 +91,20 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
 
 
 def baselines(run: zero.ZeroRun, rft: zero.ZeroRun | None, best: float) -> None:
-    """What RL adds: the run's held-out pass@1 over the steps, RFT's at the same settings when it has been trained,
-    and best-of-G on the base model (G answers, the judge's favourite kept) as a line: the same samples per problem,
-    spent on training or at answer time."""
+    """What RL adds: the run's held-out pass@1 over the steps, offline RFT's at the same settings when it has been
+    trained, and oracle best-of-G on the base model (G answers, the judge keeps a right one: pass@G) as a line: the
+    same samples per problem, spent on training or at answer time. Titled by the ways it shows."""
     name = t(f"p19.algorithms.{run.config.algorithm}")
-    curves = {name: run.pass1, **({t("p19.algorithms.rft"): rft.pass1} if rft is not None else {})}
+    offline = t("p19.algorithms.rft_offline")
+    curves = {name: run.pass1, **({offline: rft.pass1} if rft is not None else {})}
     df = pd.DataFrame([(name, i, y) for name, ys in curves.items() for i, y in enumerate(ys)],
                       columns=["curve", "step", "pass@1"])
     rule = pd.DataFrame({"pass@1": [best], "label": [t("p19.best_of", n=run.config.group_size, p=pct(best, 1))]})
-    colors = method_colors({name: run.config.algorithm} | ({t("p19.algorithms.rft"): "rft"} if rft else {}))
+    colors = method_colors({name: run.config.algorithm} | ({offline: "rft_offline"} if rft else {}))
     lines = charts.lines(df, x="step", y="pass@1", key=charts.Key("curve", colors=colors, title=t("p19.curve")),
                          axes=charts.Axes(t("p19.x_step"), "pass@1", y_domain=[0, 1], whole="x"))
-    page.chart(charts.layer(lines, charts.rules(rule, at="pass@1", label="label"), title=t("p19.baselines_title"),
+    title = t("p19.baselines_title" if rft is not None else "p19.baselines_title_two")
+    page.chart(charts.layer(lines, charts.rules(rule, at="pass@1", label="label"), title=title,
                             subtitle=wrap(t("p19.baselines_subtitle", g=run.config.group_size)), height=220),
                df, alt_text=t("p19.baselines_alt"), name="zero_baselines")
 
@@ -135,17 +142,27 @@ def samples(run: zero.ZeroRun) -> None:
 
 
 def pass_k(run: zero.ZeroRun) -> None:
-    """pass@k from 1 to 64, base against trained, and what RL changed at either end (Yue et al. 2025)."""
-    c = page.study(zero.pass_curve, run.model, run.seed, 64, entries=4, heavy=True)
-    who = [t("p19.base_model"), t("p19.trained")]
-    df = pd.DataFrame({"k": np.tile(c.k, 2), "model": np.repeat(who, c.k.size), "pass@k": np.r_[c.base, c.model]})
-    colors = {who[0]: NEUTRAL, who[1]: METHODS[run.config.algorithm]}  # the base grey, the run as trained
+    """pass@k from 1 to the run's passk_max, base against trained, with a uniform guesser's as the floor, and the
+    sentence read from the curves: whether, and at which k, the base catches up (Yue et al. 2025)."""
+    if run.passk_ks.size == 0:   # a stopped run: its curves are measured at the end
+        st.caption(t("p19.passk_stopped"))
+        return
+    who = [t("p19.base_model"), t("p19.trained"), t("p19.guesser")]
+    ks = run.passk_ks
+    df = pd.DataFrame({"k": np.tile(ks, 3), "model": np.repeat(who, ks.size),
+                       "pass@k": np.r_[run.passk_base, run.passk_trained, run.passk_guess]})
+    colors = {who[0]: NEUTRAL, who[1]: METHODS[run.config.algorithm], who[2]: OVERLAY}  # the base grey, the run as
     lines = charts.lines(df, x="k", y="pass@k", key=charts.Key("model", colors=colors, title=t("p19.model")),
-                         axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"))
-    page.chart(charts.titled(lines, title=t("p19.passk_title"), subtitle=wrap(t("p19.passk_subtitle")), height=200),
-               df, alt_text=t("p19.passk_alt"), name="zero_pass_k")
-    st.markdown(t(f"p19.passk_{c.change}", b1=pct(c.base[0], 1), m1=pct(c.model[0], 1), bn=pct(c.base[-1], 1),
-                  mn=pct(c.model[-1], 1), n=int(c.k[-1])))
+                         axes=charts.Axes("k", "pass@k", y_domain=[0, 1], log="x"), points=True)
+    n = int(ks[-1])
+    subtitle = wrap(t("p19.passk_subtitle", n=n, answers=task.MODULUS))
+    page.chart(charts.titled(lines, title=t("p19.passk_title"), subtitle=subtitle, height=200), df,
+               alt_text=t("p19.passk_alt", n=n), name="zero_pass_k")
+    said = dict(b1=pct(run.passk_base[0], 1), m1=pct(run.passk_trained[0], 1), bn=pct(run.passk_base[-1], 1),
+                mn=pct(run.passk_trained[-1], 1), gn=pct(run.passk_guess[-1], 1), n=n)
+    k = run.catches_up
+    case = "none" if k == 1 else "never" if k is None else "catches_up"
+    st.markdown(t(f"p19.passk_{case}", **said, k=k or n) + " " + t("p19.passk_counted", n=n, k_held=run.k))
 
 
 def inside(run: zero.ZeroRun, done: int) -> None:

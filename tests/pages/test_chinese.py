@@ -49,11 +49,10 @@ TERMS = {
     "17_Over_optimisation.py": {"Bradley", "Gao", "Hilton", "Schulman", "Terry", "best", "exp", "log", "model", "of",
                                 "overoptimization", "reference", "softmax"},  # best-of-n: its gloss
     "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
-                  "margin", "model", "online", "pair", "preference", "reward",
-                  "Transformer"},
-    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "DeepSeek", "Dr", "InstructGPT", "RFT", "Transformer", "Yue", "base",
-                                   "head", "held", "log", "mean", "model", "norm", "numpy", "out", "problems", "seq",
-                                   "sum", "token", "TRL", "verl"},  # TRL, verl: the logs it downloads
+                  "margin", "model", "online", "pair", "preference", "reward", "Transformer"},
+    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "Chen", "DeepSeek", "Dr", "InstructGPT", "REINFORCE", "RFT", "STaR",
+                                   "Transformer", "Yue", "base", "head", "held", "log", "mean", "model", "norm",
+                                   "numpy", "out", "problems", "seq", "sum", "token", "TRL", "verl"},  # TRL, verl: logs
     "21_Your_run.py": {"OpenRLHF", "TRL", "verl"},  # the trainers whose logs it reads
 }
 PAGES = [ROOT / p.path for p in nav.PAGES if p.path != "pages/20_Glossary.py"]  # its own: test_zh_glossary.py

@@ -75,7 +75,7 @@ def test_dpo_steps_refuses_a_non_config_and_collect_an_empty_run():
 @pytest.fixture(scope="module")
 def short_runs():
     """Two-step runs on the shipped base at a large step size (the policy moves at once), offline and online."""
-    return {online: D.dpo_train(D.DPOConfig(steps=2, prompts=3, group_size=4, online=online, lr=3e-2), 1)
+    return {online: D.dpo_train(D.DPOConfig(steps=2, prompts=6, group_size=8, online=online, lr=3e-2), 1)
             for online in (False, True)}
 
 

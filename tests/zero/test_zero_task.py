@@ -9,12 +9,12 @@ import pytest
 from rlcore.studies.zero import task
 from tests.rejects import rejects
 
-# worked by hand, left to right, last digit kept: (problem, running results, answer)
-HAND = [("5 + 5", [0], 0),
-        ("3 + 4 * 2 + 7", [7, 4, 1], 1),
-        ("9 * 9 * 9", [1, 9], 9),
-        ("9 * 9 + 9 * 7 + 3", [1, 0, 0, 3], 3),
-        ("2 * 5 + 3 * 4 + 6 * 7 + 8", [0, 3, 2, 8, 6, 4], 4)]
+# worked by hand, left to right, last two digits kept: (problem, running results, answer)
+HAND = [("5 + 5", [10], 10),
+        ("3 + 4 * 2 * 7", [7, 14, 98], 98),
+        ("9 * 9 * 9", [81, 29], 29),                        # 729
+        ("9 * 9 + 9 * 7 + 3", [81, 90, 30, 33], 33),        # 630
+        ("2 * 5 + 3 * 4 + 6 * 7 + 8", [10, 13, 52, 58, 6, 14], 14)]   # 406
 
 
 def test_hand_worked_problems():
@@ -39,34 +39,54 @@ def test_text_round_trip_and_fixed_positions():
 def test_the_answer_grammar():
     p = np.stack([task.parse_problem("3 + 4 * 2 + 7")] * 4)
     ans = task.answers(p, np.array([task.AT_ONCE, 0, 1, 2]))
-    assert [task.answer_text(a) for a in ans] == ["= 1", ": = 1", ": 7 = 1", ": 7 4 = 1"]
+    assert [task.answer_text(a) for a in ans] == ["= 21", ": = 21", ": 7 = 21", ": 7 14 = 21"]
     assert task.answer_lengths(ans).tolist() == [2, 3, 4, 5]
     longest = task.answers(task.parse_problem("2 * 5 + 3 * 4 + 6 * 7 + 8")[None], np.array([5]))
     assert task.MAX_ANSWER == 9 and task.answer_lengths(longest).tolist() == [8] and longest[0, -1] == task.END
     assert task.judge_batch(ans, p)[2].tolist() == [2.0] * 4
+    assert task.working_right(ans, p).all()
+    wrong = ans.copy()
+    wrong[3, 2] = 15                                                  # ": 7 15 = 21": right, the working not
+    assert task.judge_batch(wrong, p)[2][3] == 2.0 and task.working_right(wrong, p).tolist() == [True] * 3 + [False]
 
+
+def test_a_uniform_guess_is_right_once_in_a_hundred_and_64_guesses_less_than_half_the_time():
+    assert len(task.VOCAB) == task.MODULUS + 7 and task.VOCAB[99] == "99"
+    for m in task.SIZES:
+        assert task.guess_rate(m) == pytest.approx(1 / 100)
+        assert 1 - (1 - task.guess_rate(m)) ** 64 <= 0.5
+    # every answer is reachable: over many training problems each of 0 … 99 is the answer to some
+    drawn = task.sample_problems(np.random.default_rng(1), 20_000)
+    assert set(task.final_answers(drawn).tolist()) == set(range(100))
 
 @pytest.mark.parametrize(("text", "size", "right", "well"), [
-    (": 7 4 1 = 5", 5, True, True),
-    (": 7 4 1 = 5", 4, True, False),        # one result more than a 4-operand problem has room for
-    ("= 5", 2, True, True),
-    ("=5", 5, True, True),
-    (": = 5", 5, True, True),               # working announced, none written: allowed (s = 0)
-    (": 0 0 0 = 5", 5, True, True),         # the judge does not read the working, as R1-Zero's did not
-    ("= 4", 5, False, True),
-    ("5", 5, False, False),
+    (": 7 14 98 = 45", 5, True, True),
+    (": 7 14 98 = 45", 4, True, False),     # one result more than a 4-operand problem has room for
+    (":7 14=45", 5, True, True),
+    ("= 45", 2, True, True),
+    (": 3 = 45", 2, True, False),           # a 2-operand problem has no running result to write
+    ("=45", 5, True, True),
+    (": = 45", 5, True, True),              # working announced, none written: allowed (s = 0)
+    (": 0 0 0 = 45", 5, True, True),        # the judge does not read the working, as R1-Zero's did not
+    (": 7 140 = 45", 5, True, False),       # a result of three digits is none the task writes
+    (": 714 = 45", 5, True, False),
+    ("= 44", 5, False, True),
+    ("= 5", 5, False, True),
+    ("45", 5, False, False),
     ("", 5, False, False),
-    ("= 5 5", 5, False, False),
-    ("= = 5", 5, True, False),
-    ("7 4 1 = 5", 5, True, False),          # working without the opening ':'
-    ("= ٥", 5, False, False),               # an Arabic-Indic five is not an ASCII digit
-    ("= ５", 5, False, False),               # nor is a full-width five
-    ("= 5\n", 5, False, False),
-    ("<end> = 5", 5, True, False),
-    ("🙂 = 5", 5, True, False),
+    ("= 4 5", 5, False, False),             # two numbers, not 45
+    ("= 045", 5, False, False),             # no leading zeros
+    ("= 145", 5, False, False),
+    ("= = 45", 5, True, False),
+    ("7 14 98 = 45", 5, True, False),       # working without the opening ':'
+    ("= ٤٥", 5, False, False),              # Arabic-Indic digits are not ASCII digits
+    ("= ４５", 5, False, False),             # nor are full-width ones
+    ("= 45\n", 5, False, False),
+    ("<end> = 45", 5, True, False),
+    ("🙂 = 45", 5, True, False),
 ])
 def test_judge_on_chosen_answers(text, size, right, well):
-    v = task.judge(text, 5, size)
+    v = task.judge(text, 45, size)
     assert (v.right, v.well_formed, v.score) == (right, well, float(right) + float(well))
 
 
@@ -95,7 +115,8 @@ def test_held_out_problems_cover_every_size_and_training_never_draws_one():
     (lambda: task.sample_problems(np.random.default_rng(0), 0), "n"),
     (lambda: task.sample_problems(np.random.default_rng(0), 1, [8]), "sizes"),
     (lambda: task.answers(task.parse_problem("3 + 4")[None], np.array([1])), "steps"),
-    (lambda: task.judge("= 1", 10, 3), "answer"),
+    (lambda: task.judge("= 1", 100, 3), "answer"),
+    (lambda: task.guess_rate(8), "size"),
     (lambda: task.judge("= 1", 2.5, 3), "answer"),
     (lambda: task.judge("= 1", 1, 8), "size"),
     *((lambda bad=bad: task.judge(bad, 1, 3), "text") for bad in (None, 5, b"= 5", ["= 5"])),

@@ -6,33 +6,35 @@ base model on problems of 2 to 7 operands, where how much working pays depends o
 """
 
 from .dpo import (
-                  DPOConfig,
-                  DPORun,
-                  DPOStep,
-                  displacement,
-                  dpo_collect,
-                  dpo_steps,
-                  dpo_train,
-                  kl_matched,
-                  leader_at_kl,
-                  pass_at_kl,
-                  split_change,
-                  who_leads,
+    DPOConfig,
+    DPORun,
+    DPOStep,
+    displacement,
+    dpo_collect,
+    dpo_steps,
+    dpo_train,
+    kl_matched,
+    leader_at_kl,
+    pass_at_kl,
+    split_change,
+    who_leads,
 )
+from .task import guess_rate
 from .training import (
-                  PassCurve,
-                  ZeroConfig,
-                  ZeroRun,
-                  ZeroStep,
-                  base_measure,
-                  best_of_n,
-                  pass_curve,
-                  train,
-                  train_steps,
+    PassCurve,
+    PassK,
+    ZeroConfig,
+    ZeroRun,
+    ZeroStep,
+    base_measure,
+    best_of_n,
+    pass_curve,
+    train,
+    train_steps,
 )
 from .warmup import BaseStats, base_stats
 
-__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "ZeroConfig", "ZeroRun", "ZeroStep",
+__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "PassK", "ZeroConfig", "ZeroRun", "ZeroStep",
            "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
-           "kl_matched", "leader_at_kl", "pass_at_kl", "pass_curve", "split_change", "train", "train_steps",
-           "who_leads"]
+           "guess_rate", "kl_matched", "leader_at_kl", "pass_at_kl", "pass_curve", "split_change", "train",
+           "train_steps", "who_leads"]

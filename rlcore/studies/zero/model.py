@@ -300,9 +300,10 @@ def generate(model: Model, prompts: np.ndarray, max_new: int, rng: np.random.Gen
     out = np.full((b, t0 + max_new), pad, dtype=prompts.dtype)
     out[:, :t0] = prompts
     done = np.zeros(b, dtype=bool)
-    seen = np.zeros((b, max_new, last.shape[-1]))
+    seen = np.zeros((b, max_new, last.shape[-1]) if return_logits else (0, max_new, 0))
     for j in range(max_new):
-        seen[:, j] = last
+        if return_logits:
+            seen[:, j] = last
         tok = sample_tokens(_softmax(last / temperature), rng.random(b))
         tok = np.where(done, pad, tok)
         out[:, t0 + j] = tok

@@ -1,9 +1,11 @@
 """The task and its rule-based judge: problems of 2 to 7 operands, and working that may stop after any step.
 
 A problem is m digits from 1 to 9 (m from MIN_SIZE to MAX_SIZE) joined by m − 1 operations, each ``+`` or ``*``,
-worked out from left to right keeping only the last digit: ``3 + 4 * 2 + 7`` → 3+4 = 7, 7·2 = 14 → 4, 4+7 = 11 → 1,
-so the answer is 1. The prompt is the problem, then ``?``, padded with <pad> to PROMPT_LEN, so operand j always sits
-at position 2j.
+worked out from left to right keeping only the last two digits (modulo MODULUS = 100): ``3 + 4 * 2 * 7`` → 3+4 = 7,
+7·2 = 14, 14·7 = 98, so the answer is 98; ``9 * 9 * 9`` → 81, 729 → 29. Every number from 0 to 99 is one token, so a
+running result is one token and the answer one of 100: a uniform guess is right once in 100 (``guess_rate``), and
+64 guesses find it less than half the time. The prompt is the problem, then ``?``, padded with <pad> to PROMPT_LEN, so
+operand j always sits at position 2j.
 
 An answer is ``= a`` (at once) or ``: r1 … rs = a`` with s from 0 to m − 2 running results (r_i is the value after
 the first i + 1 operands), then <end>. Each written result leaves one operation fewer to do in the head: the answer
@@ -12,7 +14,7 @@ partly for two, and hardly at all for more. So how much working pays depends on 
 
 The judge has R1-Zero's two parts (DeepSeek-AI 2025, §2.2.2): the answer is right (the text ends with ``= d`` and d
 is the answer) and it is well formed (one of the forms above for the problem's size, nothing else); the score is
-1[right] + 1[well formed]. It never reads whether the working is correct.
+1[right] + 1[well formed]. It never reads whether the working is correct; ``working_right`` does, for the page.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import numpy as np
 
 from ...formulas.checks import count
 
-VOCAB = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "+", "*", "?", ":", "=", "<end>", "<pad>")
+MODULUS = 100                       # running results are kept modulo 100: two digits, one token each
+VOCAB = (*(str(v) for v in range(MODULUS)), "+", "*", "?", ":", "=", "<end>", "<pad>")
 TOKEN = {t: i for i, t in enumerate(VOCAB)}
 PLUS, TIMES, ASK, WORK, EQUALS, END, PAD = (TOKEN[t] for t in ("+", "*", "?", ":", "=", "<end>", "<pad>"))
 MAX_ANSWER_CHARS = 200              # a longer text is judged neither right nor well formed, unread
@@ -43,7 +46,8 @@ HELD_OUT_SIZE = int(HELD_OUT_PER_STEP * np.sum(SIZES - 1))   # 84 held-out probl
 SIZE_WEIGHTS = (SIZES - 1) / np.sum(SIZES - 1)   # P(m) ∝ m − 1: with s uniform over its m − 1 values, every
                                                  # (size, steps) pair is equally common
 
-_FINAL = re.compile(r"=[ ]*([0-9])[ ]*\Z")
+_NUMBER = r"(?:0|[1-9][0-9]?)"     # 0 … 99 as the model writes it (no leading zero)
+_FINAL = re.compile(rf"=[ ]*({_NUMBER})[ ]*\Z")
 _PROBLEM = re.compile(r"\s*[1-9](?:\s*[+*×x]\s*[1-9])+\s*")
 
 
@@ -51,8 +55,8 @@ _PROBLEM = re.compile(r"\s*[1-9](?:\s*[+*×x]\s*[1-9])+\s*")
 class Verdict:
     """The judge's two parts and its score."""
 
-    right: bool          # the text ends with "= d" and d is the answer
-    well_formed: bool    # "= d" or ": r … = d" with at most size − 2 results, nothing else
+    right: bool          # the text ends with "= a" and a is the answer
+    well_formed: bool    # "= a" or ": r … = a" with at most size − 2 results, nothing else
     score: float         # 1[right] + 1[well formed]
 
 
@@ -100,21 +104,21 @@ def held_out_problems() -> np.ndarray:
 def running_results(problems: np.ndarray) -> np.ndarray:
     """The value after each operation, [n, MAX_SIZE − 1] (−1 past a problem's end); the answer is column m − 2.
 
-    >>> running_results(parse_problem("3 + 4 * 2 + 7")[None])[0, :3].tolist()
-    [7, 4, 1]
+    >>> running_results(parse_problem("3 + 4 * 2 * 7")[None])[0, :3].tolist()
+    [7, 14, 98]
     """
     p = np.asarray(problems)
     v = p[:, 0].copy()
     out = np.full((len(p), MAX_SIZE - 1), -1, dtype=np.int64)
     for j in range(MAX_SIZE - 1):
         op, d = p[:, 2 * j + 1], p[:, 2 * j + 2]
-        v = np.where(op == PLUS, v + d, v * d) % 10
+        v = np.where(op == PLUS, v + d, v * d) % MODULUS
         out[:, j] = np.where(op == PAD, -1, v)
     return out
 
 
 def final_answers(problems: np.ndarray) -> np.ndarray:
-    """The right final digit of each problem [n]."""
+    """The right answer to each problem [n] (0 … MODULUS − 1)."""
     return running_results(problems)[np.arange(len(problems)), sizes_of(problems) - 2]
 
 
@@ -153,7 +157,7 @@ def parse_problem(text, name: str = "text") -> np.ndarray:
     """A problem typed as text, ``"3 + 4 * 2 + 7"`` (``×`` or ``x`` also mean times), as a padded row.
 
     >>> parse_problem("3+4x2").tolist()[:4]
-    [3, 10, 4, 11]
+    [3, 100, 4, 101]
     """
     if not isinstance(text, str):
         raise ValueError(f"{name} must be text, got {type(text).__name__}")
@@ -172,23 +176,35 @@ def problem_text(problem: np.ndarray) -> str:
     return " ".join(VOCAB[int(t)] for t in problem if t != PAD)
 
 
+def guess_rate(size) -> float:
+    """The chance that a uniform guess of the answer to a problem of ``size`` operands is right: 1/MODULUS (every
+    answer from 0 to 99 can be reached at every size, and the guesser does not read the problem).
+
+    >>> guess_rate(2), round(1 - (1 - guess_rate(7)) ** 64, 3)   # pass@64 of 64 independent guesses
+    (0.01, 0.474)
+    """
+    count("size", size, low=MIN_SIZE, high=MAX_SIZE)
+    return 1.0 / MODULUS
+
+
 def judge(text, answer: int, size: int) -> Verdict:
-    """Judge one answer's text to a problem of ``size`` operands whose right final digit is ``answer``.
+    """Judge one answer's text to a problem of ``size`` operands whose right answer is ``answer`` (0 … 99).
 
-    Well formed: ``= d``, or ``:`` then 0 to size − 2 digits, then ``= d``; right: the text ends with ``= answer``.
+    Well formed: ``= a``, or ``:`` then 0 to size − 2 numbers, then ``= a``; right: the text ends with ``= answer``.
 
-    >>> judge(": 7 4 = 1", 1, 4).score, judge(": 7 4 1 = 1", 1, 4).score, judge("= 2", 1, 4).score
+    >>> judge(": 7 14 = 98", 98, 4).score, judge(": 7 14 98 = 98", 98, 4).score, judge("= 2", 98, 4).score
     (2.0, 1.0, 1.0)
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
-    answer = count("answer", answer, low=0, high=9)
+    answer = count("answer", answer, low=0, high=MODULUS - 1)
     size = count("size", size, low=MIN_SIZE, high=MAX_SIZE)
     if len(text) > MAX_ANSWER_CHARS:
         return Verdict(False, False, 0.0)
     final = _FINAL.search(text)
     right = final is not None and int(final.group(1)) == answer
-    well = re.fullmatch(rf"[ ]*(?::(?:[ ]*[0-9]){{0,{size - 2}}}[ ]*)?=[ ]*[0-9][ ]*", text) is not None
+    working = "" if size == MIN_SIZE else rf"(?:{_NUMBER}(?:[ ]+{_NUMBER}){{0,{size - 3}}}[ ]*)?"
+    well = re.fullmatch(rf"[ ]*(?::[ ]*{working})?=[ ]*{_NUMBER}[ ]*", text) is not None
     return Verdict(right, well, float(right) + float(well))
 
 
@@ -200,6 +216,25 @@ def answer_text(tokens) -> str:
             break
         words.append(VOCAB[int(t)])
     return " ".join(words)
+
+
+def working_right(answer_tokens: np.ndarray, problems: np.ndarray) -> np.ndarray:
+    """Whether each sampled answer row [n, L] is right with its written working right too [n]: ``= a`` with a the
+    answer, or ``: r1 … rs = a`` with every r_i the running result after i + 1 operands (what the judge does not read).
+
+    >>> p = parse_problem("3 + 4 * 2")[None].repeat(2, axis=0)
+    >>> working_right(np.array([[WORK, 7, EQUALS, 14, END], [WORK, 8, EQUALS, 14, END]]), p).tolist()
+    [True, False]
+    """
+    t, p = np.asarray(answer_tokens), np.asarray(problems)
+    run, m = running_results(p), sizes_of(p)
+    out = np.zeros(len(t), dtype=bool)
+    for i, row in enumerate(t):
+        words = row[:int(np.argmax(row == END))].tolist() if (row == END).any() else row.tolist()
+        body = words[1:-2] if words[:1] == [WORK] else None if len(words) != 2 else []
+        out[i] = (body is not None and len(body) <= m[i] - 2 and words[-2:] == [EQUALS, run[i, m[i] - 2]]
+                  and body == run[i, :len(body)].tolist())
+    return out
 
 
 def judge_batch(answer_tokens: np.ndarray, problems: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,6 +254,7 @@ __all__ = [
     "MAX_ANSWER",
     "MAX_SIZE",
     "MIN_SIZE",
+    "MODULUS",
     "PAD",
     "PLUS",
     "POSITIONS",
@@ -234,6 +270,7 @@ __all__ = [
     "answer_text",
     "answers",
     "final_answers",
+    "guess_rate",
     "held_out_problems",
     "judge",
     "judge_batch",
@@ -243,4 +280,5 @@ __all__ = [
     "running_results",
     "sample_problems",
     "sizes_of",
+    "working_right",
 ]

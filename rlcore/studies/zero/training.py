@@ -23,7 +23,7 @@ each size (the same problems, from the same seeded draws, at every step).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -47,14 +47,18 @@ from .model import (
     repeat_cache,
 )
 
-ALGORITHMS = ("grpo", "dr_grpo", "ppo", "rft")
+ALGORITHMS = ("grpo", "dr_grpo", "ppo", "rft", "rft_offline", "star")
 AGGREGATION = {"grpo": "seq-mean-token-mean", "dr_grpo": "seq-mean-token-sum-norm", "ppo": "token-mean",
-               "rft": "token-mean"}
+               "rft": "token-mean", "rft_offline": "token-mean", "star": "token-mean"}
+FILTERED = ("rft", "rft_offline", "star")   # supervised learning on the sampled answers with full marks
 KL_PLACES = ("loss", "reward")
 EVAL_STREAM = 1           # the held-out answers draw from their own seeded stream, the same draws every step
 CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
 CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
 CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
+CRITIC_BATCHES = 4        # PPO's value head is refit after each update on the last this many batches
+PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
+PASSK_CHUNK = 8192        # answers the pass@k curves generate at once (the KV cache of more would not fit well)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,12 @@ class ZeroConfig:
     8
     """
 
-    algorithm: str = "grpo"       # "grpo", "dr_grpo", "ppo" (value head and GAE) or "rft" (the baseline)
+    algorithm: str = "grpo"       # "grpo", "dr_grpo", "ppo" (value head and GAE), or a filtered baseline: "rft"
+                                  # (online: REINFORCE with a 0/1 reward), "rft_offline" (only the base's samples),
+                                  # "star" (expert iteration: the sampler refreshed every steps / rounds steps)
+    rounds: int = 4               # "star": rounds of sample → filter → SFT
+    length_cost: float = 0.0      # a per-token length penalty in score units on right answers: the reward is the
+                                  # judge's score minus length_cost × the visible tokens of a right answer (0 = none)
     steps: int = 100              # updates
     group_size: int = 8           # G answers per problem
     prompts: int = 16             # problems per step
@@ -76,7 +85,11 @@ class ZeroConfig:
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
     gae_lambda: float = 0.95      # PPO's λ
     value_coef: float = 0.5       # PPO: weight of the value loss ½(V − return)²
+    critic_refit: bool = True     # PPO: after each update the value head is refit by least squares to the last
+                                  # CRITIC_BATCHES batches' returns on the updated model's features (False: Adam on
+                                  # the value loss alone)
     k: int = 8                    # answers per held-out problem; the k of pass@k
+    passk_max: int = 1024         # the largest k of the run's pass@k curves, from that many answers per problem
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -88,13 +101,19 @@ class ZeroConfig:
             "group_size": count("group_size", self.group_size, low=2, high=64),
             "prompts": count("prompts", self.prompts, low=1, high=256),
             "epochs": count("epochs", self.epochs, low=1, high=8),
+            "rounds": count("rounds", self.rounds, low=1, high=100),
             "k": count("k", self.k, low=8, high=64),
+            "passk_max": count("passk_max", self.passk_max, low=1, high=4096),
             "lr": positive("lr", self.lr),
             "beta": in_range("beta", self.beta, 0.0, 10.0),
             "clip_eps": in_range("clip_eps", self.clip_eps, 1e-3, 1.0),
             "gae_lambda": in_range("gae_lambda", self.gae_lambda, 0.0, 1.0),
             "value_coef": non_negative("value_coef", self.value_coef),
+            "length_cost": in_range("length_cost", self.length_cost, 0.0, 1.0),
         }
+        if not isinstance(self.critic_refit, bool | np.bool_):
+            raise ValueError(f"critic_refit must be True or False, got {self.critic_refit!r}")
+        object.__setattr__(self, "critic_refit", bool(self.critic_refit))
         if checked["lr"] > 0.1:
             raise ValueError(f"lr must be <= 0.1, got {self.lr!r}")
         for name, value in checked.items():   # whole numbers as int, the rest as float (so 8.0 is stored as 8)
@@ -120,6 +139,7 @@ class Measure:
     kl_by_position: np.ndarray       # [MAX_ANSWER] mean k3 at each answer position (nan where no answer reaches)
     entropy_by_position: np.ndarray  # [MAX_ANSWER] mean entropy of π at each answer position (nan likewise)
     samples: tuple[str, ...]         # the first answer's text to each problem of SHOWN (one per size)
+    wrong_length: float = float("nan")  # mean length of the wrong answers (nan when none is wrong)
 
 
 @dataclass(frozen=True)
@@ -173,6 +193,45 @@ class ZeroRun:
     kl_by_position: np.ndarray       # [steps + 1, MAX_ANSWER]
     entropy_by_position: np.ndarray  # [steps + 1, MAX_ANSWER]
     samples: tuple[tuple[str, ...], ...]  # [steps + 1][S] the answers to the SHOWN problems at each step
+    wrong_length: np.ndarray = field(default_factory=lambda: np.zeros(0))  # [steps + 1] mean length of wrong answers
+    # the pass@k curves on the held-out problems, measured at the end of a whole run (empty for a stopped one):
+    passk_ks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the ks, 1 … passk_max
+    passk_base: np.ndarray = field(default_factory=lambda: np.zeros(0))     # [ks] the base model's pass@k
+    passk_trained: np.ndarray = field(default_factory=lambda: np.zeros(0))  # [ks] the trained model's, as many answers
+    passk_guess: np.ndarray = field(default_factory=lambda: np.zeros(0))    # [ks] a uniform guesser's (task.guess_rate)
+
+    @property
+    def value_of_working(self) -> np.ndarray:
+        """[len(sizes), R + 1] the base's pass@1 by problem size and results written, 0 … R = MAX_SIZE − 2 (nan where
+        a size does not allow that many): ``warmup.value_of_working``, the same for every run."""
+        return warmup.value_of_working()
+
+    def wrong_length_gap(self, other: ZeroRun) -> float:
+        """How many tokens longer this run's wrong held-out answers are than ``other``'s at the end (GRPO against Dr.
+        GRPO: Liu et al. 2025 found GRPO's per-answer mean lets wrong answers grow long); nan where either has none."""
+        if not isinstance(other, ZeroRun):
+            raise ValueError(f"other must be a ZeroRun, got {type(other).__name__}")
+        return float(self.wrong_length[-1] - other.wrong_length[-1])
+
+    @property
+    def explained_end(self) -> float:
+        """PPO's explained variance at the end: the mean over the last 10 updates (nan for the other algorithms)."""
+        tail = self.explained[-10:]
+        return float(tail.mean()) if tail.size and np.isfinite(tail).all() else float("nan")
+
+    @property
+    def adaptive_length(self) -> bool:
+        """Whether the answers' length followed the problem: the smallest size's final mean length within half a token
+        of its step-0 length while the largest size's grew 1.5-fold or more."""
+        small, large = self.length_by_size[:, 0], self.length_by_size[:, -1]
+        return bool(small[-1] <= small[0] + 0.5 and large[-1] >= 1.5 * large[0])
+
+    @property
+    def catches_up(self) -> int | None:
+        """The smallest k at which the base's pass@k comes within half a point of the trained model's (None: it
+        never does up to passk_max, or there are no curves)."""
+        near = np.flatnonzero(self.passk_base >= self.passk_trained - 0.005)
+        return int(self.passk_ks[near[0]]) if near.size else None
 
     @property
     def explained(self) -> np.ndarray:
@@ -264,7 +323,8 @@ def measure(model: Model, base: Model, seed: int, k: int) -> Measure:
                    float(lengths.mean()), float(h[mask].mean()), float(kl[mask].mean()), float(score.mean()),
                    float(worked.mean()), rate(worked), rate(~worked), by_size(lengths), by_size(right),
                    np.bincount(lengths, minlength=task.MAX_ANSWER + 1) / len(lengths), _per_position(kl, mask),
-                   _per_position(h, mask), tuple(task.answer_text(ans[i * k]) for i in shown_problems()))
+                   _per_position(h, mask), tuple(task.answer_text(ans[i * k]) for i in shown_problems()),
+                   float(lengths[~right].mean()) if (~right).any() else float("nan"))
 
 
 @dataclass(frozen=True)
@@ -326,6 +386,96 @@ def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
     return PassCurve(ks, at_base, at_base if model is base else curve(model))
 
 
+@dataclass(frozen=True)
+class PassK:
+    """pass@k at ``ks`` on the held-out problems for the base, the trained model and a uniform guesser."""
+
+    ks: np.ndarray
+    base: np.ndarray
+    trained: np.ndarray
+    guess: np.ndarray
+
+
+def passk_grid(n: int) -> np.ndarray:
+    """The ks of a pass@k curve up to n: 1, 2, 3, 4, 6, 8, 12, … (two per doubling), and n itself.
+
+    >>> passk_grid(64).tolist()
+    [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+    """
+    n = count("n", n, low=1, high=4096)
+    grid = {1, n} | {int(b * 2 ** e) for e in range(13) for b in (2, 3) if b * 2 ** e <= n}
+    return np.array(sorted(grid), dtype=np.int64)
+
+
+def _right_counts(model: Model, seed: int, n: int) -> Iterator[np.ndarray | None]:
+    """How many of ``n`` answers (temperature 1, their own seeded stream) to each held-out problem the judge finds
+    right, a few problems at a time: None after each part, then the counts [problems]."""
+    held = task.held_out_problems()
+    rng = np.random.default_rng([seed, PASSK_STREAM])
+    per, counts = max(1, PASSK_CHUNK // n), []
+    for start in range(0, len(held), per):
+        part = held[start:start + per]
+        seq = generate(model, task.prompts(part), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD, repeat=n)
+        right = task.judge_batch(seq[:, task.PROMPT_LEN:], np.repeat(part, n, axis=0))[0]
+        counts.append(right.reshape(len(part), n).sum(axis=1))
+        yield None
+    yield np.concatenate(counts)
+
+
+def _pass_at_ks(counts: np.ndarray, n: int, ks: np.ndarray) -> np.ndarray:
+    """Chen et al.'s unbiased pass@k (``rlcore.pass_at_k_estimate``) at each k of ``ks`` from ``counts`` right of n
+    answers per problem, averaged over the problems."""
+    values, times = np.unique(np.asarray(counts), return_counts=True)
+    table = np.array([[pass_at_k_estimate(n, int(c), int(k)) for k in ks] for c in values])
+    return times @ table / times.sum()
+
+
+def guess_curve(ks) -> np.ndarray:
+    """A uniform guesser's pass@k on the held-out problems: 1 − (1 − guess_rate(m))^k, averaged over them.
+
+    >>> guess_curve([1, 64]).round(3).tolist()
+    [0.01, 0.474]
+    """
+    if np.ndim(ks) != 1 or np.size(ks) == 0:
+        raise ValueError(f"ks must be a sequence of numbers, got {ks!r}")
+    ks = np.array([count("ks", k, low=1) for k in ks])
+    rate = np.array([task.guess_rate(int(m)) for m in task.sizes_of(task.held_out_problems())])
+    return np.mean(1.0 - (1.0 - rate[None, :]) ** np.asarray(ks, dtype=np.float64)[:, None], axis=1)
+
+
+_BASE_COUNTS: dict = {}   # (seed, n) → the base model's right counts: the same base in every run
+
+
+def passk_steps(model: Model, seed: int, n: int) -> Iterator[PassK | None]:
+    """The pass@k curves of a run's trained ``model`` from n answers per held-out problem each (the base's counted
+    once per seed and n): None after each part of the sampling, then the ``PassK``.
+
+    >>> curves = list(passk_steps(warmup.base_model(), 0, 2))[-1]
+    >>> curves.ks.tolist(), bool(np.array_equal(curves.base, curves.trained))   # the base against itself
+    ([1, 2], True)
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a Model, got {type(model).__name__}")
+    return _passk_parts(model, count("seed", seed, low=0), count("n", n, low=1, high=4096))
+
+
+def _passk_parts(model: Model, seed: int, n: int) -> Iterator[PassK | None]:
+    ks, base = passk_grid(n), warmup.base_model()
+    if (seed, n) not in _BASE_COUNTS:
+        for counts in _right_counts(base, seed, n):
+            if counts is None:
+                yield None
+        _BASE_COUNTS[(seed, n)] = counts
+    at_base = _pass_at_ks(_BASE_COUNTS[(seed, n)], n, ks)
+    trained = at_base
+    if model is not base:
+        for counts in _right_counts(model, seed, n):
+            if counts is None:
+                yield None
+        trained = _pass_at_ks(counts, n, ks)
+    yield PassK(ks, at_base, trained, guess_curve(ks))
+
+
 def best_of_n(n: int, seed: int = 0, draws: int = 64) -> float:
     """Best-of-n on the base model, the baseline that spends RL's samples at answer time instead: n answers to each
     held-out problem, the one the judge scores highest kept (the first drawn among equals); the share of kept
@@ -377,7 +527,7 @@ def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.n
     head's V (γ = 1), whitened over the batch's tokens as PPO implementations do. ``kl`` [n, L]: log π/π_ref of each
     token when the KL penalty is in the reward (``kl_in="reward"``): −β·kl on each token (PPO), or −β·Σ kl off the
     answer's score (the group methods, whose credit is per answer)."""
-    if c.algorithm == "rft":
+    if c.algorithm in FILTERED:
         return np.where(mask, (score == 2.0)[:, None], 0.0), None
     penalty = np.zeros(mask.shape) if kl is None else -c.beta * np.where(mask, kl, 0.0)
     if c.algorithm == "ppo":
@@ -418,10 +568,15 @@ def warm_critic(model: Model, seed: int, prompts: int = 32) -> Model:
     ans = seq[:, task.PROMPT_LEN:]
     score = task.judge_batch(ans, np.repeat(problems, group, axis=0))[2]
     mask = answer_mask(ans)
+    return _fit_value_head(model, seq, mask, np.broadcast_to(score[:, None], mask.shape))
+
+
+def _fit_value_head(model: Model, seq: np.ndarray, mask: np.ndarray, targets: np.ndarray) -> Model:
+    """``model`` with V(s_t) = h_t·w + b fitted by ridge least squares to ``targets`` [n, L] at the answers' tokens
+    (``mask``) of ``seq`` (prompt + answer), on the model's own features h_t: only the value head changes."""
     hf = forward(model, seq[:, :-1]).saved[2][:, task.PROMPT_LEN - 1:]
     x = np.concatenate([hf[mask], np.ones((int(mask.sum()), 1))], axis=1)
-    y = np.broadcast_to(score[:, None], mask.shape)[mask]
-    coef = np.linalg.solve(x.T @ x + CRITIC_RIDGE * np.eye(x.shape[1]), x.T @ y)
+    coef = np.linalg.solve(x.T @ x + CRITIC_RIDGE * np.eye(x.shape[1]), x.T @ np.asarray(targets)[mask])
     return Model({**model.params, "wv": coef[:-1].copy(), "bv": coef[-1:].copy()}, model.heads)
 
 
@@ -481,7 +636,7 @@ class Answer:
     probs: np.ndarray         # π of each written token at temperature 1
     text: str                 # what the judge reads
     verdict: task.Verdict
-    answer: int               # the right final digit
+    answer: int               # the right answer (0 … 99)
 
 
 def answer(model: Model, problem: str, seed: int = 0) -> Answer:
@@ -489,7 +644,7 @@ def answer(model: Model, problem: str, seed: int = 0) -> Answer:
 
     >>> from rlcore.studies.zero.warmup import base_model
     >>> answer(base_model(), "3 + 4 * 2 + 7", seed=0).answer
-    1
+    21
     """
     if not isinstance(model, Model):
         raise ValueError(f"model must be a Model, got {type(model).__name__}")
@@ -511,7 +666,7 @@ class GroupView:
     """One problem's group of answers in one update, token by token (for looking inside the step)."""
 
     problem: str                       # "3 + 4 * 2 + 7"
-    answer: int                        # the right final digit
+    answer: int                        # the right answer (0 … 99)
     tokens: tuple[tuple[str, ...], ...]  # per answer, the tokens the loss saw (<end> included when written)
     prob: tuple[np.ndarray, ...]       # per answer, π_old of each token
     advantage: tuple[np.ndarray, ...]  # per answer, Â of each token
@@ -547,7 +702,7 @@ class GroupView:
 def group_view(update: Update, problem: int) -> GroupView:
     """The group of answers to problem number ``problem`` (0 … prompts − 1) of one update.
 
-    >>> run = train(ZeroConfig(steps=1, group_size=2, prompts=2), 0)
+    >>> run = train(ZeroConfig(steps=1, group_size=2, prompts=2, passk_max=2), 0)
     >>> group_view(run.updates[0], 1).score.shape
     (2,)
     """
@@ -587,18 +742,25 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
     yield ZeroStep(0, measure(model, base, seed, c.k), None, model)
     if c.algorithm == "ppo":
         model = warm_critic(base, seed)   # the same policy: step 0's measure holds
+    sampler, per_round, replay = base, -(-c.steps // c.rounds), []
     for step in range(1, c.steps + 1):
         problems = task.sample_problems(rng, c.prompts, exclude=held)
         rows = np.repeat(problems, c.group_size, axis=0)
-        seq = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD,
-                       repeat=c.group_size)
+        if c.algorithm == "star" and (step - 1) % per_round == 0:
+            sampler = model               # a new round: sample from the model the last rounds trained
+        seq = generate(_sampler(c, model, sampler), task.prompts(problems), task.MAX_ANSWER, rng, end=task.END,
+                       pad=task.PAD, repeat=c.group_size)
         ans = seq[:, task.PROMPT_LEN:]
         right, well, score = task.judge_batch(ans, rows)
         mask = answer_mask(ans)
+        # the length cost falls on right answers only (as Kimi k1.5 spares wrong ones): a cost on every answer would
+        # break the tie in each group whose answers are all wrong, and push every size to "= a" before working pays
+        cost = c.length_cost * task.answer_lengths(ans) * right if c.algorithm not in FILTERED else 0.0
+        reward = score - cost
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
-        adv, returns = _advantages(c, score, values, mask, lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0
+        adv, returns = _advantages(c, reward, values, mask, lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0
                                    else None)
         for epoch in range(c.epochs):
             g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, pre if epoch == 0 else None)
@@ -607,31 +769,43 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
                 push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
             model, opt, _ = adam_step(model, g.grads, opt, c.lr)
         explained = explained_variance(values, returns, mask) if returns is not None else float("nan")
+        if returns is not None and c.critic_refit:   # the next batch's V, fitted on the last few (so measured unseen)
+            replay = [*replay[1 - CRITIC_BATCHES:], (seq, mask, returns)]
+            model = _fit_value_head(model, *(np.concatenate(part) for part in zip(*replay, strict=True)))
         update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push,
                         explained)
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
 
 
-def collect(config: ZeroConfig, seed: int, measures, updates, model: Model) -> ZeroRun:
+def _sampler(c: ZeroConfig, model: Model, sampler: Model) -> Model:
+    """The model a step samples from: the policy (on-policy methods and online RFT), the base alone
+    (``rft_offline``: its samples are drawn once from the base, each used once), or the round's (``star``)."""
+    return model if c.algorithm not in ("rft_offline", "star") else sampler
+
+
+def collect(config: ZeroConfig, seed: int, measures, updates, model: Model, passk: PassK | None = None) -> ZeroRun:
     """A ``ZeroRun`` from the steps seen so far (``measures`` from step 0 on, ``updates`` from step 1 on): the
-    whole run once every step is in, or the part of it a learner stopped."""
+    whole run once every step is in, or the part of it a learner stopped; ``passk``: its curves (None: none yet)."""
     if len(measures) != len(updates) + 1:
         raise ValueError(f"measures must hold one more entry than updates, got {len(measures)} and {len(updates)}")
     curves = {f.name: np.array([getattr(m, f.name) for m in measures], dtype=np.float64) for f in fields(Measure)
               if f.name != "samples"}
     return ZeroRun(config, seed, config.k, **{f: curves[f] for f in (
         "pass1", "passk", "length", "entropy", "kl", "reward", "worked_share", "worked_pass", "immediate_pass")},
+        wrong_length=curves["wrong_length"],
         updates=tuple(updates), model=model, sizes=task.SIZES.copy(),
         **{f: curves[f] for f in ("length_by_size", "pass1_by_size", "length_share", "kl_by_position",
                                   "entropy_by_position")},
-        samples=tuple(m.samples for m in measures))
+        samples=tuple(m.samples for m in measures),
+        **({} if passk is None else dict(passk_ks=passk.ks, passk_base=passk.base, passk_trained=passk.trained,
+                                         passk_guess=passk.guess)))
 
 
 def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
           progress: Callable[[ZeroStep], None] | None = None) -> ZeroRun:
     """Run ``config`` from the shipped base model; deterministic for a seed. ``progress`` sees every step.
 
-    >>> train(ZeroConfig(steps=1, group_size=2, prompts=2), 0).pass1.shape
+    >>> train(ZeroConfig(steps=1, group_size=2, prompts=2, passk_max=2), 0).pass1.shape
     (2,)
     """
     if progress is not None and not callable(progress):
@@ -644,7 +818,8 @@ def train(config: ZeroConfig = ZeroConfig(), seed: int = 0,
         model = s.model
         if progress is not None:
             progress(s)
-    return collect(config, seed, measures, updates, model)
+    passk = next(p for p in passk_steps(model, seed, config.passk_max) if p is not None)
+    return collect(config, seed, measures, updates, model, passk)
 
 
 __all__ = [
@@ -654,6 +829,7 @@ __all__ = [
     "GroupView",
     "Measure",
     "PassCurve",
+    "PassK",
     "Update",
     "ZeroConfig",
     "ZeroRun",
@@ -665,8 +841,11 @@ __all__ = [
     "collect",
     "explained_variance",
     "group_view",
+    "guess_curve",
     "measure",
     "pass_curve",
+    "passk_grid",
+    "passk_steps",
     "policy_grads",
     "shown_problems",
     "train",

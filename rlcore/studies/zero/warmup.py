@@ -35,7 +35,8 @@ class WarmupPlan:
     hidden: int | None = None   # the MLP's width (None: 4 · width); its capacity sets how much it does in one pass
     batch: int = 128
     lr: float = 3e-3
-    steps: int = 3000
+    lr_end: float = 1e-4        # the step size decays geometrically from lr to lr_end over the steps
+    steps: int = 6000
     start_share: float = 0.25   # the optimum's P(":" first)
     keep_share: float = 0.5     # the optimum's P(another result | one more is allowed)
 
@@ -48,6 +49,7 @@ class WarmupPlan:
         if self.hidden is not None:
             count("hidden", self.hidden, low=1)
         positive("lr", self.lr)
+        positive("lr_end", self.lr_end)
         count("batch", self.batch, low=2)
         count("steps", self.steps, low=1)
         in_range("start_share", self.start_share, 0.01, 0.99)
@@ -105,9 +107,31 @@ def supervised_grads(model: Model, problems: np.ndarray, steps: np.ndarray, weig
     return loss, backward(model, fwd, dlogits)
 
 
+def digit_init(model: Model, seed: int) -> Model:
+    """``model`` with the number tokens' embeddings and output columns started as a tens part plus a units part
+    (E[v] = T[v // 10] + U[v mod 10]): only a start, which training may leave, from which the last digit of a result
+    (that depends only on the last digits of what it is made from) is as easy to learn as the tens."""
+    rng = np.random.default_rng([seed, 7])
+    v = np.arange(task.MODULUS)
+    p = dict(model.params)
+    for name, axis in (("tok", 0), ("wout", 1)):
+        w = p[name].copy()
+        width = w.shape[1 - axis]
+        scale = np.std(w)
+        tens, units = (rng.normal(0.0, scale / np.sqrt(2), (10, width)) for _ in range(2))
+        parts = tens[v // 10] + units[v % 10]
+        if axis == 0:
+            w[:task.MODULUS] = parts
+        else:
+            w[:, :task.MODULUS] = parts.T
+        p[name] = w
+    return Model(p, model.heads)
+
+
 def warm_up(plan: WarmupPlan = WARMUP, progress=None) -> Model:
     """Train a fresh model on right answers of every size and every amount of working; deterministic for the plan."""
-    model = init_model(len(VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden, seed=plan.seed)
+    model = digit_init(init_model(len(VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden,
+                                  seed=plan.seed), plan.seed)
     rng = np.random.default_rng(plan.seed + 1)
     held = task.held_out_problems()
     opt = adam_init(model)
@@ -116,7 +140,8 @@ def warm_up(plan: WarmupPlan = WARMUP, progress=None) -> Model:
         sizes = task.sizes_of(problems)
         steps = example_steps(rng, sizes)
         loss, grads = supervised_grads(model, problems, steps, decision_weights(sizes, steps, plan))
-        model, opt, _ = adam_step(model, grads, opt, plan.lr)
+        lr = plan.lr * (plan.lr_end / plan.lr) ** ((step - 1) / max(plan.steps - 1, 1))
+        model, opt, _ = adam_step(model, grads, opt, lr)
         if progress is not None:
             progress(step, loss)
     return model
@@ -155,6 +180,43 @@ def forced_accuracy(model: Model, problems: np.ndarray) -> np.ndarray:
         for size in np.unique(m[rows]):
             out[size, s + 1] = prob[m[rows] == size].mean()
     return out
+
+
+@functools.cache
+def _value_of_working() -> np.ndarray:
+    acc = forced_accuracy(base_model(), task.held_out_problems())[task.SIZES]   # at once, then s = 0 … MAX_SIZE − 2
+    out = np.concatenate([acc[:, :1], acc[:, 2:]], axis=1)  # ": = a" (s = 0) is as hard as at once: left out
+    out.setflags(write=False)
+    return out
+
+
+def value_of_working() -> np.ndarray:
+    """The shipped base's pass@1 by problem size and number of results written, [len(SIZES), MAX_SIZE − 1]: row m,
+    column j the probability it gives the right answer after j right running results written for it (teacher-forced,
+    so exactly its pass@1 there), on the held-out problems; column 0 answers at once; nan where j > m − 2."""
+    return _value_of_working().copy()
+
+
+def paying_steps(row: np.ndarray, share: float = 0.75) -> int:
+    """How few of the last written results carry ``share`` of the gain from none written to all, on one size's row
+    of ``value_of_working`` (nan past its end): 1 when the last alone does, the number of results when every one
+    pays alike, 0 when writing does not pay at all.
+
+    >>> paying_steps(np.array([0.2, 0.2, 0.2, 0.5, 1.0, np.nan])), paying_steps(np.array([0.2, 0.4, 0.6, 0.8]))
+    (2, 3)
+    """
+    try:
+        r = np.asarray(row, dtype=np.float64)
+    except (TypeError, ValueError):
+        r = np.zeros((0, 0))
+    if r.ndim != 1:
+        raise ValueError(f"row must be a sequence of numbers, got {row!r}")
+    r = r[np.isfinite(r)]
+    if r.size < 2 or r[-1] <= r[0]:
+        return 0
+    gain = r[-1] - r[0]
+    carried = r[-1] - r[::-1][1:]           # the gain of the last 1, 2, … results
+    return int(np.argmax(carried >= in_range("share", share, 0.0, 1.0) * gain)) + 1
 
 
 @dataclass(frozen=True)
@@ -200,10 +262,8 @@ def base_stats() -> BaseStats:
     ([2, 3, 4, 5, 6, 7], True)
     """
     model, held = base_model(), task.held_out_problems()
-    acc = forced_accuracy(model, held)[task.SIZES]            # columns: at once, then s = 0 … MAX_SIZE − 2
-    forced = np.concatenate([acc[:, :1], acc[:, 2:]], axis=1)  # ": = a" (s = 0) is as hard as at once: left out
     free = sample(model, held, 16)
-    return BaseStats(task.SIZES.copy(), forced, float(free.right.mean()), float(free.length.mean()),
+    return BaseStats(task.SIZES.copy(), value_of_working(), float(free.right.mean()), float(free.length.mean()),
                      float(free.worked.mean()))
 
 
