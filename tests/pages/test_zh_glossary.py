@@ -16,7 +16,7 @@ LAB = page_file("9_")
 # of the acronyms, and the functions of the formulas
 TERMS_EN = {"element", "wise", "product", "weight", "divergence", "estimator", "pair", "problems", "generalized",
             "estimation", "proximal", "optimization", "direct", "relative", "sequence", "factor", "importance",
-            "exp", "min", "log", "clip", "Gao"}  # and an author's name, as the papers write it
+            "exp", "min", "log", "clip", "Chen", "Gao", "Kimi"}  # and authors' and models' names
 
 
 def latin(*texts: str) -> set[str]:

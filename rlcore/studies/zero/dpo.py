@@ -82,8 +82,9 @@ class DPOConfig:
             object.__setattr__(self, name, value)
 
     def grpo(self) -> ZeroConfig:
-        """GRPO at the same budget: the same steps, problems per step and answers per problem (its own step size)."""
-        return ZeroConfig(steps=self.steps, prompts=self.prompts, group_size=self.group_size, k=self.k)
+        """GRPO at the same budget: the same steps, problems per step and answers per problem (its own step size);
+        no pass@k curve beyond k = 1 (page 18 reads pass@1 and KL, and a 1,024-answer curve costs half a minute)."""
+        return ZeroConfig(steps=self.steps, prompts=self.prompts, group_size=self.group_size, k=self.k, passk_max=1)
 
 
 @dataclass(frozen=True)
