@@ -220,7 +220,7 @@ def lab_panel(timed: bool) -> None:
         return
     names, tokens = list(results), scenario.tokens
     v = s | {"tree": tree, "configs": configs, "n_seeds": n_seeds, "results": results, "names": names,
-             "keep": runs.kept_steps(s["steps"], len(names), scenario.n),
+             "keep": runs.kept_steps(s["steps"], len(names), scenario.n), "scenario": scenario,
              "tokens": tokens, "best": esc(tokens[tree.best]), "best_raw": tokens[tree.best],
              "start_score": results[names[0]].score.median[0], "band_lines": wrap(t("p9.band_note", n=n_seeds)),
              "colors": {name: ALGORITHM_COLORS[BY_SHOWN[name]] for name in names},
@@ -236,7 +236,7 @@ def lab_panel(timed: bool) -> None:
     v["shown"] = s["steps"] * progress // 100
     draw_runs(v, revealed)
     if revealed:
-        for section in (draw_curves, draw_health, draw_questions):
+        for section in (draw_curves, draw_health, draw_questions, runs.log_downloads):
             section(v)
 
 

@@ -19,6 +19,7 @@ import streamlit as st
 import rlcore
 from rlcore.studies.zero import training
 from ui import charts, page, prep
+from ui.i18n import t
 
 
 def kept_steps(steps: int, n_runs: int, n_tokens: int):
@@ -138,3 +139,19 @@ def stopped(key: str):
     there is none or it stopped before step 0 was measured."""
     record = st.session_state.pop(key, None)
     return record.run() if record is not None and record.model is not None else None
+
+
+
+def log_downloads(v: dict) -> None:
+    """Each algorithm's run of seed 0 (the first of its bands) as verl's JSON lines and, but for PPO, TRL's
+    trainer_state.json, once the learner asks for them: a file is made with the page, never on click (Streamlit
+    deletes a file made on click after two reruns of anyone on the server: tests/app/test_downloads.py)."""
+    if not st.toggle(t("p9.logs"), key="lab_logs", help=t("p9.logs_text")):
+        return
+    files = {"verl": "jsonl", "trl": "json"}
+    for name, config in v["configs"].items():
+        logs = page.study(rlcore.lab_logs, v["scenario"], config, entries=16)
+        for col, (trainer, data) in zip(st.columns(len(logs)), logs.items(), strict=True):
+            col.download_button(t(f"p9.log_{trainer}", name=name), data, mime="application/json",
+                                file_name=f"lab_{config.algorithm}_seed0.{files[trainer]}", on_click="ignore",
+                                help=t("p19.log_help"), icon=":material/download:", width="stretch")

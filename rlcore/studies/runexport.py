@@ -15,7 +15,7 @@ import pathlib
 
 import numpy as np
 
-from ..formulas.checks import choice
+from ..formulas.checks import choice, count
 from ..formulas.example import ARTICLE_SCENARIO
 from .lab import LabConfig, LabHistory
 from .lab import train as lab_train
@@ -24,8 +24,8 @@ from .zero import task
 from .zero.training import ZeroConfig, ZeroRun
 from .zero.training import train as zero_train
 
-__all__ = ["EXAMPLE_LOGS", "example_file", "example_log", "example_run", "make_example", "run_log_trl", "run_log_verl",
-           "run_metrics"]
+__all__ = ["EXAMPLE_LOGS", "example_file", "example_log", "example_run", "lab_logs", "make_example", "run_log_trl",
+           "run_log_verl", "run_metrics"]
 
 # canonical name → (TRL GRPOTrainer's key, verl's key); None where that trainer logs no such number
 KEYS = {
@@ -165,6 +165,21 @@ def run_log_verl(run, seed: int = 0) -> bytes:
     lines = [json.dumps({"step": step, "data": {**train, **ev}}) for step, train, ev in _rows(run, seed, 1)]
     return ("\n".join(lines) + "\n").encode()
 
+
+
+def lab_logs(scenario, config: LabConfig, seed: int = 0) -> dict[str, bytes]:
+    """One lab run (``lab.train`` for one seed: its row of the lab's bands, since the seeds share nothing) as the
+    logs the lab page offers: {"verl": its JSON lines, "trl": its trainer_state.json}, with no "trl" for PPO
+    (``run_log_trl`` writes GRPOTrainer's keys, and a reader would take it for GRPO).
+
+    >>> import rlcore
+    >>> logs = lab_logs(rlcore.ARTICLE_SCENARIO, rlcore.LabConfig(steps=2))
+    >>> sorted(logs), rlcore.read_run(logs["verl"], "lab.jsonl").steps.tolist()
+    (['trl', 'verl'], [1, 2])
+    """
+    h = lab_train(scenario, config, seeds=(count("seed", seed, low=0),))
+    verl = {"verl": run_log_verl(h)}
+    return verl if config.algorithm == "ppo" else {**verl, "trl": run_log_trl(h)}
 
 # The examples the "Your run" page offers, all made here: name → (source, config, trainer whose log it is).
 # The miniature's take a minute or two to train, so scripts/make_run_examples.py stores them in runs/; the lab's

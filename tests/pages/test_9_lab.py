@@ -355,3 +355,16 @@ def test_a_run_too_large_trains_fewer_seeds_and_says_so():
 def subtitle(at) -> str:
     """The main chart's subtitle, its lines joined."""
     return " ".join(chart_by_title(at, SCORE)["spec"]["title"]["subtitle"])
+
+
+def test_the_runs_download_as_logs_once_asked():
+    def logs(at):
+        return sorted(b.proto.label for b in at.get("download_button") if "verl" in b.proto.label
+                      or "TRL" in b.proto.label)
+
+    at = open_lab(inputs=SMALL | {"algos": ["GRPO", "PPO"]})
+    assert logs(at) == []  # nothing made until asked
+    at.toggle(key="lab_logs").set_value(True).run()
+    names = list(at.session_state[K("algos")])
+    assert logs(at) == sorted([en("log_verl", name=n) for n in names] + [en("log_trl", name=names[0])])  # PPO: no
+    # file with GRPO's keys

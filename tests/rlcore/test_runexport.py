@@ -79,3 +79,16 @@ def test_the_pages_examples_are_the_projects_runs_showing_what_they_are_named_fo
     source, config, _ = rlcore.runexport.EXAMPLES[name]
     assert config["steps"] == steps and source in ("zero", "lab")
     rejects(lambda: rlcore.example_log("nope"), "name")
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "ppo"])
+def test_the_labs_logs_are_the_first_seed_of_its_bands(algorithm):
+    config = rlcore.LabConfig(algorithm=algorithm, steps=10)
+    logs = rlcore.lab_logs(rlcore.ARTICLE_SCENARIO, config)
+    assert sorted(logs) == (["verl"] if algorithm == "ppo" else ["trl", "verl"])
+    bands = rlcore.lab_bands(rlcore.ARTICLE_SCENARIO, config, 1)  # one seed: its band is that seed's run
+    for trainer, data in logs.items():
+        log = rlcore.read_run(data, {"trl": "trainer_state.json", "verl": "lab.jsonl"}[trainer])
+        assert log.trainer == trainer and log.steps.tolist() == list(range(1, 11))
+        np.testing.assert_allclose(log.series["loss"], bands.loss.median, atol=1e-9)
+        np.testing.assert_allclose(log.series["kl"], bands.kl.median[1:], atol=1e-9)
