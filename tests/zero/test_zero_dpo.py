@@ -64,7 +64,7 @@ def test_config_names_the_bad_field(field, value):
 
 def test_grpo_at_the_same_budget_takes_the_same_steps_problems_and_answers():
     c = D.DPOConfig(steps=30, prompts=4, group_size=6, k=16, beta=2.0, lr=1e-4, online=True)
-    assert c.grpo() == T.ZeroConfig(steps=30, prompts=4, group_size=6, k=16)
+    assert c.grpo() == T.ZeroConfig(steps=30, prompts=4, group_size=6, k=16, passk_max=1)  # no pass@k curve read
 
 
 def test_dpo_steps_refuses_a_non_config_and_collect_an_empty_run():
