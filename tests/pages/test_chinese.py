@@ -34,7 +34,7 @@ TERMS = {
                         "weight", "weights", "What", "brilliant", "question", "some", "open"},  # the example's text
     "9_Training_lab.py": {"CISPO", "DAPO", "Dr", "GSPO", "REINFORCE", "RLOO", "Schulman", "critic", "dead", "dynamic",
                           "entropy", "epoch", "high", "mean", "model", "norm", "reference", "sampling", "seq",
-                          "sum", "token", "verl"},
+                          "sum", "token", "TRL", "verl"},  # TRL, verl: the logs it downloads
     "10_Length_and_aggregation.py": {"DAPO", "DeepSeek", "Dr", "Liu", "RLOO", "arXiv", "bias", "length", "log",
                                      "max", "mean", "norm", "seq", "sum", "token"},
     "11_Clips_after_PPO.py": {"CISPO", "DAPO", "GSPO", "Dr", "RLOO", "clip", "entropy", "high", "higher", "log", "low"},

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...formulas.checks import count
+from ...formulas.checks import count, finite, same_length, whole_numbers
 
 MODULUS = 100                       # running results are kept modulo 100: two digits, one token each
 VOCAB = (*(str(v) for v in range(MODULUS)), "+", "*", "?", ":", "=", "<end>", "<pad>")
@@ -226,7 +226,9 @@ def working_right(answer_tokens: np.ndarray, problems: np.ndarray) -> np.ndarray
     >>> working_right(np.array([[WORK, 7, EQUALS, 14, END], [WORK, 8, EQUALS, 14, END]]), p).tolist()
     [True, False]
     """
-    t, p = np.asarray(answer_tokens), np.asarray(problems)
+    t = whole_numbers("answer_tokens", finite("answer_tokens", answer_tokens, ndim=2), 0).astype(np.int64)
+    p = whole_numbers("problems", finite("problems", problems, ndim=2), 0).astype(np.int64)
+    same_length("answer_tokens", t, "problems", p)
     run, m = running_results(p), sizes_of(p)
     out = np.zeros(len(t), dtype=bool)
     for i, row in enumerate(t):

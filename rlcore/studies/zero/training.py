@@ -436,7 +436,7 @@ def guess_curve(ks) -> np.ndarray:
     >>> guess_curve([1, 64]).round(3).tolist()
     [0.01, 0.474]
     """
-    if np.ndim(ks) != 1 or np.size(ks) == 0:
+    if not isinstance(ks, list | tuple | np.ndarray) or len(ks) == 0:
         raise ValueError(f"ks must be a sequence of numbers, got {ks!r}")
     ks = np.array([count("ks", k, low=1) for k in ks])
     rate = np.array([task.guess_rate(int(m)) for m in task.sizes_of(task.held_out_problems())])

@@ -107,7 +107,7 @@ def supervised_grads(model: Model, problems: np.ndarray, steps: np.ndarray, weig
     return loss, backward(model, fwd, dlogits)
 
 
-def digit_init(model: Model, seed: int) -> Model:
+def _digit_init(model: Model, seed: int) -> Model:
     """``model`` with the number tokens' embeddings and output columns started as a tens part plus a units part
     (E[v] = T[v // 10] + U[v mod 10]): only a start, which training may leave, from which the last digit of a result
     (that depends only on the last digits of what it is made from) is as easy to learn as the tens."""
@@ -130,7 +130,7 @@ def digit_init(model: Model, seed: int) -> Model:
 
 def warm_up(plan: WarmupPlan = WARMUP, progress=None) -> Model:
     """Train a fresh model on right answers of every size and every amount of working; deterministic for the plan."""
-    model = digit_init(init_model(len(VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden,
+    model = _digit_init(init_model(len(VOCAB), task.POSITIONS, plan.width, plan.layers, plan.heads, plan.hidden,
                                   seed=plan.seed), plan.seed)
     rng = np.random.default_rng(plan.seed + 1)
     held = task.held_out_problems()
