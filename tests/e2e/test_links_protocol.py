@@ -23,11 +23,14 @@ def server():
     srv.stop()
 
 
-def first_run(url: str) -> AppClient:
+def first_run(url: str, press: str | None = None) -> AppClient:
+    """The app's first run at ``url`` as a browser's session sees it, then, given ``press``, that button pressed."""
     async def go():
         client = await AppClient.open(url)
         try:
             await client.rerun(timeout=60)
+            if press:
+                await client.press(press, timeout=120)
         finally:
             await client.close()
         return client
@@ -81,19 +84,7 @@ def test_a_sections_link_values_wait_for_the_answer_that_draws_them(server):
     make) draws the section with the link's 55 steps and seed 7, and the address bar keeps them."""
     from ui.i18n import text
 
-    async def go():
-        client = await AppClient.open(f"{server.url}/DPO?zsteps=55&zseed=7")
-        try:
-            await client.rerun(timeout=60)
-            await client.press("Just show me", timeout=120)
-        finally:
-            await client.close()
-        return client
-    out = {}
-    worker = threading.Thread(target=lambda: out.setdefault("client", asyncio.run(go())))
-    worker.start()
-    worker.join()
-    client = out["client"]
+    client = first_run(f"{server.url}/DPO?zsteps=55&zseed=7", press="Just show me")
     assert not client.problems, client.problems
     steps = client.labelled("slider", text("en", "p18.tiny.steps"))
     seed = client.labelled("number_input", text("en", "p18.tiny.seed"))
