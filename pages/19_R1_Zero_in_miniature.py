@@ -17,8 +17,8 @@ from ui.i18n import t
 
 page.setup("p19", scenario=False)
 
-NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", "RFT": "rft",  # link → rlcore
-         "offline RFT": "rft_offline", "STaR": "star"}
+NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", "online RFT (RL)": "rft",
+         "offline RFT": "rft_offline", "STaR": "star"}  # the link's value (the English label) → rlcore
 D, STEP_SIZES = zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 DEFAULTS = page.shelf("zero_defaults", 2)  # the default run and its RFT baseline, trained once ahead of time
