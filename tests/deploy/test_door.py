@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 
 from tests.deploy.test_replicas import require_haproxy
 
-pytestmark = [pytest.mark.exhaustive]
+pytestmark = [pytest.mark.exhaustive, pytest.mark.load]  # hundreds of sockets: the machine to itself
 
 NEWCOMER_S = 2.0  # the page within this long, or the newcomer's request fails
 

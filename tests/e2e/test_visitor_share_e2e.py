@@ -15,7 +15,7 @@ from bench import visitors
 from bench.workshop import runs_ahead
 from tests.e2e.e2ehelp import Server
 
-pytestmark = [pytest.mark.e2e, pytest.mark.exhaustive]
+pytestmark = [pytest.mark.e2e, pytest.mark.exhaustive, pytest.mark.load]  # a crowd: .ci/run gives it the machine
 
 
 @pytest.mark.parametrize(("page", "crowd", "tabs"), [("lab", "browser", 16), ("lab", "forged", 16),
