@@ -137,7 +137,7 @@ def test_a_kl_matched_comparison_reads_each_run_where_its_kl_first_reaches_the_s
 
 @pytest.mark.exhaustive
 def test_offline_pairs_do_not_depend_on_the_policy_and_runs_are_deterministic(short_runs):
-    slow = D.dpo_train(D.DPOConfig(steps=2, prompts=3, group_size=4, lr=1e-4), 1)
+    slow = D.dpo_train(D.DPOConfig(steps=2, prompts=6, group_size=8, lr=1e-4), 1)  # the fixture's, a small step
     np.testing.assert_array_equal(slow.pairs, short_runs[False].pairs)
     np.testing.assert_array_equal(slow.writer_right, short_runs[False].writer_right)
     again = D.dpo_train(short_runs[True].config, 1)
@@ -168,7 +168,8 @@ def test_the_default_runs_show_displacement_and_online_dpo_closing_part_of_the_g
     answers' log-probability falls, in both (likelihood displacement)."""
     offline, online, grpo = default_runs
     assert offline.pass1[0] == online.pass1[0] == grpo.pass1[0]
-    assert offline.pass1[0] + 0.15 < offline.pass1[-1] < online.pass1[-1] - 0.1 < grpo.pass1[-1] - 0.1
+    # the guess-proof task (#42): 0.11 → 0.21 offline, 0.29 online, 0.34 GRPO on seed 0
+    assert offline.pass1[0] + 0.05 < offline.pass1[-1] < online.pass1[-1] - 0.05 < grpo.pass1[-1] - 0.03
     for run in (offline, online):
         assert run.change == "fell" and run.margin[-1] > 0.2
         assert run.rejected[-1] - run.rejected[0] < run.chosen[-1] - run.chosen[0] < -0.1
