@@ -131,8 +131,9 @@ def find_run(config: zero.ZeroConfig, seed: int):
         run = held(config, seed)   # someone on the server (or the server itself) already trained these settings
         return run, run is not None, right, where
     run = held(config, seed)
-    if run is None and page.wait_ahead(("zero", key), where.empty()):  # the server trains it now: shared, not twice
-        run = held(config, seed)
+    for n in dict.fromkeys((config.passk_max, D.passk_max)):  # the server trains it now (its pass@k further): shared
+        if run is None and page.wait_ahead(("zero", (repr(replace(config, passk_max=n)), seed)), where.empty()):
+            run = held(config, seed)
     if run is None:
         stop = right.empty()
         stop.button(t("p19.stop"), icon=":material/stop:", help=t("p19.stop_help"))

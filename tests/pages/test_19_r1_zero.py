@@ -182,7 +182,7 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
 @pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
-    config = zero.ZeroConfig(steps=40)
+    config = zero.ZeroConfig(steps=40, passk_max=64)  # a learner's run measures pass@k to 64
     partial = runs.Recorder(config, 3)
     for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
         partial.add(s)

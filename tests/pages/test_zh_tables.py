@@ -26,7 +26,8 @@ SCENARIO = rlcore.ARTICLE_SCENARIO
 # and the R1-Zero task's own tokens ("<end>", shown as "end" in a narrow cell)
 DATA_WORDS = {w for text in (SCENARIO.prompt, SCENARIO.prefix, *SCENARIO.tokens, *SCENARIO.continuations, *task.VOCAB)
               for w in WORD.findall(text)}
-ALGORITHMS = {"REINFORCE", "RLOO", "Dr", "DAPO", "GSPO", "CISPO", "IPO", "RFT", "STaR"}  # names kept as written (GRPO, PPO: ALLOWED)
+# names kept as written (GRPO, PPO: ALLOWED)
+ALGORITHMS = {"REINFORCE", "RLOO", "Dr", "DAPO", "GSPO", "CISPO", "IPO", "RFT", "STaR"}
 COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")  # a method's hyphenated name: seq-mean-token-mean, clip-higher
 SYMBOL = re.compile(r"_[A-Za-z]+|\b(?:exp|log|min)\(")  # a symbol's subscript (ε_high, π_ref), a function in a formula
 STORE = MemoryMediaFileStorage.load_and_get_id  # AppTest's file store, which ``opened`` watches
