@@ -47,14 +47,16 @@ def train_ahead() -> None:
                            lambda steps, c=config, k=key: DEFAULTS.put(k, runs.collected(c, 0, steps)))
 
 
+def same_runs(config: zero.ZeroConfig, seed: int) -> list:
+    """The keys of the runs that count as this one: the same settings with pass@k measured further (a learner's to
+    64, the server's default run to 1,024)."""
+    return [(repr(replace(config, passk_max=n)), seed) for n in dict.fromkeys((config.passk_max, D.passk_max,
+                                                                              QUICK_PASSK))]
+
+
 def held(config: zero.ZeroConfig, seed: int):
-    """The run at these settings the server holds (trained by someone, or ahead of time), or None; the same settings
-    with pass@k measured further count as the same run."""
-    for n in dict.fromkeys((config.passk_max, D.passk_max, QUICK_PASSK)):
-        key = (repr(replace(config, passk_max=n)), seed)
-        if (run := RUNS.get(key) or DEFAULTS.get(key)) is not None:
-            return run
-    return None
+    """The run at these settings the server holds (trained by someone, or ahead of time), or None."""
+    return next((run for key in same_runs(config, seed) if (run := RUNS.get(key) or DEFAULTS.get(key))), None)
 
 
 def ask(stats: zero.BaseStats) -> None:
@@ -131,9 +133,8 @@ def find_run(config: zero.ZeroConfig, seed: int):
         run = held(config, seed)   # someone on the server (or the server itself) already trained these settings
         return run, run is not None, right, where
     run = held(config, seed)
-    for n in dict.fromkeys((config.passk_max, D.passk_max)):  # the server trains it now (its pass@k further): shared
-        if run is None and page.wait_ahead(("zero", (repr(replace(config, passk_max=n)), seed)), where.empty()):
-            run = held(config, seed)
+    if run is None and any(page.wait_ahead(("zero", k), where.empty()) for k in same_runs(config, seed)):
+        run = held(config, seed)  # the server was training it: shared, not trained twice
     if run is None:
         stop = right.empty()
         stop.button(t("p19.stop"), icon=":material/stop:", help=t("p19.stop_help"))
