@@ -3,6 +3,7 @@ it keeps a visitor on one replica (the affinity cookie on every server line)."""
 
 from __future__ import annotations
 
+import ast
 import http.cookies
 import http.server
 import pathlib
@@ -126,6 +127,19 @@ def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balan
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     for part in ("dashboard.py", "pages/", "rlcore/", "serve/", "ui/", ".streamlit/", "requirements.txt"):
         assert f"COPY {part}" in dockerfile, part
+    copied, ours = set(re.findall(r"^COPY (\S+)", dockerfile, re.M)), {p.name for p in ROOT.iterdir() if p.is_dir()}
+    code = [ROOT / c for c in copied if c.endswith(".py")]
+    code += [f for c in copied if c.endswith("/") for f in (ROOT / c).rglob("*.py")]
+    for path in code:  # what the image's code imports from this repository is in the image too
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                tops = {node.module.split(".")[0]}
+            else:
+                continue
+            missing = {f"{t}/" for t in tops & ours} - copied
+            assert not missing, f"{path.relative_to(ROOT)}:{node.lineno} imports {missing}: COPY it in the Dockerfile"
 
 
 def test_the_door_limits_each_client_and_keeps_a_share_for_newcomers():
