@@ -10,8 +10,8 @@ One `streamlit run dashboard.py` on 127.0.0.1 (a free port, stopped at the end);
 (bench/wsclient.py), no browser, so the machine's cores go to the server. ``--crowd`` says who is who:
 
 - ``browser`` (the default): everyone from 127.0.0.1, the address Streamlit gives no name (None, as behind Community
-  Cloud's proxy): a browser is its cookie jar (Streamlit's XSRF cookie, ui.turns); the visitor's tabs share one jar,
-  every newcomer and the reader have their own;
+  Cloud's proxy): a browser is its cookie jar (Streamlit's XSRF cookie, serve.visitors); the visitor's tabs share
+  one jar, every newcomer and the reader have their own;
 - ``forged``: the same, but each of the visitor's tabs makes up its identity (a fresh XSRF cookie of Streamlit's form,
   or one time in five none);
 - ``addresses``: each visitor from its own loopback address (Linux routes all of 127/8 to this machine), the addresses

@@ -340,7 +340,7 @@ async def hostile(base: str, tabs: int, seconds: float) -> dict:
 
 
 def runs_ahead(notice: str) -> int:
-    """The number of runs a position notice (ui.turns.ahead_text) says are ahead."""
+    """The number of runs a position notice (serve.line's, the catalogue's [turns] entries) says are ahead."""
     found = re.search(r"(\d+) runs? (?:is|are) ahead", notice)
     return int(found.group(1)) if found else -1
 

@@ -100,7 +100,7 @@ class AppClient:
         self.cache_runs, self.max_age = 0, 2
         self.runs = 0  # new_session messages seen: a run (or fragment run) starts with one
         self.problems: list[str] = []
-        self.notices: list[str] = []  # what the app said about the visitor's place in line (ui.turns)
+        self.notices: list[str] = []  # what the app said about the visitor's place in line (serve.line)
         self.toasts: list[str] = []
         self.alerts: list[str] = []  # every alert's text (error, warning, info, success)
         self.link_updates = 0  # page_info_changed messages: address-bar updates

@@ -6,7 +6,7 @@
 One ``streamlit run dashboard.py`` on 127.0.0.1 (stopped at the end). Every trainer opens page 19 with its own
 settings (its own seed, so no run is shared) and presses Train; readers move sliders on other pages at a human
 pace (1–3 s between inputs), as the protocol learners of bench/workshop.py do (bench/wsclient.py, no browser).
-Trainings take turns of about a second on the server's training line (``ui.turns.in_turns``).
+Trainings take turns of about a second on the server's training line (``serve.line.in_turns``).
 
 Reports: each trainer's wait for its first turn and its time to finish; the readers' responses (p50, p95; target
 p95 < 2 s: a room of trainings must not hold up the other pages) and any error. With turns the trainings finish

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 
 COOKIE = "rl_replica"  # the affinity cookie: its value is the replica's name
-VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID and its signature, set on its first request): ui.turns' visitor
+VISITOR_COOKIE = "rl_visitor"  # a browser's id (a UUID and its signature, set on its first request): serve.visitors'
 KEY_ENV = "RL_VISITOR_KEY"  # the balancer's key for signing visitor cookies (base64), from its environment
 SIGNATURE_CHARS = 32  # of the HMAC-SHA256's URL-safe base64 (192 bits)
 COMPOSE_REPLICAS = [(f"app{i}", f"app{i}", 8501) for i in (1, 2, 3)]  # compose.yaml's services
@@ -111,7 +111,7 @@ frontend app
     tcp-request connection reject if {{ sc0_conn_cur gt {door.per_client} }}
     # The last {door.reserve} connections are for new visitors: an address holding {door.newcomer} gets none of them.
     tcp-request connection reject if {{ fe_conn gt {full} }} {{ sc0_conn_cur gt {door.newcomer} }}
-    # Who a visitor is, for fair turns on the replica (ui.turns): its address, and its browser's cookie (a UUID the
+    # Who a visitor is, for fair turns on the replica (serve.line): its address, and its browser's cookie (a UUID the
     # balancer signed with the key in {KEY_ENV}); one without a valid signature is replaced: no client chooses its own.
     http-request del-header X-Forwarded-For   # what a client says of its address counts for nothing
     option forwardfor

@@ -15,9 +15,9 @@ settings.register_profile("explorer", deadline=None)
 settings.load_profile("explorer")
 
 
-# The server trains page 19's default run ahead of time (ui.turns.in_background): about half a minute of a core in
+# The server trains page 19's default run ahead of time (serve.jobs.in_background): about half a minute of a core in
 # every process that opens the page. The suites' processes (AppTest's, and the servers the browser tests start, which
-# inherit this) do not; tests/ui/test_turns.py and the browser test of the default run switch it back on.
+# inherit this) do not; tests/serve/test_turns.py and the browser test of the default run switch it back on.
 os.environ.setdefault("RL_EXPLORER_BACKGROUND", "0")
 
 # Every AppTest run fails its test on an exception the page did not catch (a page shows st.error, never a

@@ -43,16 +43,20 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 And what the server shares between sessions: bounded caches keyed cheaply (``study``), panels that take turns
 (``one_at_a_time``), long trainings in turns (``live``), a bounded shelf of results no cache can make (``shelf``:
 page 19's finished runs), work done once ahead of time in the server's own turns (``ahead_of_time``: page 19's
-default run, ready for a newcomer); all are ``ui.turns``'. A page that trains live with a Stop button draws its
-panel with ``panel(whole_page=True)`` (a click inside a fragment cannot interrupt the fragment)."""
+default run, ready for a newcomer); all are the ``serve`` package's, which pages reach only through here. A page
+that trains live with a Stop button draws its panel with ``panel(whole_page=True)`` (a click inside a fragment
+cannot interrupt the fragment)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import streamlit as st
 
-from . import charts, i18n, inputs, nav, spec, turns
+from serve import cache, jobs, line, memory, shelves
+
+from . import charts, i18n, inputs, nav, spec
 from . import scenario as scenario_panel
 from . import scrub as scrub_mod
 from .format import csv_text, esc, tidy
@@ -78,12 +82,13 @@ h1, h2, h3 { text-wrap: balance; }
 # Chinese reads across, not down: a vertical axis's title stands level above the axis (rotated, it lay sideways)
 LEVEL_Y_TITLES = {"axisY": {"titleAngle": 0, "titleAlign": "left", "titleAnchor": "end", "titleBaseline": "bottom",
                             "titleY": -6, "titleX": 0}}
-one_at_a_time = turns.one_at_a_time  # the lab's panel: one session's at a time (ui.turns)
-live = turns.in_turns                # a long training, step by step, in turns with other sessions' (page 19)
-_STUDIES: dict = {}                  # (study, entries, heavy) → its bounded cache
-shelf = turns.shelf                  # results shared by the server's sessions that no cache can make (page 19's runs)
-ahead_of_time = turns.in_background  # a long computation the server does once, before anyone asks (page 19's default)
-wait_ahead = turns.wait_for          # the server is doing that computation now: wait for it rather than do it again
+# the server's lines, caches, shelves and jobs (serve), their notices in the page's language (say=t)
+one_at_a_time = functools.partial(line.one_at_a_time, say=t)  # the lab's panel: one session's at a time
+live = functools.partial(line.in_turns, say=t)  # a long training, step by step, in turns with other sessions' (page 19)
+_STUDIES: dict = {}                 # (study, entries, heavy) → its bounded cache
+shelf = shelves.shelf               # results shared by the server's sessions that no cache can make (page 19's runs)
+ahead_of_time = jobs.in_background  # a long computation the server does once, before anyone asks (page 19's default)
+wait_ahead = functools.partial(jobs.wait_for, say=t)  # the server does that computation now: wait for it, not again
 
 
 def setup(table: str, *, scenario: bool = True, why: dict | None = None):
@@ -142,10 +147,10 @@ def study(fn, *args, entries: int = 32, heavy: bool = False, **kwargs):
     """``fn(*args, **kwargs)`` for a study of ``rlcore`` (or any of its functions), through a cache the server's
     sessions share, holding at most ``entries`` results of ``fn``; a ValueError is shown as ``run`` shows it.
     ``heavy=True``: a result the cache lacks is computed in turns with the other sessions' heavy work
-    (``ui.turns``), while one the cache holds comes back at once. The page's own code computes nothing."""
+    (``serve.cache``), while one the cache holds comes back at once. The page's own code computes nothing."""
     key = (fn, entries, heavy)
     if key not in _STUDIES:
-        _STUDIES[key] = turns.cached(entries, take_turns=heavy)(fn)
+        _STUDIES[key] = cache.cached(entries, take_turns=heavy)(fn)
     return run(_STUDIES[key], *args, **kwargs)
 
 
@@ -156,10 +161,10 @@ def panel(fn=None, *, whole_page: bool = False):
     ``@page.panel(whole_page=True)``: a panel whose inputs rerun the whole page, for one that trains live and has a
     Stop button: a click inside a fragment does not interrupt the fragment's run (Streamlit issue #11030), so
     only a whole-page rerun can stop a training in the middle (page 19); what it draws after its live training is
-    drawn in that training's last turn (``turns.drawn_in_turn``)."""
+    drawn in that training's last turn (``serve.line.drawn_in_turn``)."""
     if fn is None:
         return lambda f: panel(f, whole_page=whole_page)
-    return turns.drawn_in_turn(fn) if whole_page else st.fragment(fn)
+    return line.drawn_in_turn(fn) if whole_page else st.fragment(fn)
 
 
 NOTHING_TO_COMPARE = "judge.nothing_to_compare"  # the catalogue id of pages 16–18's notice
@@ -199,7 +204,7 @@ def end(here: str | None = None, *, code=()) -> None:
         nav.footer(here)
     i18n.link()
     inputs.report_link(keep=(scenario_panel.URL_KEY, i18n.KEY))
-    turns.keep_memory_trimmed()  # what the server's threads free goes back to the system (ui.turns)
+    memory.keep_memory_trimmed()  # what the server's threads free goes back to the system (serve.memory)
 
 
 def chart(ch, data, *, alt_text: str, name: str, width: str | None = None) -> None:

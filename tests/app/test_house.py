@@ -4,7 +4,9 @@
   server's shared cache), no page function over 60 lines, no page file over 250 lines.
 * One page shape: inputs and the question are drawn inside a panel (``@page.panel``, or the lab's timed one),
   never at the top level of the script.
-* ``ui/page.py`` is the page-writing API: it holds no threading (that is ``ui/turns.py``).
+* Layers: ``serve/`` (what the server shares between sessions) imports neither ``ui`` nor ``pages``; pages and
+  ``dashboard.py`` reach it only through ``ui.page``; ``ui/`` is the page-writing API and starts no thread: nothing
+  outside ``serve/`` imports threading (or concurrent, _thread, multiprocessing).
 * A chart builder takes at most 8 parameters: a base chart plus layers, not a long keyword list.
 
 ``PENDING`` names what breaks a rule while its rewrite is under way; each one fails once it no longer does, so
@@ -73,11 +75,59 @@ def test_the_rules_are_read_from_the_source(tmp_path):
     assert any("inputs.slider at the top level" in f for f in found)
 
 
-def test_ui_page_holds_no_threading():
-    tree = ast.parse((ROOT / "ui" / "page.py").read_text(encoding="utf-8"))
-    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not imported & {"threading", "uuid", "time", "concurrent.futures"}, imported
+APP_DIRS = ("pages", "ui", "rlcore", "serve")  # with dashboard.py, the app
+THREADS = ("threading", "_thread", "concurrent", "multiprocessing")
+SERVER_SIDE = "pages use the server through ui.page (study, one_at_a_time, live, shelf, ahead_of_time): add it there"
+LAYERS = [  # (the files, the top-level packages they may not import, the fix)
+    ("serve/", ("ui", "pages"), "serve is below ui: take what it needs as an argument (as its notices take `say`)"),
+    ("pages/", ("serve",), SERVER_SIDE),
+    ("dashboard.py", ("serve",), SERVER_SIDE),
+    ("", THREADS, "threads and locks live in serve/ only: put the shared state there, reach it through ui.page"),
+]
+
+
+def imported(path: Path, root: Path):
+    """Every module ``path`` imports, at any depth (relative ones resolved): (module, line)."""
+    package = path.relative_to(root).parent.parts
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else ()
+            yield ".".join([*base, *([node.module] if node.module else [])]), node.lineno
+
+
+def layer_problems(root: Path) -> list[str]:
+    """Every import of the app under ``root`` that crosses a layer, one line each: file, line, what, the fix."""
+    app = [root / "dashboard.py", *(p for d in APP_DIRS for p in (root / d).rglob("*.py"))]
+    found = []
+    for path in (p for p in app if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        for files, banned, fix in LAYERS:
+            if not rel.startswith(files) or (files == "" and rel.startswith("serve/")):
+                continue
+            found += [f"{rel}:{line}: imports {module}: {fix}" for module, line in imported(path, root)
+                      if module.split(".")[0] in banned]
+    return found
+
+
+def test_serve_ui_and_pages_keep_their_layers():
+    found = layer_problems(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_the_layers_are_read_from_the_imports(tmp_path):
+    """The reader itself: a relative import of ui inside a function of serve/, a page importing serve, a ui module
+    starting a thread pool are each found, with the file, the line and the fix."""
+    for name, text in {"serve/line.py": "def f():\n    from ..ui import i18n\n", "serve/jobs.py": "import threading\n",
+                       "pages/1_A.py": "from serve import line\n", "dashboard.py": "import rlcore\n",
+                       "ui/x.py": "import os\nfrom concurrent.futures import ThreadPoolExecutor\n"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = layer_problems(tmp_path)
+    assert [f.split(": ")[0:2] for f in found] == [["pages/1_A.py:1", "imports serve"], ["ui/x.py:2", "imports "
+                                                   "concurrent.futures"], ["serve/line.py:2", "imports ui"]], found
+    assert "through ui.page" in found[0] and "serve/ only" in found[1] and "as an argument" in found[2]
 
 
 @pytest.mark.parametrize("name", sorted({n.name for n in ast.parse((ROOT / "ui" / "charts.py").read_text()).body
@@ -112,6 +162,6 @@ def lines(paths) -> int:
 
 
 def test_the_tests_take_no_more_lines_than_the_app():
-    app = lines([ROOT / "dashboard.py", *(p for d in ("pages", "ui", "rlcore") for p in (ROOT / d).rglob("*.py"))])
+    app = lines([ROOT / "dashboard.py", *(p for d in APP_DIRS for p in (ROOT / d).rglob("*.py"))])
     tests = lines((ROOT / "tests").rglob("*.py"))
     assert tests <= app, f"tests/ hold {tests:,} lines of Python, the app {app:,}"

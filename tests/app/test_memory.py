@@ -43,8 +43,8 @@ import streamlit as st
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
+from serve import shelves
 from tests.apphelp import ALL_PAGES, input_key, page_file, run_page
-from ui import turns
 
 RERUNS = 2_000
 EVERY = 200
@@ -125,7 +125,7 @@ def check_caches() -> dict[str, tuple[int, int]]:
         n = len(cache._mem_cache)
         assert n <= cache.max_entries, (cache.display_name, n, cache.max_entries)
         entries[cache.display_name] = n, cache.max_entries
-    for name, shelf in turns._SHELVES.items():  # what the sessions share besides the caches (page 19's runs)
+    for name, shelf in shelves._SHELVES.items():  # what the sessions share besides the caches (page 19's runs)
         assert len(shelf.items) <= shelf.size, (name, len(shelf.items), shelf.size)
         entries[name] = len(shelf.items), shelf.size
     return entries

@@ -22,7 +22,7 @@ from ui.format import csv_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
-             *sorted((ROOT / "rlcore").rglob("*.py"))]
+             *sorted((ROOT / "serve").rglob("*.py")), *sorted((ROOT / "rlcore").rglob("*.py"))]
 
 
 def calls(tree: ast.AST):
@@ -45,7 +45,7 @@ INTERNALS = ("streamlit.runtime", "streamlit.web", "streamlit.elements", "stream
 @pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
 def test_a_file_of_the_app_keeps_the_rules(path):
     """Nothing unsafe is called or imported; st.html only shows a style sheet the code holds. Every st.cache_data /
-    st.cache_resource, as a decorator or called (ui.turns.cached calls it, for page.study), names max_entries.
+    st.cache_resource, as a decorator or called (serve.cache.cached calls it, for page.study), names max_entries.
     Only Streamlit's public API: nothing from its runtime, server, elements or protocol modules, no underscore name
     (the next release may move any of them). No ``bind=``: Streamlit's own ``bind="query-params"`` converts a link
     value before its range check (``?seed=inf`` raised OverflowError), so every input bound to the link goes

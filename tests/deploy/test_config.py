@@ -3,6 +3,7 @@ it keeps a visitor on one replica (the affinity cookie on every server line)."""
 
 from __future__ import annotations
 
+import ast
 import http.cookies
 import http.server
 import pathlib
@@ -70,9 +71,9 @@ def test_the_balancer_signs_the_visitor_cookie_and_replaces_one_it_did_not_sign(
     """A real HAProxy with the shipped rules before a replica that echoes the cookies it is sent: a browser without
     the cookie gets a signed one, and the replica sees it; sent back, it is kept; a made-up value, a signed id with
     another's signature, a second copy of the cookie, and one signed with another key are replaced by a new signed
-    one, which is the value the replica reads (ui.turns: a browser)."""
+    one, which is the value the replica reads (serve.visitors: a browser)."""
     from deploy.local import free_port, healthy, new_key
-    from ui import turns
+    from serve import visitors
 
     echo = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
     threading.Thread(target=echo.serve_forever, daemon=True).start()
@@ -98,7 +99,7 @@ def test_the_balancer_signs_the_visitor_cookie_and_replaces_one_it_did_not_sign(
                 seen = http.cookies.SimpleCookie(r.read().decode())  # the last of a name wins, as in Starlette
                 return sent, seen[haproxy.VISITOR_COOKIE].value if haproxy.VISITOR_COOKIE in seen else None
         (mine,), seen = get(None)
-        assert seen == mine and turns.visitor_of({turns.VISITOR_COOKIE: mine}, None)[1].startswith("browser ")
+        assert seen == mine and visitors.visitor_of({visitors.VISITOR_COOKIE: mine}, None)[1].startswith("browser ")
         assert get(f"a=1; {haproxy.VISITOR_COOKIE}={mine}") == ([], mine), "a signed cookie is kept"
         uuid_ = mine.split(".")[0]
         forged = [f"{uuid_}.{'A' * haproxy.SIGNATURE_CHARS}", "89ad76d6-d1b0-49ac-b836-555830da99ec", "<x>", uuid_]
@@ -124,8 +125,21 @@ def test_the_compose_file_runs_every_replica_from_the_app_image_behind_the_balan
     assert balancer["ports"] == ["8080:8080"] and sorted(balancer["depends_on"]) == names
     assert "0.0.0.0:8080" in haproxy.config(haproxy.COMPOSE_REPLICAS)  # what the published port reaches
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
-    for part in ("dashboard.py", "pages/", "rlcore/", "ui/", ".streamlit/", "requirements.txt"):
+    for part in ("dashboard.py", "pages/", "rlcore/", "serve/", "ui/", ".streamlit/", "requirements.txt"):
         assert f"COPY {part}" in dockerfile, part
+    copied, ours = set(re.findall(r"^COPY (\S+)", dockerfile, re.M)), {p.name for p in ROOT.iterdir() if p.is_dir()}
+    code = [ROOT / c for c in copied if c.endswith(".py")]
+    code += [f for c in copied if c.endswith("/") for f in (ROOT / c).rglob("*.py")]
+    for path in code:  # what the image's code imports from this repository is in the image too
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                tops = {node.module.split(".")[0]}
+            else:
+                continue
+            missing = {f"{t}/" for t in tops & ours} - copied
+            assert not missing, f"{path.relative_to(ROOT)}:{node.lineno} imports {missing}: COPY it in the Dockerfile"
 
 
 def test_the_door_limits_each_client_and_keeps_a_share_for_newcomers():
@@ -155,7 +169,7 @@ def test_the_tunnel_timeout_is_above_streamlits_own_keep_alive():
 
 
 def test_the_balancer_names_each_visitor_to_the_replicas():
-    """ui.turns shares per address and browser: the balancer passes the client's own address on in X-Forwarded-For
+    """serve.line shares per address and browser: the balancer passes the client's own address on in X-Forwarded-For
     after dropping whatever the client claimed there (its visitor cookie: the test above, against HAProxy)."""
     frontend = haproxy.config([("a", "127.0.0.1", 9001)], "127.0.0.1:9000", dns=None).split("frontend app")[1]
     lines = [line.strip() for line in frontend.split("backend ")[0].splitlines()]

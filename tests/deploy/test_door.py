@@ -8,7 +8,7 @@ them (nobody else's connection is closed), and while it holds them and keeps ask
 page (its HTML, its websocket and the home page's first run) within 2 s, and again the moment the client lets go
 (which then gets its whole share back). Then the share kept for new visitors:
 with a small door, two clients fill all but the reserve, a third gets only a newcomer's few connections of it, and
-a real newcomer still gets in. And the visitor cookie ui.turns shares by: one per browser. About half a minute;
+a real newcomer still gets in. And the visitor cookie serve.visitors shares by: one per browser. About half a minute;
 every process started here is stopped here.
 """
 
@@ -185,13 +185,13 @@ def test_the_last_connections_are_kept_for_new_visitors(cluster_with):
 
 
 def test_the_balancer_gives_each_browser_one_visitor_cookie(cluster_with):
-    """ui.turns shares per visitor: behind the balancer a visitor is its browser's rl_visitor cookie. A browser's
+    """serve.line shares per visitor: behind the balancer a visitor is its browser's rl_visitor cookie. A browser's
     first request gets one (a UUID), its later requests keep it (every tab of the browser is one visitor), and
     another browser gets another."""
     require_haproxy()
     from bench.wsclient import AppClient
     from deploy.haproxy import SHIPPED, VISITOR_COOKIE
-    from ui.turns import visitor_of
+    from serve.visitors import visitor_of
 
     cluster = cluster_with(SHIPPED)
 
@@ -207,7 +207,7 @@ def test_the_balancer_gives_each_browser_one_visitor_cookie(cluster_with):
         return mine, tab.cookie(VISITOR_COOKIE), other.cookie(VISITOR_COOKIE)
 
     mine, same_browser, other_browser = asyncio.run(go())
-    assert visitor_of({VISITOR_COOKIE: mine}, None)[1].startswith("browser "), mine  # what ui.turns takes as one
+    assert visitor_of({VISITOR_COOKIE: mine}, None)[1].startswith("browser "), mine  # what serve.visitors takes as one
     assert same_browser == mine, "a browser keeps its visitor cookie"
     assert other_browser != mine and visitor_of({VISITOR_COOKIE: other_browser}, None) != visitor_of(
         {VISITOR_COOKIE: mine}, None)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from rlcore import zero
+from serve import jobs, shelves
 from tests.apphelp import (
     chart_by_title,
     chart_frame,
@@ -27,7 +28,7 @@ from tests.apphelp import (
 )
 from tests.pages.test_chinese import terms
 from tests.pages.zhhelp import english_left
-from ui import runs, turns
+from ui import runs
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -245,7 +246,7 @@ def test_a_newcomer_sees_the_default_run_the_server_trained_ahead_of_time(monkey
     monkeypatch.setenv("RL_EXPLORER_BACKGROUND", "1")
     at = run_page(PAGE)                                      # the first visit starts the server's own training
     assert set(chart_frame(at, "On the held-out problems", "value")["step"]) == {0}
-    shelf, key = turns.shelf("zero_defaults", 2), (repr(zero.ZeroConfig()), 0)
+    shelf, key = shelves.shelf("zero_defaults", 2), (repr(zero.ZeroConfig()), 0)
     for _ in range(600):
         if shelf.get(key) is not None:
             break
@@ -262,15 +263,15 @@ def test_train_at_the_settings_the_server_trains_ahead_of_time_waits_for_that_ru
     """Train pressed while the server trains the default run ahead of time waits for that run (#44: it trained it a
     second time): the page then shows the whole default run, and no run of the learner's own went on the shelf."""
     monkeypatch.setenv("RL_EXPLORER_BACKGROUND", "1")
-    monkeypatch.setattr(turns, "_BACKGROUND", set())
-    monkeypatch.setattr(turns, "_SHELVES", {})
+    monkeypatch.setattr(jobs, "_BACKGROUND", set())
+    monkeypatch.setattr(shelves, "_SHELVES", {})
     at = run_page(PAGE)                                      # the first visit starts the server's own training
     key = (repr(zero.ZeroConfig()), 0)
-    assert ("zero", key) in turns._JOBS, "the server trains the default run now"
+    assert ("zero", key) in jobs._JOBS, "the server trains the default run now"
     next(b for b in at.button if b.label == "Train").click().run(timeout=900)
     steps = zero.ZeroConfig().steps
     assert sorted(set(chart_frame(at, "On the held-out problems", "value")["step"])) == list(range(steps + 1))
-    assert turns.shelf("zero_runs", 3).get(key) is None and turns.shelf("zero_defaults", 2).get(key) is not None
+    assert shelves.shelf("zero_runs", 3).get(key) is None and shelves.shelf("zero_defaults", 2).get(key) is not None
 
 
 @pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage

@@ -9,9 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rlcore
+from serve import line as lines
 from tests.apphelp import ROOT, run_page
 from tests.words import chrome, english_words, prose
-from ui import i18n, nav, scenario, turns
+from ui import i18n, nav, scenario
 
 HOME = ROOT / "dashboard.py"
 # the first concept page that asks a question (the tests below read its answer box and chart table)
@@ -49,8 +50,8 @@ def test_english_plurals_follow_the_count_and_chinese_writes_one_form():
     assert i18n.text("en", "chart.rows", n=3).startswith("3 rows,")
     assert "3" in i18n.text("zh", "chart.rows", n=3) and "1" in i18n.text("zh", "chart.rows", n=1)
     # the bench's workshop reads the number of runs ahead from the English notice (bench/workshop.py)
-    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(1, turns.PANELS.what)).group(1) == "1"
-    assert re.search(r"(\d+) runs? (?:is|are) ahead", turns.ahead_text(4, turns.TRAININGS.what)).group(1) == "4"
+    for n, line in ((1, lines.PANELS), (4, lines.TRAININGS)):  # the notice a line shows: say(f"turns.{what}", n=…)
+        assert re.search(r"(\d+) runs? (?:is|are) ahead", i18n.text("en", f"turns.{line.what}", n=n)).group(1) == str(n)
 
 
 def test_a_missing_entry_is_an_error_not_its_id():
@@ -69,7 +70,7 @@ def test_every_name_the_code_looks_up_by_data_has_an_entry():
             assert not p.heading or f"{p.table}.nav_heading" in cat
         for name in rlcore.PRESETS:
             assert f"scenario.presets.{name}" in cat, name
-        for line in (turns.PANELS, turns.TRAININGS):
+        for line in (lines.PANELS, lines.TRAININGS):
             assert f"turns.{line.what}" in cat
 
 

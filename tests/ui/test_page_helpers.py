@@ -8,13 +8,14 @@ import time
 import pytest
 
 import rlcore
-from ui import turns
+from serve import cache
+from ui import page
 
 
 def test_panels_take_turns_across_threads():
     inside, most, lock = [0], [0], threading.Lock()
 
-    @turns.one_at_a_time
+    @page.one_at_a_time
     def panel(i):
         with lock:
             inside[0] += 1
@@ -34,21 +35,21 @@ def test_panels_take_turns_across_threads():
 
 
 def test_a_panel_that_stops_early_lets_the_next_one_run():
-    @turns.one_at_a_time
+    @page.one_at_a_time
     def stops():
         raise RuntimeError("st.stop, or a newer rerun")
 
     with pytest.raises(RuntimeError):
         stops()
     done = threading.Event()
-    threading.Thread(target=turns.one_at_a_time(done.set), daemon=True).start()
+    threading.Thread(target=page.one_at_a_time(done.set), daemon=True).start()
     assert done.wait(2), "the turn was kept after the exception"
 
 
 def test_cache_keys_tell_apart_scenarios_and_configs_that_differ_in_one_digit():
     calls = []
 
-    @turns.cached(8)
+    @cache.cached(8)
     def probe(scenario, config):
         calls.append(1)
         return scenario.samples[0][0], config.lr
@@ -67,7 +68,6 @@ def test_cache_keys_tell_apart_scenarios_and_configs_that_differ_in_one_digit():
 
 def test_a_shelf_keeps_its_last_items_and_lets_the_least_recently_used_go():
     """page.shelf: what page 19's sessions share (finished runs): bounded, the least recently used out first."""
-    from ui import page
     shelf = page.shelf("test_shelf_lru", 2)
     assert page.shelf("test_shelf_lru", 99) is shelf  # one per name on the server; the first size holds
     shelf.put("a", 1)
