@@ -1,6 +1,6 @@
 """R1-Zero in miniature: a tiny numpy transformer, trained live with GRPO (or Dr. GRPO, PPO, or the RFT baseline) on
 problems of 2 to 7 operands, from a base model that can work a problem out step by step but seldom writes working:
-how much to write, and on which problems, is what RL finds. The sections are drawn by ``ui.zero_view``."""
+how much to write, and on which problems, is what RL finds. The sections are drawn by ``pages/views/zero.py``."""
 
 import time
 from dataclasses import replace
@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from pages.views import lab, zero_claims
+from pages.views import zero as zero_view
 from rlcore import zero
 from rlcore.studies.zero import training, warmup
-from ui import charts, inputs, page, runs, zero_claims, zero_view
+from ui import charts, inputs, page
 from ui.format import fmt, pct
 from ui.i18n import t
 
@@ -26,7 +28,7 @@ LENGTH_COST = 0.1  # the length-cost preset: a per-token penalty on right answer
 QUICK_PASSK = 64  # a learner's run measures pass@k up to 64; the default run's go to D.passk_max, ahead of time
 AHEAD = (D, replace(D, algorithm="rft_offline", passk_max=QUICK_PASSK))  # trained before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts
-PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a runs.Recorder), the last one
+PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a lab.Recorder), the last one
 SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
 KL_NAMES = {"in the loss (k3)": "loss", "in the reward": "reward"}  # the link's value → rlcore's kl_in
 KL_SHOWN = {name: t(f"p19.kl_in_{v}") for name, v in KL_NAMES.items()}  # the link's value → as the learner reads it
@@ -43,8 +45,8 @@ def train_ahead() -> None:
     newcomer sees a whole run at once and Train is for settings of their own."""
     for config in AHEAD:
         key = (repr(config), 0)
-        page.ahead_of_time(("zero", key), lambda c=config: runs.with_passk(c, 0),
-                           lambda steps, c=config, k=key: DEFAULTS.put(k, runs.collected(c, 0, steps)))
+        page.ahead_of_time(("zero", key), lambda c=config: lab.with_passk(c, 0),
+                           lambda steps, c=config, k=key: DEFAULTS.put(k, lab.collected(c, 0, steps)))
 
 
 def same_runs(config: zero.ZeroConfig, seed: int) -> list:
@@ -96,10 +98,10 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     """Train, redrawing the progress and the curves as steps come in, in turns with the server's other trainings
     (``page.live``); every step is kept in the session, so a Stop (any rerun) leaves the part trained so far."""
-    record = st.session_state[PARTIAL] = runs.Recorder(config, seed)
+    record = st.session_state[PARTIAL] = lab.Recorder(config, seed)
     # how many runs are ahead while this one waits for its turn; the progress; the live charts
     waiting, bar, live, last = where.empty(), where.progress(0.0, text=t("p19.measuring")), where.empty(), 0.0
-    for s in page.live(runs.with_passk(config, seed), where=waiting):
+    for s in page.live(lab.with_passk(config, seed), where=waiting):
         record.add(s)
         if not isinstance(s, zero.ZeroStep):   # the pass@k curves, measured after the last step
             bar.progress(1.0, text=t("p19.measuring_passk", n=config.passk_max))
@@ -124,7 +126,7 @@ def find_run(config: zero.ZeroConfig, seed: int):
     left, right = st.columns([1, 4], vertical_alignment="center")
     go = left.button(t("p19.train"), type="primary", icon=":material/play_arrow:", width="stretch")
     where, key = st.container(), (repr(config), seed)
-    if (stopped := runs.stopped(PARTIAL)) is not None:   # the last run was stopped after step 0 was measured
+    if (stopped := lab.stopped(PARTIAL)) is not None:   # the last run was stopped after step 0 was measured
         st.session_state[FINISHED] = stopped
     if not go:
         mine = st.session_state.get(FINISHED)

@@ -18,9 +18,10 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
+from pages.views import lab
 from rlcore import zero
 from rlcore.studies.zero import task, training, warmup
-from ui import charts, inputs, page, runs
+from ui import charts, inputs, page
 from ui.colors import METHODS, NEUTRAL, OVERLAY, SIZE_RAMP, method_colors
 from ui.format import fmt, pct, wrap
 from ui.i18n import listed, t
@@ -75,11 +76,11 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
               t("p19.kl_panel"): {"KL": run.kl}}
     if run.config.algorithm == "ppo":  # the critic: how much of the returns' spread V explains (from step 1)
         panels[t("p19.explained_panel")] = {critic: np.r_[np.nan, run.explained]}
-    health = runs.curve_panels(panels, colors=colors, title=t("p19.health_title"),
+    health = lab.curve_panels(panels, colors=colors, title=t("p19.health_title"),
         subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k), **axis)
     names = [size_name(m) for m in run.sizes]
     mean = t("p19.all_sizes")
-    thinking = runs.curve_panels({
+    thinking = lab.curve_panels({
         t("p19.length_panel"): {mean: run.length, **dict(zip(names, run.length_by_size.T, strict=True))},
         t("p19.pass_by_size_panel"): dict(zip(names, run.pass1_by_size.T, strict=True))},
         colors={mean: NEUTRAL, **size_colors(run.sizes)}, title=t("p19.length_title"),
@@ -115,7 +116,7 @@ def where_it_changed(run: zero.ZeroRun) -> None:
     base, end, first, last = t("p19.at_step", t=0), t("p19.at_step", t=len(run.updates)), t("p19.first_update"), \
         t("p19.last_update")
     push = run.push
-    ch, df = runs.curve_panels({
+    ch, df = lab.curve_panels({
         t("p19.entropy_panel"): {base: run.entropy_by_position[0], end: run.entropy_by_position[-1]},
         t("p19.kl_panel"): {end: run.kl_by_position[-1]},
         t("p19.push_panel"): {first: push[0], last: push[-1]}},
