@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages.views import lab, zero_claims
 from pages.views import zero as zero_view
+from pages.views import zero_claims, zero_runs
 from rlcore import zero
 from rlcore.studies.zero import training, warmup
 from ui import charts, inputs, page
@@ -28,7 +28,7 @@ LENGTH_COST = 0.1  # the length-cost preset: a per-token penalty on right answer
 QUICK_PASSK = 64  # a learner's run measures pass@k up to 64; the default run's go to D.passk_max, ahead of time
 AHEAD = (D, replace(D, algorithm="rft_offline", passk_max=QUICK_PASSK))  # trained before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts
-PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a lab.Recorder), the last one
+PARTIAL, FINISHED = "zero_partial", "zero_run"  # session keys: the run in training (a zero_runs.Recorder), the last one
 SHOWN = {name: t(f"p19.algorithms.{a}") for name, a in NAMES.items()}  # the link's value → as the learner reads it
 KL_NAMES = {"in the loss (k3)": "loss", "in the reward": "reward"}  # the link's value → rlcore's kl_in
 KL_SHOWN = {name: t(f"p19.kl_in_{v}") for name, v in KL_NAMES.items()}  # the link's value → as the learner reads it
@@ -45,8 +45,8 @@ def train_ahead() -> None:
     newcomer sees a whole run at once and Train is for settings of their own."""
     for config in AHEAD:
         key = (repr(config), 0)
-        page.ahead_of_time(("zero", key), lambda c=config: lab.with_passk(c, 0),
-                           lambda steps, c=config, k=key: DEFAULTS.put(k, lab.collected(c, 0, steps)))
+        page.ahead_of_time(("zero", key), lambda c=config: zero_runs.with_passk(c, 0),
+                           lambda steps, c=config, k=key: DEFAULTS.put(k, zero_runs.collected(c, 0, steps)))
 
 
 def same_runs(config: zero.ZeroConfig, seed: int) -> list:
@@ -98,10 +98,10 @@ def draw_settings() -> tuple[str, zero.ZeroConfig, int]:
 def train_live(config: zero.ZeroConfig, seed: int, where) -> zero.ZeroRun:
     """Train, redrawing the progress and the curves as steps come in, in turns with the server's other trainings
     (``page.live``); every step is kept in the session, so a Stop (any rerun) leaves the part trained so far."""
-    record = st.session_state[PARTIAL] = lab.Recorder(config, seed)
+    record = st.session_state[PARTIAL] = zero_runs.Recorder(config, seed)
     # how many runs are ahead while this one waits for its turn; the progress; the live charts
     waiting, bar, live, last = where.empty(), where.progress(0.0, text=t("p19.measuring")), where.empty(), 0.0
-    for s in page.live(lab.with_passk(config, seed), where=waiting):
+    for s in page.live(zero_runs.with_passk(config, seed), where=waiting):
         record.add(s)
         if not isinstance(s, zero.ZeroStep):   # the pass@k curves, measured after the last step
             bar.progress(1.0, text=t("p19.measuring_passk", n=config.passk_max))
@@ -126,7 +126,7 @@ def find_run(config: zero.ZeroConfig, seed: int):
     left, right = st.columns([1, 4], vertical_alignment="center")
     go = left.button(t("p19.train"), type="primary", icon=":material/play_arrow:", width="stretch")
     where, key = st.container(), (repr(config), seed)
-    if (stopped := lab.stopped(PARTIAL)) is not None:   # the last run was stopped after step 0 was measured
+    if (stopped := zero_runs.stopped(PARTIAL)) is not None:   # the last run was stopped after step 0 was measured
         st.session_state[FINISHED] = stopped
     if not go:
         mine = st.session_state.get(FINISHED)
@@ -154,7 +154,7 @@ def draw_run(run: zero.ZeroRun, name: str, shared: bool, right, where) -> None:
     elif shared:
         right.caption(t("p19.trained_already", steps=run.config.steps))
     zero_view.curves(run, where, run.config.steps)
-    zero_view.log_downloads(run)  # the run as a real training log, for page 21
+    zero_runs.log_downloads(run)  # the run as a real training log, for page 21
     small, large = (run.length_by_size[:, i] for i in (0, -1))
     st.markdown(t(
         "p19.compare", steps=done, algo=name, pass1_start=pct(run.pass1[0], 1), pass1_end=pct(run.pass1[-1], 1),

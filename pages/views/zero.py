@@ -2,13 +2,13 @@
 ``rlcore.zero`` returns: the page reads its inputs, trains or finds a run, and calls these in order.
 
 - ``base_chart``: the base model made to write j right running results before its answer, per problem size;
+- ``curve_panels``: one run's curves, a panel per quantity, as a trainer's dashboard shows them;
 - ``curves``: the run's held-out curves over the steps, overall and per problem size (drawn live while it trains);
 - ``baselines``: pass@1 over the steps beside offline RFT's at the same settings and oracle best-of-G on the base;
 - ``where_it_changed``: entropy, KL to the base and the update's push at each answer position;
 - ``samples``: the answers to one problem of each size at steps 0, 10, 30 and the end;
 - ``pass_k``: pass@k from 1 to the run's passk_max, base against trained, a uniform guesser's as the floor;
 - ``inside``: one problem's group of answers in one update, token by token, and how GRPO and Dr. GRPO weigh it;
-- ``log_downloads``: the run as the training logs TRL and verl write, for page 21 (or any reader of such logs).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from pages.views import lab
 from rlcore import zero
 from rlcore.studies.zero import task, training, warmup
 from ui import charts, inputs, page
@@ -63,6 +62,22 @@ def base_chart(stats: zero.BaseStats) -> None:
                   all=pct(row[-1], 0), n=n, results=row.size - 1))
 
 
+def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: str, legend: str, total: int,
+                 positions: bool = False):
+    """One run's curves as a trainer's dashboard shows them: one panel per entry of ``panels`` (label → {curve
+    label → its values at steps 0, 1, …, or with ``positions`` at answer positions 1, 2, …}), each curve a line in
+    its colour (``colors``: curve label → colour), the steps (positions) up to ``total`` on the x axis. Returns the
+    chart and its long table (a point per row, missing ones out)."""
+    x, first = ("position", 1) if positions else ("step", 0)
+    df = pd.concat([pd.DataFrame({x: first + np.arange(len(y)), "curve": curve, "value": y, "quantity": label})
+                    for label, curves in panels.items() for curve, y in curves.items()], ignore_index=True)
+    df = df.dropna()
+    line = charts.bands(df, x=x, mid="value", low="value", high="value",
+                        key=charts.Key("curve", colors=colors, title=legend),
+                        axes=charts.Axes(x_title, "", x_domain=[first, total], whole="x"))
+    return charts.facets(line, field="quantity", order=list(panels), title=title, subtitle=subtitle), df
+
+
 def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
     """The run's charts over the held-out problems; ``live``: redrawn while it trains (without tables)."""
     axis = dict(x_title=t("p19.x_step"), legend=t("p19.curve"), total=total)
@@ -76,11 +91,11 @@ def curves(run: zero.ZeroRun, where, total: int, *, live: bool = False) -> None:
               t("p19.kl_panel"): {"KL": run.kl}}
     if run.config.algorithm == "ppo":  # the critic: how much of the returns' spread V explains (from step 1)
         panels[t("p19.explained_panel")] = {critic: np.r_[np.nan, run.explained]}
-    health = lab.curve_panels(panels, colors=colors, title=t("p19.health_title"),
+    health = curve_panels(panels, colors=colors, title=t("p19.health_title"),
         subtitle=t("p19.health_subtitle", problems=task.HELD_OUT_SIZE, k=run.k), **axis)
     names = [size_name(m) for m in run.sizes]
     mean = t("p19.all_sizes")
-    thinking = lab.curve_panels({
+    thinking = curve_panels({
         t("p19.length_panel"): {mean: run.length, **dict(zip(names, run.length_by_size.T, strict=True))},
         t("p19.pass_by_size_panel"): dict(zip(names, run.pass1_by_size.T, strict=True))},
         colors={mean: NEUTRAL, **size_colors(run.sizes)}, title=t("p19.length_title"),
@@ -116,7 +131,7 @@ def where_it_changed(run: zero.ZeroRun) -> None:
     base, end, first, last = t("p19.at_step", t=0), t("p19.at_step", t=len(run.updates)), t("p19.first_update"), \
         t("p19.last_update")
     push = run.push
-    ch, df = lab.curve_panels({
+    ch, df = curve_panels({
         t("p19.entropy_panel"): {base: run.entropy_by_position[0], end: run.entropy_by_position[-1]},
         t("p19.kl_panel"): {end: run.kl_by_position[-1]},
         t("p19.push_panel"): {first: push[0], last: push[-1]}},
@@ -221,15 +236,3 @@ def weights(g: training.GroupView, rows: list[str]) -> None:
 
 CODE = (zero.train_steps, training.policy_grads, training._advantages, rlcore.group_advantages, rlcore.gae,
         rlcore.token_weights, rlcore.gradient_weights, rlcore.kl_estimators, training.measure, task.judge)
-
-
-def log_downloads(run: zero.ZeroRun) -> None:
-    """The run as TRL's trainer_state.json (GRPOTrainer's keys, so not for a PPO run) and verl's JSON lines."""
-    if not run.updates:
-        return
-    logs = {"verl": (rlcore.run_log_verl, "verl_metrics.jsonl")}
-    if run.config.algorithm != "ppo":
-        logs = {"trl": (rlcore.run_log_trl, "trainer_state.json"), **logs}
-    for col, (trainer, (write, file_name)) in zip(st.columns(len(logs)), logs.items(), strict=True):
-        col.download_button(t(f"p19.log_{trainer}"), write(run), file_name=file_name, mime="application/json",
-                            on_click="ignore", help=t("p19.log_help"), icon=":material/download:", width="stretch")
