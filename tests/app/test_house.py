@@ -4,6 +4,9 @@
   server's shared cache), no page function over 60 lines, no page file over 250 lines.
 * One page shape: inputs and the question are drawn inside a panel (``@page.panel``, or the lab's timed one),
   never at the top level of the script.
+* A page's own long sections live beside it in ``pages/views/`` (never in ``ui/``, the page-writing API): a view
+  is imported by exactly one page, its owner; it keeps the page rules above; and a page with its views holds at
+  most ``PAGE_BUDGET`` = 650 lines (page 19 and its three views: about 600).
 * ``ui/page.py`` is the page-writing API: it holds no threading (that is ``ui/turns.py``).
 * A chart builder takes at most 8 parameters: a base chart plus layers, not a long keyword list.
 
@@ -21,7 +24,8 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
-MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS = 60, 250, 8
+VIEW_FILES = sorted(p for p in (ROOT / "pages" / "views").glob("*.py") if p.name != "__init__.py")
+MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS, PAGE_BUDGET = 60, 250, 8, 650
 PENDING: set[str] = set()  # every page keeps the rules now
 PENDING_BUILDERS: set[str] = set()  # every builder takes at most eight now
 DRAWS_INPUT = ("inputs.", "page.predict")  # page.presets, one row of whole views, may stand above the panel
@@ -52,7 +56,7 @@ def problems(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PAGE_FILES + VIEW_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_page_only_draws_in_one_shape(path):
     found = problems(path)
     if path.name in PENDING:
@@ -71,6 +75,47 @@ def test_the_rules_are_read_from_the_source(tmp_path):
     found = problems(bad)
     assert any("long:" in f and "lines" in f for f in found) and any("cached computation" in f for f in found)
     assert any("inputs.slider at the top level" in f for f in found)
+
+
+def views_imported(path: Path) -> set[str]:
+    """The views of ``pages/views/`` that ``path`` imports, by module name (``zero`` for ``pages.views.zero``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "pages.views":
+            found |= {a.name for a in node.names}
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+            a.name for a in node.names] if isinstance(node, ast.Import) else []
+        found |= {n.split(".")[2] for n in names if n.startswith("pages.views.")}
+    return found
+
+
+APP_FILES = [*PAGE_FILES, *VIEW_FILES, *sorted((ROOT / "ui").rglob("*.py"))]
+IMPORTERS = {p: views_imported(p) for p in APP_FILES}
+
+
+@pytest.mark.parametrize("view", VIEW_FILES, ids=lambda p: p.name)
+def test_a_view_belongs_to_one_page(view):
+    users = [p.relative_to(ROOT) for p, names in IMPORTERS.items() if view.stem in names]
+    assert len(users) == 1 and users[0].parent.name == "pages", (
+        f"pages/views/{view.name} is imported by {[str(u) for u in users] or 'nothing'}: a view belongs to exactly one "
+        "page, which imports it; move what two pages share into ui/ (page-writing API) or rlcore (a study), and "
+        "delete a view no page uses")
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+def test_a_page_with_its_views_keeps_its_budget(path):
+    views = [ROOT / "pages" / "views" / f"{name}.py" for name in sorted(IMPORTERS[path])]
+    total = lines([path, *views])
+    assert total <= PAGE_BUDGET, (
+        f"{path.name} with its views ({', '.join(v.name for v in views)}) holds {total} lines (at most "
+        f"{PAGE_BUDGET}): move its numbers into an rlcore study, draw less, or split it into two pages")
+
+
+def test_the_view_reader_finds_each_form_of_import(tmp_path):
+    page_file = tmp_path / "p.py"
+    page_file.write_text("from pages.views import a, b as c\nimport pages.views.d\nfrom pages.views.e import f\n"
+                         "from ui import page\n")
+    assert views_imported(page_file) == {"a", "b", "d", "e"}
 
 
 def test_ui_page_holds_no_threading():
