@@ -6,7 +6,6 @@ import streamlit as st
 
 import rlcore
 from pages.views import dpo
-from rlcore import zero
 from ui import charts, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
@@ -201,7 +200,7 @@ def tiny_section() -> None:
     """DPO on the tiny transformer of page 19, offline and online pairs of its own answers, beside GRPO; drawn by
     ``pages/views/dpo.py``. Trained on request: its question and the log-probabilities once the runs are there."""
     st.subheader(t("p18.tiny.heading"))
-    d = zero.DPOConfig()
+    d = rlcore.zero.DPOConfig()
     per_step = dict(batch=d.prompts, g=d.group_size)
     st.markdown(t("p18.tiny.intro", **per_step))
     c1, c2, c3, c4 = st.columns(4)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 import rlcore
-from rlcore.studies.zero import training
 from ui.i18n import t
 
 
@@ -17,7 +16,7 @@ def with_passk(config, seed: int):
     last = None
     for last in rlcore.zero.train_steps(config, seed):
         yield last
-    yield from training.passk_steps(last.model, seed, config.passk_max)
+    yield from rlcore.zero.passk_steps(last.model, seed, config.passk_max)
 
 
 class Recorder:
@@ -30,7 +29,7 @@ class Recorder:
         self.passk = None
 
     def add(self, step) -> None:
-        if step is None or isinstance(step, training.PassK):   # the pass@k curves: a part of them, or all
+        if step is None or isinstance(step, rlcore.zero.PassK):   # the pass@k curves: a part of them, or all
             self.passk = step if step is not None else self.passk
             return
         self.measures.append(step.measure)
@@ -39,8 +38,8 @@ class Recorder:
         self.model = step.model
 
     def run(self):
-        """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``training.collect`` says)."""
-        return training.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
+        """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``rlcore.zero.collect`` says)."""
+        return rlcore.zero.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
 
 
 def collected(config, seed: int, steps):

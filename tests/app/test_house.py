@@ -7,6 +7,10 @@
 * A page's own long sections live beside it in ``pages/views/`` (never in ``ui/``, the page-writing API): a view
   is imported by exactly one page, its owner; it keeps the page rules above; and a page with its views holds at
   most ``PAGE_BUDGET`` = 650 lines (page 19 and its three views: about 600).
+* The app outside rlcore (``dashboard.py``, ``pages/``, ``ui/``) reaches rlcore only through its front door:
+  ``import rlcore``, then ``rlcore.<name>``, ``rlcore.<module>.<name>`` or ``rlcore.zero.<name>``; never
+  ``from rlcore… import``, ``import rlcore.<module>``, a folder (``rlcore.formulas.…``) or a module inside a module
+  (``rlcore.zero.task.…``). Tests may import internals.
 * ``ui/page.py`` is the page-writing API: it holds no threading (that is ``ui/turns.py``).
 * A chart builder takes at most 8 parameters: a base chart plus layers, not a long keyword list.
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -116,6 +121,44 @@ def test_the_view_reader_finds_each_form_of_import(tmp_path):
     page_file.write_text("from pages.views import a, b as c\nimport pages.views.d\nfrom pages.views.e import f\n"
                          "from ui import page\n")
     assert views_imported(page_file) == {"a", "b", "d", "e"}
+
+
+def back_doors(path: Path) -> list[str]:
+    """Where ``path`` reaches rlcore other than through ``import rlcore`` and names reachable from it, one line each."""
+    import rlcore
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names if a.name.startswith("rlcore.")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rlcore":
+            found.append(f"line {node.lineno}: from {node.module} import {', '.join(a.name for a in node.names)}")
+        elif isinstance(node, ast.Attribute) and ast.unparse(node).startswith("rlcore."):
+            *chain, last = ast.unparse(node).split(".")
+            held = rlcore
+            for name in chain[1:]:
+                held = getattr(held, name, None)
+            reached = getattr(held, last, None)
+            if (held is rlcore and last in ("formulas", "studies")) or (
+                    held is not rlcore and isinstance(held, ModuleType) and isinstance(reached, ModuleType)):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_reaches_rlcore_only_through_its_front_door(path):
+    found = back_doors(path)
+    assert not found, (f"{path.relative_to(ROOT)} reaches into rlcore: {'; '.join(found)}. Write `import rlcore` "
+                       "and use rlcore.<name> (rlcore.zero.<name> for the miniature); a name rlcore does not export "
+                       "yet goes into its package's __init__ and __all__ (rlcore/studies/zero/__init__.py)")
+
+
+def test_the_front_door_reader_finds_each_back_door(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import rlcore\nimport rlcore.zero\nfrom rlcore import zero\nfrom rlcore.studies.zero import task\n"
+                   "x = rlcore.zero.task.VOCAB\ny = rlcore.studies.gae\n"
+                   "ok = (rlcore.zero.ZeroConfig, rlcore.example.MAX_SCORE, rlcore.lab.LOSS_AGGREGATIONS)\n")
+    assert [f.split(":")[0] for f in back_doors(bad)] == [f"line {i}" for i in (2, 3, 4, 5, 6)], back_doors(bad)
 
 
 def test_ui_page_holds_no_threading():
