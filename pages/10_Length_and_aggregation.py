@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore import length
 from ui import charts, inputs, page, scrub
 from ui.charts import Axes, Key, grouped_bars, titled
 from ui.colors import method_colors
@@ -26,7 +25,7 @@ LEN_GRID = scrub.steps(1, MAX_LENGTH, 1)  # the weights chart at every length of
 tokens = scenario.tokens
 
 
-choices = page.study(length.padding_choices, scenario)
+choices = page.study(rlcore.padding_choices, scenario)
 page.presets({
     t("p10.preset_worst"): {"tok": choices.worst, "len": 40},
     t("p10.preset_best"): {"tok": choices.best, "len": 40},
@@ -48,8 +47,8 @@ def group_panel() -> None:
                                   help=t("p10.adv_help"))
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
-    group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)
-    groups = page.study(length.padded_groups, scenario, token, long_length, LEN_GRID, method, budget, matched)
+    group = page.study(rlcore.padded_group, scenario, token, long_length, method, budget, matched)
+    groups = page.study(rlcore.padded_groups, scenario, token, long_length, LEN_GRID, method, budget, matched)
     if group.max_len > budget:  # a generation limit below an answer that exists cannot be: the longest is used
         st.caption(t("p10.budget_caption", budget=budget, longest=group.max_len))
     revealed = ask_which_is_harder(group, token, long_length)
@@ -149,7 +148,7 @@ def training_section(group, token: str, long_length: int, method: str) -> None:
         lr = inputs.slider(t("p10.lr"), 0.1, 5.0, 2.0, 0.1, key="lr", where=t2)
         group_size = int(inputs.slider(t("p10.group"), 2, 32, 8, 1, key="group", where=t3))
         seed = inputs.number(t("p10.seed"), 0, 9999, 0, key="seed", where=t4)
-    drift = page.study(length.padded_drift, scenario, token, long_length, method=method, max_len=group.max_len,
+    drift = page.study(rlcore.padded_drift, scenario, token, long_length, method=method, max_len=group.max_len,
                        steps=steps, lr=lr, group_size=group_size, seed=int(seed))
     draw_drift(drift, steps)
     share = dict(zip(drift.modes, drift.long_share[:, -1], strict=True))
@@ -191,7 +190,7 @@ def difficulty_panel() -> None:
     """GRPO's division by the group's std against Dr. GRPO's plain centring, for binary-scored groups."""
     st.subheader(t("p10.difficulty_heading"))
     g = int(inputs.slider(t("p10.diff_g"), 2, 32, 8, 1, key="diff_g"))
-    curves = {m: page.run(length.difficulty_curve, g, m) for m in ADV_NAMES}
+    curves = {m: page.run(rlcore.difficulty_curve, g, m) for m in ADV_NAMES}
     df = pd.concat([pd.DataFrame({"answers right": c.n_right, "method": ADV_NAMES[m],
                                   "advantage of a right answer": c.right, "multiplier": c.scale})
                     for m, c in curves.items()], ignore_index=True)
@@ -222,6 +221,6 @@ def difficulty_panel() -> None:
 group_panel()
 difficulty_panel()
 
-page.end(code=(length.padded_group, length.length_push, rlcore.token_weights, rlcore.group_advantages,
-               length.padded_drift, length.length_step, length.length_training, length.length_drifts,
-               length.difficulty_curve,))
+page.end(code=(rlcore.padded_group, rlcore.length_push, rlcore.token_weights, rlcore.group_advantages,
+               rlcore.padded_drift, rlcore.length_step, rlcore.length_training, rlcore.length_drifts,
+               rlcore.difficulty_curve,))

@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore import clips
 from ui import charts, inputs, page, scrub
 from ui.charts import Axes, Key, answer_labels, grouped_bars
 from ui.colors import ACCENT, method_colors
@@ -21,10 +20,10 @@ HIGH_GRID = scrub.steps(HIGH_LO, HIGH_HI, HIGH_STEP)  # the weights chart at eac
 
 METHODS = {m: rlcore.ALGORITHM_NAMES[m] for m in rlcore.GROUP_METHODS}  # shown, and kept in the link, by name
 scenario = page.setup("p11")
-NAMES = {m: t(f"p11.names.{m}") for m in clips.CLIP_METHODS}  # the four clips as the page names them
+NAMES = {m: t(f"p11.names.{m}") for m in rlcore.CLIP_METHODS}  # the four clips as the page names them
 COL = {c: t(f"p11.col.{c}") for c in ("answer", "first", "score", "advantage", "ratio", "seq_ratio", "method",
                                       "weight", "clipped", "old", "rise", "clip")}  # the charts' data columns
-COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in clips.CLIP_METHODS})
+COLORS = method_colors({NAMES[m]: METHOD_OF[m] for m in rlcore.CLIP_METHODS})
 tokens = scenario.tokens
 
 
@@ -52,8 +51,8 @@ def batch_panel() -> None:
                                   help=t("p11.adv_help"))
 
     settings = dict(lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method)
-    c = page.study(clips.clip_study, scenario, **settings)
-    cw = page.study(clips.clip_weights, scenario, HIGH_GRID, **settings)
+    c = page.study(rlcore.clip_study, scenario, **settings)
+    cw = page.study(rlcore.clip_weights, scenario, HIGH_GRID, **settings)
     if c.dead:
         st.info(t("p11.dead"), icon="ℹ️")
         revealed = False  # no question to answer, and nothing for the explanation to say
@@ -90,7 +89,7 @@ def ask_about_the_best(c, lr: float, eps_low: float, eps_high: float) -> bool:
 def draw_batch(c, cw, eps_high: float) -> None:
     """Each method's gradient weight on every answer at every ε_high of the slider (the one dragged to shown), and
     the answers' ratios against the clips' edges."""
-    b, n_methods = c.batch, len(clips.CLIP_METHODS)
+    b, n_methods = c.batch, len(rlcore.CLIP_METHODS)
     answer_label = answer_labels(tokens, b.actions)
     per_answer = pd.DataFrame({
         COL["answer"]: np.repeat(answer_label, n_methods),
@@ -99,7 +98,7 @@ def draw_batch(c, cw, eps_high: float) -> None:
         COL["advantage"]: np.repeat(b.advantages, n_methods),
         COL["ratio"]: np.repeat(b.ratio, n_methods),
         COL["seq_ratio"]: np.repeat(b.seq_ratio, n_methods),
-        COL["method"]: np.tile([NAMES[m] for m in clips.CLIP_METHODS], b.actions.size),
+        COL["method"]: np.tile([NAMES[m] for m in rlcore.CLIP_METHODS], b.actions.size),
     })
     rows = per_answer.loc[np.tile(per_answer.index, cw.eps_high.size)].reset_index(drop=True).assign(**{
         "eps_high": np.repeat(cw.eps_high, len(per_answer)), COL["weight"]: cw.weights.transpose(0, 2, 1).ravel(),
@@ -132,7 +131,7 @@ def explain(c, lr: float, eps_low: float, eps_high: float, gspo_high: float) -> 
     """What each method did to the batch, in numbers (shown once the prediction is made)."""
     b, n, kept = c.batch, c.batch.actions.size, c.kept
     m = st.columns(4)
-    for col, name, k in zip(m, clips.CLIP_METHODS, kept, strict=True):
+    for col, name, k in zip(m, rlcore.CLIP_METHODS, kept, strict=True):
         col.metric(NAMES[name], t("p11.explain.kept", k=int(k), n=n))
     sep = t("p11.explain.sep")
     lengths = sep.join(t("p11.explain.length", token=esc(tok), n=int(c.answer_lengths[i]))
@@ -157,7 +156,7 @@ def worked_numbers(c, eps_low: float, eps_high: float) -> None:
     left.markdown(t("p11.explain.gspo_worked", n=c.moved.size, moved=moved,
                     last=str(c.moved.size).translate(SUBSCRIPTS), s=fmt(c.moved_seq_ratio, 4)))
     r = inputs.number(t("p11.explain.cispo_rho"), 0.0, 3.0, 1.3, step=0.05, key="cispo_rho", where=right)
-    w = page.study(clips.cispo_at, r, eps_low, eps_high)
+    w = page.study(rlcore.cispo_at, r, eps_low, eps_high)
     cap = {"upper": t("p11.explain.cap_upper", cap=fmt(c.edges[2])),
            "lower": t("p11.explain.cap_lower", cap=fmt(c.edges[0])),
            None: t("p11.explain.cap_none", a=fmt(c.edges[0]), b=fmt(c.edges[2]))}[w.cap]
@@ -171,7 +170,7 @@ def rare_section(eps_low: float, eps_high: float) -> None:
     c1, c2 = st.columns(2)
     p = inputs.select_slider(t("p11.rare.old"), RARE_OLDS, 0.01, key="rare", where=c1)
     c2.caption(t("p11.rare.ranges", low=fmt(eps_low), high=fmt(eps_high)))
-    r = page.study(clips.rare_reach, scenario.pi, p, eps_low, eps_high)
+    r = page.study(rlcore.rare_reach, scenario.pi, p, eps_low, eps_high)
     m1, m2, m3 = st.columns(3)
     m1.metric(t("p11.rare.highest_sym", low=fmt(eps_low)), fmt(r.sym.high[0], 4), delta=f"+{fmt(r.sym.rise[0], 4)}")
     m2.metric(t("p11.rare.highest_high", high=fmt(eps_high)), fmt(r.higher.high[0], 4),
@@ -202,5 +201,5 @@ def draw_reach(r, eps_low: float, eps_high: float) -> None:
 
 batch_panel()
 
-page.end(code=(clips.clip_study, clips.clip_batch, clips.cispo_at, clips.rare_reach, clips.reach,
+page.end(code=(rlcore.clip_study, rlcore.clip_batch, rlcore.cispo_at, rlcore.rare_reach, rlcore.reach,
                rlcore.gradient_weights, rlcore.sequence_ratio, rlcore.policy_gradient_step,))

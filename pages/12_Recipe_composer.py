@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from rlcore import clips, length, recipes
+import rlcore
 from ui import inputs, nav, page
 from ui.charts import Axes, Key, answer_labels, grouped_bars, titled
 from ui.colors import method_colors
@@ -11,7 +11,7 @@ from ui.format import esc, fmt, fmt_list, wrap
 from ui.i18n import t
 
 scenario = page.setup("p12")
-LABELS = {k: t(f"p12.labels.{k}") for k in recipes.SWITCHES}
+LABELS = {k: t(f"p12.labels.{k}") for k in rlcore.SWITCHES}
 THIS = t("p12.this_recipe")  # the legend's name of the learner's recipe
 COLORS = method_colors([THIS, "GRPO"])
 tokens = scenario.tokens
@@ -33,17 +33,17 @@ def page_link(path: str) -> str:
 def family_map() -> None:
     """The GRPO family on one screen: each named recipe, the switches it flips away from GRPO's, why, and where
     to see each one (all read from ``rlcore.recipes``)."""
-    base = recipes.recipe(recipes.REFERENCE)
+    base = rlcore.recipe(rlcore.recipes.REFERENCE)
     lines = [t("p12.base", name=recipe_name(base.name),
                switches=t("p12.base_sep").join(t("p12.base_switch", switch=switch_name(k), value=in_words(k, v))
                                                for k, v in base.switches.items())), ""]
-    for r in recipes.RECIPES:
+    for r in rlcore.RECIPES:
         if r.name == base.name:
             continue
         lines.append("- " + t("p12.changes", name=recipe_name(r.name)))
         lines += ["    - " + t("p12.change", switch=switch_name(k), value=in_words(k, this),
                                 why=t(f"p12.reasons.{k}.{this}"), link=page_link(TAUGHT_ON[k]))
-                  for k, this, _ in recipes.differences(recipes.recipe_switches(r.name))]
+                  for k, this, _ in rlcore.differences(rlcore.recipe_switches(r.name))]
     st.markdown("\n".join(lines))
     st.caption(t("p12.map_caption"))
 
@@ -74,8 +74,8 @@ def recipe_name(name: str) -> str:
     return t(f"p12.recipes.{name}.name")
 
 
-GRPO = recipes.recipe_switches("GRPO")  # the switches start as GRPO's
-page.presets({name: recipes.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
+GRPO = rlcore.recipe_switches("GRPO")  # the switches start as GRPO's
+page.presets({name: rlcore.recipe_switches(name) for name in ("GRPO", "Dr. GRPO", "DAPO", "GSPO")})
 
 
 @page.panel
@@ -83,8 +83,8 @@ def composer() -> None:
     """The switches, the recipe they match, and this recipe against GRPO on the running example."""
     c1, c2, c3, c4 = st.columns(4)
     d1, d2, d3, d4 = st.columns(4)  # a second row, so a phone shows the switches in this order
-    switches = {k: inputs.selectbox(LABELS[k], recipes.SWITCHES[k], GRPO[k], key=k, where=col,
-                                    format_func={v: value_name(k, v) for v in recipes.SWITCHES[k]}.get)
+    switches = {k: inputs.selectbox(LABELS[k], rlcore.SWITCHES[k], GRPO[k], key=k, where=col,
+                                    format_func={v: value_name(k, v) for v in rlcore.SWITCHES[k]}.get)
                 for k, col in zip(("baseline", "scale", "aggregation", "ratio", "clip", "kl"),
                                   (c1, c2, c3, c4, d1, d2), strict=True)}
     switches["dynamic_sampling"] = inputs.toggle(LABELS["dynamic_sampling"], GRPO["dynamic_sampling"],
@@ -93,10 +93,10 @@ def composer() -> None:
     step = inputs.slider(t("p12.step"), 0.0, 1.0, 0.2, 0.05, key="step", where=d4, help=t("p12.step_help"))
     with st.expander(t("p12.more")):
         eps_high = inputs.slider(t("p12.eps_high"), 0.2, 0.6, 0.28, 0.01, key="high")
-    switches = page.run(recipes.check_switches, switches)
+    switches = page.run(rlcore.check_switches, switches)
     name_the_recipe(switches)
 
-    c = page.study(recipes.recipe_comparison, scenario, switches, step, eps_high)
+    c = page.study(rlcore.recipe_comparison, scenario, switches, step, eps_high)
     worst = c.worst
     options = [t("p12.larger"), t("p12.smaller"), t("p12.same")]
     answer = options[("larger", "smaller", "same").index(c.than_reference)]
@@ -111,14 +111,14 @@ def composer() -> None:
 
 def name_the_recipe(switches) -> None:
     """The published recipes these switches are, or the nearest one and the switches it differs in."""
-    matches = recipes.match_recipe(switches)
+    matches = rlcore.match_recipe(switches)
     for name in matches:
-        r = recipes.recipe(name)
+        r = rlcore.recipe(name)
         link = t("p12.arxiv_link", arxiv=r.arxiv) if r.arxiv else ""
         st.success(t("p12.match", name=recipe_name(r.name), source=t(f"p12.recipes.{name}.source"), link=link),
                    icon=":material/verified:")
     if not matches:
-        name, gap = recipes.recipe_distances(switches)[0]
+        name, gap = rlcore.recipe_distances(switches)[0]
         gaps = t("p12.list_sep").join(LABELS[k].lower() for k in gap)
         st.info(t("p12.nearest", name=recipe_name(name), switches=gaps), icon=":material/explore:")
 
@@ -161,7 +161,7 @@ def draw_comparison(c, switches, step, revealed: bool) -> None:
 
 def explain(switches, c, step) -> None:
     """One line per switch that differs from GRPO, with its numbers on the running example."""
-    diffs = recipes.differences(switches)
+    diffs = rlcore.differences(switches)
     if not diffs:
         st.markdown(t("p12.diff.none"))
         return
@@ -198,17 +198,17 @@ def the_family() -> None:
         col = t("p12.col_recipe")
         table = pd.DataFrame([{col: recipe_name(r.name), **{LABELS[k]: shown(k, r.switches[k]) if k in r.switches
                                                              else t("p12.any")
-                                                             for k in recipes.SWITCHES}, "arXiv": r.arxiv or "—"}
-                              for r in recipes.RECIPES])
+                                                             for k in rlcore.SWITCHES}, "arXiv": r.arxiv or "—"}
+                              for r in rlcore.RECIPES])
         st.dataframe(table, hide_index=True, width="stretch", row_height=35,
                      column_config={col: st.column_config.TextColumn(pinned=True, width="medium"),
                                     **{LABELS[k]: st.column_config.TextColumn(width="medium")
-                                       for k in recipes.SWITCHES}})
+                                       for k in rlcore.SWITCHES}})
         st.caption(t("p12.table_caption"))
 
 
 composer()
 the_family()
 
-page.end(code=(recipes.recipe_comparison, recipes.match_recipe, recipes.differences, recipes.recipe_advantages,
-               recipes.recipe_gradient, recipes.recipe_clip, length.length_push, clips.clip_batch,))
+page.end(code=(rlcore.recipe_comparison, rlcore.match_recipe, rlcore.differences, rlcore.recipe_advantages,
+               rlcore.recipe_gradient, rlcore.recipe_clip, rlcore.length_push, rlcore.clip_batch,))

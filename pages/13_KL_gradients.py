@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.studies.kl_placement import kl_placement_path, kl_placements
 from ui import charts, inputs, page, scrub
 from ui.charts import Axes, Key, grouped_hbars
 from ui.colors import method_colors
@@ -49,7 +48,7 @@ def kl_panel() -> None:
                               help=t("p13.steps_help")))
     with c2.expander(t("p13.more")):
         lr = inputs.slider(t("p13.lr"), 0.05, 2.0, 0.3, 0.05, key="lr", help=t("p13.lr_help"))
-    path = page.study(kl_placement_path, scenario.pi, scenario.q, lr, MAX_STEPS)
+    path = page.study(rlcore.kl_placement_path, scenario.pi, scenario.q, lr, MAX_STEPS)
     pi, res = path.probs[steps], path.placements[steps]
     places = [t(f"p13.placement.{p}") for p in PLACEMENT_IDS]  # PLACEMENTS as the page shows them
 
@@ -150,4 +149,4 @@ def drift_section(path, steps: int, places: list[str]) -> None:
 
 kl_panel()
 
-page.end(code=(kl_placement_path, kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path,))
+page.end(code=(rlcore.kl_placement_path, rlcore.kl_placements, rlcore.kl_gradients, rlcore.policy_gradient_path,))

@@ -4,8 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rlcore import truncated_is_weights
-from rlcore.studies.mismatch import CAP_CHOICES, METHODS, lowest_error, mismatch_study, top_p_probs
+import rlcore
 from ui import charts, inputs, page
 from ui.charts import Axes, binned_bars, titled
 from ui.colors import ACCENT, method_colors
@@ -38,7 +37,7 @@ def mismatch_panel() -> None:
                             format_func=lambda k: t(f"p14.kinds.{k}"))
     key, label, low, high, default, step = KINDS[kind]
     level = inputs.slider(label, low, high, default, step, key=key, where=c2)
-    cap = inputs.select_slider(t("p14.cap"), CAP_CHOICES, 2.0, key="cap", where=c3, format_func=fmt)
+    cap = inputs.select_slider(t("p14.cap"), rlcore.CAP_CHOICES, 2.0, key="cap", where=c3, format_func=fmt)
     with st.expander(t("p14.more")):
         m1, m2, m3 = st.columns(3)
         part = inputs.segmented(t("p14.show"), list(PARTS), "total error", key="part", where=m1,
@@ -46,19 +45,19 @@ def mismatch_panel() -> None:
         batch = int(inputs.select_slider(t("p14.batch"), [16, 64, 256, 1024], 256, key="batch", where=m2))
         seed = int(inputs.number(t("p14.seed"), 0, 9999, 0, key="seed", where=m3))
 
-    res = page.study(mismatch_study, scenario.pi, scenario.q, kind=kind, level=level, caps=CAP_CHOICES, batch=batch,
-                     draws=DRAWS, seed=seed)
-    i = CAP_CHOICES.index(cap)
-    best = page.run(lowest_error, res, i)
-    label_of = {m: t(f"p14.choice.{m}", cap=fmt(cap)) for m in METHODS}
-    options = [label_of[m] for m in METHODS]
+    res = page.study(rlcore.mismatch_study, scenario.pi, scenario.q, kind=kind, level=level, caps=rlcore.CAP_CHOICES,
+                     batch=batch, draws=DRAWS, seed=seed)
+    i = rlcore.CAP_CHOICES.index(cap)
+    best = page.run(rlcore.lowest_error, res, i)
+    label_of = {m: t(f"p14.choice.{m}", cap=fmt(cap)) for m in rlcore.mismatch.METHODS}
+    options = [label_of[m] for m in rlcore.mismatch.METHODS]
     answer = label_of[best[0]] if len(best) == 1 else t("p14.tie", methods=" = ".join(label_of[m] for m in best))
     if answer not in options:
         options.append(answer)
     revealed = page.predict(
         t("p14.question", draws=DRAWS, batch=batch), options, answer,
         t("p14.explanation", errors=t("p14.sep").join(t("p14.error_of", method=label_of[m], error=fmt(res.mse[j, i], 4))
-                                                      for j, m in enumerate(METHODS))),
+                                                      for j, m in enumerate(rlcore.mismatch.METHODS))),
         key="mm_predict")
 
     left, right = st.columns([3, 2], gap="large")
@@ -74,10 +73,10 @@ def draw_errors(res, i: int, cap: float, part: str) -> None:
     """The chosen part of the error against the cap C, one line per method, the chosen C marked."""
     values = getattr(res, PARTS[part])
     shown = t(f"p14.parts.{part}")
-    series = [t(f"p14.methods.{m}") for m in METHODS]  # the legend's names; each keeps its method's colour
-    colors = dict(zip(series, method_colors(METHODS).values(), strict=True))
+    series = [t(f"p14.methods.{m}") for m in rlcore.mismatch.METHODS]  # the legend's names; each its method's colour
+    colors = dict(zip(series, method_colors(rlcore.mismatch.METHODS).values(), strict=True))
     curves = pd.DataFrame({
-        "cap C": np.tile(res.caps, len(METHODS)),
+        "cap C": np.tile(res.caps, len(rlcore.mismatch.METHODS)),
         "method": np.repeat(series, res.caps.size),
         part: values.ravel(),
     })
@@ -88,7 +87,7 @@ def draw_errors(res, i: int, cap: float, part: str) -> None:
                                       log="xy" if np.all(values > 0) else "x"),  # a log axis cannot show a 0
                      points=True),
         charts.rules(marker, at="at", label="label", axis="x", color=ACCENT,
-                     align="right" if i > len(CAP_CHOICES) * 0.7 else "left"),
+                     align="right" if i > len(rlcore.CAP_CHOICES) * 0.7 else "left"),
         title=t("p14.error_title", part=shown), subtitle=wrap(t("p14.error_subtitle", draws=DRAWS)),
         height=330),
         curves, alt_text=t("p14.error_alt", part=shown),
@@ -112,7 +111,7 @@ def draw_ratios(res, i: int, cap: float) -> None:
 def explain(res, i: int, cap: float, kind: str, label_of: dict, answer: str) -> None:
     """The share of weights above C, each method's bias² and variance, and what they say (once answered)."""
     st.metric(t("p14.above", cap=fmt(cap)), pct(res.above_cap[i], 1))
-    table = pd.DataFrame({t("p14.method"): [label_of[m] for m in METHODS],
+    table = pd.DataFrame({t("p14.method"): [label_of[m] for m in rlcore.mismatch.METHODS],
                           t("p14.parts.bias²"): res.bias_squared[:, i], t("p14.parts.variance"): res.variance[:, i],
                           t("p14.parts.total error"): res.mse[:, i]})
     page.table(table, digits=5)
@@ -128,4 +127,4 @@ def explain(res, i: int, cap: float, kind: str, label_of: dict, answer: str) -> 
 
 mismatch_panel()
 
-page.end(code=(mismatch_study, top_p_probs, truncated_is_weights, lowest_error,))
+page.end(code=(rlcore.mismatch_study, rlcore.top_p_probs, rlcore.truncated_is_weights, rlcore.lowest_error,))

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import charts, gao_view, inputs, page, scrub
+from pages.views import gao
+from ui import charts, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt
 from ui.i18n import t
@@ -75,7 +76,7 @@ def over_panel() -> None:
         draw_betas(int(n), raters)
         draw_comparisons(float(beta), raters)
         closed_form(run)
-        gao_view.draw()
+        gao.draw()
     else:
         inputs.later("gao_how", "gao_bias")  # the Gao section's inputs: a link's values wait for the answer
 

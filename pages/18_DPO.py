@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore import zero
-from ui import charts, dpo_view, inputs, page, scrub
+from pages.views import dpo
+from ui import charts, inputs, page, scrub
 from ui.colors import method_colors
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -198,9 +198,9 @@ def ipo_section(items, names, beta: float, flattery: float) -> None:
 
 def tiny_section() -> None:
     """DPO on the tiny transformer of page 19, offline and online pairs of its own answers, beside GRPO; drawn by
-    ``ui.dpo_view``. Trained on request: its question and the log-probabilities once the runs are there."""
+    ``pages/views/dpo.py``. Trained on request: its question and the log-probabilities once the runs are there."""
     st.subheader(t("p18.tiny.heading"))
-    d = zero.DPOConfig()
+    d = rlcore.zero.DPOConfig()
     per_step = dict(batch=d.prompts, g=d.group_size)
     st.markdown(t("p18.tiny.intro", **per_step))
     c1, c2, c3, c4 = st.columns(4)
@@ -210,16 +210,16 @@ def tiny_section() -> None:
     steps = inputs.slider(t("p18.tiny.steps"), 5, 200, d.steps, 5, key="zsteps", where=c3,
                           help=t("p18.tiny.steps_help", **per_step))
     seed = inputs.number(t("p18.tiny.seed"), 0, 99, 0, key="zseed", where=c4, help=t("p18.tiny.seed_help"))
-    shown = dpo_view.find(dpo_view.configs(float(beta), int(steps), float(grpo_beta)), int(seed))
+    shown = dpo.find(dpo.configs(float(beta), int(steps), float(grpo_beta)), int(seed))
     if shown is None:
         return
-    dpo_view.pass_chart(shown)
-    dpo_view.at_kl(shown)
-    if dpo_view.ask(shown["offline"]):
-        dpo_view.log_prob_chart(shown)
+    dpo.pass_chart(shown)
+    dpo.at_kl(shown)
+    if dpo.ask(shown["offline"]):
+        dpo.log_prob_chart(shown)
 
 
 dpo_panel()
 
 page.end(code=(rlcore.dpo_loss, rlcore.dpo_margins, rlcore.dpo_weights, rlcore.implicit_reward,
-               rlcore.kl_optimal_policy, rlcore.dpo_study, *dpo_view.CODE))
+               rlcore.kl_optimal_policy, rlcore.dpo_study, *dpo.CODE))

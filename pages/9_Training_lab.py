@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 import rlcore
-from ui import inputs, page, play, runs
+from pages.views import lab
+from ui import inputs, page, play
 from ui.colors import ALGORITHM_COLORS
 from ui.format import esc, fmt, pct, wrap
 from ui.i18n import t
@@ -86,7 +87,7 @@ def train_runs(s: dict) -> tuple[dict, int, dict]:
     n_seeds = page.run(rlcore.lab_seed_count, list(configs.values()), s["seeds"])  # no run holds up the server
     if n_seeds < s["seeds"]:
         st.caption(t("p9.fewer_seeds", n=n_seeds, asked=s["seeds"]))
-    results = runs.train(  # shared by the server's learners: 256 entries of 40 KB (100 steps) to 120 KB (300 steps)
+    results = lab.train(  # shared by the server's learners: 256 entries of 40 KB (100 steps) to 120 KB (300 steps)
         configs, lambda c: page.study(rlcore.lab_bands, scenario, c, n_seeds, entries=256, heavy=True),
         training=lambda name: t("p9.training", name=name),
         diverged=lambda name, c, out: t("p9.diverged", name=name, step=out.diverged_at, lr=f"{c.lr:g}"))
@@ -98,10 +99,10 @@ def draw_runs(v: dict, revealed: bool) -> None:
     environment: the leaves of the tree every run starts from, and the mean judge score there."""
     names, shown, tree, start = v["names"], v["shown"], v["tree"], fmt(v["start_score"])
     if revealed:
-        score = runs.bands(v, "score")
+        score = lab.bands(v, "score")
         lo, hi = float(score[2].low.min()), float(score[2].high.max())
         with v["main"]:
-            runs.panels(v, {t("p9.score_y"): score}, name="lab_score", title=t("p9.score_title"), height=230,
+            lab.panels(v, {t("p9.score_y"): score}, name="lab_score", title=t("p9.score_title"), height=230,
                         y_title=t("p9.score_y"), y_domain=[round(lo - 0.05, 1), round(hi + 0.05, 1)],
                         alt_text=t("p9.score_alt", shown=shown, steps=v["steps"], names=t("p9.sep").join(names)))
         for col, name in zip(st.columns(len(names)), names, strict=True):
@@ -134,21 +135,21 @@ def draw_curves(v: dict) -> None:
     st.subheader(t("p9.curves_heading"))
     names, best_raw, ppo, sep = v["names"], v["best_raw"], SHOWN["ppo"], t("p9.sep")
     clipped = [n for n in names if v["configs"][n].clipped]
-    parts = {t("p9.panel_flattery", best=best_raw): runs.bands(v, "flattery")} if v["flattery"] else {}
-    parts[t("p9.panel_kl")] = runs.bands(v, "kl")
+    parts = {t("p9.panel_flattery", best=best_raw): lab.bands(v, "flattery")} if v["flattery"] else {}
+    parts[t("p9.panel_kl")] = lab.bands(v, "kl")
     if clipped:
-        parts[t("p9.panel_clip")] = runs.bands(v, "clip", only=clipped)
+        parts[t("p9.panel_clip")] = lab.bands(v, "clip", only=clipped)
     if ppo in v["results"]:  # the critic, as a trainer's dashboard shows it: one panel per decision point
         where = [t("p9.panel_critic_first"), t("p9.panel_critic_branch", best=best_raw)][:2 if v["flattery"] else 1]
-        parts |= {label: runs.bands(v, "values", column=d, only=[ppo]) for d, label in enumerate(where)}
-    runs.panels(v, parts, name="lab_curves", title=t("p9.curves_title"), alt_text=lambda df: t(
+        parts |= {label: lab.bands(v, "values", column=d, only=[ppo]) for d, label in enumerate(where)}
+    lab.panels(v, parts, name="lab_curves", title=t("p9.curves_title"), alt_text=lambda df: t(
         "p9.curves_alt", quantities=sep.join(dict.fromkeys(df["quantity"])), names=sep.join(names)))
     notes = [t("p9.note_flattery", best=v["best"], ref=pct(v["tree"].ref_branch[1])) if v["flattery"] else "",
              "" if not clipped else t("p9.note_reinforce") if len(clipped) < len(names) else
              t("p9.note_clip", epochs=v["epochs"]), t("p9.note_critic") if ppo in v["results"] else ""]
     if any(notes):
         st.caption(t("p9.note_join").join(filter(None, notes)))
-    runs.panels(v, "probs", by_token=True, name="lab_first_token", title=t("p9.first_title"), y_title=t("p9.first_y"),
+    lab.panels(v, "probs", by_token=True, name="lab_first_token", title=t("p9.first_title"), y_title=t("p9.first_y"),
                 alt_text=t("p9.first_alt"), y_domain=[0, 1])
 
 
@@ -161,16 +162,16 @@ def draw_health(v: dict) -> None:
     right = t("p9.sep").join(f"**{esc(tok)}**" for tok, r in zip(tokens, tree.right, strict=True) if r)
     text_col.markdown(t("p9.health_text", right=right))
     pass_k = {n: page.run(rlcore.lab_pass_at_k, results[n], k) for n in names}
-    parts = {t("p9.panel_length"): runs.bands(v, "length"), t("p9.panel_entropy"): runs.bands(v, "entropy"),
-             "pass@1": runs.bands(v, "pass1"), f"pass@{k}": runs.bands(v, "pass_k", source=pass_k)}
-    runs.panels(v, parts, name="lab_health", title=t("p9.health_title"),
+    parts = {t("p9.panel_length"): lab.bands(v, "length"), t("p9.panel_entropy"): lab.bands(v, "entropy"),
+             "pass@1": lab.bands(v, "pass1"), f"pass@{k}": lab.bands(v, "pass_k", source=pass_k)}
+    lab.panels(v, parts, name="lab_health", title=t("p9.health_title"),
                 alt_text=t("p9.health_alt", k=k, names=t("p9.sep").join(names)))
     r, rk = results[first], pass_k[first]
     st.markdown(t("p9.health_numbers", name=first, h0=fmt(r.entropy.median[0], 2), h1=fmt(r.entropy.median[-1], 2),
                   p0=pct(r.pass1.median[0]), p1=pct(r.pass1.median[-1]), k=k, k0=pct(rk.median[0]),
                   k1=pct(rk.median[-1])))
     if v["length"]:
-        runs.panels(v, "token_length", by_token=True, name="lab_length", title=t("p9.length_title"),
+        lab.panels(v, "token_length", by_token=True, name="lab_length", title=t("p9.length_title"),
                     y_title=t("p9.length_y"), alt_text=t("p9.length_alt"))
         w, lines = tree.likeliest_wrong, [t("p9.length_text")]
         for name, m in ((n, results[n].token_length.median) for n in names):
@@ -198,8 +199,8 @@ def draw_questions(v: dict) -> None:
         c1.metric(t("p9.loss0"), fmt(results[name].first[0], 3), help=t("p9.loss0_help"))
         c2.metric(t("p9.grad0"), fmt(results[name].first[1], 3), help=t("p9.grad0_help"))
         col.caption(t("p9.dead_total", share=pct(results[name].dead_total, 1)))
-    runs.panels(v, {t("p9.panel_loss"): runs.bands(v, "loss"), t("p9.panel_grad"): runs.bands(v, "grad"),
-                    t("p9.panel_dead"): runs.bands(v, "dead")}, name="lab_questions", title=t("p9.questions_title"),
+    lab.panels(v, {t("p9.panel_loss"): lab.bands(v, "loss"), t("p9.panel_grad"): lab.bands(v, "grad"),
+                    t("p9.panel_dead"): lab.bands(v, "dead")}, name="lab_questions", title=t("p9.questions_title"),
                 alt_text=t("p9.questions_alt"), subtitle=wrap(t("p9.questions_subtitle", n=v["n_seeds"])))
 
 
@@ -220,7 +221,7 @@ def lab_panel(timed: bool) -> None:
         return
     names, tokens = list(results), scenario.tokens
     v = s | {"tree": tree, "configs": configs, "n_seeds": n_seeds, "results": results, "names": names,
-             "keep": runs.kept_steps(s["steps"], len(names), scenario.n), "scenario": scenario,
+             "keep": lab.kept_steps(s["steps"], len(names), scenario.n), "scenario": scenario,
              "tokens": tokens, "best": esc(tokens[tree.best]), "best_raw": tokens[tree.best],
              "start_score": results[names[0]].score.median[0], "band_lines": wrap(t("p9.band_note", n=n_seeds)),
              "colors": {name: ALGORITHM_COLORS[BY_SHOWN[name]] for name in names},
@@ -236,12 +237,11 @@ def lab_panel(timed: bool) -> None:
     v["shown"] = s["steps"] * progress // 100
     draw_runs(v, revealed)
     if revealed:
-        for section in (draw_curves, draw_health, draw_questions, runs.log_downloads):
+        for section in (draw_curves, draw_health, draw_questions, lab.log_downloads):
             section(v)
 
 
 play.fragment(lab_panel, PLAY)
-
 with st.expander(t("p9.one_line")):
     st.markdown(t("p9.one_line_text"))
 

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from rlcore.formulas.example import INVISIBLE, browser_length
+import rlcore
 
 MINUS = "\u2212"
 
@@ -92,7 +92,7 @@ def esc(text) -> str:
 def _literal(ch: str) -> str:
     if ch in _MD_SPECIAL:
         return "\\" + ch
-    if unicodedata.category(ch) in _UNSEEN or ord(ch) in INVISIBLE:
+    if unicodedata.category(ch) in _UNSEEN or ord(ch) in rlcore.example.INVISIBLE:
         return f"⟨U\\+{ord(ch):04X}⟩"
     return ch
 
@@ -184,11 +184,11 @@ def cut_to(text: str, most: int) -> str:
     >>> cut_to("😀" * 24, 24) == "😀" * 12, cut_to("abc", 24), cut_to("ab👍🏽", 4), cut_to("🇫🇷🇩🇪", 6) == "🇫🇷"
     (True, 'abc', 'ab', True)
     """
-    if browser_length(text) <= most:
+    if rlcore.browser_length(text) <= most:
         return text
     kept, used, last = [], 0, ""
     for cluster in _clusters(text):
-        size = browser_length(cluster)
+        size = rlcore.browser_length(cluster)
         if used + size > most:
             break
         kept.append(cluster)
@@ -196,7 +196,7 @@ def cut_to(text: str, most: int) -> str:
     if kept or not text:
         return "".join(kept)
     for ch in text:  # one cluster longer than the whole field: keep its first code points that fit
-        if browser_length(last + ch) > most:
+        if rlcore.browser_length(last + ch) > most:
             break
         last += ch
     return last

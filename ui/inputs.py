@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from rlcore.formulas.example import browser_length
+import rlcore
 
 from .format import cut_to, esc
 from .i18n import t
@@ -304,8 +304,9 @@ def text_input(label: str, default: str, *, key: str, max_chars: int, help: str 
     emoji counts as two). Longer text, typed or pasted, is cut to what fits (``ui.format.cut_to``) when it arrives:
     Streamlit's own ``max_chars`` is checked in the browser, which drops a change that is too long whole (a pasted
     answer one character too long left the field as it was), so the input has none."""
-    return _declare(key, default, read=_one, fits=lambda x: isinstance(x, str) and browser_length(x) <= max_chars,
-                    text=lambda x: [x], fix=lambda x: cut_to(x, max_chars) if isinstance(x, str) else default,
+    return _declare(key, default, read=_one,
+                    fits=lambda x: isinstance(x, str) and rlcore.browser_length(x) <= max_chars, text=lambda x: [x],
+                    fix=lambda x: cut_to(x, max_chars) if isinstance(x, str) else default,
                     draw=lambda k: _where(where).text_input(label, key=k, help=help, persist_state="session"))
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlcore import SeedBands
-from rlcore.formulas.checks import count
+import rlcore
 
 
 def thin_steps(n: int, max_points: int, *, early: bool = False) -> np.ndarray:
@@ -29,8 +28,8 @@ def thin_steps(n: int, max_points: int, *, early: bool = False) -> np.ndarray:
     >>> thin_steps(401, 10, early=True).tolist()
     [0, 3, 11, 32, 71, 123, 185, 253, 325, 400]
     """
-    size = count("n", n, low=1)
-    top = count("max_points", max_points, low=2)
+    size = rlcore.checks.count("n", n, low=1)
+    top = rlcore.checks.count("max_points", max_points, low=2)
     if size <= top:
         return np.arange(size)
     if early:
@@ -42,7 +41,7 @@ def thin_steps(n: int, max_points: int, *, early: bool = False) -> np.ndarray:
     return idx if idx[-1] == size - 1 else np.append(idx, size - 1)
 
 
-def bands_at(bands, rows, column: int | None = None) -> SeedBands:
+def bands_at(bands, rows, column: int | None = None) -> rlcore.SeedBands:
     """Several runs' seed bands of one quantity at the rows a chart keeps, one run per row: shape [R, N].
 
     Args:
@@ -50,25 +49,25 @@ def bands_at(bands, rows, column: int | None = None) -> SeedBands:
         rows: N indices into T (the steps a chart keeps, less one for a quantity measured from step 1).
         column: the column of [T, K] bands to take (a token, a decision point); None for [T] bands.
 
-    >>> b = SeedBands(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0]), np.array([2.0, 3.0, 4.0]))
+    >>> b = rlcore.SeedBands(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 2.0]), np.array([2.0, 3.0, 4.0]))
     >>> bands_at([b, b], [0, 2]).median.tolist()
     [[1.0, 3.0], [1.0, 3.0]]
     """
     runs = list(bands)
-    if not runs or not all(isinstance(b, SeedBands) for b in runs):
+    if not runs or not all(isinstance(b, rlcore.SeedBands) for b in runs):
         raise ValueError(f"bands must be one rlcore.SeedBands or more, got {runs!r:.80}")
     at = np.asarray(rows)
     if at.ndim != 1 or at.dtype.kind not in "iu":
         raise ValueError(f"rows must be a list of whole numbers, got {rows!r:.80}")
-    where = at if column is None else (at, count("column", column, low=0))
-    return SeedBands(*(np.stack([getattr(b, part)[where] for b in runs]) for part in ("median", "low", "high")))
+    where = at if column is None else (at, rlcore.checks.count("column", column, low=0))
+    return rlcore.SeedBands(*(np.stack([getattr(b, part)[where] for b in runs]) for part in ("median", "low", "high")))
 
 
 def band_rows(parts: dict, *, series: str, part: str) -> dict[str, np.ndarray]:
     """The long form of stacked seed bands, as a band chart reads it: one row per part, series and step.
 
     Args:
-        parts: label → (steps [N], names [R], SeedBands [R, N]): each part's steps, the names of its R series
+        parts: label → (steps [N], names [R], rlcore.SeedBands [R, N]): each part's steps, the names of its R series
             (an algorithm, a decoding), and their bands (``bands_at``); the parts in the order of their rows.
         series: the name of the column that holds the series' names.
         part: the name of the column that holds the part's label (a chart's panel, a token).
@@ -76,7 +75,7 @@ def band_rows(parts: dict, *, series: str, part: str) -> dict[str, np.ndarray]:
     Returns:
         the columns step, ``series``, median, lowest, highest, ``part``, of equal length Σ R·N.
 
-    >>> b = SeedBands(np.array([[1.0, 2.0]]), np.array([[0.0, 1.0]]), np.array([[2.0, 3.0]]))
+    >>> b = rlcore.SeedBands(np.array([[1.0, 2.0]]), np.array([[0.0, 1.0]]), np.array([[2.0, 3.0]]))
     >>> rows = band_rows({"KL": ([0, 5], ["GRPO"], b)}, series="algorithm", part="quantity")
     >>> rows["step"].tolist(), rows["algorithm"].tolist(), rows["median"].tolist(), rows["quantity"].tolist()
     ([0, 5], ['GRPO', 'GRPO'], [1.0, 2.0], ['KL', 'KL'])

@@ -15,7 +15,6 @@ import unicodedata
 import streamlit as st
 
 import rlcore
-from rlcore.formulas.example import MAX_CONT_CHARS, MAX_SAMPLES, MAX_SCORE, MAX_TOKEN_CHARS, browser_length
 
 from . import i18n, inputs
 from .format import breakable, cut_to, esc
@@ -38,7 +37,7 @@ MAX_DEPTH = 3            # {"samples": [[1, 2], [3]]} is the deepest a scenario 
 FIELDS = ("prompt", "prefix", "tokens", "probs", "samples", "continuations")
 # The editor's score field holds every score a scenario may have, each written out in full (the longest
 # float is 23 characters, "2.2250738585072014e-308", plus ", "), so opening the editor never cuts one off.
-SCORES_MAX_CHARS = MAX_SAMPLES * 25
+SCORES_MAX_CHARS = rlcore.example.MAX_SAMPLES * 25
 _STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"')  # a JSON string literal
 
 
@@ -76,8 +75,8 @@ def parse_scores(text, token: str) -> tuple[float, ...]:
     parts = [p for p in re.split(r"[,;\s]+", str(text or "").strip()) if p]
     if not parts:
         raise ValueError(f"Token {token!r} has no judge score: type at least one number, e.g. 5")
-    if len(parts) > MAX_SAMPLES:
-        raise ValueError(f"Token {token!r} has {len(parts)} judge scores; keep at most {MAX_SAMPLES}")
+    if len(parts) > rlcore.example.MAX_SAMPLES:
+        raise ValueError(f"Token {token!r} has {len(parts)} judge scores; keep at most {rlcore.example.MAX_SAMPLES}")
     out = []
     for p in parts:
         shown = repr(p) if len(p) <= 30 else f"'{p[:12]}…' ({len(p)} characters)"
@@ -89,9 +88,9 @@ def parse_scores(text, token: str) -> tuple[float, ...]:
             raise ValueError(f"Token {token!r}: judge score {shown} is not a number")
         if x < 0:
             raise ValueError(f"Token {token!r}: judge score {shown} is negative; scores start at 0")
-        if x > MAX_SCORE:
+        if x > rlcore.example.MAX_SCORE:
             raise ValueError(f"Token {token!r}: judge score {shown} is too large; "
-                             f"scores go up to {MAX_SCORE:,.0f}")
+                             f"scores go up to {rlcore.example.MAX_SCORE:,.0f}")
         out.append(x)
     return tuple(out)
 
@@ -110,9 +109,9 @@ def from_rows(rows: list[dict], base: rlcore.Scenario, *, normalise: bool = Fals
     for i, tok in enumerate(tokens, start=1):
         if not tok:
             raise ValueError(f"Token {i} has no name")
-        if browser_length(tok) > MAX_TOKEN_CHARS:  # counted as the browser's field counts (an emoji is two)
-            raise ValueError(f"Token {i} has a name of {browser_length(tok)} characters; keep it to "
-                             f"{MAX_TOKEN_CHARS} (an emoji counts as two)")
+        if rlcore.browser_length(tok) > rlcore.example.MAX_TOKEN_CHARS:  # as the browser's field counts (an emoji: 2)
+            raise ValueError(f"Token {i} has a name of {rlcore.browser_length(tok)} characters; keep it to "
+                             f"{rlcore.example.MAX_TOKEN_CHARS} (an emoji counts as two)")
     dupes = sorted({t for t in tokens if tokens.count(t) > 1})
     if dupes:
         raise ValueError(f"Each token must be different; repeated: {', '.join(dupes)}")
@@ -214,8 +213,8 @@ def from_json(data: str | bytes) -> rlcore.Scenario:
         for j, x in enumerate(group):
             if x < 0:
                 raise ValueError(f"samples[{i}][{j}] is negative; judge scores start at 0")
-            if x > MAX_SCORE:
-                raise ValueError(f"samples[{i}][{j}] is above {MAX_SCORE:,.0f}, the largest judge score "
+            if x > rlcore.example.MAX_SCORE:
+                raise ValueError(f"samples[{i}][{j}] is above {rlcore.example.MAX_SCORE:,.0f}, the largest judge score "
                                  "a scenario may hold")
     base = rlcore.ARTICLE_SCENARIO
     return rlcore.Scenario(tokens=tuple(tokens), probs=tuple(probs), samples=tuple(tuple(g) for g in samples),
@@ -465,19 +464,20 @@ def _editor(draft: list[dict]) -> list[dict]:
     for i, row in enumerate(draft):
         vis = "visible" if i == 0 else "collapsed"
         c1, c2, c3 = st.columns([2.1, 1.7, 2.6], vertical_alignment="bottom")
-        tok = _text_field(c1, t("scenario.token"), row["token"], key("token", i), MAX_TOKEN_CHARS,
-                          label_visibility=vis, help=t("scenario.token_help", most=MAX_TOKEN_CHARS))
+        tok = _text_field(c1, t("scenario.token"), row["token"], key("token", i), rlcore.example.MAX_TOKEN_CHARS,
+                          label_visibility=vis, help=t("scenario.token_help", most=rlcore.example.MAX_TOKEN_CHARS))
         prob = c2.number_input(t("scenario.prob"), value=float(row["prob"]), min_value=0.0, max_value=1.0,
                                step=0.05, format="%.3f", key=key("prob", i), label_visibility=vis,
                                help=t("scenario.prob_help"))
         scores = _text_field(c3, t("scenario.scores"), row["scores"], key("scores", i), SCORES_MAX_CHARS,
                              items=True, label_visibility=vis,
-                             help=t("scenario.scores_help", most=MAX_SAMPLES, top=f"{MAX_SCORE:,.0f}"))
+                             help=t("scenario.scores_help", most=rlcore.example.MAX_SAMPLES,
+                                    top=f"{rlcore.example.MAX_SCORE:,.0f}"))
         rows.append({"token": tok, "prob": prob, "scores": scores, "cont": row["cont"]})
     st.caption(t("scenario.continuations"))
     for i, row in enumerate(rows):
         row["cont"] = _text_field(st, t("scenario.after", token=esc(_shown(row["token"]))), draft[i]["cont"],
-                                  key("cont", i), MAX_CONT_CHARS)
+                                  key("cont", i), rlcore.example.MAX_CONT_CHARS)
     if (most := st.session_state.pop(CUT, None)) is not None:
         st.info(t("scenario.cut", most=most), icon=":material/content_cut:")
     c1, c2 = st.columns(2)
@@ -494,7 +494,7 @@ def _text_field(where, label: str, default, k: str, most: int, *, items: bool = 
     so. Streamlit's own ``max_chars`` is checked in the browser, which drops a change that is too long whole: 24 😀
     pasted into an empty name left it empty. So the field has none, and the server cuts."""
     held = st.session_state.get(k)
-    cut = isinstance(held, str) and browser_length(held) > most
+    cut = isinstance(held, str) and rlcore.browser_length(held) > most
     if cut:
         fitted = cut_to(held, most)
         if items and "," in fitted and held[len(fitted):][:1] not in (",", " "):

@@ -7,6 +7,13 @@
 * Layers: ``serve/`` (what the server shares between sessions) imports neither ``ui`` nor ``pages``; pages and
   ``dashboard.py`` reach it only through ``ui.page``; ``ui/`` is the page-writing API and starts no thread: nothing
   outside ``serve/`` imports threading (or concurrent, _thread, multiprocessing).
+* A page's own long sections live beside it in ``pages/views/`` (never in ``ui/``, the page-writing API): a view
+  is imported by exactly one page, its owner; it keeps the page rules above; and a page with its views holds at
+  most ``PAGE_BUDGET`` = 650 lines (page 19 and its three views: about 600).
+* The app outside rlcore (``dashboard.py``, ``pages/``, ``ui/``) reaches rlcore only through its front door:
+  ``import rlcore``, then ``rlcore.<name>``, ``rlcore.<module>.<name>`` or ``rlcore.zero.<name>``; never
+  ``from rlcore… import``, ``import rlcore.<module>``, a folder (``rlcore.formulas.…``) or a module inside a module
+  (``rlcore.zero.task.…``). Tests may import internals.
 * A chart builder takes at most 8 parameters: a base chart plus layers, not a long keyword list.
 
 ``PENDING`` names what breaks a rule while its rewrite is under way; each one fails once it no longer does, so
@@ -17,13 +24,15 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
-MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS = 60, 250, 8
+VIEW_FILES = sorted(p for p in (ROOT / "pages" / "views").glob("*.py") if p.name != "__init__.py")
+MAX_FUNCTION, MAX_FILE, MAX_PARAMETERS, PAGE_BUDGET = 60, 250, 8, 650
 PENDING: set[str] = set()  # every page keeps the rules now
 PENDING_BUILDERS: set[str] = set()  # every builder takes at most eight now
 DRAWS_INPUT = ("inputs.", "page.predict")  # page.presets, one row of whole views, may stand above the panel
@@ -54,7 +63,7 @@ def problems(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PAGE_FILES + VIEW_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_page_only_draws_in_one_shape(path):
     found = problems(path)
     if path.name in PENDING:
@@ -128,6 +137,85 @@ def test_the_layers_are_read_from_the_imports(tmp_path):
     assert [f.split(": ")[0:2] for f in found] == [["pages/1_A.py:1", "imports serve"], ["ui/x.py:2", "imports "
                                                    "concurrent.futures"], ["serve/line.py:2", "imports ui"]], found
     assert "through ui.page" in found[0] and "serve/ only" in found[1] and "as an argument" in found[2]
+
+
+def views_imported(path: Path) -> set[str]:
+    """The views of ``pages/views/`` that ``path`` imports, by module name (``zero`` for ``pages.views.zero``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "pages.views":
+            found |= {a.name for a in node.names}
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+            a.name for a in node.names] if isinstance(node, ast.Import) else []
+        found |= {n.split(".")[2] for n in names if n.startswith("pages.views.")}
+    return found
+
+
+APP_FILES = [*PAGE_FILES, *VIEW_FILES, *(p for d in ("ui", "serve") for p in sorted((ROOT / d).rglob("*.py")))]
+IMPORTERS = {p: views_imported(p) for p in APP_FILES}
+
+
+@pytest.mark.parametrize("view", VIEW_FILES, ids=lambda p: p.name)
+def test_a_view_belongs_to_one_page(view):
+    users = [p.relative_to(ROOT) for p, names in IMPORTERS.items() if view.stem in names]
+    assert len(users) == 1 and users[0].parent.name == "pages", (
+        f"pages/views/{view.name} is imported by {[str(u) for u in users] or 'nothing'}: a view belongs to exactly one "
+        "page, which imports it; move what two pages share into ui/ (page-writing API) or rlcore (a study), and "
+        "delete a view no page uses")
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.name)
+def test_a_page_with_its_views_keeps_its_budget(path):
+    views = [ROOT / "pages" / "views" / f"{name}.py" for name in sorted(IMPORTERS[path])]
+    total = lines([path, *views])
+    assert total <= PAGE_BUDGET, (
+        f"{path.name} with its views ({', '.join(v.name for v in views)}) holds {total} lines (at most "
+        f"{PAGE_BUDGET}): move its numbers into an rlcore study, draw less, or split it into two pages")
+
+
+def test_the_view_reader_finds_each_form_of_import(tmp_path):
+    page_file = tmp_path / "p.py"
+    page_file.write_text("from pages.views import a, b as c\nimport pages.views.d\nfrom pages.views.e import f\n"
+                         "from ui import page\n")
+    assert views_imported(page_file) == {"a", "b", "d", "e"}
+
+
+def back_doors(path: Path) -> list[str]:
+    """Where ``path`` reaches rlcore other than through ``import rlcore`` and names reachable from it, one line each."""
+    import rlcore
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names if a.name.startswith("rlcore.")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rlcore":
+            found.append(f"line {node.lineno}: from {node.module} import {', '.join(a.name for a in node.names)}")
+        elif isinstance(node, ast.Attribute) and ast.unparse(node).startswith("rlcore."):
+            *chain, last = ast.unparse(node).split(".")
+            held = rlcore
+            for name in chain[1:]:
+                held = getattr(held, name, None)
+            reached = getattr(held, last, None)
+            if (held is rlcore and last in ("formulas", "studies")) or (
+                    held is not rlcore and isinstance(held, ModuleType) and isinstance(reached, ModuleType)):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_reaches_rlcore_only_through_its_front_door(path):
+    found = back_doors(path)
+    assert not found, (f"{path.relative_to(ROOT)} reaches into rlcore: {'; '.join(found)}. Write `import rlcore` "
+                       "and use rlcore.<name> (rlcore.zero.<name> for the miniature); a name rlcore does not export "
+                       "yet goes into its package's __init__ and __all__ (rlcore/studies/zero/__init__.py)")
+
+
+def test_the_front_door_reader_finds_each_back_door(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import rlcore\nimport rlcore.zero\nfrom rlcore import zero\nfrom rlcore.studies.zero import task\n"
+                   "x = rlcore.zero.task.VOCAB\ny = rlcore.studies.gae\n"
+                   "ok = (rlcore.zero.ZeroConfig, rlcore.example.MAX_SCORE, rlcore.lab.LOSS_AGGREGATIONS)\n")
+    assert [f.split(":")[0] for f in back_doors(bad)] == [f"line {i}" for i in (2, 3, 4, 5, 6)], back_doors(bad)
 
 
 @pytest.mark.parametrize("name", sorted({n.name for n in ast.parse((ROOT / "ui" / "charts.py").read_text()).body

@@ -21,7 +21,7 @@ from ui import scenario as panel
 from ui.format import csv_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
+APP_FILES = [ROOT / "dashboard.py", *sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
              *sorted((ROOT / "serve").rglob("*.py")), *sorted((ROOT / "rlcore").rglob("*.py"))]
 
 

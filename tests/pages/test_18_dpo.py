@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 import rlcore
+from pages.views import dpo as dpo_view
 from rlcore import judge_studies as js
 from rlcore.formulas.kl import kl_optimal_policy
 from rlcore.formulas.preference import fit_reward_model
 from rlcore.studies.zero.dpo import DPOConfig, DPORun
 from tests.apphelp import chart_frame, charts, keys, moves_charts, page_file, run_page, shows_numbers, titles
-from ui import dpo_view, i18n
+from ui import i18n
 from ui import page as ui_page
 from ui.format import esc, fmt, pct
 

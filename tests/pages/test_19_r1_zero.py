@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pages.views import zero_runs
 from rlcore import zero
 from serve import jobs, shelves
 from tests.apphelp import (
@@ -28,7 +29,6 @@ from tests.apphelp import (
 )
 from tests.pages.test_chinese import terms
 from tests.pages.zhhelp import english_left
-from ui import runs
 
 PAGE = page_file("19_")
 K = keys(PAGE)
@@ -184,7 +184,7 @@ def test_more_epochs_move_the_ratio_and_clip_only_outside_the_band():
 def test_a_run_stopped_after_one_update_is_kept_and_inspected():
     """Stop (any rerun during training) leaves the steps trained so far in the session; here, one update."""
     config = zero.ZeroConfig(steps=40, passk_max=64)  # a learner's run measures pass@k to 64
-    partial = runs.Recorder(config, 3)
+    partial = zero_runs.Recorder(config, 3)
     for s in itertools.islice(zero.train_steps(config, seed=3), 2):   # step 0 and step 1
         partial.add(s)
     at = run_page(PAGE, inputs={"steps": 40, "seed": 3}, state={"zero_partial": partial})

@@ -52,7 +52,7 @@ def test_the_old_black_ppo_would_fail_on_the_dark_theme():
     assert len(MARKS) > 20  # and it reads the palettes: tokens, methods, neutral, accent, label
 
 
-@pytest.mark.parametrize("path", sorted([*(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]),
+@pytest.mark.parametrize("path", sorted([*(ROOT / "ui").glob("*.py"), *(ROOT / "pages").rglob("*.py")]),
                          ids=lambda p: p.name)
 def test_no_colour_is_written_outside_the_palette_module(path):
     if path.name == "colors.py":

@@ -59,7 +59,7 @@ def test_policy_loss_gradient_matches_finite_differences(algorithm, beta):
     _, _, right_score = task.judge_batch(ans, rows)
     _, _, lp_old, values = T._answer_logits(old, seq)
     lp_ref = T._answer_logits(ref, seq)[2]
-    adv, returns = T._advantages(c, right_score, values, mask)
+    adv, returns = T.token_advantages(c, right_score, values, mask)
     assert np.abs(adv[mask]).max() > 0
     # the policy a little away from the old one, so the ratios leave 1 and some tokens are clipped
     rng = np.random.default_rng(3)
@@ -92,7 +92,7 @@ def test_the_loss_at_ratio_one_is_minus_the_mean_advantage_per_answer():
     mask = T.answer_mask(ans)
     _, _, score = task.judge_batch(ans, rows)
     _, _, lp, values = T._answer_logits(model, seq)
-    adv, _ = T._advantages(c, score, values, mask)
+    adv, _ = T.token_advantages(c, score, values, mask)
     assert T.policy_grads(model, c, seq, mask, adv, lp, None, None).loss == pytest.approx(0.0, abs=1e-12)
 
 
@@ -100,7 +100,7 @@ def test_group_advantages_are_rlcores_per_group_on_every_token():
     c = T.ZeroConfig(group_size=4, prompts=2)
     score = np.array([2.0, 1.0, 1.0, 0.0, 2.0, 2.0, 2.0, 2.0])
     mask = np.array([[True] * 3 + [False] * 5] * 8)
-    adv, _ = T._advantages(c, score, np.zeros((8, 8)), mask)
+    adv, _ = T.token_advantages(c, score, np.zeros((8, 8)), mask)
     per_answer = np.concatenate([group_advantages(score[:4], "grpo"), group_advantages(score[4:], "grpo")])
     np.testing.assert_allclose(adv[:, :3], np.repeat(per_answer[:, None], 3, axis=1))
     assert np.all(adv[:, 3:] == 0) and np.all(adv[4:] == 0)      # an all-equal group teaches nothing
@@ -118,17 +118,17 @@ def test_ppo_advantages_are_rlcores_gae_on_each_answer_whitened_and_the_kl_can_b
     score = np.array([2.0, 1.0])
     raw = [gae([0, 0, 2.0], [0.5, 0.2, 0.9, 0.0], 1.0, 0.9), gae([0, 0, 0, 1.0], [0.1, 0.3, 0.2, 0.4, 0.0], 1.0, 0.9)]
     flat = np.concatenate(raw)
-    adv, returns = T._advantages(c, score, values, mask)
+    adv, returns = T.token_advantages(c, score, values, mask)
     np.testing.assert_allclose(adv[mask], (flat - flat.mean()) / flat.std())
     np.testing.assert_allclose(returns[mask], flat + values[mask])
     assert adv[0, 3] == 0
     kl = np.array([[0.1, -0.2, 0.3, 9.0], [0.0, 0.2, 0.0, 0.1]])
     c = T.ZeroConfig(algorithm="ppo", gae_lambda=0.9, beta=0.5, kl_in="reward")
-    _, returns = T._advantages(c, score, values, mask, kl)
+    _, returns = T.token_advantages(c, score, values, mask, kl)
     with_kl = gae([-0.05, 0.1, 2.0 - 0.15], [0.5, 0.2, 0.9, 0.0], 1.0, 0.9)
     np.testing.assert_allclose(returns[0, :3], with_kl + values[0, :3])
     c = T.ZeroConfig(group_size=2, beta=0.5, kl_in="reward")
-    adv, _ = T._advantages(c, score, values, mask, kl)
+    adv, _ = T.token_advantages(c, score, values, mask, kl)
     np.testing.assert_allclose(adv[:, 0], group_advantages(score - 0.5 * np.array([0.2, 0.3]), "grpo"))
 
 

@@ -520,8 +520,8 @@ def base_measure(seed: int, k: int) -> Measure:
     return measure(base, base, seed, k)
 
 
-def _advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray,
-                kl: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def token_advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask: np.ndarray,
+                     kl: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(Â per token [n, L], PPO's value targets or None): the group's advantage of each answer on all its tokens,
     RFT's 1 on the answers with full marks (right and well formed) and 0 on the rest, or PPO's GAE on the value
     head's V (γ = 1), whitened over the batch's tokens as PPO implementations do. ``kl`` [n, L]: log π/π_ref of each
@@ -760,8 +760,8 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
-        adv, returns = _advantages(c, reward, values, mask, lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0
-                                   else None)
+        adv, returns = token_advantages(c, reward, values, mask,
+                                        lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0 else None)
         for epoch in range(c.epochs):
             g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, pre if epoch == 0 else None)
             if epoch == 0:
@@ -848,6 +848,7 @@ __all__ = [
     "passk_steps",
     "policy_grads",
     "shown_problems",
+    "token_advantages",
     "train",
     "train_steps",
     "warm_critic",

@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rlcore import zero
-from rlcore.studies.zero import dpo, task
+import rlcore
 from ui import charts, glossary, page
 from ui.colors import method_colors
 from ui.format import fmt, pct, wrap
@@ -45,7 +44,7 @@ def name(kind: str) -> str:
 def configs(beta: float, steps: int, grpo_beta: float = 0.0) -> dict:
     """The runs the section sets side by side, kind → config: DPO offline and online at the learner's β and steps,
     and GRPO with the same problems and answers per step (``DPOConfig.grpo``) and its own KL penalty."""
-    offline = page.run(zero.DPOConfig, beta=beta, steps=steps)
+    offline = page.run(rlcore.zero.DPOConfig, beta=beta, steps=steps)
     grpo = offline.grpo() if not grpo_beta else page.run(replace, offline.grpo(), beta=grpo_beta)
     return {"offline": offline, "online": replace(offline, online=True), "grpo": grpo}
 
@@ -62,7 +61,7 @@ def key(kind: str, config, seed: int) -> tuple:
 
 
 def _steps(kind: str, config, seed: int):
-    return zero.train_steps(config, seed) if kind == "grpo" else zero.dpo_steps(config, seed)
+    return rlcore.zero.train_steps(config, seed) if kind == "grpo" else rlcore.zero.dpo_steps(config, seed)
 
 
 def _train(todo: dict, seed: int, where) -> None:
@@ -80,7 +79,8 @@ def _train(todo: dict, seed: int, where) -> None:
                 bar.progress(done / total, text=t("p18.tiny.progress", run=name(kind), step=s.step,
                                                   steps=config.steps, pass1=pct(s.measure.pass1, 1)))
                 last = time.perf_counter()
-        RUNS.put(key(kind, config, seed), np.array(kept) if kind == "grpo" else zero.dpo_collect(config, seed, kept))
+        run = np.array(kept) if kind == "grpo" else rlcore.zero.dpo_collect(config, seed, kept)
+        RUNS.put(key(kind, config, seed), run)
     bar.empty()
 
 
@@ -117,9 +117,9 @@ def pass_chart(shown: dict) -> None:
                          axes=charts.Axes(t("p18.tiny.x_step"), "pass@1", y_domain=[0, 1], whole="x"))
     page.chart(charts.layer(lines, title=t("p18.tiny.pass_title"), height=220,
                             subtitle=wrap(t("p18.tiny.pass_subtitle", batch=c.prompts, g=c.group_size,
-                                            problems=task.HELD_OUT_SIZE, k=c.k))),
+                                            problems=rlcore.zero.HELD_OUT_SIZE, k=c.k))),
                df, alt_text=t("p18.tiny.pass_alt"), name="dpo_tiny_pass")
-    leads = zero.who_leads(offline.pass1[-1], online.pass1[-1])
+    leads = rlcore.zero.who_leads(offline.pass1[-1], online.pass1[-1])
     st.markdown(t(f"p18.tiny.pass_{leads}", steps=c.steps, start=pct(offline.pass1[0], 1),
                   offline=pct(offline.pass1[-1], 1), online=pct(online.pass1[-1], 1), grpo=pct(grpo[-1], 1),
                   first=int(online.pairs[0]), last=int(online.pairs[-1])), help=glossary.term("online DPO"))
@@ -133,25 +133,25 @@ def at_kl(shown: dict) -> None:
               "online": (shown["online"].kl, shown["online"].pass1), "grpo": (grpo_kl, grpo_pass)}
     if not all(np.isfinite(k).all() for k, _ in curves.values()):
         return
-    target, passes = page.run(zero.kl_matched, curves)
+    target, passes = page.run(rlcore.zero.kl_matched, curves)
     cols = [t("p18.tiny.run"), t("p18.tiny.col_kl"), t("p18.tiny.col_pass_end"),
             t("p18.tiny.col_pass_at", kl=fmt(target))]
     page.table(pd.DataFrame([[name(k), float(kl[-1]), float(p[-1]), passes[k]] for k, (kl, p) in curves.items()],
                             columns=cols), formats={cols[1]: "%.3f", cols[2]: "%.3f", cols[3]: "%.3f"})
-    leader = page.run(zero.leader_at_kl, passes)
+    leader = page.run(rlcore.zero.leader_at_kl, passes)
     said = {f"{k}_pass": pct(passes[k], 1) for k in KINDS} | {f"{k}_kl": fmt(curves[k][0][-1]) for k in KINDS}
     st.markdown(t("p18.tiny.matched_level" if leader == "level" else "p18.tiny.matched_lead", kl=fmt(target),
                   leader=name(leader) if leader != "level" else "", **said), help=glossary.term("KL-matched"))
 
 
-def _moves(run: zero.DPORun) -> dict:
+def _moves(run: rlcore.zero.DPORun) -> dict:
     """The fixed pairs' numbers a sentence quotes: the chosen and rejected log-probabilities at the start and the end,
     and the implicit-reward margin at the end."""
     return dict(c0=fmt(run.chosen[0]), c1=fmt(run.chosen[-1]), r0=fmt(run.rejected[0]), r1=fmt(run.rejected[-1]),
                 margin=fmt(run.margin[-1], 3))
 
 
-def ask(offline: zero.DPORun) -> bool:
+def ask(offline: rlcore.zero.DPORun) -> bool:
     """Predict first: what offline DPO does to the chosen answers' log-probability, answered from the run."""
     options = [t(f"p18.tiny.option_{o}") for o in OPTIONS]
     change = offline.change
@@ -182,8 +182,8 @@ def log_prob_chart(shown: dict) -> None:
                          axes=charts.Axes(t("p18.tiny.x_step"), t("p18.tiny.lp_y"), whole="x"), dash="answer",
                          dash_order=labels)
     page.chart(charts.layer(lines, title=t("p18.tiny.lp_title"), height=240,
-                            subtitle=wrap(t("p18.tiny.lp_subtitle", problems=task.HELD_OUT_SIZE,
-                                            n=dpo.PROBE_GROUP))),
+                            subtitle=wrap(t("p18.tiny.lp_subtitle", problems=rlcore.zero.HELD_OUT_SIZE,
+                                            n=rlcore.zero.PROBE_GROUP))),
                df, alt_text=t("p18.tiny.lp_alt"), name="dpo_tiny_log_probs")
     said = [split_said(k, r) for k, r in (("offline", offline), ("online", online)) if r.split != "none"]
     if not said:  # no split to read: what online DPO did to the chosen as a whole
@@ -191,11 +191,12 @@ def log_prob_chart(shown: dict) -> None:
     st.markdown(t("p18.tiny.join").join(said), help=glossary.term("likelihood displacement"))
 
 
-def split_said(kind: str, run: zero.DPORun) -> str:
+def split_said(kind: str, run: rlcore.zero.DPORun) -> str:
     """What one run did to each kind of chosen answer, chosen from ``DPORun.split``."""
     w, g, r = run.chosen_worked, run.chosen_guessed, run.rejected
     return t(f"p18.tiny.split_{run.split}", run=name(kind), share=pct(run.guessed_share), w0=fmt(w[0]), w1=fmt(w[-1]),
              g0=fmt(g[0]), g1=fmt(g[-1]), r0=fmt(r[0]), r1=fmt(r[-1]))
 
 
-CODE = (zero.dpo_steps, dpo.dpo_grads, dpo.pairs_within_groups, dpo.measure_probe, dpo.kl_matched)
+CODE = (rlcore.zero.dpo_steps, rlcore.zero.dpo_grads, rlcore.zero.pairs_within_groups, rlcore.zero.measure_probe,
+        rlcore.zero.kl_matched)

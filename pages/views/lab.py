@@ -1,6 +1,6 @@
-"""Training runs drawn as a trainer's dashboard draws them: seed bands over the steps, one panel per quantity.
+"""Page 9's runs drawn as a trainer's dashboard draws them: seed bands over the steps, one panel per quantity.
 
-A page that trains runs (the training lab) keeps what its charts need in one view dict ``v``:
+The training lab keeps what its charts need in one view dict ``v``:
 
 - ``results``: shown name → the run's bands (``rlcore.LabBands``: a ``SeedBands`` per quantity);
 - ``names``: the runs shown, in order; ``colors``: name → colour; ``tokens``: the first token's candidates;
@@ -12,12 +12,10 @@ A page that trains runs (the training lab) keeps what its charts need in one vie
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import rlcore
-from rlcore.studies.zero import training
 from ui import charts, page, prep
 from ui.i18n import t
 
@@ -75,71 +73,6 @@ def train(configs: dict, study, *, training, diverged) -> dict:
             results[name] = out
     caption.empty()
     return results
-
-
-def curve_panels(panels: dict, *, colors: dict, title: str, subtitle, x_title: str, legend: str, total: int,
-                 positions: bool = False):
-    """One run's curves as a trainer's dashboard shows them: one panel per entry of ``panels`` (label → {curve
-    label → its values at steps 0, 1, …, or with ``positions`` at answer positions 1, 2, …}), each curve a line in
-    its colour (``colors``: curve label → colour), the steps (positions) up to ``total`` on the x axis. Returns the
-    chart and its long table (a point per row, missing ones out)."""
-    x, first = ("position", 1) if positions else ("step", 0)
-    df = pd.concat([pd.DataFrame({x: first + np.arange(len(y)), "curve": curve, "value": y, "quantity": label})
-                    for label, curves in panels.items() for curve, y in curves.items()], ignore_index=True)
-    df = df.dropna()
-    line = charts.bands(df, x=x, mid="value", low="value", high="value",
-                        key=charts.Key("curve", colors=colors, title=legend),
-                        axes=charts.Axes(x_title, "", x_domain=[first, total], whole="x"))
-    return charts.facets(line, field="quantity", order=list(panels), title=title, subtitle=subtitle), df
-
-
-def with_passk(config, seed: int):
-    """A run step by step as ``rlcore.zero.train_steps`` yields it, then its pass@k curves' parts (None after each)
-    and the curves (a ``PassK``): the whole run's work in turns, the curves last."""
-    last = None
-    for last in rlcore.zero.train_steps(config, seed):
-        yield last
-    yield from training.passk_steps(last.model, seed, config.passk_max)
-
-
-class Recorder:
-    """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``, then what
-    ``with_passk`` yields after them), and the run they make so far (``run``): what page 19 keeps in the session, so
-    that a learner who stops a training keeps the part done."""
-
-    def __init__(self, config, seed: int):
-        self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
-        self.passk = None
-
-    def add(self, step) -> None:
-        if step is None or isinstance(step, training.PassK):   # the pass@k curves: a part of them, or all
-            self.passk = step if step is not None else self.passk
-            return
-        self.measures.append(step.measure)
-        if step.update is not None:
-            self.updates.append(step.update)
-        self.model = step.model
-
-    def run(self):
-        """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``training.collect`` says)."""
-        return training.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
-
-
-def collected(config, seed: int, steps):
-    """The ``ZeroRun`` of ``steps`` (``rlcore.zero.ZeroStep``s from step 0 on, then ``with_passk``'s curves), as a
-    Recorder would make it."""
-    record = Recorder(config, seed)
-    for step in steps:
-        record.add(step)
-    return record.run()
-
-
-def stopped(key: str):
-    """The run a stopped live training left in the session under ``key`` (a ``Recorder``, taken out), or None when
-    there is none or it stopped before step 0 was measured."""
-    record = st.session_state.pop(key, None)
-    return record.run() if record is not None and record.model is not None else None
-
 
 
 def log_downloads(v: dict) -> None:

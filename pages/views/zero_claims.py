@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rlcore import zero
-from rlcore.studies.zero import task
+import rlcore
 from ui.format import fmt
 from ui.i18n import t
 
@@ -15,7 +14,7 @@ PARTNER = {"grpo": "dr_grpo", "dr_grpo": "grpo"}  # the aggregations Liu et al. 
 CRITIC_HELPS = 0.2  # the explained variance (mean of the last 10 updates) from which the page calls the critic useful
 
 
-def claims(run: zero.ZeroRun) -> None:
+def claims(run: rlcore.zero.ZeroRun) -> None:
     """What the lengths did, said from the numbers: adaptive length only with a length cost and where the run shows
     it (``adaptive_length``), overthinking where the smallest problems' answers grew, else what happened; and for PPO
     how much its critic helped (explained variance at the end below 0: not at all; below CRITIC_HELPS: hardly)."""
@@ -34,7 +33,7 @@ def claims(run: zero.ZeroRun) -> None:
                 + " " + t("p19.length_cost_on" if run.config.length_cost > 0 else "p19.length_cost_off"))
 
 
-def aggregation(run: zero.ZeroRun, other: zero.ZeroRun | None) -> None:
+def aggregation(run: rlcore.zero.ZeroRun, other: rlcore.zero.ZeroRun | None) -> None:
     """Liu et al.'s lesson where the task can show it: the wrong answers' length under GRPO and Dr. GRPO at the same
     settings (``other``: the partner's run when the server holds it), and whether they differ."""
     said = dict(algo=t(f"p19.algorithms.{run.config.algorithm}"), start=fmt(run.wrong_length[0], 1),
@@ -46,4 +45,4 @@ def aggregation(run: zero.ZeroRun, other: zero.ZeroRun | None) -> None:
     gap = pair[0].wrong_length_gap(pair[1])
     case = "same" if abs(gap) <= 0.5 else "longer" if gap > 0 else "shorter"
     st.markdown(t(f"p19.agg_{case}", **said, other_start=fmt(other.wrong_length[0], 1),
-                  other_end=fmt(other.wrong_length[-1], 1), gap=fmt(abs(gap), 1), longest=task.LONGEST))
+                  other_end=fmt(other.wrong_length[-1], 1), gap=fmt(abs(gap), 1), longest=rlcore.zero.LONGEST))
