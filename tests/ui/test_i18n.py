@@ -44,6 +44,18 @@ def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
             assert i18n.is_plural(en[msgid]), f"{msgid}: a plural in Chinese only"
 
 
+def test_a_pages_english_words_are_a_list_in_its_chinese_table_and_no_text():
+    """``keep_english`` (the words tests/pages/test_chinese.py lets a Chinese page show) is a list of words in a
+    page's own table of zh.toml, and no entry of either catalogue: no page can show it."""
+    raw = {lang: i18n.tables(lang) for lang in i18n.LANGS}
+    holders = {name for name, table in raw["zh"].items() if isinstance(table, dict) and i18n.KEEP in table}
+    assert holders <= {p.table for p in nav.PAGES} and len(holders) > 15, holders - {p.table for p in nav.PAGES}
+    assert not any(i18n.KEEP in table for table in raw["en"].values() if isinstance(table, dict)), "zh.toml only"
+    assert all(re.fullmatch(r"[A-Za-z0-9]+", w) for t in holders for w in raw["zh"][t][i18n.KEEP]), "words"
+    assert not any(k.endswith(i18n.KEEP) for lang in i18n.LANGS for k in i18n.catalogue(lang))
+    assert "Dr" in i18n.kept_english("p10") and i18n.kept_english("no_such_table") == set()
+
+
 def test_english_plurals_follow_the_count_and_chinese_writes_one_form():
     assert i18n.text("en", "chart.rows", n=1).startswith("1 row,")
     assert i18n.text("en", "chart.rows", n=3).startswith("3 rows,")
