@@ -120,6 +120,7 @@ def test_every_chart_table_and_its_csv_are_in_the_pages_language(path, monkeypat
         assert not any(left.values()), (name, {c: w for c, w in left.items() if w})
 
 
+@pytest.mark.every_page
 def test_in_english_every_column_is_named_as_the_chart_names_it():
     """The English [columns] entries are the identity (so the English tables and CSVs are byte for byte what
     they were), and the Chinese ones are all different from one another (no two columns merge)."""

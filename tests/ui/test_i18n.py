@@ -30,6 +30,7 @@ def fields(entry) -> list[set[str]]:
     return out
 
 
+@pytest.mark.every_page
 def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
     en, zh = i18n.catalogue("en"), i18n.catalogue("zh")
     en = {k: v for k, v in en.items() if not k.endswith(".nav_icon")}  # an icon is no text: in en.toml only
@@ -44,6 +45,7 @@ def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
             assert i18n.is_plural(en[msgid]), f"{msgid}: a plural in Chinese only"
 
 
+@pytest.mark.every_page
 def test_a_pages_english_words_are_a_list_in_its_chinese_table_and_no_text():
     """``keep_english`` (the words tests/pages/test_chinese.py lets a Chinese page show) is a list of words in a
     page's own table of zh.toml, and no entry of either catalogue: no page can show it."""
@@ -72,6 +74,7 @@ def test_a_missing_entry_is_an_error_not_its_id():
         i18n.text("en", "predict.right", answer="yes")
 
 
+@pytest.mark.every_page
 def test_every_name_the_code_looks_up_by_data_has_an_entry():
     """Titles, headings, preset names and the turn lines are looked up by their English names."""
     for lang in i18n.LANGS:

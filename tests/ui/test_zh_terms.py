@@ -16,6 +16,7 @@ from tests.words import punctuation_slips
 from ui import i18n
 
 EN, ZH = i18n.catalogue("en"), i18n.catalogue("zh")
+pytestmark = pytest.mark.every_page  # catalogue checks that a new page's tables meet too (``--page``)
 
 
 def forms(entry) -> list[str]:
