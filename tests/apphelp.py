@@ -107,11 +107,13 @@ def page_file(prefix: str) -> pathlib.Path:
 
 
 def page_names() -> dict[str, str]:
-    """Each way a test may write a page, to the page's path: its file name, stem, path and catalogue table."""
+    """Each way a test may write a page, to the page's path: its file name, stem, path, catalogue table and address
+    (the browser tests')."""
     out = {}
     for p in nav.PAGES:
         path = pathlib.Path(p.path)
-        out |= {path.name: p.path, path.stem: p.path, p.path: p.path, p.table: p.path}
+        out |= {path.name: p.path, path.stem: p.path, p.path: p.path, p.table: p.path, nav.url_path(p.path): p.path}
+    out.pop("", None)  # home's address
     return out
 
 
