@@ -309,8 +309,8 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
     Returns True once the learner has chosen or pressed "Just show me" (kept in ``st.session_state``
     under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns); what either reveals is
     the same. A page never reads those keys itself. ``answer`` must be computed from the current state
-    (rlcore), so it stays right when the scenario changes. ``explanation`` is markdown; escape user text
-    in it with ``ui.format.esc``.
+    (rlcore), so it stays right when the scenario changes. ``explanation``, ``options`` and ``answer`` are
+    markdown; escape user text in them (a token) with ``ui.format.esc``.
 
     An answer is marked only against the question it answered: when the inputs change the question or its
     answer after the learner chose, the choice is cleared and the box says the question changed; the page

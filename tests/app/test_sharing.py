@@ -31,6 +31,7 @@ from ui.format import esc
 def first_slider(at):
     """The page's first slider (a select_slider counts)."""
     sliders = [s for s in [*at.slider, *at.select_slider] if s.key and not s.key.startswith("scn_")]
+    assert sliders, NO_SLIDER
     return sliders[0]
 
 
@@ -52,7 +53,13 @@ def value_of(at, key):
 
 def default_slider(path):
     """The page's first slider at its default (a select_slider counts), from the page's one cached plain run."""
-    return next(w for kind, w in defaults(path).values() if kind in ("slider", "select_slider"))
+    found = next((w for kind, w in defaults(path).values() if kind in ("slider", "select_slider")), None)
+    assert found is not None, f"{path.name}: {NO_SLIDER}"
+    return found
+
+
+NO_SLIDER = ("the page has no slider: a concept page has one (inputs.slider or inputs.select_slider) that drives its "
+             "main chart (ui/page.py, README's Adding a page)")
 
 
 @pytest.mark.parametrize("path", shared_out(PAGES, ids=lambda p: p.stem))
