@@ -85,7 +85,9 @@ def test_every_input_at_min_max_and_default(path):
         for value in tries:
             at = getattr(at, kind)(key=key).set_value(value).run()
             assert not at.error, (key, value, [e.value for e in at.error])  # a value the page offers is usable
-            assert getattr(at, kind)(key=key).value == value, (key, value)  # kept, not clamped away
+            got = getattr(at, kind)(key=key).value
+            assert got == value, (f"{path.name}: {key} set to {value!r} reads {got!r} (kept, not clamped away); a "
+                                  "choice's options are the names English shows, not keys (README, Adding a page)")
         getattr(at, kind)(key=key).set_value(default)  # back to its default with the next input's first move
     at.run()
     for b in [b.key for b in at.button if own(b.key)]:  # the instructor's preset views, "sample", ...
