@@ -18,7 +18,7 @@ def test_map_lists_every_page_file_once_home_first():
     assert [p.path for p in nav.PAGES].count(nav.HOME.path) == 1
     assert {p.path for p in nav.PAGES} == on_disk and len(nav.PAGES) == len(on_disk)
     assert nav.PAGES[0] == nav.HOME and nav.HOME.title == "Home"
-    assert shared_icons(nav.PAGES) == []
+    assert not (shared := shared_icons(nav.PAGES)), "\n".join(shared)
     for p in nav.PAGES:
         assert re.fullmatch(r":material/[a-z_]+:", p.icon), f"{p.path}: nav_icon {p.icon} is no :material/<name>:"
         assert ".py" not in p.title and "_" not in p.title, f"{p.path}: nav_title {p.title!r} reads as a file name"
