@@ -4,8 +4,10 @@ catalogue, its test) installed into a copy of the app make a page that every sui
 The copy holds the repository's tracked files; the page goes into ``pages/``, each table is appended to its
 catalogue, the test into ``tests/pages/``. Nothing else is touched, which is the point: those four files are all a
 new page needs (``ui.nav`` finds it from its ``page.setup`` call and its table). The quick test runs the README's
-own test, the house rules, the map and the catalogue checks on the copy; the exhaustive one runs every suite that
-is parametrised by page (sharing, fuzz, reveal, the Chinese checks, chart specs, security, ...) on the new page.
+own test, the house rules, the map and the catalogue checks on the copy; the exhaustive ones run the README's command
+for a page's checks (``--page``, tests/conftest.py) on the new page, and check that adding it moves no other page's
+quick cases. And the four files, by a check on the repository itself: no table in tests/ is keyed by page, and every
+page has its own test.
 """
 
 from __future__ import annotations
