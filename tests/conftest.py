@@ -69,7 +69,8 @@ def pytest_collection_modifyitems(config, items):
 
     path = page_names().get(wanted.removeprefix("pages/"), page_names().get(wanted))
     if path is None:
-        raise pytest.UsageError(f"--page {wanted}: no such page; one of {', '.join(sorted(page_names()))}")
+        stems = ", ".join(pathlib.Path(p.path).stem for p in nav.PAGES)
+        raise pytest.UsageError(f"--page {wanted}: no such page; give a page file's stem: {stems}")
     page, stem = nav.info(path), pathlib.Path(path).stem
     names = "|".join(re.escape(n) for n in (stem, nav.url_path(path) or "Home"))
     in_id = re.compile(rf"(?<![A-Za-z0-9])(?:(?:{names})(?![A-Za-z0-9])|{re.escape(page.table)}\.)")
