@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import json
@@ -103,6 +104,36 @@ def page_file(prefix: str) -> pathlib.Path:
         if p.name.startswith(prefix):
             return p
     raise FileNotFoundError(prefix)
+
+
+def page_names() -> dict[str, str]:
+    """Each way a test may write a page, to the page's path: its file name, stem, path, catalogue table and address
+    (the browser tests')."""
+    out = {}
+    for p in nav.PAGES:
+        path = pathlib.Path(p.path)
+        out |= {path.name: p.path, path.stem: p.path, p.path: p.path, p.table: p.path, nav.url_path(p.path): p.path}
+    out.pop("", None)  # home's address
+    return out
+
+
+def own_tests() -> dict[str, list[str]]:
+    """Each page's own tests: ``tests/pages/test_<its number>_*.py`` (home's number is 0) naming it, by its file
+    or by ``page_file`` / ``page_kit``'s prefix (which opens the first page it starts, as ``page_file`` does)."""
+    names, out = page_names(), {p.path: [] for p in nav.PAGES}
+    number = {p.path: 0 if p == nav.HOME else int(re.match(r"\d+", pathlib.Path(p.path).name).group())
+              for p in nav.PAGES}
+    for test in sorted((ROOT / "tests" / "pages").glob("test_[0-9]*_*.py")):
+        named = set()
+        for node in ast.walk(ast.parse(test.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named |= {names[node.value]} if node.value in names else {next(
+                    (p.path for p in nav.PAGES if re.fullmatch(r"\d+_\w*|dashboard", node.value)
+                     and pathlib.Path(p.path).name.startswith(node.value)), None)}
+        for page in named - {None}:
+            if number[page] == int(test.name.split("_")[1]):
+                out[page].append(test.relative_to(ROOT).as_posix())
+    return out
 
 
 def page_kit(prefix: str, table: str):

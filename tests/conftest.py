@@ -41,3 +41,44 @@ def _run_without_exception(self, *args, **kwargs):
 
 _plain_run = AppTest._run
 AppTest._run = _run_without_exception
+
+
+# ``python -m pytest -n 0 --page 3_Advantage_signs``: one page's checks (README, "Adding a page"). Its own test file
+# (``apphelp.own_tests``), its cases of every suite run page by page (a case whose id names the page's file, stem,
+# address or table: the house rules, fuzz, sharing, security, the Chinese checks, the tables ...), the quick share's
+# and CI's alike, and the checks marked ``every_page``, which read every page at once (the map and its icons, the
+# catalogues, the Glossary's order, the four files). The browser tests stay out: add ``-m e2e`` for them.
+def pytest_addoption(parser):
+    parser.addoption("--page", metavar="PAGE", help="run one page's checks: its file's stem, e.g. 3_Advantage_signs")
+
+
+def pytest_configure(config):
+    if config.getoption("--page") and config.option.markexpr == "not exhaustive":  # pyproject's addopts: replaced
+        config.option.markexpr = "not e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    wanted = config.getoption("--page")
+    if not wanted:
+        return
+    import pathlib
+    import re
+
+    from tests.apphelp import ROOT, own_tests, page_names
+    from ui import nav
+
+    path = page_names().get(wanted.removeprefix("pages/"), page_names().get(wanted))
+    if path is None:
+        stems = ", ".join(pathlib.Path(p.path).stem for p in nav.PAGES)
+        raise pytest.UsageError(f"--page {wanted}: no such page; give a page file's stem: {stems}")
+    page, stem = nav.info(path), pathlib.Path(path).stem
+    names = "|".join(re.escape(n) for n in (stem, nav.url_path(path) or "Home"))
+    in_id = re.compile(rf"(?<![A-Za-z0-9])(?:(?:{names})(?![A-Za-z0-9])|{re.escape(page.table)}\.)")
+    own = {ROOT / f for f in own_tests()[path]}
+    keep, drop = [], []
+    for item in items:
+        param = getattr(getattr(item, "callspec", None), "id", "")
+        mine = item.path in own or in_id.search(param) or item.get_closest_marker("every_page")
+        (keep if mine else drop).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep

@@ -18,6 +18,9 @@
   the current language, read back against the English templates of the catalogue's ``[errors.*]`` tables (see
   below).
 - **Every page is in both languages**: a new page is written with its text in the catalogue from the start.
+- **A page's English words.** A page's table in ``zh.toml`` may hold ``keep_english``, a list of the Latin words
+  its Chinese text shows on purpose (the English term glossed in brackets, authors' and methods' names); it is no
+  text (``catalogue`` leaves it out, no page shows it): tests/pages/test_chinese.py reads it (``kept_english``).
 """
 
 from __future__ import annotations
@@ -35,20 +38,34 @@ LANGS = {"en": "English", "zh": "中文"}  # code → its name in its own langua
 DEFAULT = "en"
 KEY = "lang"  # the link parameter, and the session key of the language
 SWITCH = "lang_switch"  # the session key of the sidebar's switch
+KEEP = "keep_english"  # a page table's list of the English words its Chinese text may show (in zh.toml only)
 
 
 @functools.cache
 def catalogue(lang: str) -> dict:
     """Every entry of ``locales/<lang>.toml``, by its dotted id ("predict.right" → text, or {one, other}).
     ``lang`` is one of ``LANGS`` (a link's value is checked by ``read`` first)."""
+    return _flat(tables(lang))
+
+
+@functools.cache
+def tables(lang: str) -> dict:
+    """``locales/<lang>.toml`` as its tables, as written (``catalogue`` flattens them into text entries)."""
     if lang not in LANGS:
         raise KeyError(lang)
-    return _flat(tomllib.loads((LOCALES / f"{lang}.toml").read_text(encoding="utf-8")))
+    return tomllib.loads((LOCALES / f"{lang}.toml").read_text(encoding="utf-8"))
+
+
+def kept_english(table: str) -> set[str]:
+    """The Latin words the Chinese page of catalogue table ``table`` shows on purpose (its ``keep_english``)."""
+    return set(tables("zh").get(table, {}).get(KEEP, []))
 
 
 def _flat(table: dict, prefix: str = "") -> dict:
     out = {}
     for name, entry in table.items():
+        if name == KEEP:
+            continue  # no text: a page's allow-list for the Chinese check
         if isinstance(entry, dict) and not is_plural(entry):
             out.update(_flat(entry, f"{prefix}{name}."))
         else:

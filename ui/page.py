@@ -25,8 +25,9 @@ The rules the suites hold every page to (tests/app, tests/pages, tests/e2e):
 
 - **Text** lives in the catalogue, in both languages: ``t("pN.id", value=...)`` in ``locales/en.toml`` and
   ``locales/zh.toml`` under the page's own table, with its ``intro`` and ``why``; a chart's new field name goes in
-  ``[columns]`` of both; its table holds the page's ``nav_title`` (and, in en.toml, ``nav_icon``), from which
-  ``ui.nav`` reads the map: the page needs no entry anywhere else.
+  ``[columns]`` of both; its table holds the page's ``nav_title`` (and, in en.toml, ``nav_icon``; in zh.toml,
+  ``keep_english``, the English words its Chinese shows on purpose), from which ``ui.nav`` reads the map: the page
+  needs no entry anywhere else.
 - **Numbers** come from one ``page.study`` (or ``page.run``) call into rlcore and are formatted with
   ``ui.format``; nothing is typed into a page, nothing is fixed to the article's three tokens.
 - **Inputs** are declared through ``ui.inputs`` (each mirrored in the link), in a panel; an input drawn only after
@@ -314,8 +315,8 @@ def predict(question: str, options: list[str], answer: str, explanation: str, *,
     Returns True once the learner has chosen or pressed "Just show me" (kept in ``st.session_state``
     under ``key`` and ``key + "_shown"``, so it stays revealed as the page reruns); what either reveals is
     the same. A page never reads those keys itself. ``answer`` must be computed from the current state
-    (rlcore), so it stays right when the scenario changes. ``explanation`` is markdown; escape user text
-    in it with ``ui.format.esc``.
+    (rlcore), so it stays right when the scenario changes. ``explanation``, ``options`` and ``answer`` are
+    markdown; escape user text in them (a token) with ``ui.format.esc``.
 
     An answer is marked only against the question it answered: when the inputs change the question or its
     answer after the learner chose, the choice is cleared and the box says the question changed; the page

@@ -249,6 +249,7 @@ def lines(paths) -> int:
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
 
 
+@pytest.mark.every_page
 def test_the_tests_take_no_more_lines_than_the_app():
     app = lines([ROOT / "dashboard.py", *(p for d in APP_DIRS for p in (ROOT / d).rglob("*.py"))])
     tests = lines((ROOT / "tests").rglob("*.py"))

@@ -207,9 +207,10 @@ def markup_scenario():
                            samples=((1.0,), (2.0, 3.0), (5.0,), (9.0,)), continuations=(*MARKUP, ""))
 
 
-def assert_literal(at) -> None:
+def assert_literal(at, where: str = "") -> None:
     live = [text for text in shown_as_markdown(at) if any(m in text for m in MARKUP)]
-    assert not live, live[:3]
+    assert not live, (f"{where}: the learner's tokens shown as markdown, unescaped: {live[:3]}. Escape them with "
+                      "ui.format.esc (a question's options and answer are markdown too)")
 
 
 @pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES], every=2, ids=lambda p: p.stem))
@@ -217,5 +218,5 @@ def test_visitor_names_reach_no_page_as_markup(path):
     """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
     markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""
     at = run_page(path, scenario=markup_scenario(), state={panel.EDITOR: True, "scenario_files": True})
-    assert_literal(at)
-    assert_literal(show_all(at))
+    assert_literal(at, path.name)
+    assert_literal(show_all(at), f"{path.name}, after Just show me")

@@ -13,6 +13,7 @@ import urllib.request
 
 import pytest
 
+from tests.apphelp import slot
 from ui import i18n, nav
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -101,15 +102,15 @@ url_path = nav.url_path  # the URL path Streamlit serves a page file at ("" for 
 VIEWPORTS = {"phone": (390, 844), "desktop": (1440, 900)}
 
 
-QUICK_SCREENS = {"desktop": 0, "phone": 5}  # page i (ui.nav order) is opened in the quick suite when i % 11 is this
+QUICK_SCREENS = {"desktop": 3, "phone": 4}  # a page opens in the quick suite when its slot (apphelp) % 11 is this
 
 
 def quick_share(paths: list[str], viewport: str, ids) -> list:
     """pytest params over page paths for one screen size, marked ``exhaustive`` outside the quick suite's share:
     the quick suite opens two pages in eleven in a browser, one in eleven on a laptop (test_pages_e2e) and another
-    one in eleven on a phone (test_layout); CI's exhaustive run opens every page at both sizes."""
-    order = [nav.url_path(p.path) for p in nav.PAGES]
-    return [pytest.param(p, id=ids(p), marks=() if order.index(p) % 11 == QUICK_SCREENS[viewport]
+    one in eleven on a phone (test_layout), chosen by the page's address (``apphelp.slot``: a new page moves no other);
+    CI's exhaustive run opens every page at both sizes."""
+    return [pytest.param(p, id=ids(p), marks=() if slot(p or "Home") % 11 == QUICK_SCREENS[viewport]
                          else pytest.mark.exhaustive) for p in paths]
 FILE_NAME = re.compile(r"\.py\b|dashboard|\b\d+_[A-Z]\w*")  # "pages/3_Value_Q_advantage.py", "dashboard"
 MEASURE = """() => {

@@ -1,7 +1,8 @@
 """Every page in Simplified Chinese (``?lang=zh``), by one check for all: before and after "Just show me" and with
 its question answered, a page shows no English prose outside its allow-list (the RL terms it glosses in brackets
-on first use, names of papers' authors and models), its translated answer is marked right, and its numbers
-(those its prose writes, its metrics, its charts' data) are the English page's.
+on first use, names of papers' authors and models: ``keep_english`` in the page's table of locales/zh.toml), its
+translated answer is marked right, and its numbers (those its prose writes, its metrics, its charts' data) are the
+English page's.
 
 The word finder is ``tests/ui/test_i18n.py``'s (``zhhelp.english_left``): Latin words left once the learner's own
 text (the scenario's prompt, tokens and the answer written from them) and the app-wide allow-list are taken out.
@@ -20,47 +21,15 @@ from tests.pages.zhhelp import english_left, shown_text
 from tests.words import punctuation_slips
 from ui import i18n, nav
 
-# Latin words a page may show in Chinese besides the app-wide ones (tests/ui/test_i18n.py ALLOWED): the English
-# term in brackets on its first use, authors' and models' names, symbols of formulas. Keyed by the page's file.
-TERMS = {
-    "1_Loop_state_action.py": {"DeepSeek", "softmax", "temperature", "think", "trajectory"},
-    "2_Reward_and_return.py": {"DeepSeek", "delayed", "discount", "factor", "model", "process", "sparse"},
-    "4_Baseline_and_variance.py": {"token"},
-    "5_TD_error_and_GAE.py": {"advantage", "critic", "estimation", "generalized", "Dr", "RLOO"},  # names kept
-    "6_Policy_gradient.py": {"REINFORCE"},
-    "7_Exploration.py": {"decoding", "exploration", "greedy", "log", "policy", "softmax", "temperature"},
-    "8_Ratio_and_clipping.py": {"clip", "epoch", "importance", "min"},
-    "8_KL_penalty.py": {"RLHF", "critic", "divergence", "exp", "log", "model", "penalty", "reference",
-                        "weight", "weights", "What", "brilliant", "question", "some", "open"},  # the example's text
-    "9_Training_lab.py": {"CISPO", "DAPO", "Dr", "GSPO", "REINFORCE", "RLOO", "Schulman", "critic", "dead", "dynamic",
-                          "entropy", "epoch", "high", "mean", "model", "norm", "reference", "sampling", "seq",
-                          "sum", "token", "TRL", "verl"},  # TRL, verl: the logs it downloads
-    "10_Length_and_aggregation.py": {"DAPO", "DeepSeek", "Dr", "Liu", "RLOO", "arXiv", "bias", "length", "log",
-                                     "max", "mean", "norm", "seq", "sum", "token"},
-    "11_Clips_after_PPO.py": {"CISPO", "DAPO", "GSPO", "Dr", "RLOO", "clip", "entropy", "high", "higher", "log", "low"},
-    "12_Recipe_composer.py": {"Ahmadian", "CISPO", "DAPO", "DeepSeekMath", "Dr", "GSPO", "Hu", "Liu", "M1", "MiniMax",
-                              "REINFORCE", "RLOO", "Shao", "Williams", "Yu", "Zheng", "arXiv", "entropy", "high",
-                              "model"},
-    "13_KL_gradients.py": {"DeepSeek", "Munos", "OpenRLHF", "Schulman", "Tang", "log", "model", "reference", "verl"},
-    "14_Sampler_and_trainer.py": {"MIS", "SGLang", "TIS", "Yao", "importance", "log", "masked", "min", "on",
-                                  "rollout", "sampling", "temperature", "top", "train", "truncated", "vLLM"},
-    "15_Entropy_and_pass_at_k.py": {"AIME", "Codex", "Cov", "Cui", "DeepSeek", "Yue", "entropy", "log"},
-    "16_Reward_model.py": {"Bradley", "Terry", "model", "reference"},
-    "17_Over_optimisation.py": {"Bradley", "Gao", "Hilton", "Schulman", "Terry", "best", "exp", "log", "model", "of",
-                                "overoptimization", "reference", "softmax"},  # best-of-n: its gloss
-    "18_DPO.py": {"Azar", "Bradley", "IPO", "RLHF", "Rafailov", "Terry", "displacement", "exp", "likelihood", "log",
-                  "margin", "model", "online", "pair", "preference", "reward", "Transformer"},
-    "19_R1_Zero_in_miniature.py": {"AIME", "Adam", "Chen", "DeepSeek", "Dr", "InstructGPT", "REINFORCE", "RFT", "STaR",
-                                   "Transformer", "Yue", "base", "head", "held", "log", "mean", "model", "norm",
-                                   "numpy", "out", "problems", "seq", "sum", "token", "TRL", "verl"},  # TRL, verl: logs
-    "21_Your_run.py": {"OpenRLHF", "TRL", "verl"},  # the trainers whose logs it reads
-}
 PAGES = [ROOT / p.path for p in nav.PAGES if p.path != "pages/20_Glossary.py"]  # its own: test_zh_glossary.py
 ZH = {"lang": "zh"}
 
 
 def terms(path) -> set[str]:
-    return TERMS.get(path.name, set())
+    """Latin words the page may show in Chinese besides the app-wide ones (tests/ui/test_i18n.py ALLOWED): its
+    table's ``keep_english`` in locales/zh.toml (the English term in brackets on its first use, authors' and models'
+    names, symbols of formulas)."""
+    return i18n.kept_english(nav.info(nav.path_of(str(path))).table)
 
 
 def assert_chinese(at, path, view: str) -> None:
@@ -69,7 +38,9 @@ def assert_chinese(at, path, view: str) -> None:
         assert c["spec"]["config"]["axisY"]["titleAngle"] == 0, f"{view}: a y title lies sideways"
     assert len(shown_text(at)) > 10, f"{view}: the page shows almost nothing"
     left = english_left(at, terms(path))
-    assert left == [], f"{path.name}, {view}: English left: {left}"
+    table = nav.info(nav.path_of(str(path))).table
+    assert left == [], (f"{path.name}, {view}: English left: {left}. Translate them, or, for an English term glossed "
+                        f"in brackets or a name, add them to keep_english in [{table}] of locales/zh.toml")
     assert punctuation_slips(shown_text(at)) == [], f"{view}: a list joined with ', ', or a space after a bracket"
 
 

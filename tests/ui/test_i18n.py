@@ -31,6 +31,7 @@ def fields(entry) -> list[set[str]]:
     return out
 
 
+@pytest.mark.every_page
 def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
     en, zh = i18n.catalogue("en"), i18n.catalogue("zh")
     en = {k: v for k, v in en.items() if not k.endswith(".nav_icon")}  # an icon is no text: in en.toml only
@@ -43,6 +44,19 @@ def test_both_catalogues_hold_the_same_entries_with_the_same_placeholders():
                 assert "n" in forms[1], msgid
         if i18n.is_plural(zh[msgid]):
             assert i18n.is_plural(en[msgid]), f"{msgid}: a plural in Chinese only"
+
+
+@pytest.mark.every_page
+def test_a_pages_english_words_are_a_list_in_its_chinese_table_and_no_text():
+    """``keep_english`` (the words tests/pages/test_chinese.py lets a Chinese page show) is a list of words in a
+    page's own table of zh.toml, and no entry of either catalogue: no page can show it."""
+    raw = {lang: i18n.tables(lang) for lang in i18n.LANGS}
+    holders = {name for name, table in raw["zh"].items() if isinstance(table, dict) and i18n.KEEP in table}
+    assert holders <= {p.table for p in nav.PAGES} and len(holders) > 15, holders - {p.table for p in nav.PAGES}
+    assert not any(i18n.KEEP in table for table in raw["en"].values() if isinstance(table, dict)), "zh.toml only"
+    assert all(re.fullmatch(r"[A-Za-z0-9]+", w) for t in holders for w in raw["zh"][t][i18n.KEEP]), "words"
+    assert not any(k.endswith(i18n.KEEP) for lang in i18n.LANGS for k in i18n.catalogue(lang))
+    assert "Dr" in i18n.kept_english("p10") and i18n.kept_english("no_such_table") == set()
 
 
 def test_english_plurals_follow_the_count_and_chinese_writes_one_form():
@@ -61,6 +75,7 @@ def test_a_missing_entry_is_an_error_not_its_id():
         i18n.text("en", "predict.right", answer="yes")
 
 
+@pytest.mark.every_page
 def test_every_name_the_code_looks_up_by_data_has_an_entry():
     """Titles, headings, preset names and the turn lines are looked up by their English names."""
     for lang in i18n.LANGS:

@@ -10,6 +10,7 @@ from tests.apphelp import ROOT, page_file, run_page
 from ui import nav
 
 
+@pytest.mark.every_page
 def test_map_lists_every_page_file_once_home_first():
     scripts = [ROOT / "dashboard.py", *(ROOT / "pages").glob("*.py")]
     forwarders = {p for p in scripts if "page.setup(" not in p.read_text()}  # old addresses: st.switch_page only
@@ -17,10 +18,26 @@ def test_map_lists_every_page_file_once_home_first():
     assert [p.path for p in nav.PAGES].count(nav.HOME.path) == 1
     assert {p.path for p in nav.PAGES} == on_disk and len(nav.PAGES) == len(on_disk)
     assert nav.PAGES[0] == nav.HOME and nav.HOME.title == "Home"
-    assert len({p.icon for p in nav.PAGES}) == len(nav.PAGES), "each page has its own icon"
+    assert not (shared := shared_icons(nav.PAGES)), "\n".join(shared)
     for p in nav.PAGES:
-        assert re.fullmatch(r":material/[a-z_]+:", p.icon), p.icon
-        assert ".py" not in p.title and "_" not in p.title
+        assert re.fullmatch(r":material/[a-z_]+:", p.icon), f"{p.path}: nav_icon {p.icon} is no :material/<name>:"
+        assert ".py" not in p.title and "_" not in p.title, f"{p.path}: nav_title {p.title!r} reads as a file name"
+
+
+def shared_icons(pages) -> list[str]:
+    """Each icon two pages or more share, as a line naming the pages and the fix."""
+    by_icon = {}
+    for p in pages:
+        by_icon.setdefault(p.icon, []).append(p)
+    return [f"{' and '.join(f'{p.path} ([{p.table}])' for p in same)} share the icon {icon}: give one of them another "
+            "nav_icon in its table of locales/en.toml (a Material icon no other page uses)"
+            for icon, same in by_icon.items() if len(same) > 1]
+
+
+def test_a_shared_icon_is_reported_with_both_pages():
+    twin = nav.PAGES[2]._replace(path="pages/3_New.py", table="p_new")
+    (line,) = shared_icons([*nav.PAGES, twin])
+    assert line.startswith(f"{nav.PAGES[2].path} ([{nav.PAGES[2].table}]) and pages/3_New.py ([p_new]) share"), line
 
 
 def test_path_of_accepts_a_file_path_or_the_maps_path():
