@@ -15,7 +15,6 @@ from ..formulas.ppo import (
     batch_advantages,
     clip_bounds,
     clipped_objective,
-    clipped_objective_rows,
     importance_ratio,
     ppo_epochs,
 )
@@ -127,8 +126,8 @@ def clip_curves(scenario: Scenario, token: str, eps: float, grid) -> ClipCurves:
     size = abs(adv) if adv != 0 else 1.0
     return ClipCurves(eps=values, exact=exact, low=bounds[:, 0], high=bounds[:, 1],
                       row_eps=np.broadcast_to(values[:, None], x.shape)[keep], x=x[keep],
-                      pos=clipped_objective_rows(ratio, size, values)[keep],
-                      neg=clipped_objective_rows(ratio, -size, values)[keep],
+                      pos=clipped_objective(ratio, size, values[:, None])[keep],
+                      neg=clipped_objective(ratio, -size, values[:, None])[keep],
                       row_exact=np.broadcast_to(exact[:, None], x.shape)[keep])
 
 

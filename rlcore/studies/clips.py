@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.aggregation import gradient_weight_rows, gradient_weights, sequence_ratio
+from ..formulas.aggregation import gradient_weights, sequence_ratio
 from ..formulas.checks import (
     as_probs,
     as_samples,
@@ -227,9 +227,9 @@ class ClipWeights:
 def clip_weights(scenario: Scenario, grid, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
                  gspo_high: float = GSPO_EPS[1], method: str = "grpo") -> ClipWeights:
     """``clip_study(scenario, ..., eps_high=e).batch.weights`` for every e of ``grid`` in one vectorised pass
-    (``gradient_weight_rows``), and for the committed ``eps_high`` too where it lies between grid points
-    (``exact``). The step, and so every ratio, does not depend on ε_high: only clip-higher's and CISPO's weights
-    move with it.
+    (``gradient_weights`` over an array of ε_high), and for the committed ``eps_high`` too where it lies between
+    grid points (``exact``). The step, and so every ratio, does not depend on ε_high: only clip-higher's and
+    CISPO's weights move with it.
 
     Args:
         scenario: the running example.
@@ -252,8 +252,8 @@ def clip_weights(scenario: Scenario, grid, *, lr: float, eps_low: float = 0.2, e
     b = clip_study(scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method).batch
     low, shape = float(eps_low), (values.size, b.actions.size)
     weights = np.stack([np.broadcast_to(b.weights[0], shape),
-                        gradient_weight_rows(b.ratio, b.advantages, "ppo", low, values),
-                        gradient_weight_rows(b.ratio, b.advantages, "cispo", low, values),
+                        gradient_weights(b.ratio, b.advantages, "ppo", low, values[:, None]),
+                        gradient_weights(b.ratio, b.advantages, "cispo", low, values[:, None]),
                         np.broadcast_to(b.weights[3], shape)], axis=1)
     clipped = (weights == 0) & (b.advantages != 0)
     return ClipWeights(values, exact, weights, clipped, b.actions.size - clipped.sum(axis=2))

@@ -17,7 +17,6 @@ from ..formulas.kl import (
     kl_estimators,
     regularized_optimum,
     share_curve,
-    share_curves,
 )
 
 __all__ = ["KLCurve", "KLCurves", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_curves",
@@ -150,9 +149,9 @@ class KLCurves:
 
 
 def kl_curves(branch: FlatteryBranch, share: float, beta: float, grid) -> KLCurves:
-    """``kl_curve(branch, share, b)`` for every b of ``grid`` in one vectorised pass (``share_curves``), and for the
-    committed ``beta`` too where it lies between grid points (``exact``): what a chart needs to redraw as β is
-    dragged.
+    """``kl_curve(branch, share, b)`` for every b of ``grid`` in one vectorised pass (``share_curve`` over an array
+    of β), and for the committed ``beta`` too where it lies between grid points (``exact``): what a chart needs to
+    redraw as β is dragged.
 
     Args:
         branch: the flattery branch, e.g. ``rlcore.FLATTERY``.
@@ -176,8 +175,9 @@ def kl_curves(branch: FlatteryBranch, share: float, beta: float, grid) -> KLCurv
     marks = np.c_[np.full(values.size, ref_share), np.full(values.size, s), best]     # [V, 3]
     shares = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (values.size, 1)), marks], axis=1)
     keep = np.c_[np.ones(values.size, dtype=bool), np.diff(shares, axis=1) != 0]  # as np.unique: no repeats
-    curve = share_curves(shares, fl.rewards, fl.p_ref, values)
-    return KLCurves(beta=values, exact=exact, best=best, points=share_curves(marks, fl.rewards, fl.p_ref, values),
+    curve = share_curve(shares, fl.rewards, fl.p_ref, values[:, None])
+    points = share_curve(marks, fl.rewards, fl.p_ref, values[:, None])
+    return KLCurves(beta=values, exact=exact, best=best, points=points,
                     row_beta=np.broadcast_to(values[:, None], shares.shape)[keep], share=shares[keep],
                     objective=curve.objective[keep], row_exact=np.broadcast_to(exact[:, None], shares.shape)[keep])
 

@@ -141,14 +141,15 @@ def test_rare_reach_by_hand():
     rejects(lambda: clips.rare_reach([1.0], 1.5, 0.2, 0.28), "rare")
 
 
-def test_gradient_weight_rows_by_hand():
+def test_gradient_weights_over_an_array_of_eps_high_by_hand():
     # ρ = 1.25 with Â = 1: PPO stops it at ε_high = 0.2 (past 1.2), keeps it at 0.3; CISPO caps it at 1.2, not at 0.3
     rho, adv = np.array([1.25, 0.7, 1.0]), np.array([1.0, -2.0, 0.5])
-    np.testing.assert_allclose(rlcore.gradient_weight_rows(rho, adv, "ppo", 0.2, [0.2, 0.3]),
+    np.testing.assert_allclose(rlcore.gradient_weights(rho, adv, "ppo", 0.2, [[0.2], [0.3]]),
                                [[0.0, 0.0, 0.5], [1.25, 0.0, 0.5]], atol=1e-15)  # 0.7 < 0.8, Â < 0: stopped
-    np.testing.assert_allclose(rlcore.gradient_weight_rows(rho, adv, "cispo", 0.2, [0.2, 0.3]),
+    np.testing.assert_allclose(rlcore.gradient_weights(rho, adv, "cispo", 0.2, [[0.2], [0.3]]),
                                [[1.2, -1.6, 0.5], [1.25, -1.6, 0.5]], atol=1e-15)
-    rejects(lambda: rlcore.gradient_weight_rows(rho, adv, "ppo", 0.2, [0.2, 0.0]), "eps_high")
+    rejects(lambda: rlcore.gradient_weights(rho, adv, "ppo", 0.2, [[0.2], [0.0]]), "eps_high")
+    rejects(lambda: rlcore.gradient_weights(rho, adv, "ppo", 0.2, [0.2, 0.3]), "eps_high")  # 2 against 3 tokens
 
 
 def test_clip_weights_match_clip_study_at_every_grid_point():
