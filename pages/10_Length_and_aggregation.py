@@ -49,7 +49,7 @@ def group_panel() -> None:
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
     group = page.study(length.padded_group, scenario, token, long_length, method, budget, matched)
-    at = scrub.at(LEN_GRID, long_length, 1, length.MAX_PADDED)
+    at = scrub.at(LEN_GRID, long_length)
     groups = page.study(length.padded_group, scenario, token, at[0], method, budget, matched)
     if group.max_len > budget:  # a generation limit below an answer that exists cannot be: the longest is used
         st.caption(t("p10.budget_caption", budget=budget, longest=group.max_len))

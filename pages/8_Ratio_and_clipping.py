@@ -156,7 +156,7 @@ def clipping_panel() -> None:
         st.caption(t("p8_ratio.locked"))
         inputs.later("ppo_lr", "epochs")  # the epochs section's inputs: a link's values wait for the answer
         return
-    at = scrub.at(EPS_GRID, eps, 0.0, 1.0)
+    at = scrub.at(EPS_GRID, eps, EPS_LO, EPS_HI)
     cs = page.study(rlcore.clip_curve, scenario, token, at[0], entries=32)
     ch, curve = scrubbed_chart(cs, at, cc, token, eps)
     page.scrub(ch, curve, field="eps", grid=EPS_GRID, value=eps, label=t("chart.scrub_input", name="ε"),

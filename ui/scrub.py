@@ -19,10 +19,10 @@ a grid point; where the committed value falls between grid points, its exact row
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
 Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
-``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``) and 10 (the padded answer's length,
-``padded_group``), each called with an array of the values ``at`` gives, its rows laid out by ``frame``, 11 (ε_high,
-``clip_weights``), 13 (steps, ``kl_placement_rows``), 17 (β, ``over_optimisation_paths``: its slider's β run 0.01 to
-5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer that does
+``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
+``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
+laid out by ``frame``), 13 (steps, ``kl_placement_rows``), 17 (β, ``over_optimisation_paths``: its slider's β run
+0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer that does
 not move with the input (page 8 KL's judge score and KL, page 17's rule where the committed β's run ends) comes from
 a dataset without the grid's column.
 
@@ -74,7 +74,8 @@ CSS = """<style>
 </style>"""  # wide enough to drag with a thumb on a phone; drawn once per page by ui.page.scrub
 
 
-def at(grid: Sequence[float], value: float, low: float, high: float) -> tuple[tuple[float, ...], np.ndarray]:
+def at(grid: Sequence[float], value: float, low: float = -math.inf, high: float = math.inf
+       ) -> tuple[tuple[float, ...], np.ndarray]:
     """The values a study computes a scrubbed chart at: ``grid``, and after it the committed ``value`` where it lies
     between grid points (a tuple: a study's cache key); and which of them is that exact one (bool). ValueError
     naming ``grid`` or ``value`` when the grid is not uniform or either leaves [low, high].
