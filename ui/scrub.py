@@ -21,8 +21,9 @@ the grid point nearest it, so the chart at rest shows what the server computed f
 Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
 ``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
 ``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
-laid out by ``frame``), 13 (steps, ``kl_placement_rows``), 17 (β, ``over_optimisation_paths``: its slider's β run
-0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer that does
+laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation_paths``: its
+slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer
+that does
 not move with the input (page 8 KL's judge score and KL, page 17's rule where the committed β's run ends) comes from
 a dataset without the grid's column.
 
