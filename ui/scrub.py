@@ -21,11 +21,10 @@ the grid point nearest it, so the chart at rest shows what the server computed f
 Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
 ``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
 ``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
-laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation_paths``: its
-slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer
-that does
-not move with the input (page 8 KL's judge score and KL, page 17's rule where the committed β's run ends) comes from
-a dataset without the grid's column.
+laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation`` at the values
+``at_log10`` gives: its slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β,
+``dpo_paths``). A layer that does not move with the input (page 8 KL's judge score and KL, page 17's rule where the
+committed β's run ends) comes from a dataset without the grid's column.
 
 What a move costs (``bench/scrub.py``): Streamlit's Vega interprets its expressions (it evaluates their syntax tree,
 with no compiled function), and a move runs the filter over every row of the scrubbed data, then redraws the rows it
@@ -86,6 +85,13 @@ def at(grid: Sequence[float], value: float, low: float = -math.inf, high: float 
     """
     values, exact = rlcore.checks.scrub_grid("grid", grid, "value", value, low, high)
     return tuple(values.tolist()), exact
+
+
+def at_log10(grid: Sequence[float], value: float) -> tuple[tuple[float, ...], np.ndarray, tuple[float, ...]]:
+    """``at`` for an input scrubbed in log₁₀ (``grid`` even in log₁₀ of a ``value`` > 0): the log values, which is
+    the committed one, and the values themselves (10 ** each, the committed ``value`` as it is)."""
+    logs, exact = at(grid, np.log10(float(value)), -300.0, 300.0)  # 10 ** x: finite, > 0
+    return logs, exact, tuple(np.where(exact, float(value), 10.0 ** np.asarray(logs)).tolist())
 
 
 def frame(field: str, values: Sequence[float], exact: np.ndarray, keep: np.ndarray | None = None,

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from, scrub_grid
+from ..formulas.checks import (
+    as_probs,
+    as_vector,
+    count,
+    in_range,
+    non_negative,
+    positive,
+    positive_each,
+    rng_from,
+    scrub_grid,
+)
 from ..formulas.example import FLATTERY, MAX_SCORE, Scenario, check_scenario
 from ..formulas.kl import kl_optimal_policy
 from ..formulas.policy import softmax
@@ -24,9 +34,9 @@ from .lab import LabConfig, train
 
 __all__ = [
     "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
-    "OverOptimisation", "OverOptimisationPaths", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors",
-    "ipo_study", "judge_items", "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "over_optimisation_paths",
-    "reward_model_study", "simulate_raters", "train_against",
+    "OverOptimisation", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors", "ipo_study", "judge_items",
+    "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
+    "train_against",
 ]
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
@@ -271,6 +281,7 @@ class OverOptimisation:
     peak: int                 # the first step where the true score is highest (to rounding)
     fall: float               # how far the true score fell after its peak, by the last step (0 if only rounding)
     limit: np.ndarray         # shape [M]: where training goes, π_ref·exp(proxy/β)
+    # trained at each β of an array [V] (a chart dragged over β): every field but the first two with a leading [V]
 
 
 def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int = 200, noise: float = 2.0,
@@ -280,7 +291,7 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
 
     Args:
         scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
-        beta, steps, lr: the training, as for ``train_against``.
+        beta, steps, lr: the training, as for ``train_against`` (β may be an array: a run per β).
 
     Returns:
         OverOptimisation.
@@ -304,7 +315,7 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
 
     Args:
         rm: the reward model and the answers (``reward_model_study``).
-        beta: the KL penalty β > 0, in judge points.
+        beta: the KL penalty β > 0, in judge points; or shape [V], each β > 0: a run per β, all in one pass.
         steps: 0 to ``MAX_STEPS``.
         lr: the step size, 0 to 1.
 
@@ -315,18 +326,25 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
     >>> rm = reward_model_study(ARTICLE_SCENARIO)
     >>> train_against(rm, steps=3).probs.shape[0]
     4
+    >>> train_against(rm, beta=[0.01, 0.1, 1.0], steps=3).kl.shape   # three runs, 0 … 3 steps each
+    (3, 4)
     """
     if not isinstance(rm, RewardModelStudy):
         raise ValueError(f"rm must be a RewardModelStudy, got {type(rm).__name__}")
-    b = positive("beta", beta)
+    b = positive_each("beta", beta)
+    if np.ndim(b) > 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {np.shape(b)}")
     n = count("steps", steps, low=0, high=MAX_STEPS)
     items, r = rm.items, rm.fitted
-    probs, kl, proxy, true = (x[0] for x in _trained(rm, np.array([b]), n, lr))
+    runs = _trained(rm, np.atleast_1d(b), n, lr)
     tol = 1e-9 * max(1.0, float(np.ptp(items.true)))  # rounding, not a fall
-    peak = int(np.argmax(true >= true.max() - tol))
-    fall = float(true[peak] - true[-1])
-    return OverOptimisation(items, r, probs, kl, proxy, true, peak, fall if fall > tol else 0.0,
-                            kl_optimal_policy(items.ref, r, b))
+    peak = np.argmax(runs[3] >= runs[3].max(axis=1, keepdims=True) - tol, axis=1)
+    fall = np.take_along_axis(runs[3], peak[:, None], axis=1)[:, 0] - runs[3][:, -1]
+    fall = np.where(fall > tol, fall, 0.0)
+    limit = np.array([kl_optimal_policy(items.ref, r, x) for x in np.atleast_1d(b)])
+    if np.ndim(b) == 0:
+        return OverOptimisation(items, r, *(x[0] for x in runs), int(peak[0]), float(fall[0]), limit[0])
+    return OverOptimisation(items, r, *runs, peak, fall, limit)
 
 
 def _trained(rm: RewardModelStudy, betas: np.ndarray, steps: int, lr: float):
@@ -346,49 +364,6 @@ def _trained(rm: RewardModelStudy, betas: np.ndarray, steps: int, lr: float):
     kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=-1), 0.0)
     proxy, true = probs @ r, probs @ items.true
     return probs, kl, proxy - proxy[:, :1], true - true[:, :1]
-
-
-@dataclass(frozen=True)
-class OverOptimisationPaths:
-    """``over_optimisation``'s run at every β of a grid even in log₁₀ β at once (and at the committed β where its
-    log lies between grid points): the rows of a chart scrubbed over β."""
-
-    items: JudgeItems
-    log_beta: np.ndarray  # shape [V]: the grid's log₁₀ β, then the committed β's where it is off the grid
-    beta: np.ndarray      # shape [V]: 10 ** log_beta (the committed β itself, last, where it is off the grid)
-    exact: np.ndarray     # shape [V], bool: that last, committed β
-    kl: np.ndarray        # shape [V, S+1]: ``over_optimisation(..., beta=β).kl`` for each β
-    proxy: np.ndarray     # shape [V, S+1]: ... its ``proxy``
-    true: np.ndarray      # shape [V, S+1]: ... its ``true``
-
-
-def over_optimisation_paths(scenario: Scenario, log_grid, *, beta: float = 0.1, comparisons: int = 200,
-                            noise: float = 2.0, flattery: float = FLATTERY_BONUS, seed=0, steps: int = 300,
-                            lr: float = 0.5, l2: float = RIDGE) -> OverOptimisationPaths:
-    """``over_optimisation(scenario, beta=10**x, ...)`` for every x of ``log_grid``: one reward model, and
-    ``train_against``'s closed form at every β at once; and for the committed ``beta`` too where its log₁₀ lies
-    between grid points (``exact``). A β the page offers spans 0.01 to 5, so the grid is even in log₁₀ β.
-
-    Args:
-        scenario, comparisons, noise, flattery, seed, steps, lr, l2: as for ``over_optimisation``.
-        log_grid: at least two log₁₀ β, ascending in equal steps (e.g. −2, −1.9, …, 0.7).
-        beta: the committed β > 0.
-
-    Returns:
-        OverOptimisationPaths(items, log_beta, beta, exact, kl, proxy, true).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> p = over_optimisation_paths(ARTICLE_SCENARIO, [-2.0, -1.0, 0.0], beta=0.05, steps=10)
-    >>> p.beta.round(4).tolist(), p.exact.tolist(), p.kl.shape
-    ([0.01, 0.1, 1.0, 0.05], [False, False, False, True], (4, 11))
-    """
-    b = positive("beta", beta)
-    values, exact = scrub_grid("log_grid", log_grid, "beta", np.log10(b), -300.0, 300.0)  # 10 ** x: finite, > 0
-    betas = np.where(exact, b, 10.0 ** values)
-    n = count("steps", steps, low=0, high=MAX_STEPS)
-    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
-    _, kl, proxy, true = _trained(rm, betas, n, lr)
-    return OverOptimisationPaths(rm.items, values, betas, exact, kl, proxy, true)
 
 
 # --- DPO on the same pairs ---------------------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_the_path_holds_every_steps_gradients_as_each_steps_placements_give_them
     path = rlcore.kl_placement_path(rlcore.ARTICLE_SCENARIO.pi, rlcore.ARTICLE_SCENARIO.q, 0.5, 4)
     k = rlcore.ARTICLE_SCENARIO.pi.size
     assert path.gradients.shape == (5, len(PLACEMENTS), k) and path.true.shape == (5, k)
-    for t, p in enumerate(path.placements):
+    for t in range(path.probs.shape[0]):
         own = rlcore.kl_placements(path.probs[t], path.probs[0])
         np.testing.assert_array_equal(path.gradients[t], own.gradients)
         np.testing.assert_array_equal(path.true[t], own.reverse)
