@@ -23,7 +23,7 @@ Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer
 ``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
 laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation`` at the values
 ``at_log10`` gives: its slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β,
-``dpo_paths``). A layer that does not move with the input (page 8 KL's judge score and KL, page 17's rule where the
+``dpo_study``). A layer that does not move with the input (page 8 KL's judge score and KL, page 17's rule where the
 committed β's run ends) comes from a dataset without the grid's column.
 
 What a move costs (``bench/scrub.py``): Streamlit's Vega interprets its expressions (it evaluates their syntax tree,
@@ -74,10 +74,11 @@ CSS = """<style>
 </style>"""  # wide enough to drag with a thumb on a phone; drawn once per page by ui.page.scrub
 
 
-def at(grid: Sequence[float], value: float, low: float = -math.inf, high: float = math.inf
+def at(grid: Sequence[float], value: float | None, low: float = -math.inf, high: float = math.inf
        ) -> tuple[tuple[float, ...], np.ndarray]:
     """The values a study computes a scrubbed chart at: ``grid``, and after it the committed ``value`` where it lies
-    between grid points (a tuple: a study's cache key); and which of them is that exact one (bool). ValueError
+    between grid points (a tuple: a study's cache key); and which of them is that exact one (bool). ``value`` None:
+    the grid alone (a slider that takes only grid points). ValueError
     naming ``grid`` or ``value`` when the grid is not uniform or either leaves [low, high].
 
     >>> at([0.1, 0.2, 0.3], 0.25, 0.0, 1.0)

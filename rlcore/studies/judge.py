@@ -24,7 +24,6 @@ from ..formulas.checks import (
     positive,
     positive_each,
     rng_from,
-    scrub_grid,
 )
 from ..formulas.example import FLATTERY, MAX_SCORE, Scenario, check_scenario
 from ..formulas.kl import kl_optimal_policy
@@ -33,8 +32,8 @@ from ..formulas.preference import bt_prob, dpo_weights, fit_reward_model, fit_wi
 from .lab import LabConfig, train
 
 __all__ = [
-    "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
-    "OverOptimisation", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors", "ipo_study", "judge_items",
+    "FLATTERY_BONUS", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
+    "OverOptimisation", "RewardModelStudy", "dpo_study", "fit_errors", "ipo_study", "judge_items",
     "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
     "train_against",
 ]
@@ -427,6 +426,8 @@ class DPOStudy:
     rater_optimum: np.ndarray   # shape [M]: π_ref·exp((rater score / noise)/β), the raters' own optimum
     implicit: np.ndarray     # shape [M]: the last policy's implicit reward β·log(π/π_ref), mean 0
     unbounded: np.ndarray    # answers that never lose to the rest: DPO pushes the others toward 0 (empty if none)
+    # at each β of an array [V] (a chart dragged over β): beta and every field from probs to implicit but fitted
+    # with a leading [V]
 
 
 def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
@@ -441,18 +442,26 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
 
     Args:
         scenario, comparisons, noise, flattery, seed: the pairs, as for ``reward_model_study``.
-        beta: DPO's β > 0 (on the raters' logit scale, as in the paper).
+        beta: DPO's β > 0 (on the raters' logit scale, as in the paper); or shape [V], each β > 0: a descent per
+            β on the same pairs, all at once.
         steps: 0 to ``MAX_STEPS``.
         lr: the step size η, 0 ≤ η < 4 (the loss's curvature in u is at most ½, so gradient steps below
             2 / ½ do not overshoot).
 
     Returns:
         DPOStudy.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> d = dpo_study(ARTICLE_SCENARIO, beta=[0.5, 1.0], steps=10)
+    >>> d.probs.shape[:2], d.loss.shape, bool(np.allclose(d.probs.sum(axis=2), 1))
+    ((2, 11), (2, 11), True)
     """
-    b = positive("beta", beta)
+    b = positive_each("beta", beta)
     items, w, lo, c, fitted, group, tau = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
     n = count("steps", steps, low=0, high=MAX_STEPS)
     eta = in_range("lr", lr, 0.0, 3.99)
+    if np.ndim(b):
+        return _dpo_studies(items, w, lo, c, fitted, group, tau, b, n, eta)
     m_items = items.ref.size
     probs, margins, last = (a[0] for a in _descend(items.ref, w, lo, c, n, _dpo_push(eta, b)))
     weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
@@ -463,6 +472,21 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
     return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
                     kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
                     implicit, group)
+
+
+def _dpo_studies(items, w, lo, c, fitted, group, tau, b: np.ndarray, n: int, eta: float) -> DPOStudy:
+    """``dpo_study`` at every β of ``b`` [V] in one vectorised descent (one row of logits per β, on the same pairs)."""
+    if b.ndim != 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {b.shape}")
+    probs, margins, last = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b[:, None]), rows=b.size)
+    weights = np.stack([dpo_weights(m.ravel(), x).reshape(m.shape) for m, x in zip(margins, b, strict=True)])
+    loss = (c * np.logaddexp(0.0, -b[:, None, None] * margins)).sum(axis=-1) / c.sum()
+    on = items.ref > 0
+    implicit = np.zeros((b.size, items.ref.size))
+    implicit[:, on] = b[:, None] * (last - last.mean(axis=-1, keepdims=True))
+    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
+                    np.stack([kl_optimal_policy(items.ref, fitted, x) for x in b]),
+                    np.stack([kl_optimal_policy(items.ref, items.rater / tau, x) for x in b]), implicit, group)
 
 
 def _dpo_pairs(scenario: Scenario, comparisons: int, noise: float, flattery: float, seed):
@@ -478,48 +502,6 @@ def _dpo_pairs(scenario: Scenario, comparisons: int, noise: float, flattery: flo
     group = never_loses(rm.winners, rm.losers, m_items)
     fitted = rm.fitted / tau if group.size else fit_reward_model(rm.winners, rm.losers, m_items)
     return items, w[keep], lo[keep], c[keep], fitted, group, tau
-
-
-@dataclass(frozen=True)
-class DPOPaths:
-    """``dpo_study``'s policy along its steps, and the optimum it approaches, at every β of a grid at once (and at
-    the committed β where it lies between grid points): the rows of a chart scrubbed over β."""
-
-    items: JudgeItems
-    beta: np.ndarray            # shape [V]: the grid's β, then the committed β where it is off the grid
-    exact: np.ndarray           # shape [V], bool: that last, committed β
-    probs: np.ndarray           # shape [V, S+1, M]: ``dpo_study(..., beta=β).probs`` for each β
-    fitted_optimum: np.ndarray  # shape [V, M]: ``dpo_study(..., beta=β).fitted_optimum`` for each β
-
-
-def dpo_paths(scenario: Scenario, grid, *, beta: float | None = 0.5, comparisons: int = 1000, noise: float = 2.0,
-              flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOPaths:
-    """``dpo_study``'s steps for every β of ``grid`` in one vectorised descent (one row of logits per β, on the same
-    pairs), and for the committed ``beta`` too where it lies between grid points (``exact``).
-
-    Args:
-        scenario, comparisons, noise, flattery, seed, steps, lr: as for ``dpo_study``.
-        grid: at least two β > 0, ascending in equal steps.
-        beta: the committed β > 0; None when it can only be a grid point (the grid alone: a page whose slider
-            takes grid points finds the same result at each of them).
-
-    Returns:
-        DPOPaths(items, beta, exact, probs, fitted_optimum).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> p = dpo_paths(ARTICLE_SCENARIO, [0.5, 1.0], beta=0.75, steps=10)
-    >>> p.beta.tolist(), p.exact.tolist(), p.probs.shape[:2], bool(np.allclose(p.probs.sum(axis=2), 1))
-    ([0.5, 1.0, 0.75], [False, False, True], (3, 11), True)
-    """
-    values, exact = scrub_grid("grid", grid, "beta", beta, 0.0, np.inf)
-    if values.min() <= 0:
-        raise ValueError(f"grid and beta must be > 0, got {values.tolist()[:8]}")
-    items, w, lo, c, fitted, _, _ = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
-    n = count("steps", steps, low=0, high=MAX_STEPS)
-    eta = in_range("lr", lr, 0.0, 3.99)
-    probs = _descend(items.ref, w, lo, c, n, _dpo_push(eta, values[:, None]), rows=values.size)[0]
-    optimum = np.stack([kl_optimal_policy(items.ref, fitted, b) for b in values])
-    return DPOPaths(items, values, exact, probs, optimum)
 
 
 @dataclass(frozen=True)
