@@ -48,11 +48,12 @@ def group_panel() -> None:
         budget = int(inputs.slider(t("p10.budget"), 1, 256, 128, 1, key="budget", where=m2,
                                    help=t("p10.budget_help")))
     group = page.study(rlcore.padded_group, scenario, token, long_length, method, budget, matched)
-    groups = page.study(rlcore.padded_groups, scenario, token, long_length, LEN_GRID, method, budget, matched)
+    at = scrub.at(LEN_GRID, long_length)
+    groups = page.study(rlcore.padded_group, scenario, token, at[0], method, budget, matched)
     if group.max_len > budget:  # a generation limit below an answer that exists cannot be: the longest is used
         st.caption(t("p10.budget_caption", budget=budget, longest=group.max_len))
     revealed = ask_which_is_harder(group, token, long_length)
-    draw_one_step(group, groups, token)
+    draw_one_step(group, groups, at[1], token)
     if revealed:
         explain_one_step(group, token, long_length)
     training_section(group, token, long_length, method)
@@ -88,15 +89,16 @@ def push_rows(lengths, advantages, push) -> pd.DataFrame:
     })
 
 
-def draw_weights(groups, token: str, long_length: int) -> None:
+def draw_weights(groups, exact, token: str, long_length: int) -> None:
     """Each mode's weight of one token of every answer, at every length of the slider (the one dragged to shown)."""
     rows = push_rows(groups.lengths, groups.advantages, groups.push)
-    per_group = len(rows) // groups.long_length.size
-    rows.insert(0, "padded length", np.repeat(groups.long_length, per_group))
-    rows[scrub.EXACT] = np.repeat(groups.exact, per_group)
+    padded = groups.lengths[:, groups.index]  # each row's padded length
+    per_group = len(rows) // padded.size
+    rows.insert(0, "padded length", np.repeat(padded, per_group))
+    rows[scrub.EXACT] = np.repeat(exact, per_group)
     name = t("p10.len_name")
-    shown = pd.DataFrame({"padded length": groups.long_length, scrub.EXACT: groups.exact,
-                          "label": [t("chart.scrub_shown", name=name, value=n) for n in groups.long_length]})
+    shown = pd.DataFrame({"padded length": padded, scrub.EXACT: exact,
+                          "label": [t("chart.scrub_shown", name=name, value=n) for n in padded]})
     placed = rows.assign(position=np.tile(np.arange(len(tokens)), len(rows) // len(tokens)))  # answers keep places
     bars = grouped_bars(placed, x="answer", y="token weight", key=Key("mode", colors=MODE_COLORS),
                         axes=Axes(t("p10.x_answer"), t("p10.weights_y")), tooltips=("tokens", "advantage"),
@@ -107,9 +109,9 @@ def draw_weights(groups, token: str, long_length: int) -> None:
                label=t("chart.scrub_input", name=name), alt_text=t("p10.weights_alt"), name="agg_weights")
 
 
-def draw_one_step(group, groups, token: str) -> None:
+def draw_one_step(group, groups, exact, token: str) -> None:
     """Each mode's weight of one token, push per token and push on the whole answer, for every answer."""
-    draw_weights(groups, token, int(group.lengths[group.index]))
+    draw_weights(groups, exact, token, int(group.lengths[group.index]))
     rows = push_rows(group.lengths, group.advantages, group.push)
     left, right = st.columns(2, gap="large")
     with left:

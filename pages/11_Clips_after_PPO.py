@@ -52,13 +52,14 @@ def batch_panel() -> None:
 
     settings = dict(lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method)
     c = page.study(rlcore.clip_study, scenario, **settings)
-    cw = page.study(rlcore.clip_weights, scenario, HIGH_GRID, **settings)
+    at = scrub.at(HIGH_GRID, eps_high)
+    cw = page.study(rlcore.clip_study, scenario, **{**settings, "eps_high": at[0]})
     if c.dead:
         st.info(t("p11.dead"), icon="ℹ️")
         revealed = False  # no question to answer, and nothing for the explanation to say
     else:
         revealed = ask_about_the_best(c, lr, eps_low, eps_high)
-    draw_batch(c, cw, eps_high)
+    draw_batch(c, cw, at, eps_high)
     if revealed:
         explain(c, lr, eps_low, eps_high, gspo_high)
     else:
@@ -86,7 +87,7 @@ def ask_about_the_best(c, lr: float, eps_low: float, eps_high: float) -> bool:
         key="predict_clip")
 
 
-def draw_batch(c, cw, eps_high: float) -> None:
+def draw_batch(c, cw, at: tuple, eps_high: float) -> None:
     """Each method's gradient weight on every answer at every ε_high of the slider (the one dragged to shown), and
     the answers' ratios against the clips' edges."""
     b, n_methods = c.batch, len(rlcore.CLIP_METHODS)
@@ -100,11 +101,12 @@ def draw_batch(c, cw, eps_high: float) -> None:
         COL["seq_ratio"]: np.repeat(b.seq_ratio, n_methods),
         COL["method"]: np.tile([NAMES[m] for m in rlcore.CLIP_METHODS], b.actions.size),
     })
-    rows = per_answer.loc[np.tile(per_answer.index, cw.eps_high.size)].reset_index(drop=True).assign(**{
-        "eps_high": np.repeat(cw.eps_high, len(per_answer)), COL["weight"]: cw.weights.transpose(0, 2, 1).ravel(),
-        COL["clipped"]: cw.clipped.transpose(0, 2, 1).ravel(), scrub.EXACT: np.repeat(cw.exact, len(per_answer))})
-    shown = pd.DataFrame({"eps_high": cw.eps_high, scrub.EXACT: cw.exact,
-                          "label": [t("chart.scrub_shown", name="ε_high", value=fmt(v)) for v in cw.eps_high]})
+    highs, exact = np.asarray(at[0]), at[1]
+    rows = per_answer.loc[np.tile(per_answer.index, highs.size)].reset_index(drop=True).assign(**{
+        "eps_high": np.repeat(highs, len(per_answer)), COL["weight"]: cw.batch.weights.transpose(0, 2, 1).ravel(),
+        COL["clipped"]: cw.batch.clipped.transpose(0, 2, 1).ravel(), scrub.EXACT: np.repeat(exact, len(per_answer))})
+    shown = pd.DataFrame({"eps_high": highs, scrub.EXACT: exact,
+                          "label": [t("chart.scrub_shown", name="ε_high", value=fmt(v)) for v in highs]})
     left, right = st.columns(2, gap="large")
     with left:
         bars = grouped_bars(rows, x=COL["answer"], y=COL["weight"], key=Key(COL["method"], colors=COLORS),

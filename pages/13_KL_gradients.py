@@ -77,10 +77,11 @@ def draw_bars(res, lr: float, pi, steps: int, places: list[str]) -> None:
         st.markdown(t("p13.now", ref=fmt_list(scenario.pi), pi=fmt_list(pi),
                       tokens=t("p13.sep").join(esc(tok) for tok in tokens)))
     with left:
-        rows = page.study(rlcore.kl_placement_rows, scenario.pi, scenario.q, lr, MAX_STEPS)
-        df = pd.DataFrame({"steps": rows.step, "placement": [places[i] for i in rows.placement],
-                           "token": [tokens[k] for k in rows.token], "expected gradient": rows.gradient,
-                           "true gradient": rows.true})
+        path = page.study(rlcore.kl_placement_path, scenario.pi, scenario.q, lr, MAX_STEPS)  # every step, scrubbed
+        at_step, place, tok = (i.ravel() for i in np.indices(path.gradients.shape))
+        df = pd.DataFrame({"steps": at_step, "placement": [places[i] for i in place],
+                           "token": [tokens[k] for k in tok], "expected gradient": path.gradients.ravel(),
+                           "true gradient": path.true[at_step, tok]})
         shown = pd.DataFrame({"steps": STEPS, "label": [t("p13.bars.shown", steps=n) for n in STEPS]})
         bars = grouped_hbars(df, row="placement", row_order=places, value="expected gradient", ref="true gradient",
                              key=Key("token", tokens, title=t("p13.bars.token")), axes=Axes(t("p13.bars.x_title")),

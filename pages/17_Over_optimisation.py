@@ -66,9 +66,9 @@ def over_panel() -> None:
     run = train(float(beta), int(n), raters)
     revealed = ask(run, beta)
     if revealed:
-        paths = page.study(rlcore.over_optimisation_paths, scenario, LOG_GRID, beta=float(beta), comparisons=int(n),
-                           **raters, entries=16)
-        draw_paths(paths, run, float(beta))
+        logs, exact, betas = scrub.at_log10(LOG_GRID, float(beta))
+        paths = page.study(rlcore.over_optimisation, scenario, beta=betas, comparisons=int(n), **raters, entries=16)
+        draw_paths(paths, (logs, exact, betas), run, float(beta))
     else:
         draw_run(run)
     if revealed:
@@ -108,15 +108,16 @@ def draw_run(run) -> None:
     page.chart(ch, df, alt_text=t("p17.alt"), name="over_optimisation")
 
 
-def draw_paths(paths, run, beta: float) -> None:
+def draw_paths(paths, at: tuple, run, beta: float) -> None:
     """After the answer: both judges' gains against KL at every β of the grid (the one dragged to shown), and a
     rule where the run at the committed β ends, labelled with it."""
+    logs, exact, betas = np.asarray(at[0]), at[1], at[2]
     at = thin_steps(paths.kl.shape[1], PATH_POINTS)
-    per_beta = {"log₁₀ β": np.repeat(paths.log_beta, at.size), scrub.EXACT: np.repeat(paths.exact, at.size)}
+    per_beta = {"log₁₀ β": np.repeat(logs, at.size), scrub.EXACT: np.repeat(exact, at.size)}
     df = pd.concat([pd.DataFrame({**per_beta, "KL": paths.kl[:, at].ravel(), "gain": g[:, at].ravel(), "run": s})
                     for s, g in zip(SERIES, (paths.proxy, paths.true), strict=True)], ignore_index=True)
-    shown = pd.DataFrame({"log₁₀ β": paths.log_beta, scrub.EXACT: paths.exact,
-                          "label": [t("chart.scrub_shown", name="β", value=fmt(b, 3)) for b in paths.beta]})
+    shown = pd.DataFrame({"log₁₀ β": logs, scrub.EXACT: exact,
+                          "label": [t("chart.scrub_shown", name="β", value=fmt(b, 3)) for b in betas]})
     yours = pd.DataFrame({"at": [run.kl[-1]], "label": [t("chart.scrub_yours", name="β", value=fmt(beta))]})
     ch = charts.layer(charts.lines(df, x="KL", y="gain", key=judges(), axes=charts.Axes(t("p17.x_title"),
                                                                                         t("p17.y_title"))),

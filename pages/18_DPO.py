@@ -53,14 +53,15 @@ def dpo_panel() -> None:
     pairs = dict(comparisons=int(n), steps=int(steps), flattery=float(flattery), noise=float(noise), seed=int(seed))
     d = page.study(rlcore.dpo_study, scenario, beta=float(beta), **pairs, entries=32)
     # every β of the slider is a grid point: the grid alone, one result for every β (3 MB at most each)
-    paths = page.study(rlcore.dpo_paths, scenario, BETA_GRID, beta=None, **pairs, entries=8)
+    betas, exact = scrub.at(BETA_GRID, None)
+    paths = page.study(rlcore.dpo_study, scenario, beta=betas, **pairs, entries=8)
     names = page.answer_names(d.items)  # the flattering copy, last, named in the page's language
     landing = LANDINGS[0] if d.unbounded.size == 0 else LANDINGS[2]
     revealed = page.predict(
         t("p18.question", pairs=f"{int(n):,}"), LANDINGS, landing,
         t("p18.explain_fit" if d.unbounded.size == 0 else "p18.explain_unbeaten"), key="predict_dpo")
     at = thin_steps(d.probs.shape[0], MAX_POINTS)
-    draw_path(paths, names, thin_steps(d.probs.shape[0], PATH_POINTS, early=True), float(beta), revealed)
+    draw_path(paths, exact, names, thin_steps(d.probs.shape[0], PATH_POINTS, early=True), float(beta), revealed)
     if revealed:
         draw_table(d, names, int(steps))
         rl_section(d, names, int(steps), float(beta), float(noise), float(flattery))
@@ -74,22 +75,22 @@ def dpo_panel() -> None:
         inputs.later("zbeta", "zgrpo_beta", "zsteps", "zseed")  # a link's values for it wait for the answer
 
 
-def draw_path(paths, names, at, beta: float, revealed: bool) -> None:
+def draw_path(paths, exact, names, at, beta: float, revealed: bool) -> None:
     """Each answer's probability along DPO's steps at every β of the grid (the one dragged to shown); the closed-form
     optimum dashed once the question is answered."""
     v, m = paths.beta.size, len(names)
-    per_beta = {"beta": np.repeat(paths.beta, at.size * m), scrub.EXACT: np.repeat(paths.exact, at.size * m)}
+    per_beta = {"beta": np.repeat(paths.beta, at.size * m), scrub.EXACT: np.repeat(exact, at.size * m)}
     path = pd.DataFrame({**per_beta, "step": np.tile(np.repeat(at, m), v), "probability": paths.probs[:, at].ravel(),
                          "answer": np.tile(names, v * at.size), "curve": CURVES[0]})
     if revealed:
         ends = np.array([at[0], at[-1]])
-        optimum = pd.DataFrame({"beta": np.repeat(paths.beta, 2 * m), scrub.EXACT: np.repeat(paths.exact, 2 * m),
+        optimum = pd.DataFrame({"beta": np.repeat(paths.beta, 2 * m), scrub.EXACT: np.repeat(exact, 2 * m),
                                 "step": np.tile(np.repeat(ends, m), v),
                                 "probability": np.repeat(paths.fitted_optimum, 2, axis=0).ravel(),
                                 "answer": np.tile(names, 2 * v), "curve": CURVES[1]})
         path = pd.concat([path, optimum], ignore_index=True)
     path = path.astype({"answer": "category", "curve": "category"})  # names once each: half the chart's bytes
-    shown = pd.DataFrame({"beta": paths.beta, scrub.EXACT: paths.exact,
+    shown = pd.DataFrame({"beta": paths.beta, scrub.EXACT: exact,
                           "label": [t("chart.scrub_shown", name="β", value=fmt(b)) for b in paths.beta]})
     ch = charts.layer(charts.lines(path, x="step", y="probability",
                                    key=charts.Key("answer", tokens=names, title=t("p18.answer")),

@@ -51,7 +51,7 @@ def share_chart(kc: rlcore.KLCurve, beta: float):
                         subtitle=t("p8_kl.share_subtitle_locked", beta=fmt(beta))), df
 
 
-def scrubbed_chart(kc: rlcore.KLCurve, ks: rlcore.KLCurves, share: float, beta: float):
+def scrubbed_chart(kc: rlcore.KLCurve, ks: rlcore.KLCurve, at: tuple, share: float, beta: float):
     """After the answer: the judge score and KL, and R − β·KL with its marks and optimum at every β of the slider's
     grid (the one dragged to shown); the committed β's optimum dashed and labelled with it."""
     c, objective = kc.curve, "R − β·KL"
@@ -60,17 +60,17 @@ def scrubbed_chart(kc: rlcore.KLCurve, ks: rlcore.KLCurves, share: float, beta: 
     key = charts.Key("quantity", colors=colors, title=t("p8_kl.quantity"))
     fixed = pd.concat([pd.DataFrame({"share": c.shares, "quantity": name, "value": v})
                        for name, v in zip(names[:2], (c.expected_reward, c.kl), strict=True)], ignore_index=True)
-    moving = pd.DataFrame({"beta": ks.row_beta, "share": ks.share, "quantity": objective, "value": ks.objective,
-                           scrub.EXACT: ks.row_exact})
-    marks = pd.concat([pd.DataFrame({"beta": ks.beta, "share": at, "value": ks.points.objective[:, i],
-                                     "quantity": objective, "label": label, scrub.EXACT: ks.exact})
-                       for i, at, label in ((0, kc.ref_share, t("p8_kl.reference_mark", share=pct(kc.ref_share))),
+    betas, exact = at
+    moving = scrub.frame("beta", betas, exact, ks.keep, share=ks.curve.shares, quantity=objective,
+                         value=ks.curve.objective)
+    marks = pd.concat([scrub.frame("beta", betas, exact, share=x, value=ks.points.objective[:, i],
+                                   quantity=objective, label=label)
+                       for i, x, label in ((0, kc.ref_share, t("p8_kl.reference_mark", share=pct(kc.ref_share))),
                                             (1, share, t("p8_kl.yours_mark", share=pct(share))))],
                       ignore_index=True)
-    best = pd.DataFrame({"beta": ks.beta, "at": ks.best, "label": "", scrub.EXACT: ks.exact})
+    best = scrub.frame("beta", betas, exact, at=ks.best[:, 1], label="")
     yours = pd.DataFrame({"at": [kc.best[1]], "label": [t("chart.scrub_yours", name="β", value=fmt(beta))]})
-    shown = pd.DataFrame({"beta": ks.beta, "label": [t("chart.scrub_shown", name="β", value=fmt(b)) for b in ks.beta],
-                          scrub.EXACT: ks.exact})
+    shown = scrub.frame("beta", betas, exact, label=[t("chart.scrub_shown", name="β", value=fmt(b)) for b in betas])
     return charts.layer(
         charts.lines(fixed, x="share", y="value", key=key, axes=axes),
         charts.lines(moving, x="share", y="value", key=key, axes=axes),
@@ -138,8 +138,9 @@ def kl_panel() -> None:
         revealed = ask(kc, share, beta)
     pts = kc.points
     if revealed:
-        ks = page.study(rlcore.kl_curves, fl, share, beta, BETA_GRID, entries=32)
-        ch, df = scrubbed_chart(kc, ks, share, beta)
+        at = scrub.at(BETA_GRID, beta, BETA_LO, BETA_HI)
+        ks = page.study(rlcore.kl_curve, fl, share, at[0], entries=32)
+        ch, df = scrubbed_chart(kc, ks, at, share, beta)
         page.scrub(ch, df, field="beta", grid=BETA_GRID, value=beta, label=t("chart.scrub_input", name="β"),
                    alt_text=t("p8_kl.share_alt"), name="kl_share")
         m1, m2, m3, m4 = st.columns(4)

@@ -62,23 +62,22 @@ def objective_lines(curve: pd.DataFrame, cc: rlcore.ClipCurve, token: str, names
                                          t("p8_ratio.chart.y_title")))
 
 
-def scrubbed_chart(cs: rlcore.ClipCurves, cc: rlcore.ClipCurve, token: str, eps: float):
+def scrubbed_chart(cs: rlcore.ClipCurve, at: tuple, cc: rlcore.ClipCurve, token: str, eps: float):
     """After the answer: the objective at every ε of the slider's grid, the one dragged to shown (flat past its
     bounds, shaded), and the bounds of the committed ε dashed and labelled with it."""
     names = [f"A = {fmt(cc.size, sign=True)}", f"A = {fmt(-cc.size, sign=True)}"]
-    curve = pd.concat([pd.DataFrame({"eps": cs.row_eps, "probability": cs.x, "objective": y, "advantage": name,
-                                     scrub.EXACT: cs.row_exact})
+    epss, exact = at
+    curve = pd.concat([scrub.frame("eps", epss, exact, cs.keep, probability=cs.x, objective=y, advantage=name)
                        for name, y in zip(names, (cs.pos, cs.neg), strict=True)], ignore_index=True)
     colors = method_colors(names)
     flat = [t("p8_ratio.chart.flat_pos"), t("p8_ratio.chart.flat_neg")]
     sides = ((cs.high, 1.0, flat[0], names[0]), (0.0, cs.low, flat[1], names[1]))  # each span in its line's colour
-    spans = pd.concat([pd.DataFrame({"eps": cs.eps, "from": start, "to": end, "region": label, "color": colors[n],
-                                     scrub.EXACT: cs.exact}) for start, end, label, n in sides], ignore_index=True)
+    spans = pd.concat([scrub.frame("eps", epss, exact, **{"from": start, "to": end}, region=label, color=colors[n])
+                       for start, end, label, n in sides], ignore_index=True)
     yours = t("chart.scrub_yours", name="ε", value=fmt(eps))
     up = cc.adv >= 0  # the bound in A's direction carries the label
     bounds = pd.DataFrame({"at": [cc.low, cc.high], "label": ["" if up else yours, yours if up else ""]})
-    shown = pd.DataFrame({"eps": cs.eps, "label": [t("chart.scrub_shown", name="ε", value=fmt(e)) for e in cs.eps],
-                          scrub.EXACT: cs.exact})
+    shown = scrub.frame("eps", epss, exact, label=[t("chart.scrub_shown", name="ε", value=fmt(e)) for e in epss])
     ch = charts.layer(charts.shaded_spans(spans, start="from", end="to", label="region", color="color"),
                       objective_lines(curve, cc, token, names),
                       charts.rules(bounds, at="at", label="label", axis="x", label_at=charts.HEIGHT * 3 // 4),
@@ -157,8 +156,9 @@ def clipping_panel() -> None:
         st.caption(t("p8_ratio.locked"))
         inputs.later("ppo_lr", "epochs")  # the epochs section's inputs: a link's values wait for the answer
         return
-    cs = page.study(rlcore.clip_curves, scenario, token, eps, EPS_GRID, entries=32)
-    ch, curve = scrubbed_chart(cs, cc, token, eps)
+    at = scrub.at(EPS_GRID, eps, EPS_LO, EPS_HI)
+    cs = page.study(rlcore.clip_curve, scenario, token, at[0], entries=32)
+    ch, curve = scrubbed_chart(cs, at, cc, token, eps)
     page.scrub(ch, curve, field="eps", grid=EPS_GRID, value=eps, label=t("chart.scrub_input", name="ε"),
                alt_text=t("p8_ratio.chart.alt", token=token), name="clip_objective")
     m1, m2, m3, m4 = st.columns(4)

@@ -18,12 +18,13 @@ The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart
 a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
-Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ, ``discovery_curves``),
-8 ratio (ε, ``clip_curves``), 8 KL (β, ``kl_curves``), 10 (the padded answer's length, ``padded_groups``), 11
-(ε_high, ``clip_weights``), 13 (steps, ``kl_placement_rows``), 17 (β, ``over_optimisation_paths``: its slider's β
-run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β, ``dpo_paths``). A layer that does
-not move with the input (page 8 KL's judge score and KL, page 17's rule where the committed β's run ends) comes from
-a dataset without the grid's column.
+Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
+``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
+``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
+laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation`` at the values
+``at_log10`` gives: its slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β,
+``dpo_study``). A layer that does not move with the input (page 8 KL's judge score and KL, page 17's rule where the
+committed β's run ends) comes from a dataset without the grid's column.
 
 What a move costs (``bench/scrub.py``): Streamlit's Vega interprets its expressions (it evaluates their syntax tree,
 with no compiled function), and a move runs the filter over every row of the scrubbed data, then redraws the rows it
@@ -42,6 +43,11 @@ import json
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+import rlcore
 
 PARAM = "scrub"       # the Vega-Lite parameter the range input is bound to
 EXACT = "exact"       # a boolean column: rows the server computed at the committed value, between grid points
@@ -66,6 +72,45 @@ CSS = """<style>
 .vega-bind { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
 .vega-bind input[type="range"] { flex: 1 1 220px; max-width: 28rem; min-height: 2rem; }
 </style>"""  # wide enough to drag with a thumb on a phone; drawn once per page by ui.page.scrub
+
+
+def at(grid: Sequence[float], value: float | None, low: float = -math.inf, high: float = math.inf
+       ) -> tuple[tuple[float, ...], np.ndarray]:
+    """The values a study computes a scrubbed chart at: ``grid``, and after it the committed ``value`` where it lies
+    between grid points (a tuple: a study's cache key); and which of them is that exact one (bool). ``value`` None:
+    the grid alone (a slider that takes only grid points). ValueError
+    naming ``grid`` or ``value`` when the grid is not uniform or either leaves [low, high].
+
+    >>> at([0.1, 0.2, 0.3], 0.25, 0.0, 1.0)
+    ((0.1, 0.2, 0.3, 0.25), array([False, False, False,  True]))
+    """
+    values, exact = rlcore.checks.scrub_grid("grid", grid, "value", value, low, high)
+    return tuple(values.tolist()), exact
+
+
+def at_log10(grid: Sequence[float], value: float) -> tuple[tuple[float, ...], np.ndarray, tuple[float, ...]]:
+    """``at`` for an input scrubbed in log₁₀ (``grid`` even in log₁₀ of a ``value`` > 0): the log values, which is
+    the committed one, and the values themselves (10 ** each, the committed ``value`` as it is)."""
+    logs, exact = at(grid, np.log10(float(value)), -300.0, 300.0)  # 10 ** x: finite, > 0
+    return logs, exact, tuple(np.where(exact, float(value), 10.0 ** np.asarray(logs)).tolist())
+
+
+def frame(field: str, values: Sequence[float], exact: np.ndarray, keep: np.ndarray | None = None,
+          **columns) -> pd.DataFrame:
+    """A scrubbed chart's rows from a study computed at ``values`` (``at``): column ``field`` holds each row's value,
+    then ``columns`` in their order (arrays with a leading axis per value, [V] or [V, M], or one value for every
+    row), then ``EXACT``; with ``keep`` ([V, M], bool) only the rows it marks."""
+    v = np.asarray(values, dtype=float)
+    shape = v.shape if keep is None else np.shape(keep)
+    mask = np.ones(shape, dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+
+    def flat(x):
+        if np.ndim(x) == 0:  # one value for every row: the frame repeats it
+            return x
+        x = np.asarray(x)
+        return np.broadcast_to(x.reshape(x.shape + (1,) * (len(shape) - x.ndim)), shape)[mask]
+
+    return pd.DataFrame({field: flat(v), **{k: flat(c) for k, c in columns.items()}, EXACT: flat(exact)})
 
 
 def grid_step(grid: Sequence[float]) -> float:

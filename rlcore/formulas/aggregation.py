@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import as_vector, broadcast, choice, count, finite, log_probs, positive, show, whole_numbers
+from .checks import (
+    broadcast,
+    choice,
+    count,
+    finite,
+    fit_shapes,
+    log_probs,
+    positive,
+    positive_each,
+    show,
+    whole_numbers,
+)
 
 __all__ = [
-    "AGGREGATION_MODES", "GRADIENT_METHODS", "aggregate_loss", "answer_weights", "gradient_weight_rows",
-    "gradient_weights", "informative_groups", "sequence_ratio", "token_weights",
+    "AGGREGATION_MODES", "GRADIENT_METHODS", "aggregate_loss", "answer_weights", "gradient_weights",
+    "informative_groups", "sequence_ratio", "token_weights",
 ]
 
 AGGREGATION_MODES = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
@@ -210,10 +221,11 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
         advantages: Â, broadcasting against ratio (per answer: shape [n, 1]).
         method: one of ``GRADIENT_METHODS``.
         eps_low: ε_low > 0 (ε_low ≥ 1 leaves no lower clip, since ρ ≥ 0).
-        eps_high: ε_high > 0; None means ε_low.
+        eps_high: ε_high > 0, or an array of them broadcasting against ratio and advantages (a chart dragged
+            over ε_high: shape [G, 1] against ratio [n]); None means ε_low.
 
     Returns:
-        the broadcast shape of ratio and advantages, g.
+        the broadcast shape of ratio, advantages and eps_high, g.
 
     A token pushed past the clip keeps no gradient under PPO and a clipped one under CISPO:
 
@@ -221,34 +233,13 @@ def gradient_weights(ratio, advantages, method: str, eps_low: float = 0.2, eps_h
     [0.0, 0.9]
     >>> gradient_weights([1.5, 0.9], 1.0, "cispo").round(12).tolist()
     [1.2, 0.9]
-    """
-    rho, adv, method, low = _weight_inputs(ratio, advantages, method, eps_low)
-    high = low if eps_high is None else positive("eps_high", eps_high)
-    return _weights(rho, adv, method, low, high)
-
-
-def gradient_weight_rows(ratio, advantages, method: str, eps_low: float, eps_high) -> np.ndarray:
-    """``gradient_weights`` for many upper clip distances at once: row g uses ``eps_high[g]`` (what a chart dragged
-    over ε_high draws, every ε_high in one pass).
-
-    Args:
-        ratio: any shape, ρ ≥ 0 per token.
-        advantages: Â, broadcasting against ratio.
-        method: one of ``GRADIENT_METHODS``.
-        eps_low: ε_low > 0.
-        eps_high: shape [G], each ε_high > 0.
-
-    Returns:
-        shape [G, *broadcast shape of ratio and advantages]: row g is ``gradient_weights(..., eps_high[g])``.
-
-    >>> gradient_weight_rows([1.25, 0.9], 1.0, "ppo", 0.2, [0.2, 0.3]).round(12).tolist()
+    >>> gradient_weights([1.25, 0.9], 1.0, "ppo", 0.2, [[0.2], [0.3]]).round(12).tolist()   # ε_high = 0.2, 0.3
     [[0.0, 0.9], [1.25, 0.9]]
     """
     rho, adv, method, low = _weight_inputs(ratio, advantages, method, eps_low)
-    high = as_vector("eps_high", eps_high)
-    if high.min() <= 0:
-        raise ValueError(f"eps_high must be > 0, got {show(high)}")
-    return _weights(rho, adv, method, low, high.reshape(-1, *(1,) * rho.ndim))
+    high = low if eps_high is None else positive_each("eps_high", eps_high)
+    fit_shapes(ratio=rho.shape, eps_high=np.shape(high))
+    return _weights(rho, adv, method, low, high)
 
 
 def _weight_inputs(ratio, advantages, method: str, eps_low: float):

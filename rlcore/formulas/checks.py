@@ -97,6 +97,52 @@ def non_negative(name: str, value) -> float:
     return x
 
 
+def _ndim(value) -> int:
+    try:
+        return np.ndim(value)
+    except (TypeError, ValueError):  # a ragged list: an array that ``finite`` refuses by name
+        return 1
+
+
+def in_range_each(name: str, value, low: float, high: float) -> float | np.ndarray:
+    """``in_range`` for a number (a float, as ``in_range`` gives it), or for every entry of an array of any shape
+    (a parameter a page scrubs: the formula broadcasts it)."""
+    if _ndim(value) == 0:
+        return in_range(name, value, low, high)
+    x = finite(name, value)
+    if x.min() < low or x.max() > high:
+        raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {show(x)}")
+    return x
+
+
+def non_negative_each(name: str, value) -> float | np.ndarray:
+    """``non_negative`` for a number (a float), or for every entry of an array of any shape."""
+    if _ndim(value) == 0:
+        return non_negative(name, value)
+    x = finite(name, value)
+    if x.min() < 0:
+        raise ValueError(f"{name} must be >= 0, got {show(x)}")
+    return x
+
+
+def positive_each(name: str, value) -> float | np.ndarray:
+    """``positive`` for a number (a float), or for every entry of an array of any shape."""
+    if _ndim(value) == 0:
+        return positive(name, value)
+    x = finite(name, value)
+    if x.min() <= 0:
+        raise ValueError(f"{name} must be > 0, got {show(x)}")
+    return x
+
+
+def fit_shapes(**shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``shapes`` (argument name → shape) broadcast to; ValueError naming them all when they do not fit."""
+    try:
+        return np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        raise ValueError(f"{', '.join(shapes)} shapes do not fit: {', '.join(map(str, shapes.values()))}") from None
+
+
 def count(name: str, value, *, low: int = 1, high: int | None = None) -> int:
     """A whole number in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

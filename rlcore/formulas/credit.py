@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_vector, choice, finite, in_range, non_negative, positive, show
+from .checks import as_vector, choice, finite, fit_shapes, in_range, in_range_each, non_negative, positive, show
 from .estimates import expected_value
 from .example import Scenario, answer_tokens, check_scenario, split_tokens
 from .returns import sparse_rewards
 
 __all__ = [
     "GROUP_METHODS", "GROUP_SEED", "GROUP_SIZE", "AnswerTrace", "answer_trace", "credit_positions", "gae",
-    "gae_grid", "gae_rows", "group_advantages", "td_errors",
+    "group_advantages", "td_errors",
 ]
 
 GROUP_METHODS = ("grpo", "dr_grpo", "rloo")
@@ -53,8 +53,9 @@ def td_errors(rewards, values, gamma: float) -> np.ndarray:
     return r + g * v[1:] - v[:-1]
 
 
-def gae(rewards, values, gamma: float, lam: float, mask=None) -> np.ndarray:
-    """Generalised advantage estimate at every token, of one answer or of a padded batch of answers.
+def gae(rewards, values, gamma, lam, mask=None) -> np.ndarray:
+    """Generalised advantage estimate at every token, of one answer or of a padded batch of answers, at one
+    (γ, λ) or at many at once (a chart dragged over λ, or over γ and λ).
 
     δₜ = rₜ + γ Vₜ₊₁ − Vₜ;  Âₜ = δₜ + γλ Âₜ₊₁,  Â_T = 0.  λ = 0 gives δₜ; λ = 1 gives Gₜ − Vₜ.
     With a mask, Âₜ is 0 on padding, and a padded position does not feed the tokens before it.
@@ -64,92 +65,42 @@ def gae(rewards, values, gamma: float, lam: float, mask=None) -> np.ndarray:
     Args:
         rewards: shape [T] (or [..., T], one answer per leading index), r₀…r_{T−1}; 0 at padding.
         values: shape [T+1] (or [..., T+1]), V(s₀)…V(s_T).
-        gamma: discount γ in [0, 1].
-        lam: λ in [0, 1].
+        gamma: discount γ in [0, 1], or an array of them.
+        lam: λ in [0, 1], or an array of them.
         mask: None (every token is real), or rewards' shape, True (or 1) on real tokens. Each answer's real
             tokens must be a prefix of its row, and its values from the end of the answer on must be V(s_T)
             (0 when the answer is finished).
 
     Returns:
-        rewards' shape, Â₀…Â_{T−1} (0 at padding).
+        shape [..., T], ... the leading shapes of rewards, values, gamma and lam broadcast together: Â₀…Â_{T−1}
+        (0 at padding). E.g. rewards [T], values [G, 1, T+1], gamma [G, 1], lam [L]: [G, L, T].
 
     >>> np.round(gae([0.0, 0.0, 2.0], [4.3, 2.0, 2.0, 0.0], 1.0, 1.0), 10).tolist()
     [-2.3, 0.0, 0.0]
     >>> gae([[0.0, 2.0], [1.0, 0.0]], [[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]], 1.0, 1.0, [[1, 1], [1, 0]]).tolist()
     [[1.0, 0.0], [0.5, 0.0]]
+    >>> np.round(gae([0.0, 0.0, 2.0], [4.3, 2.0, 3.0, 0.0], 1.0, [0.0, 1.0]), 10).tolist()   # λ = 0 and λ = 1
+    [[-2.3, 1.0, -1.0], [-2.3, 0.0, -1.0]]
     """
     r = finite("rewards", rewards, min_ndim=1)
     v = finite("values", values, min_ndim=1)
-    if v.shape != (*r.shape[:-1], r.shape[-1] + 1):
+    if v.shape[-1] != r.shape[-1] + 1:
         raise ValueError(f"values must have the shape of rewards with one more entry on the last axis "
                          f"({(*r.shape[:-1], r.shape[-1] + 1)}), got {v.shape}")
-    g = in_range("gamma", gamma, 0.0, 1.0)
-    decay = g * in_range("lam", lam, 0.0, 1.0)
+    g = in_range_each("gamma", gamma, 0.0, 1.0)
+    decay = g * in_range_each("lam", lam, 0.0, 1.0)
+    lead = fit_shapes(rewards=r.shape[:-1], values=v.shape[:-1], gamma=np.shape(g), lam=np.shape(decay))
     if mask is not None:
         mask = finite("mask", mask)
         if mask.shape != r.shape or not np.all((mask == 0) | (mask == 1)):
             raise ValueError(f"mask must hold 0 and 1 (or False and True) in the shape of rewards {r.shape}, "
                              f"got {show(mask)}")
         mask = mask.astype(bool)
+    if np.ndim(g) or np.ndim(decay) or r.shape[:-1] != v.shape[:-1]:  # a grid of (γ, λ): one row per point
+        r = np.broadcast_to(r, (*lead, r.shape[-1]))
+        v = np.broadcast_to(v, (*lead, v.shape[-1]))
+        g, decay = np.asarray(g)[..., None], np.broadcast_to(decay, lead)
     return _gae(r, v, g, decay, mask)
-
-
-def gae_rows(rewards, values, gamma: float, lams) -> np.ndarray:
-    """``gae`` of one answer for many λ at once: row l at ``lams[l]`` (what a chart dragged over λ draws).
-
-    Args:
-        rewards: shape [T], r₀…r_{T−1}.
-        values: shape [T+1], V(s₀)…V(s_T).
-        gamma: discount γ in [0, 1].
-        lams: shape [L], each λ in [0, 1].
-
-    Returns:
-        shape [L, T]: Â₀…Â_{T−1} at each λ.
-
-    >>> np.round(gae_rows([0.0, 0.0, 2.0], [4.3, 2.0, 3.0, 0.0], 1.0, [0.0, 1.0]), 10).tolist()
-    [[-2.3, 1.0, -1.0], [-2.3, 0.0, -1.0]]
-    """
-    r = finite("rewards", rewards, ndim=1)
-    v = finite("values", values, ndim=1)
-    if v.size != r.size + 1:
-        raise ValueError(f"values must have one more entry than rewards ({r.size + 1}), got {v.size}")
-    g = in_range("gamma", gamma, 0.0, 1.0)
-    lam = as_vector("lams", lams)
-    if np.any(lam < 0) or np.any(lam > 1):
-        raise ValueError(f"lams must lie in [0, 1], got {show(lam)}")
-    return _gae(np.tile(r, (lam.size, 1)), np.tile(v, (lam.size, 1)), g, g * lam, None)
-
-
-def gae_grid(rewards, values, gammas, lams) -> np.ndarray:
-    """``gae`` of one answer for every (γ, λ) of two grids at once, its values given per γ (a critic's values
-    depend on the discount): element [g, l] at ``gammas[g]``, ``lams[l]`` (what a chart dragged over γ and λ draws).
-
-    Args:
-        rewards: shape [T], r₀…r_{T−1}.
-        values: shape [G, T+1], V(s₀)…V(s_T) under each γ.
-        gammas: shape [G], each γ in [0, 1].
-        lams: shape [L], each λ in [0, 1].
-
-    Returns:
-        shape [G, L, T]: Â₀…Â_{T−1} at each (γ, λ).
-
-    >>> np.round(gae_grid([0.0, 2.0], [[1.0, 2.0, 0.0], [0.5, 1.0, 0.0]], [1.0, 0.5], [0.0, 1.0]), 10).tolist()
-    [[[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.5, 1.0]]]
-    """
-    r = finite("rewards", rewards, ndim=1)
-    v = finite("values", values, ndim=2)
-    g = as_vector("gammas", gammas)
-    if v.shape != (g.size, r.size + 1):
-        raise ValueError(f"values must have shape (len(gammas), len(rewards) + 1) = {(g.size, r.size + 1)}, "
-                         f"got {v.shape}")
-    if np.any(g < 0) or np.any(g > 1):
-        raise ValueError(f"gammas must lie in [0, 1], got {show(g)}")
-    lam = as_vector("lams", lams)
-    if np.any(lam < 0) or np.any(lam > 1):
-        raise ValueError(f"lams must lie in [0, 1], got {show(lam)}")
-    shape = (g.size, lam.size)
-    return _gae(np.broadcast_to(r, (*shape, r.size)), np.broadcast_to(v[:, None, :], (*shape, r.size + 1)),
-                g[:, None, None], g[:, None] * lam, None)
 
 
 def _gae(r: np.ndarray, v: np.ndarray, g: float, decay: float, mask: np.ndarray | None) -> np.ndarray:

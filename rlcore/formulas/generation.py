@@ -42,7 +42,7 @@ def rarest_token_shift(probs, temperature: float = 2.0) -> tuple[int, float, flo
     """
     p = as_probs("probs", probs)
     a = int(np.argmin(p))
-    return a, float(p[a]), float(temperature_probs(p, temperature)[a])
+    return a, float(p[a]), float(temperature_probs(p, positive("temperature", temperature))[a])
 
 
 def join_tokens(tokens) -> str:

@@ -6,12 +6,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_probs, as_vector, count, finite, log_probs, non_negative, positive, same_shape
+from .checks import (
+    as_probs,
+    as_vector,
+    count,
+    finite,
+    fit_shapes,
+    log_probs,
+    non_negative,
+    non_negative_each,
+    positive,
+    same_shape,
+)
 from .policy import softmax
 
 __all__ = [
     "KLEstimates", "RegularizedObjective", "ShareCurve", "best_of_n_probs", "kl_divergence", "kl_estimators",
-    "kl_optimal_policy", "kl_regularized_objective", "regularized_optimum", "share_curve", "share_curves",
+    "kl_optimal_policy", "kl_regularized_objective", "regularized_optimum", "share_curve",
 ]
 
 
@@ -182,33 +193,40 @@ def best_of_n_probs(p_ref, rewards, n: int) -> np.ndarray:
 class ShareCurve:
     """The KL-regularised objective along a two-way choice, for a range of shares."""
 
-    shares: np.ndarray           # shape [M]: probability of the second choice
-    expected_reward: np.ndarray  # shape [M]
-    kl: np.ndarray               # shape [M]
-    objective: np.ndarray        # shape [M]
+    shares: np.ndarray           # shape [M] (or shares' and beta's broadcast shape): the second choice's probability
+    expected_reward: np.ndarray  # the same shape
+    kl: np.ndarray               # the same shape
+    objective: np.ndarray        # the same shape
 
 
-def share_curve(shares, rewards, p_ref, beta: float) -> ShareCurve:
-    """``kl_regularized_objective`` for π = (1 − s, s), over many shares s at once.
+def share_curve(shares, rewards, p_ref, beta) -> ShareCurve:
+    """``kl_regularized_objective`` for π = (1 − s, s), over many shares s at once, at one β or at many.
 
     Args:
-        shares: shape [M], s in [0, 1], the probability of the second choice (e.g. flattery).
+        shares: shape [M] (or any shape), s in [0, 1], the probability of the second choice (e.g. flattery).
         rewards: shape [2], the judge's score of the two choices.
         p_ref: shape [2], the reference policy, both entries > 0.
-        beta: β ≥ 0.
+        beta: β ≥ 0, or an array of them broadcasting against shares (a chart dragged over β: shares [G, M]
+            and beta [G, 1]).
 
     Returns:
-        ShareCurve(shares, expected_reward, kl, objective), each of shape [M].
+        ShareCurve(shares, expected_reward, kl, objective), each of shares' and beta's broadcast shape.
 
     All on the first choice, then all on the second: KL(π‖π_ref) = ln(1/0.95) and ln(1/0.05).
 
     >>> c = share_curve([0.0, 1.0], [9.0, 9.6], [0.95, 0.05], 1.0)
     >>> c.kl.round(4).tolist(), c.objective.round(4).tolist()
     ([0.0513, 2.9957], [8.9487, 6.6043])
+    >>> share_curve([0.0, 1.0], [9.0, 9.6], [0.95, 0.05], [[0.0], [1.0]]).objective.round(4).tolist()   # β = 0, 1
+    [[9.0, 9.6], [8.9487, 6.6043]]
     """
-    s = as_vector("shares", shares)
-    b = non_negative("beta", beta)
+    s = finite("shares", shares, min_ndim=1)
+    b = non_negative_each("beta", beta)
+    shape = fit_shapes(shares=s.shape, beta=np.shape(b))
     reward, kl = _share_terms(s, rewards, p_ref)
+    if shape == s.shape:  # one β, or one per share
+        return ShareCurve(s, reward, kl, reward - b * kl)
+    s, reward, kl = (np.broadcast_to(x, shape) for x in (s, reward, kl))
     return ShareCurve(s, reward, kl, reward - b * kl)
 
 
@@ -226,32 +244,6 @@ def _share_terms(s: np.ndarray, rewards, p_ref) -> tuple[np.ndarray, np.ndarray]
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(pi > 0, pi * (np.log(np.where(pi > 0, pi, 1.0)) - np.log(ref)), 0.0)
     return pi @ r, np.maximum(terms.sum(axis=-1), 0.0)
-
-
-def share_curves(shares, rewards, p_ref, betas) -> ShareCurve:
-    """``share_curve`` for many β at once: row g of ``shares`` at ``betas[g]`` (what a chart dragged over β draws).
-
-    Args:
-        shares: shape [G, M], s in [0, 1].
-        rewards: shape [2], the judge's score of the two choices.
-        p_ref: shape [2], both entries > 0.
-        betas: shape [G], each β ≥ 0.
-
-    Returns:
-        ShareCurve(shares, expected_reward, kl, objective), each of shape [G, M].
-
-    >>> c = share_curves([[0.0, 1.0], [0.0, 1.0]], [9.0, 9.6], [0.95, 0.05], [0.0, 1.0])
-    >>> c.objective.round(4).tolist()
-    [[9.0, 9.6], [8.9487, 6.6043]]
-    """
-    s = finite("shares", shares, ndim=2)
-    b = as_vector("betas", betas)
-    if np.any(b < 0):
-        raise ValueError(f"betas must be >= 0, got {b.tolist()[:8]}")
-    if b.size != s.shape[0]:
-        raise ValueError(f"shares must have one row per beta, got {s.shape[0]} rows and {b.size} betas")
-    reward, kl = _share_terms(s, rewards, p_ref)
-    return ShareCurve(s, reward, kl, reward - b[:, None] * kl)
 
 
 def regularized_optimum(p_ref, rewards, beta: float) -> np.ndarray:

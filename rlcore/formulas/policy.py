@@ -6,13 +6,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_probs, as_samples, as_vector, count, finite, in_range, non_negative, positive
+from .checks import (
+    as_probs,
+    as_samples,
+    as_vector,
+    count,
+    finite,
+    in_range,
+    in_range_each,
+    non_negative,
+    positive,
+    positive_each,
+)
 from .sampling import ScoreTable, sample_tokens
 
 __all__ = [
-    "BASELINES", "PolicyPath", "TrainingRun", "discovery_chance", "discovery_chances", "log_softmax",
-    "logits_from_probs", "policy_gradient_path", "policy_gradient_step", "sampled_training", "sampled_training_many",
-    "samples_to_discover", "softmax", "temperature_probs", "temperature_probs_rows", "turning_steps",
+    "BASELINES", "PolicyPath", "TrainingRun", "discovery_chance", "log_softmax", "logits_from_probs",
+    "policy_gradient_path", "policy_gradient_step", "sampled_training", "sampled_training_many",
+    "samples_to_discover", "softmax", "temperature_probs", "turning_steps",
 ]
 
 BASELINES = ("none", "batch mean", "V")
@@ -237,19 +248,23 @@ def discovery_chance(p, k) -> np.ndarray:
     P = 1 − (1 − p)^k.
 
     Args:
-        p: the token's probability, in [0, 1].
+        p: the token's probability, in [0, 1]; or an array of them of any shape [...].
         k: shape [M], sample counts (≥ 0).
 
     Returns:
-        shape [M].
+        shape [M]; or [..., M], a row per p.
 
     >>> np.round(discovery_chance(0.2, [1, 2]), 12).tolist()
     [0.2, 0.36]
+    >>> np.round(discovery_chance([0.2, 0.5], [1, 2]), 12).tolist()
+    [[0.2, 0.36], [0.5, 0.75]]
     """
-    prob = in_range("p", p, 0.0, 1.0)
+    prob = in_range_each("p", p, 0.0, 1.0)
     ks = as_vector("k", k)
     if np.any(ks < 0):
         raise ValueError(f"k must be >= 0, got {ks.tolist()}")
+    if np.ndim(prob):
+        prob = prob[..., None]
     with np.errstate(divide="ignore", invalid="ignore"):
         # −expm1(k·log1p(−p)) keeps its precision for tiny p, where 1 − p would round to 1
         out = -np.expm1(ks * np.log1p(-prob))
@@ -289,7 +304,7 @@ def turning_steps(probs, tol: float = 1e-12) -> np.ndarray:
     return np.where(falls.any(axis=0), falls.argmax(axis=0) + 1, 0)
 
 
-def temperature_probs(probs, temperature: float) -> np.ndarray:
+def temperature_probs(probs, temperature) -> np.ndarray:
     """The distribution that sampling at a temperature actually draws from.
 
     μₐ = softmax(log πₐ / τ) = πₐ^(1/τ) / Σ_b π_b^(1/τ); τ = 1 gives π back, τ → 0 the argmax,
@@ -297,68 +312,31 @@ def temperature_probs(probs, temperature: float) -> np.ndarray:
 
     Args:
         probs: shape [K], the policy π (at temperature 1).
-        temperature: τ > 0.
+        temperature: τ > 0, or an array of them of any shape [...] (a chart dragged over τ).
 
     Returns:
-        shape [K], μ.
+        shape [K], μ; or [..., K], μ at each τ.
 
     >>> np.round(temperature_probs([0.8, 0.2], 0.5), 10).tolist()
     [0.9411764706, 0.0588235294]
+    >>> np.round(temperature_probs([0.8, 0.2], [0.5, 1.0]), 10).tolist()
+    [[0.9411764706, 0.0588235294], [0.8, 0.2]]
     """
     p = as_probs("probs", probs)
-    tau = positive("temperature", temperature)
+    tau = positive_each("temperature", temperature)
+    if np.ndim(tau):
+        return _temperature_rows(p, tau)
     mu = np.where(p > 0, softmax(logits_from_probs(p), tau), 0.0)  # a token with π = 0 is never drawn
     return mu / mu.sum()
 
 
-def temperature_probs_rows(probs, temperatures) -> np.ndarray:
-    """``temperature_probs`` at many temperatures at once: row v at ``temperatures[v]`` (what a chart dragged over τ
-    draws).
-
-    Args:
-        probs: shape [K], the policy π (at temperature 1).
-        temperatures: shape [V], each τ > 0.
-
-    Returns:
-        shape [V, K], μ at each τ.
-
-    >>> np.round(temperature_probs_rows([0.8, 0.2], [0.5, 1.0]), 10).tolist()
-    [[0.9411764706, 0.0588235294], [0.8, 0.2]]
-    """
-    p = as_probs("probs", probs)
-    taus = as_vector("temperatures", temperatures)
-    if np.any(taus <= 0):
-        raise ValueError(f"temperatures must be > 0, got {taus.tolist()[:8]}")
+def _temperature_rows(p: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """``temperature_probs`` for checked π [K] at checked τ [...]: [..., K], each row as the one-τ call gives it."""
     z = logits_from_probs(p)
     with np.errstate(over="ignore"):  # as softmax: shifted by the maximum, then divided by each τ
-        shifted = (z - z.max()) / taus[:, None]
+        shifted = (z - z.max()) / taus[..., None]
     mu = np.where(p > 0, softmax(np.maximum(shifted, np.finfo(np.float64).min)), 0.0)  # never drawn: π = 0
     return mu / mu.sum(axis=-1, keepdims=True)
-
-
-def discovery_chances(p, k) -> np.ndarray:
-    """``discovery_chance`` for many probabilities at once: row v for ``p[v]``.
-
-    Args:
-        p: shape [V], each token probability in [0, 1].
-        k: shape [M], sample counts (≥ 0).
-
-    Returns:
-        shape [V, M], 1 − (1 − p_v)^k.
-
-    >>> np.round(discovery_chances([0.2, 0.5], [1, 2]), 12).tolist()
-    [[0.2, 0.36], [0.5, 0.75]]
-    """
-    prob = as_vector("p", p)
-    if np.any(prob < 0) or np.any(prob > 1):
-        raise ValueError(f"p must lie in [0, 1], got {prob.tolist()[:8]}")
-    ks = as_vector("k", k)
-    if np.any(ks < 0):
-        raise ValueError(f"k must be >= 0, got {ks.tolist()}")
-    prob = prob[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = -np.expm1(ks * np.log1p(-prob))  # as discovery_chance: precise for tiny p
-    return np.where(ks == 0, 0.0, np.where(prob >= 1.0, 1.0, out))
 
 
 def samples_to_discover(p, target: float) -> float:

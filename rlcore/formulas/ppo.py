@@ -14,16 +14,18 @@ from .checks import (
     broadcast,
     count,
     finite,
+    fit_shapes,
     in_range,
     non_negative,
     positive,
+    positive_each,
     show,
 )
 from .policy import logits_from_probs, softmax
 
 __all__ = [
-    "PPOBatch", "PPOEpochs", "batch_advantages", "clip_bounds", "clipped_objective", "clipped_objective_rows",
-    "importance_ratio", "is_clipped", "ppo_epochs",
+    "PPOBatch", "PPOEpochs", "batch_advantages", "clip_bounds", "clipped_objective", "importance_ratio",
+    "is_clipped", "ppo_epochs",
 ]
 
 
@@ -65,23 +67,27 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
     Args:
         ratio: any shape, e.g. [N], ρ ≥ 0 (a number gives shape [1]).
         advantage: A, broadcasting against ratio (e.g. shape [N], or a number).
-        eps: ε > 0, the lower clip distance (and the upper one unless eps_high is given).
-        eps_high: optional upper clip distance > 0.
+        eps: ε in (0, 1), the lower clip distance (and the upper one unless eps_high is given); or an array of
+            them broadcasting against ratio (a chart dragged over ε: ratio [G, N], eps [G, 1]).
+        eps_high: optional upper clip distance > 0 (or an array of them, as eps).
         dual_clip: optional c > 1, a floor c·A on the objective of negative-advantage tokens.
 
     Returns:
-        the broadcast shape of ratio and advantage, L per token.
+        the broadcast shape of ratio, advantage, eps and eps_high, L per token.
 
     >>> clipped_objective([1.5, 0.5], 1.0, eps=0.2).round(10).tolist()
     [1.2, 0.5]
+    >>> clipped_objective([1.5, 0.5], 1.0, eps=[[0.2], [0.4]]).round(10).tolist()   # ε = 0.2 and ε = 0.4
+    [[1.2, 0.5], [1.4, 0.5]]
     """
     rho, adv = _ratio_advantage(ratio, advantage)
     if rho.min() < 0:
         raise ValueError(f"ratio must be >= 0, got {show(rho)}")
-    low = positive("eps", eps)
-    high = low if eps_high is None else positive("eps_high", eps_high)
-    if low >= 1:
-        raise ValueError(f"eps must be < 1, got {low!r}")
+    low = positive_each("eps", eps)
+    high = low if eps_high is None else positive_each("eps_high", eps_high)
+    if np.max(low) >= 1:
+        raise ValueError(f"eps must be < 1, got {show(low) if np.ndim(low) else repr(low)}")
+    fit_shapes(ratio=rho.shape, eps=np.shape(low), eps_high=np.shape(high))
     out = _surrogate(rho, adv, low, high)
     if dual_clip is not None:
         c = as_real("dual_clip", dual_clip)
@@ -89,36 +95,6 @@ def clipped_objective(ratio, advantage, eps: float = 0.2, eps_high: float | None
             raise ValueError(f"dual_clip must be > 1, got {c!r}")
         out = np.where(adv < 0, np.maximum(out, c * adv), out)
     return out
-
-
-def clipped_objective_rows(ratio, advantage, eps) -> np.ndarray:
-    """``clipped_objective`` for many clip distances at once: row g of ``ratio`` clipped at ``eps[g]`` (what a chart
-    dragged over ε draws, every ε in one pass).
-
-    Args:
-        ratio: shape [G, N], ρ ≥ 0.
-        advantage: A, broadcasting against ratio (a number, or shape [G, N]).
-        eps: shape [G], each ε in (0, 1).
-
-    Returns:
-        shape [G, N]: min(ρA, clip(ρ, 1 − ε_g, 1 + ε_g)·A), row by row.
-
-    >>> clipped_objective_rows([[1.5, 0.5], [1.5, 0.5]], 1.0, [0.2, 0.4]).round(10).tolist()
-    [[1.2, 0.5], [1.4, 0.5]]
-    """
-    e = as_vector("eps", eps)
-    if np.any(e <= 0) or np.any(e >= 1):
-        raise ValueError(f"eps must lie in (0, 1), got {show(e)}")
-    rho = finite("ratio", ratio, ndim=2)
-    if rho.shape[0] != e.size:
-        raise ValueError(f"ratio must have one row per eps, got {rho.shape[0]} rows and {e.size} eps")
-    if rho.min() < 0:
-        raise ValueError(f"ratio must be >= 0, got {show(rho)}")
-    shape = rho.shape
-    rho, adv = broadcast("ratio", rho, "advantage", finite("advantage", advantage))
-    if rho.shape != shape:
-        raise ValueError(f"advantage must broadcast to ratio's shape {shape}, got shape {np.shape(advantage)}")
-    return _surrogate(rho, adv, e[:, None], e[:, None])
 
 
 def is_clipped(ratio, advantage, eps: float = 0.2, eps_high: float | None = None) -> np.ndarray:

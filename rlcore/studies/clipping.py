@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import scrub_grid
+from ..formulas.checks import positive_each, show
 from ..formulas.estimates import advantages
 from ..formulas.example import Scenario, check_scenario
 from ..formulas.ppo import (
@@ -15,12 +15,11 @@ from ..formulas.ppo import (
     batch_advantages,
     clip_bounds,
     clipped_objective,
-    clipped_objective_rows,
     importance_ratio,
     ppo_epochs,
 )
 
-__all__ = ["ClipCurve", "ClipCurves", "PPORun", "clip_curve", "clip_curves", "ppo_run"]
+__all__ = ["ClipCurve", "PPORun", "clip_curve", "ppo_run"]
 
 CURVE_POINTS = 51  # evenly spaced probabilities of the curve (every 0.02), besides π_old and its clip bounds: the
 # objective is straight but for its kinks at the bounds, so more points draw the same lines, and page 8's scrubbed
@@ -29,22 +28,24 @@ CURVE_POINTS = 51  # evenly spaced probabilities of the curve (every 0.02), besi
 
 @dataclass(frozen=True)
 class ClipCurve:
-    """PPO's clipped objective of one token against the probability the update gives it, for +|A| and −|A|."""
+    """PPO's clipped objective of one token against the probability the update gives it, for +|A| and −|A|; at one
+    ε, or at each ε of an array [V] (a chart dragged over ε), the fields that depend on ε then with a leading [V]."""
 
     p_old: float        # π_old of the token
     adv: float          # its advantage A = Q − V
     size: float         # |A|, or 1 when A = 0 (a zero advantage has no slope to show)
-    low: float          # the clip bounds of π: (1 − ε)·π_old ...
-    high: float         # ... and min(1, (1 + ε)·π_old)
+    low: float          # the clip bounds of π: (1 − ε)·π_old ...   (or shape [V])
+    high: float         # ... and min(1, (1 + ε)·π_old)             (or shape [V])
     factor: float       # 1 + ε where A ≥ 0 pushes π up, 1 − ε where A < 0 pushes it down: the bound over π_old
     bound: float        # the bound in A's direction: high where A ≥ 0, low where A < 0
     added: float        # π_old + ε (A ≥ 0) or π_old − ε (A < 0): where the bound would be if ε were added
-    x: np.ndarray       # shape [M]: π of the token, 0 to 1 with π_old and the bounds, increasing
-    pos: np.ndarray     # shape [M]: the clipped objective at +size
-    neg: np.ndarray     # shape [M]: ... at −size
+    x: np.ndarray       # shape [M] (or [V, M]): π of the token, 0 to 1 with π_old and the bounds, increasing
+    pos: np.ndarray     # x's shape: the clipped objective at +size
+    neg: np.ndarray     # x's shape: ... at −size
+    keep: np.ndarray    # x's shape, bool: a π not a repeat of the one before it (all True at one ε)
 
 
-def clip_curve(scenario: Scenario, token: str, eps: float) -> ClipCurve:
+def clip_curve(scenario: Scenario, token: str, eps) -> ClipCurve:
     """The clipped objective min(ρA, clip(ρ, 1 − ε, 1 + ε)·A) of one token as its probability π moves, ρ = π/π_old.
 
     A is the token's advantage Q − V under the scenario's policy; the curve is drawn for +|A| and −|A| (for
@@ -54,82 +55,47 @@ def clip_curve(scenario: Scenario, token: str, eps: float) -> ClipCurve:
     Args:
         scenario: the running example.
         token: one of its tokens, with π_old > 0.
-        eps: clip distance ε > 0.
+        eps: clip distance ε > 0; or shape [V], each ε in (0, 1): a row per ε, each row's π sorted with its
+            repeats kept (``keep`` is False on them), so that every row has 54.
 
     Returns:
-        ClipCurve(p_old, adv, size, low, high, factor, bound, added, x, pos, neg).
+        ClipCurve(p_old, adv, size, low, high, factor, bound, added, x, pos, neg, keep).
 
     >>> from rlcore.example import ARTICLE_SCENARIO
     >>> c = clip_curve(ARTICLE_SCENARIO, "partly", 0.2)   # the article: π_old 0.2, A = 9 − 4.3
     >>> round(c.p_old, 10), round(c.adv, 10), round(c.low, 10), round(c.high, 10), round(c.added, 10)
     (0.2, 4.7, 0.16, 0.24, 0.4)
+    >>> clip_curve(ARTICLE_SCENARIO, "partly", [0.1, 0.2, 0.25]).high.round(10).tolist()
+    [0.22, 0.24, 0.25]
     """
     i = check_scenario(scenario).index(token)
     p_old = float(scenario.pi[i])
     adv = float(advantages(scenario.pi, scenario.q)[i])
-    low, high = clip_bounds(p_old, eps)
-    x = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), low, high, p_old])
-    ratio = importance_ratio(x, np.full(x.shape, p_old))
     size = abs(adv) if adv != 0 else 1.0  # a zero advantage has no slope: show ±1 instead
-    e, up = float(eps), adv >= 0
-    return ClipCurve(p_old=p_old, adv=adv, size=size, low=low, high=high, factor=1 + e if up else 1 - e,
-                     bound=high if up else low, added=p_old + e if up else p_old - e, x=x,
-                     pos=clipped_objective(ratio, size, eps), neg=clipped_objective(ratio, -size, eps))
-
-
-@dataclass(frozen=True)
-class ClipCurves:
-    """``clip_curve`` at every ε of a grid at once (and at the committed ε where it lies between grid points): the
-    rows of a chart scrubbed over ε, one row per (ε, π), the curves of one ε in increasing π."""
-
-    eps: np.ndarray     # shape [V]: the grid's ε, then the committed ε where it is off the grid
-    exact: np.ndarray   # shape [V], bool: that last, committed ε (all False when it is a grid point)
-    low: np.ndarray     # shape [V]: (1 − ε)·π_old, per ε
-    high: np.ndarray    # shape [V]: min(1, (1 + ε)·π_old), per ε
-    row_eps: np.ndarray  # shape [N]: each row's ε
-    x: np.ndarray       # shape [N]: π of the token (per ε: ``clip_curve``'s x)
-    pos: np.ndarray     # shape [N]: the clipped objective at +|A|
-    neg: np.ndarray     # shape [N]: ... at −|A|
-    row_exact: np.ndarray  # shape [N], bool: rows of the committed ε off the grid
-
-
-def clip_curves(scenario: Scenario, token: str, eps: float, grid) -> ClipCurves:
-    """``clip_curve(scenario, token, e)`` for every e of ``grid`` in one vectorised pass, and for the committed
-    ``eps`` too where it lies between grid points (``exact``): what a chart needs to redraw as ε is dragged.
-
-    Args:
-        scenario: the running example.
-        token: one of its tokens, with π_old > 0.
-        eps: the committed clip distance, in (0, 1).
-        grid: at least two ε in (0, 1), ascending in equal steps (a slider's steps).
-
-    Returns:
-        ClipCurves(eps, exact, low, high, row_eps, x, pos, neg, row_exact).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> c = clip_curves(ARTICLE_SCENARIO, "partly", 0.25, [0.1, 0.2, 0.3])   # 0.25: between grid points
-    >>> c.eps.tolist(), c.exact.tolist(), c.high.round(10).tolist()
-    ([0.1, 0.2, 0.3, 0.25], [False, False, False, True], [0.22, 0.24, 0.26, 0.25])
-    """
-    i = check_scenario(scenario).index(token)
-    values, exact = scrub_grid("grid", grid, "eps", eps, 0.0, 1.0)
-    if values.min() <= 0 or values.max() >= 1:
-        raise ValueError(f"grid and eps must lie in (0, 1), got {values.tolist()[:8]}")
-    p_old = float(scenario.pi[i])
-    adv = float(advantages(scenario.pi, scenario.q)[i])
+    up = adv >= 0
+    if np.ndim(eps) == 0:
+        low, high = clip_bounds(p_old, eps)
+        x = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), low, high, p_old])
+        e = float(eps)
+        ratio = importance_ratio(x, np.full(x.shape, p_old))
+        return ClipCurve(p_old=p_old, adv=adv, size=size, low=low, high=high, factor=1 + e if up else 1 - e,
+                         bound=high if up else low, added=p_old + e if up else p_old - e, x=x,
+                         pos=clipped_objective(ratio, size, eps), neg=clipped_objective(ratio, -size, eps),
+                         keep=np.ones(x.size, dtype=bool))
+    e = positive_each("eps", eps)
+    if e.ndim != 1 or e.max() >= 1:
+        raise ValueError(f"eps must be one-dimensional, each in (0, 1), got {show(e)}")
     if p_old <= 0:
         raise ValueError(f"token must have π_old > 0, got π_old({token}) = {p_old}")
-    bounds = np.array([clip_bounds(p_old, e) for e in values])            # [V, 2]
-    x = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (values.size, 1)), bounds,
-                      np.full(values.size, p_old)], axis=1)               # [V, M], as np.unique sorts each
-    keep = np.c_[np.ones(values.size, dtype=bool), np.diff(x, axis=1) != 0]  # and drops repeats
+    bounds = np.array([clip_bounds(p_old, x) for x in e])              # [V, 2]
+    x = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (e.size, 1)), bounds,
+                      np.full(e.size, p_old)], axis=1)                 # [V, M], as np.unique sorts each
+    keep = np.c_[np.ones(e.size, dtype=bool), np.diff(x, axis=1) != 0]  # and drops repeats
     ratio = importance_ratio(x.ravel(), np.full(x.size, p_old)).reshape(x.shape)
-    size = abs(adv) if adv != 0 else 1.0
-    return ClipCurves(eps=values, exact=exact, low=bounds[:, 0], high=bounds[:, 1],
-                      row_eps=np.broadcast_to(values[:, None], x.shape)[keep], x=x[keep],
-                      pos=clipped_objective_rows(ratio, size, values)[keep],
-                      neg=clipped_objective_rows(ratio, -size, values)[keep],
-                      row_exact=np.broadcast_to(exact[:, None], x.shape)[keep])
+    return ClipCurve(p_old=p_old, adv=adv, size=size, low=bounds[:, 0], high=bounds[:, 1],
+                     factor=1 + e if up else 1 - e, bound=bounds[:, 1] if up else bounds[:, 0],
+                     added=p_old + e if up else p_old - e, x=x, pos=clipped_objective(ratio, size, e[:, None]),
+                     neg=clipped_objective(ratio, -size, e[:, None]), keep=keep)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.aggregation import gradient_weight_rows, gradient_weights, sequence_ratio
+from ..formulas.aggregation import gradient_weights, sequence_ratio
 from ..formulas.checks import (
     as_probs,
     as_samples,
@@ -17,7 +17,7 @@ from ..formulas.checks import (
     in_range,
     non_negative,
     positive,
-    scrub_grid,
+    positive_each,
     show,
 )
 from ..formulas.credit import GROUP_METHODS, group_advantages
@@ -27,8 +27,8 @@ from ..formulas.ppo import importance_ratio
 from .length import answer_lengths
 
 __all__ = [
-    "CLIP_METHODS", "GSPO_EPS", "LIKELY", "REACH_GRID", "CispoAt", "ClipBatch", "ClipStudy", "ClipWeights", "RareReach",
-    "Reach", "cispo_at", "clip_batch", "clip_study", "clip_weights", "rare_reach", "reach",
+    "CLIP_METHODS", "GSPO_EPS", "LIKELY", "REACH_GRID", "CispoAt", "ClipBatch", "ClipStudy", "RareReach", "Reach",
+    "cispo_at", "clip_batch", "clip_study", "rare_reach", "reach",
 ]
 
 CLIP_METHODS = ("ppo", "clip-higher", "cispo", "gspo")
@@ -92,8 +92,8 @@ class ClipBatch:
     p_new: np.ndarray       # [K]: π after one policy-gradient step
     ratio: np.ndarray       # [n]: ρ_i = π(a_i)/π_old(a_i), the decision token's ratio
     seq_ratio: np.ndarray   # [n]: GSPO's s_i, the geometric mean of the answer's token ratios
-    weights: np.ndarray     # [4, n]: coefficient of ∇log π(a_i) per method (CLIP_METHODS order)
-    clipped: np.ndarray     # [4, n] bool: the method gives answer i no gradient although Â_i ≠ 0
+    weights: np.ndarray     # [4, n] (or [V, 4, n] at V ε_high): coefficient of ∇log π(a_i) per method (CLIP_METHODS)
+    clipped: np.ndarray     # weights' shape, bool: the method gives answer i no gradient although Â_i ≠ 0
 
 
 def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
@@ -114,7 +114,8 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
         samples: K lists of judge scores, the answers that began with each token.
         lengths: shape [K], |o| ≥ 1, the number of tokens of the answer that starts with each token.
         lr: step size η ≥ 0 (η = 0: nothing moved, every ratio is 1).
-        eps_low, eps_high: the token clip range, each > 0 (ε_low < 1).
+        eps_low, eps_high: the token clip range, each > 0 (ε_low < 1); eps_high may be an array [V] (a chart
+            dragged over ε_high): weights and clipped then have a row per ε_high.
         gspo_eps: GSPO's (ε_low, ε_high), each > 0.
         method: how the batch's scores become advantages, one of ``GROUP_METHODS`` (the batch is one group).
 
@@ -130,7 +131,9 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
     low = in_range("eps_low", eps_low, 0.0, 1.0)
     if low in (0.0, 1.0):
         raise ValueError(f"eps_low must lie strictly between 0 and 1, got {low!r}")
-    high = positive("eps_high", eps_high)
+    high = positive_each("eps_high", eps_high)
+    if np.ndim(high) > 1:
+        raise ValueError(f"eps_high must be one-dimensional, got shape {np.shape(high)}")
     g_low, g_high = eps_pair("gspo_eps", gspo_eps)
     method = choice("method", method, GROUP_METHODS)
 
@@ -149,12 +152,14 @@ def clip_batch(probs, samples, lengths, *, lr: float, eps_low: float = 0.2, eps_
     logp_old[:, 0] = np.log(p[actions])
     logp_new[:, 0] = np.log(np.maximum(new[actions], np.finfo(float).tiny))
     seq = sequence_ratio(logp_new, logp_old, mask)
+    per_high = np.asarray(high)[..., None]  # a row per ε_high where there are many: [V, 1] against [n]
+    shape = np.broadcast_shapes(per_high.shape, rho.shape)
     weights = np.stack([
-        gradient_weights(rho, adv, "ppo", low, low),
-        gradient_weights(rho, adv, "ppo", low, high),
-        gradient_weights(rho, adv, "cispo", low, high),
-        gradient_weights(seq, adv, "ppo", g_low, g_high),
-    ])
+        np.broadcast_to(gradient_weights(rho, adv, "ppo", low, low), shape),
+        gradient_weights(rho, adv, "ppo", low, per_high if np.ndim(high) else high),
+        gradient_weights(rho, adv, "cispo", low, per_high if np.ndim(high) else high),
+        np.broadcast_to(gradient_weights(seq, adv, "ppo", g_low, g_high), shape),
+    ], axis=-2)
     clipped = (weights == 0) & (adv != 0)
     return ClipBatch(actions, scores, adv, n_len, p, new, rho, seq, weights, clipped)
 
@@ -166,8 +171,8 @@ class ClipStudy:
     batch: ClipBatch
     best: int                     # the answer with the largest advantage (the first of them)
     dead: bool                    # every advantage is 0: there is nothing for a clip to stop
-    kept: np.ndarray              # [4] int: answers each of CLIP_METHODS still pushes (n − clipped)
-    edges: tuple[float, float, float]  # 1 − ε_low, 1 + ε_low, 1 + ε_high: the token clips' edges on ρ
+    kept: np.ndarray              # [4] (or [V, 4]) int: answers each of CLIP_METHODS still pushes (n − clipped)
+    edges: tuple[float, float, float]  # 1 − ε_low, 1 + ε_low, 1 + ε_high: the token clips' edges on ρ ([V] last)
     answer_lengths: np.ndarray    # [K] int: tokens of the answer that starts with each token
     sampled: np.ndarray           # [K] bool: some answer of the batch starts with the token
     moved: np.ndarray             # the tokens an answer can still write after the step (π_old > 0 and π > 0)
@@ -197,66 +202,25 @@ def clip_study(scenario: Scenario, *, lr: float, eps_low: float = 0.2, eps_high:
     >>> c = clip_study(ARTICLE_SCENARIO, lr=0.2)
     >>> c.kept.tolist(), c.best, c.edges  # the best answer is partly's first, scored 10
     ([8, 10, 10, 1], 8, (0.8, 1.2, 1.28))
+
+    Over an array of ε_high (a chart dragged over it), a row each: clip-higher stops those two at 0.2 and 0.25, not
+    at 0.3.
+
+    >>> clip_study(ARTICLE_SCENARIO, lr=0.2, eps_high=[0.2, 0.25, 0.3]).kept[:, 1].tolist()
+    [8, 8, 10]
     """
     s = check_scenario(scenario)
     g_high = positive("gspo_high", gspo_high)
     b = clip_batch(s.pi, s.samples, answer_lengths(s), lr=lr, eps_low=eps_low, eps_high=eps_high,
                    gspo_eps=(0.75 * g_high, g_high), method=method)
-    low, high = float(eps_low), float(eps_high)  # checked by clip_batch
+    low, high = float(eps_low), (np.asarray(eps_high, dtype=float) if np.ndim(eps_high) else float(eps_high))
     lens = np.array(answer_lengths(s), dtype=np.int64)
     moved = np.flatnonzero((b.p_old > 0) & (b.p_new > 0))
     rho = importance_ratio(b.p_new[moved], b.p_old[moved])
     seq = sequence_ratio([np.log(b.p_new[moved])], [np.log(b.p_old[moved])], [np.ones(moved.size)])[0]
     return ClipStudy(b, int(np.argmax(b.advantages)), bool(np.all(b.advantages == 0)),
-                     b.actions.size - b.clipped.sum(axis=1), (1 - low, 1 + low, 1 + high), lens,
+                     b.actions.size - b.clipped.sum(axis=-1), (1 - low, 1 + low, 1 + high), lens,
                      np.isin(np.arange(lens.size), b.actions), moved, rho, float(seq))
-
-
-@dataclass(frozen=True)
-class ClipWeights:
-    """``clip_study``'s gradient weights at every ε_high of a grid at once (and at the committed ε_high where it lies
-    between grid points): the rows of a chart scrubbed over ε_high."""
-
-    eps_high: np.ndarray  # shape [V]: the grid's ε_high, then the committed one where it is off the grid
-    exact: np.ndarray     # shape [V], bool: that last, committed ε_high
-    weights: np.ndarray   # shape [V, 4, n]: ``ClipBatch.weights`` at each ε_high
-    clipped: np.ndarray   # shape [V, 4, n], bool: ``ClipBatch.clipped`` at each ε_high
-    kept: np.ndarray      # shape [V, 4], int: answers each of CLIP_METHODS still pushes, at each ε_high
-
-
-def clip_weights(scenario: Scenario, grid, *, lr: float, eps_low: float = 0.2, eps_high: float = 0.28,
-                 gspo_high: float = GSPO_EPS[1], method: str = "grpo") -> ClipWeights:
-    """``clip_study(scenario, ..., eps_high=e).batch.weights`` for every e of ``grid`` in one vectorised pass
-    (``gradient_weight_rows``), and for the committed ``eps_high`` too where it lies between grid points
-    (``exact``). The step, and so every ratio, does not depend on ε_high: only clip-higher's and CISPO's weights
-    move with it.
-
-    Args:
-        scenario: the running example.
-        grid: at least two ε_high > 0, ascending in equal steps (a slider's steps).
-        lr, eps_low, eps_high, gspo_high, method: as in ``clip_study`` (``eps_high`` the committed one).
-
-    Returns:
-        ClipWeights(eps_high, exact, weights, clipped, kept).
-
-    At η = 0.2 partly's ratio is 1.27: clip-higher stops its two answers at ε_high = 0.2 and 0.25, not at 0.3.
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> w = clip_weights(ARTICLE_SCENARIO, [0.2, 0.3], lr=0.2, eps_high=0.25)
-    >>> w.eps_high.tolist(), w.exact.tolist(), w.kept[:, 1].tolist()
-    ([0.2, 0.3, 0.25], [False, False, True], [8, 10, 8])
-    """
-    values, exact = scrub_grid("grid", grid, "eps_high", eps_high, 0.0, np.inf)
-    if values.min() <= 0:
-        raise ValueError(f"grid and eps_high must be > 0, got {values.tolist()[:8]}")
-    b = clip_study(scenario, lr=lr, eps_low=eps_low, eps_high=eps_high, gspo_high=gspo_high, method=method).batch
-    low, shape = float(eps_low), (values.size, b.actions.size)
-    weights = np.stack([np.broadcast_to(b.weights[0], shape),
-                        gradient_weight_rows(b.ratio, b.advantages, "ppo", low, values),
-                        gradient_weight_rows(b.ratio, b.advantages, "cispo", low, values),
-                        np.broadcast_to(b.weights[3], shape)], axis=1)
-    clipped = (weights == 0) & (b.advantages != 0)
-    return ClipWeights(values, exact, weights, clipped, b.actions.size - clipped.sum(axis=2))
 
 
 @dataclass(frozen=True)

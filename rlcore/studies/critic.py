@@ -13,7 +13,6 @@ from ..formulas.credit import (
     answer_trace,
     credit_positions,
     gae,
-    gae_grid,
     group_advantages,
     td_errors,
 )
@@ -87,9 +86,9 @@ class AnswerCredits:
 
 def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, grid, gamma_grid=None) -> AnswerCredits:
     """``answer_credit(scenario, token, g, l).advantages`` for every l of ``grid`` and every g of ``gamma_grid``
-    (only the committed ``gamma`` when None) in one vectorised pass (``gae_grid``), and for the committed ``lam`` and
-    ``gamma`` too where they lie between grid points (``exact``, ``gamma_exact``): what a chart needs to redraw as λ
-    and γ are dragged.
+    (only the committed ``gamma`` when None) in one vectorised pass (``gae`` over both grids), and for the committed
+    ``lam`` and ``gamma`` too where they lie between grid points (``exact``, ``gamma_exact``): what a chart needs to
+    redraw as λ and γ are dragged.
 
     Args:
         scenario: the running example.
@@ -119,7 +118,7 @@ def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, gri
         gammas, gamma_exact = scrub_grid("gamma_grid", gamma_grid, "gamma", g, 0.0, 1.0)
     trace = answer_trace(scenario, token, g)
     critic = np.stack([answer_trace(scenario, token, float(x)).values for x in gammas])  # [G, T+1]: V under each γ
-    adv = gae_grid(trace.rewards, critic, gammas, values)                               # [G, V, T]
+    adv = gae(trace.rewards, critic[:, None, :], gammas[:, None], values)                # [G, V, T]
     here = gae(trace.rewards, trace.values, g, in_range("lam", lam, 0.0, 1.0))         # [T]
     n_g, n_l, m = adv.shape
     return AnswerCredits(lam=values, exact=exact, gamma=gammas, gamma_exact=gamma_exact, advantages=adv,

@@ -13,11 +13,9 @@ from ..formulas.example import Scenario, check_scenario
 from ..formulas.policy import (
     TrainingRun,
     discovery_chance,
-    discovery_chances,
     sampled_training_many,
     samples_to_discover,
     temperature_probs,
-    temperature_probs_rows,
 )
 from .overview import Summary, summarize
 
@@ -158,7 +156,7 @@ class DiscoveryCurves:
 
 def discovery_curves(scenario: Scenario, temperature: float, grid) -> DiscoveryCurves:
     """``exploration_study``'s discovery curve, 1 − (1 − μ_b)^k with μ = ``temperature_probs(π, τ)``, for every τ of
-    ``grid`` in one vectorised pass (``temperature_probs_rows``, ``discovery_chances``), and for the committed
+    ``grid`` in one vectorised pass (``temperature_probs`` and ``discovery_chance`` over arrays), and for the committed
     ``temperature`` too where it lies between grid points (``exact``): what a chart needs to redraw as τ is dragged.
 
     Args:
@@ -179,9 +177,9 @@ def discovery_curves(scenario: Scenario, temperature: float, grid) -> DiscoveryC
     values, exact = scrub_grid("grid", grid, "temperature", temperature, 0.0, np.inf)
     if values.min() <= 0:
         raise ValueError(f"grid and temperature must be > 0, got {values.tolist()[:8]}")
-    best = temperature_probs_rows(scenario.pi, values)[:, s.best]                      # [V]
+    best = temperature_probs(scenario.pi, values)[:, s.best]                      # [V]
     here = temperature_probs(scenario.pi, temperature)[s.best]
-    chance = discovery_chances(np.r_[best, scenario.pi[s.best], here], DISCOVERY_KS)   # [V + 2, M]
+    chance = discovery_chance(np.r_[best, scenario.pi[s.best], here], DISCOVERY_KS)   # [V + 2, M]
     n, m = values.size, DISCOVERY_KS.size
     return DiscoveryCurves(
         temperature=values, exact=exact, best_prob=best,

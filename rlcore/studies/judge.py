@@ -15,7 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, as_vector, count, in_range, non_negative, positive, rng_from, scrub_grid
+from ..formulas.checks import (
+    as_probs,
+    as_vector,
+    count,
+    in_range,
+    non_negative,
+    positive,
+    positive_each,
+    rng_from,
+)
 from ..formulas.example import FLATTERY, MAX_SCORE, Scenario, check_scenario
 from ..formulas.kl import kl_optimal_policy
 from ..formulas.policy import softmax
@@ -23,10 +32,10 @@ from ..formulas.preference import bt_prob, dpo_weights, fit_reward_model, fit_wi
 from .lab import LabConfig, train
 
 __all__ = [
-    "FLATTERY_BONUS", "DPOPaths", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
-    "OverOptimisation", "OverOptimisationPaths", "RewardModelStudy", "dpo_paths", "dpo_study", "fit_errors",
-    "ipo_study", "judge_items", "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "over_optimisation_paths",
-    "reward_model_study", "simulate_raters", "train_against",
+    "FLATTERY_BONUS", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
+    "OverOptimisation", "RewardModelStudy", "dpo_study", "fit_errors", "ipo_study", "judge_items",
+    "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
+    "train_against",
 ]
 
 FLATTERY_BONUS = float(FLATTERY.scores[1] - FLATTERY.scores[0])
@@ -271,6 +280,7 @@ class OverOptimisation:
     peak: int                 # the first step where the true score is highest (to rounding)
     fall: float               # how far the true score fell after its peak, by the last step (0 if only rounding)
     limit: np.ndarray         # shape [M]: where training goes, π_ref·exp(proxy/β)
+    # trained at each β of an array [V] (a chart dragged over β): every field but the first two with a leading [V]
 
 
 def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int = 200, noise: float = 2.0,
@@ -280,7 +290,7 @@ def over_optimisation(scenario: Scenario, *, beta: float = 0.1, comparisons: int
 
     Args:
         scenario, comparisons, noise, flattery, seed, l2: the reward model, as for ``reward_model_study``.
-        beta, steps, lr: the training, as for ``train_against``.
+        beta, steps, lr: the training, as for ``train_against`` (β may be an array: a run per β).
 
     Returns:
         OverOptimisation.
@@ -304,7 +314,7 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
 
     Args:
         rm: the reward model and the answers (``reward_model_study``).
-        beta: the KL penalty β > 0, in judge points.
+        beta: the KL penalty β > 0, in judge points; or shape [V], each β > 0: a run per β, all in one pass.
         steps: 0 to ``MAX_STEPS``.
         lr: the step size, 0 to 1.
 
@@ -315,18 +325,25 @@ def train_against(rm: RewardModelStudy, *, beta: float = 0.1, steps: int = 300,
     >>> rm = reward_model_study(ARTICLE_SCENARIO)
     >>> train_against(rm, steps=3).probs.shape[0]
     4
+    >>> train_against(rm, beta=[0.01, 0.1, 1.0], steps=3).kl.shape   # three runs, 0 … 3 steps each
+    (3, 4)
     """
     if not isinstance(rm, RewardModelStudy):
         raise ValueError(f"rm must be a RewardModelStudy, got {type(rm).__name__}")
-    b = positive("beta", beta)
+    b = positive_each("beta", beta)
+    if np.ndim(b) > 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {np.shape(b)}")
     n = count("steps", steps, low=0, high=MAX_STEPS)
     items, r = rm.items, rm.fitted
-    probs, kl, proxy, true = (x[0] for x in _trained(rm, np.array([b]), n, lr))
+    runs = _trained(rm, np.atleast_1d(b), n, lr)
     tol = 1e-9 * max(1.0, float(np.ptp(items.true)))  # rounding, not a fall
-    peak = int(np.argmax(true >= true.max() - tol))
-    fall = float(true[peak] - true[-1])
-    return OverOptimisation(items, r, probs, kl, proxy, true, peak, fall if fall > tol else 0.0,
-                            kl_optimal_policy(items.ref, r, b))
+    peak = np.argmax(runs[3] >= runs[3].max(axis=1, keepdims=True) - tol, axis=1)
+    fall = np.take_along_axis(runs[3], peak[:, None], axis=1)[:, 0] - runs[3][:, -1]
+    fall = np.where(fall > tol, fall, 0.0)
+    limit = np.array([kl_optimal_policy(items.ref, r, x) for x in np.atleast_1d(b)])
+    if np.ndim(b) == 0:
+        return OverOptimisation(items, r, *(x[0] for x in runs), int(peak[0]), float(fall[0]), limit[0])
+    return OverOptimisation(items, r, *runs, peak, fall, limit)
 
 
 def _trained(rm: RewardModelStudy, betas: np.ndarray, steps: int, lr: float):
@@ -346,49 +363,6 @@ def _trained(rm: RewardModelStudy, betas: np.ndarray, steps: int, lr: float):
     kl = np.maximum((sub * (np.log(np.maximum(sub, 1e-300)) - log_ref)).sum(axis=-1), 0.0)
     proxy, true = probs @ r, probs @ items.true
     return probs, kl, proxy - proxy[:, :1], true - true[:, :1]
-
-
-@dataclass(frozen=True)
-class OverOptimisationPaths:
-    """``over_optimisation``'s run at every β of a grid even in log₁₀ β at once (and at the committed β where its
-    log lies between grid points): the rows of a chart scrubbed over β."""
-
-    items: JudgeItems
-    log_beta: np.ndarray  # shape [V]: the grid's log₁₀ β, then the committed β's where it is off the grid
-    beta: np.ndarray      # shape [V]: 10 ** log_beta (the committed β itself, last, where it is off the grid)
-    exact: np.ndarray     # shape [V], bool: that last, committed β
-    kl: np.ndarray        # shape [V, S+1]: ``over_optimisation(..., beta=β).kl`` for each β
-    proxy: np.ndarray     # shape [V, S+1]: ... its ``proxy``
-    true: np.ndarray      # shape [V, S+1]: ... its ``true``
-
-
-def over_optimisation_paths(scenario: Scenario, log_grid, *, beta: float = 0.1, comparisons: int = 200,
-                            noise: float = 2.0, flattery: float = FLATTERY_BONUS, seed=0, steps: int = 300,
-                            lr: float = 0.5, l2: float = RIDGE) -> OverOptimisationPaths:
-    """``over_optimisation(scenario, beta=10**x, ...)`` for every x of ``log_grid``: one reward model, and
-    ``train_against``'s closed form at every β at once; and for the committed ``beta`` too where its log₁₀ lies
-    between grid points (``exact``). A β the page offers spans 0.01 to 5, so the grid is even in log₁₀ β.
-
-    Args:
-        scenario, comparisons, noise, flattery, seed, steps, lr, l2: as for ``over_optimisation``.
-        log_grid: at least two log₁₀ β, ascending in equal steps (e.g. −2, −1.9, …, 0.7).
-        beta: the committed β > 0.
-
-    Returns:
-        OverOptimisationPaths(items, log_beta, beta, exact, kl, proxy, true).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> p = over_optimisation_paths(ARTICLE_SCENARIO, [-2.0, -1.0, 0.0], beta=0.05, steps=10)
-    >>> p.beta.round(4).tolist(), p.exact.tolist(), p.kl.shape
-    ([0.01, 0.1, 1.0, 0.05], [False, False, False, True], (4, 11))
-    """
-    b = positive("beta", beta)
-    values, exact = scrub_grid("log_grid", log_grid, "beta", np.log10(b), -300.0, 300.0)  # 10 ** x: finite, > 0
-    betas = np.where(exact, b, 10.0 ** values)
-    n = count("steps", steps, low=0, high=MAX_STEPS)
-    rm = reward_model_study(scenario, comparisons=comparisons, noise=noise, flattery=flattery, seed=seed, l2=l2)
-    _, kl, proxy, true = _trained(rm, betas, n, lr)
-    return OverOptimisationPaths(rm.items, values, betas, exact, kl, proxy, true)
 
 
 # --- DPO on the same pairs ---------------------------------------------------------------------------------------
@@ -452,6 +426,8 @@ class DPOStudy:
     rater_optimum: np.ndarray   # shape [M]: π_ref·exp((rater score / noise)/β), the raters' own optimum
     implicit: np.ndarray     # shape [M]: the last policy's implicit reward β·log(π/π_ref), mean 0
     unbounded: np.ndarray    # answers that never lose to the rest: DPO pushes the others toward 0 (empty if none)
+    # at each β of an array [V] (a chart dragged over β): beta and every field from probs to implicit but fitted
+    # with a leading [V]
 
 
 def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000, noise: float = 2.0,
@@ -466,18 +442,26 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
 
     Args:
         scenario, comparisons, noise, flattery, seed: the pairs, as for ``reward_model_study``.
-        beta: DPO's β > 0 (on the raters' logit scale, as in the paper).
+        beta: DPO's β > 0 (on the raters' logit scale, as in the paper); or shape [V], each β > 0: a descent per
+            β on the same pairs, all at once.
         steps: 0 to ``MAX_STEPS``.
         lr: the step size η, 0 ≤ η < 4 (the loss's curvature in u is at most ½, so gradient steps below
             2 / ½ do not overshoot).
 
     Returns:
         DPOStudy.
+
+    >>> from rlcore.example import ARTICLE_SCENARIO
+    >>> d = dpo_study(ARTICLE_SCENARIO, beta=[0.5, 1.0], steps=10)
+    >>> d.probs.shape[:2], d.loss.shape, bool(np.allclose(d.probs.sum(axis=2), 1))
+    ((2, 11), (2, 11), True)
     """
-    b = positive("beta", beta)
+    b = positive_each("beta", beta)
     items, w, lo, c, fitted, group, tau = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
     n = count("steps", steps, low=0, high=MAX_STEPS)
     eta = in_range("lr", lr, 0.0, 3.99)
+    if np.ndim(b):
+        return _dpo_studies(items, w, lo, c, fitted, group, tau, b, n, eta)
     m_items = items.ref.size
     probs, margins, last = (a[0] for a in _descend(items.ref, w, lo, c, n, _dpo_push(eta, b)))
     weights = dpo_weights(margins.ravel(), b).reshape(margins.shape)
@@ -488,6 +472,21 @@ def dpo_study(scenario: Scenario, *, beta: float = 0.5, comparisons: int = 1000,
     return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
                     kl_optimal_policy(items.ref, fitted, b), kl_optimal_policy(items.ref, items.rater / tau, b),
                     implicit, group)
+
+
+def _dpo_studies(items, w, lo, c, fitted, group, tau, b: np.ndarray, n: int, eta: float) -> DPOStudy:
+    """``dpo_study`` at every β of ``b`` [V] in one vectorised descent (one row of logits per β, on the same pairs)."""
+    if b.ndim != 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {b.shape}")
+    probs, margins, last = _descend(items.ref, w, lo, c, n, _dpo_push(eta, b[:, None]), rows=b.size)
+    weights = np.stack([dpo_weights(m.ravel(), x).reshape(m.shape) for m, x in zip(margins, b, strict=True)])
+    loss = (c * np.logaddexp(0.0, -b[:, None, None] * margins)).sum(axis=-1) / c.sum()
+    on = items.ref > 0
+    implicit = np.zeros((b.size, items.ref.size))
+    implicit[:, on] = b[:, None] * (last - last.mean(axis=-1, keepdims=True))
+    return DPOStudy(items, b, w, lo, c, probs, loss, weights, weights @ c / c.sum(), fitted,
+                    np.stack([kl_optimal_policy(items.ref, fitted, x) for x in b]),
+                    np.stack([kl_optimal_policy(items.ref, items.rater / tau, x) for x in b]), implicit, group)
 
 
 def _dpo_pairs(scenario: Scenario, comparisons: int, noise: float, flattery: float, seed):
@@ -503,48 +502,6 @@ def _dpo_pairs(scenario: Scenario, comparisons: int, noise: float, flattery: flo
     group = never_loses(rm.winners, rm.losers, m_items)
     fitted = rm.fitted / tau if group.size else fit_reward_model(rm.winners, rm.losers, m_items)
     return items, w[keep], lo[keep], c[keep], fitted, group, tau
-
-
-@dataclass(frozen=True)
-class DPOPaths:
-    """``dpo_study``'s policy along its steps, and the optimum it approaches, at every β of a grid at once (and at
-    the committed β where it lies between grid points): the rows of a chart scrubbed over β."""
-
-    items: JudgeItems
-    beta: np.ndarray            # shape [V]: the grid's β, then the committed β where it is off the grid
-    exact: np.ndarray           # shape [V], bool: that last, committed β
-    probs: np.ndarray           # shape [V, S+1, M]: ``dpo_study(..., beta=β).probs`` for each β
-    fitted_optimum: np.ndarray  # shape [V, M]: ``dpo_study(..., beta=β).fitted_optimum`` for each β
-
-
-def dpo_paths(scenario: Scenario, grid, *, beta: float | None = 0.5, comparisons: int = 1000, noise: float = 2.0,
-              flattery: float = FLATTERY_BONUS, seed=0, steps: int = 400, lr: float = 3.0) -> DPOPaths:
-    """``dpo_study``'s steps for every β of ``grid`` in one vectorised descent (one row of logits per β, on the same
-    pairs), and for the committed ``beta`` too where it lies between grid points (``exact``).
-
-    Args:
-        scenario, comparisons, noise, flattery, seed, steps, lr: as for ``dpo_study``.
-        grid: at least two β > 0, ascending in equal steps.
-        beta: the committed β > 0; None when it can only be a grid point (the grid alone: a page whose slider
-            takes grid points finds the same result at each of them).
-
-    Returns:
-        DPOPaths(items, beta, exact, probs, fitted_optimum).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> p = dpo_paths(ARTICLE_SCENARIO, [0.5, 1.0], beta=0.75, steps=10)
-    >>> p.beta.tolist(), p.exact.tolist(), p.probs.shape[:2], bool(np.allclose(p.probs.sum(axis=2), 1))
-    ([0.5, 1.0, 0.75], [False, False, True], (3, 11), True)
-    """
-    values, exact = scrub_grid("grid", grid, "beta", beta, 0.0, np.inf)
-    if values.min() <= 0:
-        raise ValueError(f"grid and beta must be > 0, got {values.tolist()[:8]}")
-    items, w, lo, c, fitted, _, _ = _dpo_pairs(scenario, comparisons, noise, flattery, seed)
-    n = count("steps", steps, low=0, high=MAX_STEPS)
-    eta = in_range("lr", lr, 0.0, 3.99)
-    probs = _descend(items.ref, w, lo, c, n, _dpo_push(eta, values[:, None]), rows=values.size)[0]
-    optimum = np.stack([kl_optimal_policy(items.ref, fitted, b) for b in values])
-    return DPOPaths(items, values, exact, probs, optimum)
 
 
 @dataclass(frozen=True)

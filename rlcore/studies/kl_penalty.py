@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_probs, count, in_range, rng_from, scrub_grid
+from ..formulas.checks import as_probs, count, in_range, non_negative_each, rng_from
 from ..formulas.estimates import Histogram, histogram_counts
 from ..formulas.example import FlatteryBranch
 from ..formulas.kl import (
@@ -17,11 +17,10 @@ from ..formulas.kl import (
     kl_estimators,
     regularized_optimum,
     share_curve,
-    share_curves,
 )
 
-__all__ = ["KLCurve", "KLCurves", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_curves",
-           "kl_estimator_histogram", "kl_estimator_study"]
+__all__ = ["KLCurve", "KLEstimatorHistogram", "KLEstimatorStudy", "kl_curve", "kl_estimator_histogram",
+           "kl_estimator_study"]
 
 CURVE_POINTS = 51  # evenly spaced shares of the curve (every 0.02), besides the three it marks: page 8's scrubbed
 # chart redraws them for every β it is dragged to, and 201 made a move cost twice a still frame (bench/scrub.py)
@@ -97,15 +96,17 @@ def _branch(branch) -> FlatteryBranch:
 
 @dataclass(frozen=True)
 class KLCurve:
-    """R − β·KL along the share of flattery: over every share, and at the three shares the page marks."""
+    """R − β·KL along the share of flattery: over every share, and at the three shares the page marks; at one β,
+    or at each β of an array [V] (a chart dragged over β), each field then with a leading axis [V]."""
 
     ref_share: float    # π_ref(flattery)
-    best: np.ndarray    # shape [2]: the policy that maximises R − β·KL (``regularized_optimum``)
-    curve: ShareCurve   # over 51 evenly spaced shares and the three below, in increasing order
-    points: ShareCurve  # at the reference's share, the chosen share and the optimum's, in that order
+    best: np.ndarray    # shape [2] (or [V, 2]): the policy that maximises R − β·KL (``regularized_optimum``)
+    curve: ShareCurve   # over 51 evenly spaced shares and the three below, in increasing order ([M] or [V, M])
+    points: ShareCurve  # at the reference's share, the chosen share and the optimum's, in that order ([3] or [V, 3])
+    keep: np.ndarray    # curve's shape, bool: a share not a repeat of the one before it (all True at one β)
 
 
-def kl_curve(branch: FlatteryBranch, share: float, beta: float) -> KLCurve:
+def kl_curve(branch: FlatteryBranch, share: float, beta) -> KLCurve:
     """The KL-regularised objective of the flattery branch over every share of flattery s, π = (1 − s, s).
 
     The curve is ``share_curve`` over 51 evenly spaced shares (every 0.02) plus the three it marks: the reference's
@@ -115,71 +116,38 @@ def kl_curve(branch: FlatteryBranch, share: float, beta: float) -> KLCurve:
     Args:
         branch: the flattery branch (its judge scores and reference probabilities), e.g. ``rlcore.FLATTERY``.
         share: the chosen share of flattery, in [0, 1].
-        beta: β ≥ 0.
+        beta: β ≥ 0; or shape [V], each β ≥ 0: every field then has a row per β, each curve's shares sorted with
+            its repeats kept (``keep`` is False on them), so that every row has 54.
 
     Returns:
-        KLCurve(ref_share, best, curve, points).
+        KLCurve(ref_share, best, curve, points, keep).
 
     >>> from rlcore.example import FLATTERY
     >>> c = kl_curve(FLATTERY, 0.05, 1.0)   # at the reference's own share: no KL, the reference's score
     >>> round(float(c.points.kl[1]), 12), round(float(c.points.expected_reward[1]), 12)
     (0.0, 9.03)
+    >>> c = kl_curve(FLATTERY, 0.05, [0.0, 0.5, 1.0])   # at every β: still no KL there
+    >>> c.points.kl[:, 1].round(12).tolist(), c.points.objective[:, 1].round(12).tolist(), c.curve.shares.shape
+    ([0.0, 0.0, 0.0], [9.03, 9.03, 9.03], (3, 54))
     """
     fl = _branch(branch)
     s = in_range("share", share, 0.0, 1.0)
     ref_share = float(fl.p_ref[1])
-    best = regularized_optimum(fl.p_ref, fl.rewards, beta)
-    grid = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), ref_share, s, best[1]])
-    return KLCurve(ref_share=ref_share, best=best, curve=share_curve(grid, fl.rewards, fl.p_ref, beta),
-                   points=share_curve([ref_share, s, best[1]], fl.rewards, fl.p_ref, beta))
-
-
-@dataclass(frozen=True)
-class KLCurves:
-    """``kl_curve`` at every β of a grid at once (and at the committed β where it lies between grid points): the rows
-    of a chart scrubbed over β, one row per (β, share), each β's shares those of ``kl_curve`` at that β."""
-
-    beta: np.ndarray       # shape [V]: the grid's β, then the committed β where it is off the grid
-    exact: np.ndarray      # shape [V], bool: that last, committed β
-    best: np.ndarray       # shape [V]: the optimum's share π*(flattery) at each β
-    points: ShareCurve     # each [V, 3]: at the reference's share, the chosen share and the optimum's, per β
-    row_beta: np.ndarray   # shape [N]: each row's β
-    share: np.ndarray      # shape [N]: the share of flattery (per β: ``kl_curve``'s curve shares)
-    objective: np.ndarray  # shape [N]: R − β·KL there
-    row_exact: np.ndarray  # shape [N], bool: rows of the committed β off the grid
-
-
-def kl_curves(branch: FlatteryBranch, share: float, beta: float, grid) -> KLCurves:
-    """``kl_curve(branch, share, b)`` for every b of ``grid`` in one vectorised pass (``share_curves``), and for the
-    committed ``beta`` too where it lies between grid points (``exact``): what a chart needs to redraw as β is
-    dragged.
-
-    Args:
-        branch: the flattery branch, e.g. ``rlcore.FLATTERY``.
-        share: the chosen share of flattery, in [0, 1].
-        beta: the committed β ≥ 0.
-        grid: at least two β ≥ 0, ascending in equal steps (a slider's steps).
-
-    Returns:
-        KLCurves(beta, exact, best, points, row_beta, share, objective, row_exact).
-
-    >>> from rlcore.example import FLATTERY
-    >>> c = kl_curves(FLATTERY, 0.05, 1.0, [0.0, 0.5, 1.0])   # at the reference's share: no KL at any β
-    >>> c.beta.tolist(), c.points.kl[:, 1].round(12).tolist(), c.points.objective[:, 1].round(12).tolist()
-    ([0.0, 0.5, 1.0], [0.0, 0.0, 0.0], [9.03, 9.03, 9.03])
-    """
-    fl = _branch(branch)
-    s = in_range("share", share, 0.0, 1.0)
-    values, exact = scrub_grid("grid", grid, "beta", beta, 0.0, np.inf)
-    ref_share = float(fl.p_ref[1])
-    best = np.array([regularized_optimum(fl.p_ref, fl.rewards, b)[1] for b in values])  # [V]
-    marks = np.c_[np.full(values.size, ref_share), np.full(values.size, s), best]     # [V, 3]
-    shares = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (values.size, 1)), marks], axis=1)
-    keep = np.c_[np.ones(values.size, dtype=bool), np.diff(shares, axis=1) != 0]  # as np.unique: no repeats
-    curve = share_curves(shares, fl.rewards, fl.p_ref, values)
-    return KLCurves(beta=values, exact=exact, best=best, points=share_curves(marks, fl.rewards, fl.p_ref, values),
-                    row_beta=np.broadcast_to(values[:, None], shares.shape)[keep], share=shares[keep],
-                    objective=curve.objective[keep], row_exact=np.broadcast_to(exact[:, None], shares.shape)[keep])
+    b = non_negative_each("beta", beta)
+    if np.ndim(b) == 0:
+        best = regularized_optimum(fl.p_ref, fl.rewards, b)
+        grid = np.unique(np.r_[np.linspace(0.0, 1.0, CURVE_POINTS), ref_share, s, best[1]])
+        return KLCurve(ref_share=ref_share, best=best, curve=share_curve(grid, fl.rewards, fl.p_ref, b),
+                       points=share_curve([ref_share, s, best[1]], fl.rewards, fl.p_ref, b),
+                       keep=np.ones(grid.size, dtype=bool))
+    if b.ndim != 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {b.shape}")
+    best = np.array([regularized_optimum(fl.p_ref, fl.rewards, x) for x in b])             # [V, 2]
+    marks = np.c_[np.full(b.size, ref_share), np.full(b.size, s), best[:, 1]]              # [V, 3]
+    shares = np.sort(np.c_[np.tile(np.linspace(0.0, 1.0, CURVE_POINTS), (b.size, 1)), marks], axis=1)
+    keep = np.c_[np.ones(b.size, dtype=bool), np.diff(shares, axis=1) != 0]  # as np.unique: no repeats
+    return KLCurve(ref_share=ref_share, best=best, curve=share_curve(shares, fl.rewards, fl.p_ref, b[:, None]),
+                   points=share_curve(marks, fl.rewards, fl.p_ref, b[:, None]), keep=keep)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from ..formulas.checks import count
 from ..formulas.diagnostics import kl_gradients
 from ..formulas.policy import policy_gradient_path
 
-__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "PlacementPath", "PlacementRows", "kl_placement_path",
-           "kl_placement_rows", "kl_placements"]
+__all__ = ["FOLLOWS", "PLACEMENTS", "KLPlacements", "PlacementPath", "kl_placement_path", "kl_placements"]
 
 PLACEMENTS = ("k1 in the loss", "k2 in the loss", "k3 in the loss",
               "k1 in the reward", "k2 in the reward", "k3 in the reward")
@@ -106,6 +105,8 @@ class PlacementPath:
     placements: tuple[KLPlacements, ...]   # T+1: ``kl_placements(π_t, π_ref)`` at each step
     cosine: np.ndarray                     # [T+1, 6]: each placement's cosine with the true gradient (nan: none)
     worst: np.ndarray                      # [T+1] int: the placement of the lowest cosine; −1 where none is defined
+    gradients: np.ndarray                  # [T+1, 6, K]: each placement's expected gradient per logit at each step
+    true: np.ndarray                       # [T+1, K]: the true gradient of KL(π‖π_ref) per logit at each step
 
 
 def kl_placement_path(probs, q, lr: float, steps: int) -> PlacementPath:
@@ -119,53 +120,20 @@ def kl_placement_path(probs, q, lr: float, steps: int) -> PlacementPath:
         steps: number of steps (0 to 1,000).
 
     Returns:
-        PlacementPath(probs [T+1, K], placements, cosine [T+1, 6], worst [T+1]).
+        PlacementPath(probs [T+1, K], placements, cosine [T+1, 6], worst [T+1], gradients [T+1, 6, K], true [T+1, K]):
+        every step at once, what a chart dragged over the steps draws.
 
     Before the first step π = π_ref: every expected gradient is 0, so none has a direction:
 
     >>> path = kl_placement_path([0.5, 0.5], [0.0, 2.0], 1.0, 2)
     >>> path.probs.shape, path.placements[0].follows[2], int(path.worst[0])
     ((3, 2), 'all vanish', -1)
+    >>> path.gradients.shape, float(abs(path.gradients[0]).max())   # 3 steps · 6 placements · 2 logits; 0 at π_ref
+    ((3, 6, 2), 0.0)
     """
     ref = policy_gradient_path(probs, q, lr, count("steps", steps, low=0, high=1000))
     rows = tuple(kl_placements(p, ref.probs[0]) for p in ref.probs)
     cosine = np.stack([r.cosine for r in rows])
     lowest = np.where(np.isnan(cosine), np.inf, cosine).argmin(axis=1)  # nanargmin, row by row
-    return PlacementPath(ref.probs, rows, cosine, np.where(np.all(np.isnan(cosine), axis=1), -1, lowest))
-
-
-@dataclass(frozen=True)
-class PlacementRows:
-    """A placement path's expected gradients at every step as the rows of one chart, one per (step, placement,
-    token): what a chart dragged over the steps draws."""
-
-    step: np.ndarray       # shape [N], int: each row's step, 0 … T
-    placement: np.ndarray  # shape [N], int: its placement, in the order of PLACEMENTS
-    token: np.ndarray      # shape [N], int: its token, 0 … K − 1
-    gradient: np.ndarray   # shape [N]: that placement's expected gradient for that token's logit at that step
-    true: np.ndarray       # shape [N]: the true gradient of KL(π‖π_ref) there
-
-
-def kl_placement_rows(probs, q, lr: float, steps: int) -> PlacementRows:
-    """Every step of ``kl_placement_path(probs, q, lr, steps)`` at once, as rows: the placements' gradients stacked
-    over the steps (the path itself goes step by step, each from the one before).
-
-    Args:
-        probs: shape [K], π_ref, where the training starts.
-        q: shape [K], Q of each token.
-        lr: step size η ≥ 0.
-        steps: number of steps (0 to 1,000).
-
-    Returns:
-        PlacementRows(step, placement, token, gradient, true), each of shape [(T+1)·6·K].
-
-    >>> r = kl_placement_rows([0.5, 0.5], [0.0, 2.0], 1.0, 2)
-    >>> r.step.size, int(r.step.max()), float(abs(r.gradient[r.step == 0]).max())   # 3 steps · 6 · 2; 0 at π_ref
-    (36, 2, 0.0)
-    """
-    path = kl_placement_path(probs, q, lr, steps)
-    grads = np.stack([p.gradients for p in path.placements])                   # [T+1, 6, K]
-    true = np.broadcast_to(np.stack([p.reverse for p in path.placements])[:, None, :], grads.shape)
-    at_step, places, tokens = np.indices(grads.shape)
-    return PlacementRows(step=at_step.ravel(), placement=places.ravel(), token=tokens.ravel(),
-                         gradient=grads.ravel(), true=true.ravel())
+    return PlacementPath(ref.probs, rows, cosine, np.where(np.all(np.isnan(cosine), axis=1), -1, lowest),
+                         np.stack([r.gradients for r in rows]), np.stack([r.reverse for r in rows]))

@@ -17,7 +17,6 @@ from ..formulas.checks import (
     flag,
     non_negative,
     rng_from,
-    scrub_grid,
     show,
     whole_numbers,
 )
@@ -26,9 +25,9 @@ from ..formulas.example import Scenario, answer_tokens, check_scenario
 from ..formulas.policy import logits_from_probs
 
 __all__ = [
-    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "PaddedDrift", "PaddedGroup", "PaddedGroups",
+    "DifficultyCurve", "LengthDrift", "LengthPush", "LengthRun", "PaddedDrift", "PaddedGroup",
     "PaddingChoices", "answer_lengths", "difficulty_curve", "length_drifts", "length_push", "length_step",
-    "length_training", "padded_drift", "padded_group", "padded_groups", "padding_choices", "with_long_version",
+    "length_training", "padded_drift", "padded_group", "padding_choices", "with_long_version",
 ]
 
 
@@ -398,19 +397,21 @@ def padding_choices(scenario: Scenario) -> PaddingChoices:
 
 @dataclass(frozen=True)
 class PaddedGroup:
-    """The scenario's candidates as one group, one answer padded, and what one update does to each."""
+    """The scenario's candidates as one group, one answer padded, and what one update does to each; at one padded
+    length, or at each of an array [V] of them (a chart dragged over the length), then with a leading [V]."""
 
-    lengths: np.ndarray     # [K] int: tokens of each candidate's answer, the padded one at its new length
+    lengths: np.ndarray     # [K] (or [V, K]) int: tokens of each candidate's answer, the padded one at its length
     index: int              # the padded candidate
     own_length: int         # the padded candidate's answer before padding
-    advantages: np.ndarray  # [K]: group advantages of the candidates' Q
-    push: LengthPush        # each aggregation mode's token weight and push
-    max_len: int            # L_max used: the budget asked for, or the longest answer when that is longer
+    advantages: np.ndarray  # [K]: group advantages of the candidates' Q (the same at every length)
+    push: LengthPush        # each aggregation mode's token weight and push (each [4, K], or [V, 4, K])
+    max_len: int            # L_max used: the budget asked for, or the longest answer when that is longer ([V])
     harder: str | None      # "token-mean" or "seq-mean-token-mean": which pushes each token of the padded
-                            # answer harder; None when they push it alike (within a relative 1e-9)
+                            # answer harder; None when they push it alike (within a relative 1e-9); a tuple per
+                            # length at many
 
 
-def padded_group(scenario: Scenario, token: str, long_length: int, method: str = "grpo", budget: int | None = None,
+def padded_group(scenario: Scenario, token: str, long_length, method: str = "grpo", budget: int | None = None,
                  match_step: bool = False) -> PaddedGroup:
     """One answer of the running example padded to ``long_length`` tokens: each mode's push on every answer.
 
@@ -421,7 +422,7 @@ def padded_group(scenario: Scenario, token: str, long_length: int, method: str =
     Args:
         scenario: the running example.
         token: the candidate whose answer is padded.
-        long_length: ≥ 1, its answer's tokens once padded.
+        long_length: ≥ 1, its answer's tokens once padded; or shape [V], whole numbers 1 to ``MAX_PADDED``.
         method: one of ``GROUP_METHODS``.
         budget: L_max ≥ 1 asked for seq-mean-token-sum-norm (default: the longest answer).
         match_step: as in ``length_push``.
@@ -435,69 +436,42 @@ def padded_group(scenario: Scenario, token: str, long_length: int, method: str =
     >>> g = padded_group(ARTICLE_SCENARIO, "open", 40)
     >>> g.lengths.tolist(), g.max_len, g.harder, round(1 / g.push.weights[1, 0])
     ([40, 14, 8], 40, 'token-mean', 120)
+    >>> padded_group(ARTICLE_SCENARIO, "open", [5, 40]).max_len.tolist()   # beside 14 and 8
+    [14, 40]
     """
     s = check_scenario(scenario)
     i = s.index(token)
-    long_len = count("long_length", long_length, low=1, high=MAX_PADDED)
     method = choice("method", method, GROUP_METHODS)
     match = flag("match_step", match_step)
     own = answer_lengths(s)
+    adv = group_advantages(s.q, method)
+    if np.ndim(long_length):
+        return _padded_groups(s, i, own, adv, long_length, budget, match)
+    long_len = count("long_length", long_length, low=1, high=MAX_PADDED)
     lens = np.array(own, dtype=np.int64)
     lens[i] = long_len
     top = int(lens.max()) if budget is None else max(count("budget", budget, low=1), int(lens.max()))
-    adv = group_advantages(s.q, method)
     push = length_push(lens.tolist(), adv, top, match_step=match)
-    tok, seq = abs(push.per_token[0, i]), abs(push.per_token[1, i])
-    harder = (None if np.isclose(tok, seq, rtol=1e-9, atol=1e-15)
-              else AGGREGATION_MODES[0] if tok > seq else AGGREGATION_MODES[1])
-    return PaddedGroup(lens, i, own[i], adv, push, top, harder)
+    return PaddedGroup(lens, i, own[i], adv, push, top, _harder(push.per_token[0, i], push.per_token[1, i]))
 
 
-@dataclass(frozen=True)
-class PaddedGroups:
-    """``padded_group`` at every length of a grid at once (and at the committed length where it lies between grid
-    points): the rows of a chart scrubbed over the padded answer's length."""
-
-    long_length: np.ndarray  # [V] int: the grid's lengths, then the committed one where it is off the grid
-    exact: np.ndarray        # [V] bool: that last, committed length
-    lengths: np.ndarray      # [V, K] int: tokens of each candidate's answer, the padded one at that length
-    index: int               # the padded candidate
-    advantages: np.ndarray   # [K]: group advantages of the candidates' Q (the same at every length)
-    push: LengthPush         # each [V, 4, K]: each mode's token weight and push at each length
-    max_len: np.ndarray      # [V] int: L_max used at each length (the budget, or the longest answer when longer)
+def _harder(tok: float, seq: float) -> str | None:
+    tok, seq = abs(tok), abs(seq)
+    return (None if np.isclose(tok, seq, rtol=1e-9, atol=1e-15)
+            else AGGREGATION_MODES[0] if tok > seq else AGGREGATION_MODES[1])
 
 
-def padded_groups(scenario: Scenario, token: str, long_length: int, grid, method: str = "grpo",
-                  budget: int | None = None, match_step: bool = False) -> PaddedGroups:
-    """``padded_group(scenario, token, n, method, budget, match_step)`` for every length n of ``grid`` in one pass
-    (``length_push`` over one group per length), and for the committed ``long_length`` too where it lies between
-    grid points (``exact``): what a chart needs to redraw as the padded answer's length is dragged.
-
-    Args:
-        scenario, token, method, budget, match_step: as for ``padded_group``.
-        long_length: the committed length, ≥ 1.
-        grid: at least two whole lengths ≥ 1, ascending in equal steps (a slider's steps).
-
-    Returns:
-        PaddedGroups(long_length, exact, lengths, index, advantages, push, max_len).
-
-    >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> g = padded_groups(ARTICLE_SCENARIO, "open", 5, [2, 4, 6, 8, 10, 12, 14, 16])   # 5: between grid points
-    >>> g.long_length.tolist()[-3:], g.exact.tolist()[-2:], g.lengths[-1].tolist(), g.max_len.tolist()[-3:]
-    ([14, 16, 5], [False, True], [5, 14, 8], [14, 16, 14])
-    """
-    s = check_scenario(scenario)
-    i = s.index(token)
-    values, exact = scrub_grid("grid", grid, "long_length", count("long_length", long_length, low=1, high=MAX_PADDED),
-                               1, MAX_PADDED)
-    whole_numbers("grid", values, 1)
-    method = choice("method", method, GROUP_METHODS)
-    match = flag("match_step", match_step)
-    lens = np.tile(np.array(answer_lengths(s), dtype=np.int64), (values.size, 1))
+def _padded_groups(s: Scenario, i: int, own, adv: np.ndarray, long_length, budget, match: bool) -> PaddedGroup:
+    """``padded_group`` at every length of ``long_length`` [V] in one pass (``length_push`` over a group each)."""
+    values = whole_numbers("long_length", long_length, 1)
+    if values.ndim != 1 or values.max() > MAX_PADDED:
+        raise ValueError(f"long_length must be one-dimensional, each >= 1 and <= {MAX_PADDED}, got {show(values)}")
+    lens = np.tile(np.array(own, dtype=np.int64), (values.size, 1))
     lens[:, i] = values
     top = lens.max(axis=1) if budget is None else np.maximum(count("budget", budget, low=1), lens.max(axis=1))
-    adv = group_advantages(s.q, method)
-    return PaddedGroups(lens[:, i].copy(), exact, lens, i, adv, length_push(lens, adv, top, match_step=match), top)
+    push = length_push(lens, adv, top, match_step=match)
+    harder = tuple(_harder(a, b) for a, b in zip(push.per_token[:, 0, i], push.per_token[:, 1, i], strict=True))
+    return PaddedGroup(lens, i, own[i], adv, push, top, harder)
 
 
 @dataclass(frozen=True)

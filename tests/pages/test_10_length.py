@@ -85,7 +85,7 @@ def test_dragging_the_length_shows_rlcore_s_weights_at_every_step_of_the_slider(
 
 def test_a_link_cannot_put_the_length_between_the_grids_steps():
     """The length is a whole number: a link's 40.5 is refused (the slider keeps 40), so every committed length is a
-    grid point and the chart needs no exact rows (padded_groups makes them for any other grid: tests/rlcore)."""
+    grid point and the chart needs no exact rows (ui.scrub.at would add them for any other grid)."""
     at = run_page(PAGE, query={"len": "40.5"})
     assert at.slider(key=K("len")).value == 40
     assert "exact" not in largest_frame(at, WEIGHTS) or not largest_frame(at, WEIGHTS)["exact"].any()

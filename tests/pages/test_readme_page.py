@@ -130,11 +130,12 @@ def test_the_readme_shows_the_four_files():
 
 def test_the_readme_page_installed_passes_its_test_the_house_rules_the_map_and_the_catalogues(tmp_path):
     app = installed(tmp_path)
-    out = pytest_in(app, "-o", "addopts=", TEST_FILE, f"tests/app/test_house.py::test_a_page_only_draws_in_one_shape"
-                    f"[pages/{STEM}.py]", "tests/ui/test_nav.py", "tests/ui/test_i18n.py::test_both_catalogues_hold_the_"
-                    "same_entries_with_the_same_placeholders", "tests/ui/test_i18n.py::test_every_name_the_code_"
-                    "looks_up_by_data_has_an_entry", "tests/pages/test_readme_page.py::test_no_test_holds_a_table_"
-                    "keyed_by_page", "tests/pages/test_readme_page.py::test_every_page_has_a_test_of_its_own")
+    checks = [f"tests/app/test_house.py::test_a_page_only_draws_in_one_shape[pages/{STEM}.py]", "tests/ui/test_nav.py",
+              "tests/ui/test_i18n.py::test_both_catalogues_hold_the_same_entries_with_the_same_placeholders",
+              "tests/ui/test_i18n.py::test_every_name_the_code_looks_up_by_data_has_an_entry",
+              "tests/pages/test_readme_page.py::test_no_test_holds_a_table_keyed_by_page",
+              "tests/pages/test_readme_page.py::test_every_page_has_a_test_of_its_own"]
+    out = pytest_in(app, "-o", "addopts=", TEST_FILE, *checks)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert passed(out) >= 16, out.stdout[-1500:]  # the README's 2, the house rule, the map's 10, the catalogues' 2, ...
 

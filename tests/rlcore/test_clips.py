@@ -141,23 +141,25 @@ def test_rare_reach_by_hand():
     rejects(lambda: clips.rare_reach([1.0], 1.5, 0.2, 0.28), "rare")
 
 
-def test_gradient_weight_rows_by_hand():
+def test_gradient_weights_over_an_array_of_eps_high_by_hand():
     # ρ = 1.25 with Â = 1: PPO stops it at ε_high = 0.2 (past 1.2), keeps it at 0.3; CISPO caps it at 1.2, not at 0.3
     rho, adv = np.array([1.25, 0.7, 1.0]), np.array([1.0, -2.0, 0.5])
-    np.testing.assert_allclose(rlcore.gradient_weight_rows(rho, adv, "ppo", 0.2, [0.2, 0.3]),
+    np.testing.assert_allclose(rlcore.gradient_weights(rho, adv, "ppo", 0.2, [[0.2], [0.3]]),
                                [[0.0, 0.0, 0.5], [1.25, 0.0, 0.5]], atol=1e-15)  # 0.7 < 0.8, Â < 0: stopped
-    np.testing.assert_allclose(rlcore.gradient_weight_rows(rho, adv, "cispo", 0.2, [0.2, 0.3]),
+    np.testing.assert_allclose(rlcore.gradient_weights(rho, adv, "cispo", 0.2, [[0.2], [0.3]]),
                                [[1.2, -1.6, 0.5], [1.25, -1.6, 0.5]], atol=1e-15)
-    rejects(lambda: rlcore.gradient_weight_rows(rho, adv, "ppo", 0.2, [0.2, 0.0]), "eps_high")
+    rejects(lambda: rlcore.gradient_weights(rho, adv, "ppo", 0.2, [[0.2], [0.0]]), "eps_high")
+    rejects(lambda: rlcore.gradient_weights(rho, adv, "ppo", 0.2, [0.2, 0.3]), "eps_high")  # 2 against 3 tokens
 
 
-def test_clip_weights_match_clip_study_at_every_grid_point():
-    grid = [round(0.05 + 0.05 * i, 12) for i in range(12)]
+def test_clip_study_over_an_array_of_eps_high_is_clip_study_at_each():
+    highs = [round(0.05 + 0.05 * i, 12) for i in range(12)] + [0.33]
     for lr in (0.1, 0.6):
-        w = clips.clip_weights(rlcore.ARTICLE_SCENARIO, grid, lr=lr, eps_low=0.15, eps_high=0.33)
-        assert w.exact.tolist() == [False] * 12 + [True] and w.eps_high[-1] == 0.33  # 0.33: between the points
-        for i, e in enumerate(w.eps_high):  # a plain loop over the scalar study
-            own = clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=lr, eps_low=0.15, eps_high=float(e))
-            np.testing.assert_allclose(w.weights[i], own.batch.weights, rtol=0, atol=1e-15)
-            assert w.clipped[i].tolist() == own.batch.clipped.tolist() and w.kept[i].tolist() == own.kept.tolist()
-    rejects(lambda: clips.clip_weights(rlcore.ARTICLE_SCENARIO, [0.0, 0.1], lr=0.2), "grid")
+        w = clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=lr, eps_low=0.15, eps_high=highs)
+        for i, e in enumerate(highs):  # a plain loop over the scalar study
+            own = clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=lr, eps_low=0.15, eps_high=e)
+            np.testing.assert_allclose(w.batch.weights[i], own.batch.weights, rtol=0, atol=1e-15)
+            assert w.batch.clipped[i].tolist() == own.batch.clipped.tolist()
+            assert w.kept[i].tolist() == own.kept.tolist() and w.edges[2][i] == own.edges[2]
+    rejects(lambda: clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=0.2, eps_high=[0.0, 0.1]), "eps_high")
+    rejects(lambda: clips.clip_study(rlcore.ARTICLE_SCENARIO, lr=0.2, eps_high=[[0.1]]), "eps_high")

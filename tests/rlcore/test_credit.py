@@ -164,16 +164,19 @@ def test_credit_positions_on_the_article_answer():
     assert credit_positions(lam1).tolist() == [0, 1, 2]     # OpenAI, is, open
 
 
-def test_gae_grid_is_gae_at_every_gamma_and_lambda():
+def test_gae_over_arrays_of_gamma_and_lambda_is_gae_at_each():
     rng = np.random.default_rng(5)
     r, gammas, lams = rng.normal(size=6), np.array([0.5, 0.75, 1.0]), np.array([0.0, 0.4, 1.0])
     v = np.c_[rng.normal(size=(3, 6)), np.zeros(3)]
-    out = rlcore.gae_grid(r, v, gammas, lams)
-    for i, g in enumerate(gammas):  # a plain loop over the one-(γ, λ) formula
+    out = rlcore.gae(r, v[:, None, :], gammas[:, None], lams)
+    assert out.shape == (3, 3, 6)
+    for i, g in enumerate(gammas):  # a plain loop over the one-(γ, λ) call
+        np.testing.assert_array_equal(rlcore.gae(r, v[i], g, lams), out[i])
         for j, lam in enumerate(lams):
             np.testing.assert_allclose(out[i, j], rlcore.gae(r, v[i], g, lam), rtol=0, atol=1e-14)
-    rejects(lambda: rlcore.gae_grid(r, v[:2], gammas, lams), "values")
-    rejects(lambda: rlcore.gae_grid(r, v, [0.5, 0.75, 1.5], lams), "gammas")
+    rejects(lambda: rlcore.gae(r, v[:2, None, :], gammas[:, None], lams), "values")
+    rejects(lambda: rlcore.gae(r, v[:, None, :], [[0.5], [0.75], [1.5]], lams), "gamma")
+    rejects(lambda: rlcore.gae(r, v[0], 1.0, [0.5, np.nan]), "lam")
 
 
 def test_answer_credits_over_gamma_and_lambda_match_answer_credit():

@@ -1,6 +1,8 @@
 """Fuzz rlcore with hypothesis, table-driven: finite, well-shaped results or a ValueError naming the input.
 
-* SPECS, one row per formula (``rlcore/formulas``, plus ``top_p_probs`` and the lab's ``train``): a builder
+* SPECS, one row per formula (``rlcore/formulas``, plus ``top_p_probs`` and the lab's ``train`` and ``LabConfig``;
+  ``test_every_formula_has_a_row`` names any missing; a new test of ``rlcore/formulas/M.py`` or
+  ``rlcore/studies/M.py`` goes in ``tests/rlcore/test_M.py``): a builder
   (``draw`` → {argument: ``P``(a valid value over the WIDE domain, a strategy of invalid replacements, the names an
   error may use)}) and a check of the result. ``test_fuzz`` draws the valid arguments or (half the time) the same
   with one replaced by an invalid value (wrong length, NaN, ±inf, a negative probability, γ/λ/ε/β out of range,
@@ -267,6 +269,10 @@ D = {  # shared argument domains: name -> (valid, invalid)
     "tau": (st.one_of(POS, st.just(5e-324)), BAD_POS),
 }
 
+def scalar_bad(strategy: st.SearchStrategy) -> st.SearchStrategy:
+    """``strategy``'s invalid values but lists: where a parameter a page scrubs goes, an array broadcasts."""
+    return strategy.filter(lambda x: not isinstance(x, list))
+
 def pick(draw, **domains: str) -> dict[str, P]:
     """{argument: P} for arguments of a shared domain: ``pick(draw, gamma="unit", lr="step")``."""
     return {arg: P(draw(D[name][0]), D[name][1]) for arg, name in domains.items()}
@@ -407,6 +413,9 @@ def _histogram(d):
 
 def _gae(d):
     out = rewards_values(d, gamma="unit", lam="unit")
+    out = out | {k: P(out[k].value, scalar_bad(BAD_UNIT)) for k in ("gamma", "lam")}
+    if d(st.booleans()):  # λ scrubbed: an array of them, the result one row per λ
+        out["lam"] = P(d(st.lists(UNIT, min_size=1, max_size=3)), BAD_UNIT | st.sampled_from([[0.5, NAN], [1.5], []]))
     t = len(out["rewards"].value)
     n = d(st.integers(1, t))  # real tokens: a prefix of the row
     return out | {"mask": P(d(st.sampled_from([None, [True] * n + [False] * (t - n)])),
@@ -427,10 +436,13 @@ def _next_step(d):
             **pick(d, seed="seed", temperature="pos")}
 
 def _share_curve(d, both=("rewards", "p_ref")):
-    return {"shares": P(d(st.lists(UNIT, min_size=1, max_size=8)), BAD_VECTOR | st.sampled_from([[-0.1], [1.1]])),
+    betas = {"beta": P([[b] for b in d(st.lists(NONNEG, min_size=1, max_size=3))],  # β scrubbed: shape [G, 1]
+                       st.sampled_from([[[0.5], [NAN]], [[-1.0]], "abc", [[0.5], [1.0, 2.0]]]))} if d(
+        st.booleans()) else {}
+    return {"shares": P(d(st.lists(UNIT, min_size=1, max_size=8)), BAD_BATCH | st.sampled_from([[-0.1], [1.1]])),
             "rewards": P(d(vector(REAL, 2)), BAD_VECTOR | st.sampled_from([[1.0], [1.0, 2.0, 3.0]]), both),
             "p_ref": P(d(probs(2, positive=True)), bad_probs(2) | st.sampled_from([[1.0, 0.0], [1.0]]), both),
-            **pick(d, beta="nonneg")}
+            "beta": P(d(NONNEG), scalar_bad(BAD_NONNEG)), **betas}
 
 def _importance(d, n):
     old, new = d(vector(st.one_of(st.sampled_from([TINY, 1.0]), st.floats(1e-6, 1.0)), n)), d(vector(UNIT, n))
@@ -468,11 +480,15 @@ def _gradient_weights(d):
     else:
         adv = d(st.one_of(REAL, vector(vector(REAL, 1), n), vector(vector(REAL, t), n)))
         wrong = [[[0.0]] * (n + 1)] * (n > 1)
-    both = ("ratio", "advantages")
+    both, last = ("ratio", "advantages"), np.broadcast_shapes(np.shape(ratio), np.shape(adv))[-1]
     return {"ratio": P(ratio, st.sampled_from([[], [NAN], [1.0, INF], [-0.5], "abc", ["a"], None]), both),
             "advantages": P(adv, st.sampled_from([[], [NAN], [-INF], "abc", None, *wrong]), both),
             "method": P(d(st.sampled_from(rlcore.GRADIENT_METHODS)), st.sampled_from(["PPO", "grpo", None, 1])),
-            **pick(d, eps_low="pos", eps_high="eps_high")}
+            **pick(d, eps_low="pos"), "eps_high": P(d(D["eps_high"][0]), scalar_bad(BAD_OPTIONAL_POS))} | ({
+                "eps_high": P(  # ε_high scrubbed: one row per ε_high
+                np.reshape(d(st.lists(POS, min_size=1, max_size=3)), (-1, *[1] * np.ndim(ratio))).tolist(),
+                st.sampled_from([[[0.2], [0.0]], [[NAN]], [[-1.0]], "abc", [0.2] * (last + 1) if last > 1 else [0.0]]))}
+                if d(st.booleans()) else {})
 
 def _kl_pair(d):
     """π, π_ref > 0, sometimes with a token neither writes; π = 0 where π_ref > 0 is valid, not the reverse."""
@@ -576,9 +592,9 @@ def check_training(out, kw, runs=()):
     arr(out.mean_score, (*runs, kw["steps"]))
 
 def check_discovery(out, kw):
-    a, p = arr(out, (len(kw["k"]),)), kw["p"]
-    exact = [0.0 if k == 0 else 1.0 if p == 1 else -math.expm1(k * math.log1p(-p)) for k in kw["k"]]
-    assert np.all((a >= 0) & (a <= 1)) and np.allclose(a, exact, rtol=1e-12, atol=0), (a, exact)  # tiny p too
+    a, ps = arr(out, (*np.shape(kw["p"]), len(kw["k"]))), np.ravel(kw["p"])  # a row per p when p is an array
+    exact = [[0.0 if k == 0 else 1.0 if p == 1 else -math.expm1(k * math.log1p(-p)) for k in kw["k"]] for p in ps]
+    assert np.all((a >= 0) & (a <= 1)) and np.allclose(a.reshape(len(ps), -1), exact, rtol=1e-12, atol=0), (a, exact)
 
 def check_discover(out, kw):
     p, t = kw["p"], kw["target"]
@@ -634,6 +650,9 @@ def check_top_p(out, kw):
     assert np.all(mu[p == 0] == 0) and kept.size >= 1
     assert kept.sum() >= kw["top_p"] - 1e-9 or kept.size == np.count_nonzero(p)
 
+def length_of_n(out, n: int) -> np.ndarray:
+    return arr(out, (n,))
+
 def in_unit(out, shape) -> None:
     """A number (shape ()) or an array of that shape, in [0, 1]."""
     a = np.asarray(num(out) if shape == () else arr(out, shape))
@@ -649,6 +668,31 @@ def _entropy(out, kw):
     shape = np.shape(kw["pi"])[:-1]
     h = np.asarray(num(out) if shape == () else arr(out, shape))
     assert np.all(h >= 0) and np.all(h <= math.log(np.shape(kw["pi"])[-1]) + 1e-9)
+
+def _pairs(d, n_items: int, n: int, loops: bool = False) -> tuple[list[int], list[int]]:
+    """n comparisons among n_items ≥ 2 items, never an item against itself (``loops``: every item beats the next,
+    so that none never loses and the maximum without a ridge is bounded)."""
+    w = [i % n_items for i in range(n_items)] if loops else []
+    lo = [(i + 1) % n_items for i in range(n_items)] if loops else []
+    for _ in range(n):
+        a = d(st.integers(0, n_items - 1))
+        w, lo = [*w, a], [*lo, (a + d(st.integers(1, n_items - 1))) % n_items]
+    return w, lo
+
+def _comparisons(d, **more) -> dict[str, P]:
+    m, names = d(st.integers(2, 5)), ("winners", "losers", "n_items")
+    w, lo = _pairs(d, m, d(st.integers(1, 8)))
+    bad = st.sampled_from([[m], [-1], [0.5], [[0]], "abc", None, [NAN]])
+    return {"winners": P(w, bad, names), "losers": P(lo, bad | st.just([0] * (len(lo) + 1)), names),
+            "n_items": P(m, bad_count(1), names), **more}
+
+def _dpo(d, last: str) -> dict[str, P]:
+    n, names = d(st.integers(1, 6)), ("logp_chosen", "logp_rejected", "ref_chosen", "ref_rejected")
+    bad = st.sampled_from([[NAN] * n, [INF] * n, [0.0] * (n + 1), "abc", None, []])
+    return {k: P(d(vector(st.floats(-50, 0), n)), bad, names) for k in names} | pick(d, **{last: "pos_modest"})
+
+D["pos_modest"] = (POS_MODEST, BAD_POS)
+DPO_NAMES = ("logp_chosen", "logp_rejected", "ref_chosen", "ref_rejected")
 
 # --- THE TABLE: rlcore function -> Spec(arguments over their wide valid domains with their invalid values, check)
 
@@ -708,8 +752,8 @@ SPECS: dict[str, Spec] = {
                                     lambda o, kw: ok(np.all(length_of("baselines")(o, kw) >= 0))),
     # credit.py
     "td_errors": Spec(lambda d: rewards_values(d, gamma="unit"), length_of("rewards")),
-    "gae": Spec(_gae, lambda o, kw: ok(kw["mask"] is None or np.all(arr(o, np.shape(kw["rewards"]))[
-        ~np.asarray(kw["mask"], bool)] == 0)) or arr(o, np.shape(kw["rewards"]))),
+    "gae": Spec(_gae, lambda o, kw: ok(kw["mask"] is None or np.all(arr(o, (*np.shape(kw["lam"]), len(kw["rewards"])))[
+        ..., ~np.asarray(kw["mask"], bool)] == 0)) or arr(o, (*np.shape(kw["lam"]), len(kw["rewards"])))),
     "group_advantages": Spec(_group, check_group_advantages),
     "credit_positions": Spec(lambda d: {"advantages": P(d(st.lists(REAL | st.just(1e-12), min_size=1, max_size=8)),
                                                         BAD_VECTOR), **pick(d, tol="nonneg")},
@@ -755,7 +799,8 @@ SPECS: dict[str, Spec] = {
     "kl_optimal_policy": Spec(lambda d: ref_rewards(d, zero_ok=False), lambda o, kw: zero_where(o, kw["p_ref"])),
     "regularized_optimum": Spec(lambda d: ref_rewards(d, zero_ok=True), lambda o, kw: zero_where(o, kw["p_ref"])),
     "share_curve": Spec(_share_curve, lambda o, kw: ok(
-        fields_ok(o, rlcore.ShareCurve, **dict.fromkeys(vars(o), (len(kw["shares"]),))) or np.all(o.kl >= 0))),
+        fields_ok(o, rlcore.ShareCurve, **dict.fromkeys(vars(o), np.broadcast_shapes(np.shape(kw["shares"]), np.shape(
+            kw["beta"])))) or np.all(o.kl >= 0))),
     # policy.py
     "softmax": Spec(lambda d: {"logits": P(d(st.lists(REAL, min_size=1, max_size=6)), BAD_BATCH | st.just(3.0)),
                                **pick(d, temperature="tau")}, lambda o, kw: is_probs(o, kk(kw, "logits"))),
@@ -774,7 +819,8 @@ SPECS: dict[str, Spec] = {
     "sampled_training": Spec(lambda d: training(d, seed=P(d(D["seed"][0]), BAD_SEED, ("seed", "seeds"))),
                              check_training, 60),
     "discovery_chance": Spec(lambda d: {
-        "p": P(d(UNIT | st.sampled_from([5e-324, 1e-20])), BAD_UNIT),
+        "p": P(d(UNIT | st.sampled_from([5e-324, 1e-20]) | st.lists(UNIT, min_size=1, max_size=3)),
+               scalar_bad(BAD_UNIT) | st.sampled_from([[0.5, NAN], [1.5], []])),
         "k": P(d(st.lists(st.integers(0, 1000) | st.floats(0, 1e6) | st.just(1e300), min_size=1, max_size=6)),
                BAD_VECTOR | st.just([-1]))}, check_discovery),
     "turning_steps": Spec(lambda d: {"probs": P(d(vector(vector(UNIT | REAL, d(K)), d(st.integers(1, 8)))),
@@ -782,18 +828,25 @@ SPECS: dict[str, Spec] = {
                                                                  [[[1.0]]], [[]], [["a"]]])), **pick(d, tol="nonneg")},
         lambda o, kw: ok(np.all(((a := arr(o, (np.shape(kw["probs"])[1],), dtype=int)) >= 0)
                                 & (a <= len(kw["probs"]) - 1)))),
-    "temperature_probs": Spec(lambda d: alone_probs(d, temperature="tau"), lambda o, kw: zero_where(o, kw["probs"])),
+    "temperature_probs": Spec(lambda d: alone_probs(d) | {"temperature": P(d(D["tau"][0]), scalar_bad(BAD_POS))} | ({
+        "temperature": P(  # τ scrubbed
+        d(st.lists(POS, min_size=1, max_size=3)), st.sampled_from([[1.0, 0.0], [NAN], [-1.0], [[1.0], [2.0, 3.0]]]))}
+        if d(st.booleans()) else {}), lambda o, kw: [zero_where(mu, kw["probs"]) for mu in np.reshape(
+            arr(o, (*np.shape(kw["temperature"]), len(kw["probs"]))), (-1, len(kw["probs"])))]),
     "samples_to_discover": Spec(lambda d: {  # no subnormal p: k* would be ~1e323, beyond float64
         "p": P(d(st.sampled_from([0.0, 1.0, TINY, 1 - 2**-53]) | st.floats(0, 1, allow_subnormal=False)), BAD_UNIT),
         "target": P(d(st.sampled_from([0.0, TINY, 0.5, 0.95, 1 - 2**-53]) | st.floats(0, 0.999)),
                     BAD_UNIT | st.just(1.0))}, check_discover),
     # ppo.py
     "importance_ratio": Spec(with_n(_importance), lambda o, kw: ok(np.all(arr(o, (np.size(kw["p_new"]),)) >= 0))),
-    "clipped_objective": Spec(with_n(lambda d, n: ratio_adv(d, n) | pick(d, eps_high="eps_high") | {
-        "eps": P(d(UNIT_OPEN), BAD_POS | st.just(1.0)),
+    "clipped_objective": Spec(with_n(lambda d, n: ratio_adv(d, n) | {
+        "eps_high": P(d(D["eps_high"][0]), scalar_bad(BAD_OPTIONAL_POS)),
+        "eps": P(d(UNIT_OPEN | st.lists(UNIT_OPEN, min_size=1, max_size=3).map(lambda e: [[x] for x in e])),
+                 scalar_bad(BAD_POS) | st.sampled_from([1.0, [[0.2], [1.0]], [[NAN]], [[0.0]]])),
         "dual_clip": P(d(st.none() | st.sampled_from([1 + 1e-9, 3.0, 1e3])),
                        BAD_OPTIONAL | st.sampled_from([1.0, 0.5, -3.0]))}),
-        length_of("ratio")),
+        lambda o, kw: arr(o, np.broadcast_shapes(np.shape(kw["ratio"]), np.shape(kw["advantage"]),
+                                                 np.shape(kw["eps"]), np.shape(kw["eps_high"] or 0)))),
     "is_clipped": Spec(with_n(lambda d, n: ratio_adv(d, n, False) | pick(d, eps="eps_open", eps_high="eps_high")),
                        length_of("ratio", dtype=bool)),
     "clip_bounds": Spec(lambda d: pick(d, p_old="unit", eps="pos"),
@@ -816,8 +869,8 @@ SPECS: dict[str, Spec] = {
         and (kw["mode"] not in ("token-mean", "seq-mean-token-mean") or abs(w.sum() - 1) <= 1e-12), o)),
     "aggregate_loss": Spec(_aggregate_loss, bounded(lambda kw: np.size(kw["mask"]))),
     "sequence_ratio": Spec(_sequence_ratio, lambda o, kw: ok(np.all(length_of("mask")(o, kw) > 0))),
-    "gradient_weights": Spec(_gradient_weights, lambda o, kw: arr(o, np.broadcast_shapes(np.shape(kw["ratio"]),
-                                                                                        np.shape(kw["advantages"])))),
+    "gradient_weights": Spec(_gradient_weights, lambda o, kw: arr(o, np.broadcast_shapes(
+        np.shape(kw["ratio"]), np.shape(kw["advantages"]), np.shape(kw["eps_high"] or 0)))),
     "informative_groups": Spec(lambda d: {"scores": P(d(vector(
         vector(SCORE, g := d(st.integers(1, 6))) | st.tuples(SCORE).map(lambda s: [s[0]] * g), d(st.integers(1, 5)))),
         st.sampled_from([[1.0, 0.0], [[NAN]], [[1.0, INF]], [[]], [], "abc", None]))},
@@ -830,12 +883,72 @@ SPECS: dict[str, Spec] = {
     "entropy_change": Spec(_entropy_change, lambda o, kw: num(o) if np.ndim(kw["pi"]) == 1 else length_of("pi")(o, kw)),
     "pass_at_k": Spec(_pass_at_k, lambda o, kw: in_unit(o, np.broadcast_shapes(np.shape(kw["p"]), np.shape(kw["k"])))),
     "pass_at_k_estimate": Spec(_pass_estimate, lambda o, kw: num(o, lo=0, hi=1)),
+    # the rest of every formula module, one row each
+    "answer_weights": Spec(lambda d: (p := {"lengths": P(d(st.lists(st.integers(1, 9), min_size=1, max_size=6)),
+                                                         st.sampled_from([[], [NAN], [0], [1.5], "abc", None]))}) | {
+        "mode": P(d(st.sampled_from(rlcore.AGGREGATION_MODES)), BAD_MODE),
+        "max_len": P(d(st.none() | st.integers(max(p["lengths"].value), 60)), st.sampled_from([0, 1.5, "3", NAN]))},
+        lambda o, kw: ok(np.all(length_of("lengths")(o, kw) > 0))),
+    "best_of_n_probs": Spec(lambda d: (k := d(K)) and {
+        "p_ref": P(d(probs(k)), bad_probs(k), ("p_ref", "rewards")),
+        "rewards": P(d(vector(REAL, k)), bad_vector(k), ("p_ref", "rewards")),
+        "n": P(d(st.integers(1, 50) | st.just(10**9)), bad_count(1, 10**9))},
+        lambda o, kw: zero_where(o, kw["p_ref"])),
+    "browser_length": Spec(lambda d: {"text": P(d(TEXT | st.text()), BAD_STR)},
+                           lambda o, kw: ok(isinstance(o, int) and len(kw["text"]) <= o <= 2 * len(kw["text"]))),
+    "bt_prob": Spec(with_n(lambda d, n: pair("r_a", "r_b", lambda n: vector(REAL, n),
+                                             lambda n: bad_vector(n, 0.0), n, d)), lambda o, kw: in_unit(o, (
+                                                 len(kw["r_a"]),))),
+    "check_scenario": Spec(lambda d: {"scenario": P(d(scenarios()), NOT_A_SCENARIO)},
+                           lambda o, kw: ok(o is kw["scenario"])),
+    "dpo_margins": Spec(lambda d: {k: p for k, p in _dpo(d, "beta").items() if k != "beta"},
+                        lambda o, kw: arr(o, (len(kw["logp_chosen"]),))),
+    "dpo_loss": Spec(lambda d: _dpo(d, "beta"), lambda o, kw: num(o, lo=0)),
+    "ipo_loss": Spec(lambda d: _dpo(d, "tau"), lambda o, kw: num(o, lo=0)),
+    "dpo_weights": Spec(lambda d: {"margins": P(d(st.lists(REAL, min_size=1, max_size=6)),
+                                                st.sampled_from([[NAN], [1.0, INF], "abc", None, ["a"]])),
+                                   **pick(d, beta="pos_modest")},
+                        lambda o, kw: ok(np.all((a := length_of("margins")(o, kw)) >= 0) and np.all(a <= 1))),
+    "implicit_reward": Spec(with_n(lambda d, n: pair("logp", "ref_logp", lambda n: vector(LOGP, n),
+                                                     lambda n: bad_vector(n, 0.0), n, d) | pick(d, beta="pos_modest")),
+                            length_of("logp")),
+    "never_loses": Spec(_comparisons, lambda o, kw: ok(np.all(np.diff(a := arr(o, dtype=int)) > 0)
+                                                       and a.size < kw["n_items"])),
+    "fit_reward_model": Spec(lambda d: _comparisons(d, **pick(d, l2="pos_modest")),
+                             lambda o, kw: ok(abs(length_of_n(o, kw["n_items"]).mean()) <= 1e-6)),
+    "fit_win_tables": Spec(lambda d: (m := d(st.integers(2, 4))) and {
+        "wins": P(np.bincount(np.ravel_multi_index(_pairs(d, m, d(st.integers(0, 6)), loops=True), (m, m)),
+                              minlength=m * m).reshape(m, m).tolist(),
+                  st.sampled_from([[[0, -1], [1, 0]], [[0, 1]], [[NAN, 0], [0, 0]], "abc", None, [1.0]])),
+        **pick(d, l2="nonneg")}, lambda o, kw: ok(abs(length_of_n(o, len(kw["wins"])).mean()) <= 1e-6)),
+    "win_counts": Spec(lambda d: (m := d(st.integers(2, 5))) and dict(zip(  # indices its callers checked: no junk
+        ("winners", "losers"), (P(np.array(x)) for x in _pairs(d, m, d(st.integers(1, 8)))), strict=True)) | {
+            "n": P(m)}, lambda o, kw: ok(arr(o, (kw["n"], kw["n"])).sum() == len(kw["winners"]))),
+    "sample_tokens": Spec(lambda d: (k := d(K)) and {
+        "probs": P(prob_rows(d, k, d(st.sampled_from([None, 2]))), BAD_PROB_ROWS, ("probs", "u")),
+        "u": P(d(st.lists(st.sampled_from([0.0, 1 - 2**-53, 0.5]) | st.floats(0, 1, exclude_max=True), min_size=1,
+                          max_size=5)), st.sampled_from([[1.0], [-0.1], [NAN], "abc", None, []]), ("probs", "u"))},
+        lambda o, kw: ok(np.all((a := arr(o, dtype=int)) >= 0) and np.all(a < np.shape(kw["probs"])[-1]))),
+    "seed_bands": Spec(lambda d: {"values": P(d(vector(st.lists(REAL, min_size=2, max_size=2), d(st.integers(1, 4)))),
+                                              st.sampled_from([[1.0], [[NAN, 1.0]], [[INF]], "abc", None, [[]]]))},
+                       lambda o, kw: ok(np.all(arr(o.low, (2,)) <= arr(o.median, (2,)))
+                                        and np.all(o.median <= arr(o.high, (2,))))),
     # mismatch.py: top-p, a probability function
     "top_p_probs": Spec(lambda d: alone_probs(d) | {"top_p": P(d(UNIT_OPEN | st.just(1.0)), BAD_UNIT | st.just(0.0))},
                         check_top_p),
 }
 
 # --- the generic tests over the table --------------------------------------------------------------------------
+
+NAMED_BESIDES = {"top_p_probs", "train", "LabConfig"}  # rows for functions outside rlcore/formulas (the docstring)
+
+def test_every_formula_has_a_row():
+    """SPECS' keys are the public functions and validating classes of rlcore/formulas, and NAMED_BESIDES."""
+    objs = {n: getattr(rlcore.formulas, n) for n in rlcore.formulas.__all__}
+    expected = NAMED_BESIDES | {n for n, f in objs.items() if inspect.isfunction(f)
+                                or (inspect.isclass(f) and "__post_init__" in vars(f))}
+    assert not expected - set(SPECS), f"formulas with no SPECS row: {sorted(expected - set(SPECS))}"
+    assert not set(SPECS) - expected, f"SPECS rows of no public formula: {sorted(set(SPECS) - expected)}"
 
 def fuzz(name: str, examples: int) -> None:
     """``examples`` cases of ``name``'s row through ``run_case``; at least 90% of them must run."""

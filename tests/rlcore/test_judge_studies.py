@@ -123,21 +123,18 @@ def test_over_optimisation_true_rises_peaks_and_falls_unless_beta_is_large_or_th
     assert honest.true[honest.peak] - honest.true[-1] < 1e-6
 
 
-@pytest.mark.parametrize("beta", [0.1, 0.05])  # on the grid (log₁₀ −1), and between two of its points
-def test_over_optimisation_paths_is_over_optimisation_at_every_beta(beta):
-    grid = np.round(np.arange(-2.0, 0.71, 0.1), 12)
+def test_over_optimisation_over_an_array_of_beta_is_over_optimisation_at_each():
+    betas = [*(10.0 ** np.round(np.arange(-2.0, 0.71, 0.1), 12)), 0.05]
     kw = dict(comparisons=500, noise=1.0, flattery=2.0, seed=3, steps=120, lr=0.4)
-    p = js.over_optimisation_paths(EDITED, grid, beta=beta, **kw)
-    off = beta == 0.05
-    np.testing.assert_allclose(p.log_beta, [*grid, *([math.log10(0.05)] if off else [])], atol=1e-12)
-    assert p.exact.tolist() == [False] * grid.size + [True] * off and p.kl.shape == (grid.size + off, 121)
-    assert p.beta[-1] == (0.05 if off else 10 ** 0.7)                 # the committed β itself where it is off
-    for v, b in enumerate(p.beta):
-        run = js.over_optimisation(EDITED, beta=float(b), **kw)
+    p = js.over_optimisation(EDITED, beta=betas, **kw)
+    assert p.kl.shape == (len(betas), 121) and p.limit.shape == (len(betas), p.items.ref.size)
+    for v, b in enumerate(betas):
+        run = js.over_optimisation(EDITED, beta=b, **kw)
         np.testing.assert_allclose(p.kl[v], run.kl, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(p.proxy[v], run.proxy, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(p.true[v], run.true, rtol=1e-12, atol=1e-12)
-    assert p.kl[0, -1] > p.kl[grid.size - 1, -1]                       # a looser leash goes further
+        assert p.peak[v] == run.peak and p.fall[v] == pytest.approx(run.fall, abs=1e-12)
+    assert p.kl[0, -1] > p.kl[-2, -1]                                 # a looser leash goes further
 
 
 # --- DPO and IPO ---------------------------------------------------------------------------------------------------
@@ -245,11 +242,10 @@ def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_ow
     (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=3.0, lr=1.5), "lr"),  # a step that overshoots
     (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=0.0), "beta"),
     (lambda: js.train_against("a reward model"), "rm"),
-    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, -2.0], beta=0.1), "log_grid"),
-    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [500.0, 501.0], beta=0.1), "log_grid"),
-    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], beta=-1.0), "beta"),
-    (lambda: js.over_optimisation_paths(ARTICLE_SCENARIO, [-1.0, 0.0], steps=-1), "steps"),
-    (lambda: js.dpo_paths(ARTICLE_SCENARIO, [0.0, 0.5]), "grid"),
+    (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=[0.1, -1.0]), "beta"),
+    (lambda: js.over_optimisation(ARTICLE_SCENARIO, beta=[[0.1]]), "beta"),
+    (lambda: js.dpo_study(ARTICLE_SCENARIO, beta=[0.0, 0.5]), "beta"),
+    (lambda: js.dpo_study(ARTICLE_SCENARIO, beta=[[0.5]]), "beta"),
     (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise"),
     (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 50.0], noise=5.0), "betas × noise"),
     (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5] * 13), "betas"),
@@ -305,17 +301,15 @@ def test_lab_on_raters_names_the_answer_furthest_from_the_optimum():
     assert not behind.on_optimum and lab([0.5, 0.3, 0.19, 0.01], [0.5, 0.3, 0.2, 0.0]).on_optimum
 
 
-def test_dpo_paths_match_dpo_study_at_every_beta():
-    grid = [0.25, 0.5, 0.75, 1.0]
-    p = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=0.6, comparisons=200, steps=300, seed=3)
-    assert p.beta.tolist() == [*grid, 0.6] and p.exact.tolist() == [False] * 4 + [True]
-    for i, b in enumerate(p.beta):  # one descent per β, as the one-β study steps it
-        own = js.dpo_study(ARTICLE_SCENARIO, beta=float(b), comparisons=200, steps=300, seed=3)
-        np.testing.assert_allclose(p.probs[i], own.probs, rtol=0, atol=1e-13)
-        np.testing.assert_allclose(p.fitted_optimum[i], own.fitted_optimum, rtol=0, atol=1e-15)
-    alone = js.dpo_paths(ARTICLE_SCENARIO, grid, beta=None, comparisons=200, steps=300, seed=3)  # the grid alone
-    assert alone.beta.tolist() == grid and not alone.exact.any()
-    np.testing.assert_allclose(alone.probs, p.probs[:4], rtol=0, atol=1e-13)
+def test_dpo_study_over_an_array_of_beta_is_dpo_study_at_each():
+    betas = [0.25, 0.5, 0.75, 1.0, 0.6]
+    p = js.dpo_study(ARTICLE_SCENARIO, beta=betas, comparisons=200, steps=300, seed=3)
+    for i, b in enumerate(betas):  # one descent per β, as the one-β study steps it
+        own = js.dpo_study(ARTICLE_SCENARIO, beta=b, comparisons=200, steps=300, seed=3)
+        assert p.beta[i] == b
+        for field in ("probs", "loss", "weights", "mean_weight", "fitted_optimum", "rater_optimum", "implicit"):
+            np.testing.assert_allclose(getattr(p, field)[i], getattr(own, field), rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(p.fitted, own.fitted)
 
 
 def test_dpo_implicit_reward_stays_finite_where_the_policy_underflows():

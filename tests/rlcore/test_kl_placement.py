@@ -109,3 +109,13 @@ def test_kl_placement_path_with_two_tokens_and_equal_scores():
     np.testing.assert_allclose(flat.probs, 0.5)
     assert (flat.worst == -1).all()
     rejects(lambda: rlcore.kl_placement_path([0.5, 0.5], [1.0, 1.0], 1.0, -1), "steps")
+
+
+def test_the_path_holds_every_steps_gradients_as_each_steps_placements_give_them():
+    path = rlcore.kl_placement_path(rlcore.ARTICLE_SCENARIO.pi, rlcore.ARTICLE_SCENARIO.q, 0.5, 4)
+    k = rlcore.ARTICLE_SCENARIO.pi.size
+    assert path.gradients.shape == (5, len(PLACEMENTS), k) and path.true.shape == (5, k)
+    for t in range(path.probs.shape[0]):
+        own = rlcore.kl_placements(path.probs[t], path.probs[0])
+        np.testing.assert_array_equal(path.gradients[t], own.gradients)
+        np.testing.assert_array_equal(path.true[t], own.reverse)

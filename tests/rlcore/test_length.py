@@ -64,19 +64,18 @@ def test_length_push_over_groups_is_length_push_of_each_group():
 
 
 @pytest.mark.parametrize(("budget", "match"), [(None, False), (None, True), (30, True), (128, False)])
-def test_padded_groups_is_padded_group_at_every_length(budget, match):
-    grid = list(range(2, 61, 2))
-    for committed in (40, 41):  # on the grid, and between two of its points (its rows come last, marked exact)
-        g = L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", committed, grid, "grpo", budget, match)
-        assert g.long_length.tolist() == grid + ([committed] if committed % 2 else [])
-        assert g.exact.tolist() == [False] * len(grid) + ([True] if committed % 2 else [])
-        for v, n in enumerate(g.long_length):
-            one = L.padded_group(rlcore.ARTICLE_SCENARIO, "open", int(n), "grpo", budget, match)
-            assert g.lengths[v].tolist() == one.lengths.tolist() and g.max_len[v] == one.max_len
-            np.testing.assert_allclose(g.advantages, one.advantages, rtol=1e-15)
-            for field in ("weights", "per_token", "per_answer"):
-                np.testing.assert_allclose(getattr(g.push, field)[v], getattr(one.push, field), rtol=1e-12)
-    assert g.max_len[grid.index(40)] == (40 if budget in (None, 30) else budget)  # L_max: the budget, or the longest
+def test_padded_group_over_an_array_of_lengths_is_padded_group_at_each(budget, match):
+    lengths = [*range(2, 61, 2), 41]
+    g = L.padded_group(rlcore.ARTICLE_SCENARIO, "open", lengths, "grpo", budget, match)
+    assert g.lengths[:, g.index].tolist() == lengths and len(g.harder) == len(lengths)
+    for v, n in enumerate(lengths):
+        one = L.padded_group(rlcore.ARTICLE_SCENARIO, "open", n, "grpo", budget, match)
+        assert g.lengths[v].tolist() == one.lengths.tolist() and g.max_len[v] == one.max_len
+        assert g.harder[v] == one.harder
+        np.testing.assert_allclose(g.advantages, one.advantages, rtol=1e-15)
+        for field in ("weights", "per_token", "per_answer"):
+            np.testing.assert_allclose(getattr(g.push, field)[v], getattr(one.push, field), rtol=1e-12)
+    assert g.max_len[lengths.index(40)] == (40 if budget in (None, 30) else budget)  # L_max: the budget, or the longest
 
 
 def test_length_step_by_hand():
@@ -167,11 +166,11 @@ def test_difficulty_curve_by_hand():
     (lambda: L.length_push([[1, 9], [1, 2]], [1, -1], max_len=[9, 1]), "max_len"),
     (lambda: L.length_push([[1, 9], [1, 2]], [1, -1], max_len=[9, 9, 9]), "max_len"),
     (lambda: L.length_push(3, [1]), "lengths"),
-    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 4, [1.5, 2.5, 3.5]), "grid"),
-    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 4, [1, 3, 2]), "grid"),
-    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 0, [1, 2, 3]), "long_length"),
-    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "open", 2, [1, 2, 3], budget=0), "budget"),
-    (lambda: L.padded_groups(rlcore.ARTICLE_SCENARIO, "maybe", 2, [1, 2, 3]), "token"),
+    (lambda: L.padded_group(rlcore.ARTICLE_SCENARIO, "open", [1.5, 2.5, 3.5]), "long_length"),
+    (lambda: L.padded_group(rlcore.ARTICLE_SCENARIO, "open", [1, 10**6]), "long_length"),
+    (lambda: L.padded_group(rlcore.ARTICLE_SCENARIO, "open", [0, 2]), "long_length"),
+    (lambda: L.padded_group(rlcore.ARTICLE_SCENARIO, "open", [1, 2, 3], budget=0), "budget"),
+    (lambda: L.padded_group(rlcore.ARTICLE_SCENARIO, "maybe", [1, 2, 3]), "token"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 2]], [[1.0, -1.0]], [1, 2], "token-mean", 1.0), "actions"),
     (lambda: L.length_step([[0.0, 0.0]], [[0, 1]], [[1.0, -1.0]], [1, 2], "mean", 1.0), "mode"),
     (lambda: L.length_training((0.5, 0.5), ((1,), (2,)), (1, 2), group_size=1), "group_size"),

@@ -156,3 +156,16 @@ def test_a_second_input_gets_its_own_range_input_and_filter_and_its_own_exact_ro
     h = scrub.Input("h", [0.0, 1.0], 1.0, "h")
     on_grid = scrub.rows_at(two_inputs(1.0), field="g", grid=GRID, value=0.25, also=h)
     assert len(on_grid) == 2 and (on_grid["g"] == 0.25).all() and (on_grid["h"] == 1.0).all()
+
+
+def test_frame_lays_out_a_study_at_many_values_row_by_row():
+    values, exact = scrub.at([0.0, 0.5, 1.0], 0.75, 0.0, 1.0)
+    assert values == (0.0, 0.5, 1.0, 0.75) and exact.tolist() == [False, False, False, True]
+    keep = np.array([[True, True], [True, False], [True, True], [False, True]])
+    df = scrub.frame("b", values, exact, keep, x=np.arange(8.0).reshape(4, 2), name="k", per=[1, 2, 3, 4])
+    assert list(df.columns) == ["b", "x", "name", "per", scrub.EXACT]
+    assert df["b"].tolist() == [0.0, 0.0, 0.5, 1.0, 1.0, 0.75] and df["x"].tolist() == [0, 1, 2, 4, 5, 7]
+    assert df["per"].tolist() == [1, 1, 2, 3, 3, 4] and set(df["name"]) == {"k"}
+    assert df[scrub.EXACT].tolist() == [False] * 5 + [True]
+    with pytest.raises(ValueError, match="value"):
+        scrub.at([0.0, 0.5, 1.0], 1.5, 0.0, 1.0)
