@@ -22,8 +22,9 @@ def claims(run: zero.ZeroRun) -> None:
     if run.config.algorithm == "ppo" and run.updates:
         ev = run.explained_end
         case = "useless" if ev < 0 else "weak" if ev < CRITIC_HELPS else "helps"
-        st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2),
-                      n=min(10, len(run.updates))))
+        sees = "fit" if run.config.critic_refit else "head"
+        st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2), n=min(10, len(run.updates)))
+                    + " " + t(f"p19.critic_sees_{sees}", decay=fmt(zero.CRITIC_DECAY, 1)))
     small, large = run.length_by_size[:, 0], run.length_by_size[:, -1]
     free = run.config.length_cost == 0   # no cost: the page says what happened and claims no adaptive length
     case = ("overthinking" if small[-1] > small[0] + 0.5 else "free" if free else

@@ -140,7 +140,7 @@ def test_the_critic_is_warmed_up_on_the_bases_answers_and_the_policy_is_untouche
                                 np.array([[True, True, False]])) == 1.0
     run = T.train(T.ZeroConfig(algorithm="ppo", steps=2, prompts=4, group_size=4, passk_max=2), 0)
     assert run.explained.shape == (2,) and np.all(np.isfinite(run.explained)) and run.kl[0] == 0.0
-    # after each update the value head alone is refit, by least squares, to that batch's returns
+    # the value head's least-squares fit (warm_critic's) changes the head alone
     c = T.ZeroConfig(algorithm="ppo", steps=1, prompts=2, group_size=4)
     _, s1 = T.train_steps(c, seed=1, base=base)
     u, policy = s1.update, {k for k in base.params if k not in ("wv", "bv")}

@@ -5,6 +5,7 @@ base model on problems of 2 to 7 operands, where how much working pays depends o
 ``dpo_train(DPOConfig(), seed)`` runs DPO from the same base on pairs of its own answers, offline or online.
 """
 
+from .critic import CRITIC_DECAY
 from .dpo import (
     DPOConfig,
     DPORun,
@@ -34,7 +35,8 @@ from .training import (
 )
 from .warmup import BaseStats, base_stats
 
-__all__ = ["BaseStats", "DPOConfig", "DPORun", "DPOStep", "PassCurve", "PassK", "ZeroConfig", "ZeroRun", "ZeroStep",
+__all__ = ["CRITIC_DECAY", "BaseStats", "DPOConfig",
+           "DPORun", "DPOStep", "PassCurve", "PassK", "ZeroConfig", "ZeroRun", "ZeroStep",
            "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
            "guess_rate", "kl_matched", "leader_at_kl", "pass_at_kl", "pass_curve", "split_change", "train",
            "train_steps", "who_leads"]
