@@ -32,7 +32,9 @@ def claims(run: zero.ZeroRun) -> None:
     st.markdown(t(f"p19.length_{case}", small=run.sizes[0], large=run.sizes[-1], small_start=fmt(small[0], 1),
                   small_end=fmt(small[-1], 1), large_start=fmt(large[0], 1), large_end=fmt(large[-1], 1),
                   cost=fmt(run.config.length_cost, 2))
-                + " " + t("p19.length_cost_on" if run.config.length_cost > 0 else "p19.length_cost_off"))
+                + " " + t("p19.length_cost_on" if run.config.length_cost > 0 else "p19.length_cost_off")
+                + (" " + t("p19.length_kl_on", beta=fmt(run.config.beta, 2))
+                   if run.config.length_cost > 0 < run.config.beta else ""))
 
 
 def aggregation(run: zero.ZeroRun, other: zero.ZeroRun | None) -> None:

@@ -22,6 +22,7 @@ from .dpo import (
 )
 from .task import guess_rate
 from .training import (
+    LENGTH_ON,
     PassCurve,
     PassK,
     ZeroConfig,
@@ -35,7 +36,7 @@ from .training import (
 )
 from .warmup import BaseStats, base_stats
 
-__all__ = ["CRITIC_DECAY", "BaseStats", "DPOConfig",
+__all__ = ["CRITIC_DECAY", "LENGTH_ON", "BaseStats", "DPOConfig",
            "DPORun", "DPOStep", "PassCurve", "PassK", "ZeroConfig", "ZeroRun", "ZeroStep",
            "base_measure", "base_stats", "best_of_n", "displacement", "dpo_collect", "dpo_steps", "dpo_train",
            "guess_rate", "kl_matched", "leader_at_kl", "pass_at_kl", "pass_curve", "split_change", "train",

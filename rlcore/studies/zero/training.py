@@ -56,6 +56,8 @@ EVAL_STREAM = 1           # the held-out answers draw from their own seeded stre
 CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
 CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
 CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
+LENGTH_ON = {"length_cost": 0.1, "beta": 0.05}  # page 19's "length cost on": the per-token cost on right answers
+                          # with a KL penalty to the base beside it (the cost alone does not keep small answers short)
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
 PASSK_CHUNK = 8192        # answers the pass@k curves generate at once (the KV cache of more would not fit well)
 
