@@ -1,7 +1,7 @@
 """Benchmark: R1-Zero in miniature — the default run against issue #31's targets, and how long it takes.
 
     python bench/zero_speed.py [--algorithms grpo,dr_grpo,ppo,rft,rft_offline,star] [--seeds 0,1,2,3,4]
-                               [--passk 64] [--length-cost 0.0]
+                               [--passk 64] [--length-cost 0.0] [--beta 0.0]
 
 For each algorithm and seed, the default config's run and the issue's targets beside the measured figures:
 pass@1 from ≤ 0.30 rising by ≥ 0.35; the mean length ×1.5 or more and gradual (its rise from 10 % to 90 % spans at
@@ -36,8 +36,8 @@ import numpy as np
 from rlcore.studies.zero import ZeroConfig, train
 
 
-def run_row(algorithm: str, seed: int, passk: int = 64, length_cost: float = 0.0) -> bool:
-    config = ZeroConfig(algorithm=algorithm, passk_max=passk, length_cost=length_cost)
+def run_row(algorithm: str, seed: int, passk: int = 64, length_cost: float = 0.0, beta: float = 0.0) -> bool:
+    config = ZeroConfig(algorithm=algorithm, passk_max=passk, length_cost=length_cost, beta=beta)
     stamps: list[float] = []
     start, start_cpu = time.perf_counter(), time.process_time()
     run = train(config, seed=seed, progress=lambda s: stamps.append(time.perf_counter()))
@@ -80,11 +80,12 @@ def main() -> int:
     parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds")
     parser.add_argument("--passk", type=int, default=64, help="the run's passk_max")
     parser.add_argument("--length-cost", type=float, default=0.0, help="the run's length_cost")
+    parser.add_argument("--beta", type=float, default=0.0, help="the run's KL coefficient (beta)")
     args = parser.parse_args()
     ok = True
     for algorithm in args.algorithms.split(","):
         for seed in args.seeds.split(","):
-            ok &= run_row(algorithm.strip(), int(seed), args.passk, args.length_cost)
+            ok &= run_row(algorithm.strip(), int(seed), args.passk, args.length_cost, args.beta)
     return 0 if ok else 1
 
 

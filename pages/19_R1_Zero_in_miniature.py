@@ -22,7 +22,6 @@ NAMES = {"GRPO": "grpo", "Dr. GRPO": "dr_grpo", "PPO with a value head": "ppo", 
 D, STEP_SIZES = rlcore.zero.ZeroConfig(), (3e-5, 1e-4, 3e-4, 1e-3)  # the defaults; the step sizes offered
 RUNS = page.shelf("zero_runs", 3)  # finished runs kept for everyone on the server: a run holds about 4 MB of batches
 DEFAULTS = page.shelf("zero_defaults", 2)  # the default run and its RFT baseline, trained once ahead of time
-LENGTH_COST = 0.1  # the length-cost preset: a per-token penalty on right answers, in score units
 QUICK_PASSK = 64  # a learner's run measures pass@k up to 64; the default run's go to D.passk_max, ahead of time
 AHEAD = (D, replace(D, algorithm="rft_offline", passk_max=QUICK_PASSK))  # trained before anyone presses Train
 REDRAW = 0.5          # seconds between two redraws of the live charts
@@ -35,7 +34,7 @@ KL_SHOWN = {name: t(f"p19.kl_in_{v}") for name, v in KL_NAMES.items()}  # the li
 page.presets({SHOWN["GRPO"]: {"algo": "GRPO"}, SHOWN["Dr. GRPO"]: {"algo": "Dr. GRPO"},
               t("p19.preset_ppo"): {"algo": "PPO with a value head"}, t("p19.preset_kl"): {"algo": "GRPO", "beta": 0.1},
               t("p19.preset_slow"): {"lr": 3e-5, "steps": 200}, t("p19.preset_length_off"): {"length_cost": 0.0},
-              t("p19.preset_length_on"): {"length_cost": LENGTH_COST}})
+              t("p19.preset_length_on"): dict(rlcore.zero.LENGTH_ON)})
 
 
 def train_ahead() -> None:

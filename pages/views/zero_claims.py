@@ -21,8 +21,9 @@ def claims(run: rlcore.zero.ZeroRun) -> None:
     if run.config.algorithm == "ppo" and run.updates:
         ev = run.explained_end
         case = "useless" if ev < 0 else "weak" if ev < CRITIC_HELPS else "helps"
-        st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2),
-                      n=min(10, len(run.updates))))
+        sees = "fit" if run.config.critic_refit else "head"
+        st.markdown(t(f"p19.critic_{case}", ev=fmt(ev, 2), n=min(10, len(run.updates)))
+                    + " " + t(f"p19.critic_sees_{sees}", decay=fmt(rlcore.zero.CRITIC_DECAY, 1)))
     small, large = run.length_by_size[:, 0], run.length_by_size[:, -1]
     free = run.config.length_cost == 0   # no cost: the page says what happened and claims no adaptive length
     case = ("overthinking" if small[-1] > small[0] + 0.5 else "free" if free else
@@ -30,7 +31,9 @@ def claims(run: rlcore.zero.ZeroRun) -> None:
     st.markdown(t(f"p19.length_{case}", small=run.sizes[0], large=run.sizes[-1], small_start=fmt(small[0], 1),
                   small_end=fmt(small[-1], 1), large_start=fmt(large[0], 1), large_end=fmt(large[-1], 1),
                   cost=fmt(run.config.length_cost, 2))
-                + " " + t("p19.length_cost_on" if run.config.length_cost > 0 else "p19.length_cost_off"))
+                + " " + t("p19.length_cost_on" if run.config.length_cost > 0 else "p19.length_cost_off")
+                + (" " + t("p19.length_kl_on", beta=fmt(run.config.beta, 2))
+                   if run.config.length_cost > 0 < run.config.beta else ""))
 
 
 def aggregation(run: rlcore.zero.ZeroRun, other: rlcore.zero.ZeroRun | None) -> None:

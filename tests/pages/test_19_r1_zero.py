@@ -239,6 +239,8 @@ def test_ppo_shows_its_critics_explained_variance_and_the_kl_can_go_in_the_rewar
     critic = health[health["curve"] == "explained variance"].sort_values("step")
     assert critic["step"].tolist() == [1, 2, 3, 4, 5]
     np.testing.assert_allclose(critic["value"], run.explained, rtol=1e-12)
+    said = next(md.value for md in at.markdown if "What the critic sees" in md.value)   # what it sees, and its EV
+    assert numbers(said)[:2] == [5, pytest.approx(run.explained_end, abs=0.005)] and "never the right answer" in said
 
 
 @pytest.mark.exhaustive

@@ -1137,6 +1137,8 @@ NOT_FUZZED = {  # modules whose functions take other checks' names as arguments,
 INTERNAL = {  # functions that take only arrays or records of their own package's making: one-line reason each
     "rlcore.preference.win_counts": "counts indices fit_reward_model / the judge studies have already checked",
     "rlcore.zero.training.collect": "builds a ZeroRun from the steps train_steps yielded (train, fuzzed, calls it)",
+    **dict.fromkeys(("rlcore.zero.critic." + f for f in ("features", "fit", "returns_to_go", "values")),
+                    "PPO's critic on the loop's own arrays; its entry point train is fuzzed"),
     "rlcore.zero.training.train_steps": "a generator: its checks run at its first step, which train (fuzzed) takes",
     **dict.fromkeys(("rlcore.zero.task." + f for f in ("sample_problems", "sizes_of", "running_results",
                                                        "final_answers", "prompts", "answers", "answer_lengths",

@@ -140,7 +140,7 @@ def test_the_critic_is_warmed_up_on_the_bases_answers_and_the_policy_is_untouche
                                 np.array([[True, True, False]])) == 1.0
     run = T.train(T.ZeroConfig(algorithm="ppo", steps=2, prompts=4, group_size=4, passk_max=2), 0)
     assert run.explained.shape == (2,) and np.all(np.isfinite(run.explained)) and run.kl[0] == 0.0
-    # after each update the value head alone is refit, by least squares, to that batch's returns
+    # the value head's least-squares fit (warm_critic's) changes the head alone
     c = T.ZeroConfig(algorithm="ppo", steps=1, prompts=2, group_size=4)
     _, s1 = T.train_steps(c, seed=1, base=base)
     u, policy = s1.update, {k for k in base.params if k not in ("wv", "bv")}
@@ -288,6 +288,16 @@ def test_the_default_run_thinks_longer_where_it_pays(default_runs, i):
     assert np.count_nonzero(run.length_share[0]) >= 5
     assert run.length_by_size[-1, -1] >= 2 * run.length_by_size[-1, 0]
     assert run.entropy[-1] < run.entropy[0] and run.kl[0] == 0.0 and run.kl[-1] > 0
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("seed", DEFAULT_SEEDS)
+def test_the_length_cost_preset_keeps_small_answers_short_while_large_ones_grow(seed):
+    """Issue #42: with page 19's "length cost on" (the per-token cost on right answers, a KL penalty to the base
+    beside it) the 2-number answers end within half a token of their step-0 length, the 7-number ones grow ×1.5."""
+    run = T.train(T.ZeroConfig(**T.LENGTH_ON, passk_max=1), seed=seed)
+    small, large = run.length_by_size[:, 0], run.length_by_size[:, -1]
+    assert small[-1] <= small[0] + 0.5 and large[-1] >= 1.5 * large[0] and run.adaptive_length
 
 
 def test_group_view_shows_one_problems_answers_with_their_verdicts():

@@ -7,6 +7,7 @@ Pages reach all they use by these names (``rlcore.zero.answer``, ``rlcore.zero.H
 module of the package (tests/app/test_house.py).
 """
 
+from .critic import CRITIC_DECAY
 from .dpo import (
     PROBE_GROUP,
     DPOConfig,
@@ -40,6 +41,7 @@ from .task import (
     problem_text,
 )
 from .training import (
+    LENGTH_ON,
     GroupView,
     PassCurve,
     PassK,
@@ -63,7 +65,8 @@ from .training import (
 )
 from .warmup import WARMUP, BaseStats, base_model, base_stats, paying_steps
 
-__all__ = ["HELD_OUT_SIZE", "LONGEST", "MAX_ANSWER", "MIN_SIZE", "MODULUS", "PROBE_GROUP", "TOKEN", "WARMUP",
+__all__ = ["CRITIC_DECAY", "HELD_OUT_SIZE", "LENGTH_ON",
+           "LONGEST", "MAX_ANSWER", "MIN_SIZE", "MODULUS", "PROBE_GROUP", "TOKEN", "WARMUP",
            "BaseStats", "DPOConfig", "DPORun", "DPOStep", "GroupView", "PassCurve", "PassK", "ZeroConfig", "ZeroRun",
            "ZeroStep", "answer", "answer_text", "base_measure", "base_model", "base_stats", "best_of_n", "collect",
            "displacement", "dpo_collect", "dpo_grads", "dpo_steps", "dpo_train", "final_answers", "group_view",

@@ -6,9 +6,9 @@ Adam steps on the clipped objective (minus β·k3 when ``beta`` > 0). The formul
 uses, not copies:
 
 - advantages: ``rlcore.credit.group_advantages`` (GRPO, Dr. GRPO: one value per answer), or for PPO
-  ``rlcore.credit.gae`` on the value head's V(s_t) (one value per token, γ = 1); RFT (rejection-sampling
-  fine-tuning, as in STaR and RFT) is the baseline on the same samples: advantage 1 on the answers the judge gives
-  full marks, 0 on the rest, so its loss is supervised learning on the model's own right answers;
+  ``rlcore.credit.gae`` on the critic's V(s_t) (one value per token, γ = 1; the critic: ``critic``); RFT
+  (rejection-sampling fine-tuning, as in STaR and RFT) is the baseline on the same samples: advantage 1 on the answers
+  the judge gives full marks, 0 on the rest, so its loss is supervised learning on the model's own right answers;
 - the weight of each token's ∇log π: ``rlcore.aggregation.gradient_weights`` (PPO's clip) and
   ``rlcore.aggregation.token_weights`` (GRPO: seq-mean-token-mean; Dr. GRPO: seq-mean-token-sum-norm;
   PPO: token-mean);
@@ -33,7 +33,7 @@ from ...formulas.credit import gae, group_advantages
 from ...formulas.diagnostics import entropy, pass_at_k_estimate
 from ...formulas.kl import kl_estimators
 from ...formulas.policy import log_softmax
-from . import task, warmup
+from . import critic, task, warmup
 from .model import (
     Model,
     adam_init,
@@ -56,7 +56,8 @@ EVAL_STREAM = 1           # the held-out answers draw from their own seeded stre
 CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
 CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
 CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
-CRITIC_BATCHES = 4        # PPO's value head is refit after each update on the last this many batches
+LENGTH_ON = {"length_cost": 0.1, "beta": 0.05}  # page 19's "length cost on": the per-token cost on right answers
+                          # with a KL penalty to the base beside it (the cost alone does not keep small answers short)
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
 PASSK_CHUNK = 8192        # answers the pass@k curves generate at once (the KV cache of more would not fit well)
 
@@ -85,9 +86,9 @@ class ZeroConfig:
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
     gae_lambda: float = 0.95      # PPO's λ
     value_coef: float = 0.5       # PPO: weight of the value loss ½(V − return)²
-    critic_refit: bool = True     # PPO: after each update the value head is refit by least squares to the last
-                                  # CRITIC_BATCHES batches' returns on the updated model's features (False: Adam on
-                                  # the value loss alone)
+    critic_refit: bool = True     # PPO: the critic is linear on what the state holds (``critic``: the hidden state,
+                                  # the size and position, the policy's confidence) and refit by least squares after
+                                  # each update (False: the value head on the hidden state, by Adam on the value loss)
     k: int = 8                    # answers per held-out problem; the k of pass@k
     passk_max: int = 1024         # the largest k of the run's pass@k curves, from that many answers per problem
 
@@ -531,9 +532,7 @@ def token_advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask:
         return np.where(mask, (score == 2.0)[:, None], 0.0), None
     penalty = np.zeros(mask.shape) if kl is None else -c.beta * np.where(mask, kl, 0.0)
     if c.algorithm == "ppo":
-        last = mask & ~np.roll(mask, -1, axis=1)
-        last[:, -1] = mask[:, -1]
-        rewards = np.where(last, score[:, None], 0.0) + penalty
+        rewards = _token_rewards(c, score, mask, kl)
         v = np.concatenate([np.where(mask, values, 0.0), np.zeros((len(mask), 1))], axis=1)
         adv = gae(rewards, v, 1.0, c.gae_lambda, mask)
         returns = adv + np.where(mask, values, 0.0)
@@ -543,6 +542,15 @@ def token_advantages(c: ZeroConfig, score: np.ndarray, values: np.ndarray, mask:
     groups = (score + penalty.sum(axis=1)).reshape(-1, c.group_size)
     adv = np.concatenate([group_advantages(g, c.algorithm) for g in groups])
     return np.where(mask, adv[:, None], 0.0), None
+
+
+def _token_rewards(c: ZeroConfig, score: np.ndarray, mask: np.ndarray, kl: np.ndarray | None = None) -> np.ndarray:
+    """PPO's reward of each token [n, L]: the answer's score on its last token, and −β·log(π/π_ref) on every token
+    when the KL is in the reward (``kl``)."""
+    last = mask & ~np.roll(mask, -1, axis=1)
+    last[:, -1] = mask[:, -1]
+    penalty = np.zeros(mask.shape) if kl is None else -c.beta * np.where(mask, kl, 0.0)
+    return np.where(last, score[:, None], 0.0) + penalty
 
 
 def explained_variance(values: np.ndarray, returns: np.ndarray, mask: np.ndarray) -> float:
@@ -557,18 +565,36 @@ def explained_variance(values: np.ndarray, returns: np.ndarray, mask: np.ndarray
     return float(1 - (r - v).var() / spread) if spread > 0 else float("nan")
 
 
-def warm_critic(model: Model, seed: int, prompts: int = 32) -> Model:
-    """``model`` with its value head fitted to the base's own answers before RL: ``CRITIC_ANSWERS`` answers to
-    training problems (their own seeded stream), and V(s_t) = h_t·w + b fitted by ridge least squares to the return
-    at every token (γ = 1: the answer's score). Only the value head changes, so the policy is the same model's."""
+def _base_answers(model: Model, seed: int, prompts: int = 32):
+    """``CRITIC_ANSWERS`` answers of ``model`` to training problems (their own seeded stream) for the critic's warm-up:
+    (each answer's problem, prompt + answer, the answers' mask, each answer's score)."""
     rng = np.random.default_rng([seed, CRITIC_STREAM])
     group = CRITIC_ANSWERS // prompts
     problems = task.sample_problems(rng, prompts, exclude=task.held_out_problems())
     seq = generate(model, task.prompts(problems), task.MAX_ANSWER, rng, end=task.END, pad=task.PAD, repeat=group)
-    ans = seq[:, task.PROMPT_LEN:]
-    score = task.judge_batch(ans, np.repeat(problems, group, axis=0))[2]
-    mask = answer_mask(ans)
+    ans, rows = seq[:, task.PROMPT_LEN:], np.repeat(problems, group, axis=0)
+    return rows, seq, answer_mask(ans), task.judge_batch(ans, rows)[2]
+
+
+def warm_critic(model: Model, seed: int, prompts: int = 32) -> Model:
+    """``model`` with its value head fitted to the base's own answers before RL: ``CRITIC_ANSWERS`` answers to
+    training problems (their own seeded stream), and V(s_t) = h_t·w + b fitted by ridge least squares to the return
+    at every token (γ = 1: the answer's score). Only the value head changes, so the policy is the same model's."""
+    _, seq, mask, score = _base_answers(model, seed, prompts)
     return _fit_value_head(model, seq, mask, np.broadcast_to(score[:, None], mask.shape))
+
+
+def _warm_critic_fit(model: Model, seed: int) -> critic.Critic:
+    """PPO's least-squares critic (``critic``) fitted to the base's own answers before RL (the same answers as
+    ``warm_critic``'s): its first batch's V."""
+    rows, seq, mask, score = _base_answers(model, seed)
+    phi = _critic_features(_answer_logits(model, seq), rows, seq[:, task.PROMPT_LEN:])
+    return critic.fit(None, phi, mask, np.broadcast_to(score[:, None], mask.shape))
+
+
+def _critic_features(pre, rows: np.ndarray, ans: np.ndarray) -> np.ndarray:
+    """φ of every answer state (``critic.features``) from ``_answer_logits``' forward pass and log-softmax."""
+    return critic.features(pre[0].saved[2][:, task.PROMPT_LEN - 1:], pre[1], rows, ans)
 
 
 def _fit_value_head(model: Model, seq: np.ndarray, mask: np.ndarray, targets: np.ndarray) -> Model:
@@ -740,9 +766,12 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
     rng = np.random.default_rng(seed)
     held = task.held_out_problems()
     yield ZeroStep(0, measure(model, base, seed, c.k), None, model)
-    if c.algorithm == "ppo":
+    value_fit = None                  # PPO's least-squares critic (critic_refit), else its value head on Adam
+    if c.algorithm == "ppo" and c.critic_refit:
+        value_fit = _warm_critic_fit(base, seed)
+    elif c.algorithm == "ppo":
         model = warm_critic(base, seed)   # the same policy: step 0's measure holds
-    sampler, per_round, replay = base, -(-c.steps // c.rounds), []
+    sampler, per_round = base, -(-c.steps // c.rounds)
     for step in range(1, c.steps + 1):
         problems = task.sample_problems(rng, c.prompts, exclude=held)
         rows = np.repeat(problems, c.group_size, axis=0)
@@ -759,19 +788,23 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         reward = score - cost
         pre = _answer_logits(model, seq)
         lp_old, values = pre[2], pre[3]
+        if value_fit is not None:
+            phi = _critic_features(pre, rows, ans)
+            values = critic.values(value_fit, phi)
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
-        adv, returns = token_advantages(c, reward, values, mask,
-                                        lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0 else None)
+        kl = lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0 else None
+        adv, returns = token_advantages(c, reward, values, mask, kl)
         for epoch in range(c.epochs):
-            g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, pre if epoch == 0 else None)
+            g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns if value_fit is None else None,
+                             pre if epoch == 0 else None)
             if epoch == 0:
                 push = np.abs(g.dlp).sum(axis=0)
                 push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
             model, opt, _ = adam_step(model, g.grads, opt, c.lr)
         explained = explained_variance(values, returns, mask) if returns is not None else float("nan")
-        if returns is not None and c.critic_refit:   # the next batch's V, fitted on the last few (so measured unseen)
-            replay = [*replay[1 - CRITIC_BATCHES:], (seq, mask, returns)]
-            model = _fit_value_head(model, *(np.concatenate(part) for part in zip(*replay, strict=True)))
+        if value_fit is not None:                      # the next batch's V, fitted on this one and the decayed rest
+            to_go = critic.returns_to_go(_token_rewards(c, reward, mask, kl), mask)
+            value_fit = critic.fit(value_fit, phi, mask, to_go)
         update = Update(problems, ans, mask, np.exp(lp_old) * mask, adv, g.ratio, g.clipped, right, well, score, push,
                         explained)
         yield ZeroStep(step, measure(model, base, seed, c.k), update, model)
