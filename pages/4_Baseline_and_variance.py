@@ -116,7 +116,7 @@ def draw_variances(res: rlcore.BaselineStudy, names: list, baselines: tuple, b: 
     st.markdown(
         t("p4.same_mean_less_noise", mean=mean_text, var_v=two(res.total_variance[1]),
           var_zero=two(res.total_variance[0]), ratio=fmt(res.variance_ratio[1], 3),
-          times=fmt(1 / res.variance_ratio[1], 1))
+          times=fmt(res.times_less[1], 1))
         if res.variance_ratio[1] > 0 else t("p4.same_mean", mean=mean_text))
     table = pd.DataFrame({
         t("p4.col_baseline"): names,

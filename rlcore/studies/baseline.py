@@ -80,6 +80,7 @@ class BaselineStudy:
     mean: np.ndarray                   # shape [B, K]: exact E[g], the same for every b
     total_variance: np.ndarray         # shape [B]: exact tr Cov[g]
     variance_ratio: np.ndarray         # shape [B]: total_variance / total_variance[0]
+    times_less: np.ndarray             # shape [B]: total_variance[0] / total_variance (inf where it is 0)
     sample_total_variance: np.ndarray  # shape [B]: tr of the sample covariance of the n draws
     token: int                         # the logit whose gradient component is histogrammed
     sample_mean: np.ndarray            # shape [B]: mean of that component over the n draws
@@ -124,6 +125,7 @@ def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: 
     total = np.array([s.total_variance for s in stats])
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(total[0] > 0, total / total[0], np.nan)
+        less = np.where(total > 0, total[0] / total, np.inf)
     comp = g[:, :, k]                                            # [B, n]
     hist = histogram_counts(comp, bins)
     at = sample_checkpoints(m, points)
@@ -131,6 +133,6 @@ def baseline_study(probs, samples, baselines, n: int, rng, *, token: int, bins: 
     right = np.where(sign != 0, (np.sign(comp) == sign[:, None]).mean(axis=1), np.nan)
     return BaselineStudy(
         baselines=b, mean=np.array([s.mean for s in stats]), total_variance=total, variance_ratio=ratio,
-        sample_total_variance=g.var(axis=1, ddof=1).sum(axis=1), token=k, sample_mean=comp.mean(axis=1),
-        right_direction=right,
+        times_less=less, sample_total_variance=g.var(axis=1, ddof=1).sum(axis=1), token=k,
+        sample_mean=comp.mean(axis=1), right_direction=right,
         edges=hist.edges, shares=hist.shares, at=at, running=running_mean(comp.T, at).T)

@@ -170,6 +170,7 @@ def test_baseline_study_tiny_case_by_hand():
     np.testing.assert_allclose(res.mean, [[-0.5, 0.5], [-0.5, 0.5]])
     np.testing.assert_allclose(res.total_variance, [0.5, 0.0], atol=1e-12)
     assert res.variance_ratio.tolist() == pytest.approx([1.0, 0.0])
+    assert res.times_less.tolist() == [1.0, np.inf]  # no variance left: infinitely less
     assert res.sample_mean[1] == pytest.approx(0.5)
     assert res.right_direction[1] == 1.0
     assert 0.4 < res.right_direction[0] < 0.6
@@ -184,6 +185,7 @@ def test_baseline_study_article():
     np.testing.assert_allclose(res.mean, [[-1.15, 0.21, 0.94]] * 2, atol=1e-12)
     np.testing.assert_allclose(res.total_variance, [20.74, 3.70], atol=0.005)
     assert res.variance_ratio[1] == pytest.approx(0.179, abs=0.0005)
+    assert res.times_less[1] == pytest.approx(20.74 / 3.70, rel=0.002)  # the page's "about 5.6 times less"
     # the draws agree with the exact moments (20,000 draws: a few per cent)
     np.testing.assert_allclose(res.sample_total_variance, res.total_variance, rtol=0.05)
     np.testing.assert_allclose(res.sample_mean, [0.94, 0.94], atol=0.05)
