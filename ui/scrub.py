@@ -18,7 +18,7 @@ The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart
 a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
-Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
+Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credit`` at γ [G, 1], λ [V]), 7 (τ,
 ``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
 ``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
 laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation`` at the values
