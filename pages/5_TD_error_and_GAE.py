@@ -144,7 +144,7 @@ def answer_panel() -> None:
                       answer=" · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))))
         draw_td(strip, revealed)
         if revealed:
-            grid = scrub.at(GAMMA_GRID, gamma, 0.0, 1.0), scrub.at(LAM_STEPS, lam, 0.0, 1.0)
+            grid = scrub.at(GAMMA_GRID, gamma, GAMMA_LO, GAMMA_HI), scrub.at(LAM_STEPS, lam, LAM_LO, LAM_HI)
             (gammas, _), (lams, _) = grid
             credits = page.study(rlcore.answer_credit, scenario, token, np.array(gammas)[:, None], lams)
             explain_credit(credit, credits, grid, tok, gamma, lam)
