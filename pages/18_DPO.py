@@ -116,8 +116,8 @@ def rl_section(d, names, steps: int, beta: float, noise: float, flattery: float)
     """RL with a KL penalty on the raters' own scores (the toy lab's PPO), beside DPO and the optimum both aim at."""
     st.subheader(t("p18.rl_heading"))
     # every β of the slider in one run of the lab, cached per noise and flattery: moving β trains nothing
-    rl = page.study(rlcore.lab_on_raters_grid, scenario, BETAS, noise=noise, flattery=flattery, entries=16,
-                    heavy=True)[BETAS.index(beta)]
+    rl = page.study(rlcore.lab_on_raters, scenario, beta=BETAS, noise=noise, flattery=flattery, entries=16,
+                    heavy=True).row(BETAS.index(beta))
     if rl.diverged_at is not None:
         st.warning(t("p18.rl_diverged", step=rl.diverged_at), icon="⚠️")
         return

@@ -144,8 +144,10 @@ def answer_panel() -> None:
                       answer=" · ".join(f"**{esc(w)}**" if i == a else esc(w) for i, w in enumerate(words))))
         draw_td(strip, revealed)
         if revealed:
-            credits = page.study(rlcore.answer_credits, scenario, token, gamma, lam, LAM_STEPS, GAMMA_GRID)
-            explain_credit(credit, credits, tok, gamma, lam)
+            grid = scrub.at(GAMMA_GRID, gamma, GAMMA_LO, GAMMA_HI), scrub.at(LAM_STEPS, lam, LAM_LO, LAM_HI)
+            (gammas, _), (lams, _) = grid
+            credits = page.study(rlcore.answer_credit, scenario, token, np.array(gammas)[:, None], lams)
+            explain_credit(credit, credits, grid, tok, gamma, lam)
     with right:
         st.markdown(t("p5.without_critic"))
         group_panel(token, tok, strip, words)
@@ -169,18 +171,21 @@ def draw_td(strip: pd.DataFrame, revealed: bool) -> None:
         st.caption(t("p5.v_caption"))
 
 
-def gae_chart(credits: rlcore.AnswerCredits, words: tuple, a: int, lam: float):
+def gae_chart(credits: rlcore.AnswerCredit, credit: rlcore.AnswerCredit, grid, words: tuple, a: int, lam: float):
     """GAE's advantage at each token for every (γ, λ) of the grids (the pair dragged to shown), and the committed
     pair's as a line over the bars, named with λ."""
-    labels, at = axis_labels(words), credits.position
-    rows = pd.DataFrame({"gamma": credits.row_gamma, "lam": credits.row_lam, "position": at + 1,
-                         "label": [labels[i] for i in at], "token": [words[i] for i in at],
-                         "GAE advantage": credits.advantage, "committed advantage": credits.committed,
-                         "decision": at == a, scrub.EXACT: credits.row_exact, scrub.EXACT2: credits.row_gamma_exact})
-    shown_lam = pd.DataFrame({"lam": credits.lam, scrub.EXACT: credits.exact,
-                              "label": [t("chart.scrub_shown", name="λ", value=fmt(v)) for v in credits.lam]})
-    shown_gamma = pd.DataFrame({"gamma": credits.gamma, scrub.EXACT2: credits.gamma_exact,
-                                "label": [t("chart.scrub_shown", name="γ", value=fmt(v)) for v in credits.gamma]})
+    (gammas, gamma_exact), (lams, exact) = grid
+    n_g, n_l, m = credits.advantages.shape
+    labels, at = axis_labels(words), np.tile(np.arange(m), n_g * n_l)
+    rows = pd.DataFrame({"gamma": np.repeat(gammas, n_l * m), "lam": np.tile(np.repeat(lams, m), n_g),
+                         "position": at + 1, "label": [labels[i] for i in at], "token": [words[i] for i in at],
+                         "GAE advantage": credits.advantages.ravel(),
+                         "committed advantage": np.tile(credit.advantages, n_g * n_l), "decision": at == a,
+                         scrub.EXACT: np.tile(np.repeat(exact, m), n_g), scrub.EXACT2: np.repeat(gamma_exact, n_l * m)})
+    shown_lam = pd.DataFrame({"lam": lams, scrub.EXACT: exact,
+                              "label": [t("chart.scrub_shown", name="λ", value=fmt(v)) for v in lams]})
+    shown_gamma = pd.DataFrame({"gamma": gammas, scrub.EXACT2: gamma_exact,
+                                "label": [t("chart.scrub_shown", name="γ", value=fmt(v)) for v in gammas]})
     strip = charts.answer_strip(rows, value="GAE advantage", axes=charts.Axes(y=t("p5.advantage")),
                                 highlight="decision", line="committed advantage",
                                 line_title=t("chart.scrub_yours", name="λ", value=fmt(lam)))
@@ -189,12 +194,12 @@ def gae_chart(credits: rlcore.AnswerCredits, words: tuple, a: int, lam: float):
                         title=t("p5.gae_title"), subtitle=t("p5.gae_subtitle", lam=fmt(lam))), rows
 
 
-def explain_credit(credit: rlcore.AnswerCredit, credits: rlcore.AnswerCredits, tok: str, gamma: float,
+def explain_credit(credit: rlcore.AnswerCredit, credits: rlcore.AnswerCredit, grid, tok: str, gamma: float,
                    lam: float) -> None:
     """GAE's advantage at each token, the values around the decision, and where λ spreads the one TD error."""
     trace, delta, adv, jump_at = credit.trace, credit.td_errors, credit.advantages, credit.jump_at
     a, words = trace.action_index, trace.tokens
-    ch, rows = gae_chart(credits, words, a, lam)
+    ch, rows = gae_chart(credits, credit, grid, words, a, lam)
     page.scrub(ch, rows, field="lam", grid=LAM_STEPS, value=lam, label=t("chart.scrub_input", name="λ"),
                alt_text=t("p5.gae_alt", lam=fmt(lam)), name="gae",
                also=scrub.Input("gamma", GAMMA_GRID, gamma, t("chart.scrub_input", name="γ")))

@@ -182,30 +182,33 @@ def draw_temperature(ex: rlcore.Exploration, v: dict, temp: float) -> None:
                                      title=title, height=220), df, alt_text=alt, name=name)
     st.markdown(t("p7.discovery_found", best=v["best"], temp=tau, p=fmt(ex.at_temp[s.best], 3), k50=fmt(ex.k50),
                   k95=fmt(ex.k95)) if np.isfinite(ex.k95) else t("p7.discovery_never", best=v["best"], temp=tau))
-    dc = page.study(rlcore.discovery_curves, scenario, temp, TEMP_GRID, entries=32)
-    ch, df = discovery_chart(dc, ex, v, temp)
+    temps, exact = scrub.at(TEMP_GRID, temp, TEMP_LO, TEMP_HI)
+    dc = page.study(rlcore.discovery_curves, scenario, temps, entries=32)
+    ch, df = discovery_chart(dc, exact, ex, v, temp)
     page.scrub(ch, df, field="temp", grid=TEMP_GRID, value=temp, label=t("chart.scrub_input", name="τ"),
                alt_text=t("p7.discovery_alt", best=best_raw), name="explore_discovery")
 
 
-def discovery_chart(dc: rlcore.DiscoveryCurves, ex: rlcore.Exploration, v: dict, temp: float):
+def discovery_chart(dc: rlcore.DiscoveryCurves, exact, ex: rlcore.Exploration, v: dict, temp: float):
     """The chance to see the best token in k answers at τ = 1 and at the committed τ (fixed), and at every τ of the
     slider's grid (the one dragged to shown), with its 50% and 95% marks."""
     best, tau = ex.summary.best, v["tau"]
     fixed = [f"τ = 1: p = {fmt(scenario.pi[best], 3)}"] + (
         [f"{t('chart.scrub_yours', name='τ', value=tau)}: p = {fmt(ex.at_temp[best], 3)}"] if temp != 1.0 else [])
     lines = pd.concat([pd.DataFrame({"answers sampled": dc.ks, "series": name, "chance": chance})
-                       for name, chance in zip(fixed, (dc.chance_at_one, dc.committed), strict=False)],
+                       for name, chance in zip(fixed, (dc.chance_at_one, ex.chance_at_temp), strict=False)],
                       ignore_index=True)
-    moving = pd.DataFrame({"temp": dc.row_temp, "answers sampled": dc.row_k, "series": t("p7.shown_series"),
-                           "chance": dc.chance, scrub.EXACT: dc.row_exact})
+    n, m = dc.chance.shape
+    moving = pd.DataFrame({"temp": np.repeat(dc.temperature, m), "answers sampled": np.tile(dc.ks, n),
+                           "series": t("p7.shown_series"), "chance": dc.chance.ravel(),
+                           scrub.EXACT: np.repeat(exact, m)})
     key = charts.Key("series", colors=method_colors(dict.fromkeys([*fixed, t("p7.shown_series")], None)),
                      title=t("p7.p_legend"))
     axes = charts.Axes(t("p7.k_title"), t("p7.chance_y"), y_domain=[0, 1.1])
-    marks = pd.concat([pd.DataFrame({"temp": dc.temperature, "k": k, "label": label, scrub.EXACT: dc.exact})
+    marks = pd.concat([pd.DataFrame({"temp": dc.temperature, "k": k, "label": label, scrub.EXACT: exact})
                        for k, label in ((dc.k50, "50%"), (dc.k95, "95%"))], ignore_index=True)
     marks = marks[np.isfinite(marks["k"]) & (marks["k"] <= dc.ks[-1])]  # the k values are in the subtitle
-    shown = pd.DataFrame({"temp": dc.temperature, scrub.EXACT: dc.exact,
+    shown = pd.DataFrame({"temp": dc.temperature, scrub.EXACT: exact,
                           "label": [t("chart.scrub_shown", name="τ", value=fmt(x)) for x in dc.temperature]})
     ch = charts.layer(charts.lines(lines, x="answers sampled", y="chance", key=key, axes=axes),
                       charts.lines(moving, x="answers sampled", y="chance", key=key, axes=axes),

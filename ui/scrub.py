@@ -18,13 +18,13 @@ The grid is the widget's own steps where that fits the budget (≤ 1 MB of chart
 a grid point; where the committed value falls between grid points, its exact rows (``EXACT`` true) stand in for
 the grid point nearest it, so the chart at rest shows what the server computed for the text.
 
-Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credits``), 7 (τ,
-``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
+Pages that scrub, and the study that gives each its rows: 5 (λ and γ, ``answer_credit`` at γ [G, 1] and λ [V]), 7
+(τ, ``discovery_curves``), 8 ratio (ε, ``clip_curve``), 8 KL (β, ``kl_curve``), 10 (the padded answer's length,
 ``padded_group``) and 11 (ε_high, ``clip_study``), each called with an array of the values ``at`` gives (its rows
-laid out by ``frame``), 13 (steps, ``kl_placement_path``: every step), 17 (β, ``over_optimisation`` at the values
-``at_log10`` gives: its slider's β run 0.01 to 5, so the grid is even in log₁₀ β and the input is named so), 18 (β,
-``dpo_study``). A layer that does not move with the input (page 8 KL's judge score and KL, page 17's rule where the
-committed β's run ends) comes from a dataset without the grid's column.
+laid out by ``frame``, or on pages 5 and 7 by the page), 13 (steps, ``kl_placement_path``: every step), 17 (β,
+``over_optimisation`` at the values ``at_log10`` gives: its slider's β run 0.01 to 5, so the grid is even in log₁₀ β
+and the input is named so), 18 (β, ``dpo_study``). A layer that does not move with the input (page 8 KL's judge
+score and KL, page 17's rule where the committed β's run ends) comes from a dataset without the grid's column.
 
 What a move costs (``bench/scrub.py``): Streamlit's Vega interprets its expressions (it evaluates their syntax tree,
 with no compiled function), and a move runs the filter over every row of the scrubbed data, then redraws the rows it

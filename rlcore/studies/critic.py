@@ -7,7 +7,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import as_real, as_samples, as_vector, count, in_range, non_negative, rng_from, scrub_grid
+from ..formulas.checks import (
+    as_real,
+    as_samples,
+    as_vector,
+    count,
+    fit_shapes,
+    in_range,
+    in_range_each,
+    non_negative,
+    rng_from,
+)
 from ..formulas.credit import (
     AnswerTrace,
     answer_trace,
@@ -21,7 +31,7 @@ from ..formulas.estimates import (
 )
 from ..formulas.example import Scenario, check_scenario
 
-__all__ = ["AnswerCredit", "AnswerCredits", "CriticErrorStudy", "GroupCredit", "answer_credit", "answer_credits",
+__all__ = ["AnswerCredit", "CriticErrorStudy", "GroupCredit", "answer_credit",
            "answer_critic_error", "critic_error_study", "group_credit"]
 
 
@@ -32,8 +42,20 @@ class AnswerCredit:
     trace: AnswerTrace        # the answer that starts with the token, with its values at γ
     td_errors: np.ndarray     # shape [T]: δₜ = rₜ + γ Vₜ₊₁ − Vₜ
     advantages: np.ndarray    # shape [T]: GAE Âₜ at (γ, λ)
-    jump_at: np.ndarray       # shape [M]: the positions whose TD error is not zero (where the value jumps)
-    blamed_at_zero: np.ndarray  # shape [M']: the positions whose advantage at λ = 0 is not zero
+    jumps: np.ndarray         # shape [T], bool: the TD error is not zero (the value jumps there)
+    blamed: np.ndarray        # shape [T], bool: the advantage at λ = 0 is not zero
+    # at arrays of γ and λ (a chart dragged over them): td_errors, advantages, jumps and blamed with their broadcast
+    # shape [...] in front, trace.values with γ's shape in front ([..., T+1]: the critic under each γ)
+
+    @property
+    def jump_at(self) -> np.ndarray:
+        """Shape [M]: the positions whose TD error is not zero, at one (γ, λ)."""
+        return np.flatnonzero(self.jumps)
+
+    @property
+    def blamed_at_zero(self) -> np.ndarray:
+        """Shape [M']: the positions whose advantage at λ = 0 is not zero, at one (γ, λ)."""
+        return np.flatnonzero(self.blamed)
 
 
 def answer_credit(scenario: Scenario, token: str, gamma: float, lam: float) -> AnswerCredit:
@@ -45,87 +67,48 @@ def answer_credit(scenario: Scenario, token: str, gamma: float, lam: float) -> A
     Args:
         scenario: the running example.
         token: one of scenario.tokens, the answer's first (decision) token.
-        gamma: discount γ in [0, 1].
-        lam: λ in [0, 1].
+        gamma: discount γ in [0, 1]; or an array of them, which broadcasts with ``lam`` (γ [G, 1] and λ [V]:
+            every (γ, λ) of two grids, in one vectorised pass of ``gae``).
+        lam: λ in [0, 1]; or an array of them.
 
     Returns:
-        AnswerCredit(trace, td_errors [T], advantages [T], jump_at [M], blamed_at_zero [M']).
+        AnswerCredit(trace, td_errors [..., T], advantages [..., T], jumps [..., T], blamed [..., T]).
 
     >>> from ..formulas.example import ARTICLE_SCENARIO
     >>> c = answer_credit(ARTICLE_SCENARIO, "open", 1.0, 1.0)
     >>> c.jump_at.tolist(), round(float(c.td_errors[2]), 10), np.round(c.advantages[:3], 10).tolist()
     ([2], -2.3, [-2.3, -2.3, -2.3])
+    >>> c = answer_credit(ARTICLE_SCENARIO, "open", [[0.5], [1.0]], [0.0, 0.5, 1.0])   # δ = −2.3 at token 2 only
+    >>> c.advantages.shape[:2], np.round(c.advantages[1, :, 0], 10).tolist()   # Â₀ = λ²·δ₂ at γ = 1
+    ((2, 3), [0.0, -0.575, -2.3])
     """
-    g = in_range("gamma", gamma, 0.0, 1.0)
-    lam = in_range("lam", lam, 0.0, 1.0)
-    trace = answer_trace(scenario, token, g)
-    delta = td_errors(trace.rewards, trace.values, g)
-    adv = gae(trace.rewards, trace.values, g, lam)
-    adv0 = gae(trace.rewards, trace.values, g, 0.0)
-    return AnswerCredit(trace, delta, adv, credit_positions(delta), credit_positions(adv0))
+    g = in_range_each("gamma", gamma, 0.0, 1.0)
+    lam = in_range_each("lam", lam, 0.0, 1.0)
+    if np.ndim(g) == 0 and np.ndim(lam) == 0:
+        trace = answer_trace(scenario, token, g)
+        delta = td_errors(trace.rewards, trace.values, g)
+        adv = gae(trace.rewards, trace.values, g, lam)
+        adv0 = gae(trace.rewards, trace.values, g, 0.0)
+        return AnswerCredit(trace, delta, adv, _marks(delta), _marks(adv0))
+    shape = fit_shapes(gamma=np.shape(g), lam=np.shape(lam))
+    each = [answer_trace(scenario, token, float(x)) for x in np.ravel(g)]  # the critic under each γ
+    values = np.stack([e.values for e in each]).reshape(*np.shape(g), -1)   # [..., T+1]
+    r = each[0].rewards                                                     # the score on the last token: no γ in it
+    delta = np.stack([td_errors(r, e.values, float(x)) for e, x in zip(each, np.ravel(g), strict=True)])
+    delta = np.broadcast_to(delta.reshape(*np.shape(g), -1), (*shape, r.size))
+    adv = gae(r, values, g, lam)
+    adv0 = np.broadcast_to(gae(r, values, g, 0.0), (*shape, r.size))
+    trace = AnswerTrace(each[0].tokens, r, values, each[0].action_index, each[0].score)
+    return AnswerCredit(trace, delta, adv, _marks(delta), _marks(adv0))
 
 
-@dataclass(frozen=True)
-class AnswerCredits:
-    """``answer_credit``'s GAE advantages at every (γ, λ) of two grids at once (and at the committed γ or λ where it
-    lies between grid points): the rows of a chart scrubbed over λ and γ, one row per (γ, λ, token)."""
-
-    lam: np.ndarray          # shape [V]: the grid's λ, then the committed λ where it is off the grid
-    exact: np.ndarray        # shape [V], bool: that last, committed λ
-    gamma: np.ndarray        # shape [G]: the γ grid's values, then the committed γ where it is off the grid
-    gamma_exact: np.ndarray  # shape [G], bool: that last, committed γ
-    advantages: np.ndarray   # shape [G, V, T]: GAE Âₜ at each (γ, λ)
-    row_gamma: np.ndarray    # shape [G·V·T]: each row's γ
-    row_lam: np.ndarray      # shape [G·V·T]: each row's λ
-    position: np.ndarray     # shape [G·V·T], int: each row's token, 0 to T − 1
-    advantage: np.ndarray    # shape [G·V·T]: Âₜ at the row's (γ, λ)
-    committed: np.ndarray    # shape [G·V·T]: Âₜ at the committed (γ, λ) (the same for every row: what the text reads)
-    row_exact: np.ndarray    # shape [G·V·T], bool: rows of the committed λ off the grid
-    row_gamma_exact: np.ndarray  # shape [G·V·T], bool: rows of the committed γ off the γ grid
-
-
-def answer_credits(scenario: Scenario, token: str, gamma: float, lam: float, grid, gamma_grid=None) -> AnswerCredits:
-    """``answer_credit(scenario, token, g, l).advantages`` for every l of ``grid`` and every g of ``gamma_grid``
-    (only the committed ``gamma`` when None) in one vectorised pass (``gae`` over both grids), and for the committed
-    ``lam`` and ``gamma`` too where they lie between grid points (``exact``, ``gamma_exact``): what a chart needs to
-    redraw as λ and γ are dragged.
-
-    Args:
-        scenario: the running example.
-        token: one of scenario.tokens, the answer's first (decision) token.
-        gamma: the committed discount γ in [0, 1].
-        lam: the committed λ in [0, 1].
-        grid: at least two λ in [0, 1], ascending in equal steps (a slider's steps).
-        gamma_grid: None, or at least two γ in [0, 1], ascending in equal steps.
-
-    Returns:
-        AnswerCredits(lam, exact, gamma, gamma_exact, advantages [G, V, T], row_gamma, row_lam, position, advantage,
-        committed, row_exact, row_gamma_exact).
-
-    >>> from ..formulas.example import ARTICLE_SCENARIO
-    >>> c = answer_credits(ARTICLE_SCENARIO, "open", 1.0, 1.0, [0.0, 0.5, 1.0])   # δ = −2.3 at token 2 only
-    >>> np.round(c.advantages[0, :, 0], 10).tolist(), c.exact.tolist()   # Â₀ = λ²·δ₂
-    ([0.0, -0.575, -2.3], [False, False, False])
-    >>> c = answer_credits(ARTICLE_SCENARIO, "open", 0.9, 1.0, [0.0, 1.0], [0.5, 1.0])   # γ = 0.9: off the γ grid
-    >>> c.gamma.tolist(), c.gamma_exact.tolist(), c.advantages.shape[:2]
-    ([0.5, 1.0, 0.9], [False, False, True], (3, 2))
-    """
-    g = in_range("gamma", gamma, 0.0, 1.0)
-    values, exact = scrub_grid("grid", grid, "lam", lam, 0.0, 1.0)
-    if gamma_grid is None:
-        gammas, gamma_exact = np.array([g]), np.array([False])
-    else:
-        gammas, gamma_exact = scrub_grid("gamma_grid", gamma_grid, "gamma", g, 0.0, 1.0)
-    trace = answer_trace(scenario, token, g)
-    critic = np.stack([answer_trace(scenario, token, float(x)).values for x in gammas])  # [G, T+1]: V under each γ
-    adv = gae(trace.rewards, critic[:, None, :], gammas[:, None], values)                # [G, V, T]
-    here = gae(trace.rewards, trace.values, g, in_range("lam", lam, 0.0, 1.0))         # [T]
-    n_g, n_l, m = adv.shape
-    return AnswerCredits(lam=values, exact=exact, gamma=gammas, gamma_exact=gamma_exact, advantages=adv,
-                         row_gamma=np.repeat(gammas, n_l * m), row_lam=np.tile(np.repeat(values, m), n_g),
-                         position=np.tile(np.arange(m), n_g * n_l), advantage=adv.ravel(),
-                         committed=np.tile(here, n_g * n_l), row_exact=np.tile(np.repeat(exact, m), n_g),
-                         row_gamma_exact=np.repeat(gamma_exact, n_l * m))
+def _marks(x: np.ndarray) -> np.ndarray:
+    """Shape [..., T], bool: ``credit_positions`` of each row of ``x`` [..., T], marked."""
+    rows = np.reshape(x, (-1, np.shape(x)[-1]))
+    out = np.zeros(rows.shape, dtype=bool)
+    for row, mark in zip(rows, out, strict=True):
+        mark[credit_positions(row)] = True
+    return out.reshape(np.shape(x))
 
 
 def answer_critic_error(scenario: Scenario, token: str, *, gamma: float, lams, bias: float, noise: float,

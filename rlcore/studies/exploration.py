@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulas.checks import count, in_range, scrub_grid
+from ..formulas.checks import count, in_range, positive_each
 from ..formulas.estimates import SeedBands, seed_bands
 from ..formulas.example import Scenario, check_scenario
 from ..formulas.policy import (
@@ -123,67 +123,55 @@ def exploration_study(scenario: Scenario, temperature: float, lr: float, steps: 
                                           seeds=seeds) for greedy in (False, True)}
     outcome = {greedy: exploration_outcome(run, s.best, threshold) for greedy, run in runs.items()}
     mu = temperature_probs(scenario.pi, temperature)
-    best = float(mu[s.best])
+    d = discovery_curves(scenario, temperature)
     return Exploration(
         summary=s, threshold=float(threshold),
         sampled_bands=seed_bands(runs[False].probs), greedy_bands=seed_bands(runs[True].probs),
         sampled_score=seed_bands(runs[False].mean_score), greedy_score=seed_bands(runs[True].mean_score),
         sampled_outcome=outcome[False], greedy_outcome=outcome[True], at_temp=mu, ks=DISCOVERY_KS.copy(),
-        chance=discovery_chance(scenario.pi[s.best], DISCOVERY_KS), chance_at_temp=discovery_chance(best, DISCOVERY_KS),
-        k50=samples_to_discover(best, 0.5), k95=samples_to_discover(best, 0.95),
-        batch_chance=float(discovery_chance(best, [batch])[0]),  # one batch holds the best token
+        chance=d.chance_at_one, chance_at_temp=d.chance, k50=d.k50, k95=d.k95,
+        batch_chance=float(discovery_chance(d.best_prob, [batch])[0]),  # one batch holds the best token
     )
 
 
 @dataclass(frozen=True)
 class DiscoveryCurves:
-    """The chance to see the scenario's best token in k answers sampled at every τ of a grid (and at the committed τ
-    where it lies between grid points): the rows of a chart scrubbed over τ, one row per (τ, k)."""
+    """The chance to see the scenario's best token in k answers sampled at τ (at each τ of an array: the rows of a
+    chart scrubbed over τ)."""
 
-    temperature: np.ndarray  # shape [V]: the grid's τ, then the committed τ where it is off the grid
-    exact: np.ndarray        # shape [V], bool: that last, committed τ
-    best_prob: np.ndarray    # shape [V]: μ(best) at each τ
-    k50: np.ndarray          # shape [V]: answers needed for a 50% chance at each τ (inf if never)
-    k95: np.ndarray          # shape [V]: ... for a 95% chance
-    ks: np.ndarray           # shape [M]: answer counts k (1 to 100)
-    chance_at_one: np.ndarray  # shape [M]: the chance at τ = 1
-    committed: np.ndarray    # shape [M]: the chance at the committed τ
-    row_temp: np.ndarray     # shape [V·M]: each row's τ
-    row_k: np.ndarray        # shape [V·M]: each row's k
-    chance: np.ndarray       # shape [V·M]: the chance at the row's τ and k
-    row_exact: np.ndarray    # shape [V·M], bool: rows of the committed τ off the grid
+    temperature: float | np.ndarray  # τ; or shape [...], an array of them
+    best_prob: float | np.ndarray    # μ(best) at τ ([...] at each)
+    k50: float | np.ndarray          # answers needed for a 50% chance at τ (inf if never)
+    k95: float | np.ndarray          # ... for a 95% chance
+    ks: np.ndarray                   # shape [M]: answer counts k (1 to 100)
+    chance_at_one: np.ndarray        # shape [M]: the chance at τ = 1
+    chance: np.ndarray               # shape [M] ([..., M] at each τ): the chance at τ
 
 
-def discovery_curves(scenario: Scenario, temperature: float, grid) -> DiscoveryCurves:
-    """``exploration_study``'s discovery curve, 1 − (1 − μ_b)^k with μ = ``temperature_probs(π, τ)``, for every τ of
-    ``grid`` in one vectorised pass (``temperature_probs`` and ``discovery_chance`` over arrays), and for the committed
-    ``temperature`` too where it lies between grid points (``exact``): what a chart needs to redraw as τ is dragged.
+def discovery_curves(scenario: Scenario, temperature) -> DiscoveryCurves:
+    """The discovery curve, 1 − (1 − μ_b)^k with μ = ``temperature_probs(π, τ)`` and b the best token, k = 1…100
+    (``discovery_chance``), and the answers it takes for a 50% and a 95% chance (``samples_to_discover``):
+    ``exploration_study``'s at its τ, here at an array of τ in one vectorised pass as well.
 
     Args:
         scenario: the running example.
-        temperature: the committed τ > 0.
-        grid: at least two τ > 0, ascending in equal steps (a slider's steps).
+        temperature: τ > 0; or an array of them, of any shape [...] (a chart dragged over τ).
 
     Returns:
-        DiscoveryCurves(temperature, exact, best_prob, k50, k95, ks, chance_at_one, committed, row_temp, row_k,
-        chance, row_exact).
+        DiscoveryCurves(temperature, best_prob, k50, k95, ks, chance_at_one, chance).
 
     >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> c = discovery_curves(ARTICLE_SCENARIO, 1.0, [0.5, 1.0, 1.5])   # μ(partly) = 0.105, 0.2, 0.241
-    >>> c.k50.tolist(), c.k95.tolist()
-    ([7.0, 4.0, 3.0], [27.0, 14.0, 11.0])
+    >>> c = discovery_curves(ARTICLE_SCENARIO, [0.5, 1.0, 1.5])   # μ(partly) = 0.105, 0.2, 0.241
+    >>> c.k50.tolist(), c.k95.tolist(), c.chance.shape
+    ([7.0, 4.0, 3.0], [27.0, 14.0, 11.0], (3, 100))
     """
     s = summarize(check_scenario(scenario))
-    values, exact = scrub_grid("grid", grid, "temperature", temperature, 0.0, np.inf)
-    if values.min() <= 0:
-        raise ValueError(f"grid and temperature must be > 0, got {values.tolist()[:8]}")
-    best = temperature_probs(scenario.pi, values)[:, s.best]                      # [V]
-    here = temperature_probs(scenario.pi, temperature)[s.best]
-    chance = discovery_chance(np.r_[best, scenario.pi[s.best], here], DISCOVERY_KS)   # [V + 2, M]
-    n, m = values.size, DISCOVERY_KS.size
-    return DiscoveryCurves(
-        temperature=values, exact=exact, best_prob=best,
-        k50=np.array([samples_to_discover(b, 0.5) for b in best]),
-        k95=np.array([samples_to_discover(b, 0.95) for b in best]),
-        ks=DISCOVERY_KS.copy(), chance_at_one=chance[n], committed=chance[n + 1], row_temp=np.repeat(values, m),
-        row_k=np.tile(DISCOVERY_KS, n), chance=chance[:n].ravel(), row_exact=np.repeat(exact, m))
+    tau = positive_each("temperature", temperature)
+    at_one = discovery_chance(scenario.pi[s.best], DISCOVERY_KS)
+    if np.ndim(tau) == 0:
+        best = float(temperature_probs(scenario.pi, tau)[s.best])
+        return DiscoveryCurves(tau, best, samples_to_discover(best, 0.5), samples_to_discover(best, 0.95),
+                               DISCOVERY_KS.copy(), at_one, discovery_chance(best, DISCOVERY_KS))
+    best = temperature_probs(scenario.pi, tau)[..., s.best]                      # [...]
+    k50, k95 = (np.array([samples_to_discover(b, q) for b in best.ravel()]).reshape(best.shape) for q in (0.5, 0.95))
+    return DiscoveryCurves(tau, best, k50, k95, DISCOVERY_KS.copy(), at_one, discovery_chance(best, DISCOVERY_KS))

@@ -20,6 +20,7 @@ from ..formulas.checks import (
     as_vector,
     count,
     in_range,
+    in_range_each,
     non_negative,
     positive,
     positive_each,
@@ -34,7 +35,7 @@ from .lab import LabConfig, train
 __all__ = [
     "FLATTERY_BONUS", "DPOStudy", "FitErrors", "IPOStudy", "JudgeItems", "LabOnRaters",
     "OverOptimisation", "RewardModelStudy", "dpo_study", "fit_errors", "ipo_study", "judge_items",
-    "lab_on_raters", "lab_on_raters_grid", "over_optimisation", "reward_model_study", "simulate_raters",
+    "lab_on_raters", "over_optimisation", "reward_model_study", "simulate_raters",
     "train_against",
 ]
 
@@ -553,6 +554,7 @@ def ipo_study(scenario: Scenario, *, beta: float = 0.5, tau: float = 0.5, flatte
 # --- RL with a KL penalty on the same raters, beside DPO's optimum --------------------------------------------
 
 LAB_STEPS, LAB_SEEDS = 100, 5
+MAX_LAB_BETAS = 12  # LAB_SEEDS runs per β, and the lab trains at most 64 runs at once
 ON_OPTIMUM = 0.02  # PPO is on π* when no answer's probability is further from it than this
 LAB_LR = 0.1  # the lab's step size here: at its default 0.3, a KL penalty of β·noise = 25 swings PPO off π*
 
@@ -569,6 +571,12 @@ class LabOnRaters:
     high: np.ndarray         # shape [M]: the highest seed's
     optimum: np.ndarray      # shape [M]: π_ref·exp(r/(β·noise)), the raters' own KL optimum (DPO's on many pairs)
     diverged_at: int | None  # the step at which a seed's logits overflowed (then median, low and high are NaN)
+    # at each β of an array [V] (a slider's every β): lab_beta [V] and median, low, high, optimum with a leading [V]
+
+    def row(self, i: int) -> LabOnRaters:
+        """The i-th β's result of an array call: what ``lab_on_raters`` at that β alone gives."""
+        return LabOnRaters(self.items, float(self.lab_beta[i]), self.steps, self.median[i], self.low[i],
+                           self.high[i], self.optimum[i], self.diverged_at)
 
     @property
     def gap(self) -> np.ndarray:
@@ -606,44 +614,29 @@ def lab_on_raters(scenario: Scenario, *, beta: float = 0.5, noise: float = 2.0, 
 
     Args:
         scenario, flattery: the answers and the raters' scores, as for ``judge_items``.
-        beta: DPO's β > 0. noise: the raters' noise > 0. Their product, the lab's β, is at most 100.
+        beta: DPO's β > 0; or shape [V], 1 to ``MAX_LAB_BETAS`` such β, trained in one vectorised run of the lab
+            (``LAB_SEEDS`` runs per β, each with the seeds and random numbers the one-β call gives it): about
+            the cost of one β, so a page can hold every β of its slider at once. When a run diverges the lab
+            stops them all: every β then reports that step.
+        noise: the raters' noise > 0. Each β times it, the lab's β, is at most 100.
         steps: the lab's steps, 1 to 1000.
 
     Returns:
-        LabOnRaters.
-    """
-    judge_items(scenario, flattery)  # the messages name this call's arguments, in the order they are read
-    in_range("beta × noise", positive("beta", beta) * positive("noise", noise), 0.0, 100.0)
-    return lab_on_raters_grid(scenario, [beta], noise=noise, flattery=flattery, steps=steps)[0]
-
-
-MAX_LAB_BETAS = 12  # LAB_SEEDS runs per β, and the lab trains at most 64 runs at once
-
-
-def lab_on_raters_grid(scenario: Scenario, betas, *, noise: float = 2.0, flattery: float = FLATTERY_BONUS,
-                       steps: int = LAB_STEPS) -> tuple[LabOnRaters, ...]:
-    """``lab_on_raters`` at every β of ``betas``, trained in one vectorised run of the lab (``LAB_SEEDS`` runs per
-    β, each with the seeds and random numbers ``lab_on_raters`` gives it, so each entry equals its result):
-    about the cost of one β, so a page can hold every β of its slider at once. When a run diverges the lab
-    stops them all: every entry then reports that step.
-
-    Args:
-        scenario, noise, flattery, steps: as for ``lab_on_raters``.
-        betas: 1 to ``MAX_LAB_BETAS`` values of DPO's β, each > 0 with β·noise at most 100.
-
-    Returns:
-        one LabOnRaters per β, in the order given.
+        LabOnRaters; for an array of β, lab_beta [V] and median, low, high, optimum [V, M] (``row(i)``: the i-th
+        β's, what the one-β call gives).
 
     >>> from rlcore.example import ARTICLE_SCENARIO
-    >>> [r.lab_beta for r in lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 2.0], noise=2.0, steps=5)]
-    [1.0, 4.0]
+    >>> r = lab_on_raters(ARTICLE_SCENARIO, beta=[0.5, 2.0], noise=2.0, steps=5)
+    >>> r.lab_beta.tolist(), r.median.shape[0], r.row(1).lab_beta
+    ([1.0, 4.0], 2, 4.0)
     """
-    items = judge_items(scenario, flattery)
-    tau = positive("noise", noise)
-    b = as_vector("betas", betas)
-    if b.size > MAX_LAB_BETAS:
-        raise ValueError(f"betas must hold at most {MAX_LAB_BETAS} values, got {b.size}")
-    lab_betas = [in_range("betas × noise", positive("betas", x) * tau, 0.0, 100.0) for x in b]
+    items = judge_items(scenario, flattery)  # the messages name this call's arguments, in the order they are read
+    b = positive_each("beta", beta)
+    if np.ndim(b) > 1:
+        raise ValueError(f"beta must be one-dimensional, got shape {b.shape}")
+    if np.size(b) > MAX_LAB_BETAS:
+        raise ValueError(f"beta must hold at most {MAX_LAB_BETAS} values, got {np.size(b)}")
+    lab_betas = in_range_each("beta × noise", b * positive("noise", noise), 0.0, 100.0)
     # π* does not change when every score moves by one constant: moved so that flattery on a top score of 10⁶
     # stays a score a Scenario holds (an answer below −10⁶ then, π* ≈ 0 either way, is held at −10⁶)
     scores = np.maximum(items.rater - max(0.0, items.rater.max() - MAX_SCORE), -MAX_SCORE)
@@ -651,15 +644,16 @@ def lab_on_raters_grid(scenario: Scenario, betas, *, noise: float = 2.0, flatter
                        probs=tuple(float(p) for p in items.ref), samples=tuple((float(r),) for r in scores))
     n = count("steps", steps, low=1, high=1000)
     config = LabConfig(algorithm="ppo", steps=n, lr=LAB_LR, flattery=False).canonical()
-    h = train(answers, config, tuple(range(LAB_SEEDS)) * b.size, betas=np.repeat(lab_betas, LAB_SEEDS))
-    out = []
-    for i, lab_beta in enumerate(lab_betas):
-        optimum = kl_optimal_policy(items.ref, items.rater, lab_beta)
-        if h.diverged_at is not None:
-            nan = np.full(items.ref.size, np.nan)
-            out.append(LabOnRaters(items, lab_beta, n, nan, nan, nan, optimum, int(h.diverged_at)))
-            continue
-        last = h.probs_first[i * LAB_SEEDS:(i + 1) * LAB_SEEDS, -1]  # [seeds, M]
-        out.append(LabOnRaters(items, lab_beta, n, np.median(last, axis=0), last.min(axis=0), last.max(axis=0),
-                               optimum, None))
-    return tuple(out)
+    each = np.atleast_1d(lab_betas)
+    h = train(answers, config, tuple(range(LAB_SEEDS)) * each.size, betas=np.repeat(each, LAB_SEEDS))
+    optimum = np.stack([kl_optimal_policy(items.ref, items.rater, float(x)) for x in each])  # [V, M]
+    last = h.probs_first[:, -1].reshape(each.size, LAB_SEEDS, -1)                          # [V, seeds, M]
+    if h.diverged_at is not None:
+        median = low = high = np.full(optimum.shape, np.nan)
+    else:
+        median, low, high = np.median(last, axis=1), last.min(axis=1), last.max(axis=1)
+    if np.ndim(b) == 0:
+        return LabOnRaters(items, float(lab_betas), n, median[0], low[0], high[0], optimum[0],
+                           None if h.diverged_at is None else int(h.diverged_at))
+    return LabOnRaters(items, each, n, median, low, high, optimum,
+                       None if h.diverged_at is None else int(h.diverged_at))

@@ -97,7 +97,7 @@ def test_rl_with_a_kl_penalty_is_set_beside_dpo_and_the_optimum():
                        ref=pct(rl.items.ref[flat], 1), optimum=pct(rl.optimum[flat], 1), ppo=pct(rl.median[flat], 1))
     assert behind in [md.value for md in at.markdown]
     # 5 seeds × 6 β × 100 steps of PPO: computed in turns with the server's other heavy work (serve.line), as the lab's
-    assert [heavy for fn, _, heavy in ui_page._STUDIES if fn is rlcore.lab_on_raters_grid] == [True]
+    assert [heavy for fn, _, heavy in ui_page._STUDIES if fn is rlcore.lab_on_raters] == [True]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

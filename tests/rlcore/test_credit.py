@@ -179,14 +179,15 @@ def test_gae_over_arrays_of_gamma_and_lambda_is_gae_at_each():
     rejects(lambda: rlcore.gae(r, v[0], 1.0, [0.5, np.nan]), "lam")
 
 
-def test_answer_credits_over_gamma_and_lambda_match_answer_credit():
-    c = rlcore.answer_credits(rlcore.ARTICLE_SCENARIO, "closed", 0.93, 0.95, [0.0, 0.5, 1.0], [0.5, 0.75, 1.0])
-    assert c.gamma.tolist() == [0.5, 0.75, 1.0, 0.93] and c.gamma_exact.tolist() == [False] * 3 + [True]
-    assert c.lam.tolist() == [0.0, 0.5, 1.0, 0.95] and c.exact.tolist() == [False] * 3 + [True]
-    for i, g in enumerate(c.gamma):
-        for j, lam in enumerate(c.lam):
-            own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", float(g), float(lam)).advantages
-            np.testing.assert_allclose(c.advantages[i, j], own, rtol=0, atol=1e-12)
-    here = (c.row_gamma == 0.93) & (c.row_lam == 0.95)
-    np.testing.assert_allclose(c.advantage[here], c.committed[here], atol=1e-12)
-    assert c.row_gamma_exact[here].all() and c.row_exact[here].all()
+def test_answer_credit_over_arrays_of_gamma_and_lambda_is_answer_credit_at_each():
+    gammas, lams = [0.5, 0.75, 1.0, 0.93], [0.0, 0.5, 1.0, 0.95]
+    c = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", np.array(gammas)[:, None], lams)
+    assert c.advantages.shape[:2] == c.td_errors.shape[:2] == c.jumps.shape[:2] == (4, 4)
+    for i, g in enumerate(gammas):
+        for j, lam in enumerate(lams):  # row (i, j) of the array call is the call at (γᵢ, λⱼ)
+            own = rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", g, lam)
+            for field in ("td_errors", "advantages", "jumps", "blamed"):
+                np.testing.assert_allclose(getattr(c, field)[i, j], getattr(own, field), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(c.trace.values[i, 0], own.trace.values, rtol=0, atol=1e-15)
+    rejects(lambda: rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", [0.5, 1.5], 0.5), "gamma")
+    rejects(lambda: rlcore.answer_credit(rlcore.ARTICLE_SCENARIO, "closed", [0.5, 1.0], [0.5, 0.7, 0.9]), "lam")

@@ -90,6 +90,21 @@ def test_a_best_token_never_drawn_is_never_discovered():
     assert ex.chance.max() == 0 and math.isinf(ex.k50) and math.isinf(ex.k95) and ex.batch_chance == 0
 
 
+def test_discovery_curves_over_an_array_of_tau_is_discovery_curves_at_each():
+    taus = [0.5, 1.0, 2.0, 0.05]
+    c = rlcore.discovery_curves(S, taus)
+    assert c.chance.shape == (4, c.ks.size) and c.k50[1] == 4.0 and c.k95[1] == 14.0   # μ(partly) = 0.2 at τ = 1
+    for k, tau in enumerate(taus):  # row k of the array call is the call at τₖ
+        one = rlcore.discovery_curves(S, tau)
+        assert (c.best_prob[k], c.k50[k], c.k95[k]) == pytest.approx((one.best_prob, one.k50, one.k95), abs=TOL)
+        np.testing.assert_allclose(c.chance[k], one.chance, rtol=0, atol=TOL)
+    ex = rlcore.exploration_study(S, 2.0, 0.1, 5, 4, "none", 1)  # the study's discovery fields are the curve at its τ
+    two = rlcore.discovery_curves(S, 2.0)
+    assert (ex.k50, ex.k95) == (two.k50, two.k95) and np.array_equal(ex.chance_at_temp, two.chance)
+    np.testing.assert_array_equal(ex.chance, c.chance_at_one)
+    rejects(lambda: rlcore.discovery_curves(S, [1.0, 0.0]), "temperature")
+
+
 @pytest.mark.parametrize(("kwargs", "word"), [
     ({"n_seeds": 0}, "n_seeds"), ({"temperature": 0.0}, "temperature"), ({"scenario": "OpenAI is"}, "scenario"),
     ({"threshold": 1.0}, "threshold"), ({"baseline": "mean"}, "baseline")])

@@ -220,16 +220,18 @@ def test_rl_with_a_kl_penalty_is_slow_to_find_an_answer_the_reference_seldom_wri
     assert s.median[s.items.best] > by_hand[s.items.best]
 
 
-def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_own_run():
-    """The grid trains LAB_SEEDS runs per β in one vectorised run of the lab (``train``'s per-run betas): each
-    entry is what ``lab_on_raters`` gives at its β alone."""
+def test_lab_on_raters_over_an_array_of_beta_is_lab_on_raters_at_each():
+    """An array of β trains LAB_SEEDS runs per β in one vectorised run of the lab (``train``'s per-run betas): row k
+    is what ``lab_on_raters`` gives at the k-th β alone."""
     betas = [0.1, 0.5, 2.0]
-    grid = js.lab_on_raters_grid(ARTICLE_SCENARIO, betas, noise=2.0, flattery=0.6, steps=40)
-    for b, g in zip(betas, grid, strict=True):
-        one = js.lab_on_raters(ARTICLE_SCENARIO, beta=b, noise=2.0, flattery=0.6, steps=40)
-        assert g.lab_beta == one.lab_beta == 2.0 * b and g.diverged_at is None
+    grid = js.lab_on_raters(ARTICLE_SCENARIO, beta=betas, noise=2.0, flattery=0.6, steps=40)
+    assert grid.lab_beta.tolist() == [0.2, 1.0, 4.0] and grid.median.shape == (3, grid.items.ref.size)
+    for k, b in enumerate(betas):
+        one, row = js.lab_on_raters(ARTICLE_SCENARIO, beta=b, noise=2.0, flattery=0.6, steps=40), grid.row(k)
+        assert row.lab_beta == one.lab_beta == 2.0 * b and row.diverged_at is one.diverged_at is None
         for field in ("median", "low", "high", "optimum"):
-            np.testing.assert_allclose(getattr(g, field), getattr(one, field), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(getattr(grid, field)[k], getattr(one, field), rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(getattr(row, field), getattr(grid, field)[k])
 
 
 @pytest.mark.parametrize(("call", "name"), [
@@ -247,9 +249,10 @@ def test_lab_on_raters_at_every_beta_of_a_slider_in_one_run_gives_each_beta_s_ow
     (lambda: js.dpo_study(ARTICLE_SCENARIO, beta=[0.0, 0.5]), "beta"),
     (lambda: js.dpo_study(ARTICLE_SCENARIO, beta=[[0.5]]), "beta"),
     (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=50.0, noise=5.0), "beta × noise"),
-    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, 50.0], noise=5.0), "betas × noise"),
-    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5] * 13), "betas"),
-    (lambda: js.lab_on_raters_grid(ARTICLE_SCENARIO, [0.5, -1.0]), "betas"),
+    (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=[0.5, 50.0], noise=5.0), "beta × noise"),
+    (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=[0.5] * 13), "beta"),
+    (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=[0.5, -1.0]), "beta"),
+    (lambda: js.lab_on_raters(ARTICLE_SCENARIO, beta=[[0.5]]), "beta"),
     (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0, 1), betas=[0.1]), "seeds and betas"),
     (lambda: rlcore.train(ARTICLE_SCENARIO, rlcore.LabConfig(steps=2), (0,), betas=[101.0]), "betas"),
 ])
