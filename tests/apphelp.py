@@ -39,7 +39,7 @@ def scenario_json(**fields) -> str:
     return json.dumps({"tokens": ["a", "b"], "probs": [0.5, 0.5], "samples": [[1], [2]], **fields})
 
 
-QUICK_SHARE = 4  # the quick suite runs one case in four of a per-page browser or sweep test; CI runs them all
+QUICK_SHARE = 6  # the quick suite runs one case in six of a per-page browser or sweep test; CI runs them all
 
 
 def slot(name: str) -> int:

@@ -217,7 +217,7 @@ def test_fuzz_page_seeded(path):
     case()
 
 
-@pytest.mark.parametrize("path", shared_out([p for p in ALL_PAGES if has_scenario(p)], every=2, offset=1,
+@pytest.mark.parametrize("path", shared_out([p for p in ALL_PAGES if has_scenario(p)], every=3, offset=1,
                                              ids=lambda p: p.stem))  # (a page without a scenario has no editor)
 def test_reset_restores_defaults_after_bad_input(path):
     sliders, _ = own_sliders_and_boxes(path)

@@ -19,7 +19,17 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import rlcore
-from tests.apphelp import ALL_PAGES, ROOT, edit_scenario, has_scenario, run_page, shared_out, show_all, slot
+from tests.apphelp import (
+    ALL_PAGES,
+    QUICK_SHARE,
+    ROOT,
+    edit_scenario,
+    has_scenario,
+    run_page,
+    shared_out,
+    show_all,
+    slot,
+)
 from ui import nav
 from ui import scenario as panel
 
@@ -148,7 +158,7 @@ def test_from_json_accepts_or_refuses_with_a_reason():
     check_from_json(150)
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=4, offset=1, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=QUICK_SHARE, offset=1, ids=lambda p: p.stem))
 def test_accepted_payloads_render_on_every_page(path):
     check_pages(path, 8)
 
@@ -244,7 +254,7 @@ def edge_share(path) -> dict:
     return {name: EDGES[name]}
 
 
-@pytest.mark.parametrize("path", shared_out(NAV_PAGES, every=2, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(NAV_PAGES, every=3, ids=lambda p: p.stem))
 def test_every_page_shows_its_share_of_the_accepted_edges(path):
     sweep(path, edge_share(path))
 

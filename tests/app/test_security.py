@@ -213,7 +213,7 @@ def assert_literal(at, where: str = "") -> None:
                       "ui.format.esc (a question's options and answer are markdown too)")
 
 
-@pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES], every=2, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out([ROOT / p.path for p in nav.PAGES], every=3, ids=lambda p: p.stem))
 def test_visitor_names_reach_no_page_as_markup(path):
     """Names that are a link, emphasis and LaTeX, with the sidebar editor open and every answer revealed: no
     markdown on the page (bodies, labels, tooltips, options, sidebar included) holds them unescaped."""

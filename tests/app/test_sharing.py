@@ -13,6 +13,7 @@ import rlcore
 from tests.apphelp import (
     ALL_PAGES,
     PAGES,
+    QUICK_SHARE,
     ROOT,
     choose_preset,
     first_run,
@@ -279,7 +280,7 @@ def values(at) -> dict:
 
 
 # the quick suite's share is the other half of test_fuzz_pages' Reset check (which takes page 1)
-@pytest.mark.parametrize("path", shared_out([p for p in PAGES if has_scenario(p)], every=2, offset=1,
+@pytest.mark.parametrize("path", shared_out([p for p in PAGES if has_scenario(p)], every=3, offset=1,
                                              ids=lambda p: p.stem))  # Reset is the scenario sidebar's
 def test_reset_restores_every_default_and_clears_the_link(path):
     link = {n: link_text(far_end(kind, w)) for n, (kind, w) in defaults(path).items()}
@@ -292,7 +293,7 @@ def test_reset_restores_every_default_and_clears_the_link(path):
 WITH_PRESETS = [p for p in PAGES if "page.presets(" in p.read_text()]
 
 
-PRESET_CASES = shared_out([(path, False) for path in WITH_PRESETS], every=4, ids=lambda c: c[0].stem)
+PRESET_CASES = shared_out([(path, False) for path in WITH_PRESETS], every=QUICK_SHARE, ids=lambda c: c[0].stem)
 PRESET_CASES += [pytest.param(path, True, id=f"{path.stem}-every-pair", marks=pytest.mark.exhaustive)
                  for path in WITH_PRESETS]
 

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.apphelp import ROOT, charts, numbers, page_parts, run_page, shared_out
+from tests.apphelp import QUICK_SHARE, ROOT, charts, numbers, page_parts, run_page, shared_out
 from tests.pages.zhhelp import english_left, shown_text
 from tests.words import punctuation_slips
 from ui import i18n, nav
@@ -85,7 +85,7 @@ def assert_same_numbers(en, zh) -> None:
             np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("path", shared_out(PAGES, every=4, offset=1, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(PAGES, every=QUICK_SHARE, offset=1, ids=lambda p: p.stem))
 def test_the_chinese_page_shows_the_english_pages_numbers(path):
     """The same numbers in the prose, the metrics and the charts, before and after "Just show me"."""
     en, zh = run_page(path), run_page(path, query=ZH)

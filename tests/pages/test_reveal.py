@@ -63,7 +63,7 @@ def same(a, b) -> bool:
 LATER_PAGES = [p for p in ALL_PAGES if "inputs.later(" in p.read_text(encoding="utf-8")]
 
 
-@pytest.mark.parametrize("path", shared_out(LATER_PAGES, every=2, ids=lambda p: p.stem))  # CI: every such page
+@pytest.mark.parametrize("path", shared_out(LATER_PAGES, every=3, ids=lambda p: p.stem))  # CI: every such page
 def test_a_link_to_an_input_behind_the_question_waits_for_the_answer(path):
     """A shared link to a revealed view (the lab at 50 % of the run): before the answer its values are neither
     dropped nor reported as unknown; they stay in the address bar and the inputs take them once shown."""

@@ -15,7 +15,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 import rlcore
 from rlcore.studies.zero import task
-from tests.apphelp import ROOT, charts, run_page, shared_out
+from tests.apphelp import QUICK_SHARE, ROOT, charts, run_page, shared_out
 from tests.pages.zhhelp import english_words
 from ui import i18n, nav
 
@@ -85,8 +85,9 @@ def csv_header_and_rows(data: bytes) -> tuple[list[str], int]:
 OWN_TABLE = {"policy_at_temperature"}  # page 1 tables both probabilities side by side, headed in its own words
 
 
-# a quarter of the pages in the quick suite, every page in CI's exhaustive stage
-@pytest.mark.parametrize("path", shared_out(PAGES, every=4, ids=lambda p: p.rsplit("/", 1)[-1].removesuffix(".py")))
+# a share of the pages in the quick suite, every page in CI's exhaustive stage
+@pytest.mark.parametrize("path", shared_out(PAGES, every=QUICK_SHARE,
+                                            ids=lambda p: p.rsplit("/", 1)[-1].removesuffix(".py")))
 def test_every_chart_table_and_its_csv_are_in_the_pages_language(path, monkeypatch):
     en, en_charts, en_files = opened(path, "en", monkeypatch)
     zh, zh_charts, zh_files = opened(path, "zh", monkeypatch)

@@ -8,8 +8,8 @@
   with one replaced by an invalid value (wrong length, NaN, ±inf, a negative probability, γ/λ/ε/β out of range,
   text, None, a bool for a number ...). Valid input must return finite values of the documented shape, every numpy
   floating-point event but underflow (a correct 0) and every warning being an error; invalid input must raise a
-  ValueError naming the argument as a whole word; anything else fails. The quick suite runs a fifth of each row's
-  examples (at least 20); ``-m exhaustive`` runs them all.
+  ValueError naming the argument as a whole word; anything else fails. The quick suite runs an eighth of each row's
+  examples (at least 15); ``-m exhaustive`` runs them all.
 * Every public function and validating class of every rlcore module, found by walking the package (the end of
   the file): arguments from its doctest, its arguments' names (VOCABULARY) or defaults, then one replaced by JUNK.
   It must return or raise a ValueError naming that argument. A new module needs nothing here.
@@ -966,11 +966,11 @@ def fuzz(name: str, examples: int) -> None:
     # filter_too_much is suppressed, so a strategy that filters most draws away would run few examples quietly
     assert ran.total() >= 0.9 * examples, f"{name}: {ran.total()} examples ran of {examples} ({dict(ran)})"
 
-QUICK_SHARE = 5  # the default suite runs a fifth of each row's examples (at least 20); the exhaustive, all
+QUICK_SHARE = 8  # the default suite runs an eighth of each row's examples (at least 15); the exhaustive, all
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_fuzz(name):
-    fuzz(name, min(SPECS[name].examples, max(20, SPECS[name].examples // QUICK_SHARE)))
+    fuzz(name, min(SPECS[name].examples, max(15, SPECS[name].examples // QUICK_SHARE)))
 
 @pytest.mark.exhaustive
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -1145,7 +1145,8 @@ INTERNAL = {  # functions that take only arrays or records of their own package'
                                                        "problem_text", "answer_text", "judge_batch")),
                     "token arrays the zero package makes itself (parse_problem checks typed text)"),
     **dict.fromkeys(("rlcore.zero.training." + f for f in ("answer_mask", "measure", "policy_grads",
-                                                           "answer_log_probs", "warm_critic", "explained_variance")),
+                                                           "answer_log_probs", "warm_critic", "explained_variance",
+                                                           "token_advantages")),
                     "the learner's loop on its own arrays; its entry points train, answer, group_view are fuzzed"),
     **dict.fromkeys(("rlcore.zero.dpo." + f for f in ("dpo_grads", "sequence_log_probs", "probe", "measure_probe",
                                                       "dpo_collect")),

@@ -11,7 +11,7 @@ import pytest
 from altair.utils.schemapi import validate_jsonschema
 
 import rlcore
-from tests.apphelp import ALL_PAGES, charts, revealed, shared_out
+from tests.apphelp import ALL_PAGES, QUICK_SHARE, charts, revealed, shared_out
 from tests.ui.chartref import assert_same_as_altair, subspecs
 from ui import scrub
 
@@ -93,7 +93,7 @@ def check_cached_specs(path, monkeypatch, scenarios, full: bool):
 RARE = rlcore.PRESETS["Best token is rare (2%)"]
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=4, ids=lambda p: p.stem))  # CI: every page, below
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=QUICK_SHARE, ids=lambda p: p.stem))  # CI: every page
 def test_cached_chart_specs_match_altairs_own_conversion(path, monkeypatch):
     """One odd scenario, every question answered, the check on: every chart call compared with its own fresh
     conversion (a cache hit included: a page draws several charts of one shape) and with Altair's."""

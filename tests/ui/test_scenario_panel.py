@@ -130,7 +130,7 @@ def test_user_text_is_escaped_in_markdown():
     assert "\\[l\\]\\(http\\://e\\.x\\)" in md
 
 
-@pytest.mark.parametrize("path", shared_out([p for p in ALL_PAGES if has_scenario(p)], every=2, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out([p for p in ALL_PAGES if has_scenario(p)], every=3, ids=lambda p: p.stem))
 def test_a_bad_edit_on_any_page_is_reported_and_the_charts_keep_the_last_valid_example(path):
     at = run_page(path)
     before = chart_fingerprint(at)

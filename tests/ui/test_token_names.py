@@ -94,7 +94,7 @@ def test_an_answer_strip_does_not_group_by_the_words_themselves():
     assert_names_safe(out, out["datasets"], "answer_strip")
 
 
-@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=2, offset=1, ids=lambda p: p.stem))
+@pytest.mark.parametrize("path", shared_out(ALL_PAGES, every=3, offset=1, ids=lambda p: p.stem))
 def test_pages_keep_token_names_out_of_vegas_keys(path):
     at = run_page(path, scenario=SCENARIO)
     found = charts(at) or charts(reveal(path, None, scenario=SCENARIO))  # a page may draw its charts on the reveal

@@ -7,6 +7,7 @@ check is a function of a catalogue, so the last tests can feed it a broken copy 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -270,7 +271,13 @@ BREAKS = [
 ]
 
 
+@functools.cache
+def passes_the_catalogue(check) -> bool:
+    """The check finds nothing in the real catalogue (once per check, not once per broken text)."""
+    return check(ZH) in ([], {})
+
+
 @pytest.mark.parametrize(("msgid", "text", "check"), BREAKS, ids=[f"{m}:{c.__name__}" for m, _, c in BREAKS])
 def test_each_check_reports_a_catalogue_that_breaks_it(msgid, text, check):
     broken = dict(ZH, **{msgid: text})
-    assert check(ZH) in ([], {}) and check(broken) not in ([], {}), (msgid, check.__name__)
+    assert passes_the_catalogue(check) and check(broken) not in ([], {}), (msgid, check.__name__)
