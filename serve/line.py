@@ -23,8 +23,9 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   ones but one. The server's own work (``serve.jobs.in_background``) goes after every visitor's. A newcomer waits
   for the step in progress only: a turn in slices ends early for it (``Line.wanted``).
   Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
-  is one call that cannot be cut, so on the training line a newcomer's such run goes beside the run in progress
-  (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once). A sliced run never
+  is one call that cannot be cut, so on the training line a newcomer's such run goes beside a heavy user's run in
+  progress (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once), never beside
+  another newcomer's nor a run whose visitor has held the line less than its grace. A sliced run never
   goes beside: slices in turn give each visitor its half. Nor does any run while the server holds much memory
   (``serve.memory.room_beside``): then one run at a time keeps the peak down.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
@@ -193,11 +194,20 @@ class Line:
 
     def _may_start(self, ticket: _Ticket, order: list) -> bool:
         """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first
-        newcomer's uncut run in order and goes beside a run in progress that is not one."""
+        newcomer's uncut run in order and goes beside the run of a heavy user (``_heavy_user``)."""
         if not self._serving:
             return order[0] is ticket
-        return (self.beside and ticket.fresh and len(self._serving) == 1 and not self._serving[0].fresh
+        return (self.beside and ticket.fresh and len(self._serving) == 1 and self._heavy_user(self._serving[0])
                 and next(t for t in order if t.fresh) is ticket and memory.room_beside())
+
+    def _heavy_user(self, serving: _Ticket) -> bool:
+        """Whether the run in progress is a heavy user's, one a newcomer may run beside: not a newcomer's, and its
+        share has held the line for more than ``GRACE_S`` counting this run. A crowd of made-up identities is all
+        newcomers with one run each, so none is a heavy user: else the first of them, which found the line empty,
+        would let the next go beside it, and two heavy runs side by side cost several times the CPU of the two in
+        turn. Beside such a crowd a newcomer waits for the one run in progress."""
+        held = self._used.get(serving.share, 0.0) + self.clock() - serving.since
+        return not serving.fresh and held > GRACE_S
 
     def _wait(self, ticket: _Ticket, notice) -> None:
         """Block until ``ticket`` is first and the work is free; ``notice(ahead)`` is called while waiting."""

@@ -447,18 +447,22 @@ def test_the_servers_training_line_serves_visitors_not_tabs(monkeypatch):
 
 @pytest.mark.parametrize("held", ["low", "high"])
 def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(held, monkeypatch):
-    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run at
-    once beside the run in progress; a second newcomer waits until the first is done; the visitor's own tabs never
-    go beside, nor does a newcomer's sliced run (``in_turns``: its slices take turns). With the server's memory
-    above ``BESIDE_BELOW_MB``, nothing goes beside: the newcomers go first, one run at a time."""
+    """``beside`` (the training line: a lab run cannot be cut): a visitor new to a busy line starts its uncut run
+    beside the run in progress once that run's visitor has held the line past its grace (a heavy user's: beside a
+    crowd of made-up identities, each with one run, a newcomer waits); a second newcomer waits until the first is
+    done; the visitor's own tabs never go beside, nor does a newcomer's sliced run (``in_turns``: its slices take
+    turns). With the server's memory above ``BESIDE_BELOW_MB``, nothing goes beside: the newcomers go first, one run
+    at a time."""
+    now = [0.0]
     if held == "high":
         monkeypatch.setattr(memory, "BESIDE_BELOW_MB", memory.resident_mb() / 2)
-        line, served = lines.Line("runs", beside=True), []
+        line, served = lines.Line("runs", beside=True, clock=lambda: now[0]), []
 
         def uncut():
             with line.turn(session="n", visitor="n", uncut=True):
                 served.append("n")
         with line.turn(session="v0", visitor="v"):
+            now[0] += lines.GRACE_S + 1  # a heavy user's run: only the memory keeps n from going beside
             n = threading.Thread(target=uncut, daemon=True)
             n.start()
             wait_until(lambda: line.ahead("n") == 1)
@@ -467,7 +471,7 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(held,
         n.join(5)
         assert served == ["n"]
         return
-    line, now = lines.Line("runs", beside=True), [0]
+    line = lines.Line("runs", beside=True, clock=lambda: now[0])
     served, done = [], {s: threading.Event() for s in ("n", "m")}
 
     def newcomer(session):  # a run that keeps its turn until it is told it is done
@@ -483,6 +487,10 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(held,
         v1 = tab(line, now, "v1", "v", served)  # v's next tab waits for it
         sliced = tab(line, now, "s", "s", served)  # a newcomer's sliced run: it waits its turn
         n = newcomer("n")
+        wait_until(lambda: line.ahead("n") == 1)
+        time.sleep(3 * lines.POLL_S)
+        assert served == [], "v has held the line less than its grace: n waits for v's run"
+        now[0] += lines.GRACE_S + 1  # v's run goes on past the grace: a heavy user's
         wait_until(lambda: served == ["n"])  # started beside v's run
         m = newcomer("m")
         wait_until(lambda: line.ahead("m") < line.ahead("nobody"))
