@@ -173,6 +173,14 @@ def test_config_stores_whole_numbers_as_int_and_the_rest_as_float():
     assert c == T.ZeroConfig(k=16, steps=3, lr=float(np.float32(0.5) / 10), beta=0.0)
 
 
+def test_a_length_cost_comes_with_its_kl_penalty_unless_beta_is_given():
+    assert T.ZeroConfig().beta == 0.0 and T.ZeroConfig(length_cost=0.0).beta == 0.0
+    assert T.ZeroConfig(length_cost=0.1).beta == 0.05 == T.LENGTH_BETA   # page 19's "length cost on"
+    assert T.ZeroConfig(length_cost=0.1) == T.ZeroConfig(**T.LENGTH_ON)
+    assert T.ZeroConfig(length_cost=0.1, beta=0.0).beta == 0.0 and T.ZeroConfig(length_cost=0.02, beta=0.3).beta == 0.3
+    rejects(lambda: T.ZeroConfig(length_cost=float("nan")), "length_cost")
+
+
 def test_config_is_frozen_and_its_defaults_are_the_default_run():
     c = T.ZeroConfig()
     assert c.algorithm == "grpo" and c.k >= 8

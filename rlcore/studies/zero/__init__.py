@@ -41,6 +41,7 @@ from .task import (
     problem_text,
 )
 from .training import (
+    LENGTH_BETA,
     LENGTH_ON,
     GroupView,
     PassCurve,
@@ -65,7 +66,7 @@ from .training import (
 )
 from .warmup import WARMUP, BaseStats, base_model, base_stats, paying_steps
 
-__all__ = ["CRITIC_DECAY", "HELD_OUT_SIZE", "LENGTH_ON",
+__all__ = ["CRITIC_DECAY", "HELD_OUT_SIZE", "LENGTH_BETA", "LENGTH_ON",
            "LONGEST", "MAX_ANSWER", "MIN_SIZE", "MODULUS", "PROBE_GROUP", "TOKEN", "WARMUP",
            "BaseStats", "DPOConfig", "DPORun", "DPOStep", "GroupView", "PassCurve", "PassK", "ZeroConfig", "ZeroRun",
            "ZeroStep", "answer", "answer_text", "base_measure", "base_model", "base_stats", "best_of_n", "collect",

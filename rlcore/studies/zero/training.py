@@ -56,8 +56,10 @@ EVAL_STREAM = 1           # the held-out answers draw from their own seeded stre
 CRITIC_STREAM = 2         # the base's answers the critic is warmed up on draw from theirs
 CRITIC_ANSWERS = 1024     # answers of the base model PPO's critic is fitted on before the first update
 CRITIC_RIDGE = 1e-3       # the ridge of that least-squares fit
-LENGTH_ON = {"length_cost": 0.1, "beta": 0.05}  # page 19's "length cost on": the per-token cost on right answers
-                          # with a KL penalty to the base beside it (the cost alone does not keep small answers short)
+LENGTH_BETA = 0.05        # the KL penalty a length cost comes with when β is not given: the cost alone does not keep
+                          # small answers short (their working drifts up with the large ones' through shared weights)
+LENGTH_ON = {"length_cost": 0.1, "beta": LENGTH_BETA}  # page 19's "length cost on": the per-token cost on right
+                          # answers with its KL penalty to the base
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
 PASSK_CHUNK = 2048        # answers the pass@k curves generate at once (8192 at once peaked 377 MB against 131 MB)
 
@@ -80,7 +82,7 @@ class ZeroConfig:
     group_size: int = 8           # G answers per problem
     prompts: int = 16             # problems per step
     lr: float = 3e-4              # Adam's step size
-    beta: float = 0.0             # KL-to-base coefficient; 0 = no KL term
+    beta: float | None = None     # KL-to-base coefficient; 0 = no KL term; None: LENGTH_BETA with a length cost, else 0
     kl_in: str = "loss"           # "loss": β·k3 in the loss; "reward": −β·log(π/π_ref) in each token's reward
     clip_eps: float = 0.2         # PPO's ε (the ratio's clip)
     epochs: int = 1               # Adam steps on each batch (the ratio leaves 1 from the second on)
@@ -97,6 +99,9 @@ class ZeroConfig:
             raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, got {self.algorithm!r}")
         if self.kl_in not in KL_PLACES:
             raise ValueError(f"kl_in must be one of {list(KL_PLACES)}, got {self.kl_in!r}")
+        if self.beta is None:   # not given: a length cost comes with its KL penalty (LENGTH_BETA), else none
+            cost = in_range("length_cost", self.length_cost, 0.0, 1.0)
+            object.__setattr__(self, "beta", LENGTH_BETA if cost > 0 else 0.0)
         checked = {
             "steps": count("steps", self.steps, low=1, high=2000),
             "group_size": count("group_size", self.group_size, low=2, high=64),
