@@ -87,8 +87,9 @@ def train_runs(s: dict) -> tuple[dict, int, dict]:
     n_seeds = page.run(rlcore.lab_seed_count, list(configs.values()), s["seeds"])  # no run holds up the server
     if n_seeds < s["seeds"]:
         st.caption(t("p9.fewer_seeds", n=n_seeds, asked=s["seeds"]))
+    light = page.run(rlcore.lab_is_light, list(configs.values()), n_seeds)  # a newcomer's short panel goes beside
     results = lab.train(  # shared by the server's learners: 256 entries of 40 KB (100 steps) to 120 KB (300 steps)
-        configs, lambda c: page.study(rlcore.lab_bands, scenario, c, n_seeds, entries=256, heavy=True),
+        configs, lambda c: page.study(rlcore.lab_bands, scenario, c, n_seeds, entries=256, heavy=True, light=light),
         training=lambda name: t("p9.training", name=name),
         diverged=lambda name, c, out: t("p9.diverged", name=name, step=out.diverged_at, lr=f"{c.lr:g}"))
     return configs, n_seeds, results

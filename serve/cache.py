@@ -31,7 +31,9 @@ def cached(max_entries: int, *, take_turns: bool = False):
 
     ``take_turns=True``: a result the cache holds comes back at once; one it must compute waits for its turn in
     ``line.TRAININGS`` (inside a ``one_at_a_time`` panel, the panel moves there for the rest of its run), so the
-    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's."""
+    sessions' heavy runs go one at a time and in turn, and a learner whose result is cached waits for nobody's. The
+    cached function takes one more keyword, ``light_run`` (False by default): the caller knows the run to be short,
+    so a newcomer's may go beside a run in progress (``serve.line.Line.beside``); it is not part of the key."""
     store = st.cache_data(max_entries=max_entries, show_spinner=False, hash_funcs=HASH_BY_REPR)
     if not take_turns:
         return store
@@ -45,12 +47,12 @@ def cached(max_entries: int, *, take_turns: bool = False):
         look = store(body)
 
         @functools.wraps(fn)
-        def call(*args, **kwargs):
+        def call(*args, light_run: bool = False, **kwargs):
             try:
                 return look(*args, **kwargs)
             except _NotCached:
                 pass
-            return line.in_a_training_turn(look, *args, **kwargs)
+            return line.in_a_training_turn(look, *args, light=light_run, **kwargs)
         call.clear = look.clear
         return call
     return decorate

@@ -25,7 +25,10 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
   is one call that cannot be cut, so on the training line a newcomer's such run goes beside a heavy user's run in
   progress (``Line.beside``, ``turn(..., uncut=True)``: one such run at a time, so at most two at once), never beside
-  another newcomer's nor a run whose visitor has held the line less than its grace. A sliced run never
+  another newcomer's nor a run whose visitor has held the line less than its grace, unless the caller knows the run
+  to be light (``light=True``: page 9's panel within ``rlcore.lab_is_light``), which goes beside any run: a crowd of
+  made-up identities, each a newcomer with one heavy run, then holds a newcomer's short view up for none of its runs
+  (a forger who asks for light runs gets light runs). A sliced run never
   goes beside: slices in turn give each visitor its half. Nor does any run while the server holds much memory
   (``serve.memory.room_beside``): then one run at a time keeps the peak down.
 - **one waiting run per session.** A session runs one script at a time; when a newer input supersedes a run
@@ -77,6 +80,7 @@ class _Ticket:
     replaced: bool = False
     since: float = 0.0  # when its turn began
     fresh: bool = False  # an uncut run of a share new to the busy line (it may run beside, with ``beside``)
+    light: bool = False  # its caller says the run is short (``Line.beside``)
 
 
 @dataclass
@@ -84,9 +88,9 @@ class Line:
     """A line of sessions for one piece of work, the least-served share first, then its least-served browser;
     ``what`` names it in the notice; ``clock`` measures what a share has taken (a test passes a step counter).
     ``beside``: a share new to a busy line, asking for a run that cannot be cut (``uncut``), runs it beside the run in
-    progress instead of after it (one such run at a time: at most two at once), so a newcomer never waits for a long
-    run; not while the server holds more than ``memory.BESIDE_BELOW_MB`` (then one run at a time keeps the peak
-    down).
+    progress instead of after it (one such run at a time: at most two at once): beside a heavy user's run, or beside
+    any run when the caller says it is light, so a newcomer never waits for a long run; not while the server holds
+    more than ``memory.BESIDE_BELOW_MB`` (then one run at a time keeps the peak down).
     Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
     newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
     all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
@@ -160,7 +164,7 @@ class Line:
                 return False
             return any(self._firsts(t.share) and t.share != getattr(ticket, "share", None) for t in self._waiting)
 
-    def _join(self, session: str, visitor, uncut: bool) -> _Ticket:
+    def _join(self, session: str, visitor, uncut: bool, light: bool = False) -> _Ticket:
         now = time.monotonic()
         share, browser = who(visitor)
         here = self._in_line()
@@ -180,7 +184,7 @@ class Line:
             self._waiting.remove(old)
             seq = old.seq if seq is None else min(seq, old.seq)
         ticket = _Ticket(session, next(self._seqs) if seq is None else seq, share, browser,
-                         fresh=uncut and bool(here) and share not in here and share != SERVER)
+                         fresh=uncut and bool(here) and share not in here and share != SERVER, light=light)
         self._waiting.append(ticket)
         self._sorted = None
         return ticket
@@ -193,12 +197,15 @@ class Line:
         return min((self._used.get(s, 0.0) for s in main if s != SERVER), default=0.0)
 
     def _may_start(self, ticket: _Ticket, order: list) -> bool:
-        """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first
-        newcomer's uncut run in order and goes beside the run of a heavy user (``_heavy_user``)."""
+        """Whether ``ticket`` may start now: the line is free and it is first in order, or it is the first newcomer's
+        uncut run in order that may go beside the run in progress: a light one beside any run, any other beside a
+        heavy user's run only (``_heavy_user``)."""
         if not self._serving:
             return order[0] is ticket
-        return (self.beside and ticket.fresh and len(self._serving) == 1 and self._heavy_user(self._serving[0])
-                and next(t for t in order if t.fresh) is ticket and memory.room_beside())
+        if not (self.beside and ticket.fresh and len(self._serving) == 1):
+            return False
+        heavy = self._heavy_user(self._serving[0])
+        return next((t for t in order if t.fresh and (t.light or heavy)), None) is ticket and memory.room_beside()
 
     def _heavy_user(self, serving: _Ticket) -> bool:
         """Whether the run in progress is a heavy user's, one a newcomer may run beside: not a newcomer's, and its
@@ -263,10 +270,10 @@ class Line:
         self._inner = {k: u for k, u in self._inner.items() if k[0] in self._used}
         self._first = {s: f for s, f in self._first.items() if s in self._used}
 
-    def _take(self, session: str, notice, visitor=None, uncut: bool = False) -> None:
+    def _take(self, session: str, notice, visitor=None, uncut: bool = False, light: bool = False) -> None:
         """Join the line and wait for the turn; the calling thread holds it afterwards."""
         with self._cond:
-            ticket = self._join(session, visitor or session, uncut)
+            ticket = self._join(session, visitor or session, uncut, light)
         try:
             self._wait(ticket, notice)
         except BaseException:  # a newer input stopped this run while it waited (or the notice right after)
@@ -280,29 +287,31 @@ class Line:
         return ticket
 
     @contextmanager
-    def turn(self, notice=None, *, session: str | None = None, visitor=None, uncut: bool = False):
+    def turn(self, notice=None, *, session: str | None = None, visitor=None, uncut: bool = False,
+             light: bool = False):
         """Wait for this session's turn, hold it for the block, then let the next session in.
 
         ``notice(ahead)`` is told the number of runs ahead while waiting (after ``QUIET_S``) and ``notice(None)``
         once the turn came; it may raise (Streamlit stops a superseded run there): the run then leaves the line
         and its place is kept for the session's next run. ``session``: who asks (a Streamlit session's token;
         the calling thread by default); ``visitor``: whose session it is (the session itself by default); ``uncut``:
-        the block is one long run that cannot be cut into turns (see ``beside``). Raises ``Replaced`` when another
-        run of the same session took its place."""
+        the block is one long run that cannot be cut into turns (see ``beside``); ``light``: the caller knows it to be
+        short (a newcomer's such run may go beside any run). Raises ``Replaced`` when another run of the same session
+        took its place."""
         if self.holds():  # already this thread's turn: nothing to wait for
             yield
             return
-        self._take(session or thread_session(), notice, visitor, uncut)
+        self._take(session or thread_session(), notice, visitor, uncut, light)
         try:
             yield
         finally:
             if self.holds():
                 self._give_back()
 
-    def take(self, session: str, notice=None, visitor=None, uncut: bool = False) -> None:
+    def take(self, session: str, notice=None, visitor=None, uncut: bool = False, light: bool = False) -> None:
         """Wait for ``session``'s turn and keep it (until ``release``); nothing to wait for when already held."""
         if not self.holds():
-            self._take(session, notice, visitor, uncut)
+            self._take(session, notice, visitor, uncut, light)
 
     def release(self) -> None:
         """Give the calling thread's turn back, if it holds one."""
@@ -366,19 +375,20 @@ def one_at_a_time(panel, *, say=None):
     return in_turn
 
 
-def in_a_training_turn(fn, *args, **kwargs):
+def in_a_training_turn(fn, *args, light: bool = False, **kwargs):
     """``fn(*args, **kwargs)``, one run that cannot be cut (``uncut``), in a turn of the training line: inside a
     ``one_at_a_time`` panel, the panel gives its panel turn up and keeps the training turn for the rest of its run
     (``one_at_a_time`` gives it back); elsewhere, a training turn for this call alone (``serve.cache.cached``'s
-    results the cache lacks)."""
+    results the cache lacks). ``light``: the caller knows the run (the panel's, for the rest of it) to be short, so
+    a newcomer's may go beside whatever runs (``Line.beside``)."""
     panel_session = getattr(_SLOT, "session", None)
     try:
         if panel_session is None:  # not inside a one_at_a_time panel: a training turn for this call
             with TRAININGS.turn(_notice(TRAININGS), session=visitors.this_session(), visitor=visitors.this_visitor(),
-                                uncut=True):
+                                uncut=True, light=light):
                 return fn(*args, **kwargs)
         PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
-        TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor, uncut=True)
+        TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor, uncut=True, light=light)
     except Replaced:
         st.stop()
     return fn(*args, **kwargs)

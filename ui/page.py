@@ -144,15 +144,17 @@ def attempt(fn, *args, **kwargs):
         return None
 
 
-def study(fn, *args, entries: int = 32, heavy: bool = False, **kwargs):
+def study(fn, *args, entries: int = 32, heavy: bool = False, light: bool = False, **kwargs):
     """``fn(*args, **kwargs)`` for a study of ``rlcore`` (or any of its functions), through a cache the server's
     sessions share, holding at most ``entries`` results of ``fn``; a ValueError is shown as ``run`` shows it.
     ``heavy=True``: a result the cache lacks is computed in turns with the other sessions' heavy work
-    (``serve.cache``), while one the cache holds comes back at once. The page's own code computes nothing."""
+    (``serve.cache``), while one the cache holds comes back at once; ``light``: with ``heavy``, the page knows this
+    run to be short (rlcore says so, e.g. ``rlcore.lab_is_light``), so a newcomer's may go beside a long run in
+    progress rather than wait for it. The page's own code computes nothing."""
     key = (fn, entries, heavy)
     if key not in _STUDIES:
         _STUDIES[key] = cache.cached(entries, take_turns=heavy)(fn)
-    return run(_STUDIES[key], *args, **kwargs)
+    return run(_STUDIES[key], *args, **({"light_run": light} if heavy else {}), **kwargs)
 
 
 def panel(fn=None, *, whole_page: bool = False):

@@ -41,9 +41,28 @@ from ..formulas.sampling import ScoreTable, sample_tokens
 from .clips import GSPO_EPS
 
 __all__ = [
-    "ALGORITHMS", "ALGORITHM_NAMES", "JUDGES", "PER_STEP", "SETTINGS", "Algorithm", "Group", "LabBands", "LabConfig",
-    "LabHistory", "LabQuestion", "LabState", "LabTree", "dead_share", "first_step_loss", "lab_bands", "lab_pass_at_k",
-    "lab_question", "lab_seed_count", "lab_tree", "train",
+    "ALGORITHMS",
+    "ALGORITHM_NAMES",
+    "JUDGES",
+    "PER_STEP",
+    "SETTINGS",
+    "Algorithm",
+    "Group",
+    "LabBands",
+    "LabConfig",
+    "LabHistory",
+    "LabQuestion",
+    "LabState",
+    "LabTree",
+    "dead_share",
+    "first_step_loss",
+    "lab_bands",
+    "lab_is_light",
+    "lab_pass_at_k",
+    "lab_question",
+    "lab_seed_count",
+    "lab_tree",
+    "train",
 ]
 
 LOSS_AGGREGATIONS = AGGREGATION_MODES
@@ -67,6 +86,9 @@ MAX_TOKEN_UPDATES = 1_000_000
 """The largest run the app asks for, in ``LabConfig.token_updates`` (steps × epochs × G × longest answer × seeds):
 about a quarter of a second of one core per algorithm, so a rerun of three stays under a second on a small
 server shared by a class. rlcore itself trains any size LabConfig accepts."""
+
+LIGHT_TOKEN_UPDATES = MAX_TOKEN_UPDATES // 10
+"""A panel of runs at most this size in all (``lab_is_light``) is short: a tenth of one run of the largest size."""
 
 
 # ---------------------------------------------------------------- the environment
@@ -1036,6 +1058,12 @@ def lab_seed_count(configs, n_seeds: int) -> int:
     >>> lab_seed_count([LabConfig(steps=300, epochs=8, group_size=32, length=4)], 10)   # 460,800 updates a seed
     2
     """
+    runs, n = _lab_runs(configs), count("n_seeds", n_seeds, low=1)
+    return max(1, min(n, MAX_TOKEN_UPDATES // max(c.token_updates() for c in runs)))
+
+
+def _lab_runs(configs) -> list:
+    """``configs`` (one LabConfig or more) as a list, checked."""
     try:
         runs = list(configs)
     except TypeError:
@@ -1045,5 +1073,22 @@ def lab_seed_count(configs, n_seeds: int) -> int:
     for i, c in enumerate(runs):
         if not isinstance(c, LabConfig):
             raise ValueError(f"configs[{i}] must be an rlcore.LabConfig, got {type(c).__name__}")
-    n = count("n_seeds", n_seeds, low=1)
-    return max(1, min(n, MAX_TOKEN_UPDATES // max(c.token_updates() for c in runs)))
+    return runs
+
+
+def lab_is_light(configs, n_seeds: int) -> bool:
+    """Whether ``configs``, trained side by side for ``n_seeds`` seeds each, make a short panel: at most
+    LIGHT_TOKEN_UPDATES token updates in all (``LabConfig.token_updates``), so the server may train it beside a
+    long run rather than after it.
+
+    Args:
+        configs: one LabConfig or more.
+        n_seeds: seeds each trains (≥ 1).
+
+    >>> lab_is_light([LabConfig(), LabConfig(algorithm="ppo")], 5)   # 6,400 updates a seed: 64,000 in all
+    True
+    >>> lab_is_light([LabConfig(steps=300, epochs=8, group_size=32)], 1)   # 153,600
+    False
+    """
+    runs, n = _lab_runs(configs), count("n_seeds", n_seeds, low=1)
+    return sum(c.token_updates(n) for c in runs) <= LIGHT_TOKEN_UPDATES

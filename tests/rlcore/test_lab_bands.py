@@ -1,4 +1,5 @@
-"""What the training lab page shows of its runs: rlcore.lab_bands, lab_pass_at_k, lab_seed_count and dead_share.
+"""What the training lab page shows of its runs: rlcore.lab_bands, lab_pass_at_k, lab_seed_count, lab_is_light and
+dead_share.
 
 Expected numbers are worked out by hand in the comments (the article's example: π = 0.5, 0.3, 0.2 over open,
 closed, partly, Q = 2, 5, 9; the flattery branch 9 and 9.6 with π_ref 0.95 and 0.05), or are identities against
@@ -89,6 +90,16 @@ def test_seed_count_keeps_every_run_within_the_budget():
                              ([big], 0, "n_seeds")):
         with pytest.raises(ValueError, match=word):
             rlcore.lab_seed_count(configs, n)
+
+
+def test_a_light_panel_is_a_tenth_of_the_largest_run_in_all():
+    # the defaults: 100 steps × 4 epochs × G 8 × 2 = 6,400 a seed; three algorithms × 5 seeds = 96,000 ≤ 100,000
+    assert rlcore.lab_is_light([LabConfig()] * 3, 5)
+    assert not rlcore.lab_is_light([LabConfig()] * 3, 6)          # 115,200: the sum over the panel decides
+    assert not rlcore.lab_is_light([LabConfig(steps=300, epochs=8, group_size=32)], 1)   # 153,600 alone
+    for configs, n, word in (([], 3, "configs"), ([LabConfig(), "grpo"], 3, "configs"), ([LabConfig()], 0, "n_seeds")):
+        with pytest.raises(ValueError, match=word):
+            rlcore.lab_is_light(configs, n)
 
 
 def test_dead_share_over_seeds_and_a_window():

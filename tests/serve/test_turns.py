@@ -504,6 +504,40 @@ def test_a_newcomer_runs_beside_the_run_in_progress_one_newcomer_at_a_time(held,
     assert served == ["n", "m", "s", "v1"]
 
 
+def test_a_newcomers_light_run_goes_beside_a_made_up_identitys_run_and_a_heavy_one_waits():
+    """A crowd of made-up identities is all newcomers with one run each: no heavy user, so a newcomer's heavy uncut run
+    waits for the run in progress. A run its caller says is light (``light=True``: page 9's panel at most
+    ``rlcore.lab_is_light``) goes beside it at once, ahead of the crowd's heavy runs; a light run of a visitor already
+    in line does not."""
+    line, served = lines.Line("runs", beside=True, clock=lambda: 0.0), []
+
+    def run(session, light, visitor=None):
+        def work():
+            with line.turn(session=session, visitor=visitor or session, uncut=True, light=light):
+                served.append(session)
+        t = threading.Thread(target=work, daemon=True)
+        t.start()
+        return t
+
+    with line.turn(session="f0", visitor="f0", uncut=True):  # the first made-up identity's run, found the line empty
+        crowd = [run(f"f{i}", light=False) for i in (1, 2)]
+        wait_until(lambda: line.ahead("nobody") == 3)
+        heavy = run("h", light=False)
+        wait_until(lambda: line.ahead("nobody") == 4)
+        own = run("f0b", light=True, visitor="f0")  # f0's second tab: light, but f0 is in line already
+        wait_until(lambda: line.ahead("nobody") == 5)
+        time.sleep(3 * lines.POLL_S)
+        assert served == [], "no heavy user: nobody's heavy run goes beside f0's"
+        light = run("n", light=True)
+        wait_until(lambda: served == ["n"])  # beside f0's run, ahead of the crowd
+        light.join(5)
+        time.sleep(3 * lines.POLL_S)
+        assert served == ["n"], "the light run is done; the heavy ones still wait for f0's"
+    for t in (*crowd, heavy, own):
+        t.join(5)
+    assert served[0] == "n" and sorted(served[1:]) == ["f0b", "f1", "f2", "h"]
+
+
 def test_one_thread_per_server_gives_freed_memory_back():
     """keep_memory_trimmed starts one malloc-trim thread however often pages ask for it (here, on glibc)."""
     assert memory.keep_memory_trimmed() and memory.keep_memory_trimmed()
