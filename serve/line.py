@@ -18,9 +18,10 @@ turn, so such work waits in a ``Line``. A line is fair between visitors:
   line starts level with the share being served, less six turns (``GRACE_S``): those are its first turns, and they
   come before anyone else's, so a newcomer's short run (five steps of page 19: 3 s on a loaded machine) ends before
   the other visitor's next step; it cannot bank time from before it came. Newcomers' first turns go to the newest
-  and the oldest newcomer in turn, so a client that makes up a new identity for every tab (where no address tells
-  them apart) cannot put a newcomer behind all of them: the newcomer's first turns come before the forger's next
-  ones but one. The server's own work (``serve.jobs.in_background``) goes after every visitor's. A newcomer waits
+  newcomer, and once after each arrival to the oldest, so a client that made up a new identity for every tab (where
+  no address tells them apart) before a newcomer came cannot put the newcomer behind them: its first turns come
+  before the forger's next ones but one; a forger who keeps making new ones buys the oldest newcomer a turn with
+  each. The server's own work (``serve.jobs.in_background``) goes after every visitor's. A newcomer waits
   for the step in progress only: a turn in slices ends early for it (``Line.wanted``).
   Heavy work comes in bounded slices where it can (``in_turns``: page 19's training, a second at a time); a lab run
   is one call that cannot be cut, so on the training line a newcomer's such run goes beside a heavy user's run in
@@ -92,9 +93,9 @@ class Line:
     any run when the caller says it is light, so a newcomer never waits for a long run; not while the server holds
     more than ``memory.BESIDE_BELOW_MB`` (then one run at a time keeps the peak down).
     Newcomers' first turns (a share new to the busy line, for its grace) come before anyone else's: the newest
-    newcomer's next, then the oldest and the newest in turn, so a crowd of new identities cannot put a newcomer behind
-    all of them (nor, under a flood of them, keep it waiting longer than twice the crowd that came before it); the
-    server's own work (``SERVER``) comes after every visitor's."""
+    newcomer's, and once after each arrival (after the arrival's first turn) the oldest newcomer's, so a crowd of new
+    identities made before a newcomer came cannot put it behind them, and a flood of them after it gives the oldest
+    newcomer a turn per arrival; the server's own work (``SERVER``) comes after every visitor's."""
 
     what: str
     clock: Callable[[], float] = time.monotonic
@@ -106,6 +107,7 @@ class Line:
     _inner: dict = field(default_factory=dict)     # (share, browser) → the same, of one browser within its share
     _first: dict = field(default_factory=dict)     # share → (when it came, the use that ends its first turns)
     _newest_next: bool = True                      # which newcomer's first turn comes next: the newest, or the oldest
+    _owed: bool = False                            # a share joined since the oldest newcomer's last first turn
     _kept: dict = field(default_factory=dict)      # session → (seq, until): the place of a superseded wait
     _seqs: itertools.count = field(default_factory=itertools.count)
     _came: itertools.count = field(default_factory=itertools.count)
@@ -117,8 +119,9 @@ class Line:
         return share in self._first and self._used.get(share, 0.0) < self._first[share][1]
 
     def _order(self) -> list:
-        """The waiting tickets in the order they will be served: newcomers' first turns (the newest and the oldest
-        newcomer in turn), then the least-served share, its least-served browser, the first asked; the server last."""
+        """The waiting tickets in the order they will be served: newcomers' first turns (the newest newcomer's, the
+        oldest's once after each arrival), then the least-served share, its least-served browser, the first asked;
+        the server last."""
         if self._sorted is None:
             def rank(t):
                 return self._inner.get((t.share, t.visitor), 0.0), t.seq
@@ -172,7 +175,7 @@ class Line:
             floor = self._level() - GRACE_S                   # the grace; a share unserved since it was last empty
             if share not in self._used:                       # is on its first turns until it is level again,
                 self._first[share] = (next(self._came), floor + GRACE_S)  # the first of them next
-                self._newest_next = True
+                self._newest_next = self._owed = True
             self._used[share] = max(self._used.get(share, floor), floor)
         mine = [v for (s, v) in self._inner if s == share]
         if (share, browser) not in self._inner and mine:  # a browser new to its share: level with its least-served
@@ -225,9 +228,12 @@ class Line:
                     raise Replaced()
                 order = self._order()
                 if self._may_start(ticket, order):
-                    if self._firsts(ticket.share):  # a newcomer's first turn: the other end of them next
-                        newest = max(self._first[t.share][0] for t in order if self._firsts(t.share))
-                        self._newest_next = self._first[ticket.share][0] != newest
+                    if self._firsts(ticket.share):  # a newcomer's first turn: the newest's next, but the oldest's
+                        newest = max(self._first[t.share][0] for t in order if self._firsts(t.share))  # once after
+                        if self._first[ticket.share][0] != newest:                               # each arrival
+                            self._newest_next = True
+                        else:
+                            self._newest_next, self._owed = not self._owed, False
                     self._waiting.remove(ticket)
                     self._sorted = None
                     self._serving.append(ticket)
@@ -264,6 +270,7 @@ class Line:
         here = self._in_line()
         if not here:
             self._used.clear(), self._inner.clear(), self._first.clear()
+            self._owed = False
             return
         floor = min((self._used.get(s, 0.0) for s in here if s != SERVER), default=0.0) - GRACE_S
         self._used = {s: u for s, u in self._used.items() if s in here or u > floor}

@@ -297,18 +297,19 @@ def test_a_visitor_joining_a_busy_line_goes_next_but_cannot_bank_time():
 
 
 def test_new_identities_cannot_put_a_newcomer_behind_them_and_one_address_is_one_share(monkeypatch):
-    """Where no address is known, six identities made up before a newcomer came (each new to the busy line) do not
-    go first: newcomers' first turns alternate the newest and the oldest, so the newcomer's two turns are the first
-    and the third. Where it is known, forged browsers of address A take turns with address B's one browser, as one
-    share. The server's own work goes after every visitor's, whatever it has taken."""
+    """Where no address is known, six identities made up before a newcomer came (each new to the busy line) do not go
+    first: the newest newcomer's first turns come before theirs but one (the oldest's, once after each arrival), so
+    the newcomer's four turns are the first, third, fourth and fifth. Where it is known, forged browsers of address A
+    take turns with address B's one browser, as one share. The server's own work goes after every visitor's, whatever
+    it has taken."""
     line, now = stepped_line()
     served = []
     with line.turn(session="v0", visitor="v"):
         tabs = [tab(line, now, f"f{i}", f"forged {i}", served) for i in range(1, 7)]
-        tabs += [tab(line, now, f"n{i}", "newcomer", served) for i in (1, 2)]
+        tabs += [tab(line, now, f"n{i}", "newcomer", served) for i in (1, 2, 3, 4)]
     for t in tabs:
         t.join(5)
-    assert served[:3] == ["n1", "f1", "n2"] and sorted(served[3:]) == [f"f{i}" for i in range(2, 7)]
+    assert served[:5] == ["n1", "f1", "n2", "n3", "n4"] and sorted(served[5:]) == [f"f{i}" for i in range(2, 7)]
 
     monkeypatch.setattr(lines, "GRACE_S", 0.0)  # the shares alone
     served.clear()
