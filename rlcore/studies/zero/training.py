@@ -61,7 +61,7 @@ LENGTH_BETA = 0.05        # the KL penalty a length cost comes with when β is n
 LENGTH_ON = {"length_cost": 0.1, "beta": LENGTH_BETA}  # page 19's "length cost on": the per-token cost on right
                           # answers with its KL penalty to the base
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
-PASSK_CHUNK = 2048        # answers the pass@k curves generate at once (8192 at once peaked 377 MB against 131 MB)
+PASSK_CHUNK = 2048        # held-out answers generated at once (pass@k, best-of-n): 8192 peaked 377 MB, 2048 131 MB
 
 
 @dataclass(frozen=True)
@@ -382,8 +382,7 @@ def pass_curve(model: Model, seed: int = 0, n: int = 64) -> PassCurve:
 
     def curve(m: Model) -> np.ndarray:
         problems = np.repeat(held, size, axis=0)
-        seq = generate(m, task.prompts(held), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
-                       end=task.END, pad=task.PAD, repeat=size)
+        seq = _held_answers(m, held, size, np.random.default_rng([seed, EVAL_STREAM]))
         right = task.judge_batch(seq[:, task.PROMPT_LEN:], problems)[0].reshape(len(held), size).sum(axis=1)
         return np.array([np.mean([pass_at_k_estimate(size, int(c), int(k)) for c in right]) for k in ks])
 
@@ -411,6 +410,14 @@ def passk_grid(n: int) -> np.ndarray:
     n = count("n", n, low=1, high=4096)
     grid = {1, n} | {int(b * 2 ** e) for e in range(13) for b in (2, 3) if b * 2 ** e <= n}
     return np.array(sorted(grid), dtype=np.int64)
+
+
+def _held_answers(model: Model, problems: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` answers (temperature 1) to each of ``problems``, each problem's in a row, drawn from ``rng``
+    PASSK_CHUNK answers at a time at most (the KV cache of 84 × 64 answers at once took about 200 MB)."""
+    per = max(1, PASSK_CHUNK // n)
+    return np.concatenate([generate(model, task.prompts(problems[i:i + per]), task.MAX_ANSWER, rng, end=task.END,
+                                    pad=task.PAD, repeat=n) for i in range(0, len(problems), per)])
 
 
 def _right_counts(model: Model, seed: int, n: int) -> Iterator[np.ndarray | None]:
@@ -500,8 +507,7 @@ def best_of_n(n: int, seed: int = 0, draws: int = 64) -> float:
     n = count("n", n, low=1, high=draws)
     count("seed", seed, low=0)
     held, base = task.held_out_problems(), warmup.base_model()
-    seq = generate(base, task.prompts(held), task.MAX_ANSWER, np.random.default_rng([seed, EVAL_STREAM]),
-                   end=task.END, pad=task.PAD, repeat=draws)
+    seq = _held_answers(base, held, draws, np.random.default_rng([seed, EVAL_STREAM]))
     right, _, score = task.judge_batch(seq[:, task.PROMPT_LEN:], np.repeat(held, draws, axis=0))
     sets = draws // n
     right = right.reshape(len(held), draws)[:, :sets * n].reshape(len(held), sets, n)
