@@ -812,6 +812,7 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
                 push = np.abs(g.dlp).sum(axis=0)
                 push = push / push.sum() if push.sum() > 0 else push       # a batch of equal scores pushes nothing
             model, opt, _ = adam_step(model, g.grads, opt, c.lr)
+            pre = None                        # the first epoch's activations: freed before the next epoch's forward
         explained = explained_variance(values, returns, mask) if returns is not None else float("nan")
         if value_fit is not None:                      # the next batch's V, fitted on this one and the decayed rest
             to_go = critic.returns_to_go(_token_rewards(c, reward, mask, kl), mask)
