@@ -73,6 +73,27 @@ def test_policy_loss_gradient_matches_finite_differences(algorithm, beta):
                   keys={"wv", "bv"})
 
 
+@pytest.mark.parametrize(("algorithm", "beta"), [("grpo", 0.3), ("dr_grpo", 0.0), ("ppo", 0.2)])
+def test_a_batch_taken_in_parts_has_the_whole_batchs_gradient(algorithm, beta, monkeypatch):
+    """More than ROWS_AT_ONCE answers go through the backward pass in parts, weighted as the whole batch: the same
+    gradient, ratios, loss and ∂loss/∂log π as in one pass (the memory of one part, not of the batch)."""
+    c = T.ZeroConfig(algorithm=algorithm, beta=beta, prompts=3, group_size=4, clip_eps=0.1)
+    model, ref = _tiny(0), _tiny(1)
+    rows, seq, ans = _batch(model, c)
+    mask = T.answer_mask(ans)
+    _, _, lp_old, values = T._answer_logits(_tiny(2), seq)
+    adv, returns = T.token_advantages(c, task.judge_batch(ans, rows)[2], values, mask)
+    args = (model, c, seq, mask, adv, lp_old, T._answer_logits(ref, seq)[2], returns)
+    whole = T.policy_grads(*args)
+    monkeypatch.setattr(T, "ROWS_AT_ONCE", 5)   # 12 answers: parts of 5, 5 and 2
+    parts = T.policy_grads(*args)
+    for key in whole.grads:
+        np.testing.assert_allclose(parts.grads[key], whole.grads[key], rtol=1e-10, atol=1e-13, err_msg=key)
+    np.testing.assert_allclose(parts.dlp, whole.dlp, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(parts.ratio, whole.ratio), np.testing.assert_array_equal(parts.clipped, whole.clipped)
+    assert parts.loss == pytest.approx(whole.loss, rel=1e-12) and np.abs(whole.grads["wout"]).max() > 0
+
+
 def test_supervised_loss_gradient_matches_finite_differences():
     model = _tiny(2)
     rng = np.random.default_rng(4)

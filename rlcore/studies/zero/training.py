@@ -60,6 +60,7 @@ LENGTH_BETA = 0.05        # the KL penalty a length cost comes with when β is n
                           # small answers short (their working drifts up with the large ones' through shared weights)
 LENGTH_ON = {"length_cost": 0.1, "beta": LENGTH_BETA}  # page 19's "length cost on": the per-token cost on right
                           # answers with its KL penalty to the base
+ROWS_AT_ONCE = 128        # answers a backward pass holds at once (the default batch, 16 × 8; G = 16 is two parts)
 PASSK_STREAM = 3          # the pass@k curves' answers draw from their own seeded stream
 PASSK_CHUNK = 2048        # held-out answers generated at once (pass@k, best-of-n): 8192 peaked 377 MB, 2048 131 MB
 
@@ -633,14 +634,32 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
     """The loss's gradient for one epoch: −Σ w·(clipped ρÂ − β·k3) (k3 when ``kl_in`` is "loss"), and for PPO
     the value loss ½·c·(V − return)², whose gradient reaches the value head only.
 
-    ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed.
+    ``pre``: this model's ``_answer_logits`` on ``seq`` when already computed. A batch of more than ROWS_AT_ONCE
+    answers is taken that many rows at a time (the weights w are the whole batch's), its gradients summed, so the
+    backward pass holds the activations of ROWS_AT_ONCE rows at most.
     """
+    w = token_weights(mask, AGGREGATION[c.algorithm], task.MAX_ANSWER)
+    wv = token_weights(mask, "token-mean") if returns is not None else None
+    if len(seq) <= ROWS_AT_ONCE:
+        return _rows_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns, w, wv, pre)
+
+    def rows(a, r):
+        return None if a is None else a[r]
+    parts = [_rows_grads(model, c, seq[r], mask[r], adv[r], lp_old[r], rows(lp_ref, r), rows(returns, r), w[r],
+                         rows(wv, r), None)
+             for r in (slice(i, i + ROWS_AT_ONCE) for i in range(0, len(seq), ROWS_AT_ONCE))]
+    return Grads({k: sum(part.grads[k] for part in parts) for k in parts[0].grads},
+                 *(np.concatenate([getattr(part, f) for part in parts]) for f in ("ratio", "clipped")),
+                 float(sum(part.loss for part in parts)), np.concatenate([part.dlp for part in parts]))
+
+
+def _rows_grads(model: Model, c: ZeroConfig, seq, mask, adv, lp_old, lp_ref, returns, w, wv, pre) -> Grads:
+    """``policy_grads`` on some rows of the batch, with their token weights ``w`` (and ``wv``, the value loss's)."""
     fwd, lp_all, lp, values = _answer_logits(model, seq) if pre is None else pre
     ans = seq[:, task.PROMPT_LEN:]
     ratio = np.where(mask, np.exp(np.where(mask, lp - lp_old, 0.0)), 1.0)
     coeff = gradient_weights(ratio, adv, "ppo", c.clip_eps)              # ∂(clipped ρÂ)/∂log π
     clipped = mask & (coeff == 0) & (adv != 0)
-    w = token_weights(mask, AGGREGATION[c.algorithm], task.MAX_ANSWER)
     objective = np.minimum(ratio * adv, np.clip(ratio, 1 - c.clip_eps, 1 + c.clip_eps) * adv)
     if c.beta > 0 and c.kl_in == "loss":
         est = kl_estimators(lp[mask], lp_ref[mask])
@@ -657,7 +676,6 @@ def policy_grads(model: Model, c: ZeroConfig, seq: np.ndarray, mask: np.ndarray,
     dlogits[:, start:] = log_prob_grad(lp_all, ans, dlp)
     grads = backward(model, fwd, dlogits)
     if returns is not None:  # the value loss trains the value head alone: the critic reads the policy's features
-        wv = token_weights(mask, "token-mean")
         dv = c.value_coef * wv * (values - returns)
         hf = fwd.saved[2][:, start:]
         grads["wv"], grads["bv"] = np.einsum("ntd,nt->d", hf, dv), np.array([dv.sum()])
@@ -805,6 +823,8 @@ def train_steps(config: ZeroConfig = ZeroConfig(), seed: int = 0, base: Model | 
         lp_ref = answer_log_probs(base, task.prompts(problems), ans, c.group_size) if c.beta > 0 else None
         kl = lp_old - lp_ref if c.kl_in == "reward" and c.beta > 0 else None
         adv, returns = token_advantages(c, reward, values, mask, kl)
+        if len(seq) > ROWS_AT_ONCE:
+            pre = None                        # a batch taken in parts recomputes its forward part by part
         for epoch in range(c.epochs):
             g = policy_grads(model, c, seq, mask, adv, lp_old, lp_ref, returns if value_fit is None else None,
                              pre if epoch == 0 else None)
