@@ -79,11 +79,10 @@ def draw_settings() -> dict:
 
 
 def train_runs(s: dict) -> tuple[dict, int, dict]:
-    """Each chosen algorithm's config and runs (its seeds' bands), by shown name, and the seeds trained; each
-    config ``canonical``, so learners whose settings differ only where an algorithm does not read share its runs."""
+    """Each chosen algorithm's ``canonical`` config and runs (its seeds' bands) by shown name, and the seeds trained."""
     given = {f: s[f] for f in rlcore.LabConfig.__dataclass_fields__ if f in s}  # the settings a LabConfig takes
     configs = {SHOWN[NAMES[name]]: page.run(rlcore.LabConfig, algorithm=NAMES[name], **given).canonical()
-               for name in s["algos"]}
+               for name in s["algos"]}  # canonical: settings an algorithm does not read never split its runs
     n_seeds = page.run(rlcore.lab_seed_count, list(configs.values()), s["seeds"])  # no run holds up the server
     if n_seeds < s["seeds"]:
         st.caption(t("p9.fewer_seeds", n=n_seeds, asked=s["seeds"]))
