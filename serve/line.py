@@ -395,7 +395,7 @@ def in_a_training_turn(fn, *args, light: bool = False, **kwargs):
                                 uncut=True, light=light):
                 return fn(*args, **kwargs)
         PANELS.release()  # the panel moves to the training line; one_at_a_time releases it at the end
-        TRAININGS.take(panel_session, _notice(TRAININGS), _SLOT.visitor, uncut=True, light=light)
+        TRAININGS.take(visitors.this_session(), _notice(TRAININGS), _SLOT.visitor, uncut=True, light=light)
     except Replaced:
         st.stop()
     return fn(*args, **kwargs)
@@ -412,12 +412,12 @@ def in_turns(steps: Iterable, *, where, say=None, seconds: float = TURN_S, clock
     waiting, ``where`` (an ``st.empty()``) says how many runs are ahead, in ``say``'s words (``ui.page.live`` passes
     ``ui.i18n.t``). What the caller does with each item (a redraw) happens in the turn. A newer input stops the run
     at the notice, as anywhere else. ``clock``: what measures a turn (a test passes one that counts steps)."""
-    session, visitor, it = visitors.this_session(), visitors.this_visitor(), iter(steps)
+    visitor, it = visitors.this_visitor(), iter(steps)
     tell = _notice(TRAININGS, where, say)
     finished = False
     try:
         while True:
-            TRAININGS.take(session, tell, visitor)
+            TRAININGS.take(visitors.this_session(), tell, visitor)  # asked afresh: where a superseded run stops
             end, stepped = clock() + seconds, False
             while clock() < end and not (stepped and TRAININGS.wanted()):  # a newcomer waits for one step at most
                 try:

@@ -37,7 +37,10 @@ def who(visitor) -> tuple[str, str]:
 
 def this_session() -> str:
     """Who is asking for a turn: this Streamlit session (a token kept in its state); outside a server (tests,
-    scripts), the calling thread."""
+    scripts), the calling thread. Ask right before joining a line: reading the session's state is a point where
+    Streamlit stops a superseded run. A rerun starts in a new thread while the old run winds down (its option
+    ``runner.fastReruns``), and the old run, between two turns of a training, would otherwise join the line again
+    as the same session and take the waiting new run's place (``Line._join``), so the new run stopped there."""
     if not st.runtime.exists():
         return thread_session()
     return st.session_state.setdefault(TURN_KEY, uuid.uuid4().hex)

@@ -45,14 +45,15 @@ def free_port() -> int:
 
 
 class Server:
-    """A `streamlit run dashboard.py` process on 127.0.0.1 and a free port."""
+    """A `streamlit run dashboard.py` process (or another ``script`` of the repository) on 127.0.0.1 and a free
+    port."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: str = "dashboard.py") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
