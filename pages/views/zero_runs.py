@@ -4,6 +4,8 @@ finished run as the training logs TRL and verl write, for page 21 or any reader 
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 import rlcore
@@ -22,24 +24,28 @@ def with_passk(config, seed: int):
 class Recorder:
     """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``, then what
     ``with_passk`` yields after them), and the run they make so far (``run``): what page 19 keeps in the session, so
-    that a learner who stops a training keeps the part done."""
+    that a learner who stops a training keeps the part done. A step is added, and the run read, under a lock: after
+    Stop the page reruns in a new thread while the stopped run may still add the step it was computing (Streamlit
+    stops it at its next Streamlit call), so the rerun reads the steps whole, never one half added."""
 
     def __init__(self, config, seed: int):
         self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
-        self.passk = None
+        self.passk, self._lock = None, threading.Lock()
 
     def add(self, step) -> None:
-        if step is None or isinstance(step, rlcore.zero.PassK):   # the pass@k curves: a part of them, or all
-            self.passk = step if step is not None else self.passk
-            return
-        self.measures.append(step.measure)
-        if step.update is not None:
-            self.updates.append(step.update)
-        self.model = step.model
+        with self._lock:
+            if step is None or isinstance(step, rlcore.zero.PassK):   # the pass@k curves: a part of them, or all
+                self.passk = step if step is not None else self.passk
+                return
+            self.measures.append(step.measure)
+            if step.update is not None:
+                self.updates.append(step.update)
+            self.model = step.model
 
     def run(self):
         """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``rlcore.zero.collect`` says)."""
-        return rlcore.zero.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
+        with self._lock:
+            return rlcore.zero.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
 
 
 def collected(config, seed: int, steps):
