@@ -6,6 +6,8 @@ import pytest
 
 from tests.e2e.e2ehelp import CHROMIUM, CHROMIUM_ARGS, VIEWPORTS, Server, require_browser
 
+collect_ignore = ["apps"]  # scripts a test serves with `streamlit run`: importing one (--doctest-modules) runs it
+
 
 @pytest.fixture(scope="session")
 def server():
