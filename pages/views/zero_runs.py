@@ -4,8 +4,6 @@ finished run as the training logs TRL and verl write, for page 21 or any reader 
 
 from __future__ import annotations
 
-import threading
-
 import streamlit as st
 
 import rlcore
@@ -24,28 +22,30 @@ def with_passk(config, seed: int):
 class Recorder:
     """A live training's steps as they come in (``add``: each ``rlcore.zero.ZeroStep``, then what
     ``with_passk`` yields after them), and the run they make so far (``run``): what page 19 keeps in the session, so
-    that a learner who stops a training keeps the part done. A step is added, and the run read, under a lock: after
-    Stop the page reruns in a new thread while the stopped run may still add the step it was computing (Streamlit
-    stops it at its next Streamlit call), so the rerun reads the steps whole, never one half added."""
+    that a learner who stops a training keeps the part done. The steps so far are one tuple, replaced whole at each
+    step: after Stop the page reruns in a new thread while the stopped run may still add the step it was computing
+    (Streamlit stops it at its next Streamlit call), and the rerun reads the steps whole, never one half added."""
 
     def __init__(self, config, seed: int):
-        self.config, self.seed, self.measures, self.updates, self.model = config, seed, [], [], None
-        self.passk, self._lock = None, threading.Lock()
+        self.config, self.seed, self.passk = config, seed, None
+        self._steps = ((), (), None)   # the measures (from step 0), the updates (from step 1), the latest model
+
+    @property
+    def model(self):
+        return self._steps[2]
 
     def add(self, step) -> None:
-        with self._lock:
-            if step is None or isinstance(step, rlcore.zero.PassK):   # the pass@k curves: a part of them, or all
-                self.passk = step if step is not None else self.passk
-                return
-            self.measures.append(step.measure)
-            if step.update is not None:
-                self.updates.append(step.update)
-            self.model = step.model
+        if step is None or isinstance(step, rlcore.zero.PassK):   # the pass@k curves: a part of them, or all
+            self.passk = step if step is not None else self.passk
+            return
+        measures, updates, _ = self._steps
+        self._steps = ((*measures, step.measure), updates if step.update is None else (*updates, step.update),
+                       step.model)
 
     def run(self):
         """The ``ZeroRun`` so far (ValueError before step 0 is in, as ``rlcore.zero.collect`` says)."""
-        with self._lock:
-            return rlcore.zero.collect(self.config, self.seed, self.measures, self.updates, self.model, self.passk)
+        measures, updates, model = self._steps
+        return rlcore.zero.collect(self.config, self.seed, measures, updates, model, self.passk)
 
 
 def collected(config, seed: int, steps):
