@@ -143,14 +143,14 @@ def where_it_changed(run: rlcore.zero.ZeroRun) -> None:
 
 
 def samples(run: rlcore.zero.ZeroRun) -> None:
-    """What the model wrote for one held-out problem of each size at steps 0, 10, 30 and the end (the first of its
-    answers each time, from the same seeded draws)."""
+    """What the model wrote for one held-out problem of each size at steps 0, 10, 30 and the end, those the run reached
+    (the first of its answers each time, from the same seeded draws), the sentence naming the steps the table shows."""
     done = len(run.updates)
     steps = [s for s in SHOWN_STEPS if s < done] + [done]
     problems = rlcore.zero.held_out_problems()[rlcore.zero.shown_problems()]
     df = pd.DataFrame({t("p19.col_problem"): [rlcore.zero.problem_text(p) for p in problems],
                        **{t("p19.at_step", t=s): list(run.samples[s]) for s in steps}})
-    st.markdown(t("p19.samples_heading"))
+    st.markdown(t("p19.samples_heading", steps=listed(str(s) for s in steps)))
     page.table(df)
     st.caption(t("p19.samples_caption", answers=listed(str(int(a)) for a in rlcore.zero.final_answers(problems))))
 
@@ -224,6 +224,9 @@ def weights(g: rlcore.zero.GroupView, rows: list[str]) -> None:
     modes = {t("p19.algorithms.grpo"): "seq-mean-token-mean", t("p19.algorithms.dr_grpo"): "seq-mean-token-sum-norm"}
     labels = [t("p19.weight_row", row=r, n=len(toks)) for r, toks in zip(rows, g.tokens, strict=True)]
     adv = np.array([a[0] for a in g.advantage])
+    if not adv.any():   # a dead group: nothing to weigh, and a chart of zeros would only show a flat line
+        st.markdown(t("p19.weights_dead"))
+        return
     df = pd.DataFrame({"answer": np.tile(labels, len(modes)), "method": np.repeat(list(modes), len(labels)),
                        "push per token": np.concatenate([adv * g.token_weight(m) for m in modes.values()])})
     bars = charts.grouped_bars(df, x="answer", y="push per token",

@@ -104,6 +104,7 @@ def test_the_length_pass_rate_per_size_where_it_changed_and_what_it_wrote_are_th
     (table,) = [d.value for d in at.dataframe if "problem" in d.value.columns]
     assert list(table.columns) == ["problem", "step 0", "step 5"] and len(table) == len(run.sizes)
     assert table["step 0"].tolist() == list(run.samples[0]) and table["step 5"].tolist() == list(run.samples[5])
+    assert "at steps 0, 5 (the same draws" in page_text(at)  # the steps the table shows, not those of a longer run
 
 
 def test_the_inspector_shows_one_group_with_its_advantages(trained):
@@ -122,6 +123,22 @@ def test_the_inspector_shows_one_group_with_its_advantages(trained):
     # one epoch per batch: the ratio is 1 at every token, so nothing is clipped
     assert np.allclose(grid["ratio"], 1) and not grid["clipped"].any()
     assert grid["probability"].between(0, 1).all()
+
+
+def test_a_dead_group_is_said_to_teach_nothing_and_a_live_one_is_weighed_by_both_methods(trained):
+    """The inspector opens on step 1's first problem, whose answers all got the same score at these settings: every
+    advantage is 0, so the page says so instead of drawing GRPO's and Dr. GRPO's weights, all zero; the second
+    problem's group is a live one, weighed by both."""
+    at, run = trained, zero.train(zero.ZeroConfig(steps=5, passk_max=64), 0)
+    scores = [set(zero.group_view(run.updates[0], i).score) for i in (0, 1)]
+    assert [len(s) for s in scores] == [1, 2]   # the settings' first group is dead, the second is not
+    weighed = "The same group, weighed by GRPO and by Dr. GRPO"
+    assert "every advantage is 0 and neither weighting pushes" in page_text(at) and weighed not in chart_titles(at)
+    try:
+        at.slider(key=K("problem")).set_value(2).run()
+        assert weighed in chart_titles(at) and "neither weighting pushes" not in page_text(at)
+    finally:
+        at.slider(key=K("problem")).set_value(1).run()   # the shared page back as the other tests read it
 
 
 @pytest.mark.exhaustive  # a second training of the page: CI's exhaustive stage
