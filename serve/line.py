@@ -411,7 +411,8 @@ def in_turns(steps: Iterable, *, where, say=None, seconds: float = TURN_S, clock
     room; a visitor new to the line cuts the turn in progress short, after its current step (``Line.wanted``). While
     waiting, ``where`` (an ``st.empty()``) says how many runs are ahead, in ``say``'s words (``ui.page.live`` passes
     ``ui.i18n.t``). What the caller does with each item (a redraw) happens in the turn. A newer input stops the run
-    at the notice, as anywhere else. ``clock``: what measures a turn (a test passes one that counts steps)."""
+    at the notice, as anywhere else, or where it asks for its session before each turn (``visitors.this_session``).
+    ``clock``: what measures a turn (a test passes one that counts steps)."""
     visitor, it = visitors.this_visitor(), iter(steps)
     tell = _notice(TRAININGS, where, say)
     finished = False
